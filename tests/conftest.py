@@ -1,0 +1,95 @@
+"""Test-wide guards: every user path points into tmp_path, and no test talks outside loopback."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_EVAL = REPO_ROOT.parent / "shared" / "eval"
+HELP_VAULT = SHARED_EVAL / "help-vault"
+EXAMPLE_VAULT = REPO_ROOT / "examples" / "vault"
+
+
+class ExternalConnectionError(AssertionError):
+    """Raised when code under test tries to reach a host outside 127.0.0.0/8 or ::1."""
+
+
+def _is_loopback_address(address: object) -> bool:
+    if isinstance(address, str):  # AF_UNIX path
+        return True
+    if isinstance(address, tuple) and address:
+        host = address[0]
+        if isinstance(host, str):
+            if host == "localhost":
+                return True
+            try:
+                ip = ipaddress.ip_address(host.split("%")[0])
+            except ValueError:
+                return False
+            if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+                ip = ip.ipv4_mapped
+            return ip.is_loopback
+    return False
+
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _guarded_connect(self: socket.socket, address: object) -> None:
+    if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback_address(address):
+        raise ExternalConnectionError(f"test tried to connect outside loopback: {address!r}")
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: object) -> int:
+    if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback_address(address):
+        raise ExternalConnectionError(f"test tried to connect outside loopback: {address!r}")
+    return _real_connect_ex(self, address)
+
+
+@pytest.fixture(autouse=True)
+def no_external_connections(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail any test whose code (in this process) opens a connection outside loopback."""
+    monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
+
+
+@pytest.fixture(autouse=True)
+def isolated_user_paths(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point every cache, config and data dir at a private temp folder (no test touches ~)."""
+    home = tmp_path_factory.mktemp("home")
+    for name, sub in (("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "config"),
+                      ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state")):
+        (home / sub).mkdir()
+        monkeypatch.setenv(name, str(home / sub))
+    monkeypatch.setenv("HOME", str(home))
+    for variable in list(os.environ):
+        if variable.startswith("COGNIVAULT_"):
+            monkeypatch.delenv(variable)
+    # Ollama is never assumed: tests that want it start the fake and point at it.
+    monkeypatch.setenv("COGNIVAULT_MODELS_OLLAMA_HOST", "http://127.0.0.1:9")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    return home
+
+
+@pytest.fixture
+def example_vault(tmp_path: Path) -> Path:
+    """A private copy of the bundled example vault."""
+    target = tmp_path / "vault"
+    shutil.copytree(EXAMPLE_VAULT, target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def help_vault() -> Path:
+    if not HELP_VAULT.is_dir():
+        pytest.skip(f"shared eval vault not found at {HELP_VAULT}")
+    return HELP_VAULT
