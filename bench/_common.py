@@ -1,0 +1,86 @@
+"""Shared bits of the benchmarks: where the eval data is, isolated cache dirs, percentiles, timing proxies."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_EVAL = Path(os.environ.get("COGNIVAULT_SHARED_EVAL", REPO.parent / "shared" / "eval"))
+HELP_VAULT = SHARED_EVAL / "help-vault"
+MORE_VAULT = SHARED_EVAL / "help-vault-more"
+QUESTIONS = SHARED_EVAL / "questions-dev.jsonl"
+WORK = Path(os.environ.get("COGNIVAULT_BENCH_DIR", "/tmp/cognivault-bench"))
+
+
+def isolate_cache(name: str, fresh: bool) -> Path:
+    """Point the user cache at a benchmark-private folder (emptied when ``fresh``)."""
+    cache = WORK / "cache" / name
+    if fresh:
+        shutil.rmtree(cache, ignore_errors=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    os.environ["XDG_CACHE_HOME"] = str(cache)
+    os.environ.setdefault("COGNIVAULT_EMBEDDING_PROVIDER", "embedded")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    # Share the extracted model between benchmark caches so model setup is not timed as indexing.
+    os.environ.setdefault("COGNIVAULT_MODEL_CACHE", str(WORK / "models"))
+    return cache
+
+
+def copy_vault(sources: list[Path], target: Path, fresh: bool) -> Path:
+    """A writable copy of the read-only eval vault(s) outside the project."""
+    if fresh or not target.exists():
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        for source in sources:
+            for child in source.iterdir():
+                destination = target / child.name
+                if child.is_dir():
+                    shutil.copytree(child, destination, dirs_exist_ok=True)
+                else:
+                    shutil.copy2(child, destination)
+    return target
+
+
+def percentiles(samples_ms: list[float]) -> dict[str, float]:
+    ordered = sorted(samples_ms)
+
+    def pick(q: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))], 3)
+
+    return {"n": len(ordered), "p50_ms": pick(0.50), "p95_ms": pick(0.95), "max_ms": round(ordered[-1], 3),
+            "mean_ms": round(statistics.fmean(ordered), 3)}
+
+
+class TimedEmbedder:
+    """Wraps an embedding provider and adds up the seconds spent embedding."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.seconds = 0.0
+        self.texts = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def embed_documents(self, texts):  # type: ignore[no-untyped-def]
+        started = time.perf_counter()
+        try:
+            return self.inner.embed_documents(texts)
+        finally:
+            self.seconds += time.perf_counter() - started
+            self.texts += len(texts)
+
+    def embed_query(self, text):  # type: ignore[no-untyped-def]
+        return self.inner.embed_query(text)
+
+
+def emit(result: dict[str, Any]) -> None:
+    json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")

@@ -1,0 +1,342 @@
+"""The ``cognivault`` command: index, search, related notes, answers, evaluation, diagnostics.
+
+Every command takes ``--vault PATH`` (default: the current folder) and
+``--json`` (one machine-readable JSON document on stdout); otherwise it
+prints text for people. Errors go to stderr with exit code 2 for bad input
+and 1 for failures, never a traceback for a user mistake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from cognivault.config import ConfigError, load_settings
+
+log = logging.getLogger("cognivault")
+
+# Feature packages add their own subcommands: each module has
+# ``register(command)`` where ``command(name, handler, help) -> ArgumentParser``.
+FEATURE_COMMANDS: list[str] = []
+
+
+class UserError(Exception):
+    """A problem the user can fix; printed without a traceback."""
+
+
+def _print_json(data: object) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2, default=str)
+    sys.stdout.write("\n")
+
+
+def _open_engine(args: argparse.Namespace, writable: bool = True, embedder: object = "auto"):  # type: ignore[no-untyped-def]
+    from cognivault.engine import Engine, EngineError
+
+    vault = Path(args.vault).expanduser()
+    if not vault.is_dir():
+        raise UserError(f"vault folder not found: {vault}")
+    overrides = {}
+    if getattr(args, "provider", None):
+        overrides["embedding"] = {"provider": args.provider}
+    try:
+        settings = load_settings(vault, overrides)
+        return Engine(vault, settings, embedder=embedder, writable=writable)  # type: ignore[arg-type]
+    except (ConfigError, EngineError) as exc:
+        raise UserError(str(exc)) from exc
+
+
+class _ProgressLine:
+    """A one-line progress display on a terminal's stderr (silent when not a terminal)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.last = 0.0
+
+    def __call__(self, event) -> None:  # type: ignore[no-untyped-def]
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.last < 0.1 and event.stage != "finish":
+            return
+        self.last = now
+        width = 24
+        filled = int(width * event.done / event.total) if event.total else width
+        bar = "#" * filled + "-" * (width - filled)
+        label = {"read": "reading", "embed": "embedding", "finish": "done", "scan": "scanning"}[event.stage]
+        current = event.current[-40:]
+        sys.stderr.write(f"\r\x1b[2K{label:9} [{bar}] {event.done}/{event.total} {current}")
+        if event.stage == "finish":
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+# -- commands ----------------------------------------------------------------
+def cmd_index(args: argparse.Namespace) -> int:
+    from cognivault.index.store import IndexBusy
+
+    with _open_engine(args) as engine:
+        progress = _ProgressLine(sys.stderr.isatty() and not args.json)
+        try:
+            report = engine.index(progress)
+        except IndexBusy as exc:
+            raise UserError(str(exc)) from exc
+        except KeyboardInterrupt:
+            engine.stop_indexing()
+            sys.stderr.write("\ninterrupted: everything indexed so far is kept; run again to resume\n")
+            return 130
+    data = report.to_dict()
+    if args.json:
+        _print_json(data)
+        return 0
+    totals = report.totals()
+    for file_report in report.files:
+        if file_report.state in ("skipped", "failed"):
+            print(f"  {file_report.state:8} {file_report.path}: {file_report.reason}")
+        elif args.verbose and file_report.state != "unchanged":
+            print(f"  {file_report.state:8} {file_report.path} ({file_report.chunks} chunks)")
+    print(f"{totals.get('indexed', 0)} indexed, {totals.get('unchanged', 0)} unchanged, "
+          f"{totals.get('skipped', 0)} skipped, {totals.get('failed', 0)} failed, "
+          f"{totals.get('deleted', 0)} removed; {totals['chunks']} chunks, "
+          f"{report.embedded_chunks} embedded now, {report.reused_chunks} reused "
+          f"({report.timings['total']:.1f} s, model {report.embedding_model})")
+    for message in report.messages:
+        print(f"note: {message}")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    with _open_engine(args, writable=False) as engine:
+        status = engine.status(per_file=args.json or args.verbose)
+    if args.json:
+        _print_json(status)
+        return 0
+    files = status["files"]
+    stages = status["stages"]
+    embedding = status["embedding"]
+    print(f"vault: {status['vault']}\nindex: {status['index_dir']}")
+    print(f"embedding model: {embedding['model_id'] or 'none'}"
+          + (f" ({embedding['error']})" if embedding["error"] else ""))
+    print(f"files: {files['total']} ({files.get('indexed', 0)} indexed, {files.get('skipped', 0)} skipped, "
+          f"{files.get('failed', 0)} failed)")
+    print(f"chunks: {stages['lexical']['total']}; keyword index "
+          f"{'up to date' if stages['lexical']['up_to_date'] else 'stale'}; "
+          f"embedded {stages['embedded']['done']}/{stages['embedded']['total']}")
+    print("catalog, FAISS and BM25 agree" if status["consistency"]["agree"]
+          else f"index parts disagree: {status['consistency']}")
+    for row in status.get("per_file", []):
+        print(f"  {row['state']:8} {row['path']} ({row['chunks']} chunks)"
+              + (f": {row['reason']}" if row["reason"] else ""))
+    return 0
+
+
+def _scope(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from cognivault.index.scope import Scope, ScopeError
+
+    try:
+        return Scope.parse(args.scope)
+    except ScopeError as exc:
+        raise UserError(str(exc)) from exc
+
+
+def _location(path: str, line_start: int, line_end: int, locator: str) -> str:
+    if locator:
+        return f"{path} ({locator})"
+    return f"{path}:{line_start}-{line_end}" if line_start else path
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from cognivault.engine import EngineError
+
+    scope = _scope(args)
+    embedder = None if args.mode == "lexical" else "auto"  # keyword search never loads a model
+    with _open_engine(args, writable=False, embedder=embedder) as engine:
+        try:
+            response = engine.search(args.query, k=args.k, mode=args.mode, scope=scope, per_note=args.per_note)
+        except EngineError as exc:
+            raise UserError(str(exc)) from exc
+    if args.json:
+        _print_json(response.to_dict())
+        return 0
+    for note in response.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if not response.results:
+        print("no results")
+    bold = sys.stdout.isatty()
+    for number, result in enumerate(response.results, start=1):
+        crumb = " > ".join([result.title, *result.heading_path])
+        snippet = result.snippet
+        if bold:
+            for start, end in reversed(result.highlights):
+                snippet = f"{snippet[:start]}\x1b[1m{snippet[start:end]}\x1b[0m{snippet[end:]}"
+        print(f"{number:2}. {crumb}  [{result.score:.4f}]")
+        print(f"    {_location(result.path, result.line_start, result.line_end, result.locator)}")
+        print(f"    {snippet}")
+    return 0
+
+
+def cmd_related(args: argparse.Namespace) -> int:
+    from cognivault.engine import EngineError
+
+    with _open_engine(args, writable=False) as engine:
+        try:
+            related = engine.related(args.note, k=args.k, include_linked=args.include_linked)
+        except EngineError as exc:
+            raise UserError(str(exc)) from exc
+    if args.json:
+        _print_json({"note": args.note, "related": [r.to_dict() for r in related]})
+        return 0
+    for number, note in enumerate(related, start=1):
+        print(f"{number:2}. {note.title}  ({note.path}, {note.score:.3f}): {'; '.join(note.reasons)}")
+    if not related:
+        print("no related notes found")
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from cognivault.answer.extractive import answer_extractively
+    from cognivault.engine import EngineError
+
+    scope = _scope(args)
+    with _open_engine(args, writable=False) as engine:
+        try:
+            answer = answer_extractively(engine, args.question, scope=scope)
+        except EngineError as exc:
+            raise UserError(str(exc)) from exc
+    if args.json:
+        _print_json(answer.to_dict())
+        return 0
+    print(answer.text)
+    if answer.cited:
+        print("\nSources:")
+        for citation in answer.citations:
+            if citation.label in answer.cited:
+                crumb = " > ".join(citation.heading_path)
+                where = _location(citation.path, citation.line_start, citation.line_end, citation.locator)
+                print(f"  [{citation.label}] {where}" + (f" ({crumb})" if crumb else ""))
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from cognivault.evaluation import QuestionFileError, evaluate, load_questions
+
+    try:
+        questions = load_questions(Path(args.questions))
+    except (OSError, QuestionFileError) as exc:
+        raise UserError(f"cannot read questions: {exc}") from exc
+    with _open_engine(args) as engine:
+        if not args.no_index:
+            engine.index(_ProgressLine(sys.stderr.isatty() and not args.json))
+        report = evaluate(engine, questions, args.modes, include_questions=args.per_question)
+    if args.json:
+        _print_json(report)
+        return 0
+    print(f"{report['questions']} questions, embedding model {report['embedding_model']}")
+    for mode, summary in report["modes"].items():  # type: ignore[union-attr]
+        overall = summary["overall"]
+        langs = ", ".join(f"{lang} {s['ndcg@10']:.3f}" for lang, s in summary["by_lang"].items())
+        print(f"{mode:8} nDCG@10 {overall['ndcg@10']:.3f}  Recall@5 {overall['recall@5']:.3f}  "
+              f"MRR {overall['mrr']:.3f}  ({langs})")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from cognivault.doctor import diagnose
+
+    vault = Path(args.vault).expanduser()
+    try:
+        settings = load_settings(vault) if vault.is_dir() else load_settings(Path("/nonexistent"))
+    except ConfigError as exc:
+        raise UserError(str(exc)) from exc
+    report = diagnose(vault, settings)
+    if args.json:
+        _print_json(report)
+        return 0
+    for section, entries in report.items():
+        print(f"{section}:")
+        if isinstance(entries, dict):
+            for key, value in entries.items():
+                print(f"  {key}: {value}")
+        else:
+            print(f"  {entries}")
+    return 0
+
+
+# -- parser ------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cognivault", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
+
+    def command(name: str, handler: Callable[[argparse.Namespace], int], help_text: str
+                ) -> argparse.ArgumentParser:
+        sub_parser = sub.add_parser(name, help=help_text, description=help_text)
+        sub_parser.add_argument("--vault", default=os.getcwd(), help="vault folder (default: current folder)")
+        sub_parser.add_argument("--json", action="store_true", help="print one JSON document")
+        sub_parser.add_argument("-v", "--verbose", action="store_true")
+        sub_parser.set_defaults(handler=handler)
+        return sub_parser
+
+    index = command("index", cmd_index, "index the vault (incremental: only changed files are read)")
+    index.add_argument("--provider", choices=["auto", "embedded", "ollama"], help="embedding provider")
+
+    command("status", cmd_status, "show how far indexing got, per stage and per file")
+
+    search = command("search", cmd_search, "search the vault by keywords and meaning")
+    search.add_argument("query")
+    search.add_argument("--mode", choices=["hybrid", "lexical", "dense"], default="hybrid")
+    search.add_argument("-k", type=int, default=10, help="number of results (default 10)")
+    search.add_argument("--scope", action="append", help="folder:X, tag:Y, file:Z, property:key=value "
+                                                         "(repeatable)")
+    search.add_argument("--per-note", action="store_true", help="one result per note")
+
+    related = command("related", cmd_related, "notes related to a note (meaning, links, tags)")
+    related.add_argument("note", help="vault-relative path or note name")
+    related.add_argument("-k", type=int, default=10)
+    related.add_argument("--include-linked", action="store_true",
+                         help="also list notes this note already links to")
+
+    ask = command("ask", cmd_ask, "answer a question from the vault with cited sources")
+    ask.add_argument("question")
+    ask.add_argument("--scope", action="append")
+
+    evaluation = command("eval", cmd_eval, "measure search quality on a graded question set")
+    evaluation.add_argument("--questions", required=True, help="JSONL question file")
+    evaluation.add_argument("--modes", nargs="+", choices=["lexical", "dense", "hybrid"],
+                            default=["lexical", "dense", "hybrid"])
+    evaluation.add_argument("--per-question", action="store_true")
+    evaluation.add_argument("--no-index", action="store_true", help="do not update the index first")
+
+    command("doctor", cmd_doctor, "what is available here: models, OCR, speech, extras")
+    for module_name in FEATURE_COMMANDS:
+        importlib.import_module(module_name).register(command)
+    return parser
+
+
+def _version() -> str:
+    from cognivault import __version__
+
+    return f"cognivault {__version__}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=os.environ.get("COGNIVAULT_LOG", "WARNING"),
+                        format="%(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except UserError as exc:
+        print(f"cognivault: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,46 @@
+"""``cognivault doctor``: what works on this machine, and what to do about what does not."""
+
+from __future__ import annotations
+
+import importlib.util
+import platform
+import sys
+from pathlib import Path
+
+from cognivault import __version__
+from cognivault.config import Settings
+from cognivault.paths import index_dir_for
+
+EXTRAS = {
+    "embedded": ("onnxruntime", "all_minilm_l6_v2"),
+    "audio": ("faster_whisper",),
+    "llamacpp": ("llama_cpp",),
+}
+
+
+def _extras() -> dict[str, str]:
+    found = {}
+    for extra, modules in EXTRAS.items():
+        missing = [m for m in modules if importlib.util.find_spec(m) is None]
+        found[extra] = "installed" if not missing else (
+            f"missing ({', '.join(missing)}): pip install 'cognivault[{extra}]'")
+    return found
+
+
+def diagnose(vault: Path, settings: Settings) -> dict[str, object]:
+    from cognivault.models.registry import describe_providers
+    from cognivault.vault.extractors import availability
+
+    formats = {kind: reason or "ok" for kind, reason in sorted(availability(settings.index).items())}
+    report: dict[str, object] = {
+        "cognivault": {"version": __version__, "python": sys.version.split()[0],
+                       "platform": platform.platform()},
+        "extras": _extras(),
+        "models": describe_providers(settings),
+        "formats": formats,
+    }
+    if vault.is_dir():
+        index_dir = index_dir_for(vault.resolve(), settings)
+        report["vault"] = {"path": str(vault.resolve()), "index_dir": str(index_dir),
+                           "indexed": (index_dir / "catalog.sqlite3").exists()}
+    return report

@@ -1,0 +1,385 @@
+"""The engine every front end calls: index a vault, search it, find related notes, report status.
+
+It imports neither pygls nor aiohttp; the CLI, the language server and the
+companion are thin layers over it. Search needs no model: without an
+embedder it answers from the keyword index alone and says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from cognivault.config import Settings, load_settings
+from cognivault.index.analysis import detect_language
+from cognivault.index.catalog import ChunkRecord
+from cognivault.index.hybrid import RRF_K, FusionWeights, reciprocal_rank_fusion
+from cognivault.index.pipeline import IndexReport, Indexer, ProgressCallback, vector_of_note
+from cognivault.index.scope import Scope
+from cognivault.index.snippets import make_snippet
+from cognivault.index.store import IndexStore
+from cognivault.models.base import EmbeddingProvider, ModelUnavailable
+from cognivault.paths import index_dir_for
+from cognivault.vault.links import LinkResolver
+
+log = logging.getLogger(__name__)
+
+SEARCH_MODES = ("hybrid", "lexical", "dense")
+CANDIDATES = 100
+
+
+class EngineError(ValueError):
+    """A request the engine cannot serve (bad mode, unknown note, ...); the message says why."""
+
+
+@dataclass(slots=True)
+class SearchResult:
+    chunk_id: str
+    path: str
+    title: str
+    heading_path: list[str]
+    line_start: int
+    line_end: int
+    locator: str
+    score: float
+    snippet: str
+    highlights: list[tuple[int, int]]
+    lexical_rank: int | None = None
+    dense_rank: int | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class SearchResponse:
+    query: str
+    mode: str
+    language: str | None
+    results: list[SearchResult]
+    notes: list[str] = field(default_factory=list)  # e.g. "dense search unavailable: ..."
+    elapsed_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        return {"query": self.query, "mode": self.mode, "language": self.language,
+                "results": [r.to_dict() for r in self.results], "notes": self.notes,
+                "elapsed_ms": round(self.elapsed_ms, 2)}
+
+
+@dataclass(slots=True)
+class RelatedNote:
+    path: str
+    title: str
+    score: float
+    reasons: list[str]
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+class Engine:
+    """One vault's index and the operations on it. Thread-safe for concurrent searches."""
+
+    def __init__(self, vault: Path, settings: Settings | None = None,
+                 embedder: EmbeddingProvider | None | str = "auto", *, writable: bool = True,
+                 weights: FusionWeights | None = None) -> None:
+        self.vault = Path(vault).expanduser().resolve()
+        if not self.vault.is_dir():
+            raise EngineError(f"vault folder not found: {self.vault}")
+        self.settings = settings or load_settings(self.vault)
+        self.weights = weights or FusionWeights()
+        self.embedder_error: str | None = None
+        self._embedder = self._make_embedder(embedder)
+        model_id = self._embedder.model_id if self._embedder else "none"
+        dimension = self._embedder.dimension if self._embedder else 1
+        self.index_dir = index_dir_for(self.vault, self.settings)
+        self.store = IndexStore(self.index_dir, model_id, dimension, writable=writable)
+        self.store.load_derived()
+        self._index_lock = threading.Lock()
+        self._indexer: Indexer | None = None
+        self._languages: frozenset[str] | None = None
+
+    def _make_embedder(self, embedder: EmbeddingProvider | None | str) -> EmbeddingProvider | None:
+        if embedder != "auto":
+            return embedder if not isinstance(embedder, str) else None
+        from cognivault.models.registry import make_embedding_provider
+
+        try:
+            return make_embedding_provider(self.settings)
+        except ModelUnavailable as exc:
+            self.embedder_error = str(exc)
+            log.warning("no embedding model: %s; search runs on keywords only", exc)
+            return None
+
+    @property
+    def embedder(self) -> EmbeddingProvider | None:
+        return self._embedder
+
+    def close(self) -> None:
+        if self._indexer is not None:
+            self._indexer.stop()
+        self.store.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- indexing ---------------------------------------------------------
+    def index(self, progress: ProgressCallback | None = None) -> IndexReport:
+        """Bring the index up to date with the vault (incremental by content)."""
+        if not self.store.writable:
+            from cognivault.index.store import IndexBusy
+
+            raise IndexBusy("another CogniVault process is writing this index; it keeps it up to date")
+        with self._index_lock:
+            self._indexer = Indexer(self.vault, self.settings, self.store, self._embedder)
+            try:
+                report = self._indexer.run(progress)
+            finally:
+                self._indexer = None
+            self.store.catalog.set_meta("embedding_model", report.embedding_model)
+            self._languages = None
+            if self.embedder_error:
+                report.messages.append(f"no embeddings: {self.embedder_error}")
+            return report
+
+    def stop_indexing(self) -> None:
+        if self._indexer is not None:
+            self._indexer.stop()
+
+    # -- searching --------------------------------------------------------
+    def vault_languages(self) -> frozenset[str]:
+        if self._languages is None:
+            rows = self.store.catalog.db.execute("SELECT DISTINCT lang FROM files WHERE lang IS NOT NULL")
+            self._languages = frozenset(row[0] for row in rows)
+        return self._languages
+
+    def dense_weight(self, lang: str | None) -> float:
+        known = getattr(self._embedder, "languages", None)
+        if known is None or (lang is not None and lang in known):
+            return self.weights.dense_known_language
+        return self.weights.dense_other_language
+
+    def search(self, query: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
+               per_note: bool = False, query_vector: np.ndarray | None = None) -> SearchResponse:
+        """Top ``k`` passages (or notes, with ``per_note``) for ``query``.
+
+        ``query_vector`` skips embedding the query (a caller that already has it).
+        """
+        started = time.perf_counter()
+        query = query.strip()
+        if not query:
+            raise EngineError("the query is empty")
+        if mode not in SEARCH_MODES:
+            raise EngineError(f"unknown search mode {mode!r}: use one of {', '.join(SEARCH_MODES)}")
+        if k < 1:
+            raise EngineError("k must be at least 1")
+        store = self.store
+        lexical = store.lexical
+        notes: list[str] = []
+        lang = detect_language(query, self.vault_languages() or None)
+        allowed_paths = scope.resolve(store.catalog, lexical.paths if lexical else []) if scope else None
+        ranked_lexical: list[str] = []
+        ranked_dense: list[str] = []
+        depth = max(CANDIDATES, k * 5)
+        if mode in ("hybrid", "lexical") and lexical is not None:
+            mask = None
+            if allowed_paths is not None:
+                mask = np.fromiter((p in allowed_paths for p in lexical.paths), bool, len(lexical.paths))
+            ranked_lexical = [lexical.chunk_ids[hit.row] for hit in lexical.search(query, lang, depth, mask)]
+        if mode in ("hybrid", "dense"):
+            ranked_dense, note = self._dense_ranking(query, depth, allowed_paths, query_vector)
+            if note:
+                notes.append(note)
+        if mode == "hybrid":
+            fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, self.weights.lexical,
+                                           self.dense_weight(lang), RRF_K)
+        else:
+            fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, 1.0, 1.0, RRF_K)
+        results = self._results(fused, query, lang, k, per_note)
+        return SearchResponse(query, mode, lang, results, notes, (time.perf_counter() - started) * 1000)
+
+    def _dense_ranking(self, query: str, depth: int, allowed_paths: set[str] | None,
+                       vector: np.ndarray | None = None) -> tuple[list[str], str | None]:
+        if self._embedder is None:
+            return [], f"meaning-based search unavailable ({self.embedder_error or 'no embedding model'}); " \
+                       "showing keyword results"
+        dense = self.store.dense
+        if dense is None or len(dense) == 0:
+            return [], "no passages are embedded yet; showing keyword results"
+        try:
+            if vector is None:
+                vector = self._embedder.embed_query(query)
+        except ModelUnavailable as exc:
+            return [], f"meaning-based search unavailable ({exc}); showing keyword results"
+        allowed_ids = None
+        if allowed_paths is not None:
+            allowed_ids = {cid for cid, path, _ in self.store.catalog.chunk_ids_and_hashes()
+                           if path in allowed_paths}
+        with self.store.lock:
+            hits = dense.search(vector, depth, allowed_ids)
+        return [hit.chunk_id for hit in hits], None
+
+    def _results(self, fused: list, query: str, lang: str | None, k: int, per_note: bool
+                 ) -> list[SearchResult]:
+        lexical = self.store.lexical
+        picked = []
+        seen_paths: set[str] = set()
+        records = self.store.catalog.chunks([hit.chunk_id for hit in fused[: max(k * 8, 50)]])
+        for hit in fused:
+            record = records.get(hit.chunk_id)
+            if record is None:
+                continue
+            if per_note:
+                if record.path in seen_paths:
+                    continue
+                seen_paths.add(record.path)
+            picked.append((hit, record))
+            if len(picked) >= k:
+                break
+        titles = self._titles({record.path for _, record in picked})
+        query_terms = set(lexical.query_terms(query, lang)) if lexical else set()
+        results = []
+        for hit, record in picked:
+            snippet = make_snippet(record.text, query_terms, lexical.analyzer, record.lang) if lexical else None
+            results.append(SearchResult(
+                chunk_id=record.id, path=record.path, title=titles.get(record.path, record.path),
+                heading_path=list(record.heading_path), line_start=record.line_start,
+                line_end=record.line_end, locator=record.locator, score=round(hit.score, 6),
+                snippet=snippet.text if snippet else record.text[:240],
+                highlights=snippet.highlights if snippet else [],
+                lexical_rank=hit.lexical_rank, dense_rank=hit.dense_rank))
+        return results
+
+    def _titles(self, paths: set[str]) -> dict[str, str]:
+        if not paths:
+            return {}
+        marks = ",".join("?" * len(paths))
+        rows = self.store.catalog.db.execute(f"SELECT path, title FROM files WHERE path IN ({marks})",
+                                             list(paths))
+        return {path: title or path for path, title in rows}
+
+    def chunk(self, chunk_id: str) -> ChunkRecord | None:
+        return self.store.catalog.chunks([chunk_id]).get(chunk_id)
+
+    # -- related notes ----------------------------------------------------
+    def resolver(self) -> LinkResolver:
+        catalog = self.store.catalog
+        return LinkResolver([f.path for f in catalog.files() if f.state == "indexed"],
+                            {path: aliases for path, _, aliases, _ in catalog.notes()})
+
+    def note_path(self, name: str) -> str:
+        """The vault path of a note given as a path or a name; EngineError when there is none."""
+        candidate = name.strip().lstrip("/")
+        try:
+            absolute = Path(candidate).expanduser()
+            if absolute.is_absolute() and absolute.resolve().is_relative_to(self.vault):
+                candidate = absolute.resolve().relative_to(self.vault).as_posix()
+        except (OSError, ValueError):
+            pass
+        if self.store.catalog.file(candidate) is not None:
+            return candidate
+        resolved = self.resolver().resolve(candidate)
+        if resolved is None:
+            raise EngineError(f"no indexed note matches {name!r}")
+        return resolved
+
+    def related(self, note: str, k: int = 10, include_linked: bool = False) -> list[RelatedNote]:
+        """Notes closest in meaning to ``note`` plus its link neighbours, best first."""
+        path = self.note_path(note)
+        catalog = self.store.catalog
+        resolver = self.resolver()
+        outgoing: set[str] = set()
+        incoming: set[str] = set()
+        for src, target, _, _, _ in catalog.links():
+            resolved = resolver.resolve(target, src)
+            if src == path and resolved and resolved != path:
+                outgoing.add(resolved)
+            elif resolved == path and src != path:
+                incoming.add(src)
+        tags = {t.casefold() for t in (catalog.note_row(path) or {}).get("tags", [])}
+        scores: dict[str, float] = defaultdict(float)
+        reasons: dict[str, list[str]] = defaultdict(list)
+        centroid = vector_of_note(self.store, path)
+        if centroid is not None and self.store.dense is not None:
+            with self.store.lock:
+                hits = self.store.dense.search(centroid, 400)
+            best = {hit.chunk_id: hit.score for hit in hits}
+            records = catalog.chunks(list(best))
+            per_note: dict[str, float] = {}
+            for chunk_id, score in best.items():
+                record = records.get(chunk_id)
+                if record is not None and record.path != path:
+                    per_note[record.path] = max(per_note.get(record.path, -1.0), score)
+            for other, score in per_note.items():
+                scores[other] += score
+                reasons[other].append(f"similar in meaning ({score:.2f})")
+        else:
+            row = catalog.note_row(path) or {}
+            query = " ".join([row.get("title", "")] + [h[1] for h in row.get("headings", [])])
+            if query.strip():
+                for result in self.search(query, k=k * 3, mode="lexical", per_note=True).results:
+                    if result.path != path:
+                        scores[result.path] += 0.5
+                        reasons[result.path].append("shares key words")
+        for neighbour in outgoing | incoming:
+            scores[neighbour] += 0.1
+            reasons[neighbour].append("links here" if neighbour in incoming else "linked from this note")
+        if tags:
+            for other_path, _, _, other_tags in catalog.notes():
+                shared = sorted(tags & {t.casefold() for t in other_tags})
+                if other_path != path and shared and other_path in scores:
+                    scores[other_path] += 0.05 * len(shared)
+                    reasons[other_path].append("shared tags: " + ", ".join(shared))
+        if not include_linked:
+            for linked in outgoing:
+                scores.pop(linked, None)
+        titles = self._titles(set(scores))
+        ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+        return [RelatedNote(p, titles.get(p, p), round(s, 4), reasons[p]) for p, s in ranked]
+
+    # -- status -----------------------------------------------------------
+    def status(self, per_file: bool = True) -> dict[str, object]:
+        catalog = self.store.catalog
+        files = catalog.files()
+        counts: dict[str, int] = defaultdict(int)
+        for record in files:
+            counts[record.state] += 1
+        consistency = self.store.consistency()
+        chunks = int(consistency["catalog_chunks"])  # type: ignore[arg-type]
+        embedded = int(consistency["embedded_chunks"])  # type: ignore[arg-type]
+        lexical = self.store.lexical
+        status: dict[str, object] = {
+            "vault": str(self.vault),
+            "index_dir": str(self.index_dir),
+            "writable": self.store.writable,
+            "embedding": {
+                "model_id": self._embedder.model_id if self._embedder else None,
+                "recorded_model_id": catalog.get_meta("embedding_model"),
+                "error": self.embedder_error,
+                "models_in_cache": catalog.embedding_models(),
+            },
+            "files": {"total": len(files), **counts},
+            "stages": {
+                "extracted": {"done": counts.get("indexed", 0), "total": len(files)},
+                "lexical": {"chunks": len(lexical) if lexical else 0, "total": chunks,
+                            "up_to_date": bool(lexical and lexical.generation == catalog.generation())},
+                "embedded": {"done": embedded, "total": chunks,
+                             "coverage": round(embedded / chunks, 4) if chunks else 1.0},
+            },
+            "consistency": consistency,
+            "messages": list(self.store.messages),
+        }
+        if per_file:
+            status["per_file"] = [
+                {"path": r.path, "kind": r.kind, "state": r.state, "reason": r.reason,
+                 "chunks": r.chunk_count, "lang": r.lang} for r in files]
+        return status

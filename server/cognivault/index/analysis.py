@@ -1,0 +1,179 @@
+"""Turning text into search terms, per language: what makes lexical search find the right words.
+
+- ``words``: Unicode-aware casefolded words; scripts written without spaces
+  (Chinese, Japanese, Thai, Khmer, ...) become overlapping character bigrams.
+- ``detect_language``: ISO 639-1 code of a text (py3langid), used per file
+  unless the note's frontmatter sets ``lang``.
+- ``Analyzer``: words to index terms: stopwords dropped, Snowball stemming for
+  every language PyStemmer knows, and German compounds split against the
+  vault's own vocabulary, so ``Synchronisierungseinstellungen`` also yields
+  the terms of ``Synchronisierung`` and ``Einstellungen``.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import Counter
+from collections.abc import Iterable
+from functools import lru_cache
+
+import Stemmer
+from bm25s import stopwords as bm25s_stopwords
+
+_WORD = re.compile(r"\w+")
+# Scripts without spaces between words: index character bigrams instead of "words".
+_UNSPACED = re.compile(
+    "[\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+SNOWBALL_BY_ISO = {
+    "ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "cs": "czech", "da": "danish",
+    "nl": "dutch", "en": "english", "eo": "esperanto", "et": "estonian", "fi": "finnish", "fr": "french",
+    "de": "german", "el": "greek", "hi": "hindi", "hu": "hungarian", "id": "indonesian", "ga": "irish",
+    "it": "italian", "lt": "lithuanian", "ne": "nepali", "no": "norwegian", "nb": "norwegian",
+    "fa": "persian", "pl": "polish", "pt": "portuguese", "ro": "romanian", "ru": "russian",
+    "sr": "serbian", "es": "spanish", "sv": "swedish", "ta": "tamil", "tr": "turkish",
+}
+_STOPWORDS = {
+    "en": frozenset(bm25s_stopwords.STOPWORDS_EN_PLUS),
+    "de": frozenset(bm25s_stopwords.STOPWORDS_GERMAN),
+}
+_FUGEN = ("", "s", "es", "n", "en", "er", "e")
+_MIN_PART = 4
+
+_detector_lock = threading.Lock()
+
+
+def words(text: str) -> list[str]:
+    """Casefolded words of ``text``; unspaced scripts as character bigrams."""
+    found: list[str] = []
+    for word in _WORD.findall(text.casefold()):
+        if _UNSPACED.search(word) is None:
+            found.append(word)
+        elif len(word) == 1:
+            found.append(word)
+        else:
+            found.extend(word[i:i + 2] for i in range(len(word) - 1))
+    return found
+
+
+@lru_cache(maxsize=8)
+def _language_identifier(candidates: frozenset[str] | None):  # type: ignore[no-untyped-def]
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=False)
+    if candidates:
+        known = set(identifier.nb_classes)
+        usable = sorted(candidates & known)
+        if len(usable) >= 2:
+            identifier.set_languages(usable)
+    return identifier
+
+
+def detect_language(text: str, candidates: frozenset[str] | None = None) -> str | None:
+    """ISO 639-1 code of ``text`` (its first few thousand characters), None for too little text.
+
+    ``candidates`` restricts the guess to languages that occur in the vault,
+    which makes short queries far more reliable.
+    """
+    sample = text[:4000]
+    if len(_WORD.findall(sample)) < 2:
+        return None
+    if candidates is not None and len(candidates) == 1:
+        return next(iter(candidates))
+    with _detector_lock:
+        language, _ = _language_identifier(candidates).classify(sample)
+    return str(language)
+
+
+def normalize_language(lang: str | None) -> str | None:
+    """``"de-DE"``, ``"German"`` -> ``"de"``; unknown stays as given (lower-cased)."""
+    if not lang:
+        return None
+    lowered = lang.strip().lower().replace("_", "-")
+    names = {name: iso for iso, name in SNOWBALL_BY_ISO.items()}
+    names.update({"deutsch": "de", "englisch": "en"})
+    if lowered in names:
+        return names[lowered]
+    return lowered.split("-")[0] or None
+
+
+@lru_cache(maxsize=64)
+def _stemmer(lang: str) -> Stemmer.Stemmer | None:
+    algorithm = SNOWBALL_BY_ISO.get(lang)
+    return Stemmer.Stemmer(algorithm) if algorithm else None
+
+
+class Analyzer:
+    """Words -> index terms for one corpus; ``compound_lexicon`` makes German decompounding corpus-aware."""
+
+    def __init__(self, compound_lexicon: Iterable[str] = ()) -> None:
+        self.compound_lexicon = frozenset(compound_lexicon)
+        self._cache: dict[tuple[str, str | None], tuple[str, ...]] = {}
+
+    @staticmethod
+    def build_lexicon(german_word_counts: Counter[str], min_count: int = 2) -> frozenset[str]:
+        """German words seen at least ``min_count`` times: the parts compounds may split into."""
+        return frozenset(w for w, n in german_word_counts.items()
+                         if n >= min_count and len(w) >= _MIN_PART and not w.isdigit())
+
+    def split_compound(self, word: str) -> list[str]:
+        """Parts of a German compound found in the lexicon (right-headed), [] when it does not split."""
+        return list(_split(word, self.compound_lexicon)) if len(word) >= 2 * _MIN_PART else []
+
+    def terms_of_word(self, word: str, lang: str | None) -> tuple[str, ...]:
+        key = (word, lang)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        stop = _STOPWORDS.get(lang or "")
+        if stop is not None and word in stop:
+            result: tuple[str, ...] = ()
+        else:
+            stemmer = _stemmer(lang) if lang else None
+            stem = stemmer.stemWord if stemmer else (lambda w: w)
+            terms = [stem(word)]
+            if lang == "de":
+                terms.extend(stem(part) for part in self.split_compound(word) if part != word)
+            result = tuple(dict.fromkeys(terms))
+        if len(self._cache) < 2_000_000:
+            self._cache[key] = result
+        return result
+
+    def terms(self, text_words: Iterable[str], lang: str | None) -> list[str]:
+        out: list[str] = []
+        for word in text_words:
+            out.extend(self.terms_of_word(word, lang))
+        return out
+
+
+def _split(word: str, lexicon: frozenset[str], depth: int = 0) -> tuple[str, ...]:
+    """Split ``word`` into head + tail, with the tail (the compound's head noun) in the lexicon.
+
+    A split whose head is known (or splits again) wins; otherwise a known tail
+    of at least five letters still splits off an unknown head, since the
+    vault may use a compound without ever using its first part alone.
+    """
+    if depth > 3:
+        return ()
+    fallback: tuple[str, ...] = ()
+    for cut in range(_MIN_PART, len(word) - _MIN_PART + 1):
+        tail = word[cut:]
+        if tail not in lexicon:
+            continue
+        head = word[:cut]
+        for joint in _FUGEN:
+            if joint and not head.endswith(joint):
+                continue
+            stem = head[: len(head) - len(joint)] if joint else head
+            if len(stem) < _MIN_PART:
+                continue
+            if stem in lexicon:
+                return (stem, tail)
+            deeper = _split(stem, lexicon, depth + 1)
+            if deeper:
+                return (*deeper, tail)
+        if not fallback and len(tail) >= 5 and len(head) >= 5:
+            fallback = (head, tail)
+    return fallback

@@ -1,0 +1,142 @@
+"""Meaning-based search: a FAISS inner-product index over normalized chunk vectors.
+
+``IndexIDMap2(IndexFlatIP)``: exact cosine search with ids derived from chunk
+ids, so deleting a file's chunks removes exactly their vectors. The file is
+saved atomically with a stamp naming the embedding model; vectors of two
+models never share an index. The catalog's embedding cache is the truth:
+``reconcile`` adds what the catalog has and the index lacks, and drops what
+the catalog no longer has.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+from cognivault.atomic import atomic_write_bytes, atomic_write_text
+from cognivault.index.catalog import Catalog
+from cognivault.index.lexical import CorruptIndex
+
+log = logging.getLogger(__name__)
+
+
+def faiss_id(chunk_id: str) -> int:
+    """A non-negative int64 from a 16-hex-digit chunk id."""
+    return int(chunk_id, 16) >> 1
+
+
+@dataclass(slots=True)
+class DenseHit:
+    chunk_id: str
+    score: float
+
+
+class DenseIndex:
+    def __init__(self, model_id: str, dimension: int, index: faiss.IndexIDMap2 | None = None) -> None:
+        self.model_id = model_id
+        self.dimension = dimension
+        self.index = index or faiss.IndexIDMap2(faiss.IndexFlatIP(dimension))
+        self.chunk_of: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return int(self.index.ntotal)
+
+    def contains(self, chunk_id: str) -> bool:
+        return faiss_id(chunk_id) in self.chunk_of
+
+    def ids(self) -> np.ndarray:
+        return faiss.vector_to_array(self.index.id_map)
+
+    # -- changes ----------------------------------------------------------
+    def add(self, items: Iterable[tuple[str, np.ndarray | bytes]]) -> int:
+        chunk_ids: list[str] = []
+        vectors: list[np.ndarray] = []
+        for chunk_id, vector in items:
+            chunk_ids.append(chunk_id)
+            array = np.frombuffer(vector, dtype=np.float32) if isinstance(vector, bytes) else vector
+            vectors.append(np.asarray(array, dtype=np.float32).reshape(-1))
+        if not chunk_ids:
+            return 0
+        numeric = np.array([faiss_id(c) for c in chunk_ids], dtype=np.int64)
+        self.index.add_with_ids(np.vstack(vectors), numeric)
+        self.chunk_of.update(zip(numeric.tolist(), chunk_ids, strict=True))
+        return len(chunk_ids)
+
+    def remove(self, chunk_ids: Iterable[str]) -> int:
+        numeric = np.array([faiss_id(c) for c in chunk_ids], dtype=np.int64)
+        if numeric.size == 0:
+            return 0
+        removed = int(self.index.remove_ids(faiss.IDSelectorBatch(numeric)))
+        for value in numeric.tolist():
+            self.chunk_of.pop(value, None)
+        return removed
+
+    def reconcile(self, catalog: Catalog) -> tuple[int, int]:
+        """Make the index hold exactly the catalog's embedded chunks; returns (added, removed)."""
+        wanted = {faiss_id(chunk_id): chunk_id for chunk_id, _, _ in catalog.chunk_ids_and_hashes()}
+        present = set(self.ids().tolist())
+        stale = [value for value in present if value not in wanted]
+        if stale:
+            self.index.remove_ids(faiss.IDSelectorBatch(np.array(stale, dtype=np.int64)))
+        self.chunk_of = {value: wanted[value] for value in present if value in wanted}
+        missing = [chunk_id for value, chunk_id in wanted.items() if value not in present]
+        added = self.add(catalog.embedded_chunks(self.model_id, missing)) if missing else 0
+        return added, len(stale)
+
+    # -- persistence ------------------------------------------------------
+    def save(self, path: Path, generation: int) -> None:
+        atomic_write_bytes(path, faiss.serialize_index(self.index).tobytes())
+        atomic_write_text(path.with_suffix(".json"), json.dumps(
+            {"model_id": self.model_id, "dimension": self.dimension, "count": len(self),
+             "generation": generation}))
+
+    @classmethod
+    def load(cls, path: Path, model_id: str, dimension: int) -> DenseIndex | None:
+        """The saved index for ``model_id``; None when absent or for another model.
+
+        Raises CorruptIndex when it is there but unreadable.
+        """
+        try:
+            stamp = json.loads(path.with_suffix(".json").read_text("utf-8"))
+            if stamp.get("model_id") != model_id or stamp.get("dimension") != dimension:
+                return None
+            index = faiss.deserialize_index(np.fromfile(path, dtype=np.uint8))
+            if not isinstance(index, faiss.IndexIDMap2) or index.d != dimension:
+                raise ValueError("not an id-mapped index of the right dimension")
+            if index.ntotal != stamp.get("count"):
+                raise ValueError("vector count does not match the stamp")
+        except FileNotFoundError:
+            return None
+        except Exception as exc:  # noqa: BLE001 - whatever the damage, the catalog can rebuild it
+            raise CorruptIndex(f"dense index at {path} is unreadable ({exc})") from exc
+        return cls(model_id, dimension, index)
+
+    # -- searching --------------------------------------------------------
+    def search(self, query_vector: np.ndarray, k: int, allowed: set[str] | None = None) -> list[DenseHit]:
+        if len(self) == 0 or k <= 0:
+            return []
+        query = np.asarray(query_vector, dtype=np.float32).reshape(1, -1)
+        params = None
+        if allowed is not None:
+            if not allowed:
+                return []
+            selector = faiss.IDSelectorBatch(np.array([faiss_id(c) for c in allowed], dtype=np.int64))
+            params = faiss.SearchParameters(sel=selector)
+        scores, ids = self.index.search(query, min(k, len(self)), params=params)
+        hits = []
+        for score, value in zip(scores[0].tolist(), ids[0].tolist(), strict=True):
+            chunk_id = self.chunk_of.get(value)
+            if value >= 0 and chunk_id is not None:
+                hits.append(DenseHit(chunk_id, float(score)))
+        return hits
+
+    def vectors_of(self, chunk_ids: Iterable[str]) -> np.ndarray:
+        """Stored vectors of the given chunks (those present), one row each."""
+        rows = [self.index.reconstruct(faiss_id(c)) for c in chunk_ids if faiss_id(c) in self.chunk_of]
+        return np.vstack(rows) if rows else np.zeros((0, self.dimension), dtype=np.float32)

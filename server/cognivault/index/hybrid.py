@@ -1,0 +1,45 @@
+"""Fusing keyword and meaning rankings into one, weighted by what each side knows.
+
+Reciprocal Rank Fusion (k=60) over the two ranked lists, with a weight per
+side chosen from the query's language: dense retrieval only gets full say
+where the embedding model knows the language (an English-only model ranks
+German passages poorly, and plain RRF would let it drag German results down).
+The weights were chosen by measurement on the dev question set
+(``cognivault eval``), see ``FusionWeights``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+RRF_K = 60
+
+
+@dataclass(frozen=True, slots=True)
+class FusionWeights:
+    lexical: float = 1.0
+    dense_known_language: float = 1.0  # the embedder was trained on the query's language
+    dense_other_language: float = 0.25  # it was not: dense still helps a little on names and syntax
+
+
+@dataclass(frozen=True, slots=True)
+class FusedHit:
+    chunk_id: str
+    score: float
+    lexical_rank: int | None  # 1-based
+    dense_rank: int | None
+
+
+def reciprocal_rank_fusion(lexical: Sequence[str], dense: Sequence[str], lexical_weight: float,
+                           dense_weight: float, k: int = RRF_K) -> list[FusedHit]:
+    """Weighted RRF of two ranked id lists, best first (ties broken by the lexical rank)."""
+    lexical_rank = {chunk_id: rank for rank, chunk_id in enumerate(lexical, start=1)}
+    dense_rank = {chunk_id: rank for rank, chunk_id in enumerate(dense, start=1)}
+    fused = []
+    for chunk_id in dict.fromkeys([*lexical, *dense]):
+        lr, dr = lexical_rank.get(chunk_id), dense_rank.get(chunk_id)
+        score = (lexical_weight / (k + lr) if lr else 0.0) + (dense_weight / (k + dr) if dr else 0.0)
+        fused.append(FusedHit(chunk_id, score, lr, dr))
+    fused.sort(key=lambda hit: (-hit.score, hit.lexical_rank or 10**9, hit.dense_rank or 10**9))
+    return fused

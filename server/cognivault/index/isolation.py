@@ -1,0 +1,154 @@
+"""Reading untrusted attachments in a separate process with time and memory limits.
+
+A PDF that loops forever, an image that eats all memory or a library that
+crashes takes down only the worker: that file is reported ``failed`` with the
+reason and the next file gets a fresh worker. Results arrive in a queue so the
+indexer keeps embedding while attachments are read.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from cognivault.config import IndexSettings
+from cognivault.vault.types import Extraction, ExtractionFailed, ExtractionSkipped
+
+WORKER_MEMORY_BYTES = 3 * 1024**3
+
+
+@dataclass(slots=True)
+class AttachmentResult:
+    path: str
+    extraction: Extraction | None
+    state: str  # indexed | skipped | failed
+    reason: str | None
+    seconds: float
+
+
+def _limit_memory() -> None:
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
+    except (ImportError, ValueError, OSError):  # not on this platform: the time limit still holds
+        pass
+
+
+def _worker(connection: Connection, settings: IndexSettings) -> None:
+    _limit_memory()
+    from cognivault.vault.extractors import extract_attachment
+
+    while True:
+        try:
+            task = connection.recv()
+        except EOFError:
+            return
+        if task is None:
+            return
+        try:
+            result: tuple[str, object] = ("ok", extract_attachment(Path(task), settings))
+        except ExtractionSkipped as exc:
+            result = ("skipped", str(exc))
+        except ExtractionFailed as exc:
+            result = ("failed", str(exc))
+        except MemoryError:
+            result = ("failed", "ran out of the memory allowed for one file")
+        except Exception as exc:  # noqa: BLE001 - any library error fails this file alone
+            result = ("failed", f"{type(exc).__name__}: {exc}")
+        connection.send(result)
+
+
+class IsolatedExtractor:
+    """Extract attachments one at a time in a worker process; results go to ``results``."""
+
+    def __init__(self, settings: IndexSettings) -> None:
+        self.settings = settings
+        self.results: queue.Queue[AttachmentResult] = queue.Queue()
+        self._context = multiprocessing.get_context("spawn")
+        self._process: multiprocessing.process.BaseProcess | None = None
+        self._connection: Connection | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def _start_worker(self) -> None:
+        parent, child = self._context.Pipe()
+        process = self._context.Process(target=_worker, args=(child, self.settings), daemon=True,
+                                        name="cognivault-extractor")
+        process.start()
+        child.close()
+        self._process, self._connection = process, parent
+
+    def _kill_worker(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process.join(5)
+        if self._connection is not None:
+            self._connection.close()
+        self._process = self._connection = None
+
+    def _extract_one(self, relative: str, absolute: Path) -> AttachmentResult:
+        started = time.monotonic()
+        if self._process is None or not self._process.is_alive():
+            self._start_worker()
+        assert self._connection is not None
+        self._connection.send(str(absolute))
+        deadline = started + self.settings.extract_timeout_s
+        while not self._connection.poll(0.2):
+            if self._stop.is_set():
+                self._kill_worker()
+                return AttachmentResult(relative, None, "failed", "indexing was stopped", 0.0)
+            if time.monotonic() > deadline or not self._process.is_alive():  # type: ignore[union-attr]
+                alive = self._process.is_alive()  # type: ignore[union-attr]
+                self._kill_worker()
+                reason = (f"took longer than {self.settings.extract_timeout_s:g} s" if alive
+                          else "the reader crashed on this file")
+                return AttachmentResult(relative, None, "failed", reason, time.monotonic() - started)
+        try:
+            status, payload = self._connection.recv()
+        except (EOFError, OSError):
+            self._kill_worker()
+            return AttachmentResult(relative, None, "failed", "the reader crashed on this file",
+                                    time.monotonic() - started)
+        seconds = time.monotonic() - started
+        if status == "ok":
+            return AttachmentResult(relative, payload, "indexed", None, seconds)  # type: ignore[arg-type]
+        return AttachmentResult(relative, None, status, str(payload), seconds)
+
+    def submit_all(self, files: Iterable[tuple[str, Path]]) -> int:
+        """Start reading ``files`` (relative path, absolute path) in the background; returns the count."""
+        tasks = list(files)
+
+        def run() -> None:
+            try:
+                for relative, absolute in tasks:
+                    if self._stop.is_set():
+                        break
+                    self.results.put(self._extract_one(relative, absolute))
+            finally:
+                self._shutdown_worker()
+
+        if tasks:
+            self._thread = threading.Thread(target=run, name="cognivault-attachments", daemon=True)
+            self._thread.start()
+        return len(tasks)
+
+    def _shutdown_worker(self) -> None:
+        if self._connection is not None and self._process is not None and self._process.is_alive():
+            try:
+                self._connection.send(None)
+                self._process.join(2)
+            except (OSError, BrokenPipeError):
+                pass
+        self._kill_worker()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(10)

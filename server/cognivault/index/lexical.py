@@ -1,0 +1,161 @@
+"""BM25 keyword search over every chunk, fast enough to type through (bm25s sparse scores).
+
+Built from the words the catalog stores per chunk (breadcrumb words and body
+words apart), so a rebuild never re-reads files. The breadcrumb (note title
+and heading path) counts ``BREADCRUMB_WEIGHT`` times: a note titled like the
+question is usually the answer. Saved with the catalog generation it was
+built from; a stale or unreadable copy is rebuilt from the catalog.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+from cognivault.atomic import atomic_write_text
+from cognivault.index.analysis import Analyzer, words
+from cognivault.index.catalog import Catalog
+
+log = logging.getLogger(__name__)
+
+BREADCRUMB_SEPARATOR = "\x1e"
+BREADCRUMB_WEIGHT = 2
+FORMAT_VERSION = 1
+
+
+def join_words(breadcrumb_words: list[str], body_words: list[str]) -> str:
+    """The catalog's ``words`` column: breadcrumb words, a separator, body words."""
+    return f"{' '.join(breadcrumb_words)} {BREADCRUMB_SEPARATOR} {' '.join(body_words)}"
+
+
+def _split_words(stored: str) -> tuple[list[str], list[str]]:
+    head, _, body = stored.partition(BREADCRUMB_SEPARATOR)
+    return head.split(), body.split()
+
+
+class CorruptIndex(RuntimeError):
+    """A derived index file exists but cannot be read; it is moved aside and rebuilt."""
+
+
+@dataclass(slots=True)
+class LexicalHit:
+    row: int
+    score: float
+
+
+class LexicalIndex:
+    """BM25 over the catalog's chunks; rows are positions in ``chunk_ids``."""
+
+    def __init__(self, retriever: bm25s.BM25 | None, chunk_ids: list[str], paths: list[str],
+                 languages: list[str | None], analyzer: Analyzer, generation: int) -> None:
+        self.retriever = retriever
+        self.chunk_ids = chunk_ids
+        self.paths = paths
+        self.languages = languages
+        self.analyzer = analyzer
+        self.generation = generation
+        self.row_of = {chunk_id: row for row, chunk_id in enumerate(chunk_ids)}
+        counts = Counter(lang for lang in languages if lang)
+        self.main_languages = [lang for lang, _ in counts.most_common(3)]
+
+    def __len__(self) -> int:
+        return len(self.chunk_ids)
+
+    # -- building ---------------------------------------------------------
+    @classmethod
+    def build(cls, catalog: Catalog) -> LexicalIndex:
+        generation = catalog.generation()
+        rows = list(catalog.iter_chunk_words())
+        german = Counter()
+        for _, _, lang, stored in rows:
+            if lang == "de":
+                german.update(stored.split())
+        analyzer = Analyzer(Analyzer.build_lexicon(german))
+        corpus: list[list[str]] = []
+        for _, _, lang, stored in rows:
+            head, body = _split_words(stored)
+            head_terms = analyzer.terms(head, lang)
+            corpus.append(head_terms * BREADCRUMB_WEIGHT + analyzer.terms(body, lang))
+        retriever = None
+        if corpus:
+            retriever = bm25s.BM25()
+            retriever.index(corpus, show_progress=False)
+        return cls(retriever, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
+                   analyzer, generation)
+
+    # -- persistence ------------------------------------------------------
+    def save(self, folder: Path) -> None:
+        """Write to ``folder`` via a sibling temp folder swapped in by rename."""
+        staging = folder.with_name(folder.name + ".tmp")
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        if self.retriever is not None:
+            self.retriever.save(str(staging / "bm25"))
+        np.save(staging / "languages.npy", np.array([lang or "" for lang in self.languages]))
+        atomic_write_text(staging / "rows.json", json.dumps({"ids": self.chunk_ids, "paths": self.paths}))
+        atomic_write_text(staging / "lexicon.json", json.dumps(sorted(self.analyzer.compound_lexicon),
+                                                               ensure_ascii=False))
+        atomic_write_text(staging / "stamp.json", json.dumps(
+            {"generation": self.generation, "format": FORMAT_VERSION, "rows": len(self.chunk_ids)}))
+        old = folder.with_name(folder.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        if folder.exists():
+            folder.rename(old)
+        staging.rename(folder)
+        shutil.rmtree(old, ignore_errors=True)
+
+    @classmethod
+    def load(cls, folder: Path, expected_generation: int) -> LexicalIndex | None:
+        """The saved index if it matches ``expected_generation``; None when absent or stale.
+
+        Raises CorruptIndex when it is there but unreadable.
+        """
+        try:
+            stamp = json.loads((folder / "stamp.json").read_text("utf-8"))
+            if stamp.get("format") != FORMAT_VERSION or stamp.get("generation") != expected_generation:
+                return None
+            rows = json.loads((folder / "rows.json").read_text("utf-8"))
+            if len(rows["ids"]) != stamp["rows"]:
+                raise ValueError("row count does not match the stamp")
+            lexicon = json.loads((folder / "lexicon.json").read_text("utf-8"))
+            languages = [lang or None for lang in np.load(folder / "languages.npy").tolist()]
+            retriever = bm25s.BM25.load(str(folder / "bm25")) if rows["ids"] else None
+        except FileNotFoundError:
+            return None
+        except Exception as exc:  # noqa: BLE001 - whatever the damage, the catalog can rebuild it
+            raise CorruptIndex(f"lexical index at {folder} is unreadable ({exc})") from exc
+        return cls(retriever, rows["ids"], rows["paths"], languages, Analyzer(lexicon), expected_generation)
+
+    # -- searching --------------------------------------------------------
+    def query_terms(self, query: str, lang: str | None) -> list[str]:
+        """Index terms of ``query``: analysed as ``lang`` and, since a short query's language
+        guess can be wrong, as English too; with no guess, as each of the vault's main languages."""
+        query_words = words(query)
+        languages = [lang, "en"] if lang else [*self.main_languages, None]
+        terms: list[str] = []
+        for language in dict.fromkeys(languages):
+            terms += [t for t in self.analyzer.terms(query_words, language) if t not in terms]
+        return terms
+
+    def search(self, query: str, lang: str | None, k: int, mask: np.ndarray | None = None
+               ) -> list[LexicalHit]:
+        """Top ``k`` rows by BM25; ``mask`` (bool per row) restricts to a scope."""
+        if self.retriever is None:
+            return []
+        ids = self.retriever.get_tokens_ids(self.query_terms(query, lang))
+        if not ids:
+            return []
+        scores = self.retriever.get_scores_from_ids(ids)
+        if mask is not None:
+            scores = np.where(mask, scores, 0.0)
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [LexicalHit(int(row), float(scores[row])) for row in top if scores[row] > 0]

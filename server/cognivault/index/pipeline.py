@@ -1,0 +1,384 @@
+"""Indexing a vault: scan, read, chunk, catalog, then embed only what is new.
+
+Notes are read in-process (fast, and the lexical index is rebuilt as soon as
+they are in); attachments are read in an isolated worker while the main
+thread embeds, so embedding starts at once and the CPU never idles. Work is
+committed file by file and batch by batch: an interrupted run loses nothing
+already done, and the next run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from cognivault.config import Settings
+from cognivault.index.analysis import detect_language, normalize_language, words
+from cognivault.index.catalog import ChunkRecord, FileRecord
+from cognivault.index.isolation import AttachmentResult, IsolatedExtractor
+from cognivault.index.lexical import join_words
+from cognivault.index.store import IndexStore
+from cognivault.models.base import EmbeddingProvider
+from cognivault.vault.chunking import chunk_note
+from cognivault.vault.extractors import availability
+from cognivault.vault.markdown import parse_note
+from cognivault.vault.scan import VaultFile, scan_vault
+from cognivault.vault.types import ChunkDraft, Extraction, ParsedNote
+
+log = logging.getLogger(__name__)
+
+MIN_PROSE_CHARS = 100
+MIN_STRUCTURED_CHARS = 20
+EMBED_BATCH = 64
+
+
+@dataclass(slots=True)
+class FileReport:
+    path: str
+    kind: str
+    state: str  # indexed | unchanged | skipped | failed | deleted
+    reason: str | None = None
+    chunks: int = 0
+
+
+@dataclass(slots=True)
+class IndexReport:
+    vault: str
+    index_dir: str
+    embedding_model: str
+    files: list[FileReport] = field(default_factory=list)
+    embedded_chunks: int = 0  # vectors computed in this run
+    reused_chunks: int = 0  # chunks whose vector came from the cache
+    unsupported_files: int = 0
+    ignored_files: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+    consistency: dict[str, object] = field(default_factory=dict)
+    messages: list[str] = field(default_factory=list)
+    interrupted: bool = False
+
+    def totals(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for report in self.files:
+            counts[report.state] = counts.get(report.state, 0) + 1
+        counts["chunks"] = sum(r.chunks for r in self.files if r.state in ("indexed", "unchanged"))
+        return counts
+
+    def to_dict(self) -> dict[str, object]:
+        data = asdict(self)
+        data["totals"] = self.totals()
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    stage: str  # scan | read | embed | finish
+    done: int
+    total: int
+    current: str = ""
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+def breadcrumb(title: str | None, heading_path: Sequence[str]) -> str:
+    return " > ".join([title or "", *heading_path]).strip(" >")
+
+
+def embedding_input(title: str | None, heading_path: Sequence[str], text: str) -> str:
+    """What is embedded (and hashed) for a chunk: its breadcrumb line, then its text."""
+    crumb = breadcrumb(title, heading_path)
+    return f"{crumb}\n{text}" if crumb else text
+
+
+def chunk_id(path: str, anchor: str) -> str:
+    return hashlib.sha256(f"{path}\x00{anchor}".encode()).hexdigest()[:16]
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def make_chunk_records(path: str, title: str, lang: str | None,
+                       drafts: Sequence[ChunkDraft]) -> list[ChunkRecord]:
+    records: list[ChunkRecord] = []
+    seen: dict[str, int] = {}
+    for draft in drafts:
+        anchor = draft.anchor
+        if anchor in seen:  # a reader produced the same anchor twice: keep both, distinctly
+            seen[anchor] += 1
+            anchor = f"{anchor}\x1d{seen[anchor]}"
+        else:
+            seen[anchor] = 0
+        text_input = embedding_input(title, draft.heading_path, draft.text)
+        records.append(ChunkRecord(
+            id=chunk_id(path, anchor), path=path, ord=len(records), heading_path=tuple(draft.heading_path),
+            line_start=draft.line_start, line_end=draft.line_end, locator=draft.locator, text=draft.text,
+            content_hash=hashlib.sha256(text_input.encode()).hexdigest(),
+            lang=normalize_language(draft.lang) or lang,
+            words=join_words(words(breadcrumb(title, draft.heading_path)), words(draft.text))))
+    return records
+
+
+def _keep(draft: ChunkDraft) -> bool:
+    minimum = MIN_STRUCTURED_CHARS if draft.structured else MIN_PROSE_CHARS
+    return len(draft.text.strip()) >= minimum
+
+
+def _file_language(note_lang: str | None, drafts: Sequence[ChunkDraft]) -> str | None:
+    if note_lang:
+        return normalize_language(note_lang)
+    sample = "\n".join(d.text for d in drafts)[:4000]
+    return detect_language(sample)
+
+
+class Indexer:
+    """Brings a vault's index up to date. ``stop()`` (from another thread) ends a run early, cleanly."""
+
+    def __init__(self, vault: Path, settings: Settings, store: IndexStore,
+                 embedder: EmbeddingProvider | None) -> None:
+        self.vault = vault.resolve()
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self._stopping = False
+        self._extractor: IsolatedExtractor | None = None
+
+    def stop(self) -> None:
+        self._stopping = True
+        if self._extractor is not None:
+            self._extractor.stop()
+
+    # -- one file ---------------------------------------------------------
+    def index_markdown(self, vault_file: VaultFile, text: str | None = None,
+                       digest: str | None = None) -> FileReport:
+        """Read, parse and store one note (``text`` given: an editor's unsaved buffer)."""
+        stat = vault_file.absolute.stat() if vault_file.absolute.exists() else None
+        if text is None:
+            raw = vault_file.absolute.read_bytes()
+            digest = hashlib.sha256(raw).hexdigest()
+            if b"\x00" in raw[:8192]:
+                return self._record_failure(vault_file, "binary data in a Markdown file", digest, stat)
+            text = raw.decode("utf-8", errors="replace")
+        elif digest is None:
+            digest = hashlib.sha256(text.encode()).hexdigest()
+        note = parse_note(text, vault_file.path)
+        drafts = chunk_note(text, note, vault_file.path, chunk_chars=self.settings.index.chunk_chars,
+                            overlap=self.settings.index.chunk_overlap)
+        lang = _file_language(note.lang, drafts)
+        return self._store_file(vault_file, digest, stat, note.title, lang, drafts, note)
+
+    def _store_file(self, vault_file: VaultFile, digest: str, stat: object, title: str,
+                    lang: str | None, drafts: Sequence[ChunkDraft], note: ParsedNote | None) -> FileReport:
+        records = make_chunk_records(vault_file.path, title, lang, drafts)
+        old = {c.id: c.content_hash for c in self.store.catalog.chunks_of(vault_file.path)}
+        record = FileRecord(vault_file.path, vault_file.kind, digest, getattr(stat, "st_size", 0),
+                            getattr(stat, "st_mtime_ns", 0), "indexed", None, title, lang, len(records),
+                            time.time())
+        self.store.catalog.replace_file(record, records, note)
+        new = {c.id: c.content_hash for c in records}
+        stale = [cid for cid, content in old.items() if new.get(cid) != content]
+        if stale and self.store.dense is not None:
+            with self.store.lock:
+                self.store.dense.remove(stale)
+        return FileReport(vault_file.path, vault_file.kind, "indexed", None, len(records))
+
+    def _record_failure(self, vault_file: VaultFile, reason: str, digest: str | None,
+                        stat: object, state: str = "failed") -> FileReport:
+        old_ids = [c.id for c in self.store.catalog.chunks_of(vault_file.path)]
+        self.store.catalog.mark_file(vault_file.path, vault_file.kind, state, reason, digest,
+                                     getattr(stat, "st_size", 0), getattr(stat, "st_mtime_ns", 0))
+        if old_ids and self.store.dense is not None:
+            with self.store.lock:
+                self.store.dense.remove(old_ids)
+        return FileReport(vault_file.path, vault_file.kind, state, reason)
+
+    def _store_attachment(self, vault_file: VaultFile, digest: str, result: AttachmentResult) -> FileReport:
+        stat = vault_file.absolute.stat() if vault_file.absolute.exists() else None
+        if result.state != "indexed" or result.extraction is None:
+            return self._record_failure(vault_file, result.reason or "unknown error", digest, stat,
+                                        state=result.state)
+        extraction: Extraction = result.extraction
+        drafts = [d for d in extraction.chunks if _keep(d)]
+        title = Path(vault_file.path).name
+        return self._store_file(vault_file, digest, stat, title, _file_language(None, drafts), drafts, None)
+
+    def remove_paths(self, paths: Sequence[str]) -> list[FileReport]:
+        reports = []
+        for path in paths:
+            old_ids = [c.id for c in self.store.catalog.chunks_of(path)]
+            record = self.store.catalog.file(path)
+            self.store.catalog.delete_files([path])
+            if old_ids and self.store.dense is not None:
+                with self.store.lock:
+                    self.store.dense.remove(old_ids)
+            reports.append(FileReport(path, record.kind if record else "?", "deleted"))
+        return reports
+
+    # -- embedding --------------------------------------------------------
+    def embed_pending(self, progress: ProgressCallback | None = None,
+                      between_batches: Callable[[], None] | None = None) -> tuple[int, int]:
+        """Embed chunks that have no vector for the current model; add all missing vectors to FAISS.
+
+        Returns (vectors computed, chunks served from the cache).
+        """
+        if self.embedder is None or self.store.dense is None:
+            return 0, 0
+        model_id = self.embedder.model_id
+        computed = 0
+        done_total = 0
+        while not self._stopping:
+            pending = self.store.catalog.missing_embeddings(model_id)
+            if not pending:
+                break
+            pending.sort(key=lambda item: len(item[3]))
+            total = done_total + len(pending)
+            for start in range(0, len(pending), EMBED_BATCH):
+                if self._stopping:
+                    break
+                batch = pending[start:start + EMBED_BATCH]
+                vectors = self.embedder.embed_documents(
+                    [embedding_input(title, heading, text) for _, title, heading, text in batch])
+                by_hash = {item[0]: vectors[i] for i, item in enumerate(batch)}
+                self.store.catalog.store_embeddings(model_id, list(by_hash.items()))
+                computed += len(batch)
+                done_total += len(batch)
+                self._add_vectors(by_hash)
+                if progress:
+                    progress(Progress("embed", done_total, total))
+                if between_batches:
+                    between_batches()
+        reused = self._add_missing_vectors()
+        return computed, reused
+
+    def _add_vectors(self, by_hash: dict[str, np.ndarray]) -> None:
+        """Make freshly embedded chunks searchable at once (progressive dense results)."""
+        assert self.store.dense is not None
+        found = self.store.catalog.chunk_ids_for_hashes(list(by_hash))
+        with self.store.lock:
+            dense = self.store.dense
+            dense.add((chunk_id, by_hash[content_hash]) for chunk_id, content_hash in found
+                      if not dense.contains(chunk_id))
+
+    def _add_missing_vectors(self) -> int:
+        assert self.store.dense is not None
+        with self.store.lock:
+            added, _ = self.store.dense.reconcile(self.store.catalog)
+        return added
+
+    # -- a whole run --------------------------------------------------------
+    def run(self, progress: ProgressCallback | None = None) -> IndexReport:
+        started = time.perf_counter()
+        store = self.store
+        report = IndexReport(str(self.vault), str(store.folder),
+                             self.embedder.model_id if self.embedder else "none")
+        report.messages.extend(store.messages)
+        if store.lexical is None or store.dense is None:
+            store.load_derived()
+        scan = scan_vault(self.vault, extra_ignored=(store.folder,))
+        report.unsupported_files, report.ignored_files = scan.unsupported, scan.ignored
+        report.timings["scan"] = time.perf_counter() - started
+        known = {record.path: record for record in store.catalog.files()}
+        present = {f.path for f in scan.files}
+        report.files.extend(self.remove_paths([p for p in known if p not in present]))
+
+        usable = availability(self.settings.index)
+        attachments: list[tuple[VaultFile, str]] = []
+        total = len(scan.files)
+        read_started = time.perf_counter()
+        for number, vault_file in enumerate(scan.files, start=1):
+            if self._stopping:
+                report.interrupted = True
+                break
+            if progress:
+                progress(Progress("read", number, total, vault_file.path))
+            try:
+                digest = _sha256_file(vault_file.absolute)
+            except OSError as exc:
+                report.files.append(self._record_failure(vault_file, f"cannot read: {exc}", None, None))
+                continue
+            previous = known.get(vault_file.path)
+            if previous is not None and previous.sha256 == digest and not (
+                    previous.state == "skipped" and usable.get(vault_file.kind) is None):
+                report.files.append(FileReport(vault_file.path, vault_file.kind,
+                                               "unchanged" if previous.state == "indexed" else previous.state,
+                                               previous.reason, previous.chunk_count))
+                continue
+            if vault_file.kind != "markdown":
+                attachments.append((vault_file, digest))
+                continue
+            try:
+                report.files.append(self.index_markdown(vault_file))
+            except OSError as exc:
+                report.files.append(self._record_failure(vault_file, f"cannot read: {exc}", digest, None))
+        report.timings["read_notes"] = time.perf_counter() - read_started
+
+        lexical_started = time.perf_counter()
+        if store.lexical is None or store.lexical.generation != store.catalog.generation():
+            store.rebuild_lexical()  # searchable by keywords from here on
+        report.timings["lexical"] = time.perf_counter() - lexical_started
+
+        by_path = {vault_file.path: (vault_file, digest) for vault_file, digest in attachments}
+        extractor = self._extractor = IsolatedExtractor(self.settings.index)
+        waiting = extractor.submit_all((f.path, f.absolute) for f, _ in attachments)
+
+        def collect(block: bool = False) -> None:
+            nonlocal waiting
+            while waiting:
+                try:
+                    result = extractor.results.get(timeout=0.5) if block else extractor.results.get_nowait()
+                except Exception:  # queue.Empty
+                    if block and not self._stopping:
+                        continue
+                    return
+                waiting -= 1
+                vault_file, digest = by_path[result.path]
+                if progress:
+                    progress(Progress("read", total - waiting, total, result.path))
+                report.files.append(self._store_attachment(vault_file, digest, result))
+
+        embed_started = time.perf_counter()
+        try:
+            computed, reused = self.embed_pending(progress, between_batches=collect)
+            collect(block=True)
+            more_computed, more_reused = self.embed_pending(progress)
+        finally:
+            extractor.stop()
+        report.embedded_chunks = computed + more_computed
+        report.reused_chunks = reused + more_reused
+        report.timings["embed_and_attachments"] = time.perf_counter() - embed_started
+        report.interrupted = report.interrupted or self._stopping
+
+        finish_started = time.perf_counter()
+        if store.lexical is None or store.lexical.generation != store.catalog.generation():
+            store.rebuild_lexical()
+        store.save_dense()
+        report.timings["finish"] = time.perf_counter() - finish_started
+        report.consistency = store.consistency()
+        report.timings["total"] = time.perf_counter() - started
+        if progress:
+            progress(Progress("finish", total, total))
+        return report
+
+
+def vector_of_note(store: IndexStore, path: str) -> np.ndarray | None:
+    """The normalized centroid of a note's chunk vectors (None when none is embedded yet)."""
+    if store.dense is None:
+        return None
+    ids = [c.id for c in store.catalog.chunks_of(path)]
+    with store.lock:
+        vectors = store.dense.vectors_of(ids)
+    if len(vectors) == 0:
+        return None
+    centroid = vectors.mean(axis=0)
+    norm = float(np.linalg.norm(centroid))
+    return centroid / norm if norm > 0 else None

@@ -1,0 +1,199 @@
+"""One vault's index on disk: the catalog, the FAISS file and the BM25 folder, kept in agreement.
+
+The catalog is the truth; FAISS and BM25 are loaded when their stamps match
+it and rebuilt from it otherwise, so a crash, a kill -9 or a corrupt derived
+file costs a rebuild, never data. Only one process writes an index at a time
+(``writer.lock`` held with ``flock``, released by the OS if the process dies,
+so a stale lock cannot block anyone); others open it read-only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import shutil
+import sqlite3
+import threading
+from pathlib import Path
+
+from cognivault.index.catalog import Catalog
+from cognivault.index.dense import DenseIndex
+from cognivault.index.lexical import CorruptIndex, LexicalIndex
+
+log = logging.getLogger(__name__)
+
+CATALOG_FILE = "catalog.sqlite3"
+LEXICAL_DIR = "lexical"
+
+
+class IndexBusy(RuntimeError):
+    """Another process holds the writer lock of this index."""
+
+
+class WriterLock:
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "writer.lock"
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            raise IndexBusy(f"another CogniVault process (pid {holder}) is writing this index; "
+                            "it will pick up your changes, or try again when it is done") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, 0)
+            os.close(self._fd)
+            self._fd = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+
+def _move_aside(path: Path) -> Path:
+    target = path.with_name(path.name + ".corrupt")
+    if target.is_dir():
+        shutil.rmtree(target)
+    elif target.exists():
+        target.unlink()
+    path.rename(target)
+    return target
+
+
+class IndexStore:
+    """The on-disk index of one vault, with in-memory FAISS and BM25 guarded by one lock."""
+
+    def __init__(self, folder: Path, model_id: str, dimension: int, *, writable: bool = True) -> None:
+        self.folder = folder
+        self.model_id = model_id
+        self.dimension = dimension
+        self.lock = threading.RLock()
+        self.writer = WriterLock(folder)
+        self.messages: list[str] = []
+        if writable:
+            try:
+                self.writer.acquire()
+            except IndexBusy:
+                writable = False
+        self.writable = writable
+        folder.mkdir(parents=True, exist_ok=True)
+        self.catalog = self._open_catalog()
+        self.lexical: LexicalIndex | None = None
+        self.dense: DenseIndex | None = None
+
+    # -- opening ----------------------------------------------------------
+    def _open_catalog(self) -> Catalog:
+        path = self.folder / CATALOG_FILE
+        if not self.writable and not path.exists():
+            # Nothing to read yet: an empty in-memory catalog until the writer creates it.
+            return Catalog(Path(":memory:"))
+        try:
+            catalog = Catalog(path, readonly=not self.writable)
+            verdict = catalog.check_integrity()
+            if verdict != "ok":
+                catalog.close()
+                raise sqlite3.DatabaseError(verdict)
+            return catalog
+        except sqlite3.DatabaseError as exc:
+            if not self.writable:
+                raise
+            moved = _move_aside(path)
+            for suffix in ("-wal", "-shm"):
+                Path(str(path) + suffix).unlink(missing_ok=True)
+            self.messages.append(f"the catalog was unreadable ({exc}); moved it to {moved.name} "
+                                 "and started a fresh index")
+            log.warning(self.messages[-1])
+            return Catalog(path)
+
+    def load_derived(self) -> None:
+        """Load BM25 and FAISS, rebuilding whichever is missing, stale or corrupt (moved aside)."""
+        with self.lock:
+            generation = self.catalog.generation()
+            lexical_dir = self.folder / LEXICAL_DIR
+            try:
+                lexical = LexicalIndex.load(lexical_dir, generation)
+            except CorruptIndex as exc:
+                lexical = None
+                self._note_corrupt(lexical_dir, exc)
+            if lexical is None:
+                lexical = LexicalIndex.build(self.catalog)
+                if self.writable:
+                    lexical.save(lexical_dir)
+            self.lexical = lexical
+            dense_path = self.dense_path
+            try:
+                dense = DenseIndex.load(dense_path, self.model_id, self.dimension)
+            except CorruptIndex as exc:
+                dense = None
+                self._note_corrupt(dense_path, exc)
+            dense = dense or DenseIndex(self.model_id, self.dimension)
+            added, removed = dense.reconcile(self.catalog)
+            self.dense = dense
+            if (added or removed) and self.writable:
+                dense.save(dense_path, generation)
+
+    def _note_corrupt(self, path: Path, error: Exception) -> None:
+        if self.writable:
+            moved = _move_aside(path)
+            self.messages.append(f"{error}; moved it to {moved.name} and rebuilt it from the catalog")
+        else:
+            self.messages.append(f"{error}; rebuilt it in memory")
+        log.warning(self.messages[-1])
+
+    @property
+    def dense_path(self) -> Path:
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in self.model_id)
+        return self.folder / f"dense-{safe}.faiss"
+
+    # -- derived index upkeep -------------------------------------------------
+    def rebuild_lexical(self) -> LexicalIndex:
+        lexical = LexicalIndex.build(self.catalog)
+        if self.writable:
+            lexical.save(self.folder / LEXICAL_DIR)
+        with self.lock:
+            self.lexical = lexical
+        return lexical
+
+    def save_dense(self) -> None:
+        if self.writable and self.dense is not None:
+            with self.lock:
+                self.dense.save(self.dense_path, self.catalog.generation())
+
+    def refresh_if_changed(self) -> bool:
+        """For a read-only process: pick up the writer's changes. Returns True if anything reloaded."""
+        if self.lexical is not None and self.lexical.generation == self.catalog.generation():
+            return False
+        self.load_derived()
+        return True
+
+    def consistency(self) -> dict[str, object]:
+        """Counts of chunks in the catalog, BM25 and FAISS, and whether they agree."""
+        with self.lock:
+            chunks = self.catalog.chunk_count()
+            embedded = self.catalog.embedded_chunk_count(self.model_id)
+            lexical_rows = len(self.lexical) if self.lexical is not None else 0
+            dense_rows = len(self.dense) if self.dense is not None else 0
+        return {
+            "catalog_chunks": chunks,
+            "lexical_chunks": lexical_rows,
+            "embedded_chunks": embedded,
+            "dense_vectors": dense_rows,
+            "agree": chunks == lexical_rows and embedded == dense_rows,
+        }
+
+    def close(self) -> None:
+        self.catalog.close()
+        self.writer.release()

@@ -1,0 +1,67 @@
+"""Tokenization, stemming, language detection and German decompounding."""
+
+from collections import Counter
+
+from cognivault.index.analysis import Analyzer, detect_language, normalize_language, words
+
+
+def test_words_are_casefolded_unicode_words():
+    assert words("Größe der Datei: ÄPFEL & Birnen_2") == ["grösse", "der", "datei", "äpfel", "birnen_2"]
+
+
+def test_unspaced_scripts_become_bigrams():
+    assert words("日本語") == ["日本", "本語"]
+    assert words("ok 中") == ["ok", "中"]
+
+
+def test_english_and_german_stemming():
+    analyzer = Analyzer()
+    assert analyzer.terms(words("embedding embedded notes"), "en") == ["embed", "embed", "note"]
+    assert analyzer.terms(["notes"], "en") == analyzer.terms(["note"], "en")
+    assert analyzer.terms(words("Einstellungen Einstellung"), "de") == ["einstell", "einstell"]
+
+
+def test_stopwords_dropped_per_language():
+    analyzer = Analyzer()
+    assert analyzer.terms(words("how do I embed a note"), "en") == analyzer.terms(["embed", "note"], "en")
+    assert len(analyzer.terms(words("how do I embed a note"), "en")) == 2
+    assert analyzer.terms(words("wie kann ich die Notiz einbetten"), "de") == analyzer.terms(
+        ["notiz", "einbetten"], "de")
+
+
+def test_german_compound_matches_its_parts():
+    lexicon = Analyzer.build_lexicon(Counter({"einstellungen": 3, "synchronisierung": 2, "datei": 5}))
+    analyzer = Analyzer(lexicon)
+    compound = analyzer.terms(words("Synchronisierungseinstellungen"), "de")
+    part = analyzer.terms(words("Einstellungen"), "de")
+    assert set(part) <= set(compound)
+    assert "synchronisier" in compound
+
+
+def test_compound_split_needs_known_parts():
+    analyzer = Analyzer(Analyzer.build_lexicon(Counter({"einstellungen": 3})))
+    assert analyzer.split_compound("bearbeitungsleiste") == []
+    assert analyzer.split_compound("tabelle") == []
+
+
+def test_three_part_compound():
+    analyzer = Analyzer(frozenset({"kohlenstoff", "dioxid", "aufnahme"}))
+    assert analyzer.split_compound("kohlenstoffdioxidaufnahme") == ["kohlenstoff", "dioxid", "aufnahme"]
+
+
+def test_english_words_are_not_decompounded():
+    analyzer = Analyzer(frozenset({"note", "book"}))
+    assert analyzer.terms(["notebook"], "en") == ["notebook"]
+
+
+def test_language_detection_with_vault_languages():
+    vault_languages = frozenset({"en", "de"})
+    assert detect_language("Wie gelangt CO2 in das Blatt", vault_languages) == "de"
+    assert detect_language("sync conflicts", vault_languages) == "en"
+    assert detect_language("x") is None
+
+
+def test_normalize_language():
+    assert normalize_language("de-DE") == "de"
+    assert normalize_language("German") == "de"
+    assert normalize_language(None) is None

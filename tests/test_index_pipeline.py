@@ -1,0 +1,279 @@
+"""Indexing end to end on real files: incremental by content, deletions, ignores, failures, resume."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from cognivault.config import load_settings
+from cognivault.engine import Engine
+from cognivault.index.scope import Scope
+
+NOTES = {
+    "Biology/Photosynthesis.md": """---
+tags: [biology/plants, howto]
+aliases: [Fotosynthese]
+---
+# Photosynthesis
+
+Photosynthesis is the process by which green plants turn light energy into chemical energy stored
+in glucose. It takes place in the chloroplasts of leaf cells and releases oxygen as a by-product.
+
+## Light reactions
+
+The light-dependent reactions happen in the thylakoid membranes. Chlorophyll absorbs photons, water is
+split, and the energy is stored in ATP and NADPH for the next stage of the process. See [[Calvin cycle]].
+
+## Calvin cycle summary
+
+In the stroma the enzyme RuBisCO fixes carbon dioxide; ATP and NADPH from the light reactions drive the
+reduction of the fixed carbon into sugar phosphates that the plant uses to build glucose and starch.
+""",
+    "Biology/Calvin cycle.md": """# Calvin cycle
+
+The Calvin cycle is the light-independent part of photosynthesis. It uses ATP and NADPH to turn carbon
+dioxide into glyceraldehyde-3-phosphate, which the plant converts into glucose, sucrose and starch.
+#biology/plants
+""",
+    "Deutsch/Einstellungen.md": """---
+lang: de
+---
+# Synchronisierungseinstellungen
+
+Die Synchronisierungseinstellungen legen fest, welche Dateien zwischen deinen Geräten abgeglichen werden.
+Du findest sie in den Einstellungen unter Sync; dort wählst du auch aus, ob Bilder und Audiodateien
+übertragen werden sollen und wie Konflikte zwischen zwei Geräten gelöst werden.
+""",
+    "Sync/Conflicts.md": """---
+status: done
+---
+# Sync conflicts
+
+When two devices change the same note before they sync, a conflict happens. The newer version is kept
+and the older one is saved as a conflict copy next to the note, so no edit is ever lost. #howto
+""",
+}
+
+
+def write_vault(root: Path) -> Path:
+    for relative, text in NOTES.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, "utf-8")
+    return root
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return write_vault(tmp_path / "vault")
+
+
+def keyword_engine(vault: Path) -> Engine:
+    return Engine(vault, load_settings(vault), embedder=None)
+
+
+def states(report) -> dict[str, str]:
+    return {f.path: f.state for f in report.files}
+
+
+def test_first_index_then_unchanged(vault: Path) -> None:
+    with keyword_engine(vault) as engine:
+        first = engine.index()
+        assert set(states(first).values()) == {"indexed"}
+        assert first.totals()["chunks"] >= 5
+        assert first.consistency["agree"] is True
+        second = engine.index()
+        assert set(states(second).values()) == {"unchanged"}
+        assert second.totals()["chunks"] == first.totals()["chunks"]
+
+
+def test_index_lives_in_cache_not_vault(vault: Path, isolated_user_paths: Path) -> None:
+    with keyword_engine(vault) as engine:
+        engine.index()
+        assert Path(engine.index_dir).is_relative_to(isolated_user_paths / "cache")
+    assert not any(p.suffix in (".sqlite3", ".faiss") for p in vault.rglob("*"))
+
+
+def test_editing_one_section_keeps_other_chunk_ids(vault: Path) -> None:
+    with keyword_engine(vault) as engine:
+        engine.index()
+        before = {c.heading_path: (c.id, c.content_hash)
+                  for c in engine.store.catalog.chunks_of("Biology/Photosynthesis.md")}
+        note = vault / "Biology/Photosynthesis.md"
+        note.write_text(note.read_text("utf-8").replace("RuBisCO fixes", "RuBisCO (an enzyme) fixes"), "utf-8")
+        report = engine.index()
+        assert states(report)["Biology/Photosynthesis.md"] == "indexed"
+        assert states(report)["Biology/Calvin cycle.md"] == "unchanged"
+        after = {c.heading_path: (c.id, c.content_hash)
+                 for c in engine.store.catalog.chunks_of("Biology/Photosynthesis.md")}
+    assert before.keys() == after.keys()
+    changed = [path for path in before if before[path][1] != after[path][1]]
+    assert changed == [("Photosynthesis", "Calvin cycle summary")]
+    assert all(before[path][0] == after[path][0] for path in before)
+
+
+def test_deleted_file_leaves_every_index(vault: Path) -> None:
+    with keyword_engine(vault) as engine:
+        engine.index()
+        assert engine.search("conflict copy", mode="lexical").results
+        (vault / "Sync/Conflicts.md").unlink()
+        report = engine.index()
+        assert states(report)["Sync/Conflicts.md"] == "deleted"
+        assert engine.store.catalog.file("Sync/Conflicts.md") is None
+        assert not [r for r in engine.search("conflict copy", mode="lexical").results
+                    if r.path == "Sync/Conflicts.md"]
+        assert engine.status()["consistency"]["agree"]
+
+
+def test_german_compound_matches_part(vault: Path) -> None:
+    with keyword_engine(vault) as engine:
+        engine.index()
+        results = engine.search("Einstellungen Konflikte", mode="lexical").results
+        assert results and results[0].path == "Deutsch/Einstellungen.md"
+        # The part matches the compound too: "Synchronisierung" alone finds the compound heading.
+        hits = engine.search("Synchronisierung", mode="lexical").results
+        assert hits and hits[0].path == "Deutsch/Einstellungen.md"
+
+
+@pytest.mark.parametrize(("filters", "expected"), [
+    (["folder:Biology"], {"Biology/Photosynthesis.md", "Biology/Calvin cycle.md"}),
+    (["tag:biology"], {"Biology/Photosynthesis.md", "Biology/Calvin cycle.md"}),
+    (["tag:howto"], {"Biology/Photosynthesis.md", "Sync/Conflicts.md"}),
+    (["folder:Sync", "tag:howto"], {"Sync/Conflicts.md"}),
+    (["folder:Biology", "folder:Sync"], {"Biology/Photosynthesis.md", "Biology/Calvin cycle.md",
+                                         "Sync/Conflicts.md"}),
+    (["file:Biology/Calvin cycle.md"], {"Biology/Calvin cycle.md"}),
+    (["property:status=done"], {"Sync/Conflicts.md"}),
+])
+def test_scope_filters(vault: Path, filters: list[str], expected: set[str]) -> None:
+    with keyword_engine(vault) as engine:
+        engine.index()
+        results = engine.search("the process of sync and light energy photosynthesis conflict",
+                                mode="lexical", k=50, scope=Scope.parse(filters)).results
+    assert {r.path for r in results} <= expected
+    assert results
+
+
+def test_results_carry_location_and_snippet(vault: Path) -> None:
+    with keyword_engine(vault) as engine:
+        engine.index()
+        result = engine.search("thylakoid membranes", mode="lexical").results[0]
+    assert result.path == "Biology/Photosynthesis.md"
+    assert result.heading_path == ["Photosynthesis", "Light reactions"] or \
+        result.heading_path == ["Light reactions"]
+    lines = NOTES["Biology/Photosynthesis.md"].splitlines()
+    assert any("thylakoid" in line for line in lines[result.line_start - 1:result.line_end])
+    assert result.highlights
+    start, end = result.highlights[0]
+    assert result.snippet[start:end].lower().startswith("thylakoid")
+
+
+def test_per_note_collapses(vault: Path) -> None:
+    with keyword_engine(vault) as engine:
+        engine.index()
+        results = engine.search("photosynthesis ATP NADPH", mode="lexical", per_note=True).results
+    assert len({r.path for r in results}) == len(results)
+
+
+def test_ignore_rules_and_symlinks(vault: Path, tmp_path: Path) -> None:
+    (vault / ".obsidian").mkdir()
+    (vault / ".obsidian" / "workspace.md").write_text("obsidian internal state " * 20)
+    (vault / ".trash").mkdir()
+    (vault / ".trash" / "Old.md").write_text("deleted note text " * 20)
+    (vault / "Drafts").mkdir()
+    (vault / "Drafts" / "Secret.md").write_text("a private draft note that must stay out " * 5)
+    (vault / ".cognivaultignore").write_text("Drafts/\n*.tmp.md\n")
+    (vault / "scratch.tmp.md").write_text("scratch text " * 20)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "Leak.md").write_text("text outside the vault " * 20)
+    os.symlink(outside / "Leak.md", vault / "Leak.md")
+    os.symlink(outside, vault / "linked-folder")
+    with keyword_engine(vault) as engine:
+        report = engine.index()
+    paths = set(states(report))
+    assert paths == set(NOTES)
+    assert report.ignored_files >= 3
+
+
+def test_failed_and_binary_files_fail_alone(vault: Path) -> None:
+    (vault / "junk.md").write_bytes(b"\x00\x01\x02binary\x00" * 100)
+    (vault / "broken.pdf").write_bytes(b"%PDF-1.7\nthis is not really a pdf\n%%EOF")
+    (vault / "broken.docx").write_bytes(b"PK\x03\x04 not a zip")
+    with keyword_engine(vault) as engine:
+        report = engine.index()
+    by_path = {f.path: f for f in report.files}
+    for name in ("junk.md", "broken.pdf", "broken.docx"):
+        assert by_path[name].state == "failed", by_path[name]
+        assert by_path[name].reason
+    assert all(by_path[p].state == "indexed" for p in NOTES)
+
+
+def test_interrupted_run_resumes_without_duplicates(vault: Path) -> None:
+    for number in range(30):
+        (vault / f"Extra/Note {number}.md").parent.mkdir(exist_ok=True)
+        (vault / f"Extra/Note {number}.md").write_text(
+            f"# Extra {number}\n\n" + f"Paragraph {number} about leaves, light and sugar. " * 12, "utf-8")
+    with keyword_engine(vault) as engine:
+        seen = []
+
+        def stop_early(event) -> None:
+            seen.append(event)
+            if event.stage == "read" and event.done == 10:
+                engine.stop_indexing()
+
+        first = engine.index(stop_early)
+        assert first.interrupted
+        done_first = len([f for f in first.files if f.state == "indexed"])
+        assert 0 < done_first < len(NOTES) + 30
+        second = engine.index()
+        assert not second.interrupted
+        assert len([f for f in second.files if f.state == "unchanged"]) >= done_first - 1
+        status = engine.status()
+        assert status["consistency"]["agree"]
+        ids = [row[0] for row in engine.store.catalog.chunk_ids_and_hashes()]
+        assert len(ids) == len(set(ids))
+
+
+def test_corrupt_catalog_is_moved_aside_and_rebuilt(vault: Path) -> None:
+    with keyword_engine(vault) as engine:
+        engine.index()
+        catalog_path = Path(engine.index_dir) / "catalog.sqlite3"
+    catalog_path.write_bytes(b"this is not a database" * 100)
+    for suffix in ("-wal", "-shm"):
+        Path(str(catalog_path) + suffix).unlink(missing_ok=True)
+    with keyword_engine(vault) as engine:
+        assert any("unreadable" in message for message in engine.store.messages)
+        report = engine.index()
+        assert set(states(report).values()) == {"indexed"}
+    assert catalog_path.with_name("catalog.sqlite3.corrupt").exists()
+    sqlite3.connect(catalog_path).execute("SELECT COUNT(*) FROM chunks").fetchone()
+
+
+def test_corrupt_lexical_index_is_rebuilt(vault: Path) -> None:
+    with keyword_engine(vault) as engine:
+        engine.index()
+        lexical_dir = Path(engine.index_dir) / "lexical"
+    for child in (lexical_dir / "bm25").iterdir():
+        child.write_bytes(b"garbage")
+    with keyword_engine(vault) as engine:
+        assert engine.search("thylakoid", mode="lexical").results
+        assert engine.status()["consistency"]["agree"]
+
+
+def test_second_writer_is_refused_and_reads(vault: Path) -> None:
+    with keyword_engine(vault) as writer:
+        writer.index()
+        reader = keyword_engine(vault)
+        try:
+            assert not reader.store.writable
+            assert reader.search("thylakoid", mode="lexical").results
+            from cognivault.index.store import IndexBusy
+
+            with pytest.raises(IndexBusy):
+                reader.index()
+        finally:
+            reader.close()
