@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 import threading
 from collections import Counter
@@ -22,6 +23,7 @@ import Stemmer
 from bm25s import stopwords as bm25s_stopwords
 
 _WORD = re.compile(r"\w+")
+_SYMBOLS = re.compile(r"[^\w\s]{2,}")
 # Scripts without spaces between words: index character bigrams instead of "words".
 _UNSPACED = re.compile(
     "[\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
@@ -46,9 +48,14 @@ _detector_lock = threading.Lock()
 
 
 def words(text: str) -> list[str]:
-    """Casefolded words of ``text``; unspaced scripts as character bigrams."""
-    found: list[str] = []
-    for word in _WORD.findall(text.casefold()):
+    """Casefolded words of ``text``; unspaced scripts as character bigrams.
+
+    Runs of two or more symbols (``%%``, ``[[##``, ``==``, ``::``) are words too:
+    users search for Markdown syntax, and such runs are rare enough to matter.
+    """
+    folded = text.casefold()
+    found: list[str] = _SYMBOLS.findall(folded)
+    for word in _WORD.findall(folded):
         if _UNSPACED.search(word) is None:
             found.append(word)
         elif len(word) == 1:
@@ -58,26 +65,39 @@ def words(text: str) -> list[str]:
     return found
 
 
-@lru_cache(maxsize=8)
-def _language_identifier(candidates: frozenset[str] | None):  # type: ignore[no-untyped-def]
+@lru_cache(maxsize=1)
+def _base_identifier():  # type: ignore[no-untyped-def]
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=False)
-    if candidates:
-        known = set(identifier.nb_classes)
-        usable = sorted(candidates & known)
-        if len(usable) >= 2:
-            identifier.set_languages(usable)
-    return identifier
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=False)
+
+
+@lru_cache(maxsize=8)
+def _language_identifier(candidates: frozenset[str] | None):  # type: ignore[no-untyped-def]
+    base = _base_identifier()
+    if not candidates:
+        return base
+    usable = sorted(candidates & set(base.nb_classes))
+    if len(usable) < 2:
+        return base
+    restricted = copy.copy(base)  # set_languages rebinds arrays: the base model stays whole
+    restricted.set_languages(usable)
+    return restricted
+
+
+def warm_language_model() -> None:
+    """Load the language model now (about a second) so the first search does not wait for it."""
+    with _detector_lock:
+        _base_identifier()
 
 
 def detect_language(text: str, candidates: frozenset[str] | None = None) -> str | None:
-    """ISO 639-1 code of ``text`` (its first few thousand characters), None for too little text.
+    """ISO 639-1 code of ``text`` (its first 1,500 characters), None for too little text.
 
     ``candidates`` restricts the guess to languages that occur in the vault,
     which makes short queries far more reliable.
     """
-    sample = text[:4000]
+    sample = text[:1500]
     if len(_WORD.findall(sample)) < 2:
         return None
     if candidates is not None and len(candidates) == 1:

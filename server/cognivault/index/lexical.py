@@ -26,7 +26,11 @@ from cognivault.index.catalog import Catalog
 log = logging.getLogger(__name__)
 
 BREADCRUMB_SEPARATOR = "\x1e"
-BREADCRUMB_WEIGHT = 2
+BREADCRUMB_WEIGHT = 1
+# Lucene's defaults; on the dev set they beat bm25s's k1=1.5 (nDCG@10 0.800 vs 0.788).
+BM25_K1 = 1.2
+BM25_B = 0.75
+OTHER_LANGUAGE_FACTOR = 0.8
 FORMAT_VERSION = 1
 
 
@@ -62,6 +66,7 @@ class LexicalIndex:
         self.analyzer = analyzer
         self.generation = generation
         self.row_of = {chunk_id: row for row, chunk_id in enumerate(chunk_ids)}
+        self.language_array = np.array([lang or "" for lang in languages])
         counts = Counter(lang for lang in languages if lang)
         self.main_languages = [lang for lang, _ in counts.most_common(3)]
 
@@ -85,7 +90,7 @@ class LexicalIndex:
             corpus.append(head_terms * BREADCRUMB_WEIGHT + analyzer.terms(body, lang))
         retriever = None
         if corpus:
-            retriever = bm25s.BM25()
+            retriever = bm25s.BM25(k1=BM25_K1, b=BM25_B)
             retriever.index(corpus, show_progress=False)
         return cls(retriever, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
                    analyzer, generation)
@@ -135,10 +140,10 @@ class LexicalIndex:
 
     # -- searching --------------------------------------------------------
     def query_terms(self, query: str, lang: str | None) -> list[str]:
-        """Index terms of ``query``: analysed as ``lang`` and, since a short query's language
-        guess can be wrong, as English too; with no guess, as each of the vault's main languages."""
+        """Index terms of ``query`` analysed as ``lang``; with no guess, as each of the vault's
+        main languages (a one-word query cannot be told apart)."""
         query_words = words(query)
-        languages = [lang, "en"] if lang else [*self.main_languages, None]
+        languages = [lang] if lang else [*self.main_languages, None]
         terms: list[str] = []
         for language in dict.fromkeys(languages):
             terms += [t for t in self.analyzer.terms(query_words, language) if t not in terms]
@@ -153,6 +158,9 @@ class LexicalIndex:
         if not ids:
             return []
         scores = self.retriever.get_scores_from_ids(ids)
+        if lang and lang in self.main_languages and OTHER_LANGUAGE_FACTOR != 1.0:
+            # A question asked in German wants the German note before its English twin.
+            scores = np.where(self.language_array == lang, scores, scores * OTHER_LANGUAGE_FACTOR)
         if mask is not None:
             scores = np.where(mask, scores, 0.0)
         k = min(k, len(scores))

@@ -87,7 +87,11 @@ ProgressCallback = Callable[[Progress], None]
 
 
 def breadcrumb(title: str | None, heading_path: Sequence[str]) -> str:
-    return " > ".join([title or "", *heading_path]).strip(" >")
+    """``Note > Section > Subsection``; a top heading that repeats the title is said once."""
+    headings = list(heading_path)
+    if title and headings and headings[0].casefold() == title.casefold():
+        headings = headings[1:]
+    return " > ".join([title or "", *headings]).strip(" >")
 
 
 def embedding_input(title: str | None, heading_path: Sequence[str], text: str) -> str:
@@ -137,7 +141,7 @@ def _keep(draft: ChunkDraft) -> bool:
 def _file_language(note_lang: str | None, drafts: Sequence[ChunkDraft]) -> str | None:
     if note_lang:
         return normalize_language(note_lang)
-    sample = "\n".join(d.text for d in drafts)[:4000]
+    sample = "\n".join(d.text for d in drafts)[:1500]
     return detect_language(sample)
 
 
