@@ -12,6 +12,7 @@ if [[ "${1:-}" == "--system" ]]; then
     missing+=(tesseract-ocr-deu)
   fi
   command -v espeak-ng >/dev/null || missing+=(espeak-ng)
+  [[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]] || missing+=(fonts-dejavu-core)
   if ((${#missing[@]})); then
     if command -v apt-get >/dev/null; then
       SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"

@@ -1,0 +1,234 @@
+"""PDF: text per page with pypdf (pymupdf when pypdf cannot read the file), OCR for scanned pages."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import math
+import re
+from pathlib import Path
+
+from cognivault.config import IndexSettings
+from cognivault.vault.types import ChunkDraft, Extraction, ExtractionFailed, ExtractionSkipped
+
+from . import ocr
+from ._common import Deadline, clean_text, split
+
+log = logging.getLogger(__name__)
+
+# A page with fewer visible characters than this is taken for a scan and OCRed.
+OCR_MIN_CHARS = 20
+OCR_DPI = 200
+# A page rendered for OCR never exceeds this many pixels (huge page boxes get a lower dpi).
+OCR_MAX_PIXELS = 40_000_000
+MAX_PAGES = 5_000
+MAX_OUTLINE_ENTRIES = 2_000
+
+_HYPHEN_BREAK = re.compile(r"([^\W\d_])-\n([^\W\d_])")
+
+
+class _Fallback(Exception):
+    """pypdf could not read the document; try pymupdf."""
+
+
+def _visible_chars(text: str) -> int:
+    return sum(1 for ch in text if not ch.isspace())
+
+
+def _tidy(text: str) -> str:
+    text = clean_text(text)
+    # "Licht-\nsammelkomplex" → "Lichtsammelkomplex" (only when a lower-case letter follows).
+    return _HYPHEN_BREAK.sub(
+        lambda m: m[1] + m[2] if m[2].islower() else m[0], text)
+
+
+# --- reading the pages -------------------------------------------------------------------------
+
+
+def _pypdf_pages(path: Path, deadline: Deadline) -> tuple[list[str], list[tuple[int, str, int]]]:
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PyPdfError
+    except ImportError as exc:  # pragma: no cover - pypdf is a core dependency
+        raise _Fallback(f"pypdf not installed ({exc})") from exc
+    try:
+        reader = PdfReader(str(path), strict=False)
+        if reader.is_encrypted:
+            try:
+                ok = reader.decrypt("")
+            except Exception as exc:  # noqa: BLE001 - e.g. DependencyError for AES without cryptography
+                raise _Fallback(f"pypdf cannot decrypt: {exc}") from exc
+            if not ok:
+                raise ExtractionFailed("PDF is password-protected")
+        count = len(reader.pages)
+        if count > MAX_PAGES:
+            raise ExtractionFailed(f"PDF has {count} pages, over the limit of {MAX_PAGES}")
+        texts = []
+        for index in range(count):
+            deadline.check(f"text of page {index + 1} of {count}")
+            texts.append(reader.pages[index].extract_text() or "")
+        outline = _pypdf_outline(reader)
+    except (ExtractionFailed, ExtractionSkipped, _Fallback):
+        raise
+    except (PyPdfError, Exception) as exc:  # noqa: BLE001 - pypdf raises many kinds on bad input
+        raise _Fallback(f"{type(exc).__name__}: {exc}") from exc
+    return texts, outline
+
+
+def _pypdf_outline(reader) -> list[tuple[int, str, int]]:  # noqa: ANN001
+    entries: list[tuple[int, str, int]] = []
+
+    def walk(items, level: int) -> None:  # noqa: ANN001
+        for item in items:
+            if len(entries) >= MAX_OUTLINE_ENTRIES or level > 8:
+                return
+            if isinstance(item, list):
+                walk(item, level + 1)
+                continue
+            try:
+                page = reader.get_destination_page_number(item)
+                title = str(item.title or "").strip()
+            except Exception:  # noqa: BLE001 - broken outline entries are skipped
+                continue
+            if title and page is not None and page >= 0:
+                entries.append((level, title, page))
+
+    try:
+        walk(reader.outline, 1)
+    except Exception:  # noqa: BLE001 - an unreadable outline is no reason to lose the text
+        return []
+    return entries
+
+
+def _open_pymupdf(path: Path, why: str = ""):  # noqa: ANN202
+    try:
+        import pymupdf
+    except ImportError as exc:
+        raise ExtractionFailed(f"not a readable PDF ({why or 'pymupdf is not installed'})") from exc
+
+    try:
+        document = pymupdf.open(str(path), filetype="pdf")
+    except Exception as exc:  # noqa: BLE001 - pymupdf raises its own and generic errors
+        raise ExtractionFailed(f"not a readable PDF ({exc})") from exc
+    if document.needs_pass and not document.authenticate(""):
+        document.close()
+        raise ExtractionFailed("PDF is password-protected")
+    return document
+
+
+def _pymupdf_pages(document, deadline: Deadline) -> tuple[list[str], list[tuple[int, str, int]]]:  # noqa: ANN001
+    count = document.page_count
+    if count > MAX_PAGES:
+        raise ExtractionFailed(f"PDF has {count} pages, over the limit of {MAX_PAGES}")
+    texts = []
+    for index in range(count):
+        deadline.check(f"text of page {index + 1} of {count}")
+        try:
+            texts.append(document[index].get_text("text") or "")
+        except Exception as exc:  # noqa: BLE001
+            raise ExtractionFailed(f"PDF page {index + 1} cannot be read ({exc})") from exc
+    try:
+        toc = document.get_toc(simple=True)[:MAX_OUTLINE_ENTRIES]
+        outline = [(int(level), str(title).strip(), int(page) - 1)
+                   for level, title, page, *_ in toc if str(title).strip() and int(page) >= 1]
+    except Exception:  # noqa: BLE001
+        outline = []
+    return texts, outline
+
+
+def _render_for_ocr(document, index: int):  # noqa: ANN001, ANN202
+    import pymupdf
+    from PIL import Image
+
+    page = document[index]
+    rect = page.rect
+    area_in2 = max(rect.width, 1) / 72 * max(rect.height, 1) / 72
+    dpi = min(OCR_DPI, int(math.sqrt(OCR_MAX_PIXELS / area_in2)))
+    pixmap = page.get_pixmap(dpi=max(dpi, 36), colorspace=pymupdf.csGRAY, alpha=False)
+    return Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples)
+
+
+def _heading_paths(outline: list[tuple[int, str, int]], pages: int) -> list[tuple[str, ...]]:
+    """For each page, the outline path in force where the page begins.
+
+    When entries start on a page, the first of them names it; entries later on
+    the same page name the pages that follow (until the next entry).
+    """
+    by_page: dict[int, list[tuple[int, str]]] = {}
+    for level, title, page in outline:
+        by_page.setdefault(page, []).append((level, title))
+    stack: list[tuple[int, str]] = []
+    paths = []
+    for index in range(pages):
+        path = None
+        for level, title in by_page.get(index, []):
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+            if path is None:
+                path = tuple(t for _, t in stack)
+        paths.append(path if path is not None else tuple(t for _, t in stack))
+    return paths
+
+
+# --- the extractor -----------------------------------------------------------------------------
+
+
+def extract(path: Path, settings: IndexSettings, deadline: Deadline) -> Extraction:
+    metadata: dict = {"format": "pdf"}
+    document = None
+    try:
+        try:
+            texts, outline = _pypdf_pages(path, deadline)
+            metadata["extractor"] = "pypdf"
+        except _Fallback as exc:
+            log.info("pypdf could not read %s (%s); trying pymupdf", path, exc)
+            metadata["pypdf_error"] = str(exc)
+            document = _open_pymupdf(path, str(exc))
+            texts, outline = _pymupdf_pages(document, deadline)
+            metadata["extractor"] = "pymupdf"
+        metadata["pages"] = len(texts)
+
+        needs_ocr = [i for i, text in enumerate(texts) if _visible_chars(text) < OCR_MIN_CHARS]
+        ocr_pages: list[int] = []
+        if needs_ocr:
+            problem = ocr.tesseract_problem()
+            if problem is None and importlib.util.find_spec("pymupdf") is None:
+                problem = "pymupdf not installed (needed to render scanned pages)"
+            if problem:
+                metadata["ocr_skipped"] = problem
+            else:
+                languages = ocr.choose_languages(settings.ocr_languages)
+                metadata["ocr_languages"] = languages
+                if document is None:
+                    document = _open_pymupdf(path)
+                for index in needs_ocr:
+                    doing = f"OCR of page {index + 1} of {len(texts)}"
+                    deadline.check(doing)
+                    try:
+                        image = _render_for_ocr(document, index)
+                    except Exception as exc:  # noqa: BLE001
+                        raise ExtractionFailed(f"PDF page {index + 1} cannot be rendered for OCR ({exc})") from exc
+                    text = ocr.ocr_image(image, languages, deadline, doing)
+                    if _visible_chars(text) > _visible_chars(texts[index]):
+                        texts[index] = text
+                        ocr_pages.append(index + 1)
+        metadata["ocr_pages"] = ocr_pages
+    finally:
+        if document is not None:
+            document.close()
+
+    headings = _heading_paths(outline, len(texts))
+    chunks: list[ChunkDraft] = []
+    for index, raw in enumerate(texts):
+        text = _tidy(raw)
+        if not text:
+            continue
+        number = index + 1
+        heading_path = (*headings[index], f"Page {number}")
+        for part, piece in enumerate(split(text, settings.chunk_chars, settings.chunk_overlap)):
+            chunks.append(ChunkDraft(text=piece, heading_path=heading_path, line_start=0, line_end=0,
+                                     anchor=f"page{number}/{part}", locator=f"page {number}"))
+    if not chunks and needs_ocr and "ocr_skipped" in metadata:
+        raise ExtractionSkipped(f"scanned PDF without a text layer: {metadata['ocr_skipped']}")
+    return Extraction(chunks=chunks, metadata=metadata)
