@@ -48,6 +48,7 @@ def test_broken_toml_names_the_file(tmp_path: Path) -> None:
 
 
 def test_schema_matches_settings() -> None:
+    """The committed schema is what scripts/make_config_schema.py writes from the dataclasses."""
     schema = json.loads(SCHEMA.read_text("utf-8"))
     defaults = Settings().to_dict()
     assert set(schema["properties"]) == set(defaults)

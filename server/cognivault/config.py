@@ -55,11 +55,23 @@ class StudySettings:
 
 
 @dataclass
+class UrlImportSettings:
+    """Saving web pages as notes: the one feature that goes to the network, so it is off by default."""
+
+    enabled: bool = False
+    folder: str = "Imported"
+    max_mb: float = 5.0
+    timeout_s: float = 20.0
+    max_redirects: int = 5
+
+
+@dataclass
 class Settings:
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     models: ModelSettings = field(default_factory=ModelSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
     study: StudySettings = field(default_factory=StudySettings)
+    url_import: UrlImportSettings = field(default_factory=UrlImportSettings)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

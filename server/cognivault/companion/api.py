@@ -1,0 +1,345 @@
+"""The companion's building blocks for route modules: registration, errors, JSON validation, safe paths.
+
+A feature module adds routes with :func:`add_route` (never ``app.router`` directly),
+so every route is described in ``/api/openapi.json``, carries its own body cap,
+and is covered by the security middlewares and the table tests that walk the
+registry. Handlers raise :class:`ApiError` for anything the client did wrong;
+the error middleware turns it into ``{"error": {"code", "message"}}``.
+
+Blocking engine work goes through :func:`run_blocking` (a bounded thread pool,
+context variables carried over), never straight onto the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import json
+import re
+import unicodedata
+from collections.abc import Awaitable, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import unquote
+
+from aiohttp import web
+
+if TYPE_CHECKING:
+    from cognivault.companion.app import CompanionConfig
+    from cognivault.config import Settings
+    from cognivault.engine import Engine
+
+T = TypeVar("T")
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+DEFAULT_MAX_BODY = 1024 * 1024  # 1 MiB: questions, searches, settings; attachments ask for more per route
+
+
+# -- application state -------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class RouteSpec:
+    """What a route is, for the OpenAPI document, the body cap and the auth rules."""
+
+    method: str
+    path: str
+    summary: str
+    tag: str = "core"
+    body: dict[str, Any] | None = None  # JSON Schema of the request body (validated by read_json)
+    query: Mapping[str, dict[str, Any]] = field(default_factory=dict)  # name -> JSON Schema (+ "required")
+    response: dict[str, Any] | None = None  # JSON Schema of a 200 response (informative)
+    content_type: str = "application/json"  # of the success response
+    page: bool = False  # an HTML page: may be opened once with ?token= (exchanged for a cookie)
+    max_body: int = DEFAULT_MAX_BODY
+
+
+ROUTES_KEY = web.AppKey("cognivault_routes", dict)  # (METHOD, path) -> RouteSpec
+ENGINE_KEY: web.AppKey[Engine] = web.AppKey("cognivault_engine")
+SETTINGS_KEY: web.AppKey[Settings] = web.AppKey("cognivault_settings")
+CONFIG_KEY: web.AppKey[CompanionConfig] = web.AppKey("cognivault_companion_config")
+EXECUTOR_KEY = web.AppKey("cognivault_executor", ThreadPoolExecutor)
+TASKS_KEY = web.AppKey("cognivault_background_tasks", set)
+SERVICES_KEY = web.AppKey("cognivault_services", dict)  # name -> object given to create_app(**services)
+
+
+def add_route(app: web.Application, method: str, path: str, handler: Handler, *, summary: str,
+              tag: str | None = None, body: dict[str, Any] | None = None,
+              query: Mapping[str, dict[str, Any]] | None = None, response: dict[str, Any] | None = None,
+              content_type: str = "application/json", page: bool = False,
+              max_body: int = DEFAULT_MAX_BODY) -> RouteSpec:
+    """Register ``handler`` for ``method path`` and describe it (OpenAPI, body cap, page flag).
+
+    ``tag`` defaults to the feature package of the handler (``core`` for the companion's own).
+    """
+    method = method.upper()
+    if tag is None:
+        module = getattr(handler, "__module__", "") or ""
+        parts = module.split(".")
+        tag = "core" if module.startswith("cognivault.companion") or len(parts) < 2 or parts[0] != "cognivault" \
+            else parts[1]
+    registry: dict[tuple[str, str], RouteSpec] = app[ROUTES_KEY]
+    try:
+        if method == "GET":
+            route = app.router.add_get(path, handler, allow_head=False)
+        else:
+            route = app.router.add_route(method, path, handler)
+    except RuntimeError as exc:  # aiohttp: "method GET is already registered"
+        raise ValueError(f"route {method} {path} is registered twice") from exc
+    canonical = route.resource.canonical if route.resource is not None else path
+    if (method, canonical) in registry:
+        raise ValueError(f"route {method} {canonical} is registered twice")
+    spec = RouteSpec(method, canonical, summary, tag, body, dict(query or {}), response, content_type, page,
+                     max_body)
+    registry[(method, canonical)] = spec
+    return spec
+
+
+def route_spec(request: web.Request) -> RouteSpec | None:
+    """The spec of the route ``request`` matched, None for unknown paths or methods."""
+    resource = request.match_info.route.resource
+    if resource is None:
+        return None
+    return request.app[ROUTES_KEY].get((request.method, resource.canonical))
+
+
+def engine_of(request: web.Request) -> Engine:
+    return request.app[ENGINE_KEY]
+
+
+def service(request_or_app: web.Request | web.Application, name: str, default: Any = None) -> Any:
+    """An object passed to ``create_app(..., name=obj)`` (e.g. ``provider``, ``sessions``)."""
+    app = request_or_app.app if isinstance(request_or_app, web.Request) else request_or_app
+    return app[SERVICES_KEY].get(name, default)
+
+
+def set_service(app: web.Application, name: str, value: Any) -> None:
+    app[SERVICES_KEY][name] = value
+
+
+async def run_blocking(request_or_app: web.Request | web.Application, function: Callable[..., T],
+                       *args: Any, **kwargs: Any) -> T:
+    """Run ``function`` in the companion's thread pool, with the caller's context variables."""
+    app = request_or_app.app if isinstance(request_or_app, web.Request) else request_or_app
+    context = contextvars.copy_context()
+    call = functools.partial(context.run, function, *args, **kwargs)
+    return await asyncio.get_running_loop().run_in_executor(app[EXECUTOR_KEY], call)
+
+
+def spawn(app: web.Application, coroutine: Awaitable[Any]) -> asyncio.Task[Any]:
+    """A background task the app waits for (or cancels) on shutdown."""
+    task = asyncio.ensure_future(coroutine)
+    tasks: set[asyncio.Task[Any]] = app[TASKS_KEY]
+    tasks.add(task)
+    task.add_done_callback(tasks.discard)
+    return task
+
+
+# -- errors ------------------------------------------------------------------
+class ApiError(Exception):
+    """A request the companion refuses: HTTP status, a stable machine code, a message for people."""
+
+    def __init__(self, status: int, code: str, message: str, headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = dict(headers or {})
+
+
+def error_response(status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+                   ) -> web.Response:
+    body = json.dumps({"error": {"code": code, "message": message}}, ensure_ascii=False)
+    return web.Response(status=status, text=body, content_type="application/json", headers=headers)
+
+
+def bad_request(message: str, code: str = "bad_request") -> ApiError:
+    return ApiError(400, code, message)
+
+
+# -- JSON bodies -------------------------------------------------------------
+async def read_body(request: web.Request, cap: int) -> bytes:
+    """The request body, refused with 413 as soon as it passes ``cap`` (also for chunked uploads)."""
+    length = request.content_length
+    if length is not None and length > cap:
+        raise ApiError(413, "body_too_large", f"request body is {length} bytes; the limit is {cap}")
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = await request.content.readany()
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > cap:
+            raise ApiError(413, "body_too_large", f"request body is over the limit of {cap} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read_json(request: web.Request, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON object in the body, checked against ``schema`` (defaults filled in)."""
+    spec = route_spec(request)
+    cap = spec.max_body if spec else DEFAULT_MAX_BODY
+    if schema is None and spec is not None:
+        schema = spec.body
+    media = request.content_type
+    if media != "application/json":
+        raise ApiError(415, "unsupported_media_type",
+                       f"send the body as application/json (got {media or 'no content type'})")
+    raw = await read_body(request, cap)
+    if not raw.strip():
+        raise bad_request("the request body is empty; send a JSON object", "invalid_json")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise bad_request("the request body is not UTF-8", "invalid_json") from None
+    except (json.JSONDecodeError, RecursionError) as exc:
+        message = f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}" \
+            if isinstance(exc, json.JSONDecodeError) else "malformed JSON: nested too deeply"
+        raise bad_request(message, "invalid_json") from None
+    if schema is not None:
+        data = validate(data, schema)
+    elif not isinstance(data, dict):
+        raise bad_request("the body must be a JSON object", "invalid_request")
+    return data
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
+    "integer": (int,), "number": (int, float), "null": (type(None),),
+}
+
+
+def validate(value: Any, schema: Mapping[str, Any], where: str = "body") -> Any:
+    """Check ``value`` against a small JSON Schema subset; returns it with object defaults filled in.
+
+    Supported: type (one or a list), properties, required, additionalProperties (bool),
+    default, enum, minLength/maxLength, pattern, minimum/maximum, items, minItems/maxItems.
+    """
+    kinds = schema.get("type")
+    if kinds is not None:
+        kinds_list = [kinds] if isinstance(kinds, str) else list(kinds)
+        ok = any(isinstance(value, _TYPES[k]) and not (k in ("integer", "number") and isinstance(value, bool))
+                 for k in kinds_list)
+        if not ok:
+            raise bad_request(f"{where} must be {' or '.join(kinds_list)}", "invalid_request")
+    if "enum" in schema and value not in schema["enum"]:
+        choices = ", ".join(json.dumps(c) for c in schema["enum"])
+        raise bad_request(f"{where} must be one of {choices}", "invalid_request")
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0):
+            raise bad_request(f"{where} must have at least {schema['minLength']} characters", "invalid_request")
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            raise bad_request(f"{where} must have at most {schema['maxLength']} characters", "invalid_request")
+        if "pattern" in schema and not re.fullmatch(schema["pattern"], value):
+            raise bad_request(f"{where} has an invalid format", "invalid_request")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            raise bad_request(f"{where} must be at least {schema['minimum']}", "invalid_request")
+        if "maximum" in schema and value > schema["maximum"]:
+            raise bad_request(f"{where} must be at most {schema['maximum']}", "invalid_request")
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            raise bad_request(f"{where} must have at least {schema['minItems']} items", "invalid_request")
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            raise bad_request(f"{where} must have at most {schema['maxItems']} items", "invalid_request")
+        if "items" in schema:
+            value = [validate(item, schema["items"], f"{where}[{n}]") for n, item in enumerate(value)]
+    if isinstance(value, dict):
+        properties: Mapping[str, Any] = schema.get("properties", {})
+        value = dict(value)
+        for name in schema.get("required", []):
+            if name not in value:
+                raise bad_request(f"{where}.{name} is required", "invalid_request")
+        if schema.get("additionalProperties", True) is False:
+            unknown = sorted(set(value) - set(properties))
+            if unknown:
+                allowed = ", ".join(sorted(properties)) or "none"
+                raise bad_request(f"{where}: unknown field {unknown[0]!r} (allowed: {allowed})", "invalid_request")
+        for name, sub in properties.items():
+            if name in value:
+                value[name] = validate(value[name], sub, f"{where}.{name}")
+            elif "default" in sub:
+                value[name] = sub["default"]
+    return value
+
+
+def query_params(request: web.Request) -> dict[str, Any]:
+    """The query string checked against the route's ``query`` spec (ints and booleans converted)."""
+    spec = route_spec(request)
+    declared = spec.query if spec else {}
+    found: dict[str, Any] = {}
+    for name in request.query:
+        if name not in declared:
+            allowed = ", ".join(sorted(declared)) or "none"
+            raise bad_request(f"unknown query parameter {name!r} (allowed: {allowed})", "invalid_request")
+        values = request.query.getall(name)
+        if len(values) > 1:
+            raise bad_request(f"query parameter {name!r} is given more than once", "invalid_request")
+    for name, schema in declared.items():
+        raw = request.query.get(name)
+        if raw is None:
+            if schema.get("required"):
+                raise bad_request(f"query parameter {name!r} is required", "invalid_request")
+            if "default" in schema:
+                found[name] = schema["default"]
+            continue
+        kind = schema.get("type", "string")
+        value: Any = raw
+        if kind == "integer":
+            if not re.fullmatch(r"-?\d{1,9}", raw):
+                raise bad_request(f"query parameter {name!r} must be an integer", "invalid_request")
+            value = int(raw)
+        elif kind == "boolean":
+            lowered = raw.lower()
+            if lowered not in {"true", "false", "1", "0"}:
+                raise bad_request(f"query parameter {name!r} must be true or false", "invalid_request")
+            value = lowered in {"true", "1"}
+        found[name] = validate(value, {k: v for k, v in schema.items() if k != "required"}, f"query.{name}")
+    return found
+
+
+# -- vault paths -------------------------------------------------------------
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def safe_vault_path(vault: Path, raw: str, what: str = "path", *, allow_root: bool = False) -> str:
+    """``raw`` as a clean vault-relative POSIX path, or ApiError 400 ``bad_path``.
+
+    Refused: empty, NUL or control characters, absolute paths (``/x``, ``C:\\x``, ``\\\\server``),
+    any ``..`` segment (also behind one or more layers of percent-encoding or with
+    backslashes), and anything that resolves outside the vault through a symlink.
+    The message never shows where the vault is.
+    """
+    if not isinstance(raw, str):
+        raise bad_request(f"{what} must be a string", "bad_path")
+    text = raw
+    for _ in range(4):  # undo stacked percent-encoding (%252e%252e -> %2e%2e -> ..)
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    else:
+        raise bad_request(f"{what} is encoded too many times", "bad_path")
+    text = unicodedata.normalize("NFC", text.strip())
+    if not text and not allow_root:
+        raise bad_request(f"{what} is empty", "bad_path")
+    if any(ord(ch) < 32 or ch == "\x7f" for ch in text):
+        raise bad_request(f"{what} contains control characters", "bad_path")
+    if text.startswith(("/", "\\", "~")) or _WINDOWS_DRIVE.match(text):
+        raise bad_request(f"{what} must be relative to the vault, not absolute", "bad_path")
+    parts = [part for part in re.split(r"[\\/]+", text) if part not in ("", ".")]
+    if any(part == ".." or part.strip(". ") == "" and ".." in part for part in parts):
+        raise bad_request(f"{what} must stay inside the vault ('..' is not allowed)", "bad_path")
+    relative = PurePosixPath(*parts).as_posix() if parts else ""
+    if not relative and not allow_root:
+        raise bad_request(f"{what} is empty", "bad_path")
+    root = vault.resolve()
+    try:
+        resolved = (root / relative).resolve()
+    except (OSError, RuntimeError):  # symlink loop
+        raise bad_request(f"{what} cannot be resolved", "bad_path") from None
+    if resolved != root and not resolved.is_relative_to(root):
+        raise bad_request(f"{what} leads outside the vault", "bad_path")
+    return relative

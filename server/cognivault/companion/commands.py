@@ -1,0 +1,114 @@
+"""CLI commands of the companion package: ``serve``, ``import-url`` and ``audit``.
+
+Registered through ``cognivault.cli.FEATURE_COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _user_error(message: str) -> Exception:
+    from cognivault.cli import UserError
+
+    return UserError(message)
+
+
+def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from cognivault.config import ConfigError, load_settings
+
+    vault = Path(args.vault).expanduser()
+    if not vault.is_dir():
+        raise _user_error(f"vault folder not found: {vault}")
+    try:
+        return vault, load_settings(vault)
+    except ConfigError as exc:
+        raise _user_error(str(exc)) from exc
+
+
+def _engine(args: argparse.Namespace, vault: Path, settings, writable: bool, embedder: object = "auto"):  # type: ignore[no-untyped-def]
+    from cognivault.engine import Engine, EngineError
+
+    try:
+        return Engine(vault, settings, embedder=embedder, writable=writable)  # type: ignore[arg-type]
+    except EngineError as exc:
+        raise _user_error(str(exc)) from exc
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from cognivault.companion.runner import CompanionRunning, serve_forever
+
+    if not 0 <= args.port <= 65535:
+        raise _user_error(f"--port {args.port}: use 0 (any free port) or 1-65535")
+    vault, settings = _settings(args)
+    engine = _engine(args, vault, settings, writable=True, embedder=None if args.keyword_only else "auto")
+    try:
+        return serve_forever(engine, settings, port=args.port, index=not args.no_index, force=args.force)
+    except CompanionRunning as exc:
+        raise _user_error(str(exc)) from exc
+    except OSError as exc:
+        raise _user_error(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}") from exc
+    finally:
+        engine.close()
+
+
+def cmd_import_url(args: argparse.Namespace) -> int:
+    from cognivault import urlimport
+
+    vault, settings = _settings(args)
+    try:
+        result = urlimport.import_url(vault, args.url, folder=args.folder, settings=settings)
+    except (urlimport.ImportRefused, urlimport.ImportFailed) as exc:
+        raise _user_error(exc.message) from exc
+    if args.json:
+        json.dump(result.to_dict(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(f"saved {result.final_url} as {result.path}")
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from cognivault.audit import vault_audit
+
+    vault, settings = _settings(args)
+    engine = _engine(args, vault, settings, writable=False, embedder=None)
+    try:
+        report = vault_audit(engine, settings)
+    finally:
+        engine.close()
+    if args.json:
+        json.dump(report, sys.stdout, ensure_ascii=False, indent=2, default=str)
+        sys.stdout.write("\n")
+        return 0
+    model = report["model"]
+    print(f"model host: {model['ollama_host']} ({'loopback' if model['host_is_loopback'] else 'NOT loopback'})")
+    light = "zero external connections" if report["zero_external"] else \
+        f"{report['non_loopback_peers']} external peers, {report['non_loopback_listeners']} external listeners"
+    print(f"sockets: {len(report['sockets'])}; {light}")
+    for entry in report["sockets"]:
+        print(f"  {entry['type']} {entry['local']} -> {entry['peer'] or '-'} {entry['status']} {entry['note']}")
+    index = report["index"]
+    print(f"index: {index['documents']} documents, {index['chunks']} chunks")
+    imports = report["url_import"]
+    print(f"url import: {'on' if imports['enabled'] else 'off'}; last used {imports.get('last_used') or 'never'}")
+    return 0
+
+
+def register(command) -> None:  # type: ignore[no-untyped-def]
+    serve = command("serve", cmd_serve, "run the localhost companion HTTP server (for Obsidian and webviews)")
+    serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: any free port)")
+    serve.add_argument("--no-index", action="store_true", help="do not update the index on start")
+    serve.add_argument("--keyword-only", action="store_true", help="no embedding model: keyword search only")
+    serve.add_argument("--force", action="store_true",
+                       help="start even if companion.json names another live companion")
+
+    importer = command("import-url", cmd_import_url,
+                       "save a web page as a note (off unless url_import.enabled; public hosts only)")
+    importer.add_argument("url")
+    importer.add_argument("--folder", help="vault folder for the note (default: Imported)")
+
+    command("audit", cmd_audit, "vault audit: model host, this process's sockets, external connections")

@@ -1,0 +1,196 @@
+"""Core companion routes: search, related notes, status, audit, URL import, OpenAPI, the landing page."""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from aiohttp import web
+
+from cognivault.companion import api
+from cognivault.companion.api import ApiError, add_route, bad_request, engine_of, read_json, run_blocking
+
+_PATHS = {"type": ["array", "string"], "items": {"type": "string", "maxLength": 1024}, "maxItems": 64}
+SCOPE_SCHEMA: dict[str, Any] = {
+    "type": ["object", "null"],
+    "additionalProperties": False,
+    "description": "Limit to folders, tags (with sub-tags), files, frontmatter properties; "
+                   "same kind widens, different kinds narrow.",
+    "properties": {
+        "folders": _PATHS, "files": _PATHS,
+        "tags": {"type": ["array", "string"], "items": {"type": "string", "maxLength": 256}, "maxItems": 64},
+        "properties": {"type": "object", "description": "key -> value (null: the key is present)"},
+    },
+}
+SEARCH_BODY: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": ["query"],
+    "properties": {
+        "query": {"type": "string", "minLength": 1, "maxLength": 2000},
+        "k": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
+        "mode": {"type": "string", "enum": ["hybrid", "lexical", "dense"], "default": "hybrid"},
+        "scope": SCOPE_SCHEMA,
+        "per_note": {"type": "boolean", "default": False},
+    },
+}
+SEARCH_RESULT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string"}, "mode": {"type": "string"}, "language": {"type": ["string", "null"]},
+        "notes": {"type": "array", "items": {"type": "string"}}, "elapsed_ms": {"type": "number"},
+        "results": {"type": "array", "items": {"type": "object", "properties": {
+            "chunk_id": {"type": "string"}, "path": {"type": "string"}, "title": {"type": "string"},
+            "heading_path": {"type": "array", "items": {"type": "string"}},
+            "line_start": {"type": "integer"}, "line_end": {"type": "integer"},
+            "locator": {"type": "string"}, "score": {"type": "number"}, "snippet": {"type": "string"},
+            "highlights": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}}}},
+    },
+}
+IMPORT_BODY: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": ["url"],
+    "properties": {
+        "url": {"type": "string", "minLength": 1, "maxLength": 2048},
+        "folder": {"type": "string", "maxLength": 512,
+                   "description": "vault folder for the new note (default: the url_import.folder setting)"},
+    },
+}
+
+
+def parse_scope(request: web.Request, raw: Any) -> Any:
+    """A Scope from a JSON request, its folders and files checked as vault paths."""
+    from cognivault.index.scope import Scope, ScopeError
+
+    if not raw:
+        return None
+    vault = engine_of(request).vault
+    for key in ("folders", "files"):
+        values = raw.get(key, [])
+        for value in [values] if isinstance(values, str) else values:
+            api.safe_vault_path(vault, value, f"scope.{key}")
+    try:
+        scope = Scope.from_dict(raw)
+    except ScopeError as exc:
+        raise bad_request(str(exc), "bad_scope") from None
+    return None if scope.is_empty() else scope
+
+
+async def search(request: web.Request) -> web.Response:
+    from cognivault.engine import EngineError
+
+    body = await read_json(request)
+    scope = parse_scope(request, body.get("scope"))
+    engine = engine_of(request)
+    try:
+        response = await run_blocking(request, engine.search, body["query"], k=body["k"], mode=body["mode"],
+                                      scope=scope, per_note=body["per_note"])
+    except EngineError as exc:
+        raise bad_request(str(exc)) from None
+    return web.json_response(response.to_dict())
+
+
+async def related(request: web.Request) -> web.Response:
+    from cognivault.engine import EngineError
+
+    params = api.query_params(request)
+    engine = engine_of(request)
+    note = api.safe_vault_path(engine.vault, params["path"])
+    try:
+        notes = await run_blocking(request, engine.related, note, k=params["k"],
+                                   include_linked=params["include_linked"])
+    except EngineError as exc:
+        raise ApiError(404, "not_found", str(exc)) from None
+    return web.json_response({"note": note, "related": [n.to_dict() for n in notes]})
+
+
+async def status(request: web.Request) -> web.Response:
+    params = api.query_params(request)
+    engine = engine_of(request)
+    result = await run_blocking(request, engine.status, per_file=params["per_file"])
+    config = request.app[api.CONFIG_KEY]
+    result["companion"] = {"pid": config.info.get("pid"), "url": config.info.get("url"),
+                           "routes": len(request.app[api.ROUTES_KEY])}
+    return web.json_response(result, dumps=_dumps)
+
+
+async def audit(request: web.Request) -> web.Response:
+    from cognivault.audit import vault_audit
+
+    engine = engine_of(request)
+    report = await run_blocking(request, vault_audit, engine, request.app[api.SETTINGS_KEY])
+    return web.json_response(report, dumps=_dumps)
+
+
+async def import_url(request: web.Request) -> web.Response:
+    from cognivault import urlimport
+
+    body = await read_json(request)
+    engine = engine_of(request)
+    settings = request.app[api.SETTINGS_KEY]
+    if not urlimport.import_enabled(settings):
+        raise ApiError(403, "import_disabled", "URL import is off; it is the one feature that goes to the "
+                       f"network. Turn it on with {urlimport.ENABLE_HINT}")
+    folder = body.get("folder")
+    if folder is not None:
+        folder = api.safe_vault_path(engine.vault, folder, "folder", allow_root=True)
+    policy = api.service(request, "import_policy") or urlimport.policy_from_settings(settings)
+    try:
+        result = await run_blocking(request, urlimport.import_url, engine.vault, body["url"], policy,
+                                    folder=folder, settings=settings)
+    except urlimport.ImportRefused as exc:
+        raise ApiError(400, exc.code, exc.message) from None
+    except urlimport.ImportFailed as exc:
+        raise ApiError(502, exc.code, exc.message) from None
+    if engine.store.writable:
+        api.spawn(request.app, run_blocking(request.app, engine.index))
+    return web.json_response(result.to_dict())
+
+
+async def openapi(request: web.Request) -> web.Response:
+    from cognivault.companion.openapi import build_openapi
+
+    return web.json_response(build_openapi(request.app), dumps=_dumps)
+
+
+async def landing_page(request: web.Request) -> web.Response:
+    """A minimal page: what this server is and which routes it has (the study hub adds the dashboard)."""
+    specs = sorted(request.app[api.ROUTES_KEY].values(), key=lambda s: (s.path, s.method))
+    rows = "\n".join(f"<tr><td>{html.escape(s.method)}</td><td><code>{html.escape(s.path)}</code></td>"
+                     f"<td>{html.escape(s.summary)}</td></tr>" for s in specs)
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>CogniVault companion</title>
+<style>body{{font-family:system-ui,sans-serif;margin:2rem;max-width:60rem}}td{{padding:.2rem .6rem}}</style>
+</head><body><h1>CogniVault companion</h1>
+<p>This local server answers your editor. It listens on this machine only.</p>
+<p id="status">Index: loading…</p>
+<table>{rows}</table>
+<script>
+fetch("/api/status?per_file=false", {{credentials: "same-origin"}}).then(r => r.json()).then(s => {{
+  const el = document.getElementById("status");
+  el.textContent = s.error ? "Index: " + s.error.message
+    : `Index: ${{s.files.total}} files, ${{s.stages.lexical.total}} passages`;
+}});
+</script></body></html>"""
+    return web.Response(text=page, content_type="text/html")
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def setup_routes(app: web.Application) -> None:
+    add_route(app, "GET", "/", landing_page, summary="Landing page (open once with ?token=)", page=True,
+              content_type="text/html")
+    add_route(app, "GET", "/api/openapi.json", openapi, summary="This API, described in OpenAPI 3.1")
+    add_route(app, "POST", "/api/search", search, summary="Search passages (hybrid, lexical or dense)",
+              body=SEARCH_BODY, response=SEARCH_RESULT, max_body=64 * 1024)
+    add_route(app, "GET", "/api/related", related, summary="Notes related to a note (meaning, links, tags)",
+              query={"path": {"type": "string", "required": True, "minLength": 1, "maxLength": 1024,
+                              "description": "vault-relative path or note name"},
+                     "k": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
+                     "include_linked": {"type": "boolean", "default": False}})
+    add_route(app, "GET", "/api/status", status, summary="Index progress per stage (and per file)",
+              query={"per_file": {"type": "boolean", "default": False}})
+    add_route(app, "GET", "/api/audit", audit,
+              summary="Vault audit: model host, every socket of this process, non-loopback peers")
+    add_route(app, "POST", "/api/import-url", import_url, summary="Save a web page as a note (off unless "
+              "enabled; refuses private, loopback and link-local targets)", body=IMPORT_BODY, max_body=8 * 1024)

@@ -1,0 +1,164 @@
+"""Running the companion: bind 127.0.0.1 only, a fresh token per start, ``companion.json`` for clients.
+
+``start_companion`` is for callers that own an event loop (the language server
+starts it in-process on request); ``serve_forever`` is ``cognivault serve``.
+``<vault>/.cognivault/companion.json`` holds ``{"url", "token", "pid", "vault"}``,
+is written atomically with mode 0600 (the temp file is 0600 from its first byte)
+and removed on exit, but only while it still describes this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import psutil
+from aiohttp import web
+
+from cognivault.atomic import atomic_write_text
+from cognivault.companion import api
+from cognivault.companion.app import create_app
+from cognivault.paths import vault_data_dir
+
+if TYPE_CHECKING:
+    from cognivault.config import Settings
+    from cognivault.engine import Engine
+
+log = logging.getLogger(__name__)
+
+BIND_HOST = "127.0.0.1"  # never anything else: the companion is for this machine only
+INFO_FILE = "companion.json"
+
+
+class CompanionRunning(RuntimeError):
+    """Another live process already serves this vault (its companion.json says so)."""
+
+
+def info_path(vault: Path) -> Path:
+    return vault_data_dir(Path(vault)) / INFO_FILE
+
+
+def read_info(vault: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(info_path(vault).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def running_companion(vault: Path) -> dict[str, Any] | None:
+    """The companion.json of a live companion of ``vault`` other than this process (None if stale)."""
+    info = read_info(vault)
+    if not info or not isinstance(info.get("pid"), int) or info["pid"] == os.getpid():
+        return None
+    try:
+        alive = psutil.pid_exists(info["pid"]) and psutil.Process(info["pid"]).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        alive = False
+    return info if alive else None
+
+
+@dataclass
+class Companion:
+    """A running companion; ``await stop()`` shuts it down and removes companion.json."""
+
+    app: web.Application
+    runner: web.AppRunner
+    url: str
+    port: int
+    token: str
+    vault: Path
+    info_file: Path | None
+
+    def info(self) -> dict[str, Any]:
+        return {"url": self.url, "token": self.token, "pid": os.getpid(), "vault": str(self.vault)}
+
+    async def stop(self) -> None:
+        try:
+            if self.info_file is not None:
+                current = read_info(self.vault)
+                if current is not None and current.get("token") == self.token:
+                    with contextlib.suppress(FileNotFoundError):
+                        self.info_file.unlink()
+        finally:
+            await self.runner.cleanup()
+
+
+async def start_companion(engine: Engine, settings: Settings, *, port: int = 0, token: str | None = None,
+                          write_info: bool = True, force: bool = False, **app_options: Any) -> Companion:
+    """Serve ``engine`` on 127.0.0.1:``port`` (0: a free port) with a fresh random token."""
+    if not 0 <= port <= 65535:
+        raise ValueError(f"port {port} is not between 0 and 65535")
+    vault = Path(engine.vault)
+    if write_info and not force:
+        other = running_companion(vault)
+        if other is not None:
+            raise CompanionRunning(f"a companion already serves this vault (pid {other['pid']}, "
+                                   f"{other.get('url')}); stop it or start with --force")
+    token = token or secrets.token_urlsafe(32)
+    app = create_app(engine, settings, token, **app_options)
+    runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True,
+                           shutdown_timeout=2.0)
+    await runner.setup()
+    site = web.TCPSite(runner, BIND_HOST, port, backlog=128)
+    try:
+        await site.start()
+    except OSError:
+        await runner.cleanup()
+        raise
+    bound_port = int(runner.addresses[0][1])
+    url = f"http://{BIND_HOST}:{bound_port}"
+    companion = Companion(app, runner, url, bound_port, token, vault, info_path(vault) if write_info else None)
+    app[api.CONFIG_KEY].info.update({"url": url, "pid": os.getpid()})
+    if write_info:
+        try:
+            atomic_write_text(info_path(vault), json.dumps(companion.info()) + "\n", mode=0o600)
+        except BaseException:
+            await runner.cleanup()
+            raise
+    return companion
+
+
+def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: bool = True,
+                  force: bool = False, out: IO[str] | None = None) -> int:
+    """``cognivault serve``: print the companion.json line, serve until SIGINT/SIGTERM, clean up."""
+    out = out or sys.stdout
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(signum, stop.set)
+        companion = await start_companion(engine, settings, port=port, force=force)
+        try:
+            out.write(json.dumps(companion.info()) + "\n")
+            out.flush()
+            if index and engine.store.writable:
+                api.spawn(companion.app, _index_in_background(companion.app, engine))
+            await stop.wait()
+        finally:
+            engine.stop_indexing()
+            await companion.stop()
+
+    asyncio.run(main())
+    return 0
+
+
+async def _index_in_background(app: web.Application, engine: Engine) -> None:
+    try:
+        report = await api.run_blocking(app, engine.index)
+        log.info("indexed %d files", len(report.files))
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("background indexing failed")
