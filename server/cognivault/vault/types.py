@@ -33,6 +33,7 @@ class Heading:
     text: str
     line: int  # 1-based
     path: tuple[str, ...]  # headings from the top level down to and including this one
+    end_line: int = 0  # last line of the heading (setext underline); 0 means ``line``
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,9 @@ class ParsedNote:
     lang: str | None  # frontmatter ``lang``/``language`` when set
     body_start_line: int  # first line after the frontmatter (1 when there is none)
     line_count: int = 0
+    # ``%% comment %%`` spans as (line, start_col, end_line, end_col), end exclusive;
+    # their text is never indexed (chunking cuts them out).
+    comments: list[tuple[int, int, int, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
