@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up CogniVault in ./.venv. Usage: scripts/setup.sh [--system]
 #   --system  also install the OS packages the full test suite uses (tesseract OCR with
-#             English and German data), with apt-get when it is available.
+#             English and German data, espeak-ng, DejaVu fonts, headless Chromium for the
+#             dashboard test), with apt-get when it is available.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ if [[ "${1:-}" == "--system" ]]; then
   fi
   command -v espeak-ng >/dev/null || missing+=(espeak-ng)
   [[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]] || missing+=(fonts-dejavu-core)
+  command -v chromium >/dev/null || missing+=(chromium)
   if ((${#missing[@]})); then
     if command -v apt-get >/dev/null; then
       SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"

@@ -277,3 +277,28 @@ def test_second_writer_is_refused_and_reads(vault: Path) -> None:
                 reader.index()
         finally:
             reader.close()
+
+
+def test_related_without_vectors_uses_words_and_links(vault: Path) -> None:
+    with keyword_engine(vault) as engine:
+        engine.index()
+        related = engine.related("Biology/Calvin cycle.md", k=5)
+        paths = [note.path for note in related]
+        assert "Biology/Calvin cycle.md" not in paths
+        assert paths[0] == "Biology/Photosynthesis.md"
+        assert any("links here" in reason for reason in related[0].reasons)
+        # Photosynthesis links to Calvin cycle; it is excluded from its own list unless asked.
+        own = [note.path for note in engine.related("Biology/Photosynthesis.md", k=5)]
+        assert "Biology/Calvin cycle.md" not in own
+        with_linked = engine.related("Biology/Photosynthesis.md", k=5, include_linked=True)
+        assert "Biology/Calvin cycle.md" in [note.path for note in with_linked]
+
+
+def test_related_unknown_note_is_a_clear_error(vault: Path) -> None:
+    from cognivault.engine import EngineError
+
+    with keyword_engine(vault) as engine:
+        engine.index()
+        with pytest.raises(EngineError, match="no indexed note"):
+            engine.related("Nowhere/Missing.md")
+        assert engine.note_path("Calvin cycle") == "Biology/Calvin cycle.md"

@@ -1,0 +1,124 @@
+"""The one citation syntax of every generated note (specified in ``vault_schema/citation.md``).
+
+    [[Photosynthesis/Calvin cycle#Carbon fixation|Calvin cycle › Carbon fixation]]<!--cv:cite
+    id=63e8b4962cfd15c8 h=fe49eb37-->   (one line in a note; wrapped here)
+
+- The wikilink (vault path without ``.md``, ``#`` the deepest heading, ``|`` a
+  readable label) is what Obsidian and any wikilink-aware editor follow.
+- The HTML comment right after it (no space, or one) is invisible when the
+  note is rendered; it names the chunk id (16 hex) of the cited passage and
+  the first 8 hex of that passage's content hash when the note was written.
+  A language server resolves the id to path, heading and line range (hover,
+  go to definition) and compares the hash with the current one to say
+  "the source changed since this was generated".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+MARKER_RE = re.compile(r"<!--cv:cite id=(?P<id>[0-9a-f]{16}) h=(?P<hash>[0-9a-f]{8})-->")
+CITATION_RE = re.compile(
+    r"\[\[(?P<target>[^\[\]|#\n]+)(?:#(?P<heading>[^\[\]|\n]+))?(?:\|(?P<label>[^\[\]\n]+))?\]\]"
+    r" ?<!--cv:cite id=(?P<id>[0-9a-f]{16}) h=(?P<hash>[0-9a-f]{8})-->")
+_LINK_UNSAFE = re.compile(r"[\[\]|#^\n\r]+")
+HASH_CHARS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class CitedPassage:
+    """What a citation needs to know about a passage (a chunk of the index)."""
+
+    chunk_id: str
+    path: str
+    title: str
+    heading_path: tuple[str, ...]
+    content_hash: str
+    line_start: int = 0
+    line_end: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedCitation:
+    target: str
+    heading: str | None
+    label: str | None
+    chunk_id: str
+    hash_prefix: str
+    line: int  # 1-based
+    start_col: int  # 0-based, code points
+    end_col: int  # exclusive
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"target": self.target, "heading": self.heading, "label": self.label, "chunk_id": self.chunk_id,
+                "hash": self.hash_prefix, "line": self.line, "start_col": self.start_col, "end_col": self.end_col}
+
+
+def link_target(path: str) -> str:
+    """The wikilink target of a vault path: Markdown notes without ``.md``, other files with their extension."""
+    posix = PurePosixPath(path)
+    return str(posix.with_suffix("")) if posix.suffix.lower() == ".md" else str(posix)
+
+
+def _safe(text: str) -> str:
+    return " ".join(_LINK_UNSAFE.sub(" ", text).split())
+
+
+def link(path: str, heading: str | None = None, label: str | None = None) -> str:
+    """A wikilink to a note (and heading) that survives odd characters in headings and labels."""
+    target = link_target(path)
+    heading_part = f"#{_safe(heading)}" if heading and _safe(heading) else ""
+    label_part = f"|{_safe(label)}" if label and _safe(label) else ""
+    return f"[[{target}{heading_part}{label_part}]]"
+
+
+def marker(passage: CitedPassage) -> str:
+    return f"<!--cv:cite id={passage.chunk_id} h={passage.content_hash[:HASH_CHARS]}-->"
+
+
+def cite(passage: CitedPassage, label: str | None = None, heading: str | None = None) -> str:
+    """The full citation of a passage: wikilink + marker (``heading`` overrides the link's heading)."""
+    headings = [h for h in passage.heading_path if h]
+    if heading is None:
+        heading = headings[-1] if len(headings) > 1 or (headings and headings[0] != passage.title) else None
+    if label is None:
+        label = " › ".join([passage.title] + ([heading] if heading else []))
+    return link(passage.path, heading, label) + marker(passage)
+
+
+def parse_citations(text: str) -> list[ParsedCitation]:
+    """Every citation in a note, with its position (for hover, go-to-definition and diagnostics)."""
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        for match in CITATION_RE.finditer(line):
+            found.append(ParsedCitation(match["target"], match["heading"], match["label"], match["id"],
+                                        match["hash"], number, match.start(), match.end()))
+    return found
+
+
+def citation_status(citation: ParsedCitation, chunk: Any) -> str:
+    """``ok``, ``changed`` (the passage's content hash moved on) or ``missing`` (no such chunk any more)."""
+    if chunk is None:
+        return "missing"
+    return "ok" if str(chunk.content_hash).startswith(citation.hash_prefix) else "changed"
+
+
+def strip_citations(text: str) -> str:
+    """Text with citation markers removed and cited links reduced to their label (for exports)."""
+    def label(match: re.Match[str]) -> str:
+        return match["label"] or (match["heading"] or match["target"])
+
+    text = CITATION_RE.sub(lambda m: f"({label(m)})", text)
+    return MARKER_RE.sub("", text)
+
+
+def without_cited_links(text: str, citations: list[ParsedCitation]) -> str:
+    """``text`` (markers already gone) without the links of ``citations``: what a reviewer reads."""
+    for citation in citations:
+        heading = f"#{citation.heading}" if citation.heading else ""
+        label = f"|{citation.label}" if citation.label else ""
+        text = text.replace(f"[[{citation.target}{heading}{label}]]", "")
+    return "\n".join(line.rstrip() for line in text.split("\n")).strip()

@@ -1,0 +1,326 @@
+"""The study hub's commands: ``generate``, ``review``, ``quiz``, ``export anki``, ``progress``.
+
+Registered through ``cognivault.cli.FEATURE_COMMANDS``; every command takes
+``--vault`` and ``--json`` like the core ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import io
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from cognivault.cli import UserError, _open_engine, _print_json
+
+
+# -- helpers -----------------------------------------------------------------------
+def _vault(args: argparse.Namespace) -> Path:
+    vault = Path(args.vault).expanduser()
+    if not vault.is_dir():
+        raise UserError(f"vault folder not found: {vault}")
+    return vault.resolve()
+
+
+def _progress_store(vault: Path):  # type: ignore[no-untyped-def]
+    from cognivault.study.progress import ProgressStore
+
+    return ProgressStore(vault)
+
+
+def _engine_for_generation(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """An engine whose index is current (indexing first when this process may write it)."""
+    from cognivault.index.store import IndexBusy
+
+    def open_engine(writable: bool):  # type: ignore[no-untyped-def]
+        try:
+            return _open_engine(args, writable=writable)
+        except ImportError:  # no embedding backend in this install: keyword retrieval only
+            return _open_engine(args, writable=writable, embedder=None)
+
+    try:
+        engine = open_engine(True)
+    except IndexBusy:
+        return open_engine(False)
+    if engine.store.writable:
+        try:
+            engine.index()
+        except IndexBusy:
+            pass
+    return engine
+
+
+async def _provider(engine: Any, name: str | None, model: str | None):  # type: ignore[no-untyped-def]
+    from cognivault.models.chat import ChatError, resolve_chat_provider
+
+    if name == "extractive":
+        return None, None
+    try:
+        provider, note = await resolve_chat_provider(engine.settings, name, model)
+    except ChatError as exc:
+        raise UserError(exc.message) from exc
+    if getattr(provider, "name", "") == "extractive":
+        await provider.aclose()
+        return None, note
+    return provider, note
+
+
+def _request(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from cognivault.index.scope import Scope, ScopeError
+    from cognivault.study.sources import StudyRequest
+
+    try:
+        scope = Scope.parse(args.scope)
+    except ScopeError as exc:
+        raise UserError(str(exc)) from exc
+    lines = None
+    if args.lines:
+        first, _, last = args.lines.partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            raise UserError("--lines takes FIRST-LAST, e.g. 10-24")
+        lines = (int(first), int(last or first))
+    return StudyRequest(note=args.note, scope=scope, topic=args.topic, selection=args.selection, lines=lines,
+                        count=args.count, deck=args.deck)
+
+
+# -- generate ----------------------------------------------------------------------
+def cmd_generate(args: argparse.Namespace) -> int:
+    from cognivault.study.generate import run_generation
+    from cognivault.study.sources import GenerationError
+
+    request = _request(args)
+    if args.kind == "lesson" and not (args.workshop and args.lesson):
+        raise UserError("generate lesson needs --workshop OUTLINE_NOTE and --lesson N")
+    if args.kind != "lesson" and not (request.note or request.topic or not request.scope.is_empty()):
+        raise UserError("say what to study from: --note PATH, --scope folder:X / tag:Y / file:Z, or --topic TEXT")
+    quiet = args.json or not sys.stderr.isatty()
+
+    def progress(stage: str, message: str) -> None:
+        if not quiet:
+            sys.stderr.write(f"{stage}: {message}\n")
+
+    with _engine_for_generation(args) as engine:
+        async def run():  # type: ignore[no-untyped-def]
+            provider, note = await _provider(engine, args.chat_provider, args.model)
+            if note and not quiet:
+                sys.stderr.write(f"note: {note}\n")
+            try:
+                return await run_generation(args.kind, engine, request, provider, progress=progress,
+                                            store=_progress_store(engine.vault), workshop=args.workshop,
+                                            lesson=args.lesson)
+            finally:
+                if provider is not None:
+                    await provider.aclose()
+
+        try:
+            result = asyncio.run(run())
+        except GenerationError as exc:
+            raise UserError(str(exc)) from exc
+    if args.json:
+        _print_json(result.to_dict())
+        return 0
+    for warning in result.warnings:
+        print(f"note: {warning}", file=sys.stderr)
+    if result.dropped:
+        print(f"note: {result.dropped} malformed item(s) from the model were dropped", file=sys.stderr)
+    print(result.path)
+    return 0
+
+
+# -- review ------------------------------------------------------------------------
+def cmd_review(args: argparse.Namespace) -> int:
+    from cognivault.study.review import CardNotFound, ReviewConflict, ReviewDeck, run_terminal_review
+
+    vault = _vault(args)
+    deck = ReviewDeck(vault, progress=_progress_store(vault))
+    paths = [args.note] if args.note else None
+    if args.card:
+        if args.grade is None:
+            raise UserError("--card needs --grade 1-4")
+        try:
+            outcome = deck.grade(args.card, args.grade, path=args.note)
+        except (CardNotFound, ReviewConflict, ValueError) as exc:
+            raise UserError(str(exc)) from exc
+        if args.json:
+            _print_json(outcome.to_dict())
+        else:
+            print(f"{outcome.card_id}: next review {outcome.due} (in {outcome.interval} days)")
+        return 0
+    due = deck.due(deck=args.deck, limit=args.limit, paths=paths, include_new=not args.no_new)
+    if args.list or args.json:
+        if args.json:
+            _print_json({"due": [c.to_dict() for c in due], "stats": deck.stats()})
+        else:
+            for card in due:
+                print(f"{card.id}  {card.path}:{card.line}  {'new' if card.is_new else card.due}  "
+                      f"{card.front.splitlines()[0][:60] if card.front else ''}")
+            print(f"{len(due)} card(s) due")
+        return 0
+    if not due:
+        print("Nothing is due. Well done.")
+        return 0
+    run_terminal_review(deck, due, sys.stdin, sys.stdout)
+    return 0
+
+
+# -- quiz attempt --------------------------------------------------------------------
+def _quiz_path(vault: Path, raw: str) -> Path:
+    candidate = (vault / raw).resolve() if not Path(raw).is_absolute() else Path(raw).resolve()
+    if not candidate.is_relative_to(vault) or not candidate.is_file():
+        raise UserError(f"quiz note not found in the vault: {raw}")
+    return candidate
+
+
+def cmd_quiz_attempt(args: argparse.Namespace) -> int:
+    from cognivault.study.quiz import LETTERS, parse_quiz, record_attempt, score_attempt
+
+    vault = _vault(args)
+    path = _quiz_path(vault, args.note)
+    quiz = parse_quiz(path.read_text("utf-8"))
+    if not quiz.questions:
+        raise UserError(f"{args.note} holds no quiz questions")
+    started = time.monotonic()
+    if args.answers is not None:
+        answers: list[Any] = [a.strip() for a in args.answers.split(",")]
+    else:
+        answers = []
+        for number, question in enumerate(quiz.questions, start=1):
+            sys.stdout.write(f"\n{number}. {question.question}\n")
+            for index, option in enumerate(question.options):
+                sys.stdout.write(f"   {LETTERS[index]}) {option}\n")
+            sys.stdout.write("Your answer > ")
+            sys.stdout.flush()
+            line = sys.stdin.readline()
+            if not line:
+                break
+            answers.append(line.strip())
+    result = score_attempt(quiz, answers)
+    relative = path.relative_to(vault).as_posix()
+    record_attempt(_progress_store(vault), relative, result, duration_s=time.monotonic() - started)
+    if args.json:
+        _print_json({"quiz": relative, **result})
+        return 0
+    for detail in result["details"]:
+        mark = "✓" if detail["ok"] else "✗"
+        sys.stdout.write(f"{mark} {detail['number']}: you {detail['given'] or '-'}, answer {detail['correct']}"
+                         + ("" if detail["ok"] else f" — {detail['explanation']}") + "\n")
+    sys.stdout.write(f"Score: {result['correct']}/{result['total']} ({round(100 * result['score'])}%)\n")
+    return 0
+
+
+# -- export anki ---------------------------------------------------------------------
+def anki_text(cards: list[Any], deck_name: str | None) -> str:
+    """Anki's text import: tab-separated Front, Back, Tags with the header lines Anki reads."""
+    from cognivault.study.citations import strip_citations
+
+    decks = sorted({d for card in cards for d in card.decks})
+    if deck_name:
+        deck = deck_name
+    elif len(decks) == 1:
+        deck = "CogniVault::" + decks[0].replace("/", "::")
+    else:
+        deck = "CogniVault"
+    out = io.StringIO()
+    out.write("#separator:tab\n#html:false\n#notetype:Basic\n")
+    out.write(f"#deck:{deck}\n#tags:cognivault\n#columns:Front\tBack\tTags\n#tags column:3\n")
+    writer = csv.writer(out, delimiter="\t", quotechar='"', quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
+    for card in cards:
+        tags = " ".join("deck::" + d.replace("/", "::").replace(" ", "_") for d in card.decks)
+        writer.writerow([strip_citations(card.front), strip_citations(card.back), tags])
+    return out.getvalue()
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from cognivault.atomic import atomic_write_text
+    from cognivault.study.review import ReviewDeck
+
+    vault = _vault(args)
+    deck = ReviewDeck(vault)
+    cards = deck.cards(deck=args.deck, paths=[args.note] if args.note else None)
+    if not cards:
+        raise UserError("no flashcards found (notes need a #flashcards tag)")
+    text = anki_text(cards, args.deck_name)
+    if args.out and args.out != "-":
+        atomic_write_text(Path(args.out).expanduser(), text)
+        if args.json:
+            _print_json({"path": str(Path(args.out).expanduser()), "cards": len(cards)})
+        else:
+            print(f"{len(cards)} cards written to {args.out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+# -- progress ------------------------------------------------------------------------
+def _duration(seconds: float) -> str:
+    minutes = int(round(seconds / 60))
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+
+
+def cmd_progress(args: argparse.Namespace) -> int:
+    from cognivault.study.badges import BadgeBook
+
+    vault = _vault(args)
+    store = _progress_store(vault)
+    summary = store.summary(days=args.days)
+    badges = BadgeBook(store).evaluate()
+    if args.json:
+        _print_json({**summary, "badges": badges})
+        return 0
+    print(f"Study time: {_duration(summary['total_seconds'])} in total, {_duration(summary['today_seconds'])} today")
+    print(f"Streak: {summary['current_streak']} day(s) now, longest {summary['longest_streak']}")
+    shades = " ░▒▓█"
+    print("Last {} days: {}".format(len(summary["heatmap"]), "".join(shades[c["level"]] for c in summary["heatmap"])))
+    unlocked = [b for b in badges if b["unlocked"]]
+    print(f"Badges: {len(unlocked)}/{len(badges)}")
+    for badge in badges:
+        print(f"  [{'x' if badge['unlocked'] else ' '}] {badge['name']}: {badge['criterion']}")
+    for quiz in summary["recent_quizzes"][:5]:
+        print(f"  quiz {quiz['title'] or quiz['quiz']}: {quiz['correct']}/{quiz['total']}")
+    return 0
+
+
+# -- registration -----------------------------------------------------------------------
+def register(command) -> None:  # type: ignore[no-untyped-def]
+    generate = command("generate", cmd_generate, "write flashcards, a quiz, a mind map or a workshop into the "
+                                                  "study folder")
+    generate.add_argument("kind", choices=["flashcards", "quiz", "mindmap", "workshop", "lesson"])
+    generate.add_argument("--note", help="a note (vault path or name) to study")
+    generate.add_argument("--scope", action="append", help="folder:X, tag:Y, file:Z, property:k=v (repeatable)")
+    generate.add_argument("--topic", help="a free topic (searched in the vault, or within --scope)")
+    generate.add_argument("--lines", help="with --note: only lines FIRST-LAST")
+    generate.add_argument("--selection", help="with --note: only the passage holding this text")
+    generate.add_argument("--count", type=int, help="cards / questions / main branches / lessons")
+    generate.add_argument("--deck", help="flashcards: deck name (default: from the title)")
+    generate.add_argument("--chat-provider", choices=["auto", "ollama", "extractive", "llamacpp"],
+                          help="chat provider (default: settings; auto falls back to extractive)")
+    generate.add_argument("--model", help="model id for the provider")
+    generate.add_argument("--workshop", help="lesson: the workshop outline note (vault path)")
+    generate.add_argument("--lesson", type=int, help="lesson: its number")
+
+    review = command("review", cmd_review, "review due flashcards in the terminal (FSRS scheduling)")
+    review.add_argument("--deck", help="only this deck (and its sub-decks)")
+    review.add_argument("--note", help="only cards of this note (vault path)")
+    review.add_argument("--limit", type=int, help="at most this many cards")
+    review.add_argument("--no-new", action="store_true", help="only cards already reviewed before")
+    review.add_argument("--list", action="store_true", help="list due cards instead of reviewing")
+    review.add_argument("--card", help="grade this card id without the interactive session")
+    review.add_argument("--grade", help="with --card: 1 again, 2 hard, 3 good, 4 easy")
+
+    quiz = command("quiz", cmd_quiz_attempt, "take a generated quiz and record the score")
+    quiz.add_argument("note", help="the quiz note (vault path)")
+    quiz.add_argument("--answers", help="comma-separated answers (A,B,... or True/False) instead of asking")
+
+    export = command("export", cmd_export, "export flashcards (anki: a text file Anki imports)")
+    export.add_argument("format", choices=["anki"])
+    export.add_argument("--out", help="file to write (default: standard output)")
+    export.add_argument("--deck", help="only this deck")
+    export.add_argument("--note", help="only this note")
+    export.add_argument("--deck-name", help="Anki deck name (default: CogniVault::<deck>)")
+
+    progress = command("progress", cmd_progress, "study time, streaks, heatmap and badges")
+    progress.add_argument("--days", type=int, default=90, help="heatmap length in days (default 90)")

@@ -1,0 +1,248 @@
+"""What every generator shares: the model call, the defensive parse, the result, writing the note.
+
+The defensive path (issue 5): a schema-by-example prompt with exact counts
+and passage numbers instead of repeated text, the model with JSON-schema
+output, tolerant parsing (``jsonparse``), per-item validation that drops
+malformed items and cuts surplus ones (both counted), and the note written
+atomically into the study folder under a name no existing note has.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from cognivault.atomic import atomic_write_text
+from cognivault.study.citations import link_target
+from cognivault.study.jsonparse import JSONParseError, items_of, parse_model_json
+from cognivault.study.prompts import load_study_prompt
+from cognivault.study.schema import render_frontmatter
+from cognivault.study.sources import GenerationError, Source, SourceSet, StudyRequest
+
+if TYPE_CHECKING:
+    from cognivault.models.chat import ChatProvider
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Progress = Callable[[str, str], None]
+_FILENAME_UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
+
+
+def no_progress(stage: str, message: str) -> None:
+    pass
+
+
+@dataclass(slots=True)
+class GenerationResult:
+    kind: str
+    path: str  # vault-relative path of the written note
+    title: str
+    provider: str
+    model: str | None
+    requested: int
+    produced: int
+    dropped: int  # malformed items left out
+    cut: int  # valid items beyond the requested count
+    chunk_ids: list[str]
+    source_notes: list[str]
+    warnings: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# -- providers ---------------------------------------------------------------
+def provider_identity(provider: ChatProvider | None) -> tuple[str, str | None]:
+    if provider is None:
+        return "extractive", None
+    name = str(getattr(provider, "name", "") or type(provider).__name__)
+    model = getattr(provider, "model", None)
+    return name, (str(model) if model and name != "extractive" else None)
+
+
+def is_extractive(provider: ChatProvider | None) -> bool:
+    return provider is None or provider_identity(provider)[0] == "extractive"
+
+
+async def ask_model(provider: ChatProvider, system: str, user: str, *, schema: dict[str, Any] | None,
+                    max_tokens: int) -> str:
+    """The whole reply text; model failures become GenerationError with the provider's code."""
+    from cognivault.models.chat import ChatError, ChatMessage, ChatOptions, complete
+
+    try:
+        return await complete(provider, [ChatMessage("system", system), ChatMessage("user", user)],
+                              schema=schema, options=ChatOptions(max_tokens=max_tokens, temperature=0.2))
+    except ChatError as exc:
+        raise GenerationError(exc.message, exc.code) from exc
+
+
+def prompt_values(sources: SourceSet, count: int, **extra: Any) -> dict[str, str]:
+    values = {"count": str(count), "sources": sources.prompt_block(), "source_count": str(len(sources.sources)),
+              "topic": sources.title, "language": sources.language, "reminder": ""}
+    values.update({k: str(v) for k, v in extra.items()})
+    return values
+
+
+async def model_items(provider: ChatProvider, vault: Path, prompt: str, values: dict[str, str],
+                      schema: dict[str, Any], keys: tuple[str, ...], max_tokens: int) -> tuple[Any, list[Any]]:
+    """(parsed JSON, its list of items) from one model call; JSONParseError when unreadable."""
+    template = load_study_prompt(prompt, vault)
+    system, user = template.render(values)
+    reply = await ask_model(provider, system, user, schema=schema, max_tokens=max_tokens)
+    parsed = parse_model_json(reply)
+    return parsed, items_of(parsed, keys)
+
+
+def keep_valid(raw_items: list[Any], check: Callable[[Any], T | None], count: int) -> tuple[list[T], int, int]:
+    """(valid items cut to ``count``, malformed dropped, surplus cut)."""
+    valid: list[T] = []
+    dropped = 0
+    for raw in raw_items:
+        try:
+            item = check(raw)
+        except (TypeError, ValueError, KeyError, AttributeError):
+            item = None
+        if item is None:
+            dropped += 1
+        else:
+            valid.append(item)
+    cut = max(0, len(valid) - count)
+    return valid[:count], dropped, cut
+
+
+def produced_enough(produced: int, requested: int) -> bool:
+    return produced >= requested
+
+
+def unreadable(kind: str, exc: JSONParseError) -> GenerationError:
+    return GenerationError(f"the model's {kind} could not be read as JSON ({exc}); try again, a smaller count "
+                           "or a narrower scope", "model_output_invalid")
+
+
+# -- names and frontmatter ------------------------------------------------------
+def safe_filename(title: str, limit: int = 80) -> str:
+    cleaned = " ".join(_FILENAME_UNSAFE.sub(" ", title).split()).strip(". ")
+    return cleaned[:limit].rstrip(". ") or "Untitled"
+
+
+def deck_slug(title: str) -> str:
+    slug = re.sub(r"[^\w/-]+", "-", title.strip().lower(), flags=re.UNICODE).strip("-/")
+    return re.sub(r"-{2,}", "-", slug)[:60] or "generated"
+
+
+def short_id(*parts: str) -> str:
+    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:16]
+
+
+def build_frontmatter(kind: str, title: str, provider: ChatProvider | None, request: StudyRequest,
+                      sources: SourceSet, used: list[Source], counts: dict[str, int],
+                      **extra: Any) -> dict[str, Any]:
+    name, model = provider_identity(provider)
+    used = used or sources.sources
+    notes = list(dict.fromkeys(s.path for s in used))
+    data: dict[str, Any] = {
+        "cognivault": 1,
+        "type": kind,
+        "title": title[:200],
+        "generated_at": datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds"),
+        "provider": name,
+        "model": model,
+        "scope": request.describe(sources.note_path),
+        "source_notes": [f"[[{link_target(p)}]]" for p in notes],
+        "chunk_ids": list(dict.fromkeys(s.chunk_id for s in used)),
+        "counts": counts,
+    }
+    data.update({k: v for k, v in extra.items() if v is not None})
+    return data
+
+
+# -- writing ---------------------------------------------------------------------
+def study_folder(vault: Path, settings: Any) -> Path:
+    folder = str(getattr(getattr(settings, "study", None), "folder", "Study") or "Study").strip("/")
+    return vault / folder
+
+
+def _is_placeholder(path: Path) -> bool:
+    """An empty note (e.g. created by clicking a link to a lesson not written yet) may be filled in."""
+    try:
+        return path.is_file() and path.stat().st_size < 64 and not path.read_text("utf-8", "replace").strip()
+    except OSError:
+        return False
+
+
+def write_new_note(vault: Path, folder: Path, name: str, text: str, *, fill_placeholder: bool = False) -> str:
+    """Write ``text`` as ``folder/name.md`` (atomically); an existing note gets a new name, never overwritten.
+
+    The new file is created by a hard link from a fully written, fsynced temp
+    file, which fails if the name exists: no window where another writer's note
+    could be replaced. Filesystems without hard links fall back to an
+    existence check followed by the atomic replace.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    base = safe_filename(name)
+    for number in range(1, 1000):
+        candidate = folder / (f"{base}.md" if number == 1 else f"{base} {number}.md")
+        if fill_placeholder and number == 1 and _is_placeholder(candidate):
+            atomic_write_text(candidate, text)
+            return candidate.relative_to(vault).as_posix()
+        if candidate.exists():
+            continue
+        if _link_new(candidate, text):
+            return candidate.relative_to(vault).as_posix()
+    raise GenerationError(f"no free note name for {base!r} in {folder}", "name_exhausted")
+
+
+def _link_new(target: Path, text: str) -> bool:
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        try:
+            os.link(tmp, target)
+        except FileExistsError:
+            return False
+        except OSError:  # no hard links here (some network / FAT filesystems)
+            if target.exists():
+                return False
+            atomic_write_text(target, text)
+        with contextlib.suppress(OSError):
+            dir_fd = os.open(target.parent, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+        return True
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def note_text(frontmatter: dict[str, Any], body: str) -> str:
+    return render_frontmatter(frontmatter) + "\n" + body.strip() + "\n"
+
+
+def used_sources(sources: SourceSet, numbers: list[int]) -> list[Source]:
+    seen: dict[int, Source] = {}
+    for number in numbers:
+        source = sources.by_number(number)
+        if source is not None:
+            seen.setdefault(source.number, source)
+    return sorted(seen.values(), key=lambda s: s.number)
+
+
+def relative_link(path: str) -> str:
+    return str(PurePosixPath(path).with_suffix(""))

@@ -1,0 +1,213 @@
+"""Flashcard notes in the spaced-repetition plugin's syntax, from a model or extractively.
+
+A card is written as ``front::back`` (or a multi-line card around a ``?``
+line when a side spans lines) or as a cloze paragraph with ``==term==``; each
+card ends with its citation (``vault_schema/citation.md``). A ``#flashcards/<deck>``
+line above the cards puts them in a deck. The written note parses back with
+``cards.parse_cards`` exactly as the plugin reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ValidationError, model_validator
+
+from cognivault.study.cards import has_cloze, parse_cards
+from cognivault.study.citations import cite, link
+from cognivault.study.common import (
+    GenerationResult,
+    produced_enough,
+    Progress,
+    build_frontmatter,
+    deck_slug,
+    is_extractive,
+    keep_valid,
+    model_items,
+    no_progress,
+    note_text,
+    prompt_values,
+    provider_identity,
+    study_folder,
+    unreadable,
+    write_new_note,
+)
+from cognivault.study.extract import Fact, all_facts, answer_for, question_for, spread
+from cognivault.study.jsonparse import JSONParseError
+from cognivault.study.sources import GenerationError, Source, SourceSet, StudyRequest
+
+if TYPE_CHECKING:
+    from cognivault.models.chat import ChatProvider
+
+DEFAULT_COUNT = 10
+MAX_COUNT = 100
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"cards": {"type": "array", "items": {
+        "type": "object",
+        "properties": {"type": {"type": "string", "enum": ["qa", "cloze"]}, "front": {"type": "string"},
+                       "back": {"type": "string"}, "text": {"type": "string"}, "source": {"type": "integer"}},
+        "required": ["type", "source"]}}},
+    "required": ["cards"],
+}
+
+
+class CardItem(BaseModel):
+    type: Literal["qa", "cloze"]
+    front: str | None = None
+    back: str | None = None
+    text: str | None = None
+    source: int
+
+    @model_validator(mode="before")
+    @classmethod
+    def _infer_type(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "type" not in data:
+            data = dict(data)
+            data["type"] = "cloze" if data.get("text") and not data.get("front") else "qa"
+        return data
+
+    @model_validator(mode="after")
+    def _complete(self) -> CardItem:
+        if self.type == "qa":
+            if not (self.front or "").strip() or not (self.back or "").strip():
+                raise ValueError("a question card needs a front and a back")
+        elif not self.text or not has_cloze(self.text):
+            raise ValueError("a cloze card needs text with ==term==")
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class Flashcard:
+    kind: str  # qa | cloze
+    front: str
+    back: str
+    text: str
+    source: Source
+
+
+def _clean_side(text: str) -> str:
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("::", ":").split("\n")]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    # A line that is only "?" or "??" would end the side early in the plugin's syntax.
+    return "\n".join(line if line.strip() not in ("?", "??") else line + "\u200b" for line in lines).strip()
+
+
+def check_card(raw: Any, sources: SourceSet) -> Flashcard | None:
+    try:
+        item = CardItem.model_validate(raw)
+    except ValidationError:
+        return None
+    source = sources.by_number(item.source)
+    if source is None:
+        return None
+    if item.type == "qa":
+        front, back = _clean_side(item.front or ""), _clean_side(item.back or "")
+        if not front or not back:
+            return None
+        return Flashcard("qa", front, back, "", source)
+    text = " ".join(_clean_side(item.text or "").split())
+    return Flashcard("cloze", "", "", text, source) if has_cloze(text) else None
+
+
+def render_card(card: Flashcard) -> str:
+    citation = cite(card.source)
+    if card.kind == "cloze":
+        return f"{card.text} {citation}"
+    if "\n" in card.front or "\n" in card.back:
+        return f"{card.front}\n?\n{card.back}\n{citation}"
+    return f"{card.front}::{card.back} {citation}"
+
+
+def render_note_body(title: str, cards: list[Flashcard], deck: str, sources: SourceSet) -> str:
+    origin = ", ".join(link(path, None, None) for path in dict.fromkeys(c.source.path for c in cards))
+    german = sources.language == "de"
+    intro = (f"{len(cards)} Karteikarten aus {origin}. Wiederholen: `cognivault review`, das Dashboard oder das "
+             "Spaced-Repetition-Plugin." if german else
+             f"{len(cards)} flashcards from {origin}. Review them with `cognivault review`, the dashboard or the "
+             "Spaced Repetition plugin.")
+    parts = [f"# {title}", intro, f"#flashcards/{deck}"]
+    parts.extend(render_card(card) for card in cards)
+    return "\n\n".join(parts) + "\n"
+
+
+def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
+    """Cards from definitions, namings and "X: Y" lines, clozes on bold terms, then heading cards."""
+    facts = all_facts(sources.sources, sources.language)
+    seen_terms: set[str] = set()
+    ordered: list[Fact] = []
+    for kinds in (("definition", "called", "colon"), ("bold",), ("heading",)):
+        for fact in spread([f for f in facts if f.kind in kinds], len(facts)):
+            key = fact.term.casefold()
+            if key in seen_terms:
+                continue
+            seen_terms.add(key)
+            ordered.append(fact)
+    cards: list[Flashcard] = []
+    for fact in ordered:
+        if len(cards) >= count:
+            break
+        if fact.kind == "bold":
+            if fact.cloze:
+                cards.append(Flashcard("cloze", "", "", fact.cloze, fact.source))
+            continue
+        card = Flashcard("qa", _clean_side(question_for(fact)), _clean_side(answer_for(fact)), "", fact.source)
+        if card.front and card.back:
+            cards.append(card)
+    # clozes on defined terms when the note gave too few cards
+    for fact in ordered:
+        if len(cards) >= count:
+            break
+        if fact.kind in ("definition", "colon") and fact.cloze:
+            candidate = Flashcard("cloze", "", "", fact.cloze, fact.source)
+            if candidate not in cards:
+                cards.append(candidate)
+    return cards[:count]
+
+
+async def generate_flashcards(engine: Any, request: StudyRequest, provider: ChatProvider | None, *,
+                              progress: Progress = no_progress, sources: SourceSet | None = None
+                              ) -> GenerationResult:
+    from cognivault.study.sources import gather_sources
+
+    count = max(1, min(request.count or DEFAULT_COUNT, MAX_COUNT))
+    progress("retrieve", "finding passages")
+    sources = sources or gather_sources(engine, request)
+    dropped = cut = 0
+    if is_extractive(provider):
+        progress("extract", f"building cards from {len(sources.sources)} passages")
+        cards = extractive_cards(sources, count)
+    else:
+        progress("model", f"asking {provider_identity(provider)[1]} for {count} cards")
+        try:
+            _, raw_items = await model_items(provider, engine.vault, "flashcards",  # type: ignore[arg-type]
+                                             prompt_values(sources, count), SCHEMA, ("cards", "flashcards", "items"),
+                                             max_tokens=300 + 120 * count)
+        except JSONParseError as exc:
+            raise unreadable("flashcards", exc) from exc
+        progress("validate", f"checking {len(raw_items)} cards")
+        cards, dropped, cut = keep_valid(raw_items, lambda raw: check_card(raw, sources), count)
+    if not cards:
+        raise GenerationError("no usable flashcards came out of these passages"
+                              + (f" ({dropped} malformed ones were dropped)" if dropped else "")
+                              + "; try another scope", "nothing_generated")
+    title = f"Flashcards - {sources.title}" if sources.language != "de" else f"Karteikarten - {sources.title}"
+    deck = deck_slug(request.deck or sources.title)
+    used = list({c.source.chunk_id: c.source for c in cards}.values())
+    frontmatter = build_frontmatter("flashcards", title, provider, request, sources, used,
+                                    {"requested": count, "produced": len(cards), "dropped": dropped, "cut": cut},
+                                    deck=deck)
+    text = note_text(frontmatter, render_note_body(title, cards, deck, sources))
+    parsed = parse_cards(text, "check.md")
+    if len(parsed.flashcards) != len(cards):  # never write a deck the plugin would read differently
+        raise GenerationError("the generated cards do not parse as spaced-repetition cards", "render_failed")
+    progress("write", "writing the note")
+    path = write_new_note(engine.vault, study_folder(engine.vault, engine.settings), title, text)
+    name, model = provider_identity(provider)
+    warnings = [] if produced_enough(len(cards), count) else [
+        f"only {len(cards)} of {count} flashcards could be made from these passages; widen the scope for more"]
+    return GenerationResult("flashcards", path, title, name, model, count, len(cards), dropped, cut,
+                            frontmatter["chunk_ids"], [p for p in dict.fromkeys(s.path for s in used)], warnings,
+                            extra={"deck": deck, "cards": sum(len(f.cards) for f in parsed.flashcards)})

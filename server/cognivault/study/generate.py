@@ -1,0 +1,56 @@
+"""One entry point for every generator, used by the CLI, the companion and the language server.
+
+``run_generation(kind, engine, request, provider)`` gathers the passages,
+runs the generator (model or extractive), writes the note, records a
+progress event, and returns a :class:`GenerationResult`. ``progress`` gets
+``(stage, message)`` pairs as it goes (the companion streams them as NDJSON).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from cognivault.study.common import GenerationResult, Progress, no_progress
+from cognivault.study.sources import GenerationError, StudyRequest
+
+if TYPE_CHECKING:
+    from cognivault.models.chat import ChatProvider
+    from cognivault.study.progress import ProgressStore
+
+KINDS = ("flashcards", "quiz", "mindmap", "workshop", "lesson")
+
+
+async def run_generation(kind: str, engine: Any, request: StudyRequest, provider: ChatProvider | None, *,
+                         progress: Progress = no_progress, store: ProgressStore | None = None,
+                         workshop: str | None = None, lesson: int | None = None,
+                         sources: Any = None) -> GenerationResult:
+    """Generate one artifact of ``kind`` and write it into the vault (see the module docstring)."""
+    if kind == "flashcards":
+        from cognivault.study.flashcards import generate_flashcards as generator
+    elif kind == "quiz":
+        from cognivault.study.quiz import generate_quiz as generator
+    elif kind == "mindmap":
+        from cognivault.study.mindmap import generate_mindmap as generator
+    elif kind == "workshop":
+        from cognivault.study.workshop import generate_workshop as generator
+    elif kind == "lesson":
+        from cognivault.study.workshop import generate_lesson
+
+        if not workshop or not lesson:
+            raise GenerationError("a lesson needs the workshop outline note and the lesson number", "bad_request")
+        result = await generate_lesson(engine, workshop, int(lesson), provider, progress=progress)
+        if store is not None:
+            store.record("lesson_read", {"workshop_id": result.extra["workshop_id"], "workshop": workshop,
+                                         "lesson": result.extra["lesson"],
+                                         "lessons_total": result.extra["lessons_total"], "path": result.path})
+        return result
+    else:
+        raise GenerationError(f"unknown kind {kind!r}: one of {', '.join(KINDS)}", "bad_request")
+    result = await generator(engine, request, provider, progress=progress, sources=sources)
+    if store is not None:
+        data: dict[str, Any] = {"kind": kind, "path": result.path, "produced": result.produced,
+                                "provider": result.provider}
+        if kind == "workshop":
+            data.update(workshop_id=result.extra.get("workshop_id"), lessons=result.produced)
+        store.record("generate", data)
+    return result

@@ -1,0 +1,286 @@
+"""Mind maps: a Mermaid ``mindmap`` block (Obsidian renders it) plus an outline whose every node links back.
+
+The outline is the map's source of truth for tools: nested list items, each a
+citation (``vault_schema/citation.md``) whose label is the node's text.
+``parse_mindmap`` reads it back into a tree for the dashboard's viewer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cognivault.study.citations import CITATION_RE, cite, link
+from cognivault.study.common import (
+    GenerationResult,
+    Progress,
+    build_frontmatter,
+    is_extractive,
+    model_items,
+    no_progress,
+    note_text,
+    prompt_values,
+    provider_identity,
+    study_folder,
+    unreadable,
+    write_new_note,
+)
+from cognivault.study.extract import key_phrases
+from cognivault.study.jsonparse import JSONParseError
+from cognivault.study.schema import body_of, read_frontmatter
+from cognivault.study.sources import GenerationError, Source, SourceSet, StudyRequest
+
+if TYPE_CHECKING:
+    from cognivault.models.chat import ChatProvider
+
+DEFAULT_BRANCHES = 6
+MAX_BRANCHES = 12
+MAX_CHILDREN = 6
+MAX_DEPTH = 3
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"central": {"type": "string"}, "branches": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+    "required": ["central", "branches"],
+    "$defs": {"node": {"type": "object", "properties": {
+        "label": {"type": "string"}, "source": {"type": "integer"},
+        "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "required": ["label"]}},
+}
+_MERMAID_UNSAFE = re.compile(r"[()\[\]{}\"`<>]|::")
+
+
+@dataclass(slots=True)
+class Node:
+    label: str
+    source: Source | None
+    children: list[Node] = field(default_factory=list)
+    target: str | None = None  # when read back: the linked note
+    heading: str | None = None
+    chunk_id: str | None = None
+
+    def count(self) -> int:
+        return 1 + sum(child.count() for child in self.children)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "target": self.target or (self.source.path if self.source else None),
+                "heading": self.heading, "chunk_id": self.chunk_id or (self.source.chunk_id if self.source else None),
+                "children": [child.to_dict() for child in self.children]}
+
+
+def _label(value: Any, limit: int = 80) -> str:
+    if not isinstance(value, str):
+        return ""
+    text = " ".join(value.replace("\n", " ").split()).strip(" -*#")
+    return text[:limit].rstrip()
+
+
+def check_node(raw: Any, sources: SourceSet, inherited: Source | None, depth: int) -> tuple[Node | None, int]:
+    """A validated node (children checked recursively) and how many nodes below it were dropped."""
+    if not isinstance(raw, dict):
+        return None, 1
+    label = _label(raw.get("label"))
+    if not label:
+        return None, 1
+    source = sources.by_number(raw.get("source")) or inherited
+    if source is None:
+        return None, 1
+    node = Node(label, source)
+    dropped = 0
+    children = raw.get("children") or []
+    if depth < MAX_DEPTH and isinstance(children, list):
+        for child_raw in children:
+            child, child_dropped = check_node(child_raw, sources, source, depth + 1)
+            dropped += child_dropped
+            if child is not None:
+                if len(node.children) < MAX_CHILDREN:
+                    node.children.append(child)
+                else:
+                    dropped += child.count()
+    elif isinstance(children, list):
+        dropped += len(children)
+    return node, dropped
+
+
+def extractive_map(sources: SourceSet, branches: int) -> Node:
+    """Root = the scope; branches = notes (several) or sections (one note); leaves = key phrases."""
+    notes: dict[str, list[Source]] = {}
+    for source in sources.sources:
+        notes.setdefault(source.path, []).append(source)
+    named = [s for s in sources.sources if s.title.casefold() == sources.title.casefold()]
+    root = Node(sources.title, named[0] if named else None, heading="")
+
+    def sections(group: list[Source], levels: int) -> list[Node]:
+        """Nodes for one note's passages, at most ``levels`` deep: sections, sub-sections, key phrases."""
+        nodes: list[Node] = []
+        by_path: dict[tuple[str, ...], Node] = {}
+        for source in group:
+            headings = tuple(h for h in source.heading_path[1:] if h)[:max(0, levels - 1)]
+            parent_children = nodes
+            deepest: Node | None = None
+            for depth in range(len(headings)):
+                key = headings[:depth + 1]
+                node = by_path.get(key)
+                if node is None:
+                    node = by_path[key] = Node(headings[depth], source, heading=headings[depth])
+                    parent_children.append(node)
+                parent_children = node.children
+                deepest = node
+            if len(headings) < levels:
+                taken = {n.label.casefold() for n in parent_children}
+                limit = 3 if deepest is None else 2
+                for phrase in key_phrases(source, limit):
+                    if phrase.casefold() not in taken and (deepest is None or
+                                                           phrase.casefold() != deepest.label.casefold()):
+                        parent_children.append(Node(phrase, source))
+                        taken.add(phrase.casefold())
+        return nodes
+
+    if len(notes) == 1:
+        root.source = sources.sources[0]
+        root.children = sections(next(iter(notes.values())), MAX_DEPTH)
+    else:
+        for group in notes.values():
+            branch = Node(group[0].title, group[0], heading="")
+            branch.children = sections(group, MAX_DEPTH - 1)[:MAX_CHILDREN]
+            root.children.append(branch)
+    root.children = root.children[:branches]
+    for node in root.children:
+        node.children = node.children[:MAX_CHILDREN]
+    return root
+
+
+def _mermaid_label(text: str) -> str:
+    return " ".join(_MERMAID_UNSAFE.sub(" ", text).split()) or "…"
+
+
+def render_mermaid(root: Node) -> str:
+    lines = ["```mermaid", "mindmap", f"  root(({_mermaid_label(root.label)}))"]
+
+    def walk(node: Node, depth: int) -> None:
+        for child in node.children:
+            lines.append("  " * (depth + 1) + _mermaid_label(child.label))
+            walk(child, depth + 1)
+
+    walk(root, 1)
+    lines.append("```")
+    return "\n".join(lines)
+
+
+def render_outline(root: Node) -> str:
+    lines: list[str] = []
+
+    def item(node: Node, depth: int) -> None:
+        if node.source is None:
+            text = f"**{node.label}**"
+        else:
+            text = cite(node.source, node.label, heading=node.heading)
+        lines.append("  " * depth + f"- {text}")
+        for child in node.children:
+            item(child, depth + 1)
+
+    item(root, 0)
+    return "\n".join(lines)
+
+
+def render_body(title: str, root: Node, sources: SourceSet) -> str:
+    german = sources.language == "de"
+    origin = ", ".join(link(p) for p in dict.fromkeys(s.path for s in sources.sources))
+    intro = (f"Mindmap aus {origin}. Jeder Knoten der Gliederung verweist auf seine Quelle; das Dashboard zeigt "
+             "die Karte interaktiv." if german else
+             f"Mind map of {origin}. Every node in the outline links to its source; the dashboard shows the map "
+             "interactively.")
+    outline = "Gliederung" if german else "Outline"
+    return f"# {title}\n\n{intro}\n\n{render_mermaid(root)}\n\n## {outline}\n\n{render_outline(root)}\n"
+
+
+_ITEM_RE = re.compile(r"^(?P<indent>\s*)[-*]\s+(?P<text>.+)$")
+
+
+def parse_mindmap(text: str) -> dict[str, Any]:
+    """The tree in a mind-map note's outline: ``{"title", "root": {label, target, heading, chunk_id, children}}``."""
+    frontmatter = read_frontmatter(text)
+    body = body_of(text)
+    lines = body.split("\n")
+    start = next((i for i, line in enumerate(lines) if re.match(r"^##\s+(Outline|Gliederung)\s*$", line)), None)
+    roots: list[Node] = []
+    stack: list[tuple[int, Node]] = []
+    if start is not None:
+        for line in lines[start + 1:]:
+            if line.startswith("#"):
+                break
+            match = _ITEM_RE.match(line)
+            if not match:
+                continue
+            depth = len(match["indent"].replace("\t", "  ")) // 2
+            citation = CITATION_RE.search(match["text"])
+            if citation:
+                node = Node(citation["label"] or citation["heading"] or citation["target"], None,
+                            target=citation["target"], heading=citation["heading"], chunk_id=citation["id"])
+            else:
+                node = Node(match["text"].strip(), None)
+            while stack and stack[-1][0] >= depth:
+                stack.pop()
+            if stack:
+                stack[-1][1].children.append(node)
+            else:
+                roots.append(node)
+            stack.append((depth, node))
+    root = roots[0] if len(roots) == 1 else Node(str(frontmatter.get("title") or "Mind map"), None, roots)
+    return {"title": frontmatter.get("title") or root.label, "root": root.to_dict()}
+
+
+async def generate_mindmap(engine: Any, request: StudyRequest, provider: ChatProvider | None, *,
+                           progress: Progress = no_progress, sources: SourceSet | None = None) -> GenerationResult:
+    from cognivault.study.sources import gather_sources
+
+    branches = max(1, min(request.count or DEFAULT_BRANCHES, MAX_BRANCHES))
+    progress("retrieve", "finding passages")
+    sources = sources or gather_sources(engine, request)
+    dropped = cut = 0
+    if is_extractive(provider):
+        progress("extract", "building the map from headings and key phrases")
+        root = extractive_map(sources, branches)
+    else:
+        progress("model", f"asking {provider_identity(provider)[1]} for a map with {branches} branches")
+        try:
+            parsed, raw_branches = await model_items(provider, engine.vault, "mindmap",  # type: ignore[arg-type]
+                                                     prompt_values(sources, branches), SCHEMA,
+                                                     ("branches", "children", "nodes"), max_tokens=1800)
+        except JSONParseError as exc:
+            raise unreadable("mind map", exc) from exc
+        central = _label(parsed.get("central")) if isinstance(parsed, dict) else ""
+        root = Node(central or sources.title, sources.sources[0])
+        for raw in raw_branches:
+            node, below = check_node(raw, sources, None, 1)
+            dropped += below
+            if node is None:
+                continue
+            if len(root.children) < branches:
+                root.children.append(node)
+            else:
+                cut += 1
+    if not root.children:
+        raise GenerationError("no usable mind-map branches came out of these passages"
+                              + (f" ({dropped} malformed nodes were dropped)" if dropped else ""),
+                              "nothing_generated")
+    title = f"Mind map - {sources.title}" if sources.language != "de" else f"Mindmap - {sources.title}"
+    used_ids: dict[str, Source] = {}
+
+    def collect(node: Node) -> None:
+        if node.source is not None:
+            used_ids.setdefault(node.source.chunk_id, node.source)
+        for child in node.children:
+            collect(child)
+
+    collect(root)
+    used = sorted(used_ids.values(), key=lambda s: s.number)
+    frontmatter = build_frontmatter("mindmap", title, provider, request, sources, used,
+                                    {"requested": branches, "produced": len(root.children), "dropped": dropped,
+                                     "cut": cut})
+    text = note_text(frontmatter, render_body(title, root, sources))
+    progress("write", "writing the note")
+    path = write_new_note(engine.vault, study_folder(engine.vault, engine.settings), title, text)
+    name, model = provider_identity(provider)
+    return GenerationResult("mindmap", path, title, name, model, branches, len(root.children), dropped, cut,
+                            frontmatter["chunk_ids"], [p for p in dict.fromkeys(s.path for s in used)],
+                            extra={"nodes": root.count()})

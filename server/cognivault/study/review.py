@@ -1,0 +1,326 @@
+"""Reviewing flashcards: find due cards in the vault, grade them, write the schedule back safely.
+
+A grade rewrites only the graded card's ``<!--SR:...-->`` comment. The note is
+read, the new text computed, written to a temp file, and the note on disk is
+compared with what was read just before the temp file replaces it: if the user
+(or the plugin, or another CogniVault process) changed the note in between,
+nothing is replaced and the update is redone on the fresh content, up to
+``MAX_ATTEMPTS`` times. CogniVault's own writers also take a per-vault lock, so
+two of our processes never interleave. A card whose text changed (its id is a
+hash of its text) is not graded at all: the caller gets ``CardNotFound``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+
+from cognivault.atomic import atomic_writer
+from cognivault.study.cards import DEFAULT_OPTIONS, Card, Flashcard, NoteCards, ParserOptions, parse_cards, \
+    with_schedule
+from cognivault.study.citations import parse_citations, strip_citations, without_cited_links
+from cognivault.study.locks import vault_lock
+from cognivault.study.progress import ProgressStore
+from cognivault.study.scheduler import RATING_NAMES, CardScheduler, is_due, parse_rating
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 5
+
+
+class CardNotFound(LookupError):
+    """No card with that id: it was deleted or its text was edited since it was shown."""
+
+
+class ReviewConflict(RuntimeError):
+    """The note kept changing on disk while the schedule was being written."""
+
+
+class _ChangedOnDisk(Exception):
+    pass
+
+
+@dataclass(slots=True)
+class DueCard:
+    id: str
+    path: str
+    title: str
+    decks: list[str]
+    kind: str
+    front: str
+    back: str
+    heading_path: list[str]
+    line: int  # 1-based first line of the card text
+    sources: list[dict[str, Any]]  # the card's citations (target, heading, label, chunk_id, hash)
+    due: str | None  # ISO date, None for a new card
+    interval: int | None
+    ease: int | None
+    is_new: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class GradeOutcome:
+    card_id: str
+    path: str
+    rating: int
+    due: str
+    interval: int
+    ease: int
+    previous_due: str | None
+    stability: float
+    difficulty: float
+    attempts: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _due_card(path: str, flashcard: Flashcard, card: Card) -> DueCard:
+    schedule = card.schedule
+    title = Path(path).stem
+    headings = [h for h in flashcard.heading_path if h and h != title]
+    citations = parse_citations(flashcard.text)
+    return DueCard(card.id, path, title, list(flashcard.decks), flashcard.kind,
+                   without_cited_links(strip_citations(card.front), citations),
+                   without_cited_links(strip_citations(card.back), citations), headings, flashcard.first_line + 1,
+                   [c.to_dict() for c in citations],
+                   schedule.due.isoformat() if schedule else None, schedule.interval if schedule else None,
+                   schedule.ease if schedule else None, schedule is None)
+
+
+@dataclass
+class ReviewDeck:
+    """The flashcards of one vault (every note the plugin would read), with grading."""
+
+    vault: Path
+    options: ParserOptions = DEFAULT_OPTIONS
+    scheduler: CardScheduler = field(default_factory=CardScheduler)
+    progress: ProgressStore | None = None
+    extra_ignored: tuple[Path, ...] = ()
+    before_replace: Callable[[int], None] | None = None  # test hook: runs before each replace attempt
+    _cache: dict[str, tuple[tuple[int, int], NoteCards]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.vault = Path(self.vault).expanduser().resolve()
+
+    # -- reading ----------------------------------------------------------
+    def _markdown_paths(self) -> list[str]:
+        from cognivault.vault.scan import scan_vault
+
+        return [f.path for f in scan_vault(self.vault, self.extra_ignored).files if f.kind == "markdown"]
+
+    def note(self, path: str) -> NoteCards:
+        absolute = self.vault / path
+        stat = absolute.stat()
+        signature = (stat.st_mtime_ns, stat.st_size)
+        cached = self._cache.get(path)
+        if cached and cached[0] == signature:
+            return cached[1]
+        text = absolute.read_text("utf-8", errors="replace")
+        if self.options.require_tag and not any(t.casefold() in text.casefold() for t in self.options.flashcard_tags):
+            parsed = NoteCards(path, [], False)
+        else:
+            parsed = parse_cards(text, path, self.options)
+        self._cache[path] = (signature, parsed)
+        return parsed
+
+    def notes(self, paths: list[str] | None = None) -> list[NoteCards]:
+        found = []
+        for path in paths if paths is not None else self._markdown_paths():
+            try:
+                parsed = self.note(path)
+            except OSError as exc:
+                log.warning("cannot read %s: %s", path, exc)
+                continue
+            if parsed.flashcards:
+                found.append(parsed)
+        return found
+
+    def cards(self, deck: str | None = None, paths: list[str] | None = None) -> list[DueCard]:
+        result = []
+        for note in self.notes(paths):
+            for flashcard, card in note.all_cards():
+                if deck and not any(d == deck or d.startswith(deck + "/") for d in flashcard.decks):
+                    continue
+                result.append(_due_card(note.path, flashcard, card))
+        return result
+
+    def due(self, today: date | None = None, deck: str | None = None, limit: int | None = None,
+            paths: list[str] | None = None, include_new: bool = True) -> list[DueCard]:
+        """Due cards, most overdue first, then new cards in note order."""
+        today = today or datetime.now().astimezone().date()
+        reviewing = []
+        new = []
+        for card in self.cards(deck, paths):
+            if card.is_new:
+                if include_new:
+                    new.append(card)
+            elif card.due and date.fromisoformat(card.due) <= today:
+                reviewing.append(card)
+        reviewing.sort(key=lambda c: (c.due or "", c.path, c.line))
+        ordered = reviewing + new
+        return ordered[:limit] if limit is not None else ordered
+
+    def stats(self, today: date | None = None) -> dict[str, Any]:
+        today = today or datetime.now().astimezone().date()
+        decks: dict[str, Counter[str]] = {}
+        for card in self.cards():
+            for deck in card.decks:
+                counter = decks.setdefault(deck, Counter())
+                counter["total"] += 1
+                if card.is_new:
+                    counter["new"] += 1
+                elif card.due and date.fromisoformat(card.due) <= today:
+                    counter["due"] += 1
+        totals: Counter[str] = Counter()
+        for counter in decks.values():
+            totals.update(counter)
+        return {"today": today.isoformat(), "total": totals["total"], "due": totals["due"], "new": totals["new"],
+                "decks": {name: dict(c) for name, c in sorted(decks.items())}}
+
+    def find(self, card_id: str, path: str | None = None) -> tuple[str, Flashcard, Card]:
+        paths = [path] if path else None
+        for note in self.notes(paths):
+            hit = note.card(card_id)
+            if hit:
+                return note.path, hit[0], hit[1]
+        if path:  # the caller's path may be stale: look everywhere
+            return self.find(card_id)
+        raise CardNotFound(f"no card {card_id}: it was deleted, or its text changed since it was shown")
+
+    # -- grading ----------------------------------------------------------
+    def grade(self, card_id: str, rating: int | str, *, path: str | None = None, now: datetime | None = None,
+              duration_s: float | None = None) -> GradeOutcome:
+        """Schedule a card with FSRS and rewrite its comment (only it), never clobbering an edit."""
+        rating = parse_rating(rating)
+        now = now or datetime.now(timezone.utc)
+        note_path, _, _ = self.find(card_id, path)
+        absolute = self.vault / note_path
+        with vault_lock(self.vault, "review"):
+            for attempt in range(1, MAX_ATTEMPTS + 1):
+                raw = absolute.read_bytes()
+                text = raw.decode("utf-8")
+                parsed = parse_cards(text, note_path, self.options)
+                hit = parsed.card(card_id)
+                if hit is None:
+                    raise CardNotFound(f"card {card_id} is no longer in {note_path}: its text changed")
+                flashcard, card = hit
+                result = self.scheduler.review(card.schedule, rating, now)
+                new_text = with_schedule(text, flashcard, card.sibling, result.schedule)
+                try:
+                    if self.before_replace is not None:
+                        self.before_replace(attempt)
+                    with atomic_writer(absolute) as handle:
+                        handle.write(new_text.encode("utf-8"))
+                        handle.flush()
+                        if absolute.read_bytes() != raw:
+                            raise _ChangedOnDisk
+                except _ChangedOnDisk:
+                    log.info("%s changed on disk while grading %s; retrying on fresh content", note_path, card_id)
+                    continue
+                self._cache.pop(note_path, None)
+                outcome = GradeOutcome(card_id, note_path, rating, result.schedule.due.isoformat(),
+                                       result.schedule.interval, result.schedule.ease,
+                                       card.schedule.due.isoformat() if card.schedule else None,
+                                       round(result.stability, 4), round(result.difficulty, 4), attempt)
+                break
+            else:
+                raise ReviewConflict(f"{note_path} kept changing while the review was being saved; "
+                                     "nothing was written, grade the card again")
+        if self.progress is not None:
+            self.progress.record("review", {"card": card_id, "path": note_path, "rating": rating,
+                                            "interval": outcome.interval, "due": outcome.due},
+                                 ts=now, duration_s=duration_s)
+        return outcome
+
+
+# -- the terminal review -----------------------------------------------------
+def _prompt(stdout: IO[str], stdin: IO[str], text: str) -> str | None:
+    stdout.write(text)
+    stdout.flush()
+    line = stdin.readline()
+    if not line:
+        stdout.write("\n")
+        return None
+    return line.strip()
+
+
+def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], stdout: IO[str],
+                        max_again: int = 3, clock: Callable[[], float] = time.monotonic) -> dict[str, Any]:
+    """Show each card, reveal on Enter, read a grade 1–4; "Again" cards come back later this session."""
+    queue = list(cards)
+    again_count: Counter[str] = Counter()
+    summary: Counter[str] = Counter()
+    position = 0
+    total = len(queue)
+    while queue:
+        card = queue.pop(0)
+        position += 1
+        crumb = " › ".join([card.title, *card.heading_path])
+        stdout.write(f"\n[{min(position, total)}/{total}] {', '.join(card.decks)} · {crumb}"
+                     f"{' (new)' if card.is_new else ''}\n\n")
+        stdout.write(_indent(card.front) + "\n\n")
+        shown = clock()
+        answer = _prompt(stdout, stdin, "Enter: show answer · s: skip · q: quit > ")
+        if answer is None or answer.lower() == "q":
+            summary["quit"] += 1
+            break
+        if answer.lower() == "s":
+            summary["skipped"] += 1
+            continue
+        stdout.write("\n" + _indent(card.back) + "\n\n")
+        rating: int | None = None
+        for _ in range(5):
+            answer = _prompt(stdout, stdin, "Grade 1 again · 2 hard · 3 good · 4 easy (s skip, q quit) > ")
+            if answer is None or answer.lower() in ("q", "s"):
+                break
+            try:
+                rating = parse_rating(answer)
+                break
+            except ValueError:
+                stdout.write("Please type 1, 2, 3 or 4.\n")
+        if answer is None or (answer.lower() == "q" and rating is None):
+            summary["quit"] += 1
+            break
+        if rating is None:
+            summary["skipped"] += 1
+            continue
+        try:
+            outcome = deck.grade(card.id, rating, path=card.path, duration_s=min(300.0, clock() - shown))
+        except CardNotFound as exc:
+            stdout.write(f"Skipped: {exc}\n")
+            summary["changed"] += 1
+            continue
+        except ReviewConflict as exc:
+            stdout.write(f"Not saved: {exc}\n")
+            summary["conflicts"] += 1
+            continue
+        summary["reviewed"] += 1
+        summary[RATING_NAMES[rating]] += 1
+        stdout.write(f"→ {RATING_NAMES[rating]}: next review {outcome.due} (in {outcome.interval} "
+                     f"day{'s' if outcome.interval != 1 else ''})\n")
+        if rating == 1 and again_count[card.id] < max_again:
+            again_count[card.id] += 1
+            queue.append(card)
+            total += 1
+    reviewed, skipped = summary["reviewed"], summary["skipped"]
+    stdout.write(f"\nReviewed {reviewed} card{'s' if reviewed != 1 else ''}"
+                 + (f", skipped {skipped}" if skipped else "") + ".\n")
+    return dict(summary)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.split("\n"))
+
+
+def is_card_due(card: Card, today: date) -> bool:
+    return is_due(card.schedule, today)

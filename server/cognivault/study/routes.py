@@ -1,0 +1,380 @@
+"""The study hub on the companion: review, generation (NDJSON), progress, badges, heatmap, the dashboard.
+
+Routes (all behind the companion's token, Host and Origin checks):
+
+- ``GET  /api/review/due?deck=&note=&limit=``  due cards and deck counts
+- ``POST /api/review/{card}``  ``{"rating": 1-4 | "again"…, "path"?, "duration_ms"?}`` → the new schedule
+- ``POST /api/generate/{kind}``  kind = flashcards | quiz | mindmap | workshop | lesson; NDJSON:
+  ``{"type": "progress", "data": {"stage", "message"}}`` lines, then one ``{"type": "done", "data":
+  {result}}`` (``data.path`` is the written note) or ``{"type": "error", "data": {"code", "message"}}``
+- ``POST /api/quiz/attempt``  ``{"path", "answers": [...]}`` → the score (recorded)
+- ``GET  /api/progress?days=90``, ``GET /api/badges``, ``GET /api/heatmap?days=90``
+- ``POST /api/progress/event``  ``{"kind": "mindmap_view" | "lesson_read" | "note_edit" | "ask", "data"?}``
+- ``GET  /api/mindmaps``, ``GET /api/mindmap?path=``  the mind-map notes and one map's tree
+- ``GET  /dashboard``  the dashboard page (CSS and JS inlined: one document, works in webviews)
+- ``GET  /dashboard/assets/{name}``  the same CSS / JS files on their own
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from cognivault.companion import api
+from cognivault.companion.api import ApiError, add_route, bad_request, engine_of, read_json, run_blocking
+
+log = logging.getLogger(__name__)
+
+TAG = "study"
+KINDS = ("flashcards", "quiz", "mindmap", "workshop", "lesson")
+ASSETS = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
+CLIENT_EVENTS = ("mindmap_view", "lesson_read", "note_edit", "ask")
+CARD_ID = re.compile(r"[0-9a-f]{12}(?:~[0-9]{1,4})?-[0-9]{1,3}")
+
+GRADE_BODY: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": ["rating"],
+    "properties": {"rating": {"type": ["integer", "string"]}, "path": {"type": "string", "maxLength": 1024},
+                   "duration_ms": {"type": "integer", "minimum": 0, "maximum": 86_400_000}},
+}
+GENERATE_BODY: dict[str, Any] = {
+    "type": "object", "additionalProperties": False,
+    "properties": {
+        "note": {"type": "string", "maxLength": 1024}, "topic": {"type": "string", "maxLength": 500},
+        "scope": {"type": "object"}, "selection": {"type": "string", "maxLength": 20000},
+        "lines": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2, "maxItems": 2},
+        "count": {"type": "integer", "minimum": 1, "maximum": 100}, "deck": {"type": "string", "maxLength": 100},
+        "chat_provider": {"type": "string", "enum": ["auto", "ollama", "extractive", "llamacpp"]},
+        "workshop": {"type": "string", "maxLength": 1024}, "lesson": {"type": "integer", "minimum": 1},
+    },
+}
+ATTEMPT_BODY: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": ["path", "answers"],
+    "properties": {"path": {"type": "string", "maxLength": 1024},
+                   "answers": {"type": "array", "maxItems": 200, "items": {"type": ["string", "integer", "null"]}},
+                   "duration_ms": {"type": "integer", "minimum": 0, "maximum": 86_400_000}},
+}
+EVENT_BODY: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": ["kind"],
+    "properties": {"kind": {"type": "string", "enum": list(CLIENT_EVENTS)}, "data": {"type": "object"},
+                   "id": {"type": "string", "maxLength": 128}},
+}
+DAYS_QUERY = {"days": {"type": "integer", "minimum": 1, "maximum": 3660, "default": 90}}
+
+
+# -- services ------------------------------------------------------------------------
+def _store(app: web.Application):  # type: ignore[no-untyped-def]
+    store = api.service(app, "study_progress")
+    if store is None:
+        from cognivault.study.progress import ProgressStore
+
+        store = ProgressStore(app[api.ENGINE_KEY].vault)
+        api.set_service(app, "study_progress", store)
+    return store
+
+
+def _deck(app: web.Application):  # type: ignore[no-untyped-def]
+    deck = api.service(app, "study_deck")
+    if deck is None:
+        from cognivault.study.review import ReviewDeck
+
+        engine = app[api.ENGINE_KEY]
+        deck = ReviewDeck(engine.vault, progress=_store(app), extra_ignored=(engine.index_dir,))
+        api.set_service(app, "study_deck", deck)
+    return deck
+
+
+def _note_path(request: web.Request, raw: str, what: str = "path") -> str:
+    return api.safe_vault_path(engine_of(request).vault, raw, what)
+
+
+# -- review ------------------------------------------------------------------------------
+async def review_due(request: web.Request) -> web.Response:
+    query = api.query_params(request)
+    deck = _deck(request.app)
+    paths = [_note_path(request, query["note"], "note")] if query.get("note") else None
+
+    def collect() -> dict[str, Any]:
+        due = deck.due(deck=query.get("deck") or None, limit=query.get("limit"), paths=paths)
+        return {"due": [card.to_dict() for card in due], "stats": deck.stats()}
+
+    return web.json_response(await run_blocking(request, collect))
+
+
+async def review_grade(request: web.Request) -> web.Response:
+    from cognivault.study.review import CardNotFound, ReviewConflict
+    from cognivault.study.scheduler import parse_rating
+
+    card_id = request.match_info["card"]
+    body = await read_json(request)
+    if not CARD_ID.fullmatch(card_id):
+        raise bad_request("the card id looks like 0123456789ab-0 (from /api/review/due)", "bad_card")
+    try:
+        rating = parse_rating(body["rating"])
+    except ValueError as exc:
+        raise bad_request(str(exc), "bad_rating") from None
+    path = _note_path(request, body["path"]) if body.get("path") else None
+    duration = body.get("duration_ms")
+    deck = _deck(request.app)
+    try:
+        outcome = await run_blocking(request, deck.grade, card_id, rating, path=path,
+                                     duration_s=duration / 1000 if duration is not None else None)
+    except CardNotFound as exc:
+        raise ApiError(404, "card_not_found", str(exc)) from None
+    except ReviewConflict as exc:
+        raise ApiError(409, "review_conflict", str(exc)) from None
+    return web.json_response(outcome.to_dict())
+
+
+# -- generation ----------------------------------------------------------------------------
+async def _provider(request: web.Request, name: str | None):  # type: ignore[no-untyped-def]
+    """None (extractive) or the companion's chat provider (shared with /api/ask)."""
+    if name == "extractive":
+        return None
+    if name in (None, "auto"):
+        from cognivault.companion import answering
+
+        provider = await answering.provider_of(request.app)
+    else:
+        from cognivault.models.chat import ChatError, make_chat_provider
+
+        try:
+            provider = make_chat_provider(request.app[api.SETTINGS_KEY], name)
+        except ChatError as exc:
+            raise ApiError(503, exc.code, exc.message) from None
+    return None if getattr(provider, "name", "") == "extractive" else provider
+
+
+def _line(envelope: dict[str, Any]) -> bytes:
+    return (json.dumps(envelope, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+
+
+async def generate_stream(request: web.Request) -> web.StreamResponse:
+    from cognivault.companion.routes import parse_scope
+    from cognivault.study.generate import run_generation
+    from cognivault.study.sources import GenerationError, StudyRequest, gather_sources
+
+    kind = request.match_info["kind"]
+    body = await read_json(request)
+    if kind not in KINDS:
+        raise ApiError(404, "not_found", f"unknown kind {kind!r}: one of {', '.join(KINDS)}")
+    engine = engine_of(request)
+    scope = parse_scope(request, body.get("scope"))
+    note = _note_path(request, body["note"], "note") if body.get("note") else None
+    workshop = _note_path(request, body["workshop"], "workshop") if body.get("workshop") else None
+    lines = tuple(body["lines"]) if body.get("lines") else None
+    from cognivault.index.scope import Scope
+
+    study_request = StudyRequest(note=note, scope=scope or Scope(), topic=(body.get("topic") or "").strip() or None,
+                                 selection=body.get("selection"), lines=lines,  # type: ignore[arg-type]
+                                 count=body.get("count"), deck=body.get("deck"))
+    if kind == "lesson":
+        if not workshop or not body.get("lesson"):
+            raise bad_request("a lesson needs body.workshop (the outline note) and body.lesson", "invalid_request")
+    elif not (study_request.note or study_request.topic or not study_request.scope.is_empty()):
+        raise bad_request("say what to study from: body.note, body.scope or body.topic", "invalid_request")
+    provider = await _provider(request, body.get("chat_provider"))
+
+    response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson; charset=utf-8",
+                                           "X-Accel-Buffering": "no"})
+    await response.prepare(request)
+    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    def progress(stage: str, message: str) -> None:
+        queue.put_nowait({"type": "progress", "data": {"stage": stage, "message": message}})
+
+    async def work() -> Any:
+        sources = None
+        if kind != "lesson":
+            progress("retrieve", "finding passages")
+            sources = await run_blocking(request, gather_sources, engine, study_request)
+        return await run_generation(kind, engine, study_request, provider, progress=progress,
+                                    store=_store(request.app), workshop=workshop, lesson=body.get("lesson"),
+                                    sources=sources)
+
+    task = asyncio.ensure_future(work())
+    try:
+        while True:
+            getter = asyncio.ensure_future(queue.get())
+            done, _ = await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+            if getter in done:
+                await response.write(_line(getter.result()))
+                continue
+            getter.cancel()
+            break
+        while not queue.empty():
+            await response.write(_line(queue.get_nowait()))
+        try:
+            result = task.result()
+        except GenerationError as exc:
+            await response.write(_line({"type": "error", "data": {"code": exc.code, "message": str(exc)}}))
+        except Exception:  # noqa: BLE001 - the stream must end with one error envelope
+            log.exception("generation failed")
+            await response.write(_line({"type": "error", "data": {
+                "code": "internal", "message": "generation failed; see the server log"}}))
+        else:
+            await response.write(_line({"type": "done", "data": result.to_dict()}))
+        with contextlib.suppress(ConnectionResetError):
+            await response.write_eof()
+    except (ConnectionResetError, asyncio.CancelledError):
+        task.cancel()
+        raise
+    return response
+
+
+# -- quizzes, progress, badges ----------------------------------------------------------------
+async def quiz_attempt(request: web.Request) -> web.Response:
+    from cognivault.study.quiz import parse_quiz, record_attempt, score_attempt
+
+    body = await read_json(request)
+    path = _note_path(request, body["path"])
+    absolute = engine_of(request).vault / path
+
+    def score() -> dict[str, Any]:
+        try:
+            quiz = parse_quiz(absolute.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError):
+            raise ApiError(404, "not_found", f"no quiz note at {path}") from None
+        if not quiz.questions:
+            raise ApiError(400, "not_a_quiz", f"{path} holds no quiz questions")
+        result = score_attempt(quiz, body["answers"])
+        duration = body.get("duration_ms")
+        record_attempt(_store(request.app), path, result, duration_s=duration / 1000 if duration else None)
+        return {"quiz": path, **result}
+
+    return web.json_response(await run_blocking(request, score))
+
+
+async def progress_summary(request: web.Request) -> web.Response:
+    from cognivault.study.badges import BadgeBook
+
+    days = api.query_params(request)["days"]
+
+    def summary() -> dict[str, Any]:
+        store = _store(request.app)
+        events = store.events()
+        data = store.summary(days=days)
+        badges = BadgeBook(store).evaluate(events)
+        data["badges_unlocked"] = sum(1 for b in badges if b["unlocked"])
+        data["badges_total"] = len(badges)
+        return data
+
+    return web.json_response(await run_blocking(request, summary))
+
+
+async def badges(request: web.Request) -> web.Response:
+    from cognivault.study.badges import BadgeBook
+
+    result = await run_blocking(request, lambda: BadgeBook(_store(request.app)).evaluate())
+    return web.json_response({"badges": result, "unlocked": sum(1 for b in result if b["unlocked"]),
+                              "total": len(result)})
+
+
+async def heatmap(request: web.Request) -> web.Response:
+    days = api.query_params(request)["days"]
+    cells = await run_blocking(request, lambda: _store(request.app).heatmap(days))
+    return web.json_response({"days": cells})
+
+
+async def record_event(request: web.Request) -> web.Response:
+    body = await read_json(request)
+    event = await run_blocking(request, lambda: _store(request.app).record(body["kind"], body.get("data") or {},
+                                                                           event_id=body.get("id")))
+    return web.json_response(event.to_dict())
+
+
+# -- mind maps --------------------------------------------------------------------------------------
+def _mindmap_notes(vault: Path, folder: str) -> list[dict[str, Any]]:
+    from cognivault.study.schema import read_frontmatter
+
+    root = vault / folder
+    found = []
+    if root.is_dir():
+        for note in sorted(root.rglob("*.md")):
+            try:
+                head = note.read_text("utf-8")[:4096]
+            except (OSError, UnicodeDecodeError):
+                continue
+            if "type: mindmap" not in head:
+                continue
+            frontmatter = read_frontmatter(note.read_text("utf-8"))
+            if frontmatter.get("type") == "mindmap":
+                found.append({"path": note.relative_to(vault).as_posix(), "title": frontmatter.get("title"),
+                              "generated_at": frontmatter.get("generated_at")})
+    found.sort(key=lambda item: str(item.get("generated_at") or ""), reverse=True)
+    return found
+
+
+async def mindmaps(request: web.Request) -> web.Response:
+    engine = engine_of(request)
+    folder = request.app[api.SETTINGS_KEY].study.folder.strip("/") or "Study"
+    notes = await run_blocking(request, _mindmap_notes, engine.vault, folder)
+    return web.json_response({"mindmaps": notes})
+
+
+async def mindmap(request: web.Request) -> web.Response:
+    from cognivault.study.mindmap import parse_mindmap
+
+    query = api.query_params(request)
+    path = _note_path(request, query["path"])
+    absolute = engine_of(request).vault / path
+    try:
+        text = await run_blocking(request, absolute.read_text, "utf-8")
+    except (OSError, UnicodeDecodeError):
+        raise ApiError(404, "not_found", f"no mind map at {path}") from None
+    return web.json_response({"path": path, **parse_mindmap(text)})
+
+
+# -- the dashboard ------------------------------------------------------------------------------------
+def _asset(name: str) -> str:
+    return resources.files("cognivault.study").joinpath("dashboard", name).read_text("utf-8")
+
+
+def dashboard_html() -> str:
+    page = _asset("index.html")
+    return page.replace("/*__CSS__*/", _asset("dashboard.css")).replace("/*__JS__*/", _asset("dashboard.js"))
+
+
+async def dashboard(request: web.Request) -> web.Response:
+    return web.Response(text=dashboard_html(), content_type="text/html", charset="utf-8")
+
+
+async def dashboard_asset(request: web.Request) -> web.Response:
+    name = request.match_info["name"]
+    if name not in ASSETS:
+        raise ApiError(404, "not_found", "no such asset")
+    return web.Response(text=_asset(name), content_type=ASSETS[name], charset="utf-8")
+
+
+def setup_routes(app: web.Application) -> None:
+    add_route(app, "GET", "/api/review/due", review_due, tag=TAG, summary="Flashcards due for review",
+              query={"deck": {"type": "string", "maxLength": 200}, "note": {"type": "string", "maxLength": 1024},
+                     "limit": {"type": "integer", "minimum": 1, "maximum": 1000}})
+    add_route(app, "POST", "/api/review/{card}", review_grade, tag=TAG,
+              summary="Grade a card (1 again, 2 hard, 3 good, 4 easy); rewrites only its schedule comment",
+              body=GRADE_BODY)
+    add_route(app, "POST", "/api/generate/{kind}", generate_stream, tag=TAG, body=GENERATE_BODY,
+              summary="Generate flashcards, a quiz, a mind map, a workshop or a lesson: NDJSON progress, "
+                      "then the note path", content_type="application/x-ndjson")
+    add_route(app, "POST", "/api/quiz/attempt", quiz_attempt, tag=TAG, body=ATTEMPT_BODY,
+              summary="Score a quiz attempt against the quiz note and record it")
+    add_route(app, "GET", "/api/progress", progress_summary, tag=TAG, query=DAYS_QUERY,
+              summary="Study time, streaks, heatmap, recent quizzes")
+    add_route(app, "GET", "/api/badges", badges, tag=TAG, summary="The 25 badges, locked and unlocked")
+    add_route(app, "GET", "/api/heatmap", heatmap, tag=TAG, query=DAYS_QUERY, summary="Study time per day")
+    add_route(app, "POST", "/api/progress/event", record_event, tag=TAG, body=EVENT_BODY,
+              summary="Record a study activity seen by a client (mind map view, lesson read, ...)")
+    add_route(app, "GET", "/api/mindmaps", mindmaps, tag=TAG, summary="The mind-map notes in the study folder")
+    add_route(app, "GET", "/api/mindmap", mindmap, tag=TAG, summary="One mind map's tree",
+              query={"path": {"type": "string", "maxLength": 1024, "required": True}})
+    add_route(app, "GET", "/dashboard", dashboard, tag=TAG, page=True, content_type="text/html",
+              summary="The study dashboard (open once with ?token=)")
+    add_route(app, "GET", "/dashboard/assets/{name}", dashboard_asset, tag=TAG, content_type="text/plain",
+              summary="The dashboard's stylesheet and script")

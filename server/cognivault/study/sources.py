@@ -1,0 +1,226 @@
+"""What a generator works from: passages of the index within the requested scope.
+
+A request names a note (optionally a selection or a line range in it), a
+scope (folders, tags, files, properties), a free topic, or a topic within a
+scope. Notes inside the study folder (CogniVault's own output) are never
+sources unless asked for by name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from cognivault.index.scope import Scope
+from cognivault.study.citations import CitedPassage
+
+if TYPE_CHECKING:
+    from cognivault.engine import Engine
+
+MAX_SOURCES = 24
+MAX_SOURCE_CHARS = 1500
+MAX_TOTAL_CHARS = 14000
+
+
+class GenerationError(ValueError):
+    """A generation request that cannot be served; the message says what to change."""
+
+    def __init__(self, message: str, code: str = "generation_failed") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(slots=True)
+class StudyRequest:
+    note: str | None = None
+    scope: Scope = field(default_factory=Scope)
+    topic: str | None = None
+    selection: str | None = None  # selected text inside ``note``
+    lines: tuple[int, int] | None = None  # 1-based inclusive line range inside ``note``
+    count: int | None = None
+    deck: str | None = None
+    title: str | None = None
+
+    def describe(self, note_path: str | None = None) -> dict[str, Any]:
+        return {"note": note_path or self.note, "folders": list(self.scope.folders), "tags": list(self.scope.tags),
+                "files": list(self.scope.files), "topic": self.topic,
+                "selection": bool(self.selection or self.lines)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> StudyRequest:
+        scope_data = data.get("scope") or {}
+        scope = Scope.from_dict(scope_data) if isinstance(scope_data, dict) else Scope.parse(list(scope_data))
+        lines = data.get("lines")
+        return cls(note=data.get("note") or None, scope=scope, topic=(data.get("topic") or None),
+                   selection=data.get("selection") or None,
+                   lines=(int(lines[0]), int(lines[1])) if isinstance(lines, (list, tuple)) and len(lines) == 2
+                   else None,
+                   count=int(data["count"]) if data.get("count") is not None else None,
+                   deck=data.get("deck") or None, title=data.get("title") or None)
+
+
+@dataclass(frozen=True, slots=True)
+class Source(CitedPassage):
+    """A passage handed to a generator, numbered from 1 in prompt order."""
+
+    number: int = 0
+    text: str = ""
+    lang: str | None = None
+
+    @property
+    def label(self) -> str:
+        crumb = " › ".join([self.title, *[h for h in self.heading_path[1:] if h]]) if self.heading_path \
+            else self.title
+        return crumb
+
+
+@dataclass(slots=True)
+class SourceSet:
+    sources: list[Source]
+    title: str  # what the material is about (note title, topic, folder names)
+    note_path: str | None
+    language: str
+
+    def by_number(self, number: Any) -> Source | None:
+        if isinstance(number, bool):
+            return None
+        if isinstance(number, str) and number.strip().lstrip("[S").rstrip("]").isdigit():
+            number = int(number.strip().lstrip("[S").rstrip("]"))
+        if isinstance(number, float) and number.is_integer():
+            number = int(number)
+        if isinstance(number, int) and 1 <= number <= len(self.sources):
+            return self.sources[number - 1]
+        return None
+
+    def notes(self) -> list[str]:
+        return list(OrderedDict.fromkeys(s.path for s in self.sources))
+
+    def prompt_block(self, labels: str = "number") -> str:
+        """The passages for a prompt: ``[1] Title › Heading (path)`` then the text."""
+        parts = []
+        for source in self.sources:
+            tag = f"[S{source.number}]" if labels == "S" else f"[{source.number}]"
+            parts.append(f"{tag} {source.label} ({source.path})\n{source.text.strip()}")
+        return "\n\n".join(parts)
+
+
+def _title_of(engine: Engine, path: str) -> str:
+    record = engine.store.catalog.file(path)
+    if record is not None and record.title:
+        return record.title
+    return PurePosixPath(path).stem
+
+
+def _in_study_folder(engine: Engine, path: str) -> bool:
+    folder = engine.settings.study.folder.strip("/")
+    return bool(folder) and (path == folder or path.startswith(folder + "/"))
+
+
+def _make_sources(engine: Engine, records: list[Any]) -> list[Source]:
+    titles: dict[str, str] = {}
+    sources: list[Source] = []
+    total = 0
+    for record in records:
+        if len(sources) >= MAX_SOURCES or total >= MAX_TOTAL_CHARS:
+            break
+        text = record.text if len(record.text) <= MAX_SOURCE_CHARS else record.text[:MAX_SOURCE_CHARS] + " …"
+        if not text.strip():
+            continue
+        total += len(text)
+        if record.path not in titles:
+            titles[record.path] = _title_of(engine, record.path)
+        sources.append(Source(record.id, record.path, titles[record.path], tuple(record.heading_path),
+                              record.content_hash, record.line_start, record.line_end, len(sources) + 1, text,
+                              record.lang))
+    return sources
+
+
+def _round_robin(groups: list[list[Any]], limit: int) -> list[Any]:
+    """Take chunks from each note in turn so a large scope is covered evenly, then restore note order."""
+    picked: list[tuple[int, int, Any]] = []
+    depth = 0
+    while len(picked) < limit and any(depth < len(g) for g in groups):
+        for index, group in enumerate(groups):
+            if depth < len(group) and len(picked) < limit:
+                picked.append((index, depth, group[depth]))
+        depth += 1
+    picked.sort(key=lambda item: (item[0], item[1]))
+    return [item[2] for item in picked]
+
+
+def _language(sources: list[Source]) -> str:
+    counts: dict[str, int] = {}
+    for source in sources:
+        if source.lang:
+            counts[source.lang] = counts.get(source.lang, 0) + len(source.text)
+    return max(counts, key=counts.__getitem__) if counts else "en"
+
+
+def gather_sources(engine: Engine, request: StudyRequest, max_sources: int = MAX_SOURCES) -> SourceSet:
+    """The passages for ``request``; GenerationError when the scope holds nothing."""
+    from cognivault.engine import EngineError
+
+    catalog = engine.store.catalog
+    if request.note:
+        try:
+            path = engine.note_path(request.note)
+        except EngineError as exc:
+            raise GenerationError(str(exc), "unknown_note") from exc
+        chunks = catalog.chunks_of(path)
+        if request.lines:
+            first, last = request.lines
+            chunks = [c for c in chunks if c.line_start <= last and c.line_end >= first] or chunks
+        elif request.selection:
+            wanted = set(re.findall(r"\w{3,}", request.selection.casefold()))
+            scored = [(len(wanted & set(re.findall(r"\w{3,}", c.text.casefold()))), c) for c in chunks]
+            best = max((s for s, _ in scored), default=0)
+            if best:
+                chunks = [c for s, c in scored if s >= max(1, best // 2)]
+        if request.topic and len(chunks) > max_sources:
+            hits = engine.search(request.topic, k=max_sources, mode="hybrid", scope=Scope(files=[path]))
+            keep = {r.chunk_id for r in hits.results}
+            chunks = [c for c in chunks if c.id in keep] or chunks
+        sources = _make_sources(engine, chunks[:max_sources])
+        title = request.title or _title_of(engine, path)
+        if not sources:
+            raise GenerationError(f"{path} has no text to study from", "empty_scope")
+        return SourceSet(sources, title, path, _language(sources))
+
+    scope = request.scope
+    if not scope.is_empty():
+        all_paths = [f.path for f in catalog.files() if f.state == "indexed"]
+        allowed = scope.resolve(catalog, all_paths) or set()
+        explicit = {p.casefold() for p in scope.files}
+        allowed = {p for p in allowed if not _in_study_folder(engine, p) or p.casefold() in explicit}
+        if not allowed:
+            raise GenerationError("nothing in the vault matches this scope; check the folder, tag or file names",
+                                  "empty_scope")
+        if request.topic:
+            hits = engine.search(request.topic, k=max_sources, mode="hybrid", scope=Scope(files=sorted(allowed)))
+            records = [engine.chunk(r.chunk_id) for r in hits.results]
+            chunks = [r for r in records if r is not None]
+        else:
+            groups = [catalog.chunks_of(path) for path in sorted(allowed)]
+            chunks = _round_robin([g for g in groups if g], max_sources)
+        title = request.title or request.topic or _scope_title(scope)
+    elif request.topic:
+        hits = engine.search(request.topic, k=max_sources * 2, mode="hybrid")
+        records = [engine.chunk(r.chunk_id) for r in hits.results]
+        chunks = [r for r in records if r is not None and not _in_study_folder(engine, r.path)][:max_sources]
+        title = request.title or request.topic
+    else:
+        raise GenerationError("say what to study from: a note, a scope (folder, tag, file) or a topic",
+                              "no_scope")
+    sources = _make_sources(engine, chunks)
+    if not sources:
+        raise GenerationError("nothing in the vault matches; try another topic or a wider scope", "empty_scope")
+    return SourceSet(sources, title, None, _language(sources))
+
+
+def _scope_title(scope: Scope) -> str:
+    parts = [PurePosixPath(f).name for f in scope.folders] + [f"#{t}" for t in scope.tags] \
+        + [PurePosixPath(f).stem for f in scope.files] + [k if v is None else f"{k}={v}" for k, v in scope.properties]
+    return ", ".join(parts) or "Vault"

@@ -1,0 +1,122 @@
+"""The study commands end to end through ``cognivault.cli.main``: generate, review, quiz, export anki, progress."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from cognivault.cli import main
+from cognivault.study.commands import anki_text
+from cognivault.study.review import ReviewDeck
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    target = tmp_path / "vault"
+    for note in (REPO / "examples" / "vault").rglob("*.md"):
+        destination = target / note.relative_to(REPO / "examples" / "vault")
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(note, destination)
+    return target
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_generate_review_quiz_progress_export(vault: Path, capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "generate", "flashcards", "--vault", str(vault), "--note", "Chloroplast",
+                       "--chat-provider", "extractive", "--count", "4", "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["kind"] == "flashcards" and result["produced"] == 4
+    assert (vault / result["path"]).is_file()
+
+    code, out, _ = run(capsys, "generate", "quiz", "--vault", str(vault), "--scope", "folder:Photosynthesis",
+                       "--chat-provider", "extractive", "--count", "3")
+    quiz_path = out.strip()
+    assert code == 0 and quiz_path.startswith("Study/Quiz - ") and (vault / quiz_path).is_file()
+
+    code, out, _ = run(capsys, "review", "--vault", str(vault), "--json")
+    due = json.loads(out)["due"]
+    assert code == 0 and len(due) >= 4 and all(card["is_new"] for card in due)
+    assert all("<!--" not in card["back"] and "[[" not in card["back"] for card in due)
+    assert all(card["sources"] for card in due)
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n3\n\n2\nq\n"))
+    code, out, _ = run(capsys, "review", "--vault", str(vault), "--limit", "3")
+    assert code == 0 and "Reviewed 2 cards." in out and "next review" in out
+
+    card = due[2]["id"]
+    code, out, _ = run(capsys, "review", "--vault", str(vault), "--card", card, "--grade", "easy", "--json")
+    assert code == 0 and json.loads(out)["card_id"] == card
+    assert card not in {c.id for c in ReviewDeck(vault).due()}
+
+    code, out, _ = run(capsys, "quiz", "--vault", str(vault), quiz_path, "--answers", "A,A,A", "--json")
+    attempt = json.loads(out)
+    assert code == 0 and attempt["total"] == 3 and 0 <= attempt["correct"] <= 3
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("B\nA\n"))  # stdin ends early: unanswered count as wrong
+    code, out, _ = run(capsys, "quiz", "--vault", str(vault), quiz_path)
+    assert code == 0 and "Score:" in out and "Your answer >" in out
+
+    code, out, _ = run(capsys, "progress", "--vault", str(vault), "--json")
+    progress = json.loads(out)
+    assert code == 0
+    assert progress["counts"] == {"generate": 2, "review": 3, "quiz_attempt": 2}
+    assert progress["current_streak"] == 1 and len(progress["heatmap"]) == 90
+    badges = {b["id"]: b for b in progress["badges"]}
+    assert len(badges) == 25
+    assert badges["first-quiz"]["unlocked"] and badges["card-maker"]["unlocked"]
+    assert badges["first-recall"]["unlocked"] and not badges["centurion"]["unlocked"]
+    code, out, _ = run(capsys, "progress", "--vault", str(vault))
+    assert code == 0 and "Badges:" in out and "Streak: 1" in out
+
+    target = tmp_path / "anki.txt"
+    code, out, _ = run(capsys, "export", "anki", "--vault", str(vault), "--out", str(target))
+    assert code == 0
+    text = target.read_text("utf-8")
+    header = [line for line in text.splitlines() if line.startswith("#")]
+    assert header[:2] == ["#separator:tab", "#html:false"]
+    assert any(line.startswith("#deck:CogniVault::") for line in header) and "#tags:cognivault" in header
+    rows = list(csv.reader(io.StringIO("\n".join(l for l in text.splitlines() if not l.startswith("#"))),
+                           delimiter="\t"))
+    assert len(rows) == len(ReviewDeck(vault).cards()) and all(len(row) == 3 for row in rows)
+    assert not any("<!--" in cell or "[[" in cell for row in rows for cell in row)
+
+
+def test_anki_fields_with_tabs_newlines_and_quotes_are_quoted(vault: Path) -> None:
+    note = vault / "Deck.md"
+    note.write_text('#flashcards/lang\n\nLine one\nline "two"\n?\nA\tB\n', "utf-8")
+    text = anki_text(ReviewDeck(vault).cards(paths=["Deck.md"]), None)
+    assert "#deck:CogniVault::lang\n" in text
+    body = "\n".join(line for line in text.split("\n") if not line.startswith("#"))
+    assert '"Line one\nline ""two"""\t"A\tB"\tdeck::lang' in body
+
+
+def test_bad_requests_exit_with_2(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "generate", "quiz", "--vault", str(vault))[0] == 2
+    code, _, err = run(capsys, "generate", "quiz", "--vault", str(vault), "--note", "No such note",
+                       "--chat-provider", "extractive")
+    assert code == 2 and "no indexed note" in err
+    assert run(capsys, "generate", "lesson", "--vault", str(vault))[0] == 2
+    assert run(capsys, "quiz", "--vault", str(vault), "../outside.md")[0] == 2
+    assert run(capsys, "review", "--vault", str(vault), "--card", "nope-0", "--grade", "3")[0] == 2
+    assert run(capsys, "export", "anki", "--vault", str(tmp_empty(vault)))[0] == 2
+
+
+def tmp_empty(vault: Path) -> Path:
+    empty = vault.parent / "empty"
+    empty.mkdir(exist_ok=True)
+    return empty

@@ -1,0 +1,221 @@
+"""FSRS through the plugin's comment format, safe schedule rewrites, concurrent reviews, the terminal flow."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+import threading
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cognivault.study.cards import Schedule, parse_cards
+from cognivault.study.progress import ProgressStore
+from cognivault.study.review import CardNotFound, ReviewConflict, ReviewDeck, run_terminal_review
+from cognivault.study.scheduler import CardScheduler, difficulty_from_ease, ease_from_difficulty
+
+NOW = datetime(2025, 3, 10, 9, 0, tzinfo=timezone.utc)
+PLUGIN_SCHEDULE_RE = re.compile(r"!([\d-]+),(\d+),(\d+)")  # the plugin's MULTI_SCHEDULING_EXTRACTOR
+
+
+def make_vault(tmp_path: Path, body: str) -> Path:
+    vault = tmp_path / "vault"
+    (vault / "Study").mkdir(parents=True)
+    (vault / "Study" / "Deck.md").write_text(body, "utf-8")
+    return vault
+
+
+# -- FSRS <-> comment ---------------------------------------------------------------
+@given(st.floats(1.0, 10.0))
+@settings(max_examples=100, deadline=None)
+def test_difficulty_survives_the_ease_field(difficulty: float) -> None:
+    ease = ease_from_difficulty(difficulty)
+    assert 130 <= ease <= 350
+    assert abs(difficulty_from_ease(ease) - difficulty) <= 9 / 220 / 2 + 1e-9
+
+
+def test_plugin_base_ease_is_average_difficulty() -> None:
+    assert 4.5 < difficulty_from_ease(250) < 5.5
+    assert difficulty_from_ease(500) == 1.0 and difficulty_from_ease(100) == 10.0
+
+
+def test_fsrs_round_trip_through_the_comment() -> None:
+    scheduler = CardScheduler()
+    first = scheduler.review(None, 3, NOW)
+    assert first.schedule.due == NOW.astimezone().date() + timedelta(days=first.schedule.interval)
+    restored = scheduler.to_fsrs(first.schedule, NOW)
+    assert abs(restored.stability - first.stability) <= 0.5  # interval is S rounded to days (r = 0.9)
+    assert abs(restored.difficulty - first.difficulty) <= 0.03
+    # reviewing on the due day from the stored comment continues the same FSRS history
+    later = datetime.combine(first.schedule.due, NOW.timetz())
+    second = scheduler.review(first.schedule, 3, later)
+    assert second.schedule.interval > first.schedule.interval
+    assert 0.85 < second.retrievability < 0.95  # due day = recall probability near the 0.9 target
+
+
+def test_plugin_written_schedule_is_continued_by_fsrs() -> None:
+    plugin = Schedule(date(2025, 3, 10), 51, 230)  # as the plugin wrote it after its own review
+    result = CardScheduler().review(plugin, 3, NOW)
+    assert result.schedule.interval > 51
+    assert result.previous == plugin
+    lapse = CardScheduler().review(plugin, 1, NOW)
+    assert lapse.schedule.interval < 51 and lapse.schedule.ease < 230
+
+
+def test_placeholder_schedule_is_a_new_card() -> None:
+    fresh = CardScheduler().review(None, 3, NOW).schedule
+    assert CardScheduler().review(Schedule.new(), 3, NOW).schedule == fresh
+
+
+# -- grading rewrites one comment ---------------------------------------------------
+BODY = ("---\ntags: [flashcards/bio]\n---\n# Cells\n\nWhat makes ATP?::Mitochondria\n\n"
+        "Left:::Right\n\nThe ==nucleus== holds ==DNA==.\n<!--SR:!2025-03-01,4,250!2000-01-01,1,250-->\n\n"
+        "Front\n?\nBack\n")
+
+
+def test_grade_rewrites_only_that_cards_comment(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, BODY)
+    deck = ReviewDeck(vault, progress=ProgressStore(vault, tz=timezone.utc))
+    due = deck.due(today=date(2025, 3, 10))
+    assert [c.front for c in due][:1] == ["The [...] holds DNA."]  # the overdue one first, then new cards
+    assert len(due) == 6
+    target = next(c for c in due if c.front == "The nucleus holds [...].")
+    outcome = deck.grade(target.id, "good", now=NOW)
+    after = (vault / "Study" / "Deck.md").read_text("utf-8")
+    before_lines, after_lines = BODY.split("\n"), after.split("\n")
+    changed = [(a, b) for a, b in zip(before_lines, after_lines) if a != b]
+    assert len(before_lines) == len(after_lines) and len(changed) == 1
+    old, new = changed[0]
+    assert old == "<!--SR:!2025-03-01,4,250!2000-01-01,1,250-->"
+    assert new.startswith("<!--SR:!2025-03-01,4,250!") and new.endswith("-->")
+    assert [m.groups() for m in PLUGIN_SCHEDULE_RE.finditer(new)][1] == (outcome.due, str(outcome.interval),
+                                                                           str(outcome.ease))
+    events = deck.progress.events()  # type: ignore[union-attr]
+    assert [e.kind for e in events] == ["review"] and events[0].data["rating"] == 3
+
+
+def test_grade_inserts_comment_for_a_new_card(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, BODY)
+    deck = ReviewDeck(vault)
+    card = next(c for c in deck.due(today=date(2025, 3, 10)) if c.front == "What makes ATP?")
+    outcome = deck.grade(card.id, 4, now=NOW)
+    text = (vault / "Study" / "Deck.md").read_text("utf-8")
+    assert f"What makes ATP?::Mitochondria\n<!--SR:!{outcome.due},{outcome.interval},{outcome.ease}-->\n" in text
+    assert card.id not in {c.id for c in deck.due(today=date(2025, 3, 10))}
+    assert card.id in {c.id for c in deck.due(today=date.fromisoformat(outcome.due))}
+
+
+def test_a_users_edit_between_read_and_write_is_kept(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, BODY)
+    note = vault / "Study" / "Deck.md"
+    deck = ReviewDeck(vault)
+    card = next(c for c in deck.due(today=date(2025, 3, 10)) if c.front == "Front")
+
+    def user_types(attempt: int) -> None:
+        if attempt == 1:  # the user saves the note while the review is being written
+            note.write_text(note.read_text("utf-8") + "\nA line the user just typed.\n", "utf-8")
+
+    deck.before_replace = user_types
+    outcome = deck.grade(card.id, 3, now=NOW)
+    text = note.read_text("utf-8")
+    assert outcome.attempts == 2
+    assert "A line the user just typed." in text
+    assert f"Back\n<!--SR:!{outcome.due},{outcome.interval},{outcome.ease}-->" in text
+
+
+def test_edited_card_is_refused_and_the_note_left_alone(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, BODY)
+    note = vault / "Study" / "Deck.md"
+    deck = ReviewDeck(vault)
+    card = next(c for c in deck.due(today=date(2025, 3, 10)) if c.front == "What makes ATP?")
+    edited = BODY.replace("What makes ATP?", "Which organelle makes ATP?")
+    note.write_text(edited, "utf-8")
+    with pytest.raises(CardNotFound):
+        deck.grade(card.id, 3, now=NOW)
+    assert note.read_text("utf-8") == edited
+
+
+def test_a_note_that_never_stops_changing_is_not_written(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, BODY)
+    note = vault / "Study" / "Deck.md"
+    deck = ReviewDeck(vault)
+    card = deck.due(today=date(2025, 3, 10))[0]
+    deck.before_replace = lambda attempt: note.write_text(note.read_text("utf-8") + f"\nedit {attempt}\n", "utf-8")
+    with pytest.raises(ReviewConflict):
+        deck.grade(card.id, 3, now=NOW)
+    assert "<!--SR:!2025-03-01,4,250!2000-01-01,1,250-->" in note.read_text("utf-8")
+    assert not list(note.parent.glob(".*.tmp"))
+
+
+def many_cards(count: int) -> str:
+    return "#flashcards/many\n\n" + "\n".join(f"Question {i}::Answer {i}" for i in range(count)) + "\n"
+
+
+def test_concurrent_grades_from_threads_all_land(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, many_cards(12))
+    cards = ReviewDeck(vault).due(today=date(2025, 3, 10))
+    errors: list[BaseException] = []
+
+    def grade(card_id: str) -> None:
+        try:
+            ReviewDeck(vault).grade(card_id, 3, now=NOW)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=grade, args=(c.id,)) for c in cards]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    parsed = parse_cards((vault / "Study" / "Deck.md").read_text("utf-8"), "Study/Deck.md")
+    assert all(f.cards[0].schedule is not None for f in parsed.flashcards)
+    assert len(parsed.flashcards) == 12
+
+
+GRADER = """
+import sys
+from datetime import datetime, timezone
+from cognivault.study.review import ReviewDeck
+deck = ReviewDeck(sys.argv[1])
+for card_id in sys.argv[2:]:
+    deck.grade(card_id, 3, now=datetime(2025, 3, 10, 9, tzinfo=timezone.utc))
+"""
+
+
+def test_concurrent_grades_from_two_processes_all_land(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, many_cards(10))
+    ids = [c.id for c in ReviewDeck(vault).due(today=date(2025, 3, 10))]
+    procs = [subprocess.Popen([sys.executable, "-c", GRADER, str(vault), *ids[i::2]]) for i in range(2)]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    parsed = parse_cards((vault / "Study" / "Deck.md").read_text("utf-8"), "Study/Deck.md")
+    assert sum(1 for f in parsed.flashcards if f.cards[0].schedule is not None) == 10
+
+
+# -- the terminal flow ------------------------------------------------------------------
+def test_terminal_review_reads_grades_from_stdin(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, many_cards(3))
+    deck = ReviewDeck(vault, progress=ProgressStore(vault, tz=timezone.utc))
+    cards = deck.due(today=date(2025, 3, 10))
+    stdin = io.StringIO("\n3\n\nx\n1\n\n4\n\n3\n")  # good; bad input then again; easy; the again card: good
+    stdout = io.StringIO()
+    summary = run_terminal_review(deck, cards, stdin, stdout)
+    out = stdout.getvalue()
+    assert "Question 0" in out and "Answer 0" in out and "Please type 1, 2, 3 or 4." in out
+    assert summary["reviewed"] == 4 and summary["again"] == 1 and summary["good"] == 2
+    assert out.count("Question 1") == 2  # the card graded Again came back
+    assert len(deck.progress.events()) == 4  # type: ignore[union-attr]
+
+
+def test_terminal_review_quits_cleanly_on_eof_and_q(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, many_cards(3))
+    deck = ReviewDeck(vault)
+    summary = run_terminal_review(deck, deck.due(), io.StringIO("\n3\nq\n"), io.StringIO())
+    assert summary == {"reviewed": 1, "good": 1, "quit": 1}
+    summary = run_terminal_review(deck, deck.due(), io.StringIO(""), io.StringIO())
+    assert summary == {"quit": 1}

@@ -1,0 +1,246 @@
+"""The study routes on a real companion app, and the dashboard in real headless Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+import threading
+from datetime import datetime, time, timedelta
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from cognivault.companion.app import create_app
+from cognivault.config import load_settings
+from cognivault.engine import Engine
+from cognivault.study.progress import ProgressStore
+
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "test-artifacts"
+TOKEN = "study-token-" + "k" * 32
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+
+
+def seed_progress(vault: Path) -> None:
+    """Three study days of 25 minutes each (today, yesterday, the day before) and one quiz attempt."""
+    store = ProgressStore(vault)
+    today = datetime.now().astimezone().date()
+    for days_ago in (2, 1, 0):
+        start = datetime.combine(today - timedelta(days=days_ago), time(0, 1)).astimezone()
+        for minute in range(5, 26, 5):  # five reviews of 5 minutes each: one 25-minute session
+            store.record("review", {"rating": 3, "card": f"seed-{days_ago}-{minute}"},
+                         ts=start + timedelta(minutes=minute), duration_s=300)
+    store.record("quiz_attempt", {"quiz": "Study/Seeded quiz.md", "quiz_id": "seeded", "title": "Seeded quiz",
+                                  "correct": 4, "total": 5, "score": 0.8},
+                 ts=datetime.combine(today, time(0, 20)).astimezone(), duration_s=0)
+
+
+@pytest.fixture(scope="module")
+def companion_vault(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("routes")
+    vault = root / "vault"
+    for note in (REPO / "examples" / "vault").rglob("*.md"):
+        target = vault / note.relative_to(REPO / "examples" / "vault")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(note, target)
+    (vault / "Decks").mkdir()
+    (vault / "Decks" / "Cells.md").write_text(
+        "#flashcards/cells\n\nWhat is the stroma?::The fluid around the thylakoids.\n\n"
+        "Where is chlorophyll?::In the thylakoid membranes.\n", "utf-8")
+    seed_progress(vault)
+    settings = load_settings(vault, {"index": {"index_dir": str(root / "index")}}, environ={})
+    engine = Engine(vault, settings, embedder=None)
+    engine.index()
+    yield engine, settings
+    engine.close()
+
+
+async def client_for(engine: Engine, settings) -> TestClient:  # type: ignore[no-untyped-def]
+    client = TestClient(TestServer(create_app(engine, settings, TOKEN), host="127.0.0.1"))
+    await client.start_server()
+    return client
+
+
+async def ndjson(response) -> list[dict]:  # type: ignore[no-untyped-def]
+    assert response.headers["Content-Type"].startswith("application/x-ndjson")
+    return [json.loads(line) for line in (await response.text()).splitlines() if line.strip()]
+
+
+async def test_review_routes(companion_vault) -> None:  # type: ignore[no-untyped-def]
+    engine, settings = companion_vault
+    client = await client_for(engine, settings)
+    try:
+        response = await client.get("/api/review/due", params={"note": "Decks/Cells.md"}, headers=AUTH)
+        assert response.status == 200
+        data = await response.json()
+        assert [c["front"] for c in data["due"]] == ["What is the stroma?", "Where is chlorophyll?"]
+        assert data["stats"]["decks"]["cells"]["total"] == 2
+        card = data["due"][0]
+        response = await client.post(f"/api/review/{card['id']}", json={"rating": "good", "path": card["path"]},
+                                     headers=AUTH)
+        assert response.status == 200, await response.text()
+        outcome = await response.json()
+        text = (engine.vault / "Decks" / "Cells.md").read_text("utf-8")
+        assert f"<!--SR:!{outcome['due']},{outcome['interval']},{outcome['ease']}-->" in text
+        for body, status, code in (({"rating": 7}, 400, "bad_rating"), ({"rating": 3, "path": "../x.md"}, 400,
+                                                                        "bad_path")):
+            response = await client.post(f"/api/review/{card['id']}", json=body, headers=AUTH)
+            assert response.status == status and (await response.json())["error"]["code"] == code
+        response = await client.post("/api/review/not-a-card", json={"rating": 3}, headers=AUTH)
+        assert response.status == 400 and (await response.json())["error"]["code"] == "bad_card"
+        response = await client.post("/api/review/0123456789ab-0", json={"rating": 3}, headers=AUTH)
+        assert response.status == 404 and (await response.json())["error"]["code"] == "card_not_found"
+        assert (await client.get("/api/review/due")).status == 401
+    finally:
+        await client.close()
+
+
+async def test_generate_streams_progress_then_the_note(companion_vault) -> None:  # type: ignore[no-untyped-def]
+    engine, settings = companion_vault
+    client = await client_for(engine, settings)
+    try:
+        response = await client.post("/api/generate/mindmap", json={"note": "Photosynthesis/Calvin cycle.md",
+                                                                    "chat_provider": "extractive"}, headers=AUTH)
+        assert response.status == 200
+        lines = await ndjson(response)
+        assert [l["type"] for l in lines[:-1]] == ["progress"] * (len(lines) - 1) and len(lines) >= 3
+        assert lines[-1]["type"] == "done"
+        path = lines[-1]["data"]["path"]
+        assert (engine.vault / path).is_file() and path.startswith("Study/Mind map - ")
+
+        response = await client.post("/api/generate/quiz", json={"scope": {"folders": ["Nowhere"]},
+                                                                 "chat_provider": "extractive"}, headers=AUTH)
+        lines = await ndjson(response)
+        assert lines[-1] == {"type": "error", "data": {"code": "empty_scope", "message": lines[-1]["data"]["message"]}}
+        assert sum(1 for l in lines if l["type"] in ("done", "error")) == 1
+
+        response = await client.post("/api/generate/quiz", json={"topic": "RuBisCO carbon fixation", "count": 3,
+                                                                 "chat_provider": "extractive"}, headers=AUTH)
+        quiz_path = (await ndjson(response))[-1]["data"]["path"]
+        response = await client.post("/api/quiz/attempt", json={"path": quiz_path, "answers": ["A", "B", "C"]},
+                                     headers=AUTH)
+        attempt = await response.json()
+        assert response.status == 200 and attempt["total"] == 3
+
+        for body, status in (({}, 400), ({"note": "../../etc/passwd"}, 400), ({"topic": "x", "count": 0}, 400)):
+            assert (await client.post("/api/generate/flashcards", json=body, headers=AUTH)).status == status
+        assert (await client.post("/api/generate/essay", json={"topic": "x"}, headers=AUTH)).status == 404
+
+        maps = (await (await client.get("/api/mindmaps", headers=AUTH)).json())["mindmaps"]
+        assert maps and maps[0]["path"] == path
+        tree = await (await client.get("/api/mindmap", params={"path": path}, headers=AUTH)).json()
+        assert tree["root"]["label"] == "Calvin cycle" and tree["root"]["children"]
+    finally:
+        await client.close()
+
+
+async def test_progress_badges_heatmap_and_events(companion_vault) -> None:  # type: ignore[no-untyped-def]
+    engine, settings = companion_vault
+    client = await client_for(engine, settings)
+    try:
+        progress = await (await client.get("/api/progress", headers=AUTH)).json()
+        assert progress["current_streak"] >= 3 and progress["longest_streak"] >= 3
+        assert progress["today_seconds"] >= 1500 and len(progress["heatmap"]) == 90
+        assert progress["badges_total"] == 25
+        badges = await (await client.get("/api/badges", headers=AUTH)).json()
+        unlocked = {b["id"] for b in badges["badges"] if b["unlocked"]}
+        assert {"first-recall", "first-quiz", "on-a-roll"} <= unlocked and badges["total"] == 25
+        heat = await (await client.get("/api/heatmap", params={"days": "30"}, headers=AUTH)).json()
+        assert len(heat["days"]) == 30 and heat["days"][-1]["level"] >= 2
+        assert (await client.get("/api/heatmap", params={"days": "0"}, headers=AUTH)).status == 400
+        response = await client.post("/api/progress/event", json={"kind": "mindmap_view", "data": {"path": "x"}},
+                                     headers=AUTH)
+        assert response.status == 200 and (await response.json())["kind"] == "mindmap_view"
+        assert (await client.post("/api/progress/event", json={"kind": "review"}, headers=AUTH)).status == 400
+    finally:
+        await client.close()
+
+
+async def test_dashboard_is_one_self_contained_page(companion_vault) -> None:  # type: ignore[no-untyped-def]
+    engine, settings = companion_vault
+    client = await client_for(engine, settings)
+    try:
+        response = await client.get("/dashboard", headers=AUTH)
+        assert response.status == 200 and response.content_type == "text/html"
+        html = await response.text()
+        assert "/*__CSS__*/" not in html and "/*__JS__*/" not in html and "renderHeatmap" in html
+        assert not re.search(r"""(src|href)=["']?https?://""", html)  # no CDN, nothing from elsewhere
+        assert "@import" not in html and "@font-face" not in html
+        css = await client.get("/dashboard/assets/dashboard.css", headers=AUTH)
+        assert css.status == 200 and css.content_type == "text/css"
+        assert (await client.get("/dashboard/assets/secret.py", headers=AUTH)).status == 404
+        redirect = await client.get("/dashboard", params={"token": TOKEN}, allow_redirects=False)
+        assert redirect.status == 303 and "cognivault_session" in redirect.headers.get("Set-Cookie", "")
+    finally:
+        await client.close()
+
+
+# -- real headless Chromium against a running companion ------------------------------------------
+class RunningCompanion:
+    def __init__(self, engine: Engine, settings) -> None:  # type: ignore[no-untyped-def]
+        self.loop = asyncio.new_event_loop()
+        self.app = create_app(engine, settings, TOKEN)
+        self.runner = web.AppRunner(self.app)
+        self.port = 0
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    def __enter__(self) -> RunningCompanion:
+        self.thread.start()
+
+        async def start() -> int:
+            await self.runner.setup()
+            site = web.TCPSite(self.runner, "127.0.0.1", 0)
+            await site.start()
+            return site._server.sockets[0].getsockname()[1]  # noqa: SLF001
+
+        self.port = asyncio.run_coroutine_threadsafe(start(), self.loop).result(30)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+def chromium(url: str, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    assert CHROMIUM is not None
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+             f"--user-data-dir={profile}", "--virtual-time-budget=5000", "--hide-scrollbars"]
+    return subprocess.run([CHROMIUM, *flags, *extra, url],
+                          capture_output=True, text=True, timeout=90)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)")
+def test_dashboard_in_headless_chromium(companion_vault, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    engine, settings = companion_vault
+    with RunningCompanion(engine, settings) as running:
+        url = f"http://127.0.0.1:{running.port}/dashboard?token={TOKEN}"
+        dom = chromium(url, tmp_path / "profile-dom", "--dump-dom")
+        html = dom.stdout
+        assert 'data-loaded="true"' in html, dom.stderr[-2000:]
+        store = ProgressStore(engine.vault)
+        summary = store.summary()
+        minutes = round(summary["total_seconds"] / 60)
+        expected_total = f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+        assert f'id="stat-total">{expected_total}<' in html
+        assert f'id="stat-streak">{summary["current_streak"]} days<' in html
+        assert html.count('class="badge ') == 25 and 'data-badge="first-recall"' in html
+        assert len(re.findall(r'class="cell l\d', html)) == 90
+        assert "Seeded quiz" in html and "4/5 · 80%" in html
+        assert "What is the stroma?" in html or "Where is chlorophyll?" in html
+        assert re.search(r'<g class="node root"', html), "the mind-map viewer drew the map"
+        ARTIFACTS.mkdir(exist_ok=True)
+        shot = ARTIFACTS / "dashboard.png"
+        shot.unlink(missing_ok=True)
+        result = chromium(url, tmp_path / "profile-shot", f"--screenshot={shot}", "--window-size=1280,1700")
+        assert shot.is_file() and shot.stat().st_size > 10_000, result.stderr[-2000:]
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert os.environ.get("COGNIVAULT_MODELS_OLLAMA_HOST") == "http://127.0.0.1:9"  # nothing reached a model
