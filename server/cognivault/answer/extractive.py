@@ -1,23 +1,151 @@
 """Answers with no language model at all: the vault's own best sentences, each with its source.
 
-The evidence pack is the top passages of a hybrid search, labelled S1..Sn.
-Sentences are scored by how many of the question's key terms they contain
-(stemmed, stopwords ignored), near-duplicates are dropped, and the chosen
+Sentences of the evidence pack are scored by the weighted share of the
+question's key terms they contain (stemmed, stopwords ignored, rare words
+weighing more) and, when an embedding model is at hand, by their meaning's
+similarity to the question. Near-duplicates are dropped and the chosen
 sentences are given in evidence order, each ending with its ``[Sn]`` label.
-When no sentence shares a key term with the question, the answer says the
+When the pack does not support an answer (see ``confidence.SUPPORT_FLOOR``)
+or no sentence shares a key term with the question, the answer says the
 vault does not cover it instead of guessing. Deterministic.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
-from cognivault.engine import Engine, SearchResult
-from cognivault.index.scope import Scope
+from cognivault.answer.evidence import Evidence, text_terms
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-ZÄÖÜ0-9])|\n{2,}|\n(?=\s*[-*+] |\s*\d+\. |\|)")
+_MARKUP = re.compile(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)|`")
+_WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+_HEADING_MARK = re.compile(r"^#{1,6}\s+")
+_LIST_MARK = re.compile(r"^(?:\d{1,3}[.)]|[-*+])\s+")
+_BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
+_CALLOUT = re.compile(r"\[!\w+\][+-]?\s*")
+_ALIASES = re.compile(r"^aliases:.*$|\(aliases: [^)]*\)", re.IGNORECASE)
+
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
+NOT_IN_VAULT_DE = "Dazu steht nichts im Vault: keine der indizierten Notizen behandelt diese Frage."
+MIN_SENTENCE_SHARE = 0.2
+MAX_EMBEDDED_SENTENCES = 24
+CONTEXT_SHARE = 0.75
+
+
+def not_in_vault(lang: str | None) -> str:
+    """The honest "the vault doesn't say" answer in the question's language."""
+    return NOT_IN_VAULT_DE if lang == "de" else NOT_IN_VAULT
+
+
+_QUOTE = re.compile(r"(?m)^[ \t]*>[ \t]?")
+_CALLOUT_TITLE = re.compile(r"(?m)^[ \t]*\[!\w+\][+-]?[^\n]*(?:\n|$)")
+_HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t][^\n]*(?:\n|$)")
+
+
+def prose_of(text: str) -> str:
+    """Passage text without quote markers, callout titles and heading lines (they are not sentences)."""
+    text = _QUOTE.sub("", text)
+    text = _CALLOUT_TITLE.sub("\n", text)
+    return _HEADING_LINE.sub("\n", text)
+
+
+def split_sentences(text: str) -> list[str]:
+    pieces = (piece.strip(" \t\n-*+>|") for piece in _SENTENCE_END.split(text))
+    return [" ".join(piece.split()) for piece in pieces if len(piece.split()) >= 4]
+
+
+def _readable(sentence: str) -> str:
+    sentence = _ALIASES.sub("", sentence.strip())
+    sentence = _CALLOUT.sub("", sentence)
+    sentence = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1) or "").strip(), sentence)
+    sentence = _HEADING_MARK.sub("", sentence)
+    sentence = _LIST_MARK.sub("", sentence)
+    sentence = _BLOCK_ID.sub("", sentence)
+    sentence = _MARKUP.sub("", sentence)
+    sentence = sentence.replace("[", "(").replace("]", ")")  # never a fake citation or link
+    return " ".join(sentence.split())
+
+
+@dataclass(slots=True)
+class Pick:
+    label: str
+    sentence: str
+    score: float
+    position: int
+    order: int
+
+
+def choose_sentences(items: Sequence[Evidence], terms: Sequence[str], weights: dict[str, float],
+                     analyzer: Any, max_sentences: int = 4, question_vector: Any = None,
+                     embedder: Any = None) -> list[Pick]:
+    """The best sentences of ``items`` for the question, in evidence order (empty: nothing relevant)."""
+    weight = {t: max(weights.get(t, 1.0), 0.05) for t in terms}
+    total = sum(weight.values())
+    if not total:
+        return []
+    candidates: list[Pick] = []
+    contexts = [sum(weight[t] for t in weight if t in item.terms) / total for item in items]
+    best_context = max(contexts, default=0.0)
+    for position, item in enumerate(items):
+        # A sentence counts for itself and, less, for the passage around it (its note and section);
+        # passages that cover much less of the question than the best one are not quoted at all.
+        context = contexts[position]
+        if context < best_context * CONTEXT_SHARE:
+            continue
+        for order, raw in enumerate(split_sentences(prose_of(item.text))):
+            sentence = _readable(raw)
+            if len(sentence) < 12:
+                continue
+            present = text_terms(analyzer, sentence, item.lang) & weight.keys()
+            if not present:
+                continue
+            share = sum(weight[t] for t in present) / total
+            candidates.append(Pick(item.label, sentence, 0.7 * share + 0.3 * context, position, order))
+    if not candidates:
+        return []
+    if embedder is not None and question_vector is not None:
+        candidates.sort(key=lambda p: -p.score)
+        del candidates[MAX_EMBEDDED_SENTENCES:]  # meaning re-ranks the best few; embedding is not free
+        try:
+            vectors = embedder.embed_documents([pick.sentence for pick in candidates])
+            for pick, vector in zip(candidates, vectors, strict=True):
+                pick.score = 0.6 * pick.score + 0.4 * max(0.0, float(vector @ question_vector))
+        except Exception:  # noqa: BLE001 - meaning is a bonus; terms alone still answer
+            pass
+    best = max(pick.score for pick in candidates)
+    floor = max(MIN_SENTENCE_SHARE, best * 0.5)
+    candidates.sort(key=lambda p: (-p.score, p.position, p.order))
+    chosen: list[Pick] = []
+    seen: list[set[str]] = []
+    for pick in candidates:
+        if pick.score < floor:
+            break
+        words = set(pick.sentence.casefold().split())
+        if any(len(words & other) / max(len(words | other), 1) > 0.7 for other in seen):
+            continue
+        seen.append(words)
+        chosen.append(pick)
+        if len(chosen) >= max_sentences:
+            break
+    chosen.sort(key=lambda p: (p.position, p.order))
+    return chosen
+
+
+def compose(picks: Sequence[Pick]) -> str:
+    """The answer text: each chosen sentence followed by its label."""
+    parts = []
+    for pick in picks:
+        sentence = pick.sentence.rstrip()
+        if sentence and sentence[-1] not in ".!?:":
+            sentence += "."
+        parts.append(f"{sentence} [{pick.label}]")
+    return " ".join(parts)
+
+
+# -- the simple, synchronous API (kept for callers outside the streaming pipeline) ----------------
 
 
 @dataclass(slots=True)
@@ -43,56 +171,28 @@ class ExtractiveAnswer:
     citations: list[Citation]  # the whole evidence pack
     cited: list[str]  # labels used in ``text``
     answered: bool
+    confidence: str = "low"
 
     def to_dict(self) -> dict[str, object]:
         return {"question": self.question, "text": self.text, "answered": self.answered,
-                "cited": self.cited, "citations": [c.to_dict() for c in self.citations]}
+                "confidence": self.confidence, "cited": self.cited,
+                "citations": [c.to_dict() for c in self.citations]}
 
 
-def split_sentences(text: str) -> list[str]:
-    pieces = (piece.strip(" \t\n-*+>|") for piece in _SENTENCE_END.split(text))
-    return [" ".join(piece.split()) for piece in pieces if len(piece.split()) >= 4]
+def answer_extractively(engine: Any, question: str, k: int = 5, max_sentences: int = 4,
+                        scope: Any = None) -> ExtractiveAnswer:
+    """A complete extractive answer in one call (blocking; the streaming pipeline is ``stream_answer``)."""
+    from cognivault.answer.confidence import assess
+    from cognivault.answer.evidence import analyzer_of
+    from cognivault.answer.retrieval import build_pack
 
-
-def _citation(label: str, result: SearchResult) -> Citation:
-    return Citation(label, result.chunk_id, result.path, result.heading_path, result.line_start,
-                    result.line_end, result.locator, result.snippet, result.score)
-
-
-def answer_extractively(engine: Engine, question: str, k: int = 5, max_sentences: int = 4,
-                        scope: Scope | None = None) -> ExtractiveAnswer:
-    response = engine.search(question, k=k, mode="hybrid", scope=scope)
-    citations = [_citation(f"S{n}", result) for n, result in enumerate(response.results, start=1)]
-    lexical = engine.store.lexical
-    if lexical is None or not citations:
-        return ExtractiveAnswer(question, NOT_IN_VAULT, citations, [], False)
-    key_terms = set(lexical.query_terms(question, response.language))
-    scored: list[tuple[float, int, int, str, str]] = []
-    for position, (citation, result) in enumerate(zip(citations, response.results, strict=True)):
-        record = engine.chunk(result.chunk_id)
-        if record is None:
-            continue
-        for order, sentence in enumerate(split_sentences(record.text)):
-            terms = set(lexical.analyzer.terms(
-                [w.casefold() for w in re.findall(r"\w+", sentence)], record.lang))
-            overlap = len(key_terms & terms)
-            if overlap:
-                # Coverage of the question first, then earlier evidence, then earlier sentences.
-                scored.append((overlap / max(len(key_terms), 1), position, order, sentence, citation.label))
-    scored.sort(key=lambda item: (-item[0], item[1], item[2]))
-    chosen: list[tuple[int, int, str, str]] = []
-    seen: list[set[str]] = []
-    for _, position, order, sentence, label in scored:
-        words = set(sentence.casefold().split())
-        if any(len(words & other) / max(len(words | other), 1) > 0.7 for other in seen):
-            continue
-        seen.append(words)
-        chosen.append((position, order, sentence, label))
-        if len(chosen) >= max_sentences:
-            break
-    if not chosen:
-        return ExtractiveAnswer(question, NOT_IN_VAULT, citations, [], False)
-    chosen.sort()
-    text = " ".join(f"{sentence.rstrip()} [{label}]" for _, _, sentence, label in chosen)
-    cited = list(dict.fromkeys(label for *_, label in chosen))
-    return ExtractiveAnswer(question, text, citations, cited, True)
+    pack, lang = build_pack(engine, question, question, scope=scope, max_items=k)
+    confidence = assess(pack)
+    citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
+                          i.snippet, i.score) for i in pack.items]
+    picks = choose_sentences(pack.items, pack.question_terms, pack.term_weights, analyzer_of(engine),
+                             max_sentences) if confidence.supported else []
+    if not picks:
+        return ExtractiveAnswer(question, not_in_vault(lang), citations, [], False, confidence.label)
+    cited = list(dict.fromkeys(pick.label for pick in picks))
+    return ExtractiveAnswer(question, compose(picks), citations, cited, True, confidence.label)

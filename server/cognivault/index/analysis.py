@@ -42,6 +42,8 @@ _STOPWORDS = {
     "de": frozenset(bm25s_stopwords.STOPWORDS_GERMAN),
 }
 _FUGEN = ("", "s", "es", "n", "en", "er", "e")
+# Bump when term production changes (stemming, stopwords, decompounding): saved BM25 indexes rebuild.
+ANALYZER_VERSION = "a1"
 _MIN_PART = 4
 
 _detector_lock = threading.Lock()

@@ -20,7 +20,7 @@ import bm25s
 import numpy as np
 
 from cognivault.atomic import atomic_write_text
-from cognivault.index.analysis import Analyzer, words
+from cognivault.index.analysis import ANALYZER_VERSION, Analyzer, words
 from cognivault.index.catalog import Catalog
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,12 @@ BREADCRUMB_WEIGHT = 1
 BM25_K1 = 1.2
 BM25_B = 0.75
 OTHER_LANGUAGE_FACTOR = 0.8
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+
+
+def _format_stamp() -> str:
+    """Everything that changes the built index: a saved index with another stamp is rebuilt."""
+    return f"{FORMAT_VERSION}:k1={BM25_K1}:b={BM25_B}:breadcrumb={BREADCRUMB_WEIGHT}:{ANALYZER_VERSION}"
 
 
 def join_words(breadcrumb_words: list[str], body_words: list[str]) -> str:
@@ -108,7 +113,7 @@ class LexicalIndex:
         atomic_write_text(staging / "lexicon.json", json.dumps(sorted(self.analyzer.compound_lexicon),
                                                                ensure_ascii=False))
         atomic_write_text(staging / "stamp.json", json.dumps(
-            {"generation": self.generation, "format": FORMAT_VERSION, "rows": len(self.chunk_ids)}))
+            {"generation": self.generation, "format": _format_stamp(), "rows": len(self.chunk_ids)}))
         old = folder.with_name(folder.name + ".old")
         shutil.rmtree(old, ignore_errors=True)
         if folder.exists():
@@ -124,7 +129,7 @@ class LexicalIndex:
         """
         try:
             stamp = json.loads((folder / "stamp.json").read_text("utf-8"))
-            if stamp.get("format") != FORMAT_VERSION or stamp.get("generation") != expected_generation:
+            if stamp.get("format") != _format_stamp() or stamp.get("generation") != expected_generation:
                 return None
             rows = json.loads((folder / "rows.json").read_text("utf-8"))
             if len(rows["ids"]) != stamp["rows"]:

@@ -1,0 +1,87 @@
+"""How sure an answer may sound, decided by a rule before the model writes a word.
+
+The question's key concepts are its stemmed key terms, each weighted by how
+rare it is in the vault (IDF). ``coverage`` is the weighted share of them
+found anywhere in the evidence pack, ``best`` the share found in its single
+best passage (concepts that appear together matter more than scattered
+words). Words that stand side by side in the question also count as one
+concept of their own ("Apple Watch"), found only where a passage has them side
+by side too. The label:
+
+- ``high``: coverage >= 0.8 and best >= 0.6 (the pack plainly covers the question);
+- ``medium``: coverage >= 0.5 and best >= 0.35;
+- ``low``: anything less, an empty pack, or a question with no key terms.
+
+An empty or weak pack is therefore never ``high``. ``supported`` (coverage
+>= ``SUPPORT_FLOOR``) is what the extractive answerer needs to answer at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cognivault.answer.evidence import EvidencePack
+
+HIGH_COVERAGE, HIGH_BEST = 0.8, 0.6
+MEDIUM_COVERAGE, MEDIUM_BEST = 0.5, 0.35
+SUPPORT_FLOOR = 0.5
+PHRASE_FACTOR = 1.0
+
+
+@dataclass(slots=True)
+class Confidence:
+    label: str  # high | medium | low
+    reason: str
+    coverage: float = 0.0
+    best: float = 0.0
+    covered: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def supported(self) -> bool:
+        return self.coverage >= SUPPORT_FLOOR and self.label != "low"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "reason": self.reason, "coverage": round(self.coverage, 3),
+                "best": round(self.best, 3), "covered": self.covered, "missing": self.missing}
+
+
+def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str, float] | None = None
+           ) -> Confidence:
+    """The confidence label for ``pack`` against the question's key ``terms`` (default: the pack's own)."""
+    terms = list(pack.question_terms if terms is None else terms)
+    weights = dict(pack.term_weights if weights is None else weights)
+    if not pack.items:
+        return Confidence("low", "no passage in the vault (or in this scope) matches the question",
+                          missing=terms)
+    if not terms:
+        return Confidence("low", "the question has no key words to check the passages against")
+    weight = {t: max(weights.get(t, 1.0), 0.05) for t in terms}
+    # Words side by side in the question are a concept of their own ("Apple Watch" is not "Apple" + "watch").
+    # Only a phrase that no passage has side by side counts (as a missing concept): finding it adds nothing.
+    phrases = [p for p in pack.question_phrases if p[0] in weight and p[1] in weight]
+    absent = [p for p in phrases if not any(p in item.pairs or (p[1], p[0]) in item.pairs for item in pack.items)]
+    total = sum(weight.values()) + sum(min(weight[a], weight[b]) * PHRASE_FACTOR for a, b in absent)
+    union: set[str] = set()
+    best = 0.0
+    for item in pack.items:
+        present = {t for t in terms if t in item.terms}
+        union |= present
+        best = max(best, sum(weight[t] for t in present) / total)
+    coverage = sum(weight[t] for t in union) / total
+    covered = [t for t in terms if t in union]
+    missing = sorted((t for t in terms if t not in union), key=lambda t: -weight[t])
+    missing += [" ".join(p) for p in absent]
+    if coverage >= HIGH_COVERAGE and best >= HIGH_BEST:
+        label = "high"
+        reason = f"the passages cover the question's key terms ({coverage:.0%}), mostly in one place"
+    elif coverage >= MEDIUM_COVERAGE and best >= MEDIUM_BEST:
+        label = "medium"
+        reason = f"the passages cover part of the question ({coverage:.0%} of its key terms)"
+    else:
+        label = "low"
+        reason = f"the passages barely match the question ({coverage:.0%} of its key terms)"
+    if missing:
+        reason += "; not found: " + ", ".join(missing[:5])
+    return Confidence(label, reason, coverage, best, covered, missing)

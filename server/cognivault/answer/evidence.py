@@ -1,0 +1,300 @@
+"""The evidence pack: the only passages an answer may use, each with a request-local label S1..Sn.
+
+Hard limits: at most ``max_items`` passages and ``token_budget`` estimated
+tokens in all (a passage longer than ``item_tokens`` is cut at a sentence
+end). Tools may add passages later in the same request (search results,
+read notes) within a separate, also hard, allowance; labels keep counting
+(S7, S8...). Key terms of the question (stemmed, stopwords dropped) are
+weighted by inverse document frequency over the whole index, so words every
+note contains (the vault's own name) count for little when judging coverage.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cognivault.index.analysis import Analyzer, detect_language, words
+
+DEFAULT_MAX_ITEMS = 6
+DEFAULT_TOKEN_BUDGET = 2400
+DEFAULT_ITEM_TOKENS = 600
+TOOL_EXTRA_ITEMS = 8
+TOOL_EXTRA_TOKENS = 3000
+HARD_MAX_ITEMS = 24
+
+_FALLBACK_ANALYZER = Analyzer()
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap, slightly pessimistic token estimate (about 3.6 characters per token)."""
+    return max(1, math.ceil(len(text) / 3.6)) if text else 0
+
+
+def trim_to_tokens(text: str, tokens: int) -> tuple[str, bool]:
+    """``text`` cut to about ``tokens`` tokens, at a sentence or line end when there is one."""
+    limit = int(tokens * 3.6)
+    if len(text) <= limit:
+        return text, False
+    head = text[:limit]
+    cut = max(head.rfind(". "), head.rfind("\n"), head.rfind("! "), head.rfind("? "))
+    if cut > limit * 0.5:
+        head = head[: cut + 1]
+    return head.rstrip() + " …", True
+
+
+@dataclass(slots=True)
+class Evidence:
+    """One passage in the pack."""
+
+    label: str
+    chunk_id: str
+    path: str
+    title: str
+    heading_path: list[str]
+    line_start: int
+    line_end: int
+    locator: str
+    text: str
+    snippet: str
+    score: float
+    source: str = "vault"  # vault | attachment | tool
+    lang: str | None = None
+    terms: frozenset[str] = frozenset()
+    truncated: bool = False
+    pairs: frozenset[tuple[str, str]] = frozenset()
+
+    @property
+    def heading(self) -> str:
+        return self.heading_path[-1] if self.heading_path else ""
+
+    def where(self) -> str:
+        crumb = " > ".join([self.title, *self.heading_path]) if self.title else " > ".join(self.heading_path)
+        if self.locator:
+            place = self.locator
+        elif self.line_start:
+            place = f"lines {self.line_start}-{self.line_end}"
+        else:
+            place = ""
+        return f"{self.path}" + (f" ({crumb})" if crumb and crumb != self.path else "") + \
+            (f", {place}" if place else "")
+
+    def metadata(self) -> dict[str, Any]:
+        """The ``metadata`` envelope's data for this citation."""
+        return {"label": self.label, "chunk_id": self.chunk_id, "path": self.path, "title": self.title,
+                "heading": self.heading, "heading_path": list(self.heading_path),
+                "line_start": self.line_start, "line_end": self.line_end, "locator": self.locator,
+                "snippet": self.snippet, "score": round(float(self.score), 6), "source": self.source}
+
+
+@dataclass(slots=True)
+class EvidencePack:
+    """Labelled passages for one request, with hard size limits."""
+
+    items: list[Evidence] = field(default_factory=list)
+    max_items: int = DEFAULT_MAX_ITEMS
+    token_budget: int = DEFAULT_TOKEN_BUDGET
+    item_tokens: int = DEFAULT_ITEM_TOKENS
+    tokens_used: int = 0
+    dropped_for_budget: int = 0
+    extra_items: int = TOOL_EXTRA_ITEMS  # what tools may still add
+    extra_tokens: int = TOOL_EXTRA_TOKENS
+    question_terms: list[str] = field(default_factory=list)
+    term_weights: dict[str, float] = field(default_factory=dict)
+    question_phrases: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def get(self, label: str) -> Evidence | None:
+        label = label.upper()
+        for item in self.items:
+            if item.label == label:
+                return item
+        return None
+
+    def labels(self) -> list[str]:
+        return [item.label for item in self.items]
+
+    def by_chunk(self, chunk_id: str) -> Evidence | None:
+        for item in self.items:
+            if item.chunk_id == chunk_id:
+                return item
+        return None
+
+    def next_label(self) -> str:
+        return f"S{len(self.items) + 1}"
+
+    def add(self, item: Evidence, *, from_tool: bool = False) -> Evidence | None:
+        """Add ``item`` under the next label if the limits allow; the existing entry for a known chunk."""
+        known = self.by_chunk(item.chunk_id) if item.chunk_id else None
+        if known is not None:
+            return known
+        if len(self.items) >= HARD_MAX_ITEMS:
+            self.dropped_for_budget += 1
+            return None
+        limit_items = self.extra_items if from_tool else self.max_items - len(self.items)
+        if limit_items <= 0:
+            self.dropped_for_budget += 1
+            return None
+        room = self.extra_tokens if from_tool else self.token_budget - self.tokens_used
+        allowed = min(self.item_tokens, room)
+        if allowed < 40:
+            self.dropped_for_budget += 1
+            return None
+        item.text, cut = trim_to_tokens(item.text, allowed)
+        item.truncated = item.truncated or cut
+        cost = estimate_tokens(item.text)
+        item.label = self.next_label()
+        self.items.append(item)
+        if from_tool:
+            self.extra_items -= 1
+            self.extra_tokens -= cost
+        else:
+            self.tokens_used += cost
+        return item
+
+    def render(self, items: Sequence[Evidence] | None = None) -> str:
+        """The passages as the prompt shows them: a label, where it is from, the text."""
+        chosen = self.items if items is None else items
+        if not chosen:
+            return "(no passages: nothing in the vault matched this question)"
+        blocks = []
+        for item in chosen:
+            blocks.append(f"[{item.label}] {item.where()}\n{item.text.strip()}")
+        return "\n\n".join(blocks)
+
+    def all_text(self) -> str:
+        return "\n".join(item.text for item in self.items)
+
+
+# -- terms and weights ---------------------------------------------------------
+
+
+def question_language(engine: Any, question: str) -> str | None:
+    try:
+        known = engine.vault_languages() or None
+    except Exception:  # noqa: BLE001 - a broken catalog still lets us answer
+        known = None
+    return detect_language(question, known)
+
+
+def analyzer_of(engine: Any) -> Analyzer:
+    lexical = getattr(getattr(engine, "store", None), "lexical", None)
+    return lexical.analyzer if lexical is not None else _FALLBACK_ANALYZER
+
+
+# Words that shape a question without naming what it is about ("how *many*", "*tell* me").
+QUESTION_FILLERS = frozenset("""
+many much look tell explain want need know possible way ways thing things something anything please exactly
+actually really bitte genau eigentlich möchte möchten brauche wissen erkläre erklären gibt viele
+""".split())
+
+
+def key_terms(engine: Any, text: str, lang: str | None) -> list[str]:
+    """Stemmed key terms of ``text`` (stopwords and question fillers dropped), in order, without repeats."""
+    analyzer = analyzer_of(engine)
+    vocab = _vocabulary(engine)
+    content = [w for w in words(text) if w not in QUESTION_FILLERS]
+    terms: list[str] = []
+    for word in content:
+        found = analyzer.terms_of_word(word, lang)
+        if len(found) > 1 and vocab is not None and found[0] not in vocab:
+            found = found[1:]  # a compound the vault never uses whole: its parts are the concepts
+        terms += found
+    if lang not in (None, "en"):
+        # Questions are short and their language guess can be wrong: also try English analysis, for
+        # words that are not stopwords of the guessed language, keeping only terms the index knows.
+        for word in content:
+            if not analyzer.terms_of_word(word, lang):
+                continue
+            terms += [t for t in analyzer.terms_of_word(word, "en") if vocab is None or t in vocab]
+    return [t for t in dict.fromkeys(terms) if (len(t) > 1 or t.isdigit()) and any(c.isalnum() for c in t)]
+
+
+def _vocabulary(engine: Any) -> dict[str, int] | None:
+    lexical = getattr(getattr(engine, "store", None), "lexical", None)
+    retriever = getattr(lexical, "retriever", None) if lexical is not None else None
+    return getattr(retriever, "vocab_dict", None) if retriever is not None else None
+
+
+_NAME_PAIR = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-ZÄÖÜ][\w-]*)\s+([A-ZÄÖÜ][\w-]*)")
+
+
+def key_phrases(engine: Any, text: str, lang: str | None) -> list[tuple[str, str]]:
+    """Names of two capitalised words side by side, not at a sentence start ("Apple Watch", "Web Clipper")."""
+    analyzer = analyzer_of(engine)
+    pairs = []
+    for first, second in _NAME_PAIR.findall(text.strip()):
+        a = analyzer.terms_of_word(first.casefold(), lang)
+        b = analyzer.terms_of_word(second.casefold(), lang)
+        if a and b and a[0] != b[0]:
+            pairs.append((a[0], b[0]))
+    return list(dict.fromkeys(pairs))
+
+
+def text_terms(analyzer: Analyzer, text: str, lang: str | None) -> frozenset[str]:
+    found = set(analyzer.terms(words(text), lang))
+    if lang not in (None, "en"):
+        found |= set(analyzer.terms(words(text), "en"))
+    return frozenset(found)
+
+
+def text_pairs(analyzer: Analyzer, text: str, lang: str | None) -> frozenset[tuple[str, str]]:
+    """Adjacent term pairs of ``text`` (stopwords skipped), for the phrase check of the confidence rule."""
+    sequence = [terms[0] for terms in (analyzer.terms_of_word(w, lang) for w in words(text)) if terms]
+    return frozenset(zip(sequence, sequence[1:], strict=False))
+
+
+def idf_weights(engine: Any, terms: Iterable[str]) -> dict[str, float]:
+    """BM25-style inverse document frequency of each term over the index (unseen terms weigh most)."""
+    lexical = getattr(getattr(engine, "store", None), "lexical", None)
+    retriever = getattr(lexical, "retriever", None) if lexical is not None else None
+    total = len(lexical) if lexical is not None else 0
+    vocab = getattr(retriever, "vocab_dict", None) or {}
+    indptr = retriever.scores["indptr"] if retriever is not None else None
+    weights = {}
+    for term in terms:
+        df = 0
+        token = vocab.get(term)
+        if token is not None and indptr is not None and token + 1 < len(indptr):
+            df = int(indptr[token + 1] - indptr[token])
+        weights[term] = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+    return weights
+
+
+_SPACE = re.compile(r"[ \t]+")
+
+
+def evidence_from_result(engine: Any, result: Any, text: str | None = None, lang: str | None = None,
+                         source: str = "vault") -> Evidence:
+    """An (unlabelled) evidence item from an engine ``SearchResult`` and its chunk text."""
+    record = engine.chunk(result.chunk_id) if text is None else None
+    body = text if text is not None else (record.text if record is not None else result.snippet)
+    chunk_lang = lang if lang is not None else (record.lang if record is not None else None)
+    analyzer = analyzer_of(engine)
+    crumb = " ".join([result.title, *result.heading_path])
+    return Evidence(label="", chunk_id=result.chunk_id, path=result.path, title=result.title,
+                    heading_path=list(result.heading_path), line_start=result.line_start,
+                    line_end=result.line_end, locator=result.locator, text=_SPACE.sub(" ", body).strip(),
+                    snippet=result.snippet, score=float(result.score), source=source, lang=chunk_lang,
+                    terms=text_terms(analyzer, f"{crumb}\n{body}", chunk_lang),
+                    pairs=text_pairs(analyzer, f"{crumb}\n{body}", chunk_lang))
+
+
+def evidence_from_record(engine: Any, record: Any, title: str, source: str = "tool") -> Evidence:
+    analyzer = analyzer_of(engine)
+    crumb = " ".join([title, *record.heading_path])
+    return Evidence(label="", chunk_id=record.id, path=record.path, title=title,
+                    heading_path=list(record.heading_path), line_start=record.line_start,
+                    line_end=record.line_end, locator=record.locator, text=_SPACE.sub(" ", record.text).strip(),
+                    snippet=record.text[:240], score=0.0, source=source, lang=record.lang,
+                    terms=text_terms(analyzer, f"{crumb}\n{record.text}", record.lang),
+                    pairs=text_pairs(analyzer, f"{crumb}\n{record.text}", record.lang))

