@@ -43,8 +43,8 @@ _STOPWORDS = {
 }
 _FUGEN = ("", "s", "es", "n", "en", "er", "e")
 # Bump when term production changes (stemming, stopwords, decompounding): saved BM25 indexes rebuild.
-ANALYZER_VERSION = "a1"
-_MIN_PART = 4
+ANALYZER_VERSION = "a2"
+_MIN_PART = 3  # German has short real parts: Tag, Ort, Zug, Bau (dev set: de nDCG 0.779 -> 0.810)
 
 _detector_lock = threading.Lock()
 
