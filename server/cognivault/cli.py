@@ -24,7 +24,8 @@ log = logging.getLogger("cognivault")
 
 # Feature packages add their own subcommands: each module has
 # ``register(command)`` where ``command(name, handler, help) -> ArgumentParser``.
-FEATURE_COMMANDS: list[str] = []
+FEATURE_COMMANDS: list[str] = ["cognivault.companion.commands", "cognivault.lsp.commands",
+                               "cognivault.answer.commands", "cognivault.study.commands"]
 
 
 class UserError(Exception):
@@ -170,12 +171,11 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("no results")
     bold = sys.stdout.isatty()
     for number, result in enumerate(response.results, start=1):
-        crumb = " > ".join([result.title, *result.heading_path])
         snippet = result.snippet
         if bold:
             for start, end in reversed(result.highlights):
                 snippet = f"{snippet[:start]}\x1b[1m{snippet[start:end]}\x1b[0m{snippet[end:]}"
-        print(f"{number:2}. {crumb}  [{result.score:.4f}]")
+        print(f"{number:2}. {result.breadcrumb}  [{result.score:.4f}]")
         print(f"    {_location(result.path, result.line_start, result.line_end, result.locator)}")
         print(f"    {snippet}")
     return 0
@@ -196,30 +196,6 @@ def cmd_related(args: argparse.Namespace) -> int:
         print(f"{number:2}. {note.title}  ({note.path}, {note.score:.3f}): {'; '.join(note.reasons)}")
     if not related:
         print("no related notes found")
-    return 0
-
-
-def cmd_ask(args: argparse.Namespace) -> int:
-    from cognivault.answer.extractive import answer_extractively
-    from cognivault.engine import EngineError
-
-    scope = _scope(args)
-    with _open_engine(args, writable=False) as engine:
-        try:
-            answer = answer_extractively(engine, args.question, scope=scope)
-        except EngineError as exc:
-            raise UserError(str(exc)) from exc
-    if args.json:
-        _print_json(answer.to_dict())
-        return 0
-    print(answer.text)
-    if answer.cited:
-        print("\nSources:")
-        for citation in answer.citations:
-            if citation.label in answer.cited:
-                crumb = " > ".join(citation.heading_path)
-                where = _location(citation.path, citation.line_start, citation.line_end, citation.locator)
-                print(f"  [{citation.label}] {where}" + (f" ({crumb})" if crumb else ""))
     return 0
 
 
@@ -301,10 +277,6 @@ def build_parser() -> argparse.ArgumentParser:
     related.add_argument("-k", type=int, default=10)
     related.add_argument("--include-linked", action="store_true",
                          help="also list notes this note already links to")
-
-    ask = command("ask", cmd_ask, "answer a question from the vault with cited sources")
-    ask.add_argument("question")
-    ask.add_argument("--scope", action="append")
 
     evaluation = command("eval", cmd_eval, "measure search quality on a graded question set")
     evaluation.add_argument("--questions", required=True, help="JSONL question file")

