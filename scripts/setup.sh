@@ -32,3 +32,7 @@ PYTHON="${PYTHON:-python3}"
 .venv/bin/python -m pip install -q --upgrade pip
 # torch is pinned to the CPU build in the [embedded] extra; the rest comes from the registry.
 .venv/bin/python -m pip install -q -e ".[embedded,audio,test]"
+if [[ "${1:-}" == "--system" ]]; then
+  # llama.cpp builds from source (~6 min on 2 cores; pip caches the wheel): only for the full test run.
+  .venv/bin/python -m pip install -q -e ".[llamacpp]"
+fi

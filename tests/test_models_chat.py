@@ -9,7 +9,7 @@ import time
 from collections.abc import AsyncIterator
 
 import pytest
-from answer_ollama import FakeOllama, tool_calls
+from fake_ollama import FakeOllama, tool_calls
 from answer_support import collect, final, indexed_vault, shared_engine  # noqa: F401 - fixtures
 
 from cognivault.answer.pipeline import stream_answer

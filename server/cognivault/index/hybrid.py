@@ -5,7 +5,11 @@ side chosen from the query's language: dense retrieval only gets full say
 where the embedding model knows the language (an English-only model ranks
 German passages poorly, and plain RRF would let it drag German results down).
 The weights were chosen by measurement on the dev question set
-(``cognivault eval``), see ``FusionWeights``.
+(``cognivault eval``), see ``FusionWeights``: with all-MiniLM-L6-v2 (English
+only), hybrid lifts English nDCG@10 from 0.82 (BM25) to 0.88, while any dense
+weight on German questions lowered German nDCG, so German is ranked by BM25.
+A multilingual embedder (embeddinggemma via Ollama) declares no language limit
+and gets full weight everywhere.
 """
 
 from __future__ import annotations

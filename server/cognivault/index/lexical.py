@@ -24,6 +24,7 @@ from cognivault.index.analysis import ANALYZER_VERSION, Analyzer, words
 from cognivault.index.catalog import Catalog
 
 log = logging.getLogger(__name__)
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every build at DEBUG to the root handler
 
 BREADCRUMB_SEPARATOR = "\x1e"
 BREADCRUMB_WEIGHT = 1

@@ -1,6 +1,9 @@
-"""A small fake Ollama for the chat tests: a real aiohttp server on 127.0.0.1 speaking Ollama's NDJSON.
+"""A fake Ollama for the tests: a real aiohttp server on 127.0.0.1 speaking Ollama's HTTP protocol.
 
-``/api/tags``, ``/api/show`` (with ``capabilities``) and streaming ``/api/chat``
+``/api/tags``, ``/api/show`` (with ``capabilities`` and ``model_info`` carrying
+the context length), batch ``/api/embed`` (deterministic unit vectors from a
+hash of each text; ``truncate: false`` over the context length is a 400 as in
+Ollama), and streaming ``/api/chat``
 (``message.thinking``, ``message.content``, ``message.tool_calls``, a final
 ``done`` line with ``eval_count``/``prompt_eval_count``; a 404 ``model not found``
 for unknown models). A test scripts each chat reply with ``reply(request_json)``
@@ -13,12 +16,16 @@ the client abandoned is counted in ``disconnects`` (with the time).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from aiohttp import web
 
 Reply = Callable[[dict[str, Any]], list[Any]]
@@ -32,8 +39,10 @@ def default_reply(body: dict[str, Any]) -> list[Any]:
 
 @dataclass
 class FakeOllama:
-    models: list[str] = field(default_factory=lambda: ["gemma4:e4b"])
+    models: list[str] = field(default_factory=lambda: ["gemma4:e4b", "embeddinggemma"])
     capabilities: list[str] = field(default_factory=lambda: ["completion", "thinking", "tools"])
+    embedding_dimension: int = 32
+    context_length: int = 2048
     reply: Reply = default_reply
     requests: list[dict[str, Any]] = field(default_factory=list)
     disconnects: list[float] = field(default_factory=list)
@@ -46,6 +55,7 @@ class FakeOllama:
         app.router.add_get("/api/version", self._version)
         app.router.add_post("/api/show", self._show)
         app.router.add_post("/api/chat", self._chat)
+        app.router.add_post("/api/embed", self._embed)
         self._runner = web.AppRunner(app, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -74,7 +84,31 @@ class FakeOllama:
         if body.get("model") not in self.models:
             return web.json_response({"error": f"model '{body.get('model')}' not found"}, status=404)
         return web.json_response({"modelfile": "", "parameters": "", "template": "", "details": {},
-                                  "model_info": {}, "capabilities": self.capabilities})
+                                  "model_info": {"general.architecture": "gemma3",
+                                                 "gemma3.context_length": self.context_length},
+                                  "capabilities": self.capabilities})
+
+    def embeddings(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r.get("_path") == "/api/embed"]
+
+    def vector(self, text: str) -> list[float]:
+        """The fake model's embedding: a unit vector seeded by the text's hash (same text, same vector)."""
+        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+        vector = np.random.default_rng(seed).standard_normal(self.embedding_dimension)
+        return (vector / np.linalg.norm(vector)).tolist()
+
+    async def _embed(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.requests.append({**body, "_path": "/api/embed"})
+        model = body.get("model")
+        if model not in self.models:
+            return web.json_response({"error": f'model "{model}" not found, try pulling it first'}, status=404)
+        texts = body.get("input", [])
+        texts = [texts] if isinstance(texts, str) else texts
+        if body.get("truncate") is False and any(len(t) // 3 > self.context_length for t in texts):
+            return web.json_response({"error": "the input length exceeds the context length"}, status=400)
+        return web.json_response({"model": model, "embeddings": [self.vector(t) for t in texts],
+                                  "total_duration": 1000, "prompt_eval_count": sum(len(t) // 4 for t in texts)})
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
@@ -128,3 +162,28 @@ class FakeOllama:
 
 def tool_calls(name: str, **arguments: Any) -> dict[str, Any]:
     return {"tool_calls": [{"function": {"name": name, "arguments": arguments}}]}
+
+
+@contextmanager
+def fake_ollama_in_thread(**options: Any) -> Iterator[FakeOllama]:
+    """Run a FakeOllama on its own event loop in a thread, for synchronous tests and subprocesses."""
+    loop = asyncio.new_event_loop()
+    fake = FakeOllama(**options)
+    ready = threading.Event()
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(fake.start())
+        ready.set()
+        loop.run_forever()
+
+    thread = threading.Thread(target=run, name="fake-ollama", daemon=True)
+    thread.start()
+    if not ready.wait(10):
+        raise RuntimeError("the fake Ollama did not start")
+    try:
+        yield fake
+    finally:
+        asyncio.run_coroutine_threadsafe(fake.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
