@@ -43,6 +43,7 @@ class FakeOllama:
     capabilities: list[str] = field(default_factory=lambda: ["completion", "thinking", "tools"])
     embedding_dimension: int = 32
     context_length: int = 2048
+    embed_delay_s: float = 0.0  # per /api/embed request: makes indexing slow enough to interrupt
     reply: Reply = default_reply
     requests: list[dict[str, Any]] = field(default_factory=list)
     disconnects: list[float] = field(default_factory=list)
@@ -105,6 +106,8 @@ class FakeOllama:
             return web.json_response({"error": f'model "{model}" not found, try pulling it first'}, status=404)
         texts = body.get("input", [])
         texts = [texts] if isinstance(texts, str) else texts
+        if self.embed_delay_s:
+            await asyncio.sleep(self.embed_delay_s)
         if body.get("truncate") is False and any(len(t) // 3 > self.context_length for t in texts):
             return web.json_response({"error": "the input length exceeds the context length"}, status=400)
         return web.json_response({"model": model, "embeddings": [self.vector(t) for t in texts],
