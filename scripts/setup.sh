@@ -15,6 +15,7 @@ if [[ "${1:-}" == "--system" ]]; then
   command -v espeak-ng >/dev/null || missing+=(espeak-ng)
   [[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]] || missing+=(fonts-dejavu-core)
   command -v chromium >/dev/null || missing+=(chromium)
+  command -v curl >/dev/null || missing+=(curl)
   if ((${#missing[@]})); then
     if command -v apt-get >/dev/null; then
       SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
