@@ -1,0 +1,299 @@
+"""Language-server latency, measured from a client over stdio on the help vault.
+
+Starts the real ``cognivault lsp`` on a copy of ``../shared/eval/help-vault``
+(copied to $COGNIVAULT_BENCH_DIR, default /tmp/cognivault-bench, never into
+the project), waits for the first index pass, then times round trips:
+
+- ``textDocument/hover`` on wikilinks of open notes (target <= 20 ms p95);
+- ``textDocument/completion`` right after typing ``[[`` at the end of a
+  paragraph (the semantic ranking runs) (target <= 50 ms p95), once with the
+  index caught up with earlier edits and once under a stream of edits to other
+  notes (``completion_under_edits``, reported, no target);
+- ``cognivault/related`` for notes (target <= 50 ms p95);
+- ``workspace/symbol`` for queries typed letter by letter (target <= 50 ms p95);
+- hover while a large note is re-indexed after an edit (stall <= 50 ms).
+
+``--large`` adds help-vault-more (~59k chunks; targets are 2x). Prints one JSON document.
+
+    .venv/bin/python bench/bench_lsp.py [--large] [--samples 200] [--embeddings]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import HELP_VAULT, MORE_VAULT, REPO, WORK, copy_vault, emit, percentiles  # noqa: E402
+
+TARGETS_MS = {"hover": 20, "completion": 50, "related": 50, "workspace_symbol": 50, "hover_during_reindex": 50}
+
+
+class Client:
+    """A minimal LSP client: Content-Length framing, request ids, server requests answered with null."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.next_id = 0
+        self.waiting: dict[int, asyncio.Future] = {}
+        self.reader = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        while True:
+            length = 0
+            while True:
+                line = await stdout.readline()
+                if not line:
+                    return
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+                elif line in (b"\r\n", b"\n"):
+                    break
+            message = json.loads(await stdout.readexactly(length))
+            if "method" in message:
+                if "id" in message:
+                    self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+                continue
+            future = self.waiting.pop(message.get("id"), None)
+            if future is not None and not future.done():
+                future.set_result(message)
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps(message).encode()
+        assert self.process.stdin is not None
+        self.process.stdin.write(f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+
+    async def request(self, method: str, params: Any, timeout: float = 60) -> Any:
+        self.next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        self.waiting[self.next_id] = future
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        message = await asyncio.wait_for(future, timeout)
+        if "error" in message:
+            raise RuntimeError(f"{method}: {message['error']}")
+        return message.get("result")
+
+    async def timed(self, method: str, params: Any) -> tuple[float, Any]:
+        started = time.perf_counter()
+        result = await self.request(method, params)
+        return (time.perf_counter() - started) * 1000, result
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+
+def utf16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def sample_links(vault: Path, notes: list[Path], count: int, rng: random.Random) -> list[tuple[Path, int, int]]:
+    """(note, line, UTF-16 column) inside wikilinks."""
+    from cognivault.vault.markdown import parse_note
+
+    found = []
+    for note in notes:
+        text = note.read_text("utf-8", errors="replace")
+        lines = text.split("\n")
+        for link in parse_note(text, note.relative_to(vault).as_posix()).links:
+            if link.start_col + 3 < link.end_col and link.line - 1 < len(lines):
+                line = lines[link.line - 1]
+                found.append((note, link.line - 1, utf16(line[:link.start_col + 3])))
+    rng.shuffle(found)
+    return found[:count]
+
+
+def sample_paragraphs(notes: list[Path], count: int, rng: random.Random) -> list[tuple[Path, int, str]]:
+    """(note, line, line text) of prose lines that end a paragraph."""
+    found = []
+    for note in notes:
+        lines = note.read_text("utf-8", errors="replace").split("\n")
+        for number, line in enumerate(lines):
+            following = lines[number + 1] if number + 1 < len(lines) else ""
+            if len(line.split()) >= 8 and not line.lstrip().startswith(("#", "|", ">", "```", "-", "*")) \
+                    and not following.strip():
+                found.append((note, number, line))
+    rng.shuffle(found)
+    return found[:count]
+
+
+QUERIES = ["canvas", "sync", "plugin", "graph view", "hotkeys", "publish", "link", "attachments", "theme",
+           "search", "properties", "vault", "templates", "daily notes", "backlinks", "bookmarks", "embed files",
+           "Fotos", "Datei", "Verknüpfung"]
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    rng = random.Random(7)
+    sources = [HELP_VAULT, MORE_VAULT] if args.large else [HELP_VAULT]
+    name = "lsp-large" if args.large else "lsp-small"
+    vault = copy_vault(sources, WORK / f"vault-{name}", fresh=args.fresh).resolve()
+    cache = WORK / "cache" / name
+    cache.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "HF_HUB_OFFLINE": "1",
+           "PYTHONPATH": str(REPO / "server") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "cognivault.cli", "lsp", stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=open(args.server_log, "w") if args.server_log else asyncio.subprocess.DEVNULL, env=env, limit=2 ** 26)
+    client = Client(process)
+    started = time.perf_counter()
+    init = await client.request("initialize", {
+        "processId": os.getpid(), "rootUri": vault.as_uri(),
+        "capabilities": {"textDocument": {"hover": {"contentFormat": ["markdown"]},
+                                          "completion": {"completionItem": {"snippetSupport": False}}},
+                         "window": {"workDoneProgress": False}},
+        "initializationOptions": {"embeddings": args.embeddings}})
+    client.notify("initialized", {})
+    while True:
+        status = await client.request("cognivault/status", {})
+        if status["indexing"]["phase"] in ("ready", "failed", "read-only"):
+            break
+        await asyncio.sleep(0.2)
+    index_seconds = time.perf_counter() - started
+    index = status.get("index") or {}
+
+    notes = sorted(p for p in vault.rglob("*.md") if ".obsidian" not in p.parts)
+    opened: dict[Path, int] = {}
+
+    def open_note(note: Path) -> str:
+        uri = note.as_uri()
+        if note not in opened:
+            opened[note] = 1
+            client.notify("textDocument/didOpen", {"textDocument": {
+                "uri": uri, "languageId": "markdown", "version": 1,
+                "text": note.read_text("utf-8", errors="replace")}})
+        return uri
+
+    results: dict[str, Any] = {}
+
+    # warm-up: language model, stemmers, first snapshot
+    await client.request("workspace/symbol", {"query": "warm up"})
+    await client.request("cognivault/search", {"query": "warm up the caches", "mode": "lexical"})
+
+    # -- hover ---------------------------------------------------------------------
+    samples = []
+    for note, line, column in sample_links(vault, notes, args.samples, rng):
+        uri = open_note(note)
+        elapsed, _ = await client.timed("textDocument/hover", {
+            "textDocument": {"uri": uri}, "position": {"line": line, "character": column}})
+        samples.append(elapsed)
+    results["hover"] = percentiles(samples)
+
+    # -- completion after [[ ---------------------------------------------------------
+    async def idle() -> None:
+        while True:
+            state = (await client.request("cognivault/status", {}))["indexing"]
+            if state["writerIdle"] and not state["pendingUpdates"]:
+                return
+            await asyncio.sleep(0.05)
+
+    async def completions(paragraphs: list[tuple[Path, int, str]], settle: bool) -> dict[str, Any]:
+        samples, counts = [], []
+        for note, line, text in paragraphs:
+            uri = open_note(note)
+            if settle:  # the user paused: earlier edits are in the index
+                await idle()
+            opened[note] += 1
+            column = utf16(text)
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": opened[note]},
+                "contentChanges": [{"range": {"start": {"line": line, "character": column},
+                                              "end": {"line": line, "character": column}}, "text": " [["}]})
+            elapsed, found = await client.timed("textDocument/completion", {
+                "textDocument": {"uri": uri}, "position": {"line": line, "character": column + 3},
+                "context": {"triggerKind": 2, "triggerCharacter": "["}})
+            samples.append(elapsed)
+            counts.append(len((found or {}).get("items", [])))
+            opened[note] += 1
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": opened[note]},
+                "contentChanges": [{"range": {"start": {"line": line, "character": column},
+                                              "end": {"line": line, "character": column + 3}}, "text": ""}]})
+        return {**percentiles(samples), "items_mean": round(sum(counts) / max(len(counts), 1), 1)}
+
+    paragraphs = sample_paragraphs(notes, args.samples, rng)
+    half = len(paragraphs) // 2
+    results["completion"] = await completions(paragraphs[:half], settle=True)
+    # Stress: a completion in a different note every few ms, each edit re-indexed in the background.
+    results["completion_under_edits"] = await completions(paragraphs[half:], settle=False)
+    await idle()
+
+    # -- related ---------------------------------------------------------------------------
+    samples = []
+    for note in rng.sample(notes, min(args.samples // 2, len(notes))):
+        elapsed, _ = await client.timed("cognivault/related", {"uri": note.as_uri()})
+        samples.append(elapsed)
+    results["related"] = percentiles(samples)
+
+    # -- workspace/symbol, typed letter by letter ------------------------------------------
+    samples = []
+    for query in QUERIES:
+        for end in range(1, len(query) + 1):
+            elapsed, _ = await client.timed("workspace/symbol", {"query": query[:end]})
+            samples.append(elapsed)
+    results["workspace_symbol"] = percentiles(samples)
+
+    # -- a re-index must not stall other requests --------------------------------------------
+    big = max(notes, key=lambda p: p.stat().st_size)
+    uri = open_note(big)
+    links = sample_links(vault, [n for n in notes if n != big][:40], 20, rng)
+    samples = []
+    for round_ in range(3):
+        opened[big] += 1
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": opened[big]},
+            "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                                "text": f"Edited {round_}. "}]})
+        deadline = time.perf_counter() + 2.5  # debounce + re-index + keyword index refresh
+        position = 0
+        while time.perf_counter() < deadline:
+            note, line, column = links[position % len(links)]
+            position += 1
+            elapsed, _ = await client.timed("textDocument/hover", {
+                "textDocument": {"uri": note.as_uri()}, "position": {"line": line, "character": column}})
+            samples.append(elapsed)
+    results["hover_during_reindex"] = percentiles(samples)
+
+    await client.request("shutdown", None)
+    client.notify("exit", None)
+    try:
+        await asyncio.wait_for(process.wait(), 30)
+    except asyncio.TimeoutError:
+        process.kill()
+    factor = 2 if args.large else 1
+    verdict = {key: results[key]["p95_ms"] <= target * factor for key, target in TARGETS_MS.items()}
+    return {
+        "benchmark": "lsp", "vault": "help-vault + help-vault-more" if args.large else "help-vault",
+        "notes": len(notes), "chunks": (index.get("stages") or {}).get("lexical", {}).get("total"),
+        "embedding_model": (status.get("provider") or {}).get("embeddings"),
+        "embedding_note": (status.get("provider") or {}).get("note"),
+        "position_encoding": init["capabilities"].get("positionEncoding"),
+        "first_index_seconds": round(index_seconds, 2), "index_summary": status["indexing"].get("summary"),
+        **results,
+        "targets_p95_ms": {k: v * factor for k, v in TARGETS_MS.items()}, "meets_targets": verdict,
+        "cpu_count": os.cpu_count(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--large", action="store_true", help="help-vault + help-vault-more (~59k chunks)")
+    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--embeddings", action="store_true",
+                        help="let the server load its embedding model (default: keyword-only)")
+    parser.add_argument("--fresh", action="store_true", help="copy the vault and build the index anew")
+    parser.add_argument("--server-log", help="write the server's stderr to this file")
+    args = parser.parse_args()
+    emit(asyncio.run(run(args)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+"""CogniVault's own requests: ``cognivault/search``, ``cognivault/related``, ``cognivault/status``.
+
+``cognivault/search`` ``{query, scope?, k?, mode?, perNote?}`` returns
+``{query, mode, language, notes, elapsedMs, results: [{uri, path, title,
+range, headingPath, snippet, highlights, score, chunkId, locator}]}``.
+``scope`` is a list of filters as on the command line (``["folder:Biology",
+"tag:exam"]``) or an object ``{folders, tags, files, properties}``.
+
+``cognivault/related`` ``{uri, k?, includeLinked?}`` returns ``{uri, related:
+[{uri, path, title, score, reasons, why}]}`` where ``why`` names the kinds of
+evidence: ``semantic``, ``keywords``, ``linked``, ``shared tags``.
+
+``cognivault/status`` returns the index state (phase, per-stage progress of
+the running pass, last summary), the embedding provider, counts per file
+state, the failures with their reasons, and the server's own state.
+
+``cognivault/reindex`` starts an incremental pass over the whole vault.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from cognivault.lsp.server import CogniVaultServer, Context, FeatureError
+from cognivault.lsp.uris import relative_path
+
+SEARCH = "cognivault/search"
+RELATED = "cognivault/related"
+STATUS = "cognivault/status"
+REINDEX = "cognivault/reindex"
+MAX_K = 200
+
+_related_cache: OrderedDict[tuple[Any, ...], list[Any]] = OrderedDict()
+_related_lock = threading.Lock()
+
+
+def to_plain(value: Any) -> Any:
+    """pygls hands custom params over as namedtuples: back to dicts and lists."""
+    if hasattr(value, "_asdict"):
+        return {k: to_plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    return value
+
+
+def _get(params: Any, name: str, default: Any = None) -> Any:
+    if isinstance(params, dict):
+        return params.get(name, default)
+    return getattr(params, name, default)
+
+
+def parse_scope(raw: Any, default: list[str]) -> Any:
+    from cognivault.index.scope import Scope
+
+    if raw is None:
+        raw = default
+    if isinstance(raw, str):
+        raw = [raw]
+    if isinstance(raw, list):
+        if not all(isinstance(item, str) for item in raw):
+            raise FeatureError("scope: expected filters like \"folder:Biology\" or an object")
+        scope = Scope.parse(raw)
+    elif isinstance(raw, dict):
+        scope = Scope.from_dict(raw)
+    else:
+        raise FeatureError("scope: expected a list of filters or an object")
+    return None if scope.is_empty() else scope
+
+
+def result_range(ctx: Context, path: str, line_start: int, line_end: int) -> types.Range:
+    if line_start <= 0:
+        return types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+    doc = ctx.view.document(path) if ctx.view.kind(path) == "markdown" else None
+    lines = doc.lines if doc is not None else []
+    return ctx.codec.line_range(lines, line_start - 1, max(line_end, line_start) - 1)
+
+
+def search(ctx: Context, params: Any) -> dict[str, Any]:
+    query = _get(params, "query")
+    if not isinstance(query, str) or not query.strip():
+        raise FeatureError("query: a non-empty string is required")
+    k = _get(params, "k", ctx.options.search_k)
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise FeatureError(f"k: expected an integer from 1 to {MAX_K}")
+    mode = _get(params, "mode", ctx.options.search_mode)
+    per_note = bool(_get(params, "perNote", False))
+    scope = parse_scope(_get(params, "scope"), ctx.options.search_scope)
+    response = ctx.engine.search(query, k=k, mode=mode, scope=scope, per_note=per_note)
+    results = []
+    for result in response.results:
+        results.append({
+            "uri": ctx.view.uri(result.path), "path": result.path, "title": result.title,
+            "range": _range_dict(result_range(ctx, result.path, result.line_start, result.line_end)),
+            "headingPath": list(result.heading_path), "snippet": result.snippet,
+            "highlights": [list(h) for h in result.highlights], "score": result.score,
+            "chunkId": result.chunk_id, "locator": result.locator,
+            "lexicalRank": result.lexical_rank, "denseRank": result.dense_rank})
+    return {"query": response.query, "mode": response.mode, "language": response.language,
+            "notes": list(response.notes), "elapsedMs": round(response.elapsed_ms, 2), "results": results}
+
+
+def _range_dict(range_: types.Range) -> dict[str, Any]:
+    return {"start": {"line": range_.start.line, "character": range_.start.character},
+            "end": {"line": range_.end.line, "character": range_.end.character}}
+
+
+def why(reasons: list[str]) -> list[str]:
+    kinds = []
+    for reason in reasons:
+        if reason.startswith("similar in meaning"):
+            kind = "semantic"
+        elif reason.startswith("shares key words"):
+            kind = "keywords"
+        elif reason.startswith(("links here", "linked from")):
+            kind = "linked"
+        elif reason.startswith("shared tags"):
+            kind = "shared tags"
+        else:
+            kind = reason
+        if kind not in kinds:
+            kinds.append(kind)
+    return kinds
+
+
+def related_notes(ctx: Context, path: str, k: int = 10, include_linked: bool = False) -> list[Any]:
+    """``engine.related`` cached per catalog generation (it walks every link of the vault)."""
+    key = (str(ctx.vault), path, k, include_linked, ctx.view.snapshot.generation)
+    with _related_lock:
+        if key in _related_cache:
+            _related_cache.move_to_end(key)
+            return _related_cache[key]
+    found = ctx.engine.related(path, k=k, include_linked=include_linked)
+    with _related_lock:
+        _related_cache[key] = found
+        while len(_related_cache) > 128:
+            _related_cache.popitem(last=False)
+    return found
+
+
+def related(ctx: Context, params: Any) -> dict[str, Any]:
+    uri = _get(params, "uri")
+    if not isinstance(uri, str):
+        raise FeatureError("uri: the note's URI is required")
+    path = relative_path(ctx.vault, uri)
+    if path is None:
+        raise FeatureError(f"{uri} is not in the vault")
+    k = _get(params, "k", 10)
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise FeatureError(f"k: expected an integer from 1 to {MAX_K}")
+    found = related_notes(ctx, path, k, bool(_get(params, "includeLinked", False)))
+    return {"uri": uri, "path": path, "related": [
+        {"uri": ctx.view.uri(note.path), "path": note.path, "title": note.title, "score": note.score,
+         "reasons": list(note.reasons), "why": why(note.reasons)} for note in found]}
+
+
+def engine_status(ctx: Context) -> dict[str, Any]:
+    status = ctx.engine.status(per_file=True)
+    per_file = status.pop("per_file", [])
+    status["failures"] = [row for row in per_file if row["state"] in ("failed", "skipped")]
+    return status
+
+
+def register(server: CogniVaultServer) -> None:
+    @server.feature(SEARCH)
+    async def on_search(ls: CogniVaultServer, params: Any) -> Any:
+        params = to_plain(params)
+        _require_object(params)
+        return await ls.run_feature(search, None, params)
+
+    @server.feature(RELATED)
+    async def on_related(ls: CogniVaultServer, params: Any) -> Any:
+        params = to_plain(params)
+        _require_object(params)
+        return await ls.run_feature(related, None, params)
+
+    @server.feature(STATUS)
+    async def on_status(ls: CogniVaultServer, params: Any) -> Any:
+        state = ls.state.to_dict()
+        state["writerIdle"] = ls.writer_idle
+        answer: dict[str, Any] = {
+            "vault": str(ls.vault) if ls.vault else None,
+            "indexing": state,
+            "provider": {"embeddings": getattr(getattr(ls.engine, "embedder", None), "model_id", None),
+                         "note": ls.embedding_note},
+            "server": {"version": ls.version, "positionEncoding": ls.codec.encoding,
+                       "openDocuments": len(ls.open_texts()), "unsavedDocuments": sorted(ls._dirty),
+                       "features": [name.rsplit(".", 1)[-1] for name in ls.feature_modules]},
+            "error": ls.engine_error,
+        }
+        if ls.engine is not None:
+            answer["index"] = await ls.run_feature(engine_status, None)
+        return answer
+
+    @server.feature(REINDEX)
+    async def on_reindex(ls: CogniVaultServer, params: Any) -> Any:
+        await ls.wait_engine()
+        ls.spawn(ls.index_vault())
+        return {"started": True}
+
+
+def _require_object(params: Any) -> None:
+    if not isinstance(params, dict):
+        raise JsonRpcInvalidParams(message="params must be an object")

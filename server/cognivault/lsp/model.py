@@ -1,0 +1,484 @@
+"""What the language server knows about the vault: the index's note graph plus open buffers.
+
+A :class:`Snapshot` is the catalog's note graph (notes, headings, blocks,
+links and tags with their positions) read once per catalog generation, with
+links already resolved, so hover and completion answer from memory. A
+:class:`VaultView` lays the editor's open documents over it: an open
+document's unsaved text wins over what the index last stored for that file.
+Both are immutable once built and safe to share between worker threads.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import posixpath
+import sqlite3
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cognivault.lsp.positions import split_lines
+from cognivault.lsp.uris import vault_uri
+from cognivault.vault.links import LinkResolver
+from cognivault.vault.types import ParsedNote
+
+log = logging.getLogger(__name__)
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+# -- shapes ------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class HeadingInfo:
+    level: int
+    text: str
+    line: int  # 1-based
+    path: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BlockInfo:
+    id: str
+    line: int  # 1-based
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRef:
+    src: str
+    target: str
+    heading: str | None
+    block: str | None
+    alias: str | None
+    embed: bool
+    line: int  # 1-based
+    start_col: int  # code points, whole link
+    end_col: int
+
+
+@dataclass(frozen=True, slots=True)
+class TagOccurrence:
+    path: str
+    tag: str
+    line: int  # 1-based; 0 = frontmatter
+    start_col: int
+    end_col: int
+
+
+@dataclass(frozen=True, slots=True)
+class NoteInfo:
+    path: str
+    title: str
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    headings: tuple[HeadingInfo, ...]
+    blocks: tuple[BlockInfo, ...]
+    line_count: int
+    frontmatter: dict = field(default_factory=dict, hash=False, compare=False)
+
+    @classmethod
+    def from_parsed(cls, path: str, note: ParsedNote) -> NoteInfo:
+        return cls(path, note.title, tuple(str(a) for a in note.aliases), tuple(note.tags),
+                   tuple(HeadingInfo(h.level, h.text, h.line, tuple(h.path)) for h in note.headings),
+                   tuple(BlockInfo(b.id, b.line, b.start_col) for b in note.blocks), note.line_count,
+                   dict(note.frontmatter or {}))
+
+
+def links_of_parsed(path: str, note: ParsedNote) -> list[LinkRef]:
+    return [LinkRef(path, link.target, link.heading, link.block, link.alias, link.embed, link.line,
+                    link.start_col, link.end_col) for link in note.links]
+
+
+def tags_of_parsed(path: str, note: ParsedNote) -> list[TagOccurrence]:
+    return [TagOccurrence(path, ref.tag, ref.line, ref.start_col, ref.end_col) for ref in note.tag_refs]
+
+
+@dataclass(slots=True)
+class Document:
+    """One note's text as the features see it: the editor's buffer when open, else the file."""
+
+    uri: str
+    path: str | None  # vault-relative; None outside the vault
+    text: str
+    lines: list[str]
+    version: int | None
+    note: ParsedNote
+    is_open: bool
+    _info: NoteInfo | None = None
+    _links: list[LinkRef] | None = None
+
+    def info(self) -> NoteInfo:
+        if self._info is None:
+            self._info = NoteInfo.from_parsed(self.path or "", self.note)
+        return self._info
+
+    def link_refs(self) -> list[LinkRef]:
+        if self._links is None:
+            self._links = links_of_parsed(self.path or "", self.note)
+        return self._links
+
+
+# -- the catalog's note graph ------------------------------------------------
+def _heading_key(text: str) -> str:
+    return " ".join(text.replace("#", " ").split()).casefold()
+
+
+def find_heading(headings: Iterable[HeadingInfo], wanted: str) -> HeadingInfo | None:
+    """The heading ``wanted`` names: exact text first, then ignoring case and spacing;
+    ``A#B`` (nested, as Obsidian writes it) matches a heading B under A."""
+    headings = list(headings)
+    parts = [p for p in wanted.split("#") if p.strip()]
+    if not parts:
+        return None
+    last = parts[-1].strip()
+    for heading in headings:
+        if heading.text == last and (len(parts) == 1 or _path_ends(heading.path, parts)):
+            return heading
+    key = _heading_key(last)
+    for heading in headings:
+        if _heading_key(heading.text) == key and (len(parts) == 1 or _path_ends(heading.path, parts)):
+            return heading
+    if len(parts) > 1:
+        for heading in headings:
+            if _heading_key(heading.text) == key:
+                return heading
+    return None
+
+
+def _path_ends(path: tuple[str, ...], parts: list[str]) -> bool:
+    keys = [_heading_key(p) for p in path]
+    wanted = [_heading_key(p) for p in parts]
+    if len(wanted) > len(keys):
+        return False
+    # Obsidian allows skipping levels: each wanted part must appear in order.
+    position = 0
+    for key in keys:
+        if position < len(wanted) and key == wanted[position]:
+            position += 1
+    return position == len(wanted) and keys[-1] == wanted[-1]
+
+
+def section_end(headings: Iterable[HeadingInfo], heading: HeadingInfo, line_count: int) -> int:
+    """The last line (1-based) of ``heading``'s section: before the next heading of its level or higher."""
+    for other in headings:
+        if other.line > heading.line and other.level <= heading.level:
+            return other.line - 1
+    return max(line_count, heading.line)
+
+
+class Snapshot:
+    """The index's note graph at one catalog generation, links resolved."""
+
+    def __init__(self, generation: int, files: dict[str, str], notes: dict[str, NoteInfo],
+                 links: dict[str, list[LinkRef]], tags: dict[str, list[TagOccurrence]],
+                 resolver: LinkResolver | None = None) -> None:
+        self.generation = generation
+        self.files = files  # path -> kind, indexed files only
+        self.notes = notes
+        self.links = links  # by source path
+        self.tags = tags  # by path
+        self.resolver = resolver or LinkResolver(files, {p: list(n.aliases) for p, n in notes.items()})
+        self.built_at = time.monotonic()
+        self.names: dict[tuple[str, str | None], str] = {}  # link names, filled by VaultView.link_name
+        self._backlinks: dict[str, list[LinkRef]] | None = None
+        self._resolved: dict[LinkRef, str | None] | None = None
+        self._alternates: dict[tuple[Any, ...], tuple[LinkResolver, dict[str, list[LinkRef]]]] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def empty(cls) -> Snapshot:
+        return cls(-1, {}, {}, {}, {})
+
+    @staticmethod
+    def read_generation(db: sqlite3.Connection) -> int:
+        return int((db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone() or [0])[0])
+
+    @staticmethod
+    def _rows(db: sqlite3.Connection, paths: list[str] | None
+              ) -> tuple[dict[str, str], dict[str, NoteInfo], dict[str, list[LinkRef]], dict[str, list[TagOccurrence]]]:
+        """Files, notes, links and tags of ``paths`` (all of them when None)."""
+        def where(column: str) -> tuple[str, list[str]]:
+            if paths is None:
+                return "", []
+            return f" AND {column} IN ({','.join('?' * len(paths))})", list(paths)
+
+        clause, args = where("path")
+        files = {path: kind for path, kind in
+                 db.execute(f"SELECT path, kind FROM files WHERE state = 'indexed'{clause}", args)}
+        notes: dict[str, NoteInfo] = {}
+        for path, title, aliases, tags, frontmatter, headings, blocks, line_count in db.execute(
+                "SELECT path, title, aliases, tags, frontmatter, headings, blocks, line_count FROM notes "
+                f"WHERE 1{clause}", args):
+            try:
+                front = json.loads(frontmatter)
+            except ValueError:
+                front = {}
+            notes[path] = NoteInfo(
+                path, title, tuple(str(a) for a in json.loads(aliases)), tuple(json.loads(tags)),
+                tuple(HeadingInfo(int(h[0]), str(h[1]), int(h[2]), tuple(h[3])) for h in json.loads(headings)),
+                tuple(BlockInfo(str(b[0]), int(b[1]), int(b[2])) for b in json.loads(blocks)),
+                int(line_count), front if isinstance(front, dict) else {})
+        links: dict[str, list[LinkRef]] = defaultdict(list)
+        clause, args = where("src")
+        for row in db.execute("SELECT src, target, heading, block, alias, embed, line, start_col, end_col "
+                              f"FROM links WHERE 1{clause} ORDER BY src, line, start_col", args):
+            links[row[0]].append(LinkRef(row[0], row[1], row[2], row[3], row[4], bool(row[5]),
+                                         int(row[6]), int(row[7]), int(row[8])))
+        clause, args = where("path")
+        tags_by_path: dict[str, list[TagOccurrence]] = defaultdict(list)
+        for row in db.execute(f"SELECT path, tag, line, start_col, end_col FROM tags WHERE 1{clause} "
+                              "ORDER BY path, line", args):
+            tags_by_path[row[0]].append(TagOccurrence(row[0], row[1], int(row[2]), int(row[3]), int(row[4])))
+        return files, notes, dict(links), dict(tags_by_path)
+
+    @classmethod
+    def load(cls, db: sqlite3.Connection) -> Snapshot:
+        """Read the graph from a catalog connection (the catalog schema of ``index/catalog.py``)."""
+        generation = cls.read_generation(db)
+        return cls(generation, *cls._rows(db, None))
+
+    def patched(self, db: sqlite3.Connection, paths: set[str]) -> Snapshot:
+        """This snapshot with ``paths`` read again (one edited note costs one note, not the vault)."""
+        generation = self.read_generation(db)
+        wanted = sorted(paths)
+        files, notes, links, tags = dict(self.files), dict(self.notes), dict(self.links), dict(self.tags)
+        for path in wanted:
+            files.pop(path, None)
+            notes.pop(path, None)
+            links.pop(path, None)
+            tags.pop(path, None)
+        for start in range(0, len(wanted), 500):
+            part = wanted[start:start + 500]
+            new_files, new_notes, new_links, new_tags = self._rows(db, part)
+            files.update(new_files)
+            notes.update(new_notes)
+            links.update(new_links)
+            tags.update(new_tags)
+        same_names = files.keys() == self.files.keys() and all(
+            (notes[p].aliases if p in notes else None) == (self.notes[p].aliases if p in self.notes else None)
+            for p in wanted)
+        snapshot = Snapshot(generation, files, notes, links, tags, self.resolver if same_names else None)
+        if same_names and self._resolved is not None and self._backlinks is not None:
+            resolved = dict(self._resolved)
+            backlinks = dict(self._backlinks)
+            for path in wanted:
+                for link in self.links.get(path, []):
+                    target = resolved.pop(link, None)
+                    if target is not None and target in backlinks:
+                        backlinks[target] = [b for b in backlinks[target] if b is not link]
+                for link in links.get(path, []):
+                    target = snapshot.resolver.resolve(link.target, link.src)
+                    resolved[link] = target
+                    if target is not None:
+                        backlinks[target] = [*backlinks.get(target, []), link]
+            snapshot._resolved, snapshot._backlinks = resolved, backlinks
+        return snapshot
+
+    def resolved(self) -> dict[LinkRef, str | None]:
+        with self._lock:
+            if self._resolved is None:
+                resolve = self.resolver.resolve
+                self._resolved = {link: resolve(link.target, link.src)
+                                  for links in self.links.values() for link in links}
+            return self._resolved
+
+    def alternate(self, signature: tuple[Any, ...], overlay: dict[str, NoteInfo]
+                  ) -> tuple[LinkResolver, dict[str, list[LinkRef]]]:
+        """A resolver (and the backlinks it gives) with notes or aliases that exist only in buffers."""
+        with self._lock:
+            cached = self._alternates.get(signature)
+        if cached is not None:
+            return cached
+        paths = set(self.files) | set(overlay)
+        aliases = {p: list(n.aliases) for p, n in self.notes.items()}
+        aliases.update({p: list(n.aliases) for p, n in overlay.items()})
+        resolver = LinkResolver(paths, aliases)
+        backlinks: dict[str, list[LinkRef]] = defaultdict(list)
+        for links in self.links.values():
+            for link in links:
+                target = resolver.resolve(link.target, link.src)
+                if target is not None:
+                    backlinks[target].append(link)
+        result = (resolver, dict(backlinks))
+        with self._lock:
+            if len(self._alternates) >= 4:
+                self._alternates.pop(next(iter(self._alternates)))
+            self._alternates[signature] = result
+        return result
+
+    def backlinks(self) -> dict[str, list[LinkRef]]:
+        resolved = self.resolved()
+        with self._lock:
+            if self._backlinks is None:
+                backlinks: dict[str, list[LinkRef]] = defaultdict(list)
+                for link, target in resolved.items():
+                    if target is not None:
+                        backlinks[target].append(link)
+                self._backlinks = dict(backlinks)
+            return self._backlinks
+
+
+# -- the view features use ------------------------------------------------------
+class VaultView:
+    """A snapshot with the open documents laid over it."""
+
+    def __init__(self, vault: Path, snapshot: Snapshot, open_docs: dict[str, Document],
+                 read_document: Callable[[str], Document | None],
+                 disk_resolver: Callable[[], LinkResolver | None] | None = None) -> None:
+        self.vault = vault
+        self._disk_resolver = disk_resolver
+        self.snapshot = snapshot
+        self.open_docs = {path: doc for path, doc in open_docs.items() if path is not None}
+        self._read_document = read_document
+        self._overlay_notes = {path: doc.info() for path, doc in self.open_docs.items()}
+        self._overlay_links = {path: doc.link_refs() for path, doc in self.open_docs.items()}
+        self.resolver = self._make_resolver()
+
+    def _make_resolver(self) -> LinkResolver:
+        """The snapshot's resolver, unless open buffers add notes or change aliases."""
+        snap = self.snapshot
+        changed = sorted((path, info.aliases) for path, info in self._overlay_notes.items()
+                         if path not in snap.files or snap.notes.get(path) is None
+                         or snap.notes[path].aliases != info.aliases)
+        self._signature = tuple(changed)
+        if not changed:
+            return snap.resolver
+        return snap.alternate(self._signature, self._overlay_notes)[0]
+
+    # -- lookups --------------------------------------------------------------
+    def uri(self, path: str) -> str:
+        doc = self.open_docs.get(path)
+        return doc.uri if doc is not None else vault_uri(self.vault, path)
+
+    def note(self, path: str) -> NoteInfo | None:
+        return self._overlay_notes.get(path) or self.snapshot.notes.get(path)
+
+    def note_paths(self) -> list[str]:
+        return sorted(set(self.snapshot.notes) | set(self._overlay_notes))
+
+    def exists(self, path: str) -> bool:
+        return path in self.snapshot.files or path in self._overlay_notes or (self.vault / path).is_file()
+
+    def kind(self, path: str) -> str | None:
+        """``markdown``, an attachment kind, or the suffix of a file the index does not read."""
+        if path in self._overlay_notes:
+            return "markdown"
+        known = self.snapshot.files.get(path)
+        if known is not None:
+            return known
+        if path.lower().endswith(MARKDOWN_SUFFIXES):
+            return "markdown"
+        suffix = posixpath.splitext(path)[1].lstrip(".").lower()
+        return suffix or "file"
+
+    def resolve(self, target: str, source: str | None) -> str | None:
+        found = self.resolver.resolve(target, source)
+        if found is None and target and self._disk_resolver is not None:
+            disk = self._disk_resolver()  # files on disk the index does not hold (svg, zip, new notes)
+            if disk is not None:
+                found = disk.resolve(target, source)
+        return found
+
+    def links_of(self, path: str) -> list[LinkRef]:
+        if path in self._overlay_links:
+            return self._overlay_links[path]
+        return self.snapshot.links.get(path, [])
+
+    def backlinks(self, path: str) -> list[LinkRef]:
+        """Every link in the vault that points at ``path`` (open buffers as typed)."""
+        if self.resolver is self.snapshot.resolver:
+            backlinks = self.snapshot.backlinks()
+        else:  # resolved once per snapshot and set of buffer-only names, then reused
+            backlinks = self.snapshot.alternate(self._signature, self._overlay_notes)[1]
+        found = [link for link in backlinks.get(path, []) if link.src not in self._overlay_links]
+        for src, links in self._overlay_links.items():
+            for link in links:
+                if self.resolver.resolve(link.target, src) == path:
+                    found.append(link)
+        return sorted(set(found), key=lambda l: (l.src, l.line, l.start_col))
+
+    def tag_occurrences(self) -> list[TagOccurrence]:
+        found: list[TagOccurrence] = []
+        for path, refs in self.snapshot.tags.items():
+            if path not in self.open_docs:
+                found.extend(refs)
+        for path, doc in self.open_docs.items():
+            found.extend(tags_of_parsed(path, doc.note))
+        return found
+
+    def tag_notes(self, tag: str) -> set[str]:
+        """Notes carrying ``tag`` or a sub-tag of it (``a`` covers ``a/b``), case-insensitively."""
+        wanted = tag.lstrip("#").casefold()
+        found = set()
+        for path in self.note_paths():
+            note = self.note(path)
+            if note is None:
+                continue
+            for other in note.tags:
+                folded = other.casefold()
+                if folded == wanted or folded.startswith(wanted + "/"):
+                    found.add(path)
+                    break
+        return found
+
+    def tag_counts(self) -> dict[str, int]:
+        """Every tag (first-seen spelling) with the number of notes carrying it exactly."""
+        spelling: dict[str, str] = {}
+        counts: dict[str, set[str]] = defaultdict(set)
+        for path in self.note_paths():
+            note = self.note(path)
+            if note is None:
+                continue
+            for tag in note.tags:
+                folded = tag.casefold()
+                spelling.setdefault(folded, tag)
+                counts[folded].add(path)
+        return {spelling[k]: len(v) for k, v in counts.items()}
+
+    def document(self, path: str) -> Document | None:
+        doc = self.open_docs.get(path)
+        if doc is not None:
+            return doc
+        return self._read_document(path)
+
+    def title(self, path: str) -> str:
+        note = self.note(path)
+        if note is not None and note.title:
+            return note.title
+        return posixpath.basename(path)
+
+    def link_name(self, path: str, source: str | None = None) -> str:
+        """The shortest name that links to ``path`` from ``source`` (Obsidian's default style)."""
+        if self.resolver is self.snapshot.resolver:
+            key = (path, posixpath.dirname(source) if source else None)
+            cache = self.snapshot.names
+            name = cache.get(key)
+            if name is None:
+                name = cache[key] = self._link_name(path, source)
+            return name
+        return self._link_name(path, source)
+
+    def _link_name(self, path: str, source: str | None) -> str:
+        stem = path
+        for suffix in MARKDOWN_SUFFIXES:
+            if stem.lower().endswith(suffix):
+                stem = stem[: -len(suffix)]
+                break
+        parts = stem.split("/")
+        is_note = stem != path
+        for start in range(len(parts) - 1, -1, -1):
+            name = "/".join(parts[start:])
+            if not is_note:
+                name = "/".join(path.split("/")[start:])
+            if self.resolver.resolve(name, source) == path:
+                return name
+        return stem if is_note else path
+
+
+def split_text(text: str) -> list[str]:
+    return split_lines(text)

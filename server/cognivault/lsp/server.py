@@ -1,0 +1,935 @@
+"""The CogniVault language server: state, lifecycle plumbing and the bridge to worker threads.
+
+Each LSP feature lives in its own module as a pure function over a
+:class:`Context` (engine, vault view, position codec, options) and registers a
+thin async handler through :meth:`CogniVaultServer.run_feature`, which runs
+the function on a worker thread. The event loop only moves messages: parsing,
+disk reads, searching and embedding happen off it. All writes to the index go
+through one writer thread, in order; reads never wait for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import importlib.util
+import logging
+import os
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+
+from cognivault import __version__
+from cognivault.lsp import transport
+from cognivault.lsp.model import Document, Snapshot, VaultView
+from cognivault.lsp.options import LspOptions
+from cognivault.lsp.positions import Codec, split_lines
+from cognivault.lsp.uris import relative_path, vault_uri
+
+log = logging.getLogger(__name__)
+
+SNAPSHOT_STALENESS_WHILE_INDEXING_S = 1.0
+LEXICAL_REFRESH_MS = 1500
+DISK_CACHE_SIZE = 256
+
+
+class FeatureError(Exception):
+    """A request the user got wrong (no note under the cursor, ...): answered as invalid params."""
+
+
+@dataclass
+class IndexingState:
+    """What ``cognivault/status`` and ``$/progress`` report about the background work."""
+
+    phase: str = "starting"  # starting | indexing | ready | read-only | failed | stopped
+    stage: str = ""
+    done: int = 0
+    total: int = 0
+    current: str = ""
+    started_at: float | None = None
+    finished_at: float | None = None
+    last_summary: str = ""
+    last_report: dict[str, Any] | None = None
+    errors: list[str] = field(default_factory=list)
+    pending_updates: int = 0
+    updates_done: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"phase": self.phase, "stage": self.stage, "done": self.done, "total": self.total,
+                "current": self.current, "startedAt": self.started_at, "finishedAt": self.finished_at,
+                "summary": self.last_summary, "errors": list(self.errors[-20:]),
+                "pendingUpdates": self.pending_updates, "updatesDone": self.updates_done}
+
+
+@dataclass
+class Context:
+    """Everything a feature function needs; built per request on a worker thread."""
+
+    engine: Any  # cognivault.engine.Engine
+    view: VaultView
+    codec: Codec
+    options: LspOptions
+    vault: Path
+    capabilities: types.ClientCapabilities | None
+    server: CogniVaultServer | None = None
+
+    def document(self, uri: str) -> Document | None:
+        path = relative_path(self.vault, uri)
+        if path is not None:
+            doc = self.view.document(path)
+            if doc is not None:
+                return doc
+        if self.server is not None:
+            return self.server.read_outside(uri)
+        return None
+
+    def uri(self, path: str) -> str:
+        return self.view.uri(path)
+
+    def capability(self, dotted: str, default: Any = None) -> Any:
+        node: Any = self.capabilities
+        for part in dotted.split("."):
+            if node is None:
+                return default
+            node = getattr(node, part, None)
+        return default if node is None else node
+
+
+def parse_text(text: str, path: str) -> Any:
+    from cognivault.vault.markdown import parse_note
+
+    return parse_note(text, path)
+
+
+class DiskDocuments:
+    """Notes read from disk, parsed once per (mtime, size)."""
+
+    def __init__(self, size: int = DISK_CACHE_SIZE) -> None:
+        self._cache: OrderedDict[str, tuple[tuple[int, int], Document]] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, vault: Path, path: str) -> Document | None:
+        absolute = vault / path
+        try:
+            stat = absolute.stat()
+        except OSError:
+            return None
+        if not absolute.is_file() or not path.lower().endswith((".md", ".markdown")):
+            return None
+        key = (stat.st_mtime_ns, stat.st_size)
+        with self._lock:
+            cached = self._cache.get(path)
+            if cached is not None and cached[0] == key:
+                self._cache.move_to_end(path)
+                return cached[1]
+        try:
+            text = absolute.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            return None
+        doc = Document(vault_uri(vault, path), path, text, split_lines(text), None, parse_text(text, path), False)
+        with self._lock:
+            self._cache[path] = (key, doc)
+            while len(self._cache) > self._size:
+                self._cache.popitem(last=False)
+        return doc
+
+
+class DiskNames:
+    """Every file on disk in the vault (also those the index skips), for links to them."""
+
+    REFRESH_S = 2.0
+
+    def __init__(self) -> None:
+        self._resolver: Any = None
+        self._built = 0.0
+        self._lock = threading.Lock()
+
+    def get(self, vault: Path) -> Any:
+        from cognivault.vault.links import LinkResolver
+        from cognivault.vault.scan import ALWAYS_IGNORED_DIRS
+
+        with self._lock:
+            if self._resolver is not None and time.monotonic() - self._built < self.REFRESH_S:
+                return self._resolver
+            paths = []
+            for dirpath, dirnames, filenames in os.walk(vault):
+                dirnames[:] = [d for d in dirnames if d not in ALWAYS_IGNORED_DIRS and not d.startswith(".")]
+                base = Path(dirpath).relative_to(vault).as_posix()
+                for name in filenames:
+                    paths.append(name if base == "." else f"{base}/{name}")
+                if len(paths) > 200_000:
+                    break
+            self._resolver = LinkResolver(paths)
+            self._built = time.monotonic()
+            return self._resolver
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._built = 0.0
+
+
+class SnapshotCache:
+    """The current :class:`Snapshot`, reloaded when the catalog's generation moves."""
+
+    def __init__(self) -> None:
+        self._snapshot = Snapshot.empty()
+        self._lock = threading.Lock()
+        self._pending_lock = threading.Lock()
+        self._updates = 0
+        self._full = True
+        self._db = None
+        self._db_path: Path | None = None
+
+    def _connection(self, engine: Any):  # type: ignore[no-untyped-def]
+        import sqlite3
+
+        catalog = engine.store.catalog
+        path = Path(str(catalog.path))
+        if str(path) == ":memory:" or not path.exists():
+            return catalog.db
+        if self._db is None or self._db_path != path:
+            self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30, check_same_thread=False)
+            self._db_path = path
+        return self._db
+
+    def updating(self) -> contextlib.AbstractContextManager[None]:
+        """Around a per-file write: readers keep the current snapshot until :meth:`patch` ran."""
+        cache = self
+
+        class _Updating:
+            def __enter__(self) -> None:
+                with cache._pending_lock:
+                    cache._updates += 1
+
+            def __exit__(self, *exc: object) -> None:
+                with cache._pending_lock:
+                    cache._updates -= 1
+
+        return _Updating()
+
+    def patch(self, engine: Any, paths: set[str]) -> None:
+        """The writer changed ``paths`` (committed): read just those into the snapshot."""
+        with self._lock:
+            current = self._snapshot
+            db = self._connection(engine)
+            if self._full or current.generation < 0:
+                self._snapshot = Snapshot.load(db)
+                self._full = False
+            else:
+                self._snapshot = current.patched(db, paths)
+
+    def mark_full(self) -> None:
+        """Unknown or many changes: the next reload reads everything."""
+        with self._pending_lock:
+            self._full = True
+
+    def get(self, engine: Any, indexing: bool) -> Snapshot:
+        with self._lock:
+            current = self._snapshot
+            db = self._connection(engine)
+            try:
+                generation = Snapshot.read_generation(db)
+            except Exception:  # noqa: BLE001 - a catalog being created: keep what we have
+                return current
+            if generation == current.generation or current.generation >= 0 and self._updates:
+                return current  # a per-file write is in flight: the writer patches the snapshot
+            if indexing and time.monotonic() - current.built_at < SNAPSHOT_STALENESS_WHILE_INDEXING_S \
+                    and current.generation >= 0:
+                return current
+            self._full = False
+            snapshot = Snapshot.load(db)
+            self._snapshot = snapshot
+            return snapshot
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                with contextlib.suppress(Exception):
+                    self._db.close()
+                self._db = None
+
+
+class CogniVaultServer(LanguageServer):
+    def __init__(self, vault: Path | None = None) -> None:
+        super().__init__("cognivault", __version__,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental, max_workers=4)
+        self.vault: Path | None = vault
+        self.options = LspOptions()
+        self.engine: Any = None
+        self.engine_error: str | None = None
+        self.embedding_note: str | None = None
+        self.state = IndexingState()
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cognivault-index")
+        self.snapshots = SnapshotCache()
+        self.disk = DiskDocuments()
+        self.disk_names = DiskNames()
+        self._open_parsed: dict[str, tuple[int | None, int, Document]] = {}
+        self._open_lock = threading.Lock()
+        self._engine_ready: asyncio.Event | None = None
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._dirty: set[str] = set()  # vault paths whose buffer differs from the file
+        self._indexing_task: asyncio.Task | None = None
+        self._reindex_again = False
+        self._background: set[asyncio.Task] = set()
+        self._closed = False
+        self._progress_counter = 0
+        self.published: dict[str, int] = {}  # uri -> diagnostics count last published
+        self._writer_jobs = 0
+        self._warmed = False
+        self._paths: dict[str, str] = {}  # uri -> vault path ("" outside the vault)
+        self._diagnostics_all = False
+        self._diagnostics_uris: set[str] = set()
+        self.feature_modules: list[str] = []
+
+    # -- small helpers ----------------------------------------------------------
+    @property
+    def codec(self) -> Codec:
+        try:
+            return Codec.of(self.workspace.position_encoding)
+        except RuntimeError:
+            return Codec()
+
+    def capability(self, dotted: str, default: Any = None) -> Any:
+        node: Any = getattr(self.protocol, "client_capabilities", None)
+        for part in dotted.split("."):
+            if node is None:
+                return default
+            node = getattr(node, part, None)
+        return default if node is None else node
+
+    def spawn(self, coro: Any) -> asyncio.Task:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    async def run_writer(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run ``fn`` on the single index-writer thread (writes happen in order, one at a time)."""
+        self._writer_jobs += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.writer, fn, *args)
+        finally:
+            self._writer_jobs -= 1
+
+    @property
+    def writer_idle(self) -> bool:
+        return self._writer_jobs == 0 and not any(key.startswith(("update:", "lexical", "index"))
+                                                    for key in self._timers)
+
+    def _task_done(self, task: asyncio.Task) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            exc = task.exception()
+            log.error("background task failed: %r", exc, exc_info=exc)
+            self.log_to_client(f"background task failed: {exc}", types.MessageType.Error)
+
+    def log_to_client(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
+        with contextlib.suppress(Exception):
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        from pygls.exceptions import FeatureRequestError
+
+        if source is FeatureRequestError:
+            return  # the request was answered with this error already
+        # Everything else goes to the client's log, not a popup.
+        log.error("%s", error)
+        self.log_to_client(f"CogniVault error: {error}", types.MessageType.Error)
+
+    @property
+    def engine_ready(self) -> asyncio.Event:
+        if self._engine_ready is None:
+            self._engine_ready = asyncio.Event()
+        return self._engine_ready
+
+    async def wait_engine(self) -> Any:
+        if self.engine is None:
+            if self.engine_error is None:
+                await self.engine_ready.wait()
+            if self.engine is None:
+                raise JsonRpcInternalError(message=f"the vault index is unavailable: {self.engine_error}")
+        return self.engine
+
+    @property
+    def indexing(self) -> bool:
+        return self.state.phase in ("starting", "indexing")
+
+    # -- documents ----------------------------------------------------------------
+    def open_texts(self) -> dict[str, tuple[str, int | None, str]]:
+        """uri -> (text, version, vault path or ''): taken on the event loop, read on threads."""
+        texts = {}
+        try:
+            documents = self.workspace.text_documents
+        except RuntimeError:
+            return {}
+        for key, document in documents.items():
+            uri = document.uri or key  # as the client wrote it (pygls keys are unquoted)
+            path = self._paths.get(uri)
+            if path is None:
+                path = (relative_path(self.vault, uri) if self.vault else None) or ""
+                self._paths[uri] = path
+            texts[uri] = (document.source, document.version, path)
+        return texts
+
+    def _open_document(self, uri: str, text: str, version: int | None, path: str) -> Document:
+        key = hash(text)
+        with self._open_lock:
+            cached = self._open_parsed.get(uri)
+            if cached is not None and cached[0] == version and cached[1] == key:
+                return cached[2]
+        doc = Document(uri, path or None, text, split_lines(text), version,
+                       parse_text(text, path or uri.rsplit("/", 1)[-1]), True)
+        with self._open_lock:
+            self._open_parsed[uri] = (version, key, doc)
+        return doc
+
+    def forget_document(self, uri: str) -> None:
+        with self._open_lock:
+            self._open_parsed.pop(uri, None)
+
+    def read_outside(self, uri: str) -> Document | None:
+        """A Markdown file outside the vault (open docs are found by the view)."""
+        from cognivault.lsp.uris import uri_to_fs
+
+        fs = uri_to_fs(uri)
+        if fs is None or not fs.is_file():
+            return None
+        try:
+            text = fs.read_text("utf-8", errors="replace")
+        except OSError:
+            return None
+        return Document(uri, None, text, split_lines(text), None, parse_text(text, fs.name), False)
+
+    def build_context(self, engine: Any, texts: dict[str, tuple[str, int | None, str]]) -> tuple[Context, dict]:
+        snapshot = self.snapshots.get(engine, self.indexing)
+        open_docs: dict[str, Document] = {}
+        outside: dict[str, Document] = {}
+        for uri, (text, version, path) in texts.items():
+            doc = self._open_document(uri, text, version, path)
+            if path:
+                open_docs[path] = doc
+            else:
+                outside[uri] = doc
+        vault = self.vault or Path.cwd()
+        view = VaultView(vault, snapshot, open_docs, lambda p: self.disk.get(vault, p),
+                         lambda: self.disk_names.get(vault))
+        ctx = Context(engine, view, self.codec, self.options, vault,
+                      getattr(self.protocol, "client_capabilities", None), self)
+        return ctx, outside
+
+    async def run_feature(self, fn: Callable[..., Any], uri: str | None, *args: Any) -> Any:
+        """Run ``fn(ctx, doc, *args)`` (``fn(ctx, *args)`` when ``uri`` is None) on a worker thread."""
+        engine = await self.wait_engine()
+        texts = self.open_texts()
+
+        def work() -> Any:
+            ctx, outside = self.build_context(engine, texts)
+            if uri is None:
+                return fn(ctx, *args)
+            doc = outside.get(uri) or ctx.document(uri)
+            if doc is None:
+                return None
+            return fn(ctx, doc, *args)
+
+        try:
+            return await asyncio.to_thread(work)
+        except FeatureError as exc:
+            raise JsonRpcInvalidParams(message=str(exc)) from exc
+        except JsonRpcException:
+            raise
+        except Exception as exc:
+            from cognivault.engine import EngineError
+            from cognivault.index.scope import ScopeError
+
+            if isinstance(exc, (EngineError, ScopeError)):
+                raise JsonRpcInvalidParams(message=str(exc)) from exc
+            log.exception("feature %s failed", getattr(fn, "__name__", fn))
+            self.log_to_client(f"{getattr(fn, '__name__', 'feature')} failed: {exc!r}", types.MessageType.Error)
+            raise JsonRpcInternalError(message=f"{type(exc).__name__}: {exc}") from exc
+
+    # -- engine and indexing ----------------------------------------------------------
+    def make_engine(self) -> Any:
+        from cognivault.config import load_settings
+        from cognivault.engine import Engine
+
+        assert self.vault is not None
+        settings = load_settings(self.vault, self.options.settings or None)
+        embedder: Any = "auto"
+        if not self.options.embeddings:
+            embedder = None
+            self.embedding_note = "embeddings are off (keyword search only)"
+        elif importlib.util.find_spec("cognivault.models.registry") is None:
+            embedder = None
+            self.embedding_note = "no embedding provider is available in this build (keyword search only)"
+        try:
+            return Engine(self.vault, settings, embedder=embedder)
+        except ImportError as exc:
+            if embedder is None:
+                raise
+            self.embedding_note = f"embedding model unavailable ({exc}); keyword search only"
+            return Engine(self.vault, settings, embedder=None)
+
+    async def start_engine(self) -> None:
+        try:
+            self.engine = await asyncio.to_thread(self.make_engine)
+            if self.engine.embedder_error:
+                self.embedding_note = self.engine.embedder_error
+        except Exception as exc:  # noqa: BLE001 - reported, the server keeps answering
+            self.engine_error = str(exc)
+            self.state.phase = "failed"
+            self.state.errors.append(f"cannot open the index: {exc}")
+            log.exception("cannot open the vault index")
+            with contextlib.suppress(Exception):
+                self.window_show_message(types.ShowMessageParams(
+                    type=types.MessageType.Error, message=f"CogniVault cannot open the vault index: {exc}"))
+        finally:
+            self.engine_ready.set()
+        if self.engine is None:
+            return
+        if self.embedding_note:
+            self.log_to_client(f"CogniVault: {self.embedding_note}", types.MessageType.Info)
+        if not self.engine.store.writable:
+            self.state.phase = "read-only"
+            self.state.last_summary = "another CogniVault process keeps this index up to date"
+            self.spawn(self._follow_other_writer())
+            return
+        if self.options.index_on_start:
+            await self.index_vault()
+        else:
+            self.state.phase = "ready"
+
+    async def _follow_other_writer(self) -> None:
+        while not self._closed and self.engine is not None:
+            await asyncio.sleep(2.0)
+            changed = await self.run_writer(self.engine.store.refresh_if_changed)
+            if changed:
+                self.snapshots.mark_full()
+                self.schedule_diagnostics()
+
+    async def index_vault(self) -> None:
+        """A full incremental run, with ``$/progress`` when the client supports it."""
+        if self._indexing_task is not None and not self._indexing_task.done():
+            self._reindex_again = True
+            return
+        self._indexing_task = asyncio.current_task()
+        try:
+            while True:
+                self._reindex_again = False
+                await self._index_once()
+                if not self._reindex_again or self._closed:
+                    break
+        finally:
+            self._indexing_task = None
+
+    async def _index_once(self) -> None:
+        from cognivault.index.store import IndexBusy
+
+        engine = self.engine
+        loop = asyncio.get_running_loop()
+        token: str | None = None
+        if self.capability("window.work_done_progress", False):
+            self._progress_counter += 1
+            token = f"cognivault/index/{os.getpid()}/{self._progress_counter}"
+            try:
+                await asyncio.wait_for(self.work_done_progress.create_async(token), 10)
+            except Exception as exc:  # noqa: BLE001 - the client refused: index without progress
+                log.info("no progress token: %s", exc)
+                token = None
+        self.state.phase = "indexing"
+        self.state.started_at = time.time()
+        self.state.stage, self.state.done, self.state.total, self.state.current = "scan", 0, 0, ""
+        if token:
+            self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+                title="CogniVault: indexing vault", message="scanning files", percentage=0, cancellable=False))
+        last_sent = [0.0, ""]
+
+        def on_progress(event: Any) -> None:
+            self.state.stage, self.state.done, self.state.total, self.state.current = (
+                event.stage, event.done, event.total, event.current)
+            now = time.monotonic()
+            if not token or (now - last_sent[0] < 0.05 and event.stage == last_sent[1]
+                             and event.done not in (1, event.total)):
+                return
+            last_sent[0], last_sent[1] = now, event.stage
+            label = {"read": "reading", "embed": "embedding", "finish": "finishing", "scan": "scanning"}.get(
+                event.stage, event.stage)
+            message = f"{label} {event.done}/{event.total}" + (f" {event.current}" if event.current else "")
+            percentage = int(100 * event.done / event.total) if event.total else 0
+            with contextlib.suppress(Exception):
+                self.work_done_progress.report(token, types.WorkDoneProgressReport(
+                    message=message, percentage=min(100, percentage)))
+
+        def progress(event: Any) -> None:
+            loop.call_soon_threadsafe(on_progress, event)
+
+        summary = ""
+        self.snapshots.mark_full()
+        try:
+            report = await self.run_writer(engine.index, progress)
+            self.snapshots.mark_full()
+            totals = report.totals()
+            failed = [f for f in report.files if f.state == "failed"]
+            summary = (f"{totals.get('indexed', 0)} indexed, {totals.get('unchanged', 0)} unchanged, "
+                       f"{totals.get('skipped', 0)} skipped, {totals.get('failed', 0)} failed, "
+                       f"{totals.get('deleted', 0)} removed; {totals['chunks']} chunks in "
+                       f"{report.timings.get('total', 0):.1f} s")
+            if report.interrupted:
+                summary = "interrupted: " + summary
+            self.state.last_report = {"totals": totals, "interrupted": report.interrupted,
+                                      "messages": list(report.messages),
+                                      "failed": [{"path": f.path, "reason": f.reason} for f in failed]}
+            self.state.phase = "ready"
+        except IndexBusy as exc:
+            summary = str(exc)
+            self.state.phase = "read-only"
+        except Exception as exc:  # noqa: BLE001 - answered in status, the server lives on
+            log.exception("indexing failed")
+            summary = f"indexing failed: {exc}"
+            self.state.errors.append(summary)
+            self.state.phase = "failed"
+            self.log_to_client(summary, types.MessageType.Error)
+        finally:
+            self.state.finished_at = time.time()
+            self.state.last_summary = summary
+            if token:
+                with contextlib.suppress(Exception):
+                    self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=summary or "done"))
+        if self._closed:
+            return
+        if not self._warmed:
+            self._warmed = True
+            self.spawn(asyncio.to_thread(_warm_up, engine))
+        # The run read files from disk: lay unsaved buffers over them again.
+        for path in sorted(self._dirty):
+            self.schedule_update(path, delay_ms=0)
+        self.schedule_diagnostics()
+        self.refresh_code_lenses()
+
+    def refresh_code_lenses(self) -> None:
+        if self.capability("workspace.code_lens.refresh_support", False):
+            with contextlib.suppress(Exception):
+                self.workspace_code_lens_refresh(None)
+
+    # -- per-file updates ----------------------------------------------------------------
+    def _debounce(self, key: str, delay_ms: int, callback: Callable[[], Any]) -> None:
+        old = self._timers.pop(key, None)
+        if old is not None:
+            old.cancel()
+        loop = asyncio.get_running_loop()
+
+        tracked = key.startswith(("update:", "lexical", "index"))
+
+        async def run() -> None:
+            try:
+                await callback()
+            finally:
+                if tracked:
+                    self._writer_jobs -= 1
+
+        def fire() -> None:
+            self._timers.pop(key, None)
+            if not self._closed:
+                if tracked:
+                    self._writer_jobs += 1
+                self.spawn(run())
+
+        self._timers[key] = loop.call_later(max(0, delay_ms) / 1000, fire)
+
+    def buffer_text(self, path: str) -> str | None:
+        if path not in self._dirty:
+            return None
+        for uri, (text, _version, doc_path) in self.open_texts().items():
+            if doc_path == path:
+                return text
+        return None
+
+    def schedule_update(self, path: str, delay_ms: int | None = None) -> None:
+        """Re-index one file after ``delay_ms`` of quiet (its buffer if unsaved, else the file)."""
+        if self.engine is None or not self.engine.store.writable:
+            return
+        if delay_ms is None:
+            delay_ms = self.options.debounce_ms
+        self.state.pending_updates = len([k for k in self._timers if k.startswith("update:")]) + 1
+        self._debounce(f"update:{path}", delay_ms, lambda: self._update(path))
+
+    async def _update(self, path: str) -> None:
+        if self.indexing:
+            # The running pass may have read this file already: dirty buffers are laid over
+            # again after it, saved files need one more (incremental) pass.
+            if path not in self._dirty:
+                self._reindex_again = True
+            return
+        text = self.buffer_text(path)
+        loop = asyncio.get_running_loop()
+        try:
+            outcome = await self.run_writer(self._update_sync, path, text)
+        except Exception as exc:  # noqa: BLE001
+            log.exception("updating %s failed", path)
+            self.state.errors.append(f"{path}: {exc}")
+            self.log_to_client(f"CogniVault could not update {path}: {exc}", types.MessageType.Error)
+            return
+        self.state.updates_done += 1
+        self.disk_names.invalidate()
+        self.state.pending_updates = len([k for k in self._timers if k.startswith("update:")])
+        if outcome == "full":
+            self._debounce("index", 500, self.index_vault)
+            return
+        # The keyword index is rebuilt from the catalog as a whole: only once edits pause.
+        self._debounce("lexical", LEXICAL_REFRESH_MS, self._refresh_lexical)
+        if outcome == "updated":
+            # Same headings, blocks, title and aliases: other notes' links are unaffected; only this
+            # note and notes citing passages (whose content hashes may have moved) need a new look.
+            self.schedule_diagnostics([uri for uri, (text, _v, p) in self.open_texts().items()
+                                       if p == path or "cv:cite" in text])
+        else:
+            self.schedule_diagnostics()
+
+    def _update_sync(self, path: str, text: str | None) -> str:
+        from cognivault.index.pipeline import Indexer
+        from cognivault.vault.scan import VaultFile, file_kind
+
+        engine = self.engine
+        if engine is None or self._closed:
+            return "skipped"
+        store = engine.store
+        absolute = engine.vault / path
+        kind = file_kind(path)
+        if kind is None:
+            return "full" if not absolute.exists() else "skipped"  # a folder went away, or an odd file
+        if not is_indexable(engine.vault, path, store.folder):
+            return "skipped"
+        indexer = Indexer(engine.vault, engine.settings, store, engine.embedder)
+        if text is None and not absolute.is_file():
+            if store.catalog.file(path) is not None:
+                with self.snapshots.updating():
+                    indexer.remove_paths([path])
+                    self.snapshots.patch(engine, {path})
+            return "removed"
+        if kind != "markdown":
+            return "full"  # attachments are read in the isolated extractor of a full pass
+        with self.snapshots.updating():
+            before = _shape(store.catalog, path)
+            indexer.index_markdown(VaultFile(path, absolute, kind), text=text)
+            self.snapshots.patch(engine, {path})
+            after = _shape(store.catalog, path)
+        if engine.embedder is not None:
+            indexer.embed_pending()
+        # Other notes' diagnostics only change when what links can reach changed.
+        return "updated" if after == before else "reshaped"
+
+    async def _refresh_lexical(self) -> None:
+        engine = self.engine
+        if engine is None or self._closed:
+            return
+
+        def refresh() -> None:
+            store = engine.store
+            if store.lexical is None or store.lexical.generation != store.catalog.generation():
+                store.rebuild_lexical()
+
+        await self.run_writer(refresh)
+
+    # -- diagnostics -------------------------------------------------------------------
+    def schedule_diagnostics(self, uris: list[str] | None = None, delay_ms: int | None = None) -> None:
+        """Publish diagnostics again for ``uris`` (every open document when None), debounced."""
+        if self._closed or "cognivault.lsp.diagnostics" not in self.feature_modules:
+            return
+        from cognivault.lsp import diagnostics
+
+        if uris is None:
+            self._diagnostics_all = True
+        else:
+            self._diagnostics_uris.update(uris)
+        self._debounce("diagnostics", self.options.diagnostics_debounce_ms if delay_ms is None else delay_ms,
+                       lambda: diagnostics.publish_pending(self))
+
+    def take_diagnostics_work(self) -> list[str] | None:
+        """The documents waiting for diagnostics (None: all open documents)."""
+        everything, self._diagnostics_all = self._diagnostics_all, False
+        uris, self._diagnostics_uris = self._diagnostics_uris, set()
+        return None if everything else sorted(uris)
+
+    # -- shutting down -------------------------------------------------------------------
+    async def stop(self) -> None:
+        """Stop background work and leave the index consistent (called on ``shutdown``)."""
+        if self._closed:
+            return
+        self._closed = True
+        for handle in self._timers.values():
+            handle.cancel()
+        self._timers.clear()
+        engine = self.engine
+        if engine is None:
+            return
+        engine.stop_indexing()
+
+        def finish() -> None:
+            store = engine.store
+            if store.writable:
+                if store.lexical is None or store.lexical.generation != store.catalog.generation():
+                    store.rebuild_lexical()
+                store.save_dense()
+
+        try:
+            await asyncio.wait_for(self.run_writer(finish), 30)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("could not finish the index cleanly: %s", exc)
+        self.state.phase = "stopped"
+
+    def close_engine(self) -> None:
+        self._closed = True
+        engine, self.engine = self.engine, None
+        if engine is not None:
+            engine.stop_indexing()
+            self.writer.shutdown(wait=True, cancel_futures=True)
+            with contextlib.suppress(Exception):
+                engine.close()
+        self.snapshots.close()
+
+    def shutdown(self) -> None:  # the transport ended (exit, EOF or a broken pipe)
+        with contextlib.suppress(Exception):
+            self.close_engine()
+        super().shutdown()
+
+    # -- transports -------------------------------------------------------------------
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:  # type: ignore[override]
+        from pygls.io_ import StdoutWriter
+
+        stdin = stdin or sys.stdin.buffer
+        stdout = stdout or sys.stdout.buffer
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout))
+
+        async def main() -> None:
+            reader = await _pipe_reader(stdin, self.thread_pool)
+            await transport.run_async(self._stop_event, reader, self.protocol)
+
+        try:
+            asyncio.run(main())
+        except (BrokenPipeError, ConnectionResetError):
+            log.error("the client went away; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        self._stop_event = stop_event = threading.Event()
+
+        async def serve() -> None:
+            done = asyncio.Event()
+
+            async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+                if self.protocol.writer is not None:
+                    writer.close()  # one client at a time
+                    return
+                self.protocol.set_writer(writer)  # type: ignore[arg-type]
+                try:
+                    await transport.run_async(stop_event, reader, self.protocol)
+                finally:
+                    done.set()
+
+            server = await asyncio.start_server(connection, host, port)
+            addresses = ", ".join(str(sock.getsockname()) for sock in server.sockets)
+            sys.stderr.write(f"cognivault lsp listening on {addresses}\n")
+            sys.stderr.flush()
+            async with server:
+                await done.wait()
+
+        try:
+            asyncio.run(serve())
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+
+class _ExecutorReader:
+    def __init__(self, stream: Any, executor: ThreadPoolExecutor) -> None:
+        self.stream = stream
+        self.executor = executor
+
+    async def readline(self) -> bytes:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, self.stream.readline)
+
+    async def readexactly(self, n: int) -> bytes:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, self.stream.read, n)
+
+
+async def _pipe_reader(stream: Any, executor: ThreadPoolExecutor) -> Any:
+    """An asyncio stream over stdin when it is a pipe or socket (no thread hop per line)."""
+    loop = asyncio.get_running_loop()
+    try:
+        reader = asyncio.StreamReader(limit=2 ** 26)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stream)
+        return reader
+    except (ValueError, OSError, NotImplementedError):
+        return _ExecutorReader(stream, executor)
+
+
+def _warm_up(engine: Any) -> None:
+    """Load what the first search would otherwise load while the user waits (language model, stemmers)."""
+    with contextlib.suppress(Exception):
+        engine.search("warm up the keyword index", k=1, mode="lexical")
+
+
+def _shape(catalog: Any, path: str) -> tuple[Any, ...] | None:
+    """What other notes' links can reach in ``path``: its title, aliases, headings and blocks."""
+    row = catalog.note_row(path)
+    if row is None:
+        return None if catalog.file(path) is None else ("file",)
+    return (row["title"], tuple(row["aliases"]), tuple((h[1], tuple(h[3])) for h in row["headings"]),
+            tuple(b[0] for b in row["blocks"]))
+
+
+def is_indexable(vault: Path, path: str, index_folder: Path | None = None) -> bool:
+    """Whether the scanner would index ``path`` (ignore rules, private folders, the index itself)."""
+    from cognivault.vault.scan import ALWAYS_IGNORED_DIRS, IGNORE_FILE, load_ignore_spec
+
+    parts = path.split("/")
+    if any(part in ALWAYS_IGNORED_DIRS for part in parts[:-1]) or parts[-1] == IGNORE_FILE:
+        return False
+    if index_folder is not None:
+        with contextlib.suppress(ValueError, OSError):
+            (vault / path).resolve().relative_to(index_folder.resolve())
+            return False
+    return not load_ignore_spec(vault).match_file(path)
+
+
+FEATURE_MODULES = (
+    "cognivault.lsp.lifecycle",
+    "cognivault.lsp.symbols",
+    "cognivault.lsp.definition",
+    "cognivault.lsp.hover",
+    "cognivault.lsp.references",
+    "cognivault.lsp.completion",
+    "cognivault.lsp.diagnostics",
+    "cognivault.lsp.code_actions",
+    "cognivault.lsp.code_lens",
+    "cognivault.lsp.workspace_symbols",
+    "cognivault.lsp.rename",
+    "cognivault.lsp.custom",
+)
+
+
+def create_server(vault: Path | None = None) -> CogniVaultServer:
+    """A server with every feature module that exists registered."""
+    server = CogniVaultServer(vault)
+    for name in FEATURE_MODULES:
+        if importlib.util.find_spec(name) is None:
+            continue
+        importlib.import_module(name).register(server)
+        server.feature_modules.append(name)
+    return server

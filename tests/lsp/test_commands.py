@@ -1,0 +1,81 @@
+"""`cognivault lsp`: the command line (stdio is used by every other test; here TCP and its guard)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from cognivault.lsp.commands import _UsageError, parse_tcp
+from conftest import TEST_VAULT, server_env
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("127.0.0.1:2087", ("127.0.0.1", 2087)),
+    ("localhost:0", ("127.0.0.1", 0)),
+    ("[::1]:2087", ("::1", 2087)),
+])
+def test_loopback_addresses(value: str, expected: tuple[str, int]) -> None:
+    assert parse_tcp(value) == expected
+
+
+@pytest.mark.parametrize("value", ["0.0.0.0:2087", "192.168.1.5:2087", "example.com:80", "127.0.0.1", "1.2.3.4:x"])
+def test_refuses_anything_but_loopback(value: str) -> None:
+    with pytest.raises(_UsageError):
+        parse_tcp(value)
+
+
+async def test_cli_refuses_public_bind(tmp_path: Path) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "cognivault.cli", "lsp", "--tcp", "0.0.0.0:0", stderr=asyncio.subprocess.PIPE,
+        env=server_env(tmp_path / "home"))
+    _, err = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 2 and b"loopback only" in err
+
+
+async def test_tcp_server_on_loopback(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    shutil.copytree(TEST_VAULT, vault)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "cognivault.cli", "lsp", "--vault", str(vault), "--tcp", f"127.0.0.1:{port}",
+        stderr=asyncio.subprocess.PIPE, env=server_env(tmp_path / "home"))
+    try:
+        assert process.stderr is not None
+        line = await asyncio.wait_for(process.stderr.readline(), 30)
+        while b"listening" not in line:
+            line = await asyncio.wait_for(process.stderr.readline(), 30)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+
+        async def call(msg_id: int, method: str, params: object) -> dict:
+            body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode()
+            writer.write(f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+            await writer.drain()
+            while True:
+                length = 0
+                while (header := await reader.readline()) not in (b"\r\n", b""):
+                    if header.lower().startswith(b"content-length"):
+                        length = int(header.split(b":")[1])
+                message = json.loads(await reader.readexactly(length))
+                if message.get("id") == msg_id and "method" not in message:
+                    return message
+
+        answer = await asyncio.wait_for(call(1, "initialize", {
+            "processId": None, "rootUri": None, "capabilities": {},
+            "initializationOptions": {"embeddings": False, "index": {"index_dir": str(tmp_path / "index")}}}), 30)
+        assert answer["result"]["serverInfo"]["name"] == "cognivault"
+        status = await asyncio.wait_for(call(2, "cognivault/status", {}), 30)
+        assert status["result"]["vault"] == str(vault.resolve())
+        await asyncio.wait_for(call(3, "shutdown", None), 30)
+        writer.close()
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()

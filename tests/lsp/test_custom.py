@@ -1,0 +1,101 @@
+"""cognivault/search, cognivault/related, cognivault/status (and cognivault/reindex)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lsprotocol import types
+
+from conftest import plain
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+async def test_search(shared) -> None:
+    answer = plain(await shared.request("cognivault/search", {"query": "thylakoid membranes", "k": 3}))
+    assert answer["mode"] == "hybrid" and answer["notes"]  # says dense search is off
+    first = answer["results"][0]
+    assert first["path"] == "Photosynthesis.md" and first["uri"] == shared.uri("Photosynthesis.md")
+    assert first["headingPath"] == ["Photosynthesis", "Light reactions"]
+    lines = shared.text("Photosynthesis.md").split("\n")
+    assert lines[first["range"]["start"]["line"]].startswith("The light-dependent reactions")
+    assert first["range"]["end"]["character"] == len(lines[first["range"]["end"]["line"]])
+    assert "thylakoid" in first["snippet"] and first["score"] > 0 and first["chunkId"]
+    assert len(answer["results"]) <= 3
+
+
+@pytest.mark.parametrize("scope, paths", [
+    (["folder:Deutsch"], {"Deutsch/Fotosynthese.md"}),
+    (["tag:study/exam"], {"Biology/Enzymes.md", "Index.md"}),
+    ({"files": ["Cells.md"]}, {"Cells.md"}),
+])
+async def test_search_scope(shared, scope, paths) -> None:
+    answer = plain(await shared.request("cognivault/search", {"query": "Photosynthese Zellen enzyme cells",
+                                                              "scope": scope, "k": 20, "mode": "lexical"}))
+    assert answer["results"] and {r["path"] for r in answer["results"]} <= paths
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"query": ""}, "query"),
+    ({"query": "light", "mode": "psychic"}, "unknown search mode"),
+    ({"query": "light", "k": 0}, "k:"),
+    ({"query": "light", "scope": ["planet:mars"]}, "unknown kind"),
+    ([], "params must be an object"),
+])
+async def test_search_rejects_bad_params(shared, params, message: str) -> None:
+    with pytest.raises(Exception, match=message):
+        await shared.request("cognivault/search", params)
+
+
+async def test_related(shared) -> None:
+    answer = plain(await shared.request("cognivault/related", {"uri": shared.uri("Deutsch/Fotosynthese.md"),
+                                                               "includeLinked": True}))
+    by_path = {note["path"]: note for note in answer["related"]}
+    assert "Index.md" in by_path and "linked" in by_path["Index.md"]["why"]
+    for note in answer["related"]:
+        assert note["uri"] == shared.uri(note["path"]) and note["score"] > 0 and note["reasons"]
+    scores = [note["score"] for note in answer["related"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+async def test_related_unknown_note(shared) -> None:
+    with pytest.raises(Exception, match="no indexed note|not in the vault"):
+        await shared.request("cognivault/related", {"uri": "file:///somewhere/else.md"})
+
+
+async def test_status(shared) -> None:
+    status = await shared.status()
+    assert status["indexing"]["phase"] == "ready"
+    assert status["indexing"]["summary"].startswith("5 indexed")
+    assert status["provider"]["embeddings"] is None and "keyword" in status["provider"]["note"]
+    index = status["index"]
+    assert index["files"]["indexed"] == 5 and index["consistency"]["agree"]
+    assert index["stages"]["lexical"]["up_to_date"]
+    assert index["failures"] == []
+    assert status["server"]["positionEncoding"] == "utf-16"
+    assert "rename" in status["server"]["features"]
+
+
+async def test_failures_are_listed(shared) -> None:
+    (shared.vault / "broken.md").write_bytes(b"# Broken\n\x00\x00 binary junk")
+    await shared.request("cognivault/reindex", {})
+    import asyncio
+
+    for _ in range(200):
+        status = await shared.status()
+        if status["indexing"]["phase"] == "ready" and status["index"]["failures"]:
+            break
+        await asyncio.sleep(0.05)
+    (failure,) = status["index"]["failures"]
+    assert failure["path"] == "broken.md" and "binary" in failure["reason"]
+
+
+async def test_configuration_change_applies_live(shared) -> None:
+    """Last in this module: it turns diagnostics off and changes the search defaults."""
+    shared.open("Index.md")
+    await shared.diagnostics("Index.md", lambda found: len(found) == 3)
+    shared.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"cognivault": {"diagnostics": {"enabled": False}, "search": {"k": 2, "mode": "lexical"}}}))
+    await shared.diagnostics("Index.md", lambda found: len(found) == 0)
+    results = plain(await shared.request("cognivault/search", {"query": "light energy chlorophyll"}))
+    assert results["mode"] == "lexical" and len(results["results"]) <= 2
