@@ -6,11 +6,11 @@ demo:
 	scripts/demo.sh
 
 test:
-	scripts/setup.sh --system
+	scripts/setup.sh --test
 	.venv/bin/python -m pytest -q -p no:cacheprovider
 
 setup:
-	scripts/setup.sh --system
+	scripts/setup.sh --test
 
 bench:
 	.venv/bin/python bench/run_all.py

