@@ -191,7 +191,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     async def idle() -> None:
         while True:
             state = (await client.request("cognivault/status", {}))["indexing"]
-            if state["writerIdle"] and not state["pendingUpdates"]:
+            if state["updatesIdle"]:
                 return
             await asyncio.sleep(0.05)
 
@@ -225,6 +225,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     # Stress: a completion in a different note every few ms, each edit re-indexed in the background.
     results["completion_under_edits"] = await completions(paragraphs[half:], settle=False)
     await idle()
+    waited = time.perf_counter()
+    while not (await client.request("cognivault/status", {}))["indexing"]["writerIdle"] \
+            and time.perf_counter() - waited < 240:
+        await asyncio.sleep(0.2)  # the keyword index catches up with the edits (after a pause)
+    results["keyword_index_caught_up_after_s"] = round(time.perf_counter() - waited, 1)
 
     # -- related ---------------------------------------------------------------------------
     samples = []

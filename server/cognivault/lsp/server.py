@@ -287,6 +287,8 @@ class CogniVaultServer(LanguageServer):
         self._progress_counter = 0
         self.published: dict[str, int] = {}  # uri -> diagnostics count last published
         self._writer_jobs = 0
+        self._update_jobs = 0
+        self._lexical_cost = 0.0  # seconds the last keyword-index rebuild took
         self._warmed = False
         self._paths: dict[str, str] = {}  # uri -> vault path ("" outside the vault)
         self._diagnostics_all = False
@@ -322,6 +324,11 @@ class CogniVaultServer(LanguageServer):
             return await asyncio.get_running_loop().run_in_executor(self.writer, fn, *args)
         finally:
             self._writer_jobs -= 1
+
+    @property
+    def updates_idle(self) -> bool:
+        """No per-file update waiting or running (the keyword index may still be refreshing)."""
+        return self._update_jobs == 0 and not any(key.startswith("update:") for key in self._timers)
 
     @property
     def writer_idle(self) -> bool:
@@ -579,6 +586,7 @@ class CogniVaultServer(LanguageServer):
         try:
             report = await self.run_writer(engine.index, progress)
             self.snapshots.mark_full()
+            self._lexical_cost = max(self._lexical_cost, report.timings.get("lexical", 0.0))
             totals = report.totals()
             failed = [f for f in report.files if f.state == "failed"]
             summary = (f"{totals.get('indexed', 0)} indexed, {totals.get('unchanged', 0)} unchanged, "
@@ -672,7 +680,7 @@ class CogniVaultServer(LanguageServer):
                 self._reindex_again = True
             return
         text = self.buffer_text(path)
-        loop = asyncio.get_running_loop()
+        self._update_jobs += 1
         try:
             outcome = await self.run_writer(self._update_sync, path, text)
         except Exception as exc:  # noqa: BLE001
@@ -680,14 +688,18 @@ class CogniVaultServer(LanguageServer):
             self.state.errors.append(f"{path}: {exc}")
             self.log_to_client(f"CogniVault could not update {path}: {exc}", types.MessageType.Error)
             return
+        finally:
+            self._update_jobs -= 1
         self.state.updates_done += 1
         self.disk_names.invalidate()
         self.state.pending_updates = len([k for k in self._timers if k.startswith("update:")])
         if outcome == "full":
             self._debounce("index", 500, self.index_vault)
             return
-        # The keyword index is rebuilt from the catalog as a whole: only once edits pause.
-        self._debounce("lexical", LEXICAL_REFRESH_MS, self._refresh_lexical)
+        # The keyword index is rebuilt from the catalog as a whole: only once edits pause, and the
+        # longer a rebuild takes (large vaults), the longer the pause it waits for.
+        self._debounce("lexical", max(LEXICAL_REFRESH_MS, int(self._lexical_cost * 10_000)),
+                       self._refresh_lexical)
         if outcome == "updated":
             # Same headings, blocks, title and aliases: other notes' links are unaffected; only this
             # note and notes citing passages (whose content hashes may have moved) need a new look.
@@ -737,7 +749,9 @@ class CogniVaultServer(LanguageServer):
         def refresh() -> None:
             store = engine.store
             if store.lexical is None or store.lexical.generation != store.catalog.generation():
+                started = time.perf_counter()
                 store.rebuild_lexical()
+                self._lexical_cost = time.perf_counter() - started
 
         await self.run_writer(refresh)
 

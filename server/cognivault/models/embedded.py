@@ -309,10 +309,33 @@ def _quantize_matmul_nbits(model: Any, block_size: int = 128, accuracy_level: in
     return replaced
 
 
+def _dynamic_int8_nodes(model: Any) -> list[str]:
+    """Nodes that get dynamic int8 (per-tensor activations): the fused Attentions and the FFN up-projections.
+
+    Found by structure, not by name: an FFN up-projection is a MatMul whose
+    output feeds a (Bias/Fast)Gelu. The FFN down-projections (inputs with large
+    outlier activations) and the attention output projections stay on
+    MatMulNBits, which scales activations per row and block.
+    """
+    consumers: dict[str, list[Any]] = {}
+    for node in model.graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+    chosen = []
+    for node in model.graph.node:
+        if node.op_type == "Attention":
+            chosen.append(node.name)
+        elif node.op_type == "MatMul" and any(
+            user.op_type in {"BiasGelu", "FastGelu", "Gelu"} for user in consumers.get(node.output[0], [])
+        ):
+            chosen.append(node.name)
+    return chosen
+
+
 @contextlib.contextmanager
 def _quiet_export() -> Any:
     """Silence tracer warnings, progress bars and optimizer chatter during the one-time export."""
-    loggers = [logging.getLogger(name) for name in ("onnxruntime", "onnxruntime.transformers", "transformers")]
+    loggers = [logging.getLogger(name) for name in ("", "onnxruntime", "onnxruntime.transformers", "transformers")]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
         logger.setLevel(logging.ERROR)
@@ -386,12 +409,13 @@ def export_onnx(model_dir: Path, precision: str = "int8") -> Path:
         fused.save_model_to_file(str(fused_path))
         final_model = onnx.load(str(fused_path))
         if precision == "int8":
-            attention_q = Path(scratch) / "attention-int8.onnx"
+            dynamic_q = Path(scratch) / "dynamic-int8.onnx"
             quantize_dynamic(
-                str(fused_path), str(attention_q), op_types_to_quantize=["Attention"], per_channel=True,
-                weight_type=QuantType.QInt8, extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+                str(fused_path), str(dynamic_q), nodes_to_quantize=_dynamic_int8_nodes(final_model),
+                per_channel=True, weight_type=QuantType.QInt8,
+                extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
             )
-            final_model = onnx.load(str(attention_q))
+            final_model = onnx.load(str(dynamic_q))
             _quantize_matmul_nbits(final_model, block_size=128, accuracy_level=4)
         final_model.doc_string = json.dumps({
             "cognivault_recipe": RECIPE_VERSION, "precision": precision, "fused": stats,
