@@ -1,0 +1,111 @@
+/** The chat view: ask the vault, the answer streams in with its reasoning fold and its sources. */
+
+import { ItemView, type WorkspaceLeaf } from "obsidian";
+
+import { createTurn, renderTurn } from "../../../shared/answerView";
+import { applyEnvelope, makeNonce, newAnswer, type AnswerState, type Source } from "../../../shared/companion";
+import { h, internalLink } from "../dom";
+import type CogniVaultPlugin from "../main";
+
+export const VIEW_CHAT = "cognivault-chat";
+
+export class ChatView extends ItemView {
+  private log!: HTMLElement;
+  private input!: HTMLTextAreaElement;
+  private askButton!: HTMLButtonElement;
+  private stopButton!: HTMLButtonElement;
+  private abort: AbortController | null = null;
+  private readonly sessionId = `obsidian-${makeNonce().slice(0, 16)}`;
+
+  constructor(leaf: WorkspaceLeaf, private readonly plugin: CogniVaultPlugin) {
+    super(leaf);
+  }
+
+  getViewType(): string {
+    return VIEW_CHAT;
+  }
+
+  getDisplayText(): string {
+    return "Ask the vault";
+  }
+
+  override getIcon(): string {
+    return "message-circle";
+  }
+
+  override async onOpen(): Promise<void> {
+    const root = this.contentEl;
+    root.replaceChildren();
+    root.classList.add("cognivault-chat");
+    this.log = h(root, "div", "cv-log");
+    const form = h(root, "form", "cv-ask");
+    this.input = h(form, "textarea", "cv-question-input");
+    this.input.rows = 3;
+    this.input.placeholder = "Ask your notes…";
+    const actions = h(form, "div", "cv-actions");
+    this.askButton = h(actions, "button", "mod-cta", "Ask");
+    this.askButton.type = "submit";
+    this.stopButton = h(actions, "button", "cv-stop", "Stop");
+    this.stopButton.type = "button";
+    this.stopButton.hidden = true;
+    this.stopButton.addEventListener("click", () => this.abort?.abort());
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const question = this.input.value;
+      this.input.value = "";
+      void this.ask(question);
+    });
+    this.input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey) {
+        event.preventDefault();
+        form.requestSubmit();
+      }
+    });
+    await Promise.resolve();
+  }
+
+  override async onClose(): Promise<void> {
+    this.abort?.abort();
+    await Promise.resolve();
+  }
+
+  private link = (source: Source, text: string): HTMLElement => internalLink(this.contentEl, source.path, text,
+    () => void this.plugin.openNote(source.path, source.lineStart));
+
+  /** Streams one answer into the view; resolves with the final state. */
+  async ask(question: string): Promise<AnswerState> {
+    const state = newAnswer();
+    const text = question.trim();
+    if (!text) {
+      return state;
+    }
+    this.abort?.abort();
+    const abort = new AbortController();
+    this.abort = abort;
+    const turn = createTurn(this.contentEl.ownerDocument, text);
+    this.log.append(turn);
+    renderTurn(turn, state, this.link);
+    this.setBusy(true);
+    try {
+      const client = await this.plugin.companion();
+      for await (const envelope of client.ask(text, { sessionId: this.sessionId }, abort.signal)) {
+        renderTurn(turn, applyEnvelope(state, envelope), this.link);
+        turn.scrollIntoView?.({ block: "end" });
+      }
+    } catch (error) {
+      applyEnvelope(state, { type: "error", data: { code: "failed", message: this.plugin.describeError(error) } });
+      renderTurn(turn, state, this.link);
+    } finally {
+      if (this.abort === abort) {
+        this.abort = null;
+        this.setBusy(false);
+      }
+    }
+    return state;
+  }
+
+  private setBusy(busy: boolean): void {
+    this.askButton.disabled = busy;
+    this.stopButton.hidden = !busy;
+  }
+}

@@ -1,0 +1,263 @@
+/**
+ * The plugin against the fake `obsidian` module and a fake companion (fetch): commands, views,
+ * companion discovery and the "start it like this" message.
+ */
+
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+import CogniVaultPlugin from "../src/main";
+import { ReviewModal } from "../src/review";
+import { type ChatView, VIEW_CHAT } from "../src/views/chat";
+import { type DashboardView, VIEW_DASHBOARD } from "../src/views/dashboard";
+import { type RelatedView, VIEW_RELATED } from "../src/views/related";
+import { App, MarkdownView, Modal, TFile, notices } from "./mocks/obsidian";
+
+const ROOT = path.resolve(__dirname, "..");
+const TOKEN = "tok_abcdefghijklmnopqrstuvwxyz012345";
+const ORIGIN = "http://127.0.0.1:47000";
+
+let vault: string;
+let app: App;
+let plugin: CogniVaultPlugin;
+let calls: { url: string; init?: RequestInit }[];
+
+function ndjson(lines: unknown[]): Response {
+  return new Response(lines.map((l) => JSON.stringify(l)).join("\n") + "\n", { status: 200 });
+}
+
+function fakeCompanion(url: string, init?: RequestInit): Promise<Response> {
+  calls.push({ url, init });
+  if ((init?.headers as Record<string, string>).Authorization !== `Bearer ${TOKEN}`) {
+    return Promise.resolve(Response.json({ error: { code: "unauthorized", message: "missing or wrong token" } }, { status: 401 }));
+  }
+  const route = url.slice(ORIGIN.length);
+  if (route === "/api/status") return Promise.resolve(Response.json({ files: { total: 2, indexed: 2 } }));
+  if (route.startsWith("/api/related")) {
+    return Promise.resolve(Response.json({ related: [{ path: "Cells/Chloroplast.md", title: "Chloroplast", score: 0.6, reasons: ["links here", "shared tags: bio"] }] }));
+  }
+  if (route === "/api/ask") {
+    return Promise.resolve(ndjson([
+      { type: "thinking", data: { text: "S1 covers it" } },
+      { type: "confidence", data: { label: "medium", reason: "partly covered" } },
+      { type: "text", data: { text: "Chloroplasts hold chlorophyll. " } },
+      { type: "metadata", data: { label: "S1", path: "Cells/Chloroplast.md", title: "Chloroplast", heading_path: ["Chloroplast"], line_start: 5, line_end: 9, snippet: "…" } },
+      { type: "text", data: { text: "[S1]" } },
+      { type: "done", data: { answer: "Chloroplasts hold chlorophyll. [S1]" } },
+    ]));
+  }
+  if (route.startsWith("/api/generate/")) {
+    const kind = route.split("/").pop() ?? "";
+    const note = `Study/${kind}.md`;
+    mkdirSync(path.join(vault, "Study"), { recursive: true });
+    writeFileSync(path.join(vault, note), `# ${kind}\n`);
+    return Promise.resolve(ndjson([{ type: "progress", data: { stage: "write", message: "writing the note" } }, { type: "done", data: { kind, path: note } }]));
+  }
+  if (route.startsWith("/api/review/due")) {
+    return Promise.resolve(Response.json({ due: [{ id: "aaaaaaaaaaaa-0", path: "Study/flashcards.md", front: "Q?", back: "A." }] }));
+  }
+  if (route.startsWith("/api/review/")) return Promise.resolve(Response.json({ ok: true }));
+  if (route === "/dashboard") return Promise.resolve(new Response("<html><head></head><body><script>go()</script></body></html>"));
+  if (route === "/api/reindex") return Promise.resolve(Response.json({ error: { code: "not_found", message: "no route" } }, { status: 404 }));
+  return Promise.resolve(new Response("{}", { status: 404 }));
+}
+
+function writeCompanionJson(): void {
+  mkdirSync(path.join(vault, ".cognivault"), { recursive: true });
+  writeFileSync(path.join(vault, ".cognivault", "companion.json"), JSON.stringify({ url: ORIGIN, token: TOKEN, pid: 1, vault }));
+}
+
+async function load(): Promise<void> {
+  plugin = new CogniVaultPlugin(app as never, { id: "cognivault", version: "0.1.0" } as never);
+  plugin.fetchImpl = fakeCompanion;
+  await plugin.onload();
+}
+
+/** Runs a command as the palette would (the fake Plugin's helper). */
+function run(id: string): boolean {
+  return (plugin as unknown as { run(id: string): boolean }).run(id);
+}
+
+function flush(ms = 0): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+beforeEach(() => {
+  vault = mkdtempSync(path.join(tmpdir(), "cognivault-obsidian-"));
+  mkdirSync(path.join(vault, "Cells"));
+  writeFileSync(path.join(vault, "Cells", "Chloroplast.md"), "# Chloroplast\n\nGreen.\n");
+  writeFileSync(path.join(vault, "Cells", "Cell.md"), "# Cell\n\nA cell.\nWith parts.\n");
+  app = new App(vault);
+  calls = [];
+  notices.length = 0;
+  Modal.opened.length = 0;
+});
+
+afterEach(() => {
+  rmSync(vault, { recursive: true, force: true });
+});
+
+describe("plugin wiring", () => {
+  it("declares desktop only and matching versions", () => {
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, "manifest.json"), "utf-8")) as Record<string, unknown>;
+    const versions = JSON.parse(readFileSync(path.join(ROOT, "versions.json"), "utf-8")) as Record<string, string>;
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf-8")) as { version: string };
+    expect(manifest.isDesktopOnly).toBe(true);
+    expect(manifest.version).toBe(pkg.version);
+    expect(versions[String(manifest.version)]).toBe(manifest.minAppVersion);
+  });
+
+  it("registers its views, commands and settings tab", async () => {
+    await load();
+    expect([...app.viewCreators.keys()].sort()).toEqual([VIEW_CHAT, VIEW_DASHBOARD, VIEW_RELATED].sort());
+    const p = plugin as unknown as { commands: Map<string, unknown>; settingTabs: unknown[] };
+    expect([...p.commands.keys()].sort()).toEqual(["companion-status", "generate-flashcards", "generate-mindmap",
+      "generate-quiz", "open-chat", "open-dashboard", "open-related", "reindex", "review-due"]);
+    expect(p.settingTabs).toHaveLength(1);
+  });
+
+  it("tells the user how to start the companion when it is not running", async () => {
+    await load();
+    await expect(plugin.companion()).rejects.toThrow(`cognivault serve --vault ${vault}`);
+    await plugin.reviewDue();
+    expect(notices.at(-1)?.message).toContain(`cognivault serve --vault ${vault}`);
+  });
+
+  it("ignores a stale companion.json", async () => {
+    writeCompanionJson();
+    await load();
+    plugin.fetchImpl = () => Promise.reject(new Error("ECONNREFUSED"));
+    await expect(plugin.companion()).rejects.toThrow("is not running");
+  });
+
+  it("uses a configured URL and token, and refuses a non-loopback one", async () => {
+    await load();
+    plugin.settings.companionUrl = ORIGIN;
+    plugin.settings.companionToken = TOKEN;
+    expect((await plugin.companion()).origin).toBe(ORIGIN);
+    plugin.settings.companionUrl = "http://192.168.1.2:8000";
+    await plugin.saveSettings();
+    await expect(plugin.companion()).rejects.toThrow("127.0.0.1");
+  });
+
+  it("shows the settings tab with a password field for the token", async () => {
+    await load();
+    const tab = (plugin as unknown as { settingTabs: { display(): void; containerEl: HTMLElement }[] }).settingTabs[0];
+    tab.display();
+    expect(tab.containerEl.textContent).toContain(`cognivault serve --vault ${vault}`);
+    const names = [...tab.containerEl.querySelectorAll<HTMLElement>(".setting-item")].map((e) => e.dataset.name);
+    expect(names).toEqual(["Companion URL", "Companion token", "Related notes", "Items per generation", "Open generated notes"]);
+    expect(tab.containerEl.querySelectorAll("input")[1].type).toBe("password");
+  });
+});
+
+describe("views", () => {
+  it("streams an answer into the chat view with reasoning and internal source links", async () => {
+    writeCompanionJson();
+    await load();
+    const leaf = await plugin.openView(VIEW_CHAT);
+    const view = leaf?.view as ChatView;
+    const state = await view.ask("What do chloroplasts hold?");
+    expect(state.text).toBe("Chloroplasts hold chlorophyll. [S1]");
+    const turn = view.contentEl.querySelector(".cv-turn") as HTMLElement;
+    expect(turn.querySelector(".cv-thinking")?.textContent).toBe("S1 covers it");
+    expect(turn.querySelector(".cv-confidence")?.textContent).toBe("Medium confidence");
+    const link = turn.querySelector(".cv-answer a.internal-link") as HTMLAnchorElement;
+    expect(link.dataset.href).toBe("Cells/Chloroplast.md");
+    link.click();
+    await flush();
+    const opened = app.workspace.mainLeaf.opened.at(-1);
+    expect(opened?.file.path).toBe("Cells/Chloroplast.md");
+    expect(opened?.state).toEqual({ eState: { line: 4 } });
+    const body = JSON.parse(calls.find((c) => c.url.endsWith("/api/ask"))?.init?.body as string) as Record<string, unknown>;
+    expect(body.question).toBe("What do chloroplasts hold?");
+    expect(String(body.session_id)).toMatch(/^obsidian-/);
+  });
+
+  it("shows the start command in the chat view when the companion is missing", async () => {
+    await load();
+    const view = (await plugin.openView(VIEW_CHAT))?.view as ChatView;
+    const state = await view.ask("Anything?");
+    expect(state.error?.message).toContain("cognivault serve --vault");
+    expect(view.contentEl.querySelector(".cv-error")?.textContent).toContain("cognivault serve --vault");
+  });
+
+  it("follows the active file in the related-notes pane", async () => {
+    writeCompanionJson();
+    await load();
+    app.workspace.activeFile = new TFile("Cells/Cell.md");
+    const view = (await plugin.openView(VIEW_RELATED))?.view as RelatedView;
+    expect(view.current).toBe("Cells/Cell.md");
+    expect(view.contentEl.querySelector(".cv-related-item a")?.textContent).toBe("Chloroplast");
+    expect(calls.some((c) => c.url === `${ORIGIN}/api/related?path=Cells%2FCell.md&k=10`)).toBe(true);
+    app.workspace.trigger("file-open", new TFile("Cells/Chloroplast.md"));
+    await flush(10);
+    expect(view.current).toBe("Cells/Chloroplast.md");
+  });
+
+  it("embeds the dashboard with a CSP for the companion origin only", async () => {
+    writeCompanionJson();
+    await load();
+    const view = (await plugin.openView(VIEW_DASHBOARD, "tab"))?.view as DashboardView;
+    const srcdoc = view.frame?.srcdoc ?? "";
+    expect(srcdoc).toContain(`connect-src ${ORIGIN};`);
+    expect(srcdoc).toMatch(/<script nonce="[A-Za-z0-9]{32}">go\(\)<\/script>/);
+    expect(view.frame?.getAttribute("src")).toBeNull();
+  });
+});
+
+describe("commands", () => {
+  it.each(["flashcards", "quiz", "mindmap"])("generate-%s sends the current note and opens the new note", async (kind) => {
+    writeCompanionJson();
+    await load();
+    expect(run(`generate-${kind}`)).toBe(false); // no active note: command unavailable
+    app.workspace.activeFile = new TFile("Cells/Cell.md");
+    const path = await plugin.generate(kind as "flashcards", new TFile("Cells/Cell.md") as never);
+    expect(path).toBe(`Study/${kind}.md`);
+    const body = JSON.parse(calls.find((c) => c.url.endsWith(`/api/generate/${kind}`))?.init?.body as string) as unknown;
+    expect(body).toEqual({ note: "Cells/Cell.md" });
+    expect(app.workspace.mainLeaf.opened.at(-1)?.file.path).toBe(`Study/${kind}.md`);
+  });
+
+  it("generates from the editor selection with its lines", async () => {
+    writeCompanionJson();
+    await load();
+    const file = new TFile("Cells/Cell.md");
+    app.workspace.activeFile = file;
+    app.workspace.activeMarkdownView = new MarkdownView(file, {
+      getSelection: () => "A cell.\nWith parts.",
+      getCursor: (which: string) => ({ line: which === "from" ? 2 : 3, ch: 0 }),
+    });
+    plugin.settings.generationCount = 5;
+    expect(run("generate-quiz")).toBe(true);
+    await flush(50);
+    const body = JSON.parse(calls.find((c) => c.url.endsWith("/api/generate/quiz"))?.init?.body as string) as unknown;
+    expect(body).toEqual({ note: "Cells/Cell.md", selection: "A cell.\nWith parts.", lines: [3, 4], count: 5 });
+  });
+
+  it("reviews due cards in a modal", async () => {
+    writeCompanionJson();
+    await load();
+    await plugin.reviewDue();
+    const modal = Modal.opened.at(-1) as unknown as ReviewModal;
+    expect(modal).toBeInstanceOf(ReviewModal);
+    expect(modal.contentEl.querySelector(".cv-review-front")?.textContent).toBe("Q?");
+    expect((modal.contentEl.querySelector(".cv-review-back") as HTMLElement).hidden).toBe(true);
+    modal.contentEl.dispatchEvent(new KeyboardEvent("keydown", { key: " " }));
+    expect((modal.contentEl.querySelector(".cv-review-back") as HTMLElement).hidden).toBe(false);
+    (modal.contentEl.querySelector(".cv-grade-3") as HTMLButtonElement).click();
+    await flush(10);
+    const grade = calls.find((c) => c.url.endsWith("/api/review/aaaaaaaaaaaa-0"));
+    expect(JSON.parse(grade?.init?.body as string)).toEqual({ rating: 3, path: "Study/flashcards.md" });
+    expect(modal.contentEl.textContent).toContain("Done: 1 card reviewed");
+  });
+
+  it("explains when the companion cannot re-index on request", async () => {
+    writeCompanionJson();
+    await load();
+    await plugin.reindex();
+    expect(notices.at(-1)?.message).toContain("restart it");
+  });
+});

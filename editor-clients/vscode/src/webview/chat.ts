@@ -1,0 +1,76 @@
+/**
+ * The chat panel's page script (bundled by esbuild into dist/webview/chat.js, loaded by nonce).
+ * Turns are drawn by the shared answer view; source links post "open" to the extension host.
+ */
+
+import { createTurn, renderTurn } from "../../../shared/answerView";
+import { type AnswerState, applyEnvelope, newAnswer, type Source } from "../../../shared/companion";
+import type { HostMessage, WebviewMessage } from "../chatPanel";
+
+interface VsCodeApi {
+  postMessage(message: WebviewMessage): void;
+}
+
+declare function acquireVsCodeApi(): VsCodeApi;
+
+export function start(vscode: VsCodeApi, doc: Document = document): void {
+  const log = doc.getElementById("log") as HTMLElement;
+  const form = doc.getElementById("ask-form") as HTMLFormElement;
+  const question = doc.getElementById("question") as HTMLTextAreaElement;
+  const stop = doc.getElementById("stop") as HTMLButtonElement;
+  const askButton = doc.getElementById("ask") as HTMLButtonElement;
+  const turns = new Map<number, { state: AnswerState; root: HTMLElement }>();
+
+  const link = (source: Source, text: string): HTMLElement => {
+    const anchor = doc.createElement("a");
+    anchor.className = "cv-source-link";
+    anchor.textContent = text;
+    anchor.href = "#";
+    anchor.title = `${source.path}:${source.lineStart}-${source.lineEnd}`;
+    anchor.addEventListener("click", (event) => {
+      event.preventDefault();
+      vscode.postMessage({ type: "open", path: source.path, lineStart: source.lineStart, lineEnd: source.lineEnd });
+    });
+    return anchor;
+  };
+
+  window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
+    const message = event.data;
+    if (message.type === "turn") {
+      const turn = { state: newAnswer(), root: createTurn(doc, message.question) };
+      turns.set(message.id, turn);
+      log.append(turn.root);
+      renderTurn(turn.root, turn.state, link);
+      turn.root.scrollIntoView({ block: "end" });
+    } else if (message.type === "envelope") {
+      const turn = turns.get(message.id);
+      if (turn) {
+        renderTurn(turn.root, applyEnvelope(turn.state, message.envelope), link);
+      }
+    } else if (message.type === "busy") {
+      stop.hidden = !message.busy;
+      askButton.disabled = message.busy;
+    }
+  });
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = question.value.trim();
+    if (text) {
+      vscode.postMessage({ type: "ask", question: text });
+      question.value = "";
+    }
+  });
+  question.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  stop.addEventListener("click", () => vscode.postMessage({ type: "cancel" }));
+  vscode.postMessage({ type: "ready" });
+}
+
+if (typeof acquireVsCodeApi === "function") {
+  start(acquireVsCodeApi());
+}

@@ -1,0 +1,71 @@
+// @vitest-environment happy-dom
+/**
+ * The chat webview's page script in a DOM: turns render streamed envelopes, sources are links
+ * that ask the extension to open the note at the cited lines, nothing is injected as HTML.
+ */
+
+import { describe, expect, it } from "vitest";
+
+import type { HostMessage, WebviewMessage } from "../src/chatPanel";
+import { start } from "../src/webview/chat";
+
+function page(): { sent: WebviewMessage[]; deliver(message: HostMessage): void } {
+  document.body.innerHTML = `<main id="log"></main><form id="ask-form"><textarea id="question"></textarea>
+    <button type="submit" id="ask">Ask</button><button type="button" id="stop" hidden>Stop</button></form>`;
+  const sent: WebviewMessage[] = [];
+  start({ postMessage: (message) => sent.push(message) });
+  return {
+    sent,
+    deliver: (message) => window.dispatchEvent(new MessageEvent("message", { data: message })),
+  };
+}
+
+describe("chat webview", () => {
+  it("renders reasoning, answer, confidence and clickable sources", () => {
+    const { sent, deliver } = page();
+    expect(sent).toEqual([{ type: "ready" }]);
+    deliver({ type: "turn", id: 1, question: "What is <b>photosynthesis</b>?" });
+    deliver({ type: "busy", busy: true });
+    for (const envelope of [
+      { type: "thinking", data: { text: "Looking at S1" } },
+      { type: "confidence", data: { label: "high", reason: "covered" } },
+      { type: "text", data: { text: "Light to sugar <img src=x onerror=alert(1)> " } },
+      { type: "metadata", data: { label: "S1", path: "Photosynthesis/Photosynthesis.md", title: "Photosynthesis",
+        heading_path: ["Photosynthesis", "Where it happens"], line_start: 23, line_end: 25, snippet: "In plants…" } },
+      { type: "text", data: { text: "[S1]" } },
+    ]) {
+      deliver({ type: "envelope", id: 1, envelope });
+    }
+    const turn = document.querySelector(".cv-turn") as HTMLElement;
+    expect(turn.querySelector(".cv-question")?.textContent).toBe("What is <b>photosynthesis</b>?");
+    expect(turn.querySelector("b, img")).toBeNull();
+    expect((turn.querySelector(".cv-reasoning") as HTMLElement).hidden).toBe(false);
+    expect(turn.querySelector(".cv-thinking")?.textContent).toBe("Looking at S1");
+    expect(turn.querySelector(".cv-confidence")?.textContent).toBe("High confidence");
+    expect(turn.querySelector(".cv-answer")?.classList.contains("cv-streaming")).toBe(true);
+    expect((document.getElementById("stop") as HTMLElement).hidden).toBe(false);
+
+    deliver({ type: "envelope", id: 1, envelope: { type: "done", data: { answer: "Light to sugar [S1]" } } });
+    deliver({ type: "busy", busy: false });
+    expect(turn.querySelector(".cv-answer")?.textContent).toBe("Light to sugar [S1]");
+    expect(turn.querySelector(".cv-answer")?.classList.contains("cv-streaming")).toBe(false);
+    const inline = turn.querySelector(".cv-answer a.cv-source-link") as HTMLAnchorElement;
+    expect(inline.textContent).toBe("[S1]");
+    inline.click();
+    expect(sent.at(-1)).toEqual({ type: "open", path: "Photosynthesis/Photosynthesis.md", lineStart: 23, lineEnd: 25 });
+    const listed = turn.querySelector(".cv-sources a.cv-source-link") as HTMLAnchorElement;
+    expect(listed.textContent).toBe("Photosynthesis › Where it happens");
+  });
+
+  it("shows an error envelope and sends questions", () => {
+    const { sent, deliver } = page();
+    deliver({ type: "turn", id: 7, question: "Q" });
+    deliver({ type: "envelope", id: 7, envelope: { type: "error", data: { code: "no_model", message: "Start Ollama" } } });
+    const error = document.querySelector(".cv-error") as HTMLElement;
+    expect(error.hidden).toBe(false);
+    expect(error.textContent).toBe("Start Ollama");
+    (document.getElementById("question") as HTMLTextAreaElement).value = "  Why?  ";
+    (document.getElementById("ask-form") as HTMLFormElement).dispatchEvent(new Event("submit", { cancelable: true }));
+    expect(sent.at(-1)).toEqual({ type: "ask", question: "Why?" });
+  });
+});
