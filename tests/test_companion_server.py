@@ -422,3 +422,26 @@ def test_cognivault_serve_prints_one_line_and_cleans_up(tmp_path: Path):
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+async def test_reindex_starts_in_the_background_and_picks_up_new_notes(tmp_path: Path):
+    vault, settings = _make_vault(tmp_path)
+    engine = Engine(vault, settings, embedder=None)
+    client = TestClient(TestServer(create_app(engine, settings, TOKEN, features=[]), host="127.0.0.1"))
+    await client.start_server()
+    try:
+        (vault / "Fresh note.md").write_text("# Fresh\n\nA freshly written note about chloroplast "
+                                             "thylakoids that the index has not seen yet at all.\n", "utf-8")
+        async with client.post("/api/reindex", json={}, headers=AUTH) as response:
+            assert response.status == 200 and (await response.json())["started"] is True
+        for _ in range(100):
+            if engine.store.catalog.file("Fresh note.md") is not None:
+                break
+            await asyncio.sleep(0.1)
+        async with client.post("/api/search", json={"query": "freshly written thylakoids", "mode": "lexical"},
+                               headers=AUTH) as response:
+            results = (await response.json())["results"]
+        assert results and results[0]["path"] == "Fresh note.md"
+    finally:
+        await client.close()
+        engine.close()

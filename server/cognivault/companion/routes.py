@@ -145,6 +145,17 @@ async def import_url(request: web.Request) -> web.Response:
     return web.json_response(result.to_dict())
 
 
+async def reindex(request: web.Request) -> web.Response:
+    """Start bringing the index up to date in the background (progress: GET /api/status)."""
+    await read_json(request)
+    engine = engine_of(request)
+    if not engine.store.writable:
+        raise ApiError(409, "index_busy", "another CogniVault process writes this index and keeps it up to "
+                       "date; nothing to start here")
+    api.spawn(request.app, run_blocking(request.app, engine.index))
+    return web.json_response({"started": True})
+
+
 async def openapi(request: web.Request) -> web.Response:
     from cognivault.companion.openapi import build_openapi
 
@@ -190,6 +201,8 @@ def setup_routes(app: web.Application) -> None:
                      "include_linked": {"type": "boolean", "default": False}})
     add_route(app, "GET", "/api/status", status, summary="Index progress per stage (and per file)",
               query={"per_file": {"type": "boolean", "default": False}})
+    add_route(app, "POST", "/api/reindex", reindex, summary="Start re-indexing the vault in the background",
+              body={"type": "object", "properties": {}, "additionalProperties": False})
     add_route(app, "GET", "/api/audit", audit,
               summary="Vault audit: model host, every socket of this process, non-loopback peers")
     add_route(app, "POST", "/api/import-url", import_url, summary="Save a web page as a note (off unless "
