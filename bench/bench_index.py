@@ -18,9 +18,11 @@ from _common import HELP_VAULT, WORK, TimedEmbedder, copy_vault, emit, isolate_c
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--edit-note", default="en/Linking notes and files/Embed files.md")
+    parser.add_argument("--reuse-index", action="store_true",
+                        help="keep the index of the last run: measures only the edit and the restart")
     args = parser.parse_args()
-    isolate_cache("index", fresh=True)
-    vault = copy_vault([HELP_VAULT], WORK / "help-vault-copy", fresh=True)
+    isolate_cache("index", fresh=not args.reuse_index)
+    vault = copy_vault([HELP_VAULT], WORK / "help-vault-copy", fresh=not args.reuse_index)
 
     from cognivault.config import load_settings
     from cognivault.engine import Engine

@@ -71,6 +71,7 @@ class LexicalIndex:
         self.languages = languages
         self.analyzer = analyzer
         self.generation = generation
+        self.chunk_terms: dict[str, tuple[str, list[str]]] = {}  # filled by build(), reused by the next
         self.row_of = {chunk_id: row for row, chunk_id in enumerate(chunk_ids)}
         self.language_array = np.array([lang or "" for lang in languages])
         counts = Counter(lang for lang in languages if lang)
@@ -81,25 +82,41 @@ class LexicalIndex:
 
     # -- building ---------------------------------------------------------
     @classmethod
-    def build(cls, catalog: Catalog) -> LexicalIndex:
+    def build(cls, catalog: Catalog, previous: LexicalIndex | None = None) -> LexicalIndex:
+        """Build from the catalog; ``previous`` lends its analyzer (and its stemming cache) when the
+        compound lexicon is unchanged, which makes the rebuild after a small edit much cheaper."""
         generation = catalog.generation()
         rows = list(catalog.iter_chunk_words())
-        german = Counter()
+        german: Counter[str] = Counter()
         for _, _, lang, stored in rows:
             if lang == "de":
                 german.update(stored.split())
-        analyzer = Analyzer(Analyzer.build_lexicon(german))
+        lexicon = Analyzer.build_lexicon(german)
+        if previous is not None and previous.analyzer.compound_lexicon == lexicon:
+            analyzer = previous.analyzer
+        else:
+            analyzer = Analyzer(lexicon)
+        # Terms of a chunk whose words and analyzer are unchanged are taken from the previous build.
+        known = previous.chunk_terms if previous is not None and analyzer is previous.analyzer else {}
+        chunk_terms: dict[str, tuple[str, list[str]]] = {}
         corpus: list[list[str]] = []
-        for _, _, lang, stored in rows:
-            head, body = _split_words(stored)
-            head_terms = analyzer.terms(head, lang)
-            corpus.append(head_terms * BREADCRUMB_WEIGHT + analyzer.terms(body, lang))
+        for chunk_id, _, lang, stored in rows:
+            cached = known.get(chunk_id)
+            if cached is not None and cached[0] == stored:
+                terms = cached[1]
+            else:
+                head, body = _split_words(stored)
+                terms = analyzer.terms(head, lang) * BREADCRUMB_WEIGHT + analyzer.terms(body, lang)
+            chunk_terms[chunk_id] = (stored, terms)
+            corpus.append(terms)
         retriever = None
         if corpus:
             retriever = bm25s.BM25(k1=BM25_K1, b=BM25_B)
             retriever.index(corpus, show_progress=False)
-        return cls(retriever, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
-                   analyzer, generation)
+        built = cls(retriever, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
+                    analyzer, generation)
+        built.chunk_terms = chunk_terms
+        return built
 
     # -- persistence ------------------------------------------------------
     def save(self, folder: Path) -> None:

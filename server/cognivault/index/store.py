@@ -160,7 +160,7 @@ class IndexStore:
 
     # -- derived index upkeep -------------------------------------------------
     def rebuild_lexical(self) -> LexicalIndex:
-        lexical = LexicalIndex.build(self.catalog)
+        lexical = LexicalIndex.build(self.catalog, previous=self.lexical)
         if self.writable:
             lexical.save(self.folder / LEXICAL_DIR)
         with self.lock:
