@@ -11,7 +11,7 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 
-from conftest import plain, position_of
+from harness import plain, position_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

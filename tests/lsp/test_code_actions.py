@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from conftest import plain
+from harness import plain
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

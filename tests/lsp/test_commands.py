@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cognivault.lsp.commands import _UsageError, parse_tcp
-from conftest import TEST_VAULT, server_env
+from harness import TEST_VAULT, server_env
 
 
 @pytest.mark.parametrize("value, expected", [

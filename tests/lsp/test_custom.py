@@ -6,7 +6,7 @@ import pytest
 
 from lsprotocol import types
 
-from conftest import plain
+from harness import plain
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

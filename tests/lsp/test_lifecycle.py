@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from conftest import client_capabilities, plain, position_of, start_session, stop_session
+from harness import client_capabilities, plain, position_of, start_session, stop_session
 
 REPO = Path(__file__).resolve().parents[2]
 

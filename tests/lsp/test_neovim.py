@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TEST_VAULT, server_env
+from harness import TEST_VAULT, server_env
 
 NVIM = shutil.which("nvim", path=str(Path(sys.executable).parent)) or shutil.which("nvim")
 

@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types
 
 from cognivault.lsp.positions import Codec
-from conftest import client_capabilities, position_of, start_session, stop_session
+from harness import client_capabilities, position_of, start_session, stop_session
 
 LINE = "Straße 😀 漢字 [[Photosynthesis#Light reactions]] end."
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from conftest import position_of
+from harness import position_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
-from conftest import position_of, start_session, stop_session
+from harness import position_of, start_session, stop_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -9,13 +9,12 @@ import asyncio
 import json
 import shutil
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
 
-from conftest import TEST_VAULT, server_env
+from harness import TEST_VAULT, server_env
 
 # One server for the whole module: surviving every bad message is the point.
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -238,3 +238,20 @@ def heading_span(line_text: str, link: Link | LinkRef) -> tuple[int, int] | None
     start = hash_index + 1 + (len(part) - len(part.lstrip()))
     stop = hash_index + 1 + len(part.rstrip())
     return offset + 2 + start, offset + 2 + stop
+
+
+def keyword_hits(ctx: Context, query: str, depth: int) -> list[tuple[str, str, float]]:
+    """(chunk id, path, score) of the best keyword matches, straight from BM25.
+
+    What ``Engine.search`` does minus the passages and snippets a result list needs: completion
+    ranking and workspace symbols only want to know *which* notes and sections match.
+    """
+    from cognivault.index.analysis import detect_language
+
+    engine = ctx.engine
+    lexical = engine.store.lexical
+    if lexical is None or not query.strip():
+        return []
+    lang = detect_language(query, engine.vault_languages() or None)
+    hits = lexical.search(query, lang, depth)
+    return [(lexical.chunk_ids[hit.row], lexical.paths[hit.row], hit.score) for hit in hits]

@@ -23,7 +23,7 @@ from cognivault.lsp import common
 from cognivault.lsp.model import Document
 from cognivault.lsp.server import CogniVaultServer, Context
 
-TRIGGER_CHARACTERS = ["[", "#", "^", "|"]
+TRIGGER_CHARACTERS = ["[", "#", "^"]
 RELATED_DEPTH = 30
 MIN_QUERY_WORDS = 3
 
@@ -114,8 +114,16 @@ def relatedness(ctx: Context, doc: Document, line: int, trigger: Trigger) -> dic
             _ranking_cache.move_to_end(key)
             return _ranking_cache[key]
     try:
-        response = ctx.engine.search(query, k=RELATED_DEPTH, mode=mode, per_note=True)
-        ranking = {r.path: (rank, r.score) for rank, r in enumerate(response.results)}
+        if mode == "lexical":  # BM25 alone: no passages or snippets to build
+            ranking = {}
+            for _chunk, path, score in common.keyword_hits(ctx, query, RELATED_DEPTH * 8):
+                if path not in ranking:
+                    ranking[path] = (len(ranking), score)
+                    if len(ranking) >= RELATED_DEPTH:
+                        break
+        else:
+            response = ctx.engine.search(query, k=RELATED_DEPTH, mode=mode, per_note=True)
+            ranking = {r.path: (rank, r.score) for rank, r in enumerate(response.results)}
     except Exception:  # noqa: BLE001 - ranking is a bonus: fall back to names
         ranking = {}
     with _ranking_lock:
@@ -123,6 +131,11 @@ def relatedness(ctx: Context, doc: Document, line: int, trigger: Trigger) -> dic
         while len(_ranking_cache) > 64:
             _ranking_cache.popitem(last=False)
     return ranking
+
+
+def fuzzy(partial: str) -> re.Pattern[str]:
+    """Matches text holding the letters of ``partial`` in order (C-speed, for large vaults)."""
+    return re.compile(".*?".join(re.escape(char) for char in partial), re.DOTALL)
 
 
 def _matches(partial: str, *names: str) -> bool:
@@ -163,45 +176,95 @@ def _item(ctx: Context, label: str, insert: str, replace: types.Range, **extra: 
     return types.CompletionItem(label=label, text_edit=types.TextEdit(range=replace, new_text=insert), **extra)
 
 
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    path: str
+    name: str  # link name from the vault root
+    title: str
+    aliases: tuple[str, ...]
+    haystack: str  # name, title and aliases, case-folded, for filtering by what was typed
+    markdown: bool
+
+
+def _entries(ctx: Context, embed: bool) -> list[_Entry]:
+    """Every note (and, for embeds, attachment) sorted by link name: built once per snapshot,
+    and after an edit updated for the edited note only."""
+    def entry(snapshot: Any, path: str) -> _Entry | None:
+        kind = snapshot.files.get(path)
+        if kind is None or not (embed or kind == "markdown"):
+            return None
+        note = snapshot.notes.get(path)
+        name = snapshot.link_name(path)
+        title = note.title if note else name
+        aliases = note.aliases if note else ()
+        haystack = "\x00".join([name, title, *aliases]).casefold()
+        return _Entry(path, name, title, aliases, haystack, kind == "markdown")
+
+    def key(item: _Entry) -> tuple[str, str]:
+        return item.name.casefold(), item.path
+
+    def build(snapshot: Any) -> list[_Entry]:
+        return sorted((e for p in snapshot.files if (e := entry(snapshot, p)) is not None), key=key)
+
+    def update(snapshot: Any, earlier: list[_Entry], changed: frozenset[str]) -> list[_Entry]:
+        kept = [e for e in earlier if e.path not in changed]
+        kept += [e for p in changed if (e := entry(snapshot, p)) is not None]
+        return sorted(kept, key=key)
+
+    return ctx.view.snapshot.derive("completion-embed" if embed else "completion", build, update)
+
+
 def _notes(ctx: Context, doc: Document, line: int, trigger: Trigger, replace: types.Range,
            closing: str) -> types.CompletionList:
     view = ctx.view
-    paths = view.note_paths()
-    if trigger.embed:  # attachments can be embedded too
-        paths = sorted(set(paths) | {p for p, kind in view.snapshot.files.items() if kind != "markdown"})
-    ranking = relatedness(ctx, doc, line, trigger)
+    entries = _entries(ctx, trigger.embed)
+    known = {e.path for e in entries} if view.open_docs else set()
+    for path, other in view.open_docs.items():  # notes that exist only in a buffer so far
+        if path not in known and path.lower().endswith((".md", ".markdown")):
+            info = other.info()
+            name = view.link_name(path, doc.path)
+            entries = [*entries, _Entry(path, name, info.title, info.aliases,
+                                        "\x00".join([name, info.title, *info.aliases]).casefold(), True)]
     limit = ctx.options.completion_max_items
-    incomplete = False
-    candidates = []
-    for path in paths:
-        if path == doc.path:
-            continue
-        note = view.note(path)
-        name = view.link_name(path, doc.path)
-        title = note.title if note else name
-        aliases = note.aliases if note else ()
-        if len(paths) > limit and not _matches(trigger.partial, name, title, *aliases):
-            continue
-        candidates.append((path, name, title, aliases))
-    candidates.sort(key=lambda c: (ranking.get(c[0], (10 ** 6, 0.0))[0], c[1].casefold()))
-    if len(candidates) > limit:
-        candidates = candidates[:limit]
-        incomplete = True
+    wanted = trigger.partial.strip().casefold()
+    if wanted:
+        matches = [e for e in entries if wanted in e.haystack]
+        if len(matches) < limit:  # then fuzzy: the letters in order
+            chosen = {e.path for e in matches}
+            pattern = fuzzy(wanted)
+            matches += [e for e in entries if e.path not in chosen and pattern.search(e.haystack)]
+    else:
+        matches = entries
+    matches = [e for e in matches if e.path != doc.path]
+    ranking = relatedness(ctx, doc, line, trigger)
+    related = sorted((e for e in matches if e.path in ranking), key=lambda e: ranking[e.path][0])
+    rest = (e for e in matches if e.path not in ranking)
+    chosen_entries: list[_Entry] = []
+    for entry in related:
+        chosen_entries.append(entry)
+    for entry in rest:
+        if len(chosen_entries) >= limit:
+            break
+        chosen_entries.append(entry)
+    chosen_entries = chosen_entries[:limit]
+    incomplete = len(matches) > len(chosen_entries)
     items = []
-    for order, (path, name, title, aliases) in enumerate(candidates):
-        rank = ranking.get(path)
-        detail = title if title != name else path
+    for order, entry in enumerate(chosen_entries):
+        rank = ranking.get(entry.path)
+        name = view.link_name(entry.path, doc.path)  # shortest unambiguous from this note
+        detail = entry.title if entry.title != name else entry.path
         if rank is not None:
             detail = f"{detail} · related"
-        kind = types.CompletionItemKind.File if view.kind(path) == "markdown" else types.CompletionItemKind.Reference
+        kind = types.CompletionItemKind.File if entry.markdown else types.CompletionItemKind.Reference
         items.append(_item(ctx, name, name + closing, replace, kind=kind, detail=detail,
-                           sort_text=f"{order:05d}", filter_text=f"{name} {title}" if title != name else name,
+                           sort_text=f"{order:05d}",
+                           filter_text=f"{name} {entry.title}" if entry.title != name else None,
                            preselect=True if rank is not None and rank[0] == 0 else None,
-                           data={"path": path}))
-        for alias in aliases:
+                           data={"path": entry.path}))
+        for alias in entry.aliases:
             items.append(_item(ctx, alias, f"{name}|{alias}{closing}", replace,
-                               kind=types.CompletionItemKind.Reference, detail=f"alias of {title}",
-                               sort_text=f"{order:05d}a", filter_text=alias, data={"path": path}))
+                               kind=types.CompletionItemKind.Reference, detail=f"alias of {entry.title}",
+                               sort_text=f"{order:05d}a", filter_text=alias, data={"path": entry.path}))
     return types.CompletionList(is_incomplete=incomplete, items=items)
 
 
@@ -269,7 +332,7 @@ def resolve_item(ctx: Context, item: types.CompletionItem) -> types.CompletionIt
     doc = ctx.view.document(path)
     if doc is None:
         return item
-    text = common.preview(doc.lines, 1, len(doc.lines), doc.note.body_start_line)
+    text = common.preview(doc.lines, 1, len(doc.lines), doc.body_start_line)
     item.documentation = types.MarkupContent(kind=types.MarkupKind.Markdown, value=f"`{path}`\n\n{text}")
     return item
 

@@ -61,7 +61,7 @@ def _link_hover(ctx: Context, doc: Document, link) -> types.Hover:  # type: igno
         source = doc if same else ctx.view.document(path)  # type: ignore[arg-type]
         lines = source.lines if source is not None else []
         note = target.note
-        body_start = source.note.body_start_line if source is not None else 1
+        body_start = source.body_start_line if source is not None else 1
         if target.problem:
             parts.append(f"⚠ {target.problem}")
         if target.heading is not None and note is not None:

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cognivault.lsp.positions import split_lines
 from cognivault.lsp.uris import vault_uri
 from cognivault.vault.links import LinkResolver
 from cognivault.vault.types import ParsedNote
@@ -98,19 +97,48 @@ def tags_of_parsed(path: str, note: ParsedNote) -> list[TagOccurrence]:
     return [TagOccurrence(path, ref.tag, ref.line, ref.start_col, ref.end_col) for ref in note.tag_refs]
 
 
-@dataclass(slots=True)
 class Document:
-    """One note's text as the features see it: the editor's buffer when open, else the file."""
+    """One note's text as the features see it: the editor's buffer when open, else the file.
 
-    uri: str
-    path: str | None  # vault-relative; None outside the vault
-    text: str
-    lines: list[str]
-    version: int | None
-    note: ParsedNote
-    is_open: bool
-    _info: NoteInfo | None = None
-    _links: list[LinkRef] | None = None
+    ``note`` (the parse) is given, or made on first use by ``parse(text, path)``: a hover that
+    only quotes a note's lines never pays for parsing it.
+    """
+
+    __slots__ = ("uri", "path", "text", "lines", "version", "is_open", "_note", "_parse", "_info", "_links",
+                 "_lock", "_targets")
+
+    def __init__(self, uri: str, path: str | None, text: str, lines: list[str], version: int | None,
+                 note: ParsedNote | Callable[[str, str], ParsedNote], is_open: bool) -> None:
+        self.uri = uri
+        self.path = path
+        self.text = text
+        self.lines = lines
+        self.version = version
+        self.is_open = is_open
+        self._note: ParsedNote | None = None if callable(note) else note
+        self._parse = note if callable(note) else None
+        self._info: NoteInfo | None = None
+        self._links: list[LinkRef] | None = None
+        self._lock = threading.Lock()
+        self._targets: tuple[LinkResolver, dict[str, list[LinkRef]]] | None = None
+
+    @property
+    def note(self) -> ParsedNote:
+        if self._note is None:
+            with self._lock:
+                if self._note is None:
+                    assert self._parse is not None
+                    self._note = self._parse(self.text, self.path or self.uri.rsplit("/", 1)[-1])
+        return self._note
+
+    @property
+    def body_start_line(self) -> int:
+        """The first line after the frontmatter (1-based), without parsing the note."""
+        if self._note is not None:
+            return self._note.body_start_line
+        from cognivault.vault.markdown import split_frontmatter
+
+        return split_frontmatter(self.lines)[1] + 1
 
     def info(self) -> NoteInfo:
         if self._info is None:
@@ -121,6 +149,19 @@ class Document:
         if self._links is None:
             self._links = links_of_parsed(self.path or "", self.note)
         return self._links
+
+    def targets(self, resolver: LinkResolver) -> dict[str, list[LinkRef]]:
+        """This document's links by the path they resolve to (cached per resolver)."""
+        cached = self._targets
+        if cached is not None and cached[0] is resolver:
+            return cached[1]
+        found: dict[str, list[LinkRef]] = defaultdict(list)
+        for link in self.link_refs():
+            target = resolver.resolve(link.target, self.path)
+            if target is not None:
+                found[target].append(link)
+        self._targets = (resolver, dict(found))
+        return self._targets[1]
 
 
 # -- the catalog's note graph ------------------------------------------------
@@ -185,6 +226,11 @@ class Snapshot:
         self.resolver = resolver or LinkResolver(files, {p: list(n.aliases) for p, n in notes.items()})
         self.built_at = time.monotonic()
         self.names: dict[tuple[str, str | None], str] = {}  # link names, filled by VaultView.link_name
+        self.extras: dict[str, Any] = {}  # per-snapshot indexes features build once (completion, symbols)
+        # After a per-file patch: the snapshot before it and the paths that changed, so features can
+        # update their indexes instead of rebuilding them (see ``derive``).
+        self.previous: Snapshot | None = None
+        self.changed: frozenset[str] = frozenset()
         self._backlinks: dict[str, list[LinkRef]] | None = None
         self._resolved: dict[LinkRef, str | None] | None = None
         self._alternates: dict[tuple[Any, ...], tuple[LinkResolver, dict[str, list[LinkRef]]]] = {}
@@ -263,6 +309,10 @@ class Snapshot:
             (notes[p].aliases if p in notes else None) == (self.notes[p].aliases if p in self.notes else None)
             for p in wanted)
         snapshot = Snapshot(generation, files, notes, links, tags, self.resolver if same_names else None)
+        if same_names:
+            snapshot.names = self.names  # link names depend on the resolver only
+        self.previous = None  # keep one step of history, not a chain
+        snapshot.previous, snapshot.changed = self, frozenset(wanted)
         if same_names and self._resolved is not None and self._backlinks is not None:
             resolved = dict(self._resolved)
             backlinks = dict(self._backlinks)
@@ -286,6 +336,29 @@ class Snapshot:
                 self._resolved = {link: resolve(link.target, link.src)
                                   for links in self.links.values() for link in links}
             return self._resolved
+
+    def link_name(self, path: str, source: str | None = None) -> str:
+        """:func:`shortest_name` with this snapshot's resolver, cached (it only depends on the folder of
+        ``source``)."""
+        key = (path, posixpath.dirname(source) if source else None)
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = shortest_name(self.resolver, path, source)
+        return name
+
+    def derive(self, key: str, build: Callable[[Snapshot], list[Any]],
+               update: Callable[[Snapshot, list[Any], frozenset[str]], list[Any]]) -> list[Any]:
+        """A per-snapshot index: built once, or updated from the previous snapshot's after a patch."""
+        with self._lock:
+            found = self.extras.get(key)
+        if found is not None:
+            return found
+        previous = self.previous
+        earlier = previous.extras.get(key) if previous is not None else None
+        found = update(self, earlier, self.changed) if earlier is not None else build(self)
+        with self._lock:
+            self.extras.setdefault(key, found)
+            return self.extras[key]
 
     def alternate(self, signature: tuple[Any, ...], overlay: dict[str, NoteInfo]
                   ) -> tuple[LinkResolver, dict[str, list[LinkRef]]]:
@@ -396,10 +469,8 @@ class VaultView:
         else:  # resolved once per snapshot and set of buffer-only names, then reused
             backlinks = self.snapshot.alternate(self._signature, self._overlay_notes)[1]
         found = [link for link in backlinks.get(path, []) if link.src not in self._overlay_links]
-        for src, links in self._overlay_links.items():
-            for link in links:
-                if self.resolver.resolve(link.target, src) == path:
-                    found.append(link)
+        for doc in self.open_docs.values():
+            found.extend(doc.targets(self.resolver).get(path, ()))
         return sorted(set(found), key=lambda l: (l.src, l.line, l.start_col))
 
     def tag_occurrences(self) -> list[TagOccurrence]:
@@ -455,30 +526,21 @@ class VaultView:
     def link_name(self, path: str, source: str | None = None) -> str:
         """The shortest name that links to ``path`` from ``source`` (Obsidian's default style)."""
         if self.resolver is self.snapshot.resolver:
-            key = (path, posixpath.dirname(source) if source else None)
-            cache = self.snapshot.names
-            name = cache.get(key)
-            if name is None:
-                name = cache[key] = self._link_name(path, source)
+            return self.snapshot.link_name(path, source)
+        return shortest_name(self.resolver, path, source)
+
+
+def shortest_name(resolver: LinkResolver, path: str, source: str | None) -> str:
+    """The shortest link target (file name, else a longer path suffix) that resolves to ``path``."""
+    stem = path
+    for suffix in MARKDOWN_SUFFIXES:
+        if stem.lower().endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    is_note = stem != path
+    parts = (stem if is_note else path).split("/")
+    for start in range(len(parts) - 1, -1, -1):
+        name = "/".join(parts[start:])
+        if resolver.resolve(name, source) == path:
             return name
-        return self._link_name(path, source)
-
-    def _link_name(self, path: str, source: str | None) -> str:
-        stem = path
-        for suffix in MARKDOWN_SUFFIXES:
-            if stem.lower().endswith(suffix):
-                stem = stem[: -len(suffix)]
-                break
-        parts = stem.split("/")
-        is_note = stem != path
-        for start in range(len(parts) - 1, -1, -1):
-            name = "/".join(parts[start:])
-            if not is_note:
-                name = "/".join(path.split("/")[start:])
-            if self.resolver.resolve(name, source) == path:
-                return name
-        return stem if is_note else path
-
-
-def split_text(text: str) -> list[str]:
-    return split_lines(text)
+    return stem if is_note else path

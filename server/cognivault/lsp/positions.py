@@ -22,21 +22,6 @@ UTF16 = "utf-16"
 UTF32 = "utf-32"
 
 
-def _units(char: str, encoding: str) -> int:
-    point = ord(char)
-    if encoding == UTF16:
-        return 2 if point > 0xFFFF else 1
-    if encoding == UTF8:
-        if point < 0x80:
-            return 1
-        if point < 0x800:
-            return 2
-        if point < 0x10000:
-            return 3
-        return 4
-    return 1
-
-
 @dataclass(frozen=True, slots=True)
 class Codec:
     """Converts columns of one line between code points and client units."""
@@ -64,13 +49,11 @@ class Codec:
         column = max(0, column)
         if self.encoding == UTF32 or line.isascii():
             return min(column, len(line))
-        units = 0
-        for index, char in enumerate(line):
-            width = _units(char, self.encoding)
-            if units + width > column:
-                return index
-            units += width
-        return len(line)
+        if self.encoding == UTF8:
+            head = line.encode("utf-8", errors="surrogatepass")[:column]
+            return len(head.decode("utf-8", errors="ignore"))  # a cut character is dropped: its start
+        head = line.encode("utf-16-le", errors="surrogatepass")[:2 * column]
+        return len(head.decode("utf-16-le", errors="ignore"))
 
     # -- helpers over a list of lines ---------------------------------------
     def position(self, lines: list[str], line: int, column: int) -> types.Position:

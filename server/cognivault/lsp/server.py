@@ -138,7 +138,7 @@ class DiskDocuments:
             text = absolute.read_bytes().decode("utf-8", errors="replace")
         except OSError:
             return None
-        doc = Document(vault_uri(vault, path), path, text, split_lines(text), None, parse_text(text, path), False)
+        doc = Document(vault_uri(vault, path), path, text, split_lines(text), None, parse_text, False)
         with self._lock:
             self._cache[path] = (key, doc)
             while len(self._cache) > self._size:
@@ -396,8 +396,7 @@ class CogniVaultServer(LanguageServer):
             cached = self._open_parsed.get(uri)
             if cached is not None and cached[0] == version and cached[1] == key:
                 return cached[2]
-        doc = Document(uri, path or None, text, split_lines(text), version,
-                       parse_text(text, path or uri.rsplit("/", 1)[-1]), True)
+        doc = Document(uri, path or None, text, split_lines(text), version, parse_text, True)
         with self._open_lock:
             self._open_parsed[uri] = (version, key, doc)
         return doc
@@ -417,7 +416,7 @@ class CogniVaultServer(LanguageServer):
             text = fs.read_text("utf-8", errors="replace")
         except OSError:
             return None
-        return Document(uri, None, text, split_lines(text), None, parse_text(text, fs.name), False)
+        return Document(uri, None, text, split_lines(text), None, parse_text, False)
 
     def build_context(self, engine: Any, texts: dict[str, tuple[str, int | None, str]]) -> tuple[Context, dict]:
         snapshot = self.snapshots.get(engine, self.indexing)
@@ -618,7 +617,7 @@ class CogniVaultServer(LanguageServer):
             return
         if not self._warmed:
             self._warmed = True
-            self.spawn(asyncio.to_thread(_warm_up, engine))
+            self.spawn(asyncio.to_thread(_warm_up, self, engine))
         # The run read files from disk: lay unsaved buffers over them again.
         for path in sorted(self._dirty):
             self.schedule_update(path, delay_ms=0)
@@ -893,10 +892,25 @@ async def _pipe_reader(stream: Any, executor: ThreadPoolExecutor) -> Any:
         return _ExecutorReader(stream, executor)
 
 
-def _warm_up(engine: Any) -> None:
-    """Load what the first search would otherwise load while the user waits (language model, stemmers)."""
-    with contextlib.suppress(Exception):
+def _warm_up(server: CogniVaultServer, engine: Any) -> None:
+    """After the first pass: load what the first requests would otherwise wait for (language model,
+    stemmers, the note graph with its backlinks, the completion and symbol indexes), then move all of
+    it out of the garbage collector's way (``gc.freeze``): on a large vault a full collection over
+    the graph would pause requests for a noticeable moment."""
+    import gc
+
+    try:
         engine.search("warm up the keyword index", k=1, mode="lexical")
+        ctx, _ = server.build_context(engine, {})
+        ctx.view.snapshot.backlinks()
+        from cognivault.lsp import completion, workspace_symbols
+
+        completion._entries(ctx, False)
+        workspace_symbols._entries(ctx)
+    except Exception as exc:  # noqa: BLE001 - only a head start
+        log.info("warm-up incomplete: %s", exc)
+    gc.collect()
+    gc.freeze()
 
 
 def _shape(catalog: Any, path: str) -> tuple[Any, ...] | None:

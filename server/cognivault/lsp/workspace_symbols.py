@@ -9,6 +9,7 @@ lines, so no file needs reading to convert columns.
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 from lsprotocol import types
@@ -19,6 +20,8 @@ MAX_RESULTS = 100
 SEARCH_DEPTH = 30
 MIN_SEARCH_CHARS = 3
 RRF_K = 20
+SHORT_QUERY = 3
+FUZZY_HEADINGS_UP_TO = 20_000
 
 
 
@@ -49,6 +52,20 @@ def _whole_line(line: int) -> types.Range:
     return types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line + 1, character=0))
 
 
+def _search(ctx: Context, query: str) -> list[Any]:
+    """Passages matching ``query``: hybrid with an embedding model, else BM25 without snippets."""
+    try:
+        if ctx.engine.embedder is not None:
+            return list(ctx.engine.search(query, k=SEARCH_DEPTH, mode="hybrid").results)
+        from cognivault.lsp.common import keyword_hits
+
+        ids = [chunk for chunk, _path, _score in keyword_hits(ctx, query, SEARCH_DEPTH)]
+        records = ctx.engine.store.catalog.chunks(ids)
+        return [records[i] for i in ids if i in records]
+    except Exception:  # noqa: BLE001 - names alone still answer
+        return []
+
+
 def _best_heading(view: Any, result: Any, note: Any, terms: list[str], line: int) -> int:
     """A passage can span several short sections: the one whose text holds most query words."""
     inside = [h for h in note.headings if result.line_start <= h.line <= result.line_end and h.line != line]
@@ -68,35 +85,69 @@ def _best_heading(view: Any, result: Any, note: Any, terms: list[str], line: int
     return best
 
 
+def _entries(ctx: Context) -> list[tuple[str, str, int, float]]:
+    """(case-folded name, path, heading line or -1 for the note, weight), once per snapshot."""
+    def build(snapshot: Any) -> list[tuple[str, str, int, float]]:
+        entries = [e for path, note in snapshot.notes.items() for e in _note_entries(path, note)]
+        entries.sort()  # by name: a short query is a prefix range (bisect)
+        return entries
+
+    def update(snapshot: Any, earlier: list[Any], changed: frozenset[str]) -> list[Any]:
+        entries = [e for e in earlier if e[1] not in changed]
+        for path in changed:
+            if path in snapshot.notes:
+                entries.extend(_note_entries(path, snapshot.notes[path]))
+        entries.sort()
+        return entries
+
+    return ctx.view.snapshot.derive("symbols", build, update)
+
+
+def _note_entries(path: str, note: Any) -> list[tuple[str, str, int, float]]:
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    found = [(note.title.casefold(), path, -1, 1.0)]
+    if stem.casefold() != note.title.casefold():
+        found.append((stem.casefold(), path, -1, 1.0))
+    found.extend((alias.casefold(), path, -1, 0.95) for alias in note.aliases)
+    found.extend((heading.text.casefold(), path, heading.line, 0.0) for heading in note.headings)
+    return found
+
+
 def workspace_symbols(ctx: Context, query: str) -> list[types.SymbolInformation]:
     view = ctx.view
     wanted = " ".join(query.split()).casefold()
-    by_name: list[tuple[float, tuple[str, int]]] = []
-    for path in view.note_paths():
-        note = view.note(path)
-        if note is None:
-            continue
-        stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        score = max([_name_score(wanted, note.title), _name_score(wanted, stem),
-                     *(_name_score(wanted, a) * 0.95 for a in note.aliases)])
-        if score > 0:
-            by_name.append((score + 0.5, (path, -1)))
-        if wanted:
-            for heading in note.headings:
-                score = _name_score(wanted, heading.text)
-                if score > 0:
-                    by_name.append((score, (path, heading.line)))
-    by_name.sort(key=lambda item: (-item[0], item[1]))
+    entries = _entries(ctx)
+    extra = [e for path, doc in view.open_docs.items() if path not in view.snapshot.notes
+             for e in _note_entries(path, doc.info())]  # notes that exist only in a buffer so far
+    if extra and len(wanted) >= SHORT_QUERY:
+        entries = entries + extra
+    if wanted and len(wanted) < SHORT_QUERY:  # one or two letters typed: names starting with them
+        start = bisect.bisect_left(entries, (wanted,))
+        end = bisect.bisect_left(entries, (wanted + "\U0010ffff",))
+        hits = entries[start:end] + [e for e in extra if e[0].startswith(wanted)]
+    elif wanted:
+        hits = [e for e in entries if wanted in e[0]]
+        if len(hits) < MAX_RESULTS and len(wanted) >= 2:  # fuzzy: the letters in order
+            from cognivault.lsp.completion import fuzzy
+
+            pattern = fuzzy(wanted)
+            seen = {(e[1], e[2]) for e in hits}
+            every = len(entries) <= FUZZY_HEADINGS_UP_TO  # large vaults: note names only
+            hits += [e for e in entries if (every or e[2] < 0) and (e[1], e[2]) not in seen
+                     and pattern.search(e[0])]
+    else:
+        hits = [e for e in entries if e[2] < 0 and e[3] == 1.0]
+    best: dict[tuple[str, int], float] = {}
+    for folded, path, line, weight in hits:
+        score = _name_score(wanted, folded) * (weight or 1.0) + (0.5 if line < 0 else 0.0)
+        if score > best.get((path, line), 0.0):
+            best[(path, line)] = score
+    by_name = sorted(((score, key) for key, score in best.items()), key=lambda item: (-item[0], item[1]))
     ranked_names = [key for _, key in by_name[: MAX_RESULTS * 2]]
     ranked_search: list[tuple[str, int]] = []
     if len(wanted) >= MIN_SEARCH_CHARS:
-        mode = "hybrid" if ctx.engine.embedder is not None else "lexical"
-        try:
-            response = ctx.engine.search(query, k=SEARCH_DEPTH, mode=mode)
-        except Exception:  # noqa: BLE001 - names alone still answer
-            response = None
         terms = [t for t in wanted.split() if len(t) > 2]
-        for result in response.results if response is not None else []:
+        for result in _search(ctx, query):
             note = view.note(result.path)
             line = -1
             if note is not None and result.heading_path:
