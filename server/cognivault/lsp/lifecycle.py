@@ -94,7 +94,9 @@ def register(server: CogniVaultServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: CogniVaultServer, params: types.DidOpenTextDocumentParams) -> None:
-        path = _path(ls, params.text_document.uri)
+        document = params.text_document
+        path = _path(ls, document.uri)
+        ls.parse_soon(document.uri, document.text, document.version, path or "")
         if path is not None:
             disk = await asyncio.to_thread(_disk_text, ls, path)
             current = ls.open_texts().get(params.text_document.uri)

@@ -212,6 +212,41 @@ def section_end(headings: Iterable[HeadingInfo], heading: HeadingInfo, line_coun
     return max(line_count, heading.line)
 
 
+def _strip_md(name: str) -> str:
+    lowered = name.lower()
+    for suffix in MARKDOWN_SUFFIXES:
+        if lowered.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def link_keys(link: LinkRef) -> tuple[str, ...]:
+    """The names a link is looked up by in a :class:`LinkResolver` (as written, and relative)."""
+    key = _strip_md(link.target.strip().lstrip("/")).lower()
+    if not link.target:
+        return ()
+    relative = posixpath.normpath(posixpath.join(posixpath.dirname(link.src), key)) if link.src else key
+    return (key,) if relative == key else (key, relative)
+
+
+def path_keys(path: str) -> set[str]:
+    """The names under which a :class:`LinkResolver` finds ``path`` (every path suffix, the file name)."""
+    key = _strip_md(path).lower()
+    parts = key.split("/")
+    found = {"/".join(parts[start:]) for start in range(len(parts))}
+    if key != path.lower():
+        found.add(path.lower().rsplit("/", 1)[-1])
+    return found
+
+
+def _move(backlinks: dict[str, list[LinkRef]], removed: dict[str, set[int]],
+          added: dict[str, list[LinkRef]]) -> None:
+    for target in removed.keys() | added.keys():
+        gone = removed.get(target, set())
+        kept = [b for b in backlinks.get(target, []) if id(b) not in gone]
+        backlinks[target] = kept + added.get(target, [])
+
+
 class Snapshot:
     """The index's note graph at one catalog generation, links resolved."""
 
@@ -234,6 +269,7 @@ class Snapshot:
         self._backlinks: dict[str, list[LinkRef]] | None = None
         self._resolved: dict[LinkRef, str | None] | None = None
         self._alternates: dict[tuple[Any, ...], tuple[LinkResolver, dict[str, list[LinkRef]]]] = {}
+        self._link_index: dict[str, list[LinkRef]] | None = None
         self._lock = threading.Lock()
 
     @classmethod
@@ -313,21 +349,70 @@ class Snapshot:
             snapshot.names = self.names  # link names depend on the resolver only
         self.previous = None  # keep one step of history, not a chain
         snapshot.previous, snapshot.changed = self, frozenset(wanted)
-        if same_names and self._resolved is not None and self._backlinks is not None:
-            resolved = dict(self._resolved)
-            backlinks = dict(self._backlinks)
+        if self._resolved is None or self._backlinks is None:
+            return snapshot
+        resolved = dict(self._resolved)
+        backlinks = dict(self._backlinks)
+        removed: dict[str, set[int]] = defaultdict(set)
+        added: dict[str, list[LinkRef]] = defaultdict(list)
+        for path in wanted:  # the changed notes' own links
+            for link in self.links.get(path, []):
+                target = resolved.pop(link, None)
+                if target is not None:
+                    removed[target].add(id(link))
+            for link in links.get(path, []):
+                target = snapshot.resolver.resolve(link.target, link.src)
+                resolved[link] = target
+                if target is not None:
+                    added[target].append(link)
+        if not same_names:  # names came, went or changed: links written with those names move
+            affected: set[str] = set()
+            for path in wanted:
+                if (path in files) != (path in self.files):
+                    affected |= path_keys(path)
+                for note in (self.notes.get(path), notes.get(path)):
+                    affected |= {str(alias).lower() for alias in (note.aliases if note else ())}
+            changed = set(wanted)
+            index = self.link_index()
+            for key in affected:
+                for link in index.get(key, ()):
+                    if link.src in changed or link not in resolved:
+                        continue
+                    old, new = resolved[link], snapshot.resolver.resolve(link.target, link.src)
+                    if old != new:
+                        resolved[link] = new
+                        if old is not None:
+                            removed[old].add(id(link))
+                        if new is not None:
+                            added[new].append(link)
+        _move(backlinks, removed, added)
+        snapshot._resolved, snapshot._backlinks = resolved, backlinks
+        if self._link_index is not None:  # carry the name index over too
+            index = dict(self._link_index)
+            gone: dict[str, set[int]] = defaultdict(set)
+            fresh: dict[str, list[LinkRef]] = defaultdict(list)
             for path in wanted:
                 for link in self.links.get(path, []):
-                    target = resolved.pop(link, None)
-                    if target is not None and target in backlinks:
-                        backlinks[target] = [b for b in backlinks[target] if b is not link]
+                    for key in link_keys(link):
+                        gone[key].add(id(link))
                 for link in links.get(path, []):
-                    target = snapshot.resolver.resolve(link.target, link.src)
-                    resolved[link] = target
-                    if target is not None:
-                        backlinks[target] = [*backlinks.get(target, []), link]
-            snapshot._resolved, snapshot._backlinks = resolved, backlinks
+                    for key in link_keys(link):
+                        fresh[key].append(link)
+            _move(index, gone, fresh)
+            snapshot._link_index = index
         return snapshot
+
+    def link_index(self) -> dict[str, list[LinkRef]]:
+        """Links by the names they are looked up by (see :func:`link_keys`), built once."""
+        with self._lock:
+            if self._link_index is None:
+                index: dict[str, list[LinkRef]] = defaultdict(list)
+                for links in self.links.values():
+                    for link in links:
+                        for key in link_keys(link):
+                            index[key].append(link)
+                self._link_index = dict(index)
+            return self._link_index
 
     def resolved(self) -> dict[LinkRef, str | None]:
         with self._lock:
@@ -362,7 +447,10 @@ class Snapshot:
 
     def alternate(self, signature: tuple[Any, ...], overlay: dict[str, NoteInfo]
                   ) -> tuple[LinkResolver, dict[str, list[LinkRef]]]:
-        """A resolver (and the backlinks it gives) with notes or aliases that exist only in buffers."""
+        """A resolver (and the backlinks it gives) with notes or aliases that exist only in buffers.
+
+        Only links written with a name those buffers add, drop or change are resolved again.
+        """
         with self._lock:
             cached = self._alternates.get(signature)
         if cached is not None:
@@ -371,13 +459,31 @@ class Snapshot:
         aliases = {p: list(n.aliases) for p, n in self.notes.items()}
         aliases.update({p: list(n.aliases) for p, n in overlay.items()})
         resolver = LinkResolver(paths, aliases)
-        backlinks: dict[str, list[LinkRef]] = defaultdict(list)
-        for links in self.links.values():
-            for link in links:
-                target = resolver.resolve(link.target, link.src)
-                if target is not None:
-                    backlinks[target].append(link)
-        result = (resolver, dict(backlinks))
+        affected: set[str] = set()
+        for path, new_aliases in signature:
+            if path not in self.files:
+                affected |= path_keys(path)
+            old = self.notes.get(path)
+            affected |= {str(a).lower() for a in (*new_aliases, *(old.aliases if old else ()))}
+        resolved = self.resolved()
+        backlinks = dict(self.backlinks())
+        removed: dict[str, set[int]] = defaultdict(set)
+        added: dict[str, list[LinkRef]] = defaultdict(list)
+        seen: set[int] = set()
+        index = self.link_index()
+        for key in affected:
+            for link in index.get(key, ()):
+                if id(link) in seen:
+                    continue
+                seen.add(id(link))
+                old_target, new_target = resolved.get(link), resolver.resolve(link.target, link.src)
+                if old_target != new_target:
+                    if old_target is not None:
+                        removed[old_target].add(id(link))
+                    if new_target is not None:
+                        added[new_target].append(link)
+        _move(backlinks, removed, added)
+        result = (resolver, backlinks)
         with self._lock:
             if len(self._alternates) >= 4:
                 self._alternates.pop(next(iter(self._alternates)))

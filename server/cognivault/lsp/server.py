@@ -147,22 +147,39 @@ class DiskDocuments:
 
 
 class DiskNames:
-    """Every file on disk in the vault (also those the index skips), for links to them."""
+    """Every file on disk in the vault (also those the index skips), for links to them.
 
-    REFRESH_S = 2.0
+    Walking a large vault takes a while: after the first walk, requests use the last listing and a
+    fresh one is made in the background when it is older than ``REFRESH_S`` or invalidated.
+    """
+
+    REFRESH_S = 10.0
 
     def __init__(self) -> None:
         self._resolver: Any = None
         self._built = 0.0
         self._lock = threading.Lock()
+        self._walking = False
 
     def get(self, vault: Path) -> Any:
+        with self._lock:
+            resolver = self._resolver
+            stale = time.monotonic() - self._built >= self.REFRESH_S
+            walk_now = resolver is None and not self._walking
+            walk_later = resolver is not None and stale and not self._walking
+            if walk_now or walk_later:
+                self._walking = True
+        if walk_later:
+            threading.Thread(target=self._walk, args=(vault,), name="cognivault-disk-names", daemon=True).start()
+        if walk_now:
+            return self._walk(vault)
+        return resolver
+
+    def _walk(self, vault: Path) -> Any:
         from cognivault.vault.links import LinkResolver
         from cognivault.vault.scan import ALWAYS_IGNORED_DIRS
 
-        with self._lock:
-            if self._resolver is not None and time.monotonic() - self._built < self.REFRESH_S:
-                return self._resolver
+        try:
             paths = []
             for dirpath, dirnames, filenames in os.walk(vault):
                 dirnames[:] = [d for d in dirnames if d not in ALWAYS_IGNORED_DIRS and not d.startswith(".")]
@@ -171,9 +188,14 @@ class DiskNames:
                     paths.append(name if base == "." else f"{base}/{name}")
                 if len(paths) > 200_000:
                     break
-            self._resolver = LinkResolver(paths)
-            self._built = time.monotonic()
-            return self._resolver
+            resolver = LinkResolver(paths)
+            with self._lock:
+                self._resolver = resolver
+                self._built = time.monotonic()
+            return resolver
+        finally:
+            with self._lock:
+                self._walking = False
 
     def invalidate(self) -> None:
         with self._lock:
@@ -188,7 +210,6 @@ class SnapshotCache:
         self._lock = threading.Lock()
         self._pending_lock = threading.Lock()
         self._updates = 0
-        self._full = True
         self._db = None
         self._db_path: Path | None = None
 
@@ -219,21 +240,22 @@ class SnapshotCache:
 
         return _Updating()
 
-    def patch(self, engine: Any, paths: set[str]) -> None:
-        """The writer changed ``paths`` (committed): read just those into the snapshot."""
-        with self._lock:
-            current = self._snapshot
-            db = self._connection(engine)
-            if self._full or current.generation < 0:
-                self._snapshot = Snapshot.load(db)
-                self._full = False
-            else:
-                self._snapshot = current.patched(db, paths)
+    def patch(self, engine: Any, paths: set[str], before: int) -> None:
+        """The writer changed ``paths`` (committed) starting from catalog generation ``before``:
+        read just those into the snapshot when it was exactly at ``before``, else everything.
 
-    def mark_full(self) -> None:
-        """Unknown or many changes: the next reload reads everything."""
-        with self._pending_lock:
-            self._full = True
+        Runs on the writer thread with the writer's own connection and without the lock, so
+        readers are never held up: meanwhile they keep using the current snapshot.
+        """
+        current = self._snapshot
+        db = engine.store.catalog.db
+        if current.generation < 0 or current.generation != before:
+            fresh = Snapshot.load(db)
+        else:
+            fresh = current.patched(db, paths)
+        with self._lock:
+            if self._snapshot is current or self._snapshot.generation <= fresh.generation:
+                self._snapshot = fresh
 
     def get(self, engine: Any, indexing: bool) -> Snapshot:
         with self._lock:
@@ -248,7 +270,6 @@ class SnapshotCache:
             if indexing and time.monotonic() - current.built_at < SNAPSHOT_STALENESS_WHILE_INDEXING_S \
                     and current.generation >= 0:
                 return current
-            self._full = False
             snapshot = Snapshot.load(db)
             self._snapshot = snapshot
             return snapshot
@@ -277,6 +298,8 @@ class CogniVaultServer(LanguageServer):
         self.disk_names = DiskNames()
         self._open_parsed: dict[str, tuple[int | None, int, Document]] = {}
         self._open_lock = threading.Lock()
+        self._parsing: set[tuple[str, int | None]] = set()
+        self.parser = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cognivault-parse")
         self._engine_ready: asyncio.Event | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._dirty: set[str] = set()  # vault paths whose buffer differs from the file
@@ -390,16 +413,47 @@ class CogniVaultServer(LanguageServer):
             texts[uri] = (document.source, document.version, path)
         return texts
 
-    def _open_document(self, uri: str, text: str, version: int | None, path: str) -> Document:
+    def _open_document(self, uri: str, text: str, version: int | None, path: str,
+                       stale_ok: bool = False) -> Document | None:
+        """The open document at ``version``, parsed; with ``stale_ok`` the last parsed version will do
+        while this one is parsed in the background (another document than the one a request is about:
+        typing in a long note must not make hovers elsewhere wait for its parse)."""
         key = hash(text)
         with self._open_lock:
             cached = self._open_parsed.get(uri)
             if cached is not None and cached[0] == version and cached[1] == key:
                 return cached[2]
+            if stale_ok:
+                if (uri, version) not in self._parsing:
+                    self._parsing.add((uri, version))
+                    self.parser.submit(self._parse_later, uri, text, version, path)
+                if cached is not None:
+                    return cached[2]
+                return None  # not parsed yet: the index's copy stands in meanwhile
         doc = Document(uri, path or None, text, split_lines(text), version, parse_text, True)
+        doc.info()  # parse now, on this thread
         with self._open_lock:
-            self._open_parsed[uri] = (version, key, doc)
+            current = self._open_parsed.get(uri)
+            if current is None or current[0] is None or version is None or current[0] <= version:
+                self._open_parsed[uri] = (version, key, doc)
         return doc
+
+    def parse_soon(self, uri: str, text: str, version: int | None, path: str) -> None:
+        """Parse an open document in the background (on open: before the first request needs it)."""
+        with self._open_lock:
+            if (uri, version) in self._parsing:
+                return
+            self._parsing.add((uri, version))
+        self.parser.submit(self._parse_later, uri, text, version, path)
+
+    def _parse_later(self, uri: str, text: str, version: int | None, path: str) -> None:
+        try:
+            self._open_document(uri, text, version, path)
+        except Exception:  # noqa: BLE001 - the next request parses it itself
+            log.exception("parsing %s failed", uri)
+        finally:
+            with self._open_lock:
+                self._parsing.discard((uri, version))
 
     def forget_document(self, uri: str) -> None:
         with self._open_lock:
@@ -418,12 +472,17 @@ class CogniVaultServer(LanguageServer):
             return None
         return Document(uri, None, text, split_lines(text), None, parse_text, False)
 
-    def build_context(self, engine: Any, texts: dict[str, tuple[str, int | None, str]]) -> tuple[Context, dict]:
+    def build_context(self, engine: Any, texts: dict[str, tuple[str, int | None, str]],
+                      focus: str | None = None) -> tuple[Context, dict]:
+        """A context for one request; ``focus`` (the request's document) is always current, other
+        open documents may be one edit behind while they are re-parsed (None: all current)."""
         snapshot = self.snapshots.get(engine, self.indexing)
         open_docs: dict[str, Document] = {}
         outside: dict[str, Document] = {}
         for uri, (text, version, path) in texts.items():
-            doc = self._open_document(uri, text, version, path)
+            doc = self._open_document(uri, text, version, path, stale_ok=focus is not None and uri != focus)
+            if doc is None:
+                continue
             if path:
                 open_docs[path] = doc
             else:
@@ -441,7 +500,7 @@ class CogniVaultServer(LanguageServer):
         texts = self.open_texts()
 
         def work() -> Any:
-            ctx, outside = self.build_context(engine, texts)
+            ctx, outside = self.build_context(engine, texts, focus=uri)
             if uri is None:
                 return fn(ctx, *args)
             doc = outside.get(uri) or ctx.document(uri)
@@ -521,7 +580,6 @@ class CogniVaultServer(LanguageServer):
             await asyncio.sleep(2.0)
             changed = await self.run_writer(self.engine.store.refresh_if_changed)
             if changed:
-                self.snapshots.mark_full()
                 self.schedule_diagnostics()
 
     async def index_vault(self) -> None:
@@ -581,10 +639,8 @@ class CogniVaultServer(LanguageServer):
             loop.call_soon_threadsafe(on_progress, event)
 
         summary = ""
-        self.snapshots.mark_full()
         try:
             report = await self.run_writer(engine.index, progress)
-            self.snapshots.mark_full()
             self._lexical_cost = max(self._lexical_cost, report.timings.get("lexical", 0.0))
             totals = report.totals()
             failed = [f for f in report.files if f.state == "failed"]
@@ -725,20 +781,22 @@ class CogniVaultServer(LanguageServer):
         if text is None and not absolute.is_file():
             if store.catalog.file(path) is not None:
                 with self.snapshots.updating():
+                    before = store.catalog.generation()
                     indexer.remove_paths([path])
-                    self.snapshots.patch(engine, {path})
+                    self.snapshots.patch(engine, {path}, before)
             return "removed"
         if kind != "markdown":
             return "full"  # attachments are read in the isolated extractor of a full pass
         with self.snapshots.updating():
-            before = _shape(store.catalog, path)
+            shape = _shape(store.catalog, path)
+            generation = store.catalog.generation()
             indexer.index_markdown(VaultFile(path, absolute, kind), text=text)
-            self.snapshots.patch(engine, {path})
-            after = _shape(store.catalog, path)
+            self.snapshots.patch(engine, {path}, generation)
+            reshaped = _shape(store.catalog, path) != shape
         if engine.embedder is not None:
             indexer.embed_pending()
         # Other notes' diagnostics only change when what links can reach changed.
-        return "updated" if after == before else "reshaped"
+        return "reshaped" if reshaped else "updated"
 
     async def _refresh_lexical(self) -> None:
         engine = self.engine
@@ -804,6 +862,7 @@ class CogniVaultServer(LanguageServer):
     def close_engine(self) -> None:
         self._closed = True
         engine, self.engine = self.engine, None
+        self.parser.shutdown(wait=False, cancel_futures=True)
         if engine is not None:
             engine.stop_indexing()
             self.writer.shutdown(wait=True, cancel_futures=True)
@@ -903,10 +962,14 @@ def _warm_up(server: CogniVaultServer, engine: Any) -> None:
         engine.search("warm up the keyword index", k=1, mode="lexical")
         ctx, _ = server.build_context(engine, {})
         ctx.view.snapshot.backlinks()
+        ctx.view.snapshot.link_index()
         from cognivault.lsp import completion, workspace_symbols
 
         completion._entries(ctx, False)
         workspace_symbols._entries(ctx)
+        from cognivault.lsp import citations
+
+        citations._module()  # the study package, imported by the first hover otherwise
     except Exception as exc:  # noqa: BLE001 - only a head start
         log.info("warm-up incomplete: %s", exc)
     gc.collect()

@@ -1,0 +1,84 @@
+"""The server's note-graph snapshot: a per-file patch gives exactly what a full reload gives."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cognivault.engine import Engine
+from cognivault.index.pipeline import Indexer
+from cognivault.lsp.model import LinkRef, NoteInfo, Snapshot
+from cognivault.vault.scan import VaultFile
+from harness import TEST_VAULT
+
+
+def _backlinks(snapshot: Snapshot) -> dict[str, list[tuple[str, int, int]]]:
+    return {target: sorted((l.src, l.line, l.start_col) for l in links)
+            for target, links in snapshot.backlinks().items() if links}
+
+
+@pytest.fixture
+def engine(tmp_path: Path):
+    shutil.copytree(TEST_VAULT, tmp_path / "vault")
+    from cognivault.config import load_settings
+
+    settings = load_settings(tmp_path / "vault", {"index": {"index_dir": str(tmp_path / "index")}})
+    with Engine(tmp_path / "vault", settings, embedder=None) as engine:
+        engine.index()
+        yield engine
+
+
+@pytest.mark.parametrize("path, change", [
+    ("Cells.md", lambda t: t.replace("lang: en", "lang: en\naliases: [Nonexistent Note, Zellen]")),  # new alias
+    ("New note.md", lambda t: "# New\n[[Cells]] [[Index#Study Index]]\n"),  # a new note
+    ("Photosynthesis.md", lambda t: t.replace("## Calvin cycle", "## Calvin")),  # same names
+    ("Index.md", lambda t: t.replace("aliases: [Start, Übersicht]", "aliases: [Start]")),  # alias dropped
+])
+def test_patch_equals_reload(engine: Engine, path: str, change) -> None:  # type: ignore[no-untyped-def]
+    db = engine.store.catalog.db
+    before = Snapshot.load(db)
+    before.backlinks()
+    before.link_index()
+    file = engine.vault / path
+    file.write_text(change(file.read_text("utf-8") if file.exists() else ""), "utf-8")
+    Indexer(engine.vault, engine.settings, engine.store, None).index_markdown(VaultFile(path, file, "markdown"))
+    patched = before.patched(db, {path})
+    reloaded = Snapshot.load(db)
+    assert _backlinks(patched) == _backlinks(reloaded)
+    assert patched.generation == reloaded.generation
+    assert {k: len(v) for k, v in patched.link_index().items()} == {k: len(v) for k, v in reloaded.link_index().items()}
+
+
+def test_patch_after_delete(engine: Engine) -> None:
+    db = engine.store.catalog.db
+    before = Snapshot.load(db)
+    before.backlinks()
+    (engine.vault / "Biology/Enzymes.md").unlink()
+    Indexer(engine.vault, engine.settings, engine.store, None).remove_paths(["Biology/Enzymes.md"])
+    assert _backlinks(before.patched(db, {"Biology/Enzymes.md"})) == _backlinks(Snapshot.load(db))
+
+
+def test_buffer_only_names_resolve_like_a_full_pass() -> None:
+    def note(path: str, aliases: tuple[str, ...] = ()) -> NoteInfo:
+        return NoteInfo(path, path, aliases, (), (), (), 1)
+
+    def link(src: str, target: str) -> LinkRef:
+        return LinkRef(src, target, None, None, None, False, 1, 0, 5)
+
+    files = {"a.md": "markdown", "b/c.md": "markdown", "d.md": "markdown"}
+    notes = {"a.md": note("a.md"), "b/c.md": note("b/c.md"), "d.md": note("d.md", ("Dee",))}
+    links = {"a.md": [link("a.md", "c"), link("a.md", "Dee"), link("a.md", "x"), link("a.md", "New")],
+             "b/c.md": [link("b/c.md", "a"), link("b/c.md", "../d")]}
+    snapshot = Snapshot(1, files, notes, links, {})
+    overlay = {"New.md": note("New.md"), "d.md": note("d.md", ("x",))}  # a new note; d's alias changed
+    resolver, backlinks = snapshot.alternate((("New.md", ()), ("d.md", ("x",))), overlay)
+    expected: dict[str, set[LinkRef]] = {}
+    for items in links.values():
+        for item in items:
+            target = resolver.resolve(item.target, item.src)
+            if target:
+                expected.setdefault(target, set()).add(item)
+    assert {k: set(v) for k, v in backlinks.items() if v} == expected
+    assert expected["New.md"] and expected["d.md"] == {link("a.md", "x"), link("b/c.md", "../d")}
