@@ -444,3 +444,42 @@ async def test_quiz_through_the_ollama_provider_over_http(indexed: Engine) -> No
     assert "EXACTLY 2" in seen[0]["messages"][0]["content"]
     frontmatter = assert_valid_note(indexed, note_of(indexed, result), "quiz")
     assert frontmatter["provider"] == "ollama" and frontmatter["model"] == "gemma4:e4b"
+
+
+# -- the shared generator path -------------------------------------------------------------------
+@pytest.mark.parametrize("kind,reply,malformed", [
+    ("flashcards", {"cards": [{"type": "qa", "front": "No back", "source": 1}, {"type": "cloze", "source": 1}]},
+     "2 malformed ones"),
+    ("quiz", {"questions": [{"type": "mcq", "question": "Q", "options": ["a"], "correct_index": 0,
+                             "explanation": "x", "source": 1}]}, "1 malformed ones"),
+    ("mindmap", {"central": "x", "branches": [{"label": "", "source": 1}, {"label": "No source", "source": 77}]},
+     "2 malformed nodes"),
+])
+def test_no_usable_items_is_one_clear_error_for_every_generator(indexed: Engine, kind: str, reply: Any,
+                                                                malformed: str) -> None:
+    before = sorted((indexed.vault / "Study").rglob("*.md")) if (indexed.vault / "Study").exists() else []
+    with pytest.raises(GenerationError) as caught:
+        generate(indexed, kind, CALVIN, ScriptedModel(json.dumps(reply)))
+    assert caught.value.code == "nothing_generated"
+    assert malformed in str(caught.value) and "try another scope" in str(caught.value)
+    after = sorted((indexed.vault / "Study").rglob("*.md")) if (indexed.vault / "Study").exists() else []
+    assert before == after
+
+
+@pytest.mark.parametrize("kind", ["flashcards", "quiz", "mindmap"])
+def test_unreadable_reply_is_the_same_error_for_every_generator(indexed: Engine, kind: str) -> None:
+    with pytest.raises(GenerationError) as caught:
+        generate(indexed, kind, CALVIN, ScriptedModel("Sorry, no JSON today."))
+    assert caught.value.code == "model_output_invalid" and "narrower scope" in str(caught.value)
+
+
+def test_fewer_items_than_requested_are_written_with_a_warning(indexed: Engine) -> None:
+    stages: list[str] = []
+    result = generate(indexed, "quiz", StudyRequest(note="Calvin cycle", count=5),
+                      ScriptedModel(json.dumps(QUESTIONS[:2])), progress=lambda stage, _: stages.append(stage))
+    assert (result.requested, result.produced) == (5, 2)
+    assert result.warnings == ["only 2 of 5 quiz questions could be made from these passages; widen the scope "
+                               "for more"]
+    assert stages == ["retrieve", "model", "validate", "write"]
+    assert read_frontmatter(note_of(indexed, result))["counts"] == {"requested": 5, "produced": 2, "dropped": 0,
+                                                                   "cut": 0}

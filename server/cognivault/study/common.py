@@ -5,6 +5,13 @@ and passage numbers instead of repeated text, the model with JSON-schema
 output, tolerant parsing (``jsonparse``), per-item validation that drops
 malformed items and cuts surplus ones (both counted), and the note written
 atomically into the study folder under a name no existing note has.
+
+:class:`GeneratorSpec` is that path once, for every generator: retrieve
+within the scope, the model (``from_model``) or the extractive path
+(``extract``), the items validated into a :class:`Draft` (drop and cut
+counts), an error when nothing usable came out, the note composed by the
+generator (``compose``), its frontmatter, the read-back check, and the note
+written. Each generator module supplies only what is its own.
 """
 
 from __future__ import annotations
@@ -15,18 +22,20 @@ import logging
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
+
+from pydantic import AfterValidator
 
 from cognivault.atomic import atomic_write_text
 from cognivault.study.citations import link_target
 from cognivault.study.jsonparse import JSONParseError, items_of, parse_model_json
 from cognivault.study.prompts import load_study_prompt
 from cognivault.study.schema import render_frontmatter
-from cognivault.study.sources import GenerationError, Source, SourceSet, StudyRequest
+from cognivault.study.sources import GenerationError, Source, SourceSet, StudyRequest, gather_sources
 
 if TYPE_CHECKING:
     from cognivault.models.chat import ChatProvider
@@ -104,6 +113,17 @@ async def model_items(provider: ChatProvider, vault: Path, prompt: str, values: 
     return parsed, items_of(parsed, keys)
 
 
+def _squeezed(value: str) -> str:
+    value = " ".join(value.split())
+    if not value:
+        raise ValueError("empty")
+    return value
+
+
+# A model's text field: whitespace runs folded to one space, empty after that is invalid.
+Text = Annotated[str, AfterValidator(_squeezed)]
+
+
 def keep_valid(raw_items: list[Any], check: Callable[[Any], T | None], count: int) -> tuple[list[T], int, int]:
     """(valid items cut to ``count``, malformed dropped, surplus cut)."""
     valid: list[T] = []
@@ -119,10 +139,6 @@ def keep_valid(raw_items: list[Any], check: Callable[[Any], T | None], count: in
             valid.append(item)
     cut = max(0, len(valid) - count)
     return valid[:count], dropped, cut
-
-
-def produced_enough(produced: int, requested: int) -> bool:
-    return produced >= requested
 
 
 def unreadable(kind: str, exc: JSONParseError) -> GenerationError:
@@ -246,3 +262,113 @@ def used_sources(sources: SourceSet, numbers: list[int]) -> list[Source]:
 
 def relative_link(path: str) -> str:
     return str(PurePosixPath(path).with_suffix(""))
+
+
+# -- the one generator skeleton ------------------------------------------------------
+@dataclass(slots=True)
+class Draft(Generic[T]):
+    """What came out of the model or the extractive path, validated: the items and what was left out."""
+
+    items: list[T]
+    dropped: int = 0  # malformed items left out
+    cut: int = 0  # valid items beyond the requested count
+    data: Any = None  # the whole artifact when it is more than its items (the mind map's root, the outline)
+
+
+@dataclass(slots=True)
+class Composed:
+    """The note a generator wants written, before its frontmatter."""
+
+    title: str
+    body: str
+    used: list[Source]  # the passages the note cites
+    folder: Path
+    name: str = ""  # the file name without ``.md`` (default: the title)
+    frontmatter: dict[str, Any] = field(default_factory=dict)  # the kind's own frontmatter keys
+    extra: dict[str, Any] = field(default_factory=dict)  # GenerationResult.extra
+    reads_back: Callable[[str], bool] | None = None  # the full note text parses as written
+    after_write: Callable[[str, str], None] | None = None  # (vault path, text) once written
+
+
+Extract = Callable[[SourceSet, int], Draft[Any]]
+FromModel = Callable[["ChatProvider", Path, SourceSet, int, Progress], Awaitable[Draft[Any]]]
+Compose = Callable[[Any, StudyRequest, SourceSet, Draft[Any], int], Composed]
+
+
+@dataclass(frozen=True, slots=True)
+class ListPrompt:
+    """A model path whose reply is a list of items, each validated by ``check`` (flashcards, quiz)."""
+
+    prompt: str  # the study prompt's name
+    schema: dict[str, Any]
+    keys: tuple[str, ...]  # where the list may sit in the reply object
+    label: str  # the artifact, in the unreadable-reply error
+    noun: str  # one item, plural, in progress messages
+    tokens_per_item: int
+    check: Callable[[Any, SourceSet], Any]
+
+    async def __call__(self, provider: ChatProvider, vault: Path, sources: SourceSet, count: int,
+                       progress: Progress) -> Draft[Any]:
+        try:
+            _, raw_items = await model_items(provider, vault, self.prompt, prompt_values(sources, count), self.schema,
+                                             self.keys, max_tokens=300 + self.tokens_per_item * count)
+        except JSONParseError as exc:
+            raise unreadable(self.label, exc) from exc
+        progress("validate", f"checking {len(raw_items)} {self.noun}")
+        items, dropped, cut = keep_valid(raw_items, lambda raw: self.check(raw, sources), count)
+        return Draft(items, dropped, cut)
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratorSpec:
+    """One generator: its counts, its two ways of making items, and how its note is composed."""
+
+    kind: str
+    default_count: int
+    max_count: int
+    extract: Extract
+    extract_message: Callable[[SourceSet, int], str]
+    from_model: FromModel
+    model_request: str  # what the model is asked for, with ``{count}``
+    compose: Compose
+    nothing: str  # which usable items came out of nothing, e.g. "flashcards"
+    malformed: str = "ones"  # what the dropped items are called in that error
+    warn_short: bool = False  # warn when fewer items than requested came out
+    write_message: str = "writing the note"
+
+    async def run(self, engine: Any, request: StudyRequest, provider: ChatProvider | None, *,
+                  progress: Progress = no_progress, sources: SourceSet | None = None) -> GenerationResult:
+        """Generate one artifact within ``request``'s scope and write its note (model or extractive)."""
+        count = max(1, min(request.count or self.default_count, self.max_count))
+        progress("retrieve", "finding passages")
+        sources = sources or gather_sources(engine, request)
+        if is_extractive(provider):
+            progress("extract", self.extract_message(sources, count))
+            draft = self.extract(sources, count)
+        else:
+            assert provider is not None
+            progress("model", f"asking {provider_identity(provider)[1]} for {self.model_request.format(count=count)}")
+            draft = await self.from_model(provider, engine.vault, sources, count, progress)
+        if not draft.items:
+            raise GenerationError(f"no usable {self.nothing} came out of these passages"
+                                  + (f" ({draft.dropped} malformed {self.malformed} were dropped)" if draft.dropped
+                                     else "") + "; try another scope", "nothing_generated")
+        composed = self.compose(engine, request, sources, draft, count)
+        counts = {"requested": count, "produced": len(draft.items), "dropped": draft.dropped, "cut": draft.cut}
+        frontmatter = build_frontmatter(self.kind, composed.title, provider, request, sources, composed.used, counts,
+                                        **composed.frontmatter)
+        text = note_text(frontmatter, composed.body)
+        if composed.reads_back is not None and not composed.reads_back(text):
+            # never write a note that its own readers (the plugin, scoring) would read differently
+            raise GenerationError(f"the generated {self.nothing} do not read back as written", "render_failed")
+        progress("write", self.write_message)
+        path = write_new_note(engine.vault, composed.folder, composed.name or composed.title, text)
+        if composed.after_write is not None:
+            composed.after_write(path, text)
+        name, model = provider_identity(provider)
+        warnings = [f"only {len(draft.items)} of {count} {self.nothing} could be made from these passages; "
+                    "widen the scope for more"] if self.warn_short and len(draft.items) < count else []
+        return GenerationResult(self.kind, path, composed.title, name, model, count, len(draft.items), draft.dropped,
+                                draft.cut, frontmatter["chunk_ids"],
+                                list(dict.fromkeys(s.path for s in composed.used)), warnings,
+                                extra=composed.extra)

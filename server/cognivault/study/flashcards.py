@@ -10,35 +10,15 @@ line above the cards puts them in a deck. The written note parses back with
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError, model_validator
 
 from cognivault.study.cards import has_cloze, parse_cards
 from cognivault.study.citations import cite, link
-from cognivault.study.common import (
-    GenerationResult,
-    produced_enough,
-    Progress,
-    build_frontmatter,
-    deck_slug,
-    is_extractive,
-    keep_valid,
-    model_items,
-    no_progress,
-    note_text,
-    prompt_values,
-    provider_identity,
-    study_folder,
-    unreadable,
-    write_new_note,
-)
+from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, deck_slug, study_folder
 from cognivault.study.extract import Fact, all_facts, answer_for, question_for, spread
-from cognivault.study.jsonparse import JSONParseError
-from cognivault.study.sources import GenerationError, Source, SourceSet, StudyRequest
-
-if TYPE_CHECKING:
-    from cognivault.models.chat import ChatProvider
+from cognivault.study.sources import Source, SourceSet, StudyRequest
 
 DEFAULT_COUNT = 10
 MAX_COUNT = 100
@@ -167,47 +147,26 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     return cards[:count]
 
 
-async def generate_flashcards(engine: Any, request: StudyRequest, provider: ChatProvider | None, *,
-                              progress: Progress = no_progress, sources: SourceSet | None = None
-                              ) -> GenerationResult:
-    from cognivault.study.sources import gather_sources
-
-    count = max(1, min(request.count or DEFAULT_COUNT, MAX_COUNT))
-    progress("retrieve", "finding passages")
-    sources = sources or gather_sources(engine, request)
-    dropped = cut = 0
-    if is_extractive(provider):
-        progress("extract", f"building cards from {len(sources.sources)} passages")
-        cards = extractive_cards(sources, count)
-    else:
-        progress("model", f"asking {provider_identity(provider)[1]} for {count} cards")
-        try:
-            _, raw_items = await model_items(provider, engine.vault, "flashcards",  # type: ignore[arg-type]
-                                             prompt_values(sources, count), SCHEMA, ("cards", "flashcards", "items"),
-                                             max_tokens=300 + 120 * count)
-        except JSONParseError as exc:
-            raise unreadable("flashcards", exc) from exc
-        progress("validate", f"checking {len(raw_items)} cards")
-        cards, dropped, cut = keep_valid(raw_items, lambda raw: check_card(raw, sources), count)
-    if not cards:
-        raise GenerationError("no usable flashcards came out of these passages"
-                              + (f" ({dropped} malformed ones were dropped)" if dropped else "")
-                              + "; try another scope", "nothing_generated")
+def _compose(engine: Any, request: StudyRequest, sources: SourceSet, draft: Draft[Flashcard],
+             count: int) -> Composed:
+    cards = draft.items
     title = f"Flashcards - {sources.title}" if sources.language != "de" else f"Karteikarten - {sources.title}"
     deck = deck_slug(request.deck or sources.title)
-    used = list({c.source.chunk_id: c.source for c in cards}.values())
-    frontmatter = build_frontmatter("flashcards", title, provider, request, sources, used,
-                                    {"requested": count, "produced": len(cards), "dropped": dropped, "cut": cut},
-                                    deck=deck)
-    text = note_text(frontmatter, render_note_body(title, cards, deck, sources))
-    parsed = parse_cards(text, "check.md")
-    if len(parsed.flashcards) != len(cards):  # never write a deck the plugin would read differently
-        raise GenerationError("the generated cards do not parse as spaced-repetition cards", "render_failed")
-    progress("write", "writing the note")
-    path = write_new_note(engine.vault, study_folder(engine.vault, engine.settings), title, text)
-    name, model = provider_identity(provider)
-    warnings = [] if produced_enough(len(cards), count) else [
-        f"only {len(cards)} of {count} flashcards could be made from these passages; widen the scope for more"]
-    return GenerationResult("flashcards", path, title, name, model, count, len(cards), dropped, cut,
-                            frontmatter["chunk_ids"], [p for p in dict.fromkeys(s.path for s in used)], warnings,
-                            extra={"deck": deck, "cards": sum(len(f.cards) for f in parsed.flashcards)})
+    body = render_note_body(title, cards, deck, sources)
+    written = sum(len(f.cards) for f in parse_cards(body, "check.md").flashcards)
+    return Composed(title, body, list({c.source.chunk_id: c.source for c in cards}.values()),
+                    study_folder(engine.vault, engine.settings), frontmatter={"deck": deck},
+                    extra={"deck": deck, "cards": written},
+                    # never write a deck the plugin would read differently
+                    reads_back=lambda text: len(parse_cards(text, "check.md").flashcards) == len(cards))
+
+
+FLASHCARDS = GeneratorSpec(
+    kind="flashcards", default_count=DEFAULT_COUNT, max_count=MAX_COUNT,
+    extract=lambda sources, count: Draft(extractive_cards(sources, count)),
+    extract_message=lambda sources, count: f"building cards from {len(sources.sources)} passages",
+    from_model=ListPrompt("flashcards", SCHEMA, ("cards", "flashcards", "items"), "flashcards", "cards", 120,
+                          check_card),
+    model_request="{count} cards", compose=_compose, nothing="flashcards",
+    warn_short=True)
+generate_flashcards = FLASHCARDS.run

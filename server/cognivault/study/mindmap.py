@@ -9,27 +9,24 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cognivault.study.citations import CITATION_RE, cite, link
 from cognivault.study.common import (
-    GenerationResult,
+    Composed,
+    Draft,
+    GeneratorSpec,
     Progress,
-    build_frontmatter,
-    is_extractive,
     model_items,
-    no_progress,
-    note_text,
     prompt_values,
-    provider_identity,
     study_folder,
     unreadable,
-    write_new_note,
 )
 from cognivault.study.extract import key_phrases
 from cognivault.study.jsonparse import JSONParseError
 from cognivault.study.schema import body_of, read_frontmatter
-from cognivault.study.sources import GenerationError, Source, SourceSet, StudyRequest
+from cognivault.study.sources import Source, SourceSet, StudyRequest
 
 if TYPE_CHECKING:
     from cognivault.models.chat import ChatProvider
@@ -229,40 +226,35 @@ def parse_mindmap(text: str) -> dict[str, Any]:
     return {"title": frontmatter.get("title") or root.label, "root": root.to_dict()}
 
 
-async def generate_mindmap(engine: Any, request: StudyRequest, provider: ChatProvider | None, *,
-                           progress: Progress = no_progress, sources: SourceSet | None = None) -> GenerationResult:
-    from cognivault.study.sources import gather_sources
-
-    branches = max(1, min(request.count or DEFAULT_BRANCHES, MAX_BRANCHES))
-    progress("retrieve", "finding passages")
-    sources = sources or gather_sources(engine, request)
+async def _from_model(provider: ChatProvider, vault: Path, sources: SourceSet, branches: int,
+                      progress: Progress) -> Draft[Node]:
+    try:
+        parsed, raw_branches = await model_items(provider, vault, "mindmap", prompt_values(sources, branches), SCHEMA,
+                                                 ("branches", "children", "nodes"), max_tokens=1800)
+    except JSONParseError as exc:
+        raise unreadable("mind map", exc) from exc
+    central = _label(parsed.get("central")) if isinstance(parsed, dict) else ""
+    root = Node(central or sources.title, sources.sources[0])
     dropped = cut = 0
-    if is_extractive(provider):
-        progress("extract", "building the map from headings and key phrases")
-        root = extractive_map(sources, branches)
-    else:
-        progress("model", f"asking {provider_identity(provider)[1]} for a map with {branches} branches")
-        try:
-            parsed, raw_branches = await model_items(provider, engine.vault, "mindmap",  # type: ignore[arg-type]
-                                                     prompt_values(sources, branches), SCHEMA,
-                                                     ("branches", "children", "nodes"), max_tokens=1800)
-        except JSONParseError as exc:
-            raise unreadable("mind map", exc) from exc
-        central = _label(parsed.get("central")) if isinstance(parsed, dict) else ""
-        root = Node(central or sources.title, sources.sources[0])
-        for raw in raw_branches:
-            node, below = check_node(raw, sources, None, 1)
-            dropped += below
-            if node is None:
-                continue
-            if len(root.children) < branches:
-                root.children.append(node)
-            else:
-                cut += 1
-    if not root.children:
-        raise GenerationError("no usable mind-map branches came out of these passages"
-                              + (f" ({dropped} malformed nodes were dropped)" if dropped else ""),
-                              "nothing_generated")
+    for raw in raw_branches:
+        node, below = check_node(raw, sources, None, 1)
+        dropped += below
+        if node is None:
+            continue
+        if len(root.children) < branches:
+            root.children.append(node)
+        else:
+            cut += 1
+    return Draft(root.children, dropped, cut, root)
+
+
+def _extract(sources: SourceSet, branches: int) -> Draft[Node]:
+    root = extractive_map(sources, branches)
+    return Draft(root.children, data=root)
+
+
+def _compose(engine: Any, request: StudyRequest, sources: SourceSet, draft: Draft[Node], branches: int) -> Composed:
+    root: Node = draft.data
     title = f"Mind map - {sources.title}" if sources.language != "de" else f"Mindmap - {sources.title}"
     used_ids: dict[str, Source] = {}
 
@@ -273,14 +265,13 @@ async def generate_mindmap(engine: Any, request: StudyRequest, provider: ChatPro
             collect(child)
 
     collect(root)
-    used = sorted(used_ids.values(), key=lambda s: s.number)
-    frontmatter = build_frontmatter("mindmap", title, provider, request, sources, used,
-                                    {"requested": branches, "produced": len(root.children), "dropped": dropped,
-                                     "cut": cut})
-    text = note_text(frontmatter, render_body(title, root, sources))
-    progress("write", "writing the note")
-    path = write_new_note(engine.vault, study_folder(engine.vault, engine.settings), title, text)
-    name, model = provider_identity(provider)
-    return GenerationResult("mindmap", path, title, name, model, branches, len(root.children), dropped, cut,
-                            frontmatter["chunk_ids"], [p for p in dict.fromkeys(s.path for s in used)],
-                            extra={"nodes": root.count()})
+    return Composed(title, render_body(title, root, sources), sorted(used_ids.values(), key=lambda s: s.number),
+                    study_folder(engine.vault, engine.settings), extra={"nodes": root.count()})
+
+
+MINDMAP = GeneratorSpec(
+    kind="mindmap", default_count=DEFAULT_BRANCHES, max_count=MAX_BRANCHES, extract=_extract,
+    extract_message=lambda sources, branches: "building the map from headings and key phrases",
+    from_model=_from_model, model_request="a map with {count} branches", compose=_compose,
+    nothing="mind-map branches", malformed="nodes")
+generate_mindmap = MINDMAP.run

@@ -29,30 +29,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ValidationError, field_validator
 
 from cognivault.study.citations import CITATION_RE, cite, link
-from cognivault.study.common import (
-    GenerationResult,
-    produced_enough,
-    Progress,
-    build_frontmatter,
-    is_extractive,
-    keep_valid,
-    model_items,
-    no_progress,
-    note_text,
-    prompt_values,
-    provider_identity,
-    short_id,
-    study_folder,
-    unreadable,
-    write_new_note,
-)
+from cognivault.atomic import atomic_write_text
+from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, Text, short_id, study_folder
 from cognivault.study.extract import Fact, all_facts, blank_term, display_term, spread
-from cognivault.study.jsonparse import JSONParseError
 from cognivault.study.schema import body_of, read_frontmatter
-from cognivault.study.sources import GenerationError, Source, SourceSet, StudyRequest
+from cognivault.study.sources import Source, SourceSet, StudyRequest
 
 if TYPE_CHECKING:
-    from cognivault.models.chat import ChatProvider
     from cognivault.study.progress import ProgressStore
 
 DEFAULT_COUNT = 8
@@ -74,19 +57,11 @@ _TRUE_FALSE = {"en": ("True", "False"), "de": ("Wahr", "Falsch")}
 
 class QuestionItem(BaseModel):
     type: Literal["mcq", "tf"] = "mcq"
-    question: str
+    question: Text
     options: list[str]
     correct_index: int
-    explanation: str
+    explanation: Text
     source: int
-
-    @field_validator("question", "explanation")
-    @classmethod
-    def _text(cls, value: str) -> str:
-        value = " ".join(value.split())
-        if not value:
-            raise ValueError("empty")
-        return value
 
     @field_validator("options")
     @classmethod
@@ -358,53 +333,31 @@ def record_attempt(progress: ProgressStore, quiz_path: str, result: dict[str, An
 
 
 # -- generation -------------------------------------------------------------------
-async def generate_quiz(engine: Any, request: StudyRequest, provider: ChatProvider | None, *,
-                        progress: Progress = no_progress, sources: SourceSet | None = None) -> GenerationResult:
-    from cognivault.study.sources import gather_sources
-
-    count = max(1, min(request.count or DEFAULT_COUNT, MAX_COUNT))
-    progress("retrieve", "finding passages")
-    sources = sources or gather_sources(engine, request)
-    dropped = cut = 0
-    if is_extractive(provider):
-        progress("extract", f"building questions from {len(sources.sources)} passages")
-        questions = extractive_questions(sources, count)
-    else:
-        progress("model", f"asking {provider_identity(provider)[1]} for {count} questions")
-        try:
-            _, raw_items = await model_items(provider, engine.vault, "quiz",  # type: ignore[arg-type]
-                                             prompt_values(sources, count), SCHEMA, ("questions", "quiz", "items"),
-                                             max_tokens=300 + 200 * count)
-        except JSONParseError as exc:
-            raise unreadable("quiz", exc) from exc
-        progress("validate", f"checking {len(raw_items)} questions")
-        questions, dropped, cut = keep_valid(raw_items, lambda raw: check_question(raw, sources), count)
-    if not questions:
-        raise GenerationError("no usable quiz questions came out of these passages"
-                              + (f" ({dropped} malformed ones were dropped)" if dropped else "")
-                              + "; try another scope", "nothing_generated")
+def _compose(engine: Any, request: StudyRequest, sources: SourceSet, draft: Draft[QuizQuestion],
+             count: int) -> Composed:
+    questions = draft.items
     title = f"Quiz - {sources.title}"
     quiz_id = short_id("quiz", title, *(q.question for q in questions))
     folder = study_folder(engine.vault, engine.settings)
-    used = list({q.source.chunk_id: q.source for q in questions if q.source}.values())
-    frontmatter = build_frontmatter("quiz", title, provider, request, sources, used,
-                                    {"requested": count, "produced": len(questions), "dropped": dropped,
-                                     "cut": cut}, quiz_id=quiz_id)
     hint = f"{folder.relative_to(engine.vault).as_posix()}/{title}.md"
-    text = note_text(frontmatter, render_quiz_body(title, questions, sources, hint))
-    if len(parse_quiz(text).questions) != len(questions):
-        raise GenerationError("the generated quiz does not read back", "render_failed")
-    progress("write", "writing the note")
-    path = write_new_note(engine.vault, folder, title, text)
-    if path != hint:  # another note had the name: point the instructions at the real path
-        from cognivault.atomic import atomic_write_text
 
-        fixed = text.replace(f'`cognivault quiz "{hint}"`', f'`cognivault quiz "{path}"`')
-        atomic_write_text(engine.vault / path, fixed)
-    name, model = provider_identity(provider)
-    warnings = [] if produced_enough(len(questions), count) else [
-        f"only {len(questions)} of {count} questions could be made from these passages; widen the scope for more"]
-    return GenerationResult("quiz", path, title, name, model, count, len(questions), dropped, cut,
-                            frontmatter["chunk_ids"], [p for p in dict.fromkeys(s.path for s in used)], warnings,
-                            extra={"quiz_id": quiz_id})
+    def point_at(path: str, text: str) -> None:
+        if path != hint:  # another note had the name: point the instructions at the real path
+            atomic_write_text(engine.vault / path,
+                              text.replace(f'`cognivault quiz "{hint}"`', f'`cognivault quiz "{path}"`'))
 
+    return Composed(title, render_quiz_body(title, questions, sources, hint),
+                    list({q.source.chunk_id: q.source for q in questions if q.source}.values()), folder,
+                    frontmatter={"quiz_id": quiz_id}, extra={"quiz_id": quiz_id},
+                    reads_back=lambda text: len(parse_quiz(text).questions) == len(questions), after_write=point_at)
+
+
+QUIZ = GeneratorSpec(
+    kind="quiz", default_count=DEFAULT_COUNT, max_count=MAX_COUNT,
+    extract=lambda sources, count: Draft(extractive_questions(sources, count)),
+    extract_message=lambda sources, count: f"building questions from {len(sources.sources)} passages",
+    from_model=ListPrompt("quiz", SCHEMA, ("questions", "quiz", "items"), "quiz", "questions", 200,
+                          check_question),
+    model_request="{count} questions", compose=_compose, nothing="quiz questions",
+    warn_short=True)
+generate_quiz = QUIZ.run

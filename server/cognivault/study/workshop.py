@@ -20,19 +20,23 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError, field_validator
+from pydantic import BaseModel, ValidationError
 
 from cognivault.study.citations import CITATION_RE, cite, link
 from cognivault.study.common import (
+    Composed,
+    Draft,
     GenerationResult,
+    GeneratorSpec,
     Progress,
+    Text,
     ask_model,
     build_frontmatter,
     is_extractive,
     no_progress,
     note_text,
-    prompt_values,
     provider_identity,
+    prompt_values,
     safe_filename,
     short_id,
     study_folder,
@@ -66,17 +70,9 @@ STRICT_REMINDER = ("IMPORTANT: your previous reply could not be used. Reply with
 
 
 class LessonItem(BaseModel):
-    title: str
-    objective: str
+    title: Text
+    objective: Text
     sources: list[int]
-
-    @field_validator("title", "objective")
-    @classmethod
-    def _text(cls, value: str) -> str:
-        value = " ".join(value.split())
-        if not value:
-            raise ValueError("empty")
-        return value
 
 
 @dataclass(slots=True)
@@ -240,21 +236,9 @@ async def _model_outline(provider: ChatProvider, vault: Path, sources: SourceSet
                           "(one folder, one tag or a single note) or fewer lessons", "outline_failed")
 
 
-async def generate_workshop(engine: Any, request: StudyRequest, provider: ChatProvider | None, *,
-                            progress: Progress = no_progress, sources: SourceSet | None = None
-                            ) -> GenerationResult:
-    from cognivault.study.sources import gather_sources
-
-    count = max(1, min(request.count or DEFAULT_LESSONS, MAX_LESSONS))
-    progress("retrieve", "finding passages")
-    sources = sources or gather_sources(engine, request)
-    if is_extractive(provider):
-        progress("extract", "building the outline from the scope's structure")
-        outline = extractive_outline(sources, count)
-    else:
-        progress("model", f"asking {provider_identity(provider)[1]} for an outline of {count} lessons")
-        outline = await _model_outline(provider, engine.vault, sources, count, progress)  # type: ignore[arg-type]
-    german = sources.language == "de"
+def _compose(engine: Any, request: StudyRequest, sources: SourceSet, draft: Draft[Lesson], count: int) -> Composed:
+    """The outline goes into a folder of its own, where its lessons will be written."""
+    outline: Outline = draft.data
     title = f"Workshop - {outline.title}"
     base = study_folder(engine.vault, engine.settings)
     folder_name = safe_filename(title)
@@ -269,19 +253,29 @@ async def generate_workshop(engine: Any, request: StudyRequest, provider: ChatPr
             engine.vault).as_posix()
     workshop_id = short_id("workshop", folder.as_posix(), outline.title)
     used = list({s.chunk_id: s for lesson in outline.lessons for s in lesson.sources}.values())
-    frontmatter = build_frontmatter("workshop", title, provider, request, sources, used,
-                                    {"requested": count, "produced": len(outline.lessons),
-                                     "dropped": outline.dropped, "cut": outline.cut},
-                                    workshop_id=workshop_id, lessons=len(outline.lessons))
-    text = note_text(frontmatter, render_outline_body(outline, german, title))
-    progress("write", "writing the outline")
-    path = write_new_note(engine.vault, folder, folder.name, text)
-    name, model = provider_identity(provider)
-    return GenerationResult("workshop", path, title, name, model, count, len(outline.lessons), outline.dropped,
-                            outline.cut, frontmatter["chunk_ids"], [p for p in dict.fromkeys(s.path for s in used)],
-                            extra={"workshop_id": workshop_id,
-                                   "lessons": [{"number": l.number, "title": l.title, "path": l.path}
-                                               for l in outline.lessons]})
+    return Composed(title, render_outline_body(outline, sources.language == "de", title), used, folder,
+                    name=folder.name, frontmatter={"workshop_id": workshop_id, "lessons": len(outline.lessons)},
+                    extra={"workshop_id": workshop_id,
+                           "lessons": [{"number": l.number, "title": l.title, "path": l.path}
+                                       for l in outline.lessons]})
+
+
+def _as_draft(outline: Outline) -> Draft[Lesson]:
+    return Draft(outline.lessons, outline.dropped, outline.cut, outline)
+
+
+async def _from_model(provider: ChatProvider, vault: Path, sources: SourceSet, count: int,
+                      progress: Progress) -> Draft[Lesson]:
+    return _as_draft(await _model_outline(provider, vault, sources, count, progress))
+
+
+WORKSHOP = GeneratorSpec(
+    kind="workshop", default_count=DEFAULT_LESSONS, max_count=MAX_LESSONS,
+    extract=lambda sources, count: _as_draft(extractive_outline(sources, count)),
+    extract_message=lambda sources, count: "building the outline from the scope's structure",
+    from_model=_from_model, model_request="an outline of {count} lessons", compose=_compose,
+    nothing="workshop lessons", write_message="writing the outline")
+generate_workshop = WORKSHOP.run
 
 
 # -- lessons ----------------------------------------------------------------------
