@@ -8,13 +8,15 @@ index, then measures from this process as a client:
 - sequential latency of ``GET /api/status``, ``POST /api/search`` (lexical), a
   refused request (no token), and ``/api/ask`` time to first envelope and to ``done``
   (targets: first envelope p95 <= 100 ms);
-- ``--streams`` concurrent ask streams, half scoped to ``en/``, half to ``de/``:
-  all must finish with ``done`` and cite only their own scope (mixed = 0);
-- ``--rate`` searches per second for ``--seconds`` (open loop): errors, 429s, p50/p95;
+- the load run (issue 7): ``--streams`` ask streams kept open and ``--rate``
+  searches per second, together, for ``--seconds``, spread over ``--clients``
+  loopback source addresses: errors, 429 refusals, mixed citations (an ask
+  scoped to ``en/`` citing ``de/`` or the reverse), p50/p95, the server's RSS
+  before/peak/after and CPU, and the machine's load average;
 - a burst of 500 concurrent requests: how many the rate limit refused;
 - the server's RSS before and after, and that companion.json is gone after SIGTERM.
 
-    .venv/bin/python bench/bench_companion.py [--seconds 10] [--rate 200] [--streams 20]
+    .venv/bin/python bench/bench_companion.py [--seconds 30] [--rate 200] [--streams 50] [--clients 4]
 """
 
 from __future__ import annotations
@@ -57,6 +59,135 @@ async def _ask(session: aiohttp.ClientSession, url: str, headers: dict, body: di
             "envelopes": envelopes}
 
 
+def _count(counter: dict[str, int], key: str) -> None:
+    counter[key] = counter.get(key, 0) + 1
+
+
+def _loopback_clients(count: int) -> list[aiohttp.ClientSession]:
+    """One session per simulated client, each from its own loopback source address (127.0.0.2, .3, ...).
+
+    The companion limits each remote address (token bucket and in-flight cap);
+    the load run stands for several front ends at once (editor panels, the
+    Obsidian plugin, the dashboard), not one client flooding it: that case is
+    the burst measurement below and the rate-limit test.
+    """
+    return [aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, local_addr=(f"127.0.0.{2 + n}", 0)))
+            for n in range(count)]
+
+
+async def load_run(info: dict, questions: list[str], args: argparse.Namespace,  # type: ignore[type-arg]
+                   server: psutil.Process) -> dict:  # type: ignore[type-arg]
+    """Issue 7's load: ``--streams`` asks kept open at all times and ``--rate`` searches/s, together, for ``--seconds``.
+
+    Each ask stream loops back to back, alternately scoped to ``en/`` and
+    ``de/``; a cited passage outside its stream's scope counts as a mixed
+    citation. Searches are paced open loop (sent on schedule whatever the
+    latency). Errors are everything but 200 and 429 (5xx, broken connections,
+    an ask ending in an ``error`` envelope or not in ``done``); 429 refusals are
+    counted apart. RSS and CPU of the server are sampled every 0.5 s.
+    """
+    url = info["url"]
+    auth = {"Authorization": f"Bearer {info['token']}"}
+    clients = _loopback_clients(args.clients)
+    ask_first: list[float] = []
+    ask_total: list[float] = []
+    ask_codes: dict[str, int] = {}
+    search_ms: list[float] = []
+    search_codes: dict[str, int] = {}
+    mixed = 0
+    rss_samples: list[float] = []
+    deadline = time.perf_counter() + args.seconds
+
+    async def stream(n: int) -> None:
+        nonlocal mixed
+        session = clients[n % len(clients)]
+        folder = "en" if n % 2 == 0 else "de"
+        turn = 0
+        while time.perf_counter() < deadline:
+            body = {"question": questions[(n + turn * args.streams) % len(questions)],
+                    "scope": {"folders": [folder]}, "use_cache": False}
+            turn += 1
+            try:
+                outcome = await _ask(session, url, auth, body)
+            except (aiohttp.ClientError, asyncio.TimeoutError, json.JSONDecodeError) as exc:
+                _count(ask_codes, type(exc).__name__)
+                continue
+            if outcome["status"] != 200:
+                _count(ask_codes, str(outcome["status"]))
+                if outcome["status"] == 429:
+                    await asyncio.sleep(0.05)
+                continue
+            last = outcome["envelopes"][-1]["type"] if outcome["envelopes"] else "nothing"
+            _count(ask_codes, "done" if last == "done" else f"ended in {last}")
+            mixed += sum(1 for e in outcome["envelopes"]
+                         if e["type"] == "metadata" and not e["data"]["path"].startswith(folder + "/"))
+            ask_first.append(outcome["first_ms"])
+            ask_total.append(outcome["total_ms"])
+
+    async def search(n: int) -> None:
+        try:
+            elapsed, code = await _timed(clients[n % len(clients)], "POST", url + "/api/search",
+                                         json={"query": questions[n % len(questions)], "mode": "lexical"},
+                                         headers=auth)
+        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            _count(search_codes, type(exc).__name__)
+            return
+        _count(search_codes, str(code))
+        if code == 200:
+            search_ms.append(elapsed)
+
+    async def paced() -> tuple[int, float]:
+        begun = time.perf_counter()
+        sent = []
+        n = 0
+        while begun + n / args.rate < deadline:
+            delay = begun + n / args.rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            sent.append(asyncio.ensure_future(search(n)))
+            n += 1
+        sending_s = time.perf_counter() - begun
+        await asyncio.gather(*sent)
+        return n, sending_s
+
+    async def sample() -> None:
+        while time.perf_counter() < deadline:
+            rss_samples.append(server.memory_info().rss / 2**20)
+            await asyncio.sleep(0.5)
+
+    load_before = os.getloadavg()
+    cpu_before = server.cpu_times()
+    rss_before = server.memory_info().rss / 2**20
+    started = time.perf_counter()
+    try:
+        results = await asyncio.gather(paced(), sample(), *(stream(n) for n in range(args.streams)))
+    finally:
+        for session in clients:
+            await session.close()
+    wall = time.perf_counter() - started
+    cpu_after = server.cpu_times()
+    sent, sending_s = results[0]
+    ask_errors = sum(v for k, v in ask_codes.items() if k not in ("done", "429"))
+    search_errors = sum(v for k, v in search_codes.items() if k not in ("200", "429"))
+    return {
+        "seconds": args.seconds, "wall_s": round(wall, 2), "clients": args.clients,
+        "asks": {"streams": args.streams, "completed": ask_codes.get("done", 0), "outcomes": ask_codes,
+                 "errors": ask_errors, "refused_429": ask_codes.get("429", 0), "mixed_citations": mixed,
+                 "first_envelope": percentiles(ask_first) if ask_first else None,
+                 "done_ms": percentiles(ask_total) if ask_total else None},
+        "searches": {"target_rps": args.rate, "sent": sent, "sent_rps": round(sent / sending_s, 1),
+                     "answered_rps": round(search_codes.get("200", 0) / wall, 1), "codes": search_codes,
+                     "errors": search_errors, "refused_429": search_codes.get("429", 0),
+                     "latency": percentiles(search_ms) if search_ms else None},
+        "errors": ask_errors + search_errors,
+        "server": {"rss_mb_before": round(rss_before, 1), "rss_mb_after": round(server.memory_info().rss / 2**20, 1),
+                   "rss_mb_peak": round(max(rss_samples, default=rss_before), 1),
+                   "cpu_s": round(cpu_after.user + cpu_after.system - cpu_before.user - cpu_before.system, 2)},
+        "machine": {"cpus": os.cpu_count(), "loadavg_before": [round(x, 2) for x in load_before],
+                    "loadavg_after": [round(x, 2) for x in os.getloadavg()]},
+    }
+
+
 async def run(info: dict, questions: list[str], args: argparse.Namespace, server: psutil.Process) -> dict:  # type: ignore[type-arg]
     url = info["url"]
     auth = {"Authorization": f"Bearer {info['token']}"}
@@ -90,53 +221,7 @@ async def run(info: dict, questions: list[str], args: argparse.Namespace, server
         cached = [await _ask(session, url, auth, {"question": questions[0]}) for _ in range(20)]
         result["ask_cached_first_envelope"] = percentiles([a["first_ms"] for a in cached])
 
-        # concurrent streams with different scopes: no citation may cross into the other scope
-        async def scoped(n: int) -> dict:  # type: ignore[type-arg]
-            folder = "en" if n % 2 == 0 else "de"
-            outcome = await _ask(session, url, auth, {"question": questions[n % len(questions)],
-                                                      "scope": {"folders": [folder]}, "use_cache": False})
-            outcome["folder"] = folder
-            return outcome
-
-        started = time.perf_counter()
-        streams = await asyncio.gather(*(scoped(n) for n in range(args.streams)))
-        mixed = sum(1 for s in streams for e in s["envelopes"]
-                    if e["type"] == "metadata" and not e["data"]["path"].startswith(s["folder"] + "/"))
-        result["concurrent_asks"] = {
-            "streams": args.streams, "wall_s": round(time.perf_counter() - started, 3),
-            "done": sum(s["envelopes"][-1]["type"] == "done" for s in streams),
-            "errors": sum(s["envelopes"][-1]["type"] == "error" or s["status"] != 200 for s in streams),
-            "mixed_citations": mixed, "first_envelope": percentiles([s["first_ms"] for s in streams]),
-            "done_ms": percentiles([s["total_ms"] for s in streams])}
-
-        # open-loop paced searches
-        latencies: list[float] = []
-        codes: dict[str, int] = {}
-        interval = 1.0 / args.rate
-        tasks = []
-
-        async def one(n: int) -> None:
-            try:
-                elapsed, code = await _timed(session, "POST", url + "/api/search",
-                                             json={"query": questions[n % len(questions)], "mode": "lexical"},
-                                             headers=auth)
-                latencies.append(elapsed)
-                codes[str(code)] = codes.get(str(code), 0) + 1
-            except aiohttp.ClientError as exc:
-                codes[type(exc).__name__] = codes.get(type(exc).__name__, 0) + 1
-
-        started = time.perf_counter()
-        total = int(args.rate * args.seconds)
-        for n in range(total):
-            delay = started + n * interval - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            tasks.append(asyncio.ensure_future(one(n)))
-        await asyncio.gather(*tasks)
-        wall = time.perf_counter() - started
-        result["paced_search"] = {"target_rps": args.rate, "seconds": args.seconds, "requests": total,
-                                  "achieved_rps": round(total / wall, 1), "codes": codes,
-                                  "latency": percentiles(latencies)}
+        result["load"] = await load_run(info, questions, args, server)
         await asyncio.sleep(2)  # let the bucket refill
 
         burst_codes: dict[str, int] = {}
@@ -154,9 +239,12 @@ async def run(info: dict, questions: list[str], args: argparse.Namespace, server
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=10.0, help="paced search duration (issue 7: 30)")
-    parser.add_argument("--rate", type=float, default=200.0, help="paced searches per second")
-    parser.add_argument("--streams", type=int, default=20, help="concurrent ask streams (issue 7: 50)")
+    parser.add_argument("--seconds", type=float, default=30.0, help="length of the load run (issue 7: 30)")
+    parser.add_argument("--rate", type=float, default=200.0, help="searches per second during the load run")
+    parser.add_argument("--streams", type=int, default=50, help="ask streams kept open during the load run")
+    parser.add_argument("--clients", type=int, default=4,
+                        help="simulated clients (loopback source addresses) the load is spread over; "
+                             "1 puts it all under one client's rate limit")
     args = parser.parse_args()
     cache = isolate_cache("companion", fresh=False)
     vault = copy_vault([HELP_VAULT], WORK / "vault-companion", fresh=False)

@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 BIND_HOST = "127.0.0.1"  # never anything else: the companion is for this machine only
 INFO_FILE = "companion.json"
+FOLLOW_INTERVAL_S = 2.0  # how often a read-only companion looks for the writer's changes
 
 
 class CompanionRunning(RuntimeError):
@@ -145,6 +146,8 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
             out.flush()
             if index and engine.store.writable:
                 api.spawn(companion.app, _index_in_background(companion.app, engine))
+            elif not engine.store.writable:
+                api.spawn(companion.app, _follow_other_writer(companion.app, engine))
             await stop.wait()
         finally:
             engine.stop_indexing()
@@ -152,6 +155,18 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
 
     asyncio.run(main())
     return 0
+
+
+async def _follow_other_writer(app: web.Application, engine: Engine) -> None:
+    """Read-only (another process, e.g. the editor's language server, writes the index): reload its changes."""
+    while True:
+        await asyncio.sleep(FOLLOW_INTERVAL_S)
+        try:
+            await api.run_blocking(app, engine.store.refresh_if_changed)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("reloading the index written by another process failed")
 
 
 async def _index_in_background(app: web.Application, engine: Engine) -> None:
