@@ -66,7 +66,15 @@ def _pypdf_pages(path: Path, deadline: Deadline) -> tuple[list[str], list[tuple[
         texts = []
         for index in range(count):
             deadline.check(f"text of page {index + 1} of {count}")
-            texts.append(reader.pages[index].extract_text() or "")
+            page = reader.pages[index]
+            text = page.extract_text() or ""
+            if _visible_chars(text) < OCR_MIN_CHARS:
+                # extract_text swallows pypdf's decompression limit and returns "": read the content
+                # stream again so a bomb is refused here, before pymupdf inflates it without a limit for OCR.
+                contents = page.get_contents()
+                if contents is not None:
+                    contents.get_data()
+            texts.append(text)
         outline = _pypdf_outline(reader)
     except (ExtractionFailed, ExtractionSkipped, _Fallback):
         raise
