@@ -246,35 +246,6 @@ def study_generators() -> list[str]:
     return kinds
 
 
-def run_generation(engine: Any, kind: str, request_data: dict[str, Any], progress: Any) -> Any:
-    """Run one study generator to completion on this (worker) thread, with its own event loop.
-
-    The chat provider is the configured one (``auto``: Ollama when it answers, else extractive).
-    """
-    import asyncio
-    import importlib
-
-    from cognivault.models.chat import resolve_chat_provider
-    from cognivault.study.sources import StudyRequest
-
-    module_name, function_name = GENERATORS[kind]
-    generate = getattr(importlib.import_module(module_name), function_name)
-    request = StudyRequest.from_dict(request_data)
-
-    async def main() -> Any:
-        provider, note = await resolve_chat_provider(engine.settings, embedder=engine.embedder)
-        if note:
-            progress("model", note)
-        try:
-            return await generate(engine, request, provider, progress=progress)
-        finally:
-            close = getattr(provider, "aclose", None)
-            if close is not None:
-                await close()
-
-    return asyncio.run(main())
-
-
 def _study_actions(ctx: Context, doc: Document, range_: types.Range) -> list[types.CodeAction]:
     actions = []
     selection = _selection(doc, ctx, range_).strip()
@@ -336,65 +307,16 @@ def register(server: CogniVaultServer) -> None:
 
     @server.command(GENERATE_COMMAND)
     async def on_generate(ls: CogniVaultServer, *arguments: Any) -> Any:
-        import asyncio
-        import contextlib
+        from cognivault.lsp.study import generate_note
 
-        from pygls.exceptions import JsonRpcInvalidParams
-
-        from cognivault.lsp.uris import relative_path
-
-        args = _args(list(arguments))
-        kind = args.get("kind")
-        if kind not in study_generators():
-            raise JsonRpcInvalidParams(message=f"kind: one of {', '.join(study_generators())}")
-        engine = await ls.wait_engine()
-        path = args.get("path")
-        if not isinstance(path, str) and isinstance(args.get("uri"), str):
-            path = relative_path(engine.vault, args["uri"])
-        if not isinstance(path, str):
-            raise JsonRpcInvalidParams(message="path or uri of a vault note is required")
-        selection = args.get("selection") if isinstance(args.get("selection"), str) else None
-        request = {"note": path, "selection": selection, "count": args.get("count")}
-        loop = asyncio.get_running_loop()
-        token = None
-        if ls.capability("window.work_done_progress", False):
-            token = f"cognivault/generate/{id(args)}"
-            try:
-                await ls.work_done_progress.create_async(token)
-                ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-                    title=f"CogniVault: generating {kind}", message="finding passages"))
-            except Exception:  # noqa: BLE001
-                token = None
-
-        def report(stage: str, message: str) -> None:
-            if token is not None:
-                loop.call_soon_threadsafe(lambda: ls.work_done_progress.report(
-                    token, types.WorkDoneProgressReport(message=message)))
-
-        outcome = "failed"
-        try:
-            result = await asyncio.to_thread(run_generation, engine, kind, request, report)
-            outcome = f"wrote {result.path}"
-        except Exception as exc:
-            from cognivault.study.sources import GenerationError
-
-            outcome = str(exc)
-            if isinstance(exc, GenerationError):
-                raise JsonRpcInvalidParams(message=str(exc)) from exc
-            raise
-        finally:
-            if token is not None:
-                with contextlib.suppress(Exception):
-                    ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=outcome))
-        ls.schedule_update(result.path, delay_ms=0)
-        uri = vault_uri(engine.vault, result.path)
-        if ls.capability("window.show_document.support", False):
-            ls.spawn(ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True)))
-        return {**result.to_dict(), "uri": uri}
+        return await generate_note(ls, _args(list(arguments)))
 
     @server.command(ASK_COMMAND)
     async def on_ask(ls: CogniVaultServer, *arguments: Any) -> Any:
+        from cognivault.lsp.study import answered
+
         result = await ls.run_feature(ask, None, _args(list(arguments)))
+        await answered(ls, result)
         lines = [result["text"]]
         for source in result.get("sources", []):
             lines.append(f"[{source['label']}] {source['path']}:{source['lines'][0]}-{source['lines'][1]}")

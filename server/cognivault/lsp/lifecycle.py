@@ -24,6 +24,7 @@ from lsprotocol import types
 
 from cognivault.lsp.options import parse_options
 from cognivault.lsp.server import CogniVaultServer
+from cognivault.lsp.study import note_edited
 from cognivault.lsp.uris import relative_path, uri_to_fs
 
 log = logging.getLogger(__name__)
@@ -113,6 +114,7 @@ def register(server: CogniVaultServer) -> None:
         if path is not None:
             ls._dirty.add(path)
             ls.schedule_update(path)
+            note_edited(ls, path)
         ls.schedule_diagnostics([params.text_document.uri])
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
@@ -121,6 +123,7 @@ def register(server: CogniVaultServer) -> None:
         if path is not None:
             ls._dirty.discard(path)
             ls.schedule_update(path, delay_ms=min(50, ls.options.debounce_ms))
+            note_edited(ls, path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(ls: CogniVaultServer, params: types.DidCloseTextDocumentParams) -> None:

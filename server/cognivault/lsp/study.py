@@ -1,0 +1,264 @@
+"""Study from the editor: review due flashcards, grade them, generate study notes; study activity.
+
+Requests:
+
+- ``cognivault/reviewDue`` ``{uri?, deck?, limit?, includeNew?}`` returns ``{due: [{id, uri, path, line,
+  front, back, decks, kind, due, interval, ease, isNew, sources, ...}], stats}``: the cards due today
+  (most overdue first, then new ones), all of the vault's or only one note's (``uri``) or deck's.
+- ``cognivault/reviewGrade`` ``{id, grade: 1-4, uri?, durationMs?}`` schedules the card with FSRS and
+  rewrites only its ``<!--SR:...-->`` comment (``cognivault.study.review``). A note changed on disk
+  meanwhile is re-read and the update redone; a note that keeps changing, or that has unsaved edits
+  in the editor, is refused with ``ContentModified`` (-32801) and nothing is written; a card whose
+  text changed is ``InvalidParams`` with ``data.code = "card_not_found"``.
+- ``cognivault/generate`` ``{kind: flashcards|quiz|mindmap|workshop, uri? | scope? | topic?,
+  selection?, count?, deck?, chatProvider?}`` writes the note into the study folder and returns the
+  generation result with the note's ``uri``. With a ``workDoneToken`` (or when the client supports
+  server-initiated work-done progress) each stage is reported through ``$/progress``. The code
+  actions' ``cognivault.generate`` command runs the same function.
+
+Activity: questions answered here (``cognivault.ask``) and notes edited in the editor (``didChange``,
+``didSave``; throttled per note by ``study.activity.EditThrottle``) are recorded in the vault's
+study progress, off the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcContentModified, JsonRpcInvalidParams
+
+from cognivault.lsp.server import CogniVaultServer, Context, FeatureError
+from cognivault.lsp.uris import relative_path, vault_uri
+from cognivault.study.activity import EditThrottle, record_answer, record_edit
+from cognivault.study.progress import ProgressStore
+from cognivault.study.review import CardNotFound, ReviewConflict, ReviewDeck
+
+REVIEW_DUE = "cognivault/reviewDue"
+REVIEW_GRADE = "cognivault/reviewGrade"
+GENERATE = "cognivault/generate"
+KINDS = ("flashcards", "quiz", "mindmap", "workshop")
+MAX_DUE = 1000
+_tokens = itertools.count(1)
+
+
+@dataclass
+class StudyState:
+    """One server's progress store, review deck (with its parse cache) and edit throttle."""
+
+    store: ProgressStore
+    deck: ReviewDeck
+    edits: EditThrottle = field(default_factory=EditThrottle)
+
+
+_states: weakref.WeakKeyDictionary[CogniVaultServer, StudyState] = weakref.WeakKeyDictionary()
+
+
+def state_of(ls: CogniVaultServer) -> StudyState | None:
+    """The server's study state once its engine is open (None before)."""
+    state = _states.get(ls)
+    if state is None and ls.engine is not None:
+        store = ProgressStore(ls.engine.vault)
+        deck = ReviewDeck(ls.engine.vault, progress=store, extra_ignored=(ls.engine.index_dir,))
+        state = _states[ls] = StudyState(store, deck)
+    return state
+
+
+def _path_of(ctx: Context, params: dict[str, Any], required: bool = False) -> str | None:
+    uri = params.get("uri")
+    if uri is None:
+        if required:
+            raise FeatureError("uri: a vault note is required")
+        return None
+    path = relative_path(ctx.vault, uri) if isinstance(uri, str) else None
+    if path is None:
+        raise FeatureError(f"uri: {uri!r} is not a note in the vault")
+    return path
+
+
+# -- review ------------------------------------------------------------------------------
+def review_due(ctx: Context, params: dict[str, Any], deck: ReviewDeck) -> dict[str, Any]:
+    path = _path_of(ctx, params)
+    limit = params.get("limit")
+    if limit is not None and (not isinstance(limit, int) or not 1 <= limit <= MAX_DUE):
+        raise FeatureError(f"limit: an integer from 1 to {MAX_DUE}")
+    name = params.get("deck")
+    due = deck.due(deck=name if isinstance(name, str) and name else None, limit=limit,
+                   paths=[path] if path else None, include_new=params.get("includeNew", True) is not False)
+    cards = []
+    for card in due:
+        data = card.to_dict()
+        data["isNew"] = data.pop("is_new")
+        data["headingPath"] = data.pop("heading_path")
+        cards.append({**data, "uri": vault_uri(ctx.vault, card.path)})
+    return {"due": cards, "stats": deck.stats()}
+
+
+def review_grade(ctx: Context, params: dict[str, Any], deck: ReviewDeck, unsaved: set[str]) -> dict[str, Any]:
+    from cognivault.study.scheduler import parse_rating
+
+    card_id = params.get("id")
+    if not isinstance(card_id, str) or not card_id:
+        raise FeatureError("id: the card id from cognivault/reviewDue is required")
+    grade = params.get("grade")
+    if isinstance(grade, bool) or not isinstance(grade, int) or not 1 <= grade <= 4:
+        raise FeatureError("grade: 1 again, 2 hard, 3 good or 4 easy")
+    duration = params.get("durationMs")
+    if duration is not None and (not isinstance(duration, (int, float)) or duration < 0):
+        raise FeatureError("durationMs: a non-negative number")
+    try:
+        path, _, _ = deck.find(card_id, _path_of(ctx, params))
+        if path in unsaved:
+            raise JsonRpcContentModified(message=f"{path} has unsaved changes in the editor: save it, then grade "
+                                                 "the card again", data={"code": "unsaved_changes", "path": path})
+        outcome = deck.grade(card_id, parse_rating(grade), path=path,
+                             duration_s=duration / 1000 if duration is not None else None)
+    except CardNotFound as exc:
+        raise JsonRpcInvalidParams(message=str(exc), data={"code": "card_not_found"}) from exc
+    except ReviewConflict as exc:
+        raise JsonRpcContentModified(message=str(exc), data={"code": "review_conflict"}) from exc
+    return {**outcome.to_dict(), "uri": vault_uri(ctx.vault, outcome.path)}
+
+
+# -- generation ---------------------------------------------------------------------------
+def study_request(ctx: Context, params: dict[str, Any]) -> Any:
+    """The StudyRequest a ``cognivault/generate`` request (or the code action's command) asks for."""
+    from cognivault.index.scope import Scope
+    from cognivault.lsp.custom import parse_scope
+    from cognivault.study.sources import StudyRequest
+
+    path = params.get("path") if isinstance(params.get("path"), str) else _path_of(ctx, params)
+    topic = params.get("topic")
+    topic = (topic.strip() or None) if isinstance(topic, str) else None
+    scope = parse_scope(params.get("scope"), [])
+    if not (path or topic or scope):
+        raise FeatureError("say what to study from: uri (a note), scope or topic")
+    count = params.get("count")
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 100):
+        raise FeatureError("count: an integer from 1 to 100")
+    selection = params.get("selection")
+    deck = params.get("deck")
+    return StudyRequest(note=path, scope=scope or Scope(), topic=topic,
+                        selection=selection if isinstance(selection, str) and selection else None, count=count,
+                        deck=deck if isinstance(deck, str) and deck else None)
+
+
+def generate(ctx: Context, kind: str, params: dict[str, Any], store: ProgressStore, report: Any) -> Any:
+    """Run the generator to completion on this worker thread (its own event loop for the model calls)."""
+    from cognivault.models.chat import ChatError, resolve_chat_provider
+    from cognivault.study.generate import run_generation
+    from cognivault.study.sources import GenerationError
+
+    request = study_request(ctx, params)
+    name = params.get("chatProvider")
+
+    async def main() -> Any:
+        provider = None
+        if name != "extractive":
+            try:
+                provider, note = await resolve_chat_provider(ctx.engine.settings, name, embedder=ctx.engine.embedder)
+            except ChatError as exc:
+                raise FeatureError(exc.message) from exc
+            if note:
+                report("model", note)
+        try:
+            chosen = None if getattr(provider, "name", "") == "extractive" else provider
+            return await run_generation(kind, ctx.engine, request, chosen, progress=report, store=store)
+        finally:
+            if provider is not None:
+                await provider.aclose()
+
+    try:
+        return asyncio.run(main())
+    except GenerationError as exc:
+        raise JsonRpcInvalidParams(message=str(exc), data={"code": exc.code}) from exc
+
+
+async def generate_note(ls: CogniVaultServer, params: dict[str, Any]) -> dict[str, Any]:
+    """``cognivault/generate`` and the ``cognivault.generate`` command: write the note, return its uri."""
+    kind = params.get("kind")
+    if kind not in KINDS:
+        raise JsonRpcInvalidParams(message=f"kind: one of {', '.join(KINDS)}")
+    await ls.wait_engine()
+    state = state_of(ls)
+    assert state is not None  # the engine exists, so the vault is known
+    token = params.get("workDoneToken")
+    if token is None and ls.capability("window.work_done_progress", False):
+        token = f"cognivault/generate/{next(_tokens)}"
+        try:
+            await asyncio.wait_for(ls.work_done_progress.create_async(token), 10)
+        except Exception:  # noqa: BLE001 - the client refused: generate without progress
+            token = None
+    if token is not None:
+        ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=f"CogniVault: generating {kind}",
+                                                                       message="finding passages"))
+    loop = asyncio.get_running_loop()
+
+    def report(stage: str, message: str) -> None:
+        if token is not None:
+            loop.call_soon_threadsafe(lambda: ls.work_done_progress.report(
+                token, types.WorkDoneProgressReport(message=f"{stage}: {message}")))
+
+    outcome = "failed"
+    try:
+        result = await ls.run_feature(generate, None, kind, params, state.store, report)
+        outcome = f"wrote {result.path}"
+    finally:
+        if token is not None:
+            with contextlib.suppress(Exception):
+                ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=outcome))
+    ls.schedule_update(result.path, delay_ms=0)
+    uri = vault_uri(ls.engine.vault, result.path)
+    if ls.capability("window.show_document.support", False):
+        ls.spawn(ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True)))
+    return {**result.to_dict(), "uri": uri}
+
+
+# -- activity hooks -------------------------------------------------------------------------
+def note_edited(ls: CogniVaultServer, path: str) -> None:
+    """A vault note was changed or saved in the editor: a ``note_edit`` event, throttled per note."""
+    state = state_of(ls)
+    if state is not None and state.edits.admit(path):
+        ls.spawn(asyncio.to_thread(record_edit, state.store, path, "editor"))
+
+
+async def answered(ls: CogniVaultServer, answer: dict[str, Any]) -> None:
+    """A question was answered in the editor: an ``ask`` event."""
+    state = state_of(ls)
+    if state is not None:
+        await asyncio.to_thread(record_answer, state.store, "lsp", answer)
+
+
+def _params(params: Any) -> dict[str, Any]:
+    from cognivault.lsp.custom import to_plain
+
+    params = to_plain(params)
+    if not isinstance(params, dict):
+        raise JsonRpcInvalidParams(message="params must be an object")
+    return params
+
+
+def register(server: CogniVaultServer) -> None:
+    @server.feature(REVIEW_DUE)
+    async def on_review_due(ls: CogniVaultServer, params: Any) -> Any:
+        params = _params(params)
+        await ls.wait_engine()
+        return await ls.run_feature(review_due, None, params, state_of(ls).deck)  # type: ignore[union-attr]
+
+    @server.feature(REVIEW_GRADE)
+    async def on_review_grade(ls: CogniVaultServer, params: Any) -> Any:
+        params = _params(params)
+        await ls.wait_engine()
+        result = await ls.run_feature(review_grade, None, params, state_of(ls).deck,  # type: ignore[union-attr]
+                                      set(ls._dirty))
+        ls.schedule_update(result["path"], delay_ms=0)
+        return result
+
+    @server.feature(GENERATE)
+    async def on_generate(ls: CogniVaultServer, params: Any) -> Any:
+        return await generate_note(ls, _params(params))
