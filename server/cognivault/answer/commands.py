@@ -81,6 +81,7 @@ async def _ask(args: argparse.Namespace, engine: Any) -> int:
     from cognivault.answer.sessions import SessionStore
     from cognivault.cli import UserError, _scope
     from cognivault.models.chat import ChatError, resolve_chat_provider
+    from cognivault.study.activity import record_answer
 
     try:
         attachments = [Attachment.from_path(Path(p).expanduser()) for p in args.attach]
@@ -133,6 +134,7 @@ async def _ask(args: argparse.Namespace, engine: Any) -> int:
             print(f"{chr(10) if streamed else ''}cognivault: {message}", file=sys.stderr)
         return 2 if code in INPUT_ERRORS else 1
     done = last["data"]
+    await asyncio.to_thread(record_answer, engine.vault, "cli", done)
     if args.json:
         json.dump({**done, "confidence_detail": confidence}, sys.stdout, ensure_ascii=False, indent=2,
                   default=str)

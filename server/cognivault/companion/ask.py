@@ -72,6 +72,7 @@ async def _watch_disconnect(request: web.Request, cancel: asyncio.Event) -> None
 
 async def ask(request: web.Request) -> web.StreamResponse:
     from cognivault.companion import answering
+    from cognivault.study import routes as study_routes
 
     body = await read_json(request)
     question = body["question"].strip()
@@ -94,6 +95,8 @@ async def ask(request: web.Request) -> web.StreamResponse:
         async for envelope in _guarded(stream.envelopes):
             await response.write((json.dumps(envelope, ensure_ascii=False, default=str) + "\n").encode("utf-8"))
             finished = envelope.get("type") in ("done", "error")
+            if envelope.get("type") == "done":
+                await study_routes.answered(request, envelope["data"])
             if finished or cancel.is_set():
                 break
         if not finished and not cancel.is_set():

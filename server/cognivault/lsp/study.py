@@ -231,7 +231,7 @@ async def answered(ls: CogniVaultServer, answer: dict[str, Any]) -> None:
     """A question was answered in the editor: an ``ask`` event."""
     state = state_of(ls)
     if state is not None:
-        await asyncio.to_thread(record_answer, state.store, "lsp", answer)
+        await asyncio.to_thread(record_answer, state.store.vault, "lsp", answer)
 
 
 def _params(params: Any) -> dict[str, Any]:

@@ -17,8 +17,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from cognivault.study.locks import LockTimeout
 from cognivault.study.progress import Event, ProgressStore
 
 log = logging.getLogger(__name__)
@@ -27,12 +29,12 @@ EDIT_INTERVAL_S = 60.0
 _MAX_TRACKED = 1000  # notes remembered by the throttle before old entries are forgotten
 
 
-def record_answer(store: ProgressStore, via: str, done: dict[str, Any]) -> Event | None:
+def record_answer(vault: Path, via: str, done: dict[str, Any]) -> Event | None:
     """Record one answered question (``done``: the answer's final envelope data); never raises."""
     data = {"via": via, "confidence": done.get("confidence"), "sources": len(done.get("sources") or [])}
     try:
-        return store.record("ask", data)
-    except OSError as exc:  # progress is a side matter: the answer stands
+        return ProgressStore(vault).record("ask", data)
+    except (OSError, LockTimeout) as exc:  # progress is a side matter: the answer stands
         log.warning("could not record the question in the study progress: %s", exc)
         return None
 
@@ -60,6 +62,6 @@ def record_edit(store: ProgressStore, path: str, via: str) -> Event | None:
     """Record one (throttled) note edit; never raises."""
     try:
         return store.record("note_edit", {"path": path, "via": via})
-    except OSError as exc:
+    except (OSError, LockTimeout) as exc:
         log.warning("could not record a note edit in the study progress: %s", exc)
         return None

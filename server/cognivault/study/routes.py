@@ -283,6 +283,13 @@ async def heatmap(request: web.Request) -> web.Response:
     return web.json_response({"days": cells})
 
 
+async def answered(request: web.Request, done: dict[str, Any]) -> None:
+    """Record a question answered through ``POST /api/ask`` in the study progress."""
+    from cognivault.study.activity import record_answer
+
+    await run_blocking(request, record_answer, engine_of(request).vault, "companion", done)
+
+
 async def record_event(request: web.Request) -> web.Response:
     body = await read_json(request)
     event = await run_blocking(request, lambda: _store(request.app).record(body["kind"], body.get("data") or {},
