@@ -270,6 +270,10 @@ def _comment_block(state: StateBlock, start_line: int, end_line: int, silent: bo
                 break  # the container (list item) ended: so does the comment
             close = src.find("%%", state.bMarks[line], stop)
             if close >= 0:
+                if src[close + 2:stop].strip():
+                    # text after the closer: a comment inside a paragraph; the inline scan and the
+                    # document-order pairing read it with every "%%" of that line
+                    return False
                 last_line, end = line, close + 2
                 break
             line += 1
