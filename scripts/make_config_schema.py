@@ -21,6 +21,8 @@ DESCRIPTIONS = {
     ("models", "chat_provider"): "auto: Ollama when reachable, else extractive; ollama; extractive (no LLM); "
                                  "llamacpp",
     ("models", "chat_model"): "Ollama chat model",
+    ("models", "gguf_path"): "path of the GGUF model file that chat_provider = llamacpp runs (pip extra "
+                             "'llamacpp')",
     ("models", "request_timeout_s"): "seconds before a model request is abandoned with an error",
     ("index", "index_dir"): "where the index lives; empty: the per-user cache dir (never inside the vault by "
                             "default)",

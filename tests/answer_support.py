@@ -8,12 +8,14 @@ own copy with :func:`make_vault`.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from cognivault.config import Settings
@@ -134,6 +136,30 @@ def make_vault(root: Path, notes: dict[str, str] | None = None) -> tuple[Path, S
     with Engine(vault, settings, embedder=None) as engine:
         engine.index()
     return vault, settings
+
+
+class WordHashEmbedder:
+    """A small real embedding model: hashed bag of words, L2-normalized, trained on English only.
+
+    Deterministic and instant, so tests can index with vectors without the embedded extra.
+    """
+
+    model_id = "test:word-hash-64"
+    dimension = 64
+    languages = frozenset({"en"})
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.casefold().split():
+                word = word.strip(".,;:!?()[]\"'")
+                if len(word) > 3:
+                    vectors[row, int(hashlib.sha1(word.encode()).hexdigest(), 16) % self.dimension] += 1.0
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1.0, norms)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
 
 
 # -- a scripted chat model ------------------------------------------------------------------------

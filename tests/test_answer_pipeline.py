@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from answer_support import (
     ScriptedChat,
+    WordHashEmbedder,
     answer_citing,
     collect,
     final,
@@ -21,9 +22,11 @@ from answer_support import (
     text,
     tool_call,
     unreachable,
+    vault_settings,
+    write_vault,
 )
 
-from cognivault.answer.cache import AnswerCache
+from cognivault.answer.cache import CACHE_FILE, AnswerCache
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.request import AskRequest, Attachment
 from cognivault.answer.sessions import SessionStore
@@ -338,6 +341,33 @@ async def test_answer_cache_and_index_invalidation(tmp_path: Path) -> None:
         assert not third["cached"] and len(provider.calls) == 3
 
 
+async def test_answer_cache_persists_per_vault_and_any_index_change_invalidates_it(tmp_path: Path) -> None:
+    from cognivault.engine import Engine
+
+    vault, settings = make_vault(tmp_path)
+    provider = ScriptedChat(answer_citing("S1"))
+    question = "What does a sourdough starter contain?"
+    with Engine(vault, settings, embedder=None) as writer:
+        first = final(await ask(writer, question, provider, cache="vault", think=False))["data"]
+        stored = writer.index_dir / CACHE_FILE
+        assert not first["cached"] and stored.is_file()
+        # A second engine with its own cache object (as in another process) answers from the file.
+        reader = Engine(vault, settings, embedder=None, writable=False)
+        try:
+            again = final(await ask(reader, question, provider, cache=AnswerCache(path=stored), think=False))["data"]
+            assert again["cached"] and again["answer"] == first["answer"] and len(provider.calls) == 1
+            (vault / "Cooking" / "Sourdough bread.md").write_text(
+                "# Sourdough bread\n\nA sourdough starter contains rye flour and water, fed every morning.\n",
+                "utf-8")
+            writer.index()  # a change made by the other engine invalidates what this one stored
+            after = final(await ask(reader, question, provider, cache=AnswerCache(path=stored), think=False))["data"]
+            assert not after["cached"] and len(provider.calls) == 2
+        finally:
+            reader.close()
+        kept = json.loads(stored.read_text("utf-8"))["entries"]
+        assert [entry["generation"] for entry in kept] == [writer.store.catalog.generation()]  # old ones dropped
+
+
 async def test_extractive_provider_answers_from_the_pack(shared_engine) -> None:  # noqa: ANN001
     envelopes = await ask(shared_engine, "When did the Western Roman Empire end?", ExtractiveChat())
     data = final(envelopes)["data"]
@@ -349,6 +379,77 @@ async def test_extractive_provider_answers_from_the_pack(shared_engine) -> None:
     german = final(await ask(shared_engine, "Wer hat die Fußball-Weltmeisterschaft 2014 gewonnen?",
                              ExtractiveChat()))["data"]
     assert not german["answered"] and ("Vault" in german["answer"] or "vault" in german["answer"])
+
+
+async def test_confidence_uses_meaning_where_the_embedder_knows_the_language(tmp_path: Path) -> None:
+    from cognivault.answer.retrieval import build_pack
+    from cognivault.engine import Engine
+
+    vault = write_vault(tmp_path / "vault")
+    with Engine(vault, vault_settings(tmp_path / "index"), embedder=WordHashEmbedder()) as engine:
+        engine.index()
+        english, lang = build_pack(engine, "When did the Western Roman Empire end?")
+        assert lang == "en" and english.question_vector is not None
+        assert all(item.similarity is not None for item in english.items)
+        top = max(english.items, key=lambda item: item.similarity or 0.0)
+        assert top.path == "History/Roman Empire.md"
+        german, lang = build_pack(engine, "Wie lange backt ein Roggenbrot von einem Kilogramm?")
+        assert lang == "de" and german.question_vector is None  # English-only model: words decide alone
+        assert all(item.similarity is None for item in german.items)
+        envelopes = await ask(engine, "When did the Western Roman Empire end?", ExtractiveChat(engine.embedder))
+    shown = next(e["data"] for e in envelopes if e["type"] == "confidence")
+    assert shown["similarity"] == pytest.approx(max(item.similarity for item in english.items), abs=1e-3)
+    assert "476" in final(envelopes)["data"]["answer"]
+
+
+OFF_TOPIC_NOTES = {
+    "Deutsch/Gasaustausch im Blatt.md": """---
+lang: de
+---
+# Gasaustausch im Blatt
+
+## Wie gelangt CO2 in das Blatt?
+
+Kohlenstoffdioxid gelangt durch die Spaltöffnungen (Stomata) in das Blatt. Sie liegen vor allem in der
+unteren Epidermis. Jede Spaltöffnung wird von zwei Schließzellen begrenzt, die den Spalt öffnen und schließen.
+
+## Öffnen und Schließen
+
+Bei Licht pumpen die Schließzellen Kaliumionen in ihre Vakuole, Wasser strömt nach, und der Spalt öffnet sich.
+""",
+    "Start here.md": """# Start here: photosynthesis and the plant cell
+
+This example vault is a small study topic: how plants turn light into chemical energy.
+
+## Materials
+
+| File | What it is |
+|---|---|
+| [[elodea-rates.xlsx]] | Class results: light intensity and CO2 against rate |
+| [[how-leaves-take-in-co2.html]] | Saved web article on stomata and CO2 uptake |
+
+> [!tip] How to use this vault
+> Ask a question such as "how do plants turn light into chemical energy?" or
+> "Wie gelangt CO2 in das Blatt?" and follow the citations back to the notes.
+""",
+    "Photosynthesis.md": """# Photosynthesis
+
+Photosynthesis turns light energy into chemical energy stored in glucose, using water and carbon dioxide.
+The Calvin cycle fixes carbon dioxide in the stroma of the chloroplast.
+""",
+}
+
+
+async def test_extractive_answer_appends_no_off_topic_sentence(tmp_path: Path) -> None:
+    from cognivault.engine import Engine
+
+    vault, settings = make_vault(tmp_path, OFF_TOPIC_NOTES)
+    with Engine(vault, settings, embedder=None) as engine:
+        data = final(await ask(engine, "Wie gelangt CO2 in das Blatt?", ExtractiveChat()))["data"]
+    assert data["answered"] and "Spaltöffnungen" in data["answer"]
+    # The overview note quotes the question and lists a CO2 file: neither answers it.
+    assert {s["path"] for s in data["sources"]} == {"Deutsch/Gasaustausch im Blatt.md"}
+    assert "Ask a question" not in data["answer"] and "CO2 uptake" not in data["answer"]
 
 
 async def test_text_attachment_is_cited_like_a_passage(shared_engine) -> None:  # noqa: ANN001

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cognivault.answer.cache import CACHE_FILE, AnswerCache
 from cognivault.answer.calculator import CalculatorError, calculate
 from cognivault.answer.citations import LINK_REMOVED, CitationFilter
 from cognivault.answer.confidence import assess
@@ -181,6 +182,59 @@ def test_confidence_rules() -> None:
     no_terms = EvidencePack(question_terms=[], term_weights={})
     no_terms.add(_item("anything", {"anything"}))
     assert assess(no_terms).label == "low"
+    assert assess(full).similarity is None and assess(full).keyword_coverage == assess(full).coverage
+
+
+def _pack_with_meaning(terms: set[str], similarity: float | None) -> EvidencePack:
+    weights = {"calvin": 2.0, "cycl": 2.0, "produc": 1.0}
+    pack = EvidencePack(question_terms=list(weights), term_weights=weights)
+    item = pack.add(_item("a passage that says it in other words", terms))
+    assert item is not None
+    item.similarity = similarity
+    return pack
+
+
+def test_confidence_counts_meaning_where_it_was_measured() -> None:
+    words_only = assess(_pack_with_meaning({"calvin"}, None))
+    assert words_only.label == "low" and words_only.coverage == pytest.approx(0.4)
+    # The same words, and a passage whose meaning is close to the question's: a paraphrase, not a miss.
+    paraphrase = assess(_pack_with_meaning({"calvin"}, 0.8))
+    assert paraphrase.label == "medium" and paraphrase.supported
+    assert paraphrase.keyword_coverage == pytest.approx(0.4) and paraphrase.coverage > 0.5
+    assert paraphrase.similarity == pytest.approx(0.8) and "meaning" in paraphrase.reason
+    assert assess(_pack_with_meaning({"calvin"}, 0.3)).coverage == pytest.approx(0.4)  # distant: words decide
+    # Meaning never lowers what the words found.
+    assert assess(_pack_with_meaning({"calvin", "cycl", "produc"}, 0.1)).label == "high"
+
+
+@pytest.mark.parametrize("terms", [set(), {"produc"}, {"cycl"}, {"calvin", "produc"}])
+def test_meaning_alone_never_makes_a_weak_pack_high(terms: set[str]) -> None:
+    result = assess(_pack_with_meaning(terms, 0.99))
+    assert result.label != "high"
+    if not terms:
+        assert result.label == "low" and not result.supported
+
+
+# -- answer cache -------------------------------------------------------------------------------------
+
+
+def test_answer_cache_file_is_bounded_and_survives_damage(tmp_path) -> None:  # noqa: ANN001
+    path = tmp_path / "index" / CACHE_FILE
+    cache = AnswerCache(size=3, path=path)
+    for n in range(5):
+        cache.put(f"k{n}", [{"type": "text", "data": {"text": f"answer {n}"}}], {"answer": f"answer {n}"}, 7)
+    reopened = AnswerCache(path=path)
+    assert [reopened.get(f"k{n}") is not None for n in range(5)] == [False, False, True, True, True]
+    assert reopened.get("k4").done == {"answer": "answer 4"}  # type: ignore[union-attr]
+    small = AnswerCache(path=tmp_path / "small.json", max_bytes=400)
+    for n in range(5):
+        small.put(f"k{n}", [], {"answer": "x" * 100}, 1)
+    assert len(path.read_text("utf-8")) > 400 >= len((tmp_path / "small.json").read_text("utf-8"))
+    path.write_text('{"format": 1, "entries": [{"key": "k1"', "utf-8")  # torn by something else
+    damaged = AnswerCache(path=path)
+    assert damaged.get("k4") is None
+    damaged.put("k5", [], {"answer": "fresh"}, 8)
+    assert AnswerCache(path=path).get("k5") is not None
 
 
 # -- sessions and follow-ups -------------------------------------------------------------------------

@@ -233,3 +233,35 @@ async def test_extractive_chat_through_the_plain_protocol() -> None:
                 ChatMessage("user", "How do mitochondria store energy?")]
     text = "".join([c.text async for c in ExtractiveChat().stream(messages) if c.kind == "text"])
     assert "[S1]" in text and "[S2]" not in text
+
+
+async def test_llamacpp_runs_the_file_named_by_models_gguf_path(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    from cognivault.config import load_settings
+    from cognivault.doctor import diagnose
+    from cognivault.models.llamacpp_chat import LlamaCppChat
+
+    model = tmp_path / "tiny.gguf"
+    model.write_bytes(b"GGUF" + bytes(60))
+    vault = tmp_path / "vault"
+    (vault / ".cognivault").mkdir(parents=True)
+    (vault / ".cognivault" / "config.toml").write_text(
+        f'[models]\nchat_provider = "llamacpp"\ngguf_path = "{model}"\n', "utf-8")
+    settings = load_settings(vault)
+    provider = make_chat_provider(settings)
+    assert isinstance(provider, LlamaCppChat) and provider.path == model and provider.model == "tiny.gguf"
+    assert make_chat_provider(settings, model=str(tmp_path / "other.gguf")).path.name == "other.gguf"
+    report = diagnose(vault, settings)["models"]["llamacpp"]  # type: ignore[index]
+    assert report["gguf_path"] == str(model) and report["exists"] is True
+
+    monkeypatch.setenv("COGNIVAULT_MODELS_GGUF_PATH", str(tmp_path / "missing.gguf"))
+    missing = load_settings(vault)
+    problem = await make_chat_provider(missing).probe()  # type: ignore[attr-defined]
+    assert problem is not None and problem.code == "model_not_found" and "models.gguf_path" in problem.message
+    assert "missing.gguf" in diagnose(vault, missing)["models"]["llamacpp"]["fix"]  # type: ignore[index]
+
+    unset = Settings()
+    unset.models.chat_provider = "llamacpp"
+    with pytest.raises(ChatError) as error:
+        make_chat_provider(unset)
+    assert error.value.code == "model_unavailable" and "models.gguf_path" in error.value.message
+    assert diagnose(vault, unset)["models"]["llamacpp"]["gguf_path"] == ""  # type: ignore[index]

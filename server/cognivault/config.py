@@ -35,6 +35,7 @@ class ModelSettings:
     allow_remote_model_host: bool = False
     chat_provider: str = "auto"  # auto | ollama | extractive | llamacpp
     chat_model: str = "gemma4:e4b"
+    gguf_path: str = ""  # the GGUF file that chat_provider = "llamacpp" runs
     request_timeout_s: float = 120.0
 
 

@@ -6,14 +6,26 @@ found anywhere in the evidence pack, ``best`` the share found in its single
 best passage (concepts that appear together matter more than scattered
 words). Words that stand side by side in the question also count as one
 concept of their own ("Apple Watch"), found only where a passage has them side
-by side too. The label:
+by side too.
+
+When the engine has an embedding model that knows the question's language,
+meaning counts too: a passage whose cosine to the question is ``c`` has the
+semantic coverage ``s = (c - SEMANTIC_FLOOR) / (SEMANTIC_FULL - SEMANTIC_FLOOR)``
+(clipped to 0..1), and a share covers ``max(words, (1 - SEMANTIC_WEIGHT) *
+words + SEMANTIC_WEIGHT * s)``: a paraphrase ("keep my notes the same on my
+phone" for a passage on syncing devices) is not judged by its words alone,
+while meaning alone, which is close for any question on the vault's topic,
+cannot carry a pack: without words it reaches 0.25 at most, and ``high``
+still needs about three quarters of the key terms found as words. Still a rule on
+fixed numbers, never the model's opinion. The label:
 
 - ``high``: coverage >= 0.8 and best >= 0.6 (the pack plainly covers the question);
 - ``medium``: coverage >= 0.5 and best >= 0.35;
 - ``low``: anything less, an empty pack, or a question with no key terms.
 
-An empty or weak pack is therefore never ``high``. ``supported`` (coverage
->= ``SUPPORT_FLOOR``) is what the extractive answerer needs to answer at all.
+An empty or weak pack is therefore never ``high``, whatever its meaning.
+``supported`` (coverage >= ``SUPPORT_FLOOR``) is what the extractive answerer
+needs to answer at all.
 """
 
 from __future__ import annotations
@@ -27,6 +39,8 @@ HIGH_COVERAGE, HIGH_BEST = 0.8, 0.6
 MEDIUM_COVERAGE, MEDIUM_BEST = 0.5, 0.35
 SUPPORT_FLOOR = 0.5
 PHRASE_FACTOR = 1.0
+SEMANTIC_FLOOR, SEMANTIC_FULL = 0.3, 0.8
+SEMANTIC_WEIGHT = 0.25
 
 
 @dataclass(slots=True)
@@ -37,6 +51,8 @@ class Confidence:
     best: float = 0.0
     covered: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    keyword_coverage: float = 0.0
+    similarity: float | None = None  # the best passage's cosine to the question (None: not measured)
 
     @property
     def supported(self) -> bool:
@@ -44,7 +60,20 @@ class Confidence:
 
     def to_dict(self) -> dict[str, Any]:
         return {"label": self.label, "reason": self.reason, "coverage": round(self.coverage, 3),
-                "best": round(self.best, 3), "covered": self.covered, "missing": self.missing}
+                "best": round(self.best, 3), "keyword_coverage": round(self.keyword_coverage, 3),
+                "similarity": None if self.similarity is None else round(self.similarity, 3),
+                "covered": self.covered, "missing": self.missing}
+
+
+def semantic_share(similarity: float | None) -> float:
+    """How much of the question a passage covers by meaning (0 without a measured similarity)."""
+    if similarity is None:
+        return 0.0
+    return min(1.0, max(0.0, (similarity - SEMANTIC_FLOOR) / (SEMANTIC_FULL - SEMANTIC_FLOOR)))
+
+
+def _with_meaning(words: float, meaning: float) -> float:
+    return max(words, (1.0 - SEMANTIC_WEIGHT) * words + SEMANTIC_WEIGHT * meaning)
 
 
 def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str, float] | None = None
@@ -65,23 +94,31 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
     total = sum(weight.values()) + sum(min(weight[a], weight[b]) * PHRASE_FACTOR for a, b in absent)
     union: set[str] = set()
     best = 0.0
+    meaning = 0.0
     for item in pack.items:
         present = {t for t in terms if t in item.terms}
         union |= present
-        best = max(best, sum(weight[t] for t in present) / total)
-    coverage = sum(weight[t] for t in union) / total
+        share = sum(weight[t] for t in present) / total
+        by_meaning = semantic_share(item.similarity)
+        meaning = max(meaning, by_meaning)
+        best = max(best, _with_meaning(share, by_meaning))
+    keyword_coverage = sum(weight[t] for t in union) / total
+    coverage = _with_meaning(keyword_coverage, meaning)
+    similarities = [item.similarity for item in pack.items if item.similarity is not None]
+    similarity = max(similarities) if similarities else None
     covered = [t for t in terms if t in union]
     missing = sorted((t for t in terms if t not in union), key=lambda t: -weight[t])
     missing += [" ".join(p) for p in absent]
+    what = "key terms" if coverage == keyword_coverage else "key terms and meaning"
     if coverage >= HIGH_COVERAGE and best >= HIGH_BEST:
         label = "high"
-        reason = f"the passages cover the question's key terms ({coverage:.0%}), mostly in one place"
+        reason = f"the passages cover the question's {what} ({coverage:.0%}), mostly in one place"
     elif coverage >= MEDIUM_COVERAGE and best >= MEDIUM_BEST:
         label = "medium"
-        reason = f"the passages cover part of the question ({coverage:.0%} of its key terms)"
+        reason = f"the passages cover part of the question ({coverage:.0%} of its {what})"
     else:
         label = "low"
-        reason = f"the passages barely match the question ({coverage:.0%} of its key terms)"
+        reason = f"the passages barely match the question ({coverage:.0%} of its {what})"
     if missing:
         reason += "; not found: " + ", ".join(missing[:5])
-    return Confidence(label, reason, coverage, best, covered, missing)
+    return Confidence(label, reason, coverage, best, covered, missing, keyword_coverage, similarity)

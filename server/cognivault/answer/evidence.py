@@ -66,6 +66,7 @@ class Evidence:
     terms: frozenset[str] = frozenset()
     truncated: bool = False
     pairs: frozenset[tuple[str, str]] = frozenset()
+    similarity: float | None = None  # cosine to the question, where the embedder knows its language
 
     @property
     def heading(self) -> str:
@@ -106,6 +107,8 @@ class EvidencePack:
     term_weights: dict[str, float] = field(default_factory=dict)
     question_phrases: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    query: str = ""  # the text searched for (a follow-up resolved against the previous turn)
+    question_vector: Any = None  # its embedding, where the embedder knows the question's language
 
     def __len__(self) -> int:
         return len(self.items)

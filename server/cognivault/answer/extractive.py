@@ -2,12 +2,21 @@
 
 Sentences of the evidence pack are scored by the weighted share of the
 question's key terms they contain (stemmed, stopwords ignored, rare words
-weighing more) and, when an embedding model is at hand, by their meaning's
-similarity to the question. Near-duplicates are dropped and the chosen
-sentences are given in evidence order, each ending with its ``[Sn]`` label.
-When the pack does not support an answer (see ``confidence.SUPPORT_FLOOR``)
-or no sentence shares a key term with the question, the answer says the
-vault does not cover it instead of guessing. Deterministic.
+weighing more) and, when an embedding model that knows the question's
+language is at hand, by their meaning's similarity to the question.
+
+A sentence is quoted only when it is really about the question: it covers at
+least ``MIN_SENTENCE_SHARE`` of the question's key concepts and at least
+``RELATIVE_SHARE`` of what the best sentence covers, its passage covers the
+question nearly as well as the best passage, its meaning is close enough to
+the question's (``DENSE_FLOOR``, ``DENSE_SHARE`` of the best), and its score
+is within ``SCORE_SHARE`` of the best sentence's. Questions and sentences that
+merely quote the question ("ask something like ...") are not answers. When
+fewer sentences pass, the answer is shorter: it is never padded.
+Near-duplicates are dropped and the chosen sentences are given in evidence
+order, each ending with its ``[Sn]`` label. When the pack does not support an
+answer (see ``confidence.SUPPORT_FLOOR``) or no sentence passes, the answer
+says the vault does not cover it instead of guessing. Deterministic.
 """
 
 from __future__ import annotations
@@ -30,9 +39,15 @@ _ALIASES = re.compile(r"^aliases:.*$|\(aliases: [^)]*\)", re.IGNORECASE)
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
 NOT_IN_VAULT_DE = "Dazu steht nichts im Vault: keine der indizierten Notizen behandelt diese Frage."
-MIN_SENTENCE_SHARE = 0.2
+MIN_SENTENCE_SHARE = 0.1
+RELATIVE_SHARE = 0.4
+SCORE_SHARE = 0.5
+OTHER_NOTE_SHARE = 0.8
+DENSE_FLOOR = 0.2
+DENSE_SHARE = 0.6
 MAX_EMBEDDED_SENTENCES = 24
 CONTEXT_SHARE = 0.75
+_WORDS = re.compile(r"\w+")
 
 
 def not_in_vault(lang: str | None) -> str:
@@ -76,16 +91,18 @@ class Pick:
     score: float
     position: int
     order: int
+    share: float = 0.0  # of the question's key concepts, by weight
 
 
 def choose_sentences(items: Sequence[Evidence], terms: Sequence[str], weights: dict[str, float],
                      analyzer: Any, max_sentences: int = 4, question_vector: Any = None,
-                     embedder: Any = None) -> list[Pick]:
-    """The best sentences of ``items`` for the question, in evidence order (empty: nothing relevant)."""
+                     embedder: Any = None, question: str = "") -> list[Pick]:
+    """The sentences of ``items`` that answer the question, in evidence order (empty: nothing relevant)."""
     weight = {t: max(weights.get(t, 1.0), 0.05) for t in terms}
     total = sum(weight.values())
     if not total:
         return []
+    asked = _WORDS.findall(question.casefold())
     candidates: list[Pick] = []
     contexts = [sum(weight[t] for t in weight if t in item.terms) / total for item in items]
     best_context = max(contexts, default=0.0)
@@ -97,32 +114,32 @@ def choose_sentences(items: Sequence[Evidence], terms: Sequence[str], weights: d
             continue
         for order, raw in enumerate(split_sentences(prose_of(item.text))):
             sentence = _readable(raw)
-            if len(sentence) < 12:
+            if len(sentence) < 12 or sentence.endswith("?") or _quotes(sentence, asked):
                 continue
             present = text_terms(analyzer, sentence, item.lang) & weight.keys()
-            if not present:
-                continue
             share = sum(weight[t] for t in present) / total
-            candidates.append(Pick(item.label, sentence, 0.7 * share + 0.3 * context, position, order))
+            if share < MIN_SENTENCE_SHARE:
+                continue
+            candidates.append(Pick(item.label, sentence, 0.7 * share + 0.3 * context, position, order, share))
     if not candidates:
         return []
+    best_share = max(pick.share for pick in candidates)
+    candidates = [pick for pick in candidates if pick.share >= best_share * RELATIVE_SHARE]
     if embedder is not None and question_vector is not None:
-        candidates.sort(key=lambda p: -p.score)
-        del candidates[MAX_EMBEDDED_SENTENCES:]  # meaning re-ranks the best few; embedding is not free
-        try:
-            vectors = embedder.embed_documents([pick.sentence for pick in candidates])
-            for pick, vector in zip(candidates, vectors, strict=True):
-                pick.score = 0.6 * pick.score + 0.4 * max(0.0, float(vector @ question_vector))
-        except Exception:  # noqa: BLE001 - meaning is a bonus; terms alone still answer
-            pass
+        candidates = _by_meaning(candidates, question_vector, embedder)
+        if not candidates:
+            return []
     best = max(pick.score for pick in candidates)
-    floor = max(MIN_SENTENCE_SHARE, best * 0.5)
     candidates.sort(key=lambda p: (-p.score, p.position, p.order))
+    # The lead note: the passage that covers the question best (the earlier, better-ranked one on a tie).
+    lead = items[max(range(len(items)), key=lambda i: (contexts[i], -i))].path
     chosen: list[Pick] = []
     seen: list[set[str]] = []
     for pick in candidates:
-        if pick.score < floor:
+        if pick.score < best * SCORE_SHARE:
             break
+        if items[pick.position].path != lead and pick.share < best_share * OTHER_NOTE_SHARE:
+            continue  # another note must earn its place: it is where weak, off-topic sentences come from
         words = set(pick.sentence.casefold().split())
         if any(len(words & other) / max(len(words | other), 1) > 0.7 for other in seen):
             continue
@@ -132,6 +149,31 @@ def choose_sentences(items: Sequence[Evidence], terms: Sequence[str], weights: d
             break
     chosen.sort(key=lambda p: (p.position, p.order))
     return chosen
+
+
+def _quotes(sentence: str, asked: list[str]) -> bool:
+    """Whether ``sentence`` contains the question word for word (an example of asking it, not an answer)."""
+    if len(asked) < 3:
+        return False
+    said = _WORDS.findall(sentence.casefold())
+    return any(said[i:i + len(asked)] == asked for i in range(len(said) - len(asked) + 1))
+
+
+def _by_meaning(candidates: list[Pick], question_vector: Any, embedder: Any) -> list[Pick]:
+    """The best candidates re-ranked by meaning; those far from the question's meaning are dropped."""
+    candidates = sorted(candidates, key=lambda p: -p.score)[:MAX_EMBEDDED_SENTENCES]  # embedding is not free
+    try:
+        vectors = embedder.embed_documents([pick.sentence for pick in candidates])
+        similarity = [max(0.0, float(vector @ question_vector)) for vector in vectors]
+    except Exception:  # noqa: BLE001 - meaning is a bonus; terms alone still answer
+        return candidates
+    floor = max(DENSE_FLOOR, max(similarity) * DENSE_SHARE)
+    kept = []
+    for pick, close in zip(candidates, similarity, strict=True):
+        if close >= floor:
+            pick.score = 0.6 * pick.score + 0.4 * close
+            kept.append(pick)
+    return kept
 
 
 def compose(picks: Sequence[Pick]) -> str:
@@ -191,7 +233,8 @@ def answer_extractively(engine: Any, question: str, k: int = 5, max_sentences: i
     citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
                           i.snippet, i.score) for i in pack.items]
     picks = choose_sentences(pack.items, pack.question_terms, pack.term_weights, analyzer_of(engine),
-                             max_sentences) if confidence.supported else []
+                             max_sentences, pack.question_vector, engine.embedder,
+                             question) if confidence.supported else []
     if not picks:
         return ExtractiveAnswer(question, not_in_vault(lang), citations, [], False, confidence.label)
     cited = list(dict.fromkeys(pick.label for pick in picks))

@@ -34,9 +34,9 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from datetime import date
-from typing import Any
+from typing import Any, Literal
 
-from cognivault.answer.cache import DEFAULT_CACHE, AnswerCache, cache_key
+from cognivault.answer.cache import AnswerCache, cache_for, cache_key
 from cognivault.answer.citations import CitationFilter
 from cognivault.answer.confidence import Confidence, assess
 from cognivault.answer.evidence import EvidencePack, analyzer_of
@@ -90,9 +90,14 @@ def wants_thinking(request: AskRequest, question: str, capabilities: ChatCapabil
 
 
 async def stream_answer(engine: Any, request: AskRequest, provider: ChatProvider, sessions: SessionStore,
-                        cancel: asyncio.Event | None = None, *, cache: AnswerCache | None = DEFAULT_CACHE
-                        ) -> AsyncIterator[dict[str, Any]]:
-    """Answer ``request`` from ``engine``'s vault with ``provider``: NDJSON envelopes (see the module doc)."""
+                        cancel: asyncio.Event | None = None, *,
+                        cache: AnswerCache | None | Literal["vault"] = "vault") -> AsyncIterator[dict[str, Any]]:
+    """Answer ``request`` from ``engine``'s vault with ``provider``: NDJSON envelopes (see the module doc).
+
+    ``cache``: ``"vault"`` (the vault's own persistent cache), a given cache, or None for none.
+    """
+    if cache == "vault":
+        cache = cache_for(engine.index_dir)
     queue: asyncio.Queue[Any] = asyncio.Queue(QUEUE_SIZE)
     run = _AnswerRun(engine, request, provider, sessions, queue, cache)
     task = asyncio.get_running_loop().create_task(run.execute(), context=contextvars.copy_context())
@@ -159,6 +164,7 @@ class _AnswerRun:
         self.ledger = CitationLedger(self.request_id, self.pack)
         self.truncated = False
         self.lang: str | None = None
+        self.generation = 0
 
     # -- plumbing ------------------------------------------------------------
     def _ms(self) -> float:
@@ -234,12 +240,12 @@ class _AnswerRun:
 
         key = None
         if self.cache is not None and request.use_cache and not request.attachments:
-            generation = await asyncio.to_thread(self.engine.store.catalog.generation)
+            self.generation = await asyncio.to_thread(self.engine.store.catalog.generation)
             context = hashlib.sha256("\x1e".join(f"{m.role}:{m.content}" for m in history).encode()).hexdigest()
             key = cache_key(resolution.query, request.scope.describe() if request.scope else None, context,
-                            generation, self.provider.name, self.provider.model, str(self.engine.vault),
+                            self.generation, self.provider.name, self.provider.model, str(self.engine.vault),
                             {"sources": request.max_sources, "tools": request.tools})
-            hit = self.cache.get(key)
+            hit = await asyncio.to_thread(self.cache.get, key)
             if hit is not None:
                 await self._replay(hit, question, resolution, session_id, memory)
                 return
@@ -338,14 +344,10 @@ class _AnswerRun:
             embedder = getattr(self.provider, "embedder", None)
 
             def choose() -> list[Any]:
-                vector = None
-                if embedder is not None:
-                    try:
-                        vector = embedder.embed_query(self.request.question)
-                    except Exception:  # noqa: BLE001
-                        vector = None
+                # The pack has the question's vector only where the embedder knows the question's language.
                 return choose_sentences(self.pack.items, self.pack.question_terms, self.pack.term_weights,
-                                        analyzer_of(self.engine), question_vector=vector, embedder=embedder)
+                                        analyzer_of(self.engine), question_vector=self.pack.question_vector,
+                                        embedder=embedder, question=self.pack.query)
 
             picks = await asyncio.to_thread(choose)
         if not picks:
@@ -486,7 +488,8 @@ class _AnswerRun:
         cacheable = key is not None and self.cache is not None and not self.truncated and \
             not any(entry["name"] == "current_time" for entry in self.ledger.tool_log)
         if cacheable:
-            self.cache.put(key, self.replayable, done)  # type: ignore[union-attr,arg-type]
+            await asyncio.to_thread(self.cache.put, key, self.replayable, done,  # type: ignore[union-attr,arg-type]
+                                    self.generation)
         self.timings["total_ms"] = self._ms()
         done["timings"] = dict(self.timings)
         await self.emit("done", done)

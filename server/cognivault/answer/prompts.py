@@ -1,7 +1,9 @@
 """Prompt templates: Markdown files with a ``## System`` and a ``## User`` section.
 
-The defaults live in the repository's ``prompts/`` folder (``answer.md``,
-``plan.md``); a vault may override either at ``<vault>/.cognivault/prompts/``.
+The defaults are shipped with the package (``prompts/answer.md`` and
+``prompts/plan.md`` in the repository, read through ``cognivault.shipped``);
+a vault may override either at ``<vault>/.cognivault/prompts/``, which is
+looked at first.
 Placeholders are ``{{name}}``; values are inserted verbatim (evidence text
 may contain braces, so no ``str.format``). A template without the required
 placeholders is ignored with a warning and the default is used, so a broken
@@ -15,11 +17,13 @@ import logging
 import re
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+
+from cognivault.shipped import read_shipped, shipped
 
 log = logging.getLogger(__name__)
 
-PROMPTS_DIR = Path(__file__).resolve().parents[3] / "prompts"
 REQUIRED = {"answer": ("{{evidence}}", "{{question}}"), "plan": ("{{evidence}}", "{{question}}")}
 
 _BUILTIN = {
@@ -122,14 +126,23 @@ def _from_file(name: str, path: Path) -> PromptTemplate | None:
     return template
 
 
+@lru_cache(maxsize=8)
+def _shipped_template(name: str) -> PromptTemplate | None:
+    text = read_shipped("prompts", f"{name}.md")
+    if text is None:
+        return None
+    source = str(shipped("prompts") / f"{name}.md")
+    try:
+        return parse_template(name, text, source)
+    except ValueError as exc:
+        log.warning("shipped prompt ignored: %s", exc)
+        return None
+
+
 def load_prompt(name: str, vault: Path | None = None) -> PromptTemplate:
     """The ``name`` template (``answer`` or ``plan``): the vault's override, the shipped file, or built-in."""
-    candidates = []
     if vault is not None:
-        candidates.append(Path(vault) / ".cognivault" / "prompts" / f"{name}.md")
-    candidates.append(PROMPTS_DIR / f"{name}.md")
-    for path in candidates:
-        template = _from_file(name, path)
+        template = _from_file(name, Path(vault) / ".cognivault" / "prompts" / f"{name}.md")
         if template is not None:
             return template
-    return parse_template(name, _BUILTIN[name], "built-in")
+    return _shipped_template(name) or parse_template(name, _BUILTIN[name], "built-in")

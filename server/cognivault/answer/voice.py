@@ -14,17 +14,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
+from cognivault.answer.request import AskError
+
 MAX_AUDIO_BYTES = 25 * 1024 * 1024
 
 
-class TranscribeError(ValueError):
+class TranscribeError(AskError):
     """``code``: transcription_unavailable | not_audio | audio_too_large | audio_unreadable."""
-
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
 
 
 @dataclass(slots=True)

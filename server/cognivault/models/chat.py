@@ -190,7 +190,11 @@ def make_chat_provider(settings: Any, name: str | None = None, model: str | None
     if chosen == "llamacpp":
         from cognivault.models.llamacpp_chat import LlamaCppChat
 
-        return LlamaCppChat(model or models.chat_model, timeout_s=models.request_timeout_s)
+        path = model or models.gguf_path
+        if not path:
+            raise ChatError("model_unavailable", "the llamacpp provider needs a GGUF file: set models.gguf_path "
+                                                 "(or pass --model /path/to/model.gguf)")
+        return LlamaCppChat(path, timeout_s=models.request_timeout_s)
     from cognivault.models.ollama_chat import OllamaChat
 
     return OllamaChat(models.ollama_host, model or models.chat_model,

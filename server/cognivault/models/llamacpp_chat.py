@@ -1,6 +1,6 @@
 """Chat with any local GGUF file through llama-cpp-python (the optional ``llamacpp`` extra).
 
-``models.chat_provider = "llamacpp"`` and ``models.chat_model = "/path/to/model.gguf"``.
+``models.chat_provider = "llamacpp"`` and ``models.gguf_path = "/path/to/model.gguf"``.
 llama-cpp-python is imported on first use only. Generation runs in a worker
 thread and streams tokens back; closing the stream sets a stop flag the
 thread checks at every token, so a cancelled answer frees the model at
@@ -93,7 +93,7 @@ class LlamaCppChat:
         return None
 
     def _missing(self) -> ChatError:
-        return ChatError("model_not_found", f"no GGUF model file at {self.path}: set models.chat_model to the "
+        return ChatError("model_not_found", f"no GGUF model file at {self.path}: set models.gguf_path to the "
                                             "path of a .gguf file")
 
     async def stream(self, messages: Sequence[ChatMessage], *, think: bool = False,

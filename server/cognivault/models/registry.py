@@ -19,7 +19,9 @@ Vectors of different models never mix: the index keys its vectors by ``model_id`
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cognivault.config import Settings
@@ -133,6 +135,25 @@ def _choose(settings: Settings, *, prefer_model_id: str | None = None,
     )
 
 
+def describe_gguf(gguf_path: str) -> dict[str, Any]:
+    """For ``cognivault doctor``: the llama.cpp model file (``models.gguf_path``) and whether it can run."""
+    installed = importlib.util.find_spec("llama_cpp") is not None
+    report: dict[str, Any] = {"gguf_path": gguf_path, "installed": installed}
+    fixes = [] if installed else ["pip install 'cognivault[llamacpp]'"]
+    if not gguf_path:
+        fixes.append("set models.gguf_path to a .gguf file to use chat_provider = llamacpp")
+    else:
+        path = Path(gguf_path).expanduser()
+        report["exists"] = path.is_file()
+        if path.is_file():
+            report["size_mb"] = round(path.stat().st_size / 1e6, 1)
+        else:
+            fixes.append(f"no file at {path}: set models.gguf_path to the path of a .gguf file")
+    if fixes:
+        report["fix"] = "; ".join(fixes)
+    return report
+
+
 def describe_providers(settings: Settings) -> dict[str, Any]:
     """For ``cognivault doctor``: what Ollama and the embedded model offer here, and which is chosen."""
     models = settings.models
@@ -159,8 +180,10 @@ def describe_providers(settings: Settings) -> dict[str, Any]:
                                        **({} if present else {"fix": f"ollama pull {model}"})}
     report: dict[str, Any] = {
         "embedding_provider": settings.embedding.provider,
+        "chat_provider": models.chat_provider,
         "ollama": ollama_report,
         "embedded": embedded_status(settings.embedding.embedded_model),
+        "llamacpp": describe_gguf(models.gguf_path),
     }
     try:
         provider, reason = _choose(settings, view=view)

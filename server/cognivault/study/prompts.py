@@ -1,4 +1,4 @@
-"""The study prompts: ``prompts/<name>.md`` in the repository, overridable per vault.
+"""The study prompts: ``prompts/<name>.md``, shipped with the package, overridable per vault.
 
 Same file format as the answer prompts (``## System`` and ``## User``
 sections, ``{{placeholders}}``, HTML comments are documentation). A vault's
@@ -10,14 +10,16 @@ sends the model a request without its passages or its count.
 from __future__ import annotations
 
 import logging
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from cognivault.answer.prompts import PromptTemplate, parse_template
 from cognivault.paths import vault_data_dir
+from cognivault.shipped import shipped
 
 log = logging.getLogger(__name__)
 
-PROMPTS_DIR = Path(__file__).resolve().parents[3] / "prompts"
+PROMPTS_DIR = shipped("prompts")
 STUDY_PROMPTS = ("flashcards", "quiz", "mindmap", "workshop_outline", "workshop_lesson")
 REQUIRED = {
     "flashcards": ("{{count}}", "{{sources}}"),
@@ -83,7 +85,7 @@ def load_study_prompt(name: str, vault: Path | None = None) -> PromptTemplate:
     """The ``name`` template: the vault's override, the shipped file, or the built-in fallback."""
     if name not in REQUIRED:
         raise KeyError(f"unknown study prompt {name!r}")
-    candidates = []
+    candidates: list[Traversable] = []
     if vault is not None:
         candidates.append(vault_data_dir(Path(vault)) / "prompts" / f"{name}.md")
     candidates.append(PROMPTS_DIR / f"{name}.md")

@@ -1,7 +1,7 @@
 """Frontmatter of generated notes: rendering, reading back, and validation against the JSON Schema.
 
-The schema is ``vault_schema/generated-note.schema.json``. The validator here
-covers the JSON Schema (2020-12) keywords that schema uses: ``type``,
+The schema is ``vault_schema/generated-note.schema.json``, shipped with the
+package. The validator here covers the JSON Schema (2020-12) keywords that schema uses: ``type``,
 ``const``, ``enum``, ``properties``, ``required``, ``additionalProperties``,
 ``items``, ``minItems``, ``minLength``, ``maxLength``, ``pattern``,
 ``minimum``, ``format: date-time``, ``$ref`` to ``#/$defs/...``, ``allOf`` and
@@ -15,12 +15,13 @@ import json
 import re
 from datetime import datetime
 from functools import lru_cache
-from pathlib import Path
+from importlib.resources.abc import Traversable
 from typing import Any
 
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+from cognivault.shipped import shipped
+
 SCHEMA_FILE = "generated-note.schema.json"
 _KNOWN = {"$schema", "$id", "$defs", "$comment", "title", "description", "examples", "type", "const", "enum",
           "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "minLength",
@@ -33,8 +34,8 @@ class SchemaError(ValueError):
     """A document does not match the schema; the message says where and why."""
 
 
-def vault_schema_dir() -> Path:
-    return REPO_ROOT / "vault_schema"
+def vault_schema_dir() -> Traversable:
+    return shipped("vault_schema")
 
 
 @lru_cache(maxsize=4)
