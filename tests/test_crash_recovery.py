@@ -1,4 +1,6 @@
-"""kill -9 at random moments of a real `cognivault index`: nothing lost, nothing doubled, same results.
+"""Crashes and damaged index files: nothing lost, nothing doubled, same results, never a crash loop.
+
+kill -9 at random moments of a real `cognivault index`:
 
 The indexer runs as a subprocess on a copy of the help vault (its screenshots
 are left out through .cognivaultignore: OCR would only make the run longer,
@@ -7,6 +9,11 @@ in every phase. After 20 seeded kills and a final clean finish, the catalog,
 BM25 and FAISS must agree, every chunk must be there once, search must answer
 as a clean build does, and no passage may have been embedded again beyond the
 batch that was in flight at each kill.
+
+Damaged index files: each of the catalog (SQLite), the FAISS file, its stamp
+and the BM25 folder, overwritten with garbage or cut in half, is detected on
+the next open, moved aside with a ``.corrupt`` suffix and rebuilt, with a
+message; search then answers as before, and the open after that is clean.
 """
 
 from __future__ import annotations
@@ -22,11 +29,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fake_ollama import fake_ollama_in_thread
+from fake_ollama import FakeOllama, fake_ollama, fake_ollama_in_thread  # noqa: F401 - fixture
 
 from cognivault.config import load_settings
 from cognivault.engine import Engine
 from cognivault.index.pipeline import EMBED_BATCH
+from cognivault.index.store import CATALOG_FILE, LEXICAL_DIR
 
 KILLS = 20
 QUERIES = ["embed a note in another note", "sync conflicts between devices", "Tastenkombination rückgängig",
@@ -86,3 +94,60 @@ def test_twenty_kills_lose_nothing(help_vault: Path, tmp_path: Path, monkeypatch
     assert crashed_results == clean_results
     repeated = sum(count - 1 for count in sent.values() if count > 1)
     assert repeated <= kills * EMBED_BATCH, f"{repeated} passages embedded again after {kills} kills"
+
+
+def _garbage(path: Path) -> None:
+    path.write_bytes(b"\x00not an index\xff" * 64)
+
+
+def _halve(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[:len(data) // 2])
+
+
+# (what to damage, how, the file or folder that must be moved aside)
+DAMAGES = {
+    "catalog-garbage": (CATALOG_FILE, _garbage, CATALOG_FILE),
+    "catalog-truncated": (CATALOG_FILE, _halve, CATALOG_FILE),
+    "faiss-garbage": ("dense", _garbage, "dense"),
+    "faiss-truncated": ("dense", _halve, "dense"),
+    "faiss-stamp-garbage": ("dense-stamp", _garbage, "dense"),
+    "bm25-truncated": (f"{LEXICAL_DIR}/rows.npz", _halve, LEXICAL_DIR),
+    "bm25-vocab-garbage": (f"{LEXICAL_DIR}/vocab.json", _garbage, LEXICAL_DIR),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGES))
+def test_a_damaged_index_file_is_moved_aside_and_rebuilt(damage: str, example_vault: Path,
+                                                         fake_ollama: FakeOllama) -> None:
+    for attachment in (example_vault / "attachments").iterdir():
+        attachment.unlink()  # notes only: this is about the index files, not about extraction
+    settings = load_settings(example_vault, {"models": {"ollama_host": fake_ollama.url},
+                                             "embedding": {"provider": "ollama"}})
+
+    def results(engine: Engine) -> dict[str, list[str]]:
+        return {q: [r.chunk_id for r in engine.search(q, k=5).results] for q in ("Calvin cycle stroma",
+                                                                               "chlorophyll pigments")}
+
+    with Engine(example_vault, settings) as engine:
+        engine.index()
+        before = results(engine)
+        index_dir = Path(engine.index_dir)
+        dense_path = engine.store.dense_path
+    target, harm, moved = DAMAGES[damage]
+    files = {"dense": dense_path, "dense-stamp": dense_path.with_suffix(".json")}
+    harm(files.get(target, index_dir / target))
+    if target == CATALOG_FILE:  # what a crash leaves: no journal to repair the damage from
+        for suffix in ("-wal", "-shm"):
+            (index_dir / (CATALOG_FILE + suffix)).unlink(missing_ok=True)
+
+    with Engine(example_vault, settings) as engine:
+        assert engine.store.messages and ".corrupt" in engine.store.messages[0], engine.store.messages
+        engine.index()
+        assert results(engine) == before
+        assert engine.status()["consistency"]["agree"]
+    moved_path = files.get(moved, index_dir / moved)
+    assert moved_path.with_name(moved_path.name + ".corrupt").exists()
+    with Engine(example_vault, settings) as engine:  # rebuilt once: the next open is clean
+        assert engine.store.messages == []
+        assert results(engine) == before

@@ -195,7 +195,8 @@ def test_loopback_is_refused_by_default_even_for_our_own_server(server):
 # -- redirects ---------------------------------------------------------------
 @pytest.mark.parametrize("target", [
     "http://10.0.0.5/admin", "http://169.254.169.254/latest/meta-data/", "http://[::1]:22/",
-    "http://0x7f000002:9/",  # 127.0.0.2: only the test server's exact address is allowed "http://100.64.0.1/", "file:///etc/passwd", "gopher://127.0.0.1:25/",
+    "http://0x7f000002:9/",  # 127.0.0.2: only the test server's exact address is allowed
+    "http://100.64.0.1/", "file:///etc/passwd", "gopher://127.0.0.1:25/",
     "http://intranet.example/",
 ])
 def test_a_redirect_to_a_private_address_is_refused_at_that_hop(server, target):
