@@ -44,7 +44,7 @@ from cognivault.answer.extractive import choose_sentences, compose, not_in_vault
 from cognivault.answer.prompts import load_prompt
 from cognivault.answer.request import AskError, AskRequest
 from cognivault.answer.retrieval import build_pack
-from cognivault.answer.sessions import Memory, Resolution, SessionError, SessionStore, Turn, resolve_follow_up
+from cognivault.answer.sessions import Memory, Resolution, SessionStore, Turn, resolve_follow_up
 from cognivault.answer.state import CitationLedger, request_ledger, request_scope
 from cognivault.answer.tools import MAX_CALLS_PER_STEP, MAX_TOOL_STEPS, TOOL_LOOP_BUDGET_S, TOOL_SPECS, VaultTools
 from cognivault.models.chat import ChatCapabilities, ChatError, ChatMessage, ChatOptions, ChatProvider, ChatUsage
@@ -185,9 +185,7 @@ class _AnswerRun:
             await self._run()
         except asyncio.CancelledError:
             raise
-        except AskError as exc:
-            await self.emit("error", {"code": exc.code, "message": exc.message})
-        except SessionError as exc:
+        except AskError as exc:  # SessionError too
             await self.emit("error", {"code": exc.code, "message": exc.message})
         except ChatError as exc:
             await self.emit("error", {"code": exc.code, "message": exc.message})

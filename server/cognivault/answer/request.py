@@ -108,12 +108,9 @@ class AskRequest:
             raise AskError("question_too_long", f"the question has {len(question)} characters; the limit is "
                                                 f"{MAX_QUESTION_CHARS}", 413)
         if self.session_id is not None:
-            from cognivault.answer.sessions import SessionError, validate_session_id
+            from cognivault.answer.sessions import validate_session_id
 
-            try:
-                validate_session_id(self.session_id)
-            except SessionError as exc:
-                raise AskError(exc.code, exc.message) from exc
+            validate_session_id(self.session_id)  # its SessionError is an AskError
         if self.truncate_to is not None and (isinstance(self.truncate_to, bool) or
                                              not isinstance(self.truncate_to, int) or self.truncate_to < 0):
             raise AskError("invalid_turn", "truncate_to must be a whole number >= 0")

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from cognivault.answer.evidence import estimate_tokens
+from cognivault.answer.request import AskError
 from cognivault.atomic import atomic_write_text
 from cognivault.models.chat import ChatMessage
 
@@ -42,13 +43,8 @@ MAX_SESSION_FILE_BYTES = 8 * 1024 * 1024
 _LABELS = re.compile(r"\s*\[S\d{1,3}\]")
 
 
-class SessionError(ValueError):
+class SessionError(AskError):
     """A bad session id or turn number; ``code`` for clients."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(slots=True)
