@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cognivault.cli import main
-from cognivault.study.commands import anki_text
+from cognivault.study.anki import anki_cloze_text, basic_file
 from cognivault.study.review import ReviewDeck
 
 REPO = Path(__file__).resolve().parents[1]
@@ -86,23 +86,92 @@ def test_generate_review_quiz_progress_export(vault: Path, capsys: pytest.Captur
     target = tmp_path / "anki.txt"
     code, out, _ = run(capsys, "export", "anki", "--vault", str(vault), "--out", str(target))
     assert code == 0
-    text = target.read_text("utf-8")
-    header = [line for line in text.splitlines() if line.startswith("#")]
-    assert header[:2] == ["#separator:tab", "#html:false"]
-    assert any(line.startswith("#deck:CogniVault::") for line in header) and "#tags:cognivault" in header
-    rows = list(csv.reader(io.StringIO("\n".join(l for l in text.splitlines() if not l.startswith("#"))),
-                           delimiter="\t"))
-    assert len(rows) == len(ReviewDeck(vault).cards()) and all(len(row) == 3 for row in rows)
-    assert not any("<!--" in cell or "[[" in cell for row in rows for cell in row)
+    generated = ReviewDeck(vault).cards()
+    for path, notetype, expected in ((target, "Basic", len([c for c in generated if c.kind != "cloze"])),
+                                     (tmp_path / "anki.cloze.txt", "Cloze",
+                                      len({(c.path, c.line) for c in generated if c.kind == "cloze"}))):
+        if not expected:
+            assert not path.exists()
+            continue
+        text = path.read_text("utf-8")
+        header = [line for line in text.splitlines() if line.startswith("#")]
+        assert header[:3] == ["#separator:tab", "#html:false", f"#notetype:{notetype}"]
+        assert any(line.startswith("#deck:CogniVault::") for line in header) and "#tags:cognivault" in header
+        rows = list(csv.reader(io.StringIO("\n".join(l for l in text.splitlines() if not l.startswith("#"))),
+                               delimiter="\t"))
+        assert len(rows) == expected and all(len(row) == 3 for row in rows)
+        assert not any("<!--" in cell or "[[" in cell or "==" in cell for row in rows for cell in row)
+        assert f"{expected} {notetype} notes written to {path}" in out
 
 
 def test_anki_fields_with_tabs_newlines_and_quotes_are_quoted(vault: Path) -> None:
     note = vault / "Deck.md"
     note.write_text('#flashcards/lang\n\nLine one\nline "two"\n?\nA\tB\n', "utf-8")
-    text = anki_text(ReviewDeck(vault).cards(paths=["Deck.md"]), None)
+    text = basic_file(ReviewDeck(vault).cards(paths=["Deck.md"]), None).text
     assert "#deck:CogniVault::lang\n" in text
     body = "\n".join(line for line in text.split("\n") if not line.startswith("#"))
     assert '"Line one\nline ""two"""\t"A\tB"\tdeck::lang' in body
+
+
+ANKI_DECK = """---
+tags: [flashcards/bio]
+---
+# Cell parts
+
+Stroma::The fluid around the thylakoids.
+
+Light:::Energy
+<!--SR:!2024-03-01,4,250!2024-03-02,5,250-->
+
+The ==Calvin cycle== runs in the ==stroma==^[a place]. [[Cells#Parts|Cells › Parts]]<!--cv:cite id=0123456789abcdef h=89abcdef-->
+
+Question on
+two lines
+?
+A tab\there and a "quote"
+
+#flashcards/bio/enzymes
+==RuBisCO==[^1] binds ==CO2==[^1] to ==RuBP==.
+<!--SR:!2024-03-01,1,230!2024-03-01,1,230-->
+"""
+
+
+def test_export_anki_writes_basic_and_cloze_notes_in_two_files(vault: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    (vault / "Cells deck.md").write_text(ANKI_DECK, "utf-8")
+    out = tmp_path / "cards.txt"
+    code, stdout, _ = run(capsys, "export", "anki", "--vault", str(vault), "--note", "Cells deck.md",
+                          "--out", str(out), "--json")
+    assert code == 0
+    assert json.loads(stdout) == {"notes": 6, "files": [
+        {"path": str(out), "notetype": "Basic", "notes": 4},
+        {"path": str(tmp_path / "cards.cloze.txt"), "notetype": "Cloze", "notes": 2}]}
+    assert out.read_text("utf-8") == (
+        "#separator:tab\n#html:false\n#notetype:Basic\n#deck:CogniVault::bio\n#tags:cognivault\n"
+        "#columns:Front\tBack\tTags\n#tags column:3\n"
+        "Stroma\tThe fluid around the thylakoids.\tdeck::bio\n"
+        "Light\tEnergy\tdeck::bio\n"
+        "Energy\tLight\tdeck::bio\n"
+        '"Question on\ntwo lines"\t"A tab\there and a ""quote"""\tdeck::bio\n')
+    assert (tmp_path / "cards.cloze.txt").read_text("utf-8") == (
+        "#separator:tab\n#html:false\n#notetype:Cloze\n#deck:CogniVault\n#tags:cognivault\n"
+        "#columns:Text\tBack Extra\tTags\n#tags column:3\n"
+        "The {{c1::Calvin cycle}} runs in the {{c2::stroma::a place}}.\t\tdeck::bio\n"
+        "{{c1::RuBisCO}} binds {{c1::CO2}} to {{c2::RuBP}}.\t\tdeck::bio::enzymes\n")
+    # one kind of card: standard output will do; both kinds need --out
+    code, stdout, _ = run(capsys, "export", "anki", "--vault", str(vault), "--note", "Cells deck.md",
+                          "--deck", "bio/enzymes")
+    assert code == 0 and stdout.startswith("#separator:tab\n#html:false\n#notetype:Cloze\n#deck:CogniVault::bio::enzymes\n")
+    code, _, err = run(capsys, "export", "anki", "--vault", str(vault), "--note", "Cells deck.md")
+    assert code == 2 and "--out" in err
+
+
+def test_anki_cloze_numbers_follow_the_plugins_siblings() -> None:
+    assert anki_cloze_text("==a== and ==b==") == "{{c1::a}} and {{c2::b}}"
+    assert anki_cloze_text("==a==[^2] ==b==[^1] ==c==") == "{{c2::a}} {{c1::b}} {{c3::c}}"
+    # [^ash]: per card, a = ask, h = hide, s = show; a deletion asked on two cards gets both numbers
+    assert anki_cloze_text("==a==[^as] ==b==[^sa] ==c==[^aa] ==d==[^hs]") == \
+        "{{c1::a}} {{c2::b}} {{c1,2::c}} d"
 
 
 def test_bad_requests_exit_with_2(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:

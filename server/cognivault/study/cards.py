@@ -223,7 +223,8 @@ def _cloze_patterns(options: ParserOptions) -> list[re.Pattern[str]]:
     return patterns
 
 
-def _deletions(text: str, options: ParserOptions) -> list[_Deletion]:
+def deletions_of(text: str, options: ParserOptions = DEFAULT_OPTIONS) -> list[_Deletion]:
+    """The cloze deletions of a card text, in text order."""
     found: list[_Deletion] = []
     taken: list[tuple[int, int]] = []
     for pattern in _cloze_patterns(options):
@@ -240,8 +241,8 @@ def has_cloze(line: str, options: ParserOptions = DEFAULT_OPTIONS) -> bool:
     return any(p.search(line) for p in _cloze_patterns(options))
 
 
-def _cloze_sides(text: str, deletions: list[_Deletion]) -> list[tuple[str, str]]:
-    """(front, back) of every sibling card of a cloze text."""
+def _cloze_actions(deletions: list[_Deletion]) -> list[list[str]]:
+    """Per sibling card, what it does with each deletion: "ask", "hide" or "show"."""
     numbered = [d for d in deletions if d.seq and d.seq.isdigit()]
     lettered = [d for d in deletions if d.seq and not d.seq.isdigit()]
     # Each card: per deletion, what the front and the back show ("ask", "hide", "show").
@@ -265,9 +266,19 @@ def _cloze_sides(text: str, deletions: list[_Deletion]) -> list[tuple[str, str]]
     else:
         for position in range(len(deletions)):
             actions.append(["ask" if i == position else "show" for i in range(len(deletions))])
+    return actions
 
+
+def cloze_numbers(deletions: list[_Deletion]) -> list[list[int]]:
+    """Per deletion, the 1-based sibling cards that ask it (empty: no card asks it)."""
+    actions = _cloze_actions(deletions)
+    return [[card + 1 for card, row in enumerate(actions) if row[index] == "ask"] for index in range(len(deletions))]
+
+
+def _cloze_sides(text: str, deletions: list[_Deletion]) -> list[tuple[str, str]]:
+    """(front, back) of every sibling card of a cloze text."""
     sides = []
-    for row in actions:
+    for row in _cloze_actions(deletions):
         front_parts: list[str] = []
         back_parts: list[str] = []
         cursor = 0
@@ -503,7 +514,7 @@ def _assign_cards(flashcards: list[Flashcard], options: ParserOptions) -> None:
             back = strip_comments("\n".join(text_lines[split_at + 1:]))
             sides = [(front, back)] if flashcard.kind == "multiline" else [(front, back), (back, front)]
         else:
-            sides = _cloze_sides(text, _deletions(text, options))
+            sides = _cloze_sides(text, deletions_of(text, options))
         flashcard.cards = [
             Card(f"{key}-{number}", number, front, back,
                  flashcard.schedules[number] if number < len(flashcard.schedules)

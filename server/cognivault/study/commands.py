@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import csv
-import io
 import sys
 import time
 from pathlib import Path
@@ -213,45 +211,32 @@ def cmd_quiz_attempt(args: argparse.Namespace) -> int:
 
 
 # -- export anki ---------------------------------------------------------------------
-def anki_text(cards: list[Any], deck_name: str | None) -> str:
-    """Anki's text import: tab-separated Front, Back, Tags with the header lines Anki reads."""
-    from cognivault.study.citations import strip_citations
-
-    decks = sorted({d for card in cards for d in card.decks})
-    if deck_name:
-        deck = deck_name
-    elif len(decks) == 1:
-        deck = "CogniVault::" + decks[0].replace("/", "::")
-    else:
-        deck = "CogniVault"
-    out = io.StringIO()
-    out.write("#separator:tab\n#html:false\n#notetype:Basic\n")
-    out.write(f"#deck:{deck}\n#tags:cognivault\n#columns:Front\tBack\tTags\n#tags column:3\n")
-    writer = csv.writer(out, delimiter="\t", quotechar='"', quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
-    for card in cards:
-        tags = " ".join("deck::" + d.replace("/", "::").replace(" ", "_") for d in card.decks)
-        writer.writerow([strip_citations(card.front), strip_citations(card.back), tags])
-    return out.getvalue()
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     from cognivault.atomic import atomic_write_text
+    from cognivault.study.anki import cloze_path, export_anki
     from cognivault.study.review import ReviewDeck
 
     vault = _vault(args)
-    deck = ReviewDeck(vault)
-    cards = deck.cards(deck=args.deck, paths=[args.note] if args.note else None)
-    if not cards:
+    files = export_anki(ReviewDeck(vault), args.deck, [args.note] if args.note else None, args.deck_name)
+    if not files:
         raise UserError("no flashcards found (notes need a #flashcards tag)")
-    text = anki_text(cards, args.deck_name)
-    if args.out and args.out != "-":
-        atomic_write_text(Path(args.out).expanduser(), text)
-        if args.json:
-            _print_json({"path": str(Path(args.out).expanduser()), "cards": len(cards)})
-        else:
-            print(f"{len(cards)} cards written to {args.out}")
+    if not args.out or args.out == "-":
+        if len(files) > 1:
+            raise UserError("question and cloze cards need a file each (Anki imports one note type per file): "
+                            "give --out FILE")
+        sys.stdout.write(files[0].text)
+        return 0
+    out = Path(args.out).expanduser()
+    written = []
+    for file in files:
+        target = cloze_path(out) if file.notetype == "Cloze" else out
+        atomic_write_text(target, file.text)
+        written.append({"path": str(target), "notetype": file.notetype, "notes": file.notes})
+    if args.json:
+        _print_json({"files": written, "notes": sum(f["notes"] for f in written)})
     else:
-        sys.stdout.write(text)
+        for item in written:
+            print(f"{item['notes']} {item['notetype']} notes written to {item['path']}")
     return 0
 
 
@@ -315,9 +300,15 @@ def register(command) -> None:  # type: ignore[no-untyped-def]
     quiz.add_argument("note", help="the quiz note (vault path)")
     quiz.add_argument("--answers", help="comma-separated answers (A,B,... or True/False) instead of asking")
 
-    export = command("export", cmd_export, "export flashcards (anki: a text file Anki imports)")
+    export = command("export", cmd_export, "export flashcards (anki: text files Anki imports)")
+    export.description = ("Write the flashcards as tab-separated text files for Anki's File > Import, with "
+                          "header lines that preset the separator, HTML off, the note type, the deck and the "
+                          "tags. Anki imports one note type per file, so question cards go to --out FILE as "
+                          "Basic notes and cloze cards next to it (cards.txt: cards.cloze.txt) as Cloze notes whose "
+                          "deletions are {{c1::term}}; import both files.")
     export.add_argument("format", choices=["anki"])
-    export.add_argument("--out", help="file to write (default: standard output)")
+    export.add_argument("--out", help="Basic notes to this file, Cloze notes to <name>.cloze.txt next to it "
+                                      "(default: standard output, when the cards are all of one kind)")
     export.add_argument("--deck", help="only this deck")
     export.add_argument("--note", help="only this note")
     export.add_argument("--deck-name", help="Anki deck name (default: CogniVault::<deck>)")

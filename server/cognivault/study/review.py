@@ -145,14 +145,14 @@ class ReviewDeck:
                 found.append(parsed)
         return found
 
+    def flashcards(self, deck: str | None = None, paths: list[str] | None = None) -> list[tuple[str, Flashcard]]:
+        """(note path, flashcard) of every flashcard text, of one deck (and its sub-decks) if given."""
+        return [(note.path, flashcard) for note in self.notes(paths) for flashcard in note.flashcards
+                if not deck or any(d == deck or d.startswith(deck + "/") for d in flashcard.decks)]
+
     def cards(self, deck: str | None = None, paths: list[str] | None = None) -> list[DueCard]:
-        result = []
-        for note in self.notes(paths):
-            for flashcard, card in note.all_cards():
-                if deck and not any(d == deck or d.startswith(deck + "/") for d in flashcard.decks):
-                    continue
-                result.append(_due_card(note.path, flashcard, card))
-        return result
+        return [_due_card(path, flashcard, card) for path, flashcard in self.flashcards(deck, paths)
+                for card in flashcard.cards]
 
     def due(self, today: date | None = None, deck: str | None = None, limit: int | None = None,
             paths: list[str] | None = None, include_new: bool = True) -> list[DueCard]:
