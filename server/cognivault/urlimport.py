@@ -30,11 +30,9 @@ from __future__ import annotations
 import http.client
 import ipaddress
 import json
-import os
 import re
 import socket
 import ssl
-import tempfile
 import time
 import unicodedata
 import zlib
@@ -44,7 +42,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from cognivault.atomic import _fsync_dir, atomic_write_text
+from cognivault.atomic import atomic_create, atomic_write_text
 from cognivault.config import Settings
 from cognivault.paths import vault_data_dir
 
@@ -402,26 +400,11 @@ def note_file_name(title: str) -> str:
 
 def _write_new(path: Path, text: str) -> Path:
     """Write ``text`` to ``path`` or, when taken, ``path (2)``, ... atomically; never replaces a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=".import.", suffix=".tmp", dir=path.parent)
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        for number in range(1, 1000):
-            candidate = path if number == 1 else path.with_name(f"{path.stem} ({number}){path.suffix}")
-            try:
-                os.link(tmp, candidate)  # fails instead of replacing an existing note
-            except FileExistsError:
-                continue
-            _fsync_dir(path.parent)
-            return candidate
+    candidates = (path if n == 1 else path.with_name(f"{path.stem} ({n}){path.suffix}") for n in range(1, 1000))
+    written = atomic_create(candidates, text.encode("utf-8"))
+    if written is None:
         raise ImportFailed("too many notes with this name already")
-    finally:
-        tmp.unlink(missing_ok=True)
+    return written
 
 
 @dataclass(slots=True)

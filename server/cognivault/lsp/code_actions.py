@@ -22,6 +22,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from cognivault.atomic import atomic_create
 from cognivault.lsp import common
 from cognivault.lsp.diagnostics import SOURCE, data_of
 from cognivault.lsp.model import Document
@@ -181,11 +182,10 @@ def create_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     absolute = (ctx.vault / path).resolve()
     if not absolute.is_relative_to(ctx.vault.resolve()):
         raise FeatureError("the note must be inside the vault")
-    if absolute.exists():
-        raise FeatureError(f"{path} exists already")
-    absolute.parent.mkdir(parents=True, exist_ok=True)
     content = args.get("content")
-    absolute.write_text(content if isinstance(content, str) else f"# {absolute.stem}\n", "utf-8")
+    text = content if isinstance(content, str) else f"# {absolute.stem}\n"
+    if atomic_create([absolute], text.encode("utf-8")) is None:
+        raise FeatureError(f"{path} exists already")
     return {"uri": vault_uri(ctx.vault, path), "path": path}
 
 
