@@ -11,7 +11,9 @@ the project), waits for the first index pass, then times round trips:
   notes (``completion_under_edits``, reported, no target);
 - ``cognivault/related`` for notes (target <= 50 ms p95);
 - ``workspace/symbol`` for queries typed letter by letter (target <= 50 ms p95);
-- hover while a large note is re-indexed after an edit (stall <= 50 ms).
+- hover and ``workspace/symbol`` while the largest note is re-indexed after each of a few edits:
+  the stall (latency above the same request's idle median) must stay <= 50 ms at its *maximum*,
+  reported with its p95 as ``reindex_stall``.
 
 ``--large`` adds help-vault-more (~59k chunks; targets are 2x). Prints one JSON document.
 
@@ -34,7 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import HELP_VAULT, MORE_VAULT, REPO, WORK, copy_vault, emit, percentiles  # noqa: E402
 
-TARGETS_MS = {"hover": 20, "completion": 50, "related": 50, "workspace_symbol": 50, "hover_during_reindex": 50}
+TARGETS_MS = {"hover": 20, "completion": 50, "related": 50, "workspace_symbol": 50}
+STALL_TARGET_MS = 50  # a single edit's re-index may delay another request by at most this, ever
 
 
 class Client:
@@ -192,6 +195,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "textDocument": {"uri": uri}, "position": {"line": line, "character": column}})
         samples.append(elapsed)
     results["hover"] = percentiles(samples)
+    hover_idle = results["hover"]["p50_ms"]
 
     # -- completion after [[ ---------------------------------------------------------
     async def idle() -> None:
@@ -251,13 +255,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             elapsed, _ = await client.timed("workspace/symbol", {"query": query[:end]})
             samples.append(elapsed)
     results["workspace_symbol"] = percentiles(samples)
+    symbol_idle = results["workspace_symbol"]["p50_ms"]
 
     # -- a re-index must not stall other requests --------------------------------------------
     big = max(notes, key=lambda p: p.stat().st_size)
     uri = open_note(big)
     links = sample_links(vault, [n for n in notes if n != big][:40], 20, rng)
-    samples = []
-    for round_ in range(3):
+    samples, symbol_samples, stalls = [], [], []
+    for round_ in range(args.edit_rounds):
         opened[big] += 1
         client.notify("textDocument/didChange", {
             "textDocument": {"uri": uri, "version": opened[big]},
@@ -267,11 +272,21 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         position = 0
         while time.perf_counter() < deadline:
             note, line, column = links[position % len(links)]
+            query = QUERIES[position % len(QUERIES)]
             position += 1
             elapsed, _ = await client.timed("textDocument/hover", {
                 "textDocument": {"uri": note.as_uri()}, "position": {"line": line, "character": column}})
             samples.append(elapsed)
+            stalls.append(max(0.0, elapsed - hover_idle))
+            elapsed, _ = await client.timed("workspace/symbol", {"query": query})
+            symbol_samples.append(elapsed)
+            stalls.append(max(0.0, elapsed - symbol_idle))
+        await idle()
     results["hover_during_reindex"] = percentiles(samples)
+    results["workspace_symbol_during_reindex"] = percentiles(symbol_samples)
+    stall = percentiles(stalls)
+    results["reindex_stall"] = {"n": stall["n"], "p95_ms": stall["p95_ms"], "max_ms": stall["max_ms"],
+                                "target_max_ms": STALL_TARGET_MS}
 
     await client.request("shutdown", None)
     client.notify("exit", None)
@@ -281,6 +296,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         process.kill()
     factor = 2 if args.large else 1
     verdict = {key: results[key]["p95_ms"] <= target * factor for key, target in TARGETS_MS.items()}
+    verdict["reindex_stall_max"] = results["reindex_stall"]["max_ms"] <= STALL_TARGET_MS
     return {
         "benchmark": "lsp", "vault": "help-vault + help-vault-more" if args.large else "help-vault",
         "notes": len(notes), "chunks": (index.get("stages") or {}).get("lexical", {}).get("total"),
@@ -302,6 +318,7 @@ def main() -> None:
     parser.add_argument("--embeddings", action="store_true",
                         help="let the server load its embedding model (default: keyword-only)")
     parser.add_argument("--fresh", action="store_true", help="copy the vault and build the index anew")
+    parser.add_argument("--edit-rounds", type=int, default=5, help="edits of the largest note timed for stalls")
     parser.add_argument("--server-log", help="write the server's stderr to this file")
     args = parser.parse_args()
     emit(asyncio.run(run(args)))

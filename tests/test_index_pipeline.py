@@ -10,6 +10,7 @@ import pytest
 
 from cognivault.config import load_settings
 from cognivault.engine import Engine
+from cognivault.index.lexical import LexicalIndex
 from cognivault.index.scope import Scope
 
 NOTES = {
@@ -253,15 +254,100 @@ def test_corrupt_catalog_is_moved_aside_and_rebuilt(vault: Path) -> None:
     sqlite3.connect(catalog_path).execute("SELECT COUNT(*) FROM chunks").fetchone()
 
 
-def test_corrupt_lexical_index_is_rebuilt(vault: Path) -> None:
+@pytest.mark.parametrize("damaged", ["rows.npz", "rows.json", "vocab.json"])
+def test_corrupt_lexical_index_is_rebuilt(vault: Path, damaged: str) -> None:
     with keyword_engine(vault) as engine:
         engine.index()
         lexical_dir = Path(engine.index_dir) / "lexical"
-    for child in (lexical_dir / "bm25").iterdir():
-        child.write_bytes(b"garbage")
+    (lexical_dir / damaged).write_bytes(b"garbage")
     with keyword_engine(vault) as engine:
+        assert any("lexical index" in message for message in engine.store.messages)
         assert engine.search("thylakoid", mode="lexical").results
         assert engine.status()["consistency"]["agree"]
+    assert (lexical_dir.with_name("lexical.corrupt") / damaged).read_bytes() == b"garbage"
+
+
+QUERIES = ["thylakoid", "glucose starch", "conflict copy", "Synchronisierung Geräte", "light energy",
+           "carbon dioxide sugar", "note sync devices", "osmosis water"]
+
+
+def _ranking(lexical: LexicalIndex, query: str) -> list[tuple[float, tuple[str, ...]]]:
+    """(score, chunk ids with that score) from best to worst: equal scores may come in any order."""
+    groups: dict[float, list[str]] = {}
+    for hit in lexical.search(query, None, 50):
+        groups.setdefault(round(hit.score, 4), []).append(hit.chunk_id)
+    return [(score, tuple(sorted(ids))) for score, ids in groups.items()]
+
+
+def _edit(engine: Engine, path: str, text: str | None) -> None:
+    """What the language server does for one edit: store the note, then update the keyword index."""
+    from cognivault.index.pipeline import Indexer
+    from cognivault.vault.scan import VaultFile
+
+    store = engine.store
+    before = store.catalog.generation()
+    indexer = Indexer(engine.vault, engine.settings, store, None)
+    if text is None:
+        (engine.vault / path).unlink()
+        indexer.remove_paths([path])
+    else:
+        (engine.vault / path).parent.mkdir(parents=True, exist_ok=True)
+        (engine.vault / path).write_text(text, "utf-8")
+        indexer.index_markdown(VaultFile(path, engine.vault / path, "markdown"))
+    store.update_lexical({path}, before)
+
+
+EDITS: list[tuple[str, str | None]] = [
+    ("Biology/Calvin cycle.md", NOTES["Biology/Calvin cycle.md"] + "\nStarch is stored in the stroma.\n"),
+    ("Biology/Osmosis.md", "# Osmosis\n\nOsmosis moves water through a membrane from the side with fewer "
+                           "dissolved particles to the side with more, until both sides balance out.\n"),
+    ("Sync/Conflicts.md", NOTES["Sync/Conflicts.md"].replace("conflict copy", "duplicate copy")),
+    ("Biology/Photosynthesis.md", None),
+    ("Biology/Osmosis.md", "# Osmosis\n\nWater crosses a membrane towards the side with more dissolved "
+                           "particles; plant cells take up water this way and stay firm.\n\n## Light\n\n"
+                           "Light energy has nothing to do with osmosis, but glucose does.\n"),
+]
+
+
+@pytest.mark.parametrize("compact_every_edit", [False, True])
+def test_keyword_index_after_edits_ranks_as_a_clean_rebuild(vault: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            compact_every_edit: bool) -> None:
+    from cognivault.index import lexical as lexical_module
+
+    if compact_every_edit:
+        monkeypatch.setattr(lexical_module, "COMPACT_MIN_ROWS", 0)
+        monkeypatch.setattr(lexical_module, "COMPACT_SHARE", 0.0)
+    with keyword_engine(vault) as engine:
+        engine.index()
+        for path, text in EDITS:
+            _edit(engine, path, text)
+            updated = engine.store.lexical
+            assert updated is not None and updated.generation == engine.store.catalog.generation()
+            clean = LexicalIndex.build(engine.store.catalog)
+            assert sorted(updated.chunk_ids) == sorted(clean.chunk_ids)
+            assert all(_ranking(updated, q) == _ranking(clean, q) for q in QUERIES), path
+            assert (updated.delta_share == 0) == compact_every_edit
+        assert engine.status()["consistency"]["agree"]
+        assert not engine.search("thylakoid", mode="lexical").results  # its note was deleted
+        assert engine.search("osmosis", mode="lexical").results[0].path == "Biology/Osmosis.md"
+
+
+def test_saved_keyword_index_behind_the_catalog_catches_up_without_rebuild(
+        vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with keyword_engine(vault) as engine:
+        engine.index()
+        for path, text in EDITS:  # in memory only: as if the process died before saving
+            _edit(engine, path, text)
+        expected = {q: _ranking(engine.store.lexical, q) for q in QUERIES}
+
+    def no_rebuild(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the keyword index was rebuilt")
+
+    monkeypatch.setattr(LexicalIndex, "build", no_rebuild)
+    with keyword_engine(vault) as engine:
+        lexical = engine.store.lexical
+        assert lexical is not None and lexical.generation == engine.store.catalog.generation()
+        assert {q: _ranking(lexical, q) for q in QUERIES} == expected
 
 
 def test_second_writer_is_refused_and_reads(vault: Path) -> None:

@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import numpy as np
 
 from cognivault.config import Settings, load_settings
 from cognivault.index.analysis import detect_language
-from cognivault.index.catalog import ChunkRecord
+from cognivault.index.catalog import Catalog, ChunkRecord
 from cognivault.index.hybrid import RRF_K, FusionWeights, reciprocal_rank_fusion
 from cognivault.index.pipeline import IndexReport, Indexer, ProgressCallback, breadcrumb, vector_of_note
 from cognivault.index.scope import Scope
@@ -84,6 +85,41 @@ class RelatedNote:
         return asdict(self)
 
 
+@dataclass(frozen=True, slots=True)
+class NoteNeighbours:
+    """A note's place in the vault's graph, as :meth:`Engine.related_to` weighs it."""
+
+    outgoing: frozenset[str]  # notes it links to
+    incoming: frozenset[str]  # notes that link to it
+    tags: frozenset[str]  # casefolded
+    keywords: str  # title and headings: the query when the note has no vector yet
+    tags_of: Callable[[str], Iterable[str]]  # another note's tags
+
+
+class LinkGraph:
+    """Every note's resolved links both ways, its tags and its keywords, read once per catalog generation."""
+
+    def __init__(self, generation: int, catalog: Catalog, resolver: LinkResolver) -> None:
+        self.generation = generation
+        self.outgoing: dict[str, set[str]] = defaultdict(set)
+        self.incoming: dict[str, set[str]] = defaultdict(set)
+        for link in catalog.link_rows():
+            target = resolver.resolve(link.target, link.src)
+            if target is not None and target != link.src:
+                self.outgoing[link.src].add(target)
+                self.incoming[target].add(link.src)
+        self.tags: dict[str, tuple[str, ...]] = {}
+        self.keywords: dict[str, str] = {}
+        for record in catalog.note_records():
+            self.tags[record.path] = tuple(record.tags)
+            self.keywords[record.path] = " ".join([record.title] + [str(h[1]) for h in record.headings])
+
+    def neighbours(self, path: str) -> NoteNeighbours:
+        return NoteNeighbours(frozenset(self.outgoing.get(path, ())), frozenset(self.incoming.get(path, ())),
+                              frozenset(t.casefold() for t in self.tags.get(path, ())),
+                              self.keywords.get(path, ""), lambda other: self.tags.get(other, ()))
+
+
 class Engine:
     """One vault's index and the operations on it. Thread-safe for concurrent searches."""
 
@@ -105,6 +141,8 @@ class Engine:
         self._index_lock = threading.Lock()
         self._indexer: Indexer | None = None
         self._languages: frozenset[str] | None = None
+        self._graph: LinkGraph | None = None
+        self._graph_lock = threading.Lock()
 
     def _make_embedder(self, embedder: EmbeddingProvider | None | str) -> EmbeddingProvider | None:
         if embedder != "auto":
@@ -159,8 +197,7 @@ class Engine:
     # -- searching --------------------------------------------------------
     def vault_languages(self) -> frozenset[str]:
         if self._languages is None:
-            rows = self.store.catalog.db.execute("SELECT DISTINCT lang FROM files WHERE lang IS NOT NULL")
-            self._languages = frozenset(row[0] for row in rows)
+            self._languages = self.store.reader().languages()
         return self._languages
 
     def dense_weight(self, lang: str | None) -> float:
@@ -187,15 +224,12 @@ class Engine:
         lexical = store.lexical
         notes: list[str] = []
         lang = detect_language(query, self.vault_languages() or None)
-        allowed_paths = scope.resolve(store.catalog, lexical.paths if lexical else []) if scope else None
+        allowed_paths = scope.resolve(store.reader(), lexical.paths if lexical else []) if scope else None
         ranked_lexical: list[str] = []
         ranked_dense: list[str] = []
         depth = max(CANDIDATES, k * 5)
         if mode in ("hybrid", "lexical") and lexical is not None:
-            mask = None
-            if allowed_paths is not None:
-                mask = np.fromiter((p in allowed_paths for p in lexical.paths), bool, len(lexical.paths))
-            ranked_lexical = [lexical.chunk_ids[hit.row] for hit in lexical.search(query, lang, depth, mask)]
+            ranked_lexical = [hit.chunk_id for hit in lexical.search(query, lang, depth, allowed_paths)]
         dense_weight = self.dense_weight(lang) if mode == "hybrid" else 1.0
         if mode == "dense" or (mode == "hybrid" and dense_weight > 0):
             ranked_dense, note = self._dense_ranking(query, depth, allowed_paths, query_vector)
@@ -224,7 +258,7 @@ class Engine:
             return [], f"meaning-based search unavailable ({exc}); showing keyword results"
         allowed_ids = None
         if allowed_paths is not None:
-            allowed_ids = {cid for cid, path, _ in self.store.catalog.chunk_ids_and_hashes()
+            allowed_ids = {cid for cid, path, _ in self.store.reader().chunk_ids_and_hashes()
                            if path in allowed_paths}
         with self.store.lock:
             hits = dense.search(vector, depth, allowed_ids)
@@ -235,7 +269,7 @@ class Engine:
         lexical = self.store.lexical
         picked = []
         seen_paths: set[str] = set()
-        records = self.store.catalog.chunks([hit.chunk_id for hit in fused[: max(k * 8, 50)]])
+        records = self.store.reader().chunks([hit.chunk_id for hit in fused[: max(k * 8, 50)]])
         for hit in fused:
             record = records.get(hit.chunk_id)
             if record is None:
@@ -263,19 +297,14 @@ class Engine:
         return results
 
     def _titles(self, paths: set[str]) -> dict[str, str]:
-        if not paths:
-            return {}
-        marks = ",".join("?" * len(paths))
-        rows = self.store.catalog.db.execute(f"SELECT path, title FROM files WHERE path IN ({marks})",
-                                             list(paths))
-        return {path: title or path for path, title in rows}
+        return self.store.reader().titles(sorted(paths))
 
     def chunk(self, chunk_id: str) -> ChunkRecord | None:
-        return self.store.catalog.chunks([chunk_id]).get(chunk_id)
+        return self.store.reader().chunks([chunk_id]).get(chunk_id)
 
     # -- related notes ----------------------------------------------------
     def resolver(self) -> LinkResolver:
-        catalog = self.store.catalog
+        catalog = self.store.reader()
         return LinkResolver([f.path for f in catalog.files() if f.state == "indexed"],
                             {path: aliases for path, _, aliases, _ in catalog.notes()})
 
@@ -288,27 +317,30 @@ class Engine:
                 candidate = absolute.resolve().relative_to(self.vault).as_posix()
         except (OSError, ValueError):
             pass
-        if self.store.catalog.file(candidate) is not None:
+        if self.store.reader().file(candidate) is not None:
             return candidate
         resolved = self.resolver().resolve(candidate)
         if resolved is None:
             raise EngineError(f"no indexed note matches {name!r}")
         return resolved
 
+    def link_graph(self) -> LinkGraph:
+        """The vault's link graph at the catalog's current generation (built once per generation)."""
+        generation = self.store.reader().generation()
+        with self._graph_lock:
+            if self._graph is None or self._graph.generation != generation:
+                self._graph = LinkGraph(generation, self.store.reader(), self.resolver())
+            return self._graph
+
     def related(self, note: str, k: int = 10, include_linked: bool = False) -> list[RelatedNote]:
         """Notes closest in meaning to ``note`` plus its link neighbours, best first."""
         path = self.note_path(note)
-        catalog = self.store.catalog
-        resolver = self.resolver()
-        outgoing: set[str] = set()
-        incoming: set[str] = set()
-        for src, target, _, _, _ in catalog.links():
-            resolved = resolver.resolve(target, src)
-            if src == path and resolved and resolved != path:
-                outgoing.add(resolved)
-            elif resolved == path and src != path:
-                incoming.add(src)
-        tags = {t.casefold() for t in (catalog.note_row(path) or {}).get("tags", [])}
+        return self.related_to(path, self.link_graph().neighbours(path), k, include_linked)
+
+    def related_to(self, path: str, neighbours: NoteNeighbours, k: int = 10,
+                   include_linked: bool = False) -> list[RelatedNote]:
+        """The ranking of :meth:`related` for ``path`` with its graph given (the language server
+        passes its own, already resolved, with the editor's view of the vault)."""
         scores: dict[str, float] = defaultdict(float)
         reasons: dict[str, list[str]] = defaultdict(list)
         centroid = vector_of_note(self.store, path)
@@ -316,7 +348,7 @@ class Engine:
             with self.store.lock:
                 hits = self.store.dense.search(centroid, 400)
             best = {hit.chunk_id: hit.score for hit in hits}
-            records = catalog.chunks(list(best))
+            records = self.store.reader().chunks(list(best))
             per_note: dict[str, float] = {}
             for chunk_id, score in best.items():
                 record = records.get(chunk_id)
@@ -325,28 +357,25 @@ class Engine:
             for other, score in per_note.items():
                 scores[other] += score
                 reasons[other].append(f"similar in meaning ({score:.2f})")
-        else:
-            row = catalog.note_row(path) or {}
-            query = " ".join([row.get("title", "")] + [h[1] for h in row.get("headings", [])])
-            if query.strip():
-                for result in self.search(query, k=k * 3, mode="lexical", per_note=True).results:
-                    if result.path != path:
-                        scores[result.path] += 0.5
-                        reasons[result.path].append("shares key words")
-        for neighbour in outgoing | incoming:
+        elif neighbours.keywords.strip():
+            for result in self.search(neighbours.keywords, k=k * 3, mode="lexical", per_note=True).results:
+                if result.path != path:
+                    scores[result.path] += 0.5
+                    reasons[result.path].append("shares key words")
+        for neighbour in neighbours.outgoing | neighbours.incoming:
             scores[neighbour] += 0.1
-            reasons[neighbour].append("links here" if neighbour in incoming else "linked from this note")
-        if tags:
-            for other_path, _, _, other_tags in catalog.notes():
-                shared = sorted(tags & {t.casefold() for t in other_tags})
-                if other_path != path and shared and other_path in scores:
-                    scores[other_path] += 0.05 * len(shared)
-                    reasons[other_path].append("shared tags: " + ", ".join(shared))
+            reasons[neighbour].append("links here" if neighbour in neighbours.incoming else "linked from this note")
+        if neighbours.tags:
+            for other in list(scores):
+                shared = sorted(neighbours.tags & {t.casefold() for t in neighbours.tags_of(other)})
+                if shared:
+                    scores[other] += 0.05 * len(shared)
+                    reasons[other].append("shared tags: " + ", ".join(shared))
         if not include_linked:
-            for linked in outgoing:
+            for linked in neighbours.outgoing:
                 scores.pop(linked, None)
-        titles = self._titles(set(scores))
         ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+        titles = self._titles({p for p, _ in ranked})
         return [RelatedNote(p, titles.get(p, p), round(s, 4), reasons[p]) for p, s in ranked]
 
     # -- status -----------------------------------------------------------

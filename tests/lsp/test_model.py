@@ -37,27 +37,27 @@ def engine(tmp_path: Path):
     ("Index.md", lambda t: t.replace("aliases: [Start, Übersicht]", "aliases: [Start]")),  # alias dropped
 ])
 def test_patch_equals_reload(engine: Engine, path: str, change) -> None:  # type: ignore[no-untyped-def]
-    db = engine.store.catalog.db
-    before = Snapshot.load(db)
+    catalog = engine.store.catalog
+    before = Snapshot.load(catalog)
     before.backlinks()
     before.link_index()
     file = engine.vault / path
     file.write_text(change(file.read_text("utf-8") if file.exists() else ""), "utf-8")
     Indexer(engine.vault, engine.settings, engine.store, None).index_markdown(VaultFile(path, file, "markdown"))
-    patched = before.patched(db, {path})
-    reloaded = Snapshot.load(db)
+    patched = before.patched(catalog, {path})
+    reloaded = Snapshot.load(catalog)
     assert _backlinks(patched) == _backlinks(reloaded)
     assert patched.generation == reloaded.generation
     assert {k: len(v) for k, v in patched.link_index().items()} == {k: len(v) for k, v in reloaded.link_index().items()}
 
 
 def test_patch_after_delete(engine: Engine) -> None:
-    db = engine.store.catalog.db
-    before = Snapshot.load(db)
+    catalog = engine.store.catalog
+    before = Snapshot.load(catalog)
     before.backlinks()
     (engine.vault / "Biology/Enzymes.md").unlink()
     Indexer(engine.vault, engine.settings, engine.store, None).remove_paths(["Biology/Enzymes.md"])
-    assert _backlinks(before.patched(db, {"Biology/Enzymes.md"})) == _backlinks(Snapshot.load(db))
+    assert _backlinks(before.patched(catalog, {"Biology/Enzymes.md"})) == _backlinks(Snapshot.load(catalog))
 
 
 def test_buffer_only_names_resolve_like_a_full_pass() -> None:

@@ -224,8 +224,7 @@ def key_terms(engine: Any, text: str, lang: str | None) -> list[str]:
 
 def _vocabulary(engine: Any) -> dict[str, int] | None:
     lexical = getattr(getattr(engine, "store", None), "lexical", None)
-    retriever = getattr(lexical, "retriever", None) if lexical is not None else None
-    return getattr(retriever, "vocab_dict", None) if retriever is not None else None
+    return lexical.vocab if lexical is not None else None
 
 
 _NAME_PAIR = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-ZÄÖÜ][\w-]*)\s+([A-ZÄÖÜ][\w-]*)")
@@ -259,16 +258,10 @@ def text_pairs(analyzer: Analyzer, text: str, lang: str | None) -> frozenset[tup
 def idf_weights(engine: Any, terms: Iterable[str]) -> dict[str, float]:
     """BM25-style inverse document frequency of each term over the index (unseen terms weigh most)."""
     lexical = getattr(getattr(engine, "store", None), "lexical", None)
-    retriever = getattr(lexical, "retriever", None) if lexical is not None else None
     total = len(lexical) if lexical is not None else 0
-    vocab = getattr(retriever, "vocab_dict", None) or {}
-    indptr = retriever.scores["indptr"] if retriever is not None else None
     weights = {}
     for term in terms:
-        df = 0
-        token = vocab.get(term)
-        if token is not None and indptr is not None and token + 1 < len(indptr):
-            df = int(indptr[token + 1] - indptr[token])
+        df = lexical.document_frequency(term) if lexical is not None else 0
         weights[term] = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
     return weights
 

@@ -127,8 +127,64 @@ class FileRecord:
     updated_at: float
 
 
+@dataclass(frozen=True, slots=True)
+class LinkRow:
+    """One wikilink, embed or note link as written in ``src`` (positions in code points)."""
+
+    src: str
+    target: str
+    heading: str | None
+    block: str | None
+    alias: str | None
+    embed: bool
+    line: int  # 1-based
+    start_col: int  # the whole link
+    end_col: int
+
+
+@dataclass(frozen=True, slots=True)
+class TagRow:
+    """One tag occurrence in a note."""
+
+    path: str
+    tag: str
+    line: int  # 1-based; 0 = frontmatter
+    start_col: int
+    end_col: int
+
+
+@dataclass(frozen=True, slots=True)
+class NoteRecord:
+    """A note's graph data as stored: headings as ``[level, text, line, path]``, blocks as
+    ``[id, line, col]``."""
+
+    path: str
+    title: str
+    aliases: list[str]
+    tags: list[str]
+    frontmatter: dict[str, Any]
+    headings: list[list[Any]]
+    blocks: list[list[Any]]
+    line_count: int
+
+
 _CHUNK_COLUMNS = "id, path, ord, heading_path, line_start, line_end, locator, text, content_hash, lang, words"
 _FILE_COLUMNS = "path, kind, sha256, size, mtime_ns, state, reason, title, lang, chunk_count, updated_at"
+
+
+def _in_clause(column: str, values: Sequence[str] | None) -> tuple[str, list[str]]:
+    """`` AND column IN (?, ...)`` and its arguments; nothing when ``values`` is None (all rows)."""
+    if values is None:
+        return "", []
+    return f" AND {column} IN ({','.join('?' * len(values))})", list(values)
+
+
+def _batches(values: Sequence[str] | None, size: int = 500) -> Iterator[Sequence[str] | None]:
+    if values is None:
+        yield None
+        return
+    for start in range(0, len(values), size):
+        yield values[start:start + size]
 
 
 def _chunk_from_row(row: Sequence[Any]) -> ChunkRecord:
@@ -273,6 +329,15 @@ class Catalog:
         """(id, path, lang, words) of every chunk in a stable order."""
         yield from self.db.execute("SELECT id, path, lang, words FROM chunks ORDER BY path, ord")
 
+    def chunk_words_of(self, paths: Sequence[str]) -> list[tuple[str, str, str | None, str]]:
+        """(id, path, lang, words) of the chunks of ``paths``, in order."""
+        found: list[tuple[str, str, str | None, str]] = []
+        for batch in _batches(list(paths)):
+            clause, args = _in_clause("path", batch)
+            found.extend(self.db.execute(
+                f"SELECT id, path, lang, words FROM chunks WHERE 1{clause} ORDER BY path, ord", args))
+        return found
+
     def chunk_ids_and_hashes(self) -> list[tuple[str, str, str]]:
         """(id, path, content_hash) of every chunk."""
         return list(self.db.execute("SELECT id, path, content_hash FROM chunks ORDER BY path, ord"))
@@ -343,6 +408,65 @@ class Catalog:
         return {"title": row[0], "aliases": json.loads(row[1]), "tags": json.loads(row[2]),
                 "frontmatter": json.loads(row[3]), "headings": json.loads(row[4]),
                 "blocks": json.loads(row[5]), "line_count": row[6]}
+
+    def indexed_kinds(self, paths: Sequence[str] | None = None) -> dict[str, str]:
+        """path -> kind of the indexed files among ``paths`` (all when None)."""
+        found: dict[str, str] = {}
+        for batch in _batches(paths):
+            clause, args = _in_clause("path", batch)
+            found.update(self.db.execute(f"SELECT path, kind FROM files WHERE state = 'indexed'{clause}", args))
+        return found
+
+    def titles(self, paths: Sequence[str]) -> dict[str, str]:
+        """path -> title (the path when a file has none) of ``paths``."""
+        found: dict[str, str] = {}
+        for batch in _batches(list(paths)):
+            clause, args = _in_clause("path", batch)
+            found.update((path, title or path) for path, title in
+                         self.db.execute(f"SELECT path, title FROM files WHERE 1{clause}", args))
+        return found
+
+    def languages(self) -> frozenset[str]:
+        """The languages of the vault's files."""
+        return frozenset(row[0] for row in self.db.execute("SELECT DISTINCT lang FROM files WHERE lang IS NOT NULL"))
+
+    def note_records(self, paths: Sequence[str] | None = None) -> list[NoteRecord]:
+        """The stored graph data of the notes among ``paths`` (all when None), by path."""
+        found: list[NoteRecord] = []
+        for batch in _batches(paths):
+            clause, args = _in_clause("path", batch)
+            for row in self.db.execute(
+                    "SELECT path, title, aliases, tags, frontmatter, headings, blocks, line_count FROM notes "
+                    f"WHERE 1{clause} ORDER BY path", args):
+                try:
+                    frontmatter = json.loads(row[4])
+                except ValueError:
+                    frontmatter = {}
+                found.append(NoteRecord(row[0], row[1], json.loads(row[2]), json.loads(row[3]),
+                                        frontmatter if isinstance(frontmatter, dict) else {},
+                                        json.loads(row[5]), json.loads(row[6]), int(row[7])))
+        return found
+
+    def link_rows(self, sources: Sequence[str] | None = None) -> list[LinkRow]:
+        """Every link written in ``sources`` (all notes when None), by source, line and column."""
+        found: list[LinkRow] = []
+        for batch in _batches(sources):
+            clause, args = _in_clause("src", batch)
+            found.extend(LinkRow(r[0], r[1], r[2], r[3], r[4], bool(r[5]), int(r[6]), int(r[7]), int(r[8]))
+                         for r in self.db.execute(
+                             "SELECT src, target, heading, block, alias, embed, line, start_col, end_col "
+                             f"FROM links WHERE 1{clause} ORDER BY src, line, start_col", args))
+        return found
+
+    def tag_rows(self, paths: Sequence[str] | None = None) -> list[TagRow]:
+        """Every tag occurrence in ``paths`` (all notes when None), by path and line."""
+        found: list[TagRow] = []
+        for batch in _batches(paths):
+            clause, args = _in_clause("path", batch)
+            found.extend(TagRow(r[0], r[1], int(r[2]), int(r[3]), int(r[4])) for r in self.db.execute(
+                f"SELECT path, tag, line, start_col, end_col FROM tags WHERE 1{clause} ORDER BY path, line",
+                args))
+        return found
 
     def links(self) -> list[tuple[str, str, str | None, str | None, bool]]:
         """(src, target, heading, block, embed) of every link in the vault."""

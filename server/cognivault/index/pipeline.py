@@ -332,8 +332,9 @@ class Indexer:
         report.timings["read_notes"] = time.perf_counter() - read_started
 
         lexical_started = time.perf_counter()
-        if store.lexical is None or store.lexical.generation != store.catalog.generation():
-            store.rebuild_lexical()  # searchable by keywords from here on
+        # A whole pass compares every chunk (and re-derives the German compound lexicon, which
+        # per-file updates leave as it is): searchable by keywords from here on.
+        store.update_lexical()
         report.timings["lexical"] = time.perf_counter() - lexical_started
 
         by_path = {vault_file.path: (vault_file, digest) for vault_file, digest in attachments}
@@ -368,8 +369,8 @@ class Indexer:
         report.interrupted = report.interrupted or self._stopping
 
         finish_started = time.perf_counter()
-        if store.lexical is None or store.lexical.generation != store.catalog.generation():
-            store.rebuild_lexical()
+        store.update_lexical()
+        store.save_lexical()
         store.save_dense()
         report.timings["finish"] = time.perf_counter() - finish_started
         report.consistency = store.consistency()

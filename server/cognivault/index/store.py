@@ -91,7 +91,10 @@ class IndexStore:
         self.writable = writable
         folder.mkdir(parents=True, exist_ok=True)
         self.catalog = self._open_catalog()
+        self._readers = threading.local()
+        self._reader_list: list[Catalog] = []
         self.lexical: LexicalIndex | None = None
+        self._lexical_saved = -1  # the generation of the keyword index on disk
         self.dense: DenseIndex | None = None
 
     # -- opening ----------------------------------------------------------
@@ -118,21 +121,43 @@ class IndexStore:
             log.warning(self.messages[-1])
             return Catalog(path)
 
+    def reader(self) -> Catalog:
+        """A read-only catalog connection of the calling thread's own.
+
+        Searches read through it, so they never queue behind the writer's transactions on the
+        shared connection (SQLite serialises the statements of one connection; WAL lets separate
+        readers go on while the writer commits).
+        """
+        found: Catalog | None = getattr(self._readers, "catalog", None)
+        if found is not None:
+            return found
+        path = self.folder / CATALOG_FILE
+        if str(self.catalog.path) == ":memory:" or not path.exists():
+            return self.catalog
+        found = Catalog(path, readonly=True)
+        self._readers.catalog = found
+        with self.lock:
+            self._reader_list.append(found)
+        return found
+
     def load_derived(self) -> None:
         """Load BM25 and FAISS, rebuilding whichever is missing, stale or corrupt (moved aside)."""
         with self.lock:
             generation = self.catalog.generation()
             lexical_dir = self.folder / LEXICAL_DIR
             try:
-                lexical = LexicalIndex.load(lexical_dir, generation)
+                lexical = LexicalIndex.load(lexical_dir)
             except CorruptIndex as exc:
                 lexical = None
                 self._note_corrupt(lexical_dir, exc)
-            if lexical is None:
-                lexical = LexicalIndex.build(self.catalog)
+            if lexical is None or lexical.generation != generation:
+                # Behind the catalog (a run or edits after the last save): catch up chunk by chunk.
+                if lexical is None or not lexical.sync(self.catalog):
+                    lexical = LexicalIndex.build(self.catalog, previous=lexical)
                 if self.writable:
                     lexical.save(lexical_dir)
             self.lexical = lexical
+            self._lexical_saved = lexical.generation
             dense_path = self.dense_path
             try:
                 dense = DenseIndex.load(dense_path, self.model_id, self.dimension)
@@ -159,13 +184,29 @@ class IndexStore:
         return self.folder / f"dense-{safe}.faiss"
 
     # -- derived index upkeep -------------------------------------------------
-    def rebuild_lexical(self) -> LexicalIndex:
-        lexical = LexicalIndex.build(self.catalog, previous=self.lexical)
-        if self.writable:
-            lexical.save(self.folder / LEXICAL_DIR)
-        with self.lock:
-            self.lexical = lexical
+    def update_lexical(self, paths: set[str] | None = None, since: int | None = None) -> LexicalIndex:
+        """Bring the keyword index up to date with the catalog, in place.
+
+        ``paths`` changed since catalog generation ``since``: only their chunks are read again.
+        Otherwise (or when the index is not at ``since``) every chunk is compared by digest; a
+        full rebuild only happens when there is no index yet or the German compound lexicon moved.
+        """
+        lexical = self.lexical
+        if lexical is not None and paths is not None and since is not None and lexical.generation == since:
+            lexical.update_paths(self.catalog, paths)
+        elif lexical is None or lexical.generation != self.catalog.generation():
+            if lexical is None or not lexical.sync(self.catalog):
+                lexical = LexicalIndex.build(self.catalog, previous=lexical)
+                with self.lock:
+                    self.lexical = lexical
         return lexical
+
+    def save_lexical(self) -> None:
+        """Persist the keyword index (a crash before this costs a catch-up on the next load)."""
+        lexical = self.lexical
+        if self.writable and lexical is not None and lexical.generation != self._lexical_saved:
+            lexical.save(self.folder / LEXICAL_DIR)
+            self._lexical_saved = lexical.generation
 
     def save_dense(self) -> None:
         if self.writable and self.dense is not None:
@@ -176,7 +217,10 @@ class IndexStore:
         """For a read-only process: pick up the writer's changes. Returns True if anything reloaded."""
         if self.lexical is not None and self.lexical.generation == self.catalog.generation():
             return False
-        self.load_derived()
+        self.update_lexical()
+        with self.lock:
+            if self.dense is not None:
+                self.dense.reconcile(self.catalog)
         return True
 
     def consistency(self) -> dict[str, object]:
@@ -195,5 +239,10 @@ class IndexStore:
         }
 
     def close(self) -> None:
+        with self.lock:
+            for reader in self._reader_list:
+                with contextlib.suppress(sqlite3.Error):
+                    reader.close()
+            self._reader_list.clear()
         self.catalog.close()
         self.writer.release()

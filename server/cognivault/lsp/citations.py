@@ -56,7 +56,7 @@ def citation_at(doc: Document, line: int, column: int) -> Any:
 
 def _chunks(ctx: Any, ids: list[str]) -> dict[str, Any]:
     try:
-        return ctx.engine.store.catalog.chunks(ids)
+        return ctx.engine.store.reader().chunks(ids)
     except Exception as exc:  # noqa: BLE001 - the catalog is being rebuilt: no citation info
         log.info("chunk lookup failed: %s", exc)
         return {}

@@ -253,5 +253,4 @@ def keyword_hits(ctx: Context, query: str, depth: int) -> list[tuple[str, str, f
     if lexical is None or not query.strip():
         return []
     lang = detect_language(query, engine.vault_languages() or None)
-    hits = lexical.search(query, lang, depth)
-    return [(lexical.chunk_ids[hit.row], lexical.paths[hit.row], hit.score) for hit in hits]
+    return [(hit.chunk_id, hit.path, hit.score) for hit in lexical.search(query, lang, depth)]

@@ -130,12 +130,10 @@ def why(reasons: list[str]) -> list[str]:
 
 
 def related_notes(ctx: Context, path: str, k: int = 10, include_linked: bool = False) -> list[Any]:
-    """Notes related to ``path``, cached per catalog generation.
+    """Notes related to ``path`` (``Engine.related_to``), cached per catalog generation.
 
-    The same ranking as ``Engine.related`` (meaning, else shared key words; links both ways;
-    shared tags), but the link graph and tags come from the server's snapshot, where links are
-    resolved once per generation instead of once per call (on a 60k-link vault that is the
-    difference between a few milliseconds and a second).
+    The link graph and tags come from the server's snapshot, where links are already resolved
+    for this generation.
     """
     key = (str(ctx.vault), path, k, include_linked, ctx.view.snapshot.generation)
     with _related_lock:
@@ -151,63 +149,25 @@ def related_notes(ctx: Context, path: str, k: int = 10, include_linked: bool = F
 
 
 def _related(ctx: Context, path: str, k: int, include_linked: bool) -> list[Any]:
-    from collections import defaultdict
+    from dataclasses import replace
 
-    from cognivault.engine import EngineError, RelatedNote
-    from cognivault.index.pipeline import vector_of_note
+    from cognivault.engine import EngineError, NoteNeighbours
 
     view = ctx.view
     snapshot = view.snapshot
-    note = snapshot.notes.get(path)
     if path not in snapshot.files:
         raise EngineError(f"no indexed note matches {path!r}")
-    engine = ctx.engine
-    store = engine.store
+    note = snapshot.notes.get(path)
     resolved = snapshot.resolved()
-    outgoing = {target for link in snapshot.links.get(path, [])
-                if (target := resolved.get(link)) is not None and target != path}
-    incoming = {link.src for link in snapshot.backlinks().get(path, []) if link.src != path}
-    tags = {t.casefold() for t in (note.tags if note else ())}
-    scores: dict[str, float] = defaultdict(float)
-    reasons: dict[str, list[str]] = defaultdict(list)
-    centroid = vector_of_note(store, path)
-    if centroid is not None and store.dense is not None:
-        with store.lock:
-            hits = store.dense.search(centroid, 400)
-        best = {hit.chunk_id: hit.score for hit in hits}
-        records = store.catalog.chunks(list(best))
-        per_note: dict[str, float] = {}
-        for chunk_id, score in best.items():
-            record = records.get(chunk_id)
-            if record is not None and record.path != path:
-                per_note[record.path] = max(per_note.get(record.path, -1.0), score)
-        for other, score in per_note.items():
-            scores[other] += score
-            reasons[other].append(f"similar in meaning ({score:.2f})")
-    elif note is not None:
-        query = " ".join([note.title] + [h.text for h in note.headings])
-        if query.strip():
-            for result in engine.search(query, k=k * 3, mode="lexical", per_note=True).results:
-                if result.path != path:
-                    scores[result.path] += 0.5
-                    reasons[result.path].append("shares key words")
-    for neighbour in outgoing | incoming:
-        scores[neighbour] += 0.1
-        reasons[neighbour].append("links here" if neighbour in incoming else "linked from this note")
-    if tags:
-        for other in list(scores):
-            other_note = snapshot.notes.get(other)
-            if other_note is None:
-                continue
-            shared = sorted(tags & {t.casefold() for t in other_note.tags})
-            if shared:
-                scores[other] += 0.05 * len(shared)
-                reasons[other].append("shared tags: " + ", ".join(shared))
-    if not include_linked:
-        for linked in outgoing:
-            scores.pop(linked, None)
-    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
-    return [RelatedNote(p, view.title(p), round(score, 4), reasons[p]) for p, score in ranked]
+    neighbours = NoteNeighbours(
+        outgoing=frozenset(target for link in snapshot.links.get(path, [])
+                           if (target := resolved.get(link)) is not None and target != path),
+        incoming=frozenset(link.src for link in snapshot.backlinks().get(path, []) if link.src != path),
+        tags=frozenset(t.casefold() for t in (note.tags if note else ())),
+        keywords=" ".join([note.title] + [h.text for h in note.headings]) if note else "",
+        tags_of=lambda other: other_note.tags if (other_note := snapshot.notes.get(other)) else ())
+    found = ctx.engine.related_to(path, neighbours, k, include_linked)
+    return [replace(item, title=view.title(item.path)) for item in found]
 
 
 def related(ctx: Context, params: Any) -> dict[str, Any]:

@@ -10,10 +10,8 @@ Both are immutable once built and safe to share between worker threads.
 
 from __future__ import annotations
 
-import json
 import logging
 import posixpath
-import sqlite3
 import threading
 import time
 from collections import defaultdict
@@ -22,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cognivault.index.catalog import Catalog, LinkRow, NoteRecord, TagRow
 from cognivault.lsp.uris import vault_uri
 from cognivault.vault.links import LinkResolver
 from cognivault.vault.types import ParsedNote
@@ -47,26 +46,9 @@ class BlockInfo:
     col: int
 
 
-@dataclass(frozen=True, slots=True)
-class LinkRef:
-    src: str
-    target: str
-    heading: str | None
-    block: str | None
-    alias: str | None
-    embed: bool
-    line: int  # 1-based
-    start_col: int  # code points, whole link
-    end_col: int
-
-
-@dataclass(frozen=True, slots=True)
-class TagOccurrence:
-    path: str
-    tag: str
-    line: int  # 1-based; 0 = frontmatter
-    start_col: int
-    end_col: int
+# The catalog's rows are the snapshot's links and tags as they are (immutable, hashable).
+LinkRef = LinkRow
+TagOccurrence = TagRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +61,13 @@ class NoteInfo:
     blocks: tuple[BlockInfo, ...]
     line_count: int
     frontmatter: dict = field(default_factory=dict, hash=False, compare=False)
+
+    @classmethod
+    def from_record(cls, record: NoteRecord) -> NoteInfo:
+        return cls(record.path, record.title, tuple(str(a) for a in record.aliases), tuple(record.tags),
+                   tuple(HeadingInfo(int(h[0]), str(h[1]), int(h[2]), tuple(h[3])) for h in record.headings),
+                   tuple(BlockInfo(str(b[0]), int(b[1]), int(b[2])) for b in record.blocks),
+                   record.line_count, record.frontmatter)
 
     @classmethod
     def from_parsed(cls, path: str, note: ParsedNote) -> NoteInfo:
@@ -277,56 +266,28 @@ class Snapshot:
         return cls(-1, {}, {}, {}, {})
 
     @staticmethod
-    def read_generation(db: sqlite3.Connection) -> int:
-        return int((db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone() or [0])[0])
-
-    @staticmethod
-    def _rows(db: sqlite3.Connection, paths: list[str] | None
+    def _rows(catalog: Catalog, paths: list[str] | None
               ) -> tuple[dict[str, str], dict[str, NoteInfo], dict[str, list[LinkRef]], dict[str, list[TagOccurrence]]]:
         """Files, notes, links and tags of ``paths`` (all of them when None)."""
-        def where(column: str) -> tuple[str, list[str]]:
-            if paths is None:
-                return "", []
-            return f" AND {column} IN ({','.join('?' * len(paths))})", list(paths)
-
-        clause, args = where("path")
-        files = {path: kind for path, kind in
-                 db.execute(f"SELECT path, kind FROM files WHERE state = 'indexed'{clause}", args)}
-        notes: dict[str, NoteInfo] = {}
-        for path, title, aliases, tags, frontmatter, headings, blocks, line_count in db.execute(
-                "SELECT path, title, aliases, tags, frontmatter, headings, blocks, line_count FROM notes "
-                f"WHERE 1{clause}", args):
-            try:
-                front = json.loads(frontmatter)
-            except ValueError:
-                front = {}
-            notes[path] = NoteInfo(
-                path, title, tuple(str(a) for a in json.loads(aliases)), tuple(json.loads(tags)),
-                tuple(HeadingInfo(int(h[0]), str(h[1]), int(h[2]), tuple(h[3])) for h in json.loads(headings)),
-                tuple(BlockInfo(str(b[0]), int(b[1]), int(b[2])) for b in json.loads(blocks)),
-                int(line_count), front if isinstance(front, dict) else {})
+        files = catalog.indexed_kinds(paths)
+        notes = {record.path: NoteInfo.from_record(record) for record in catalog.note_records(paths)}
         links: dict[str, list[LinkRef]] = defaultdict(list)
-        clause, args = where("src")
-        for row in db.execute("SELECT src, target, heading, block, alias, embed, line, start_col, end_col "
-                              f"FROM links WHERE 1{clause} ORDER BY src, line, start_col", args):
-            links[row[0]].append(LinkRef(row[0], row[1], row[2], row[3], row[4], bool(row[5]),
-                                         int(row[6]), int(row[7]), int(row[8])))
-        clause, args = where("path")
-        tags_by_path: dict[str, list[TagOccurrence]] = defaultdict(list)
-        for row in db.execute(f"SELECT path, tag, line, start_col, end_col FROM tags WHERE 1{clause} "
-                              "ORDER BY path, line", args):
-            tags_by_path[row[0]].append(TagOccurrence(row[0], row[1], int(row[2]), int(row[3]), int(row[4])))
-        return files, notes, dict(links), dict(tags_by_path)
+        for link in catalog.link_rows(paths):
+            links[link.src].append(link)
+        tags: dict[str, list[TagOccurrence]] = defaultdict(list)
+        for tag in catalog.tag_rows(paths):
+            tags[tag.path].append(tag)
+        return files, notes, dict(links), dict(tags)
 
     @classmethod
-    def load(cls, db: sqlite3.Connection) -> Snapshot:
-        """Read the graph from a catalog connection (the catalog schema of ``index/catalog.py``)."""
-        generation = cls.read_generation(db)
-        return cls(generation, *cls._rows(db, None))
+    def load(cls, catalog: Catalog) -> Snapshot:
+        """Read the graph from the catalog."""
+        generation = catalog.generation()
+        return cls(generation, *cls._rows(catalog, None))
 
-    def patched(self, db: sqlite3.Connection, paths: set[str]) -> Snapshot:
+    def patched(self, catalog: Catalog, paths: set[str]) -> Snapshot:
         """This snapshot with ``paths`` read again (one edited note costs one note, not the vault)."""
-        generation = self.read_generation(db)
+        generation = catalog.generation()
         wanted = sorted(paths)
         files, notes, links, tags = dict(self.files), dict(self.notes), dict(self.links), dict(self.tags)
         for path in wanted:
@@ -334,13 +295,11 @@ class Snapshot:
             notes.pop(path, None)
             links.pop(path, None)
             tags.pop(path, None)
-        for start in range(0, len(wanted), 500):
-            part = wanted[start:start + 500]
-            new_files, new_notes, new_links, new_tags = self._rows(db, part)
-            files.update(new_files)
-            notes.update(new_notes)
-            links.update(new_links)
-            tags.update(new_tags)
+        new_files, new_notes, new_links, new_tags = self._rows(catalog, wanted)
+        files.update(new_files)
+        notes.update(new_notes)
+        links.update(new_links)
+        tags.update(new_tags)
         same_names = files.keys() == self.files.keys() and all(
             (notes[p].aliases if p in notes else None) == (self.notes[p].aliases if p in self.notes else None)
             for p in wanted)

@@ -40,7 +40,6 @@ from cognivault.lsp.uris import relative_path, vault_uri
 log = logging.getLogger(__name__)
 
 SNAPSHOT_STALENESS_WHILE_INDEXING_S = 1.0
-LEXICAL_REFRESH_MS = 1500
 DISK_CACHE_SIZE = 256
 
 
@@ -210,20 +209,6 @@ class SnapshotCache:
         self._lock = threading.Lock()
         self._pending_lock = threading.Lock()
         self._updates = 0
-        self._db = None
-        self._db_path: Path | None = None
-
-    def _connection(self, engine: Any):  # type: ignore[no-untyped-def]
-        import sqlite3
-
-        catalog = engine.store.catalog
-        path = Path(str(catalog.path))
-        if str(path) == ":memory:" or not path.exists():
-            return catalog.db
-        if self._db is None or self._db_path != path:
-            self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30, check_same_thread=False)
-            self._db_path = path
-        return self._db
 
     def updating(self) -> contextlib.AbstractContextManager[None]:
         """Around a per-file write: readers keep the current snapshot until :meth:`patch` ran."""
@@ -248,11 +233,11 @@ class SnapshotCache:
         readers are never held up: meanwhile they keep using the current snapshot.
         """
         current = self._snapshot
-        db = engine.store.catalog.db
+        catalog = engine.store.catalog
         if current.generation < 0 or current.generation != before:
-            fresh = Snapshot.load(db)
+            fresh = Snapshot.load(catalog)
         else:
-            fresh = current.patched(db, paths)
+            fresh = current.patched(catalog, paths)
         with self._lock:
             if self._snapshot is current or self._snapshot.generation <= fresh.generation:
                 self._snapshot = fresh
@@ -260,9 +245,9 @@ class SnapshotCache:
     def get(self, engine: Any, indexing: bool) -> Snapshot:
         with self._lock:
             current = self._snapshot
-            db = self._connection(engine)
+            catalog = engine.store.reader()
             try:
-                generation = Snapshot.read_generation(db)
+                generation = catalog.generation()
             except Exception:  # noqa: BLE001 - a catalog being created: keep what we have
                 return current
             if generation == current.generation or current.generation >= 0 and self._updates:
@@ -270,16 +255,9 @@ class SnapshotCache:
             if indexing and time.monotonic() - current.built_at < SNAPSHOT_STALENESS_WHILE_INDEXING_S \
                     and current.generation >= 0:
                 return current
-            snapshot = Snapshot.load(db)
+            snapshot = Snapshot.load(catalog)
             self._snapshot = snapshot
             return snapshot
-
-    def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                with contextlib.suppress(Exception):
-                    self._db.close()
-                self._db = None
 
 
 class CogniVaultServer(LanguageServer):
@@ -311,7 +289,6 @@ class CogniVaultServer(LanguageServer):
         self.published: dict[str, int] = {}  # uri -> diagnostics count last published
         self._writer_jobs = 0
         self._update_jobs = 0
-        self._lexical_cost = 0.0  # seconds the last keyword-index rebuild took
         self._warmed = False
         self._paths: dict[str, str] = {}  # uri -> vault path ("" outside the vault)
         self._diagnostics_all = False
@@ -350,12 +327,12 @@ class CogniVaultServer(LanguageServer):
 
     @property
     def updates_idle(self) -> bool:
-        """No per-file update waiting or running (the keyword index may still be refreshing)."""
+        """No per-file update waiting or running (each one updates the keyword index too)."""
         return self._update_jobs == 0 and not any(key.startswith("update:") for key in self._timers)
 
     @property
     def writer_idle(self) -> bool:
-        return self._writer_jobs == 0 and not any(key.startswith(("update:", "lexical", "index"))
+        return self._writer_jobs == 0 and not any(key.startswith(("update:", "index"))
                                                     for key in self._timers)
 
     def _task_done(self, task: asyncio.Task) -> None:
@@ -414,22 +391,22 @@ class CogniVaultServer(LanguageServer):
         return texts
 
     def _open_document(self, uri: str, text: str, version: int | None, path: str,
-                       stale_ok: bool = False) -> Document | None:
+                       stale_ok: bool = False, parse_first: bool = False) -> Document | None:
         """The open document at ``version``, parsed; with ``stale_ok`` the last parsed version will do
         while this one is parsed in the background (another document than the one a request is about:
-        typing in a long note must not make hovers elsewhere wait for its parse)."""
+        typing in a long note must not make hovers elsewhere wait for its parse). With nothing parsed
+        yet that is None, unless ``parse_first``: then it is parsed now."""
         key = hash(text)
         with self._open_lock:
             cached = self._open_parsed.get(uri)
             if cached is not None and cached[0] == version and cached[1] == key:
                 return cached[2]
-            if stale_ok:
+            if stale_ok and (cached is not None or not parse_first):
                 if (uri, version) not in self._parsing:
                     self._parsing.add((uri, version))
                     self.parser.submit(self._parse_later, uri, text, version, path)
-                if cached is not None:
-                    return cached[2]
-                return None  # not parsed yet: the index's copy stands in meanwhile
+                # Not parsed yet: the index's copy stands in meanwhile.
+                return cached[2] if cached is not None else None
         doc = Document(uri, path or None, text, split_lines(text), version, parse_text, True)
         doc.info()  # parse now, on this thread
         with self._open_lock:
@@ -475,12 +452,13 @@ class CogniVaultServer(LanguageServer):
     def build_context(self, engine: Any, texts: dict[str, tuple[str, int | None, str]],
                       focus: str | None = None) -> tuple[Context, dict]:
         """A context for one request; ``focus`` (the request's document) is always current, other
-        open documents may be one edit behind while they are re-parsed (None: all current)."""
+        open documents may be one edit behind while they are re-parsed. Without a focus (workspace-wide
+        requests) every open document may be: a symbol search must not wait for a long note's parse."""
         snapshot = self.snapshots.get(engine, self.indexing)
         open_docs: dict[str, Document] = {}
         outside: dict[str, Document] = {}
         for uri, (text, version, path) in texts.items():
-            doc = self._open_document(uri, text, version, path, stale_ok=focus is not None and uri != focus)
+            doc = self._open_document(uri, text, version, path, stale_ok=uri != focus, parse_first=focus is None)
             if doc is None:
                 continue
             if path:
@@ -641,7 +619,6 @@ class CogniVaultServer(LanguageServer):
         summary = ""
         try:
             report = await self.run_writer(engine.index, progress)
-            self._lexical_cost = max(self._lexical_cost, report.timings.get("lexical", 0.0))
             totals = report.totals()
             failed = [f for f in report.files if f.state == "failed"]
             summary = (f"{totals.get('indexed', 0)} indexed, {totals.get('unchanged', 0)} unchanged, "
@@ -692,7 +669,7 @@ class CogniVaultServer(LanguageServer):
             old.cancel()
         loop = asyncio.get_running_loop()
 
-        tracked = key.startswith(("update:", "lexical", "index"))
+        tracked = key.startswith(("update:", "index"))
 
         async def run() -> None:
             try:
@@ -751,10 +728,6 @@ class CogniVaultServer(LanguageServer):
         if outcome == "full":
             self._debounce("index", 500, self.index_vault)
             return
-        # The keyword index is rebuilt from the catalog as a whole: only once edits pause, and the
-        # longer a rebuild takes (large vaults), the longer the pause it waits for.
-        self._debounce("lexical", max(LEXICAL_REFRESH_MS, int(self._lexical_cost * 10_000)),
-                       self._refresh_lexical)
         if outcome == "updated":
             # Same headings, blocks, title and aliases: other notes' links are unaffected; only this
             # note and notes citing passages (whose content hashes may have moved) need a new look.
@@ -784,6 +757,7 @@ class CogniVaultServer(LanguageServer):
                     before = store.catalog.generation()
                     indexer.remove_paths([path])
                     self.snapshots.patch(engine, {path}, before)
+                store.update_lexical({path}, before)
             return "removed"
         if kind != "markdown":
             return "full"  # attachments are read in the isolated extractor of a full pass
@@ -793,24 +767,11 @@ class CogniVaultServer(LanguageServer):
             indexer.index_markdown(VaultFile(path, absolute, kind), text=text)
             self.snapshots.patch(engine, {path}, generation)
             reshaped = _shape(store.catalog, path) != shape
+        store.update_lexical({path}, generation)  # only this note's chunks: searchable at once
         if engine.embedder is not None:
             indexer.embed_pending()
         # Other notes' diagnostics only change when what links can reach changed.
         return "reshaped" if reshaped else "updated"
-
-    async def _refresh_lexical(self) -> None:
-        engine = self.engine
-        if engine is None or self._closed:
-            return
-
-        def refresh() -> None:
-            store = engine.store
-            if store.lexical is None or store.lexical.generation != store.catalog.generation():
-                started = time.perf_counter()
-                store.rebuild_lexical()
-                self._lexical_cost = time.perf_counter() - started
-
-        await self.run_writer(refresh)
 
     # -- diagnostics -------------------------------------------------------------------
     def schedule_diagnostics(self, uris: list[str] | None = None, delay_ms: int | None = None) -> None:
@@ -849,8 +810,8 @@ class CogniVaultServer(LanguageServer):
         def finish() -> None:
             store = engine.store
             if store.writable:
-                if store.lexical is None or store.lexical.generation != store.catalog.generation():
-                    store.rebuild_lexical()
+                store.update_lexical()
+                store.save_lexical()
                 store.save_dense()
 
         try:
@@ -868,7 +829,6 @@ class CogniVaultServer(LanguageServer):
             self.writer.shutdown(wait=True, cancel_futures=True)
             with contextlib.suppress(Exception):
                 engine.close()
-        self.snapshots.close()
 
     def shutdown(self) -> None:  # the transport ended (exit, EOF or a broken pipe)
         with contextlib.suppress(Exception):

@@ -60,7 +60,7 @@ def _search(ctx: Context, query: str) -> list[Any]:
         from cognivault.lsp.common import keyword_hits
 
         ids = [chunk for chunk, _path, _score in keyword_hits(ctx, query, SEARCH_DEPTH)]
-        records = ctx.engine.store.catalog.chunks(ids)
+        records = ctx.engine.store.reader().chunks(ids)
         return [records[i] for i in ids if i in records]
     except Exception:  # noqa: BLE001 - names alone still answer
         return []
