@@ -11,7 +11,7 @@ from cognivault.config import _CHOICES, Settings
 
 DESCRIPTIONS = {
     ("embedding", "provider"): "auto: Ollama when it runs on a loopback host with the model pulled, else the "
-                               "embedded model; embedded; ollama",
+                               "embedded model; embedded; ollama; none: no model at all, keyword search only",
     ("embedding", "ollama_model"): "Ollama embedding model (ollama pull <name>)",
     ("embedding", "embedded_model"): "offline in-process embedding model (pip extra 'embedded')",
     ("embedding", "batch_size"): "texts per embedding call",

@@ -388,3 +388,27 @@ def test_related_unknown_note_is_a_clear_error(vault: Path) -> None:
         with pytest.raises(EngineError, match="no indexed note"):
             engine.related("Nowhere/Missing.md")
         assert engine.note_path("Calvin cycle") == "Biology/Calvin cycle.md"
+
+
+def test_provider_none_means_keyword_search_and_no_model(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from cognivault.cli import main
+    from cognivault.config import ConfigError
+
+    (vault / ".cognivault").mkdir()
+    (vault / ".cognivault" / "config.toml").write_text('[embedding]\nprovider = "none"\n', "utf-8")
+    with Engine(vault, load_settings(vault)) as engine:  # "auto" would look for a model: "none" does not
+        assert engine.embedder is None and engine.keyword_only and engine.embedder_error is None
+        report = engine.index()
+        assert report.embedding_model == "none" and report.embedded_chunks == 0
+        response = engine.search("thylakoid membranes")
+        assert response.mode == "hybrid" and response.results[0].path == "Biology/Photosynthesis.md"
+        assert response.notes == ["meaning-based search is off (embedding.provider = none); showing keyword results"]
+        assert engine.status(per_file=False)["embedding"]["provider"] == "none"
+        assert engine.related("Biology/Calvin cycle.md")[0].path == "Biology/Photosynthesis.md"
+    (vault / ".cognivault" / "config.toml").unlink()
+    assert main(["index", "--vault", str(vault), "--provider", "none", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["embedding_model"] == "none"
+    with pytest.raises(ConfigError, match="embedding.provider"):
+        load_settings(vault, {"embedding": {"provider": "nothing"}})

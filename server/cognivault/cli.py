@@ -260,7 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
         return sub_parser
 
     index = command("index", cmd_index, "index the vault (incremental: only changed files are read)")
-    index.add_argument("--provider", choices=["auto", "embedded", "ollama"], help="embedding provider")
+    index.add_argument("--provider", choices=["auto", "embedded", "ollama", "none"],
+                       help="embedding provider (none: no model, keyword search only)")
 
     command("status", cmd_status, "show how far indexing got, per stage and per file")
 

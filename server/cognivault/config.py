@@ -23,7 +23,7 @@ class ConfigError(ValueError):
 
 @dataclass
 class EmbeddingSettings:
-    provider: str = "auto"  # auto | embedded | ollama
+    provider: str = "auto"  # auto | embedded | ollama | none (no model: keyword search only)
     ollama_model: str = "embeddinggemma"
     embedded_model: str = "all-MiniLM-L6-v2"
     batch_size: int = 32
@@ -79,7 +79,7 @@ class Settings:
 
 
 _CHOICES = {
-    ("embedding", "provider"): {"auto", "embedded", "ollama"},
+    ("embedding", "provider"): {"auto", "embedded", "ollama", "none"},
     ("models", "chat_provider"): {"auto", "ollama", "extractive", "llamacpp"},
 }
 

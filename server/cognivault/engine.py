@@ -147,6 +147,8 @@ class Engine:
     def _make_embedder(self, embedder: EmbeddingProvider | None | str) -> EmbeddingProvider | None:
         if embedder != "auto":
             return embedder if not isinstance(embedder, str) else None
+        if self.keyword_only:
+            return None  # chosen, not a failure: nothing to report
         from cognivault.models.registry import make_embedding_provider
 
         try:
@@ -155,6 +157,11 @@ class Engine:
             self.embedder_error = str(exc)
             log.warning("no embedding model: %s; search runs on keywords only", exc)
             return None
+
+    @property
+    def keyword_only(self) -> bool:
+        """``embedding.provider = none``: no model is loaded, search runs on keywords."""
+        return self.settings.embedding.provider == "none"
 
     @property
     def embedder(self) -> EmbeddingProvider | None:
@@ -246,6 +253,8 @@ class Engine:
     def _dense_ranking(self, query: str, depth: int, allowed_paths: set[str] | None,
                        vector: np.ndarray | None = None) -> tuple[list[str], str | None]:
         if self._embedder is None:
+            if self.keyword_only:
+                return [], "meaning-based search is off (embedding.provider = none); showing keyword results"
             return [], f"meaning-based search unavailable ({self.embedder_error or 'no embedding model'}); " \
                        "showing keyword results"
         dense = self.store.dense
@@ -394,6 +403,7 @@ class Engine:
             "index_dir": str(self.index_dir),
             "writable": self.store.writable,
             "embedding": {
+                "provider": self.settings.embedding.provider,
                 "model_id": self._embedder.model_id if self._embedder else None,
                 "recorded_model_id": catalog.get_meta("embedding_model"),
                 "error": self.embedder_error,

@@ -6,7 +6,7 @@ import pytest
 
 from lsprotocol import types
 
-from harness import plain
+from harness import TEST_VAULT, plain, start_session, stop_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -99,3 +99,21 @@ async def test_configuration_change_applies_live(shared) -> None:
     await shared.diagnostics("Index.md", lambda found: len(found) == 0)
     results = plain(await shared.request("cognivault/search", {"query": "light energy chlorophyll"}))
     assert results["mode"] == "lexical" and len(results["results"]) <= 2
+
+
+async def test_provider_none_in_the_vault_config_loads_no_model(tmp_path) -> None:  # noqa: ANN001
+    import shutil
+
+    shutil.copytree(TEST_VAULT, tmp_path / "vault")
+    (tmp_path / "vault" / ".cognivault").mkdir()
+    (tmp_path / "vault" / ".cognivault" / "config.toml").write_text('[embedding]\nprovider = "none"\n', "utf-8")
+    session = await start_session(tmp_path, options={"embeddings": True})
+    try:
+        status = await session.status()
+        assert status["provider"]["embeddings"] is None and "keyword" in status["provider"]["note"]
+        assert status["index"]["embedding"]["provider"] == "none" and status["index"]["embedding"]["error"] is None
+        answer = plain(await session.request("cognivault/search", {"query": "thylakoid membranes", "k": 3}))
+        assert answer["results"][0]["path"] == "Photosynthesis.md"
+        assert answer["notes"] == ["meaning-based search is off (embedding.provider = none); showing keyword results"]
+    finally:
+        await stop_session(session)

@@ -99,7 +99,7 @@ def parse_options(raw: Any, base: LspOptions | None = None) -> tuple[LspOptions,
             continue
         values = dict(values)
         if section == "embedding" and str(values.get("provider", "")).lower() in ("none", "off", "disabled"):
-            values.pop("provider")
+            values["provider"] = "none"  # a config value like any other; "off" and "disabled" say the same
             options.embeddings = False
         candidate = {**options.settings.get(section, {}), **values}
 

@@ -510,7 +510,7 @@ class CogniVaultServer(LanguageServer):
         assert self.vault is not None
         settings = load_settings(self.vault, self.options.settings or None)
         embedder: Any = "auto"
-        if not self.options.embeddings:
+        if not self.options.embeddings or settings.embedding.provider == "none":
             embedder = None
             self.embedding_note = "embeddings are off (keyword search only)"
         elif importlib.util.find_spec("cognivault.models.registry") is None:

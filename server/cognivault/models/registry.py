@@ -8,6 +8,8 @@
   ``ollama serve`` / ``ollama pull <model>`` instead of failing later.
 - ``"embedded"``: the in-process :class:`EmbeddedProvider` (``pip install
   'cognivault[embedded]'``).
+- ``"none"``: no model; search, related notes and completion use keywords only
+  (:func:`make_embedding_provider` raises :class:`ModelUnavailable` saying so).
 - ``"auto"`` (default): Ollama when a fast probe (``GET /api/tags``, 300 ms) on an
   allowed host answers and lists the embedding model, else embedded. A caller
   that already has an index can pass ``prefer_model_id`` (the index's model id)
@@ -90,6 +92,8 @@ def make_embedding_provider(settings: Settings, *, prefer_model_id: str | None =
 def _choose(settings: Settings, *, prefer_model_id: str | None = None,
             view: _OllamaView | None = None) -> tuple[EmbeddingProvider, str]:
     choice = settings.embedding.provider
+    if choice == "none":
+        raise ModelUnavailable("embedding.provider = none: no embedding model, keyword search only")
     if choice == "embedded":
         return _embedded(settings), "embedding.provider = embedded"
     if choice == "ollama":
@@ -97,7 +101,7 @@ def _choose(settings: Settings, *, prefer_model_id: str | None = None,
         embedder.check()
         return embedder, "embedding.provider = ollama"
     if choice != "auto":
-        raise ModelUnavailable(f"unknown embedding.provider {choice!r}: use auto, ollama or embedded")
+        raise ModelUnavailable(f"unknown embedding.provider {choice!r}: use auto, ollama, embedded or none")
 
     ollama_id = f"ollama:{normalize_model_name(settings.embedding.ollama_model)}"
     embedded_error: ModelUnavailable | None = None
