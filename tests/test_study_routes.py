@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import re
@@ -12,6 +13,7 @@ import threading
 from datetime import datetime, time, timedelta
 from pathlib import Path
 
+import aiohttp
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
@@ -163,6 +165,38 @@ async def test_progress_badges_heatmap_and_events(companion_vault) -> None:  # t
         await client.close()
 
 
+async def test_quizzes_to_take_without_their_answers(companion_vault) -> None:  # type: ignore[no-untyped-def]
+    engine, settings = companion_vault
+    path = "Study/Quiz - Routes.md"
+    (engine.vault / "Study").mkdir(exist_ok=True)
+    (engine.vault / path).write_text(QUIZ_NOTE.replace("Chloroplast parts", "Routes"), "utf-8")
+    client = await client_for(engine, settings)
+    try:
+        listed = (await (await client.get("/api/quizzes", headers=AUTH)).json())["quizzes"]
+        mine = next(q for q in listed if q["path"] == path)
+        assert mine["title"] == "Quiz - Routes" and mine["attempts"] == 0 and mine["last"] is None
+        quiz = await (await client.get("/api/quiz", params={"path": path}, headers=AUTH)).json()
+        assert quiz["questions"] == [
+            {"number": 1, "kind": "mcq", "question": "Where do the light reactions happen?",
+             "options": ["Stroma", "Thylakoid membranes"]},
+            {"number": 2, "kind": "mcq", "question": "Which pigment absorbs red and blue light?",
+             "options": ["Chlorophyll", "Carotene", "Xanthophyll"]}]
+        assert "light-dependent" not in json.dumps(quiz)  # no explanation before the attempt
+        assert (await client.get("/api/quiz", params={"path": "Decks/Cells.md"}, headers=AUTH)).status == 400
+        assert (await client.get("/api/quiz", params={"path": "../x.md"}, headers=AUTH)).status == 400
+        scored = await (await client.post("/api/quiz/attempt", json={"path": path, "answers": ["B", None]},
+                                          headers=AUTH)).json()
+        assert (scored["correct"], scored["total"]) == (1, 2)
+        assert scored["details"][0]["sources"] == [{"target": "Photosynthesis/Light reactions", "heading": "Where",
+                                                    "label": "Light reactions › Where", "chunk_id": "0123456789abcdef"}]
+        listed = (await (await client.get("/api/quizzes", headers=AUTH)).json())["quizzes"]
+        mine = next(q for q in listed if q["path"] == path)
+        assert mine["attempts"] == 1 and (mine["last"]["correct"], mine["last"]["total"]) == (1, 2)
+    finally:
+        await client.close()
+        (engine.vault / path).unlink()
+
+
 async def test_dashboard_is_one_self_contained_page(companion_vault) -> None:  # type: ignore[no-untyped-def]
     engine, settings = companion_vault
     client = await client_for(engine, settings)
@@ -209,13 +243,155 @@ class RunningCompanion:
         self.thread.join(10)
 
 
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                  "--hide-scrollbars"]
+
+
 def chromium(url: str, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     assert CHROMIUM is not None
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-             f"--user-data-dir={profile}", "--virtual-time-budget=5000", "--hide-scrollbars"]
+    flags = [*CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=5000"]
     return subprocess.run([CHROMIUM, *flags, *extra, url],
                           capture_output=True, text=True, timeout=90)
+
+
+class DevTools:
+    """Headless Chromium driven over the DevTools protocol (a websocket on loopback): real mouse clicks."""
+
+    def __init__(self, profile: Path) -> None:
+        self.profile = profile
+        self.process: subprocess.Popen[bytes] | None = None
+        self.session: aiohttp.ClientSession | None = None
+        self.ws: aiohttp.ClientWebSocketResponse | None = None
+        self.ids = 0
+
+    async def __aenter__(self) -> DevTools:
+        assert CHROMIUM is not None
+        log = self.profile.with_suffix(".log")
+        with log.open("wb") as err:
+            self.process = subprocess.Popen([CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}",
+                                             "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+                                             "--window-size=1280,1700", "about:blank"],
+                                            stdout=subprocess.DEVNULL, stderr=err)
+        for _ in range(300):
+            found = re.search(r"DevTools listening on ws://127\.0\.0\.1:(\d+)/", log.read_text("utf-8", "replace"))
+            if found:
+                break
+            await asyncio.sleep(0.1)
+        assert found, log.read_text("utf-8", "replace")[-2000:]
+        self.session = aiohttp.ClientSession()
+        async with self.session.get(f"http://127.0.0.1:{found[1]}/json/list") as response:
+            page = next(t for t in await response.json() if t["type"] == "page")
+        self.ws = await self.session.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.session is not None:
+            await self.session.close()
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(20)
+
+    async def send(self, method: str, **params: object) -> dict:
+        assert self.ws is not None
+        self.ids += 1
+        await self.ws.send_json({"id": self.ids, "method": method, "params": params})
+        while True:  # events arrive in between: skip them
+            message = await asyncio.wait_for(self.ws.receive_json(), 30)
+            if message.get("id") == self.ids:
+                assert "error" not in message, message
+                return message["result"]
+
+    async def evaluate(self, expression: str) -> object:
+        result = await self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        assert "exceptionDetails" not in result, result
+        return result["result"].get("value")
+
+    async def wait_for(self, expression: str, timeout: float = 15) -> None:
+        for _ in range(int(timeout * 10)):
+            if await self.evaluate(expression):
+                return
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"never true: {expression}")
+
+    async def click(self, selector: str) -> None:
+        """A left click at the middle of the element, as a user's mouse makes it."""
+        box = await self.evaluate(f"""(() => {{ const e = document.querySelector({json.dumps(selector)});
+            e.scrollIntoView({{block: "center"}}); const r = e.getBoundingClientRect();
+            return [r.x + r.width / 2, r.y + r.height / 2]; }})()""")
+        assert isinstance(box, list), selector
+        x, y = box
+        await self.send("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
+        for kind in ("mousePressed", "mouseReleased"):
+            await self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+    async def screenshot(self, target: Path) -> None:
+        shot = await self.send("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+        target.write_bytes(base64.b64decode(shot["data"]))
+
+
+QUIZ_NOTE = """---
+cognivault: 1
+type: quiz
+title: Quiz - Chloroplast parts
+generated_at: '2026-01-02T10:00:00+00:00'
+quiz_id: 0fedcba987654321
+---
+
+# Quiz - Chloroplast parts
+
+## Question 1
+
+Where do the light reactions happen?
+
+- A) Stroma
+- B) Thylakoid membranes
+
+> [!success]- Answer
+> **B) Thylakoid membranes**
+> The light-dependent reactions run in the thylakoid membranes.
+> Source: [[Photosynthesis/Light reactions#Where|Light reactions › Where]]<!--cv:cite id=0123456789abcdef h=89abcdef-->
+
+## Question 2
+
+Which pigment absorbs red and blue light?
+
+- A) Chlorophyll
+- B) Carotene
+- C) Xanthophyll
+
+> [!success]- Answer
+> **A) Chlorophyll**
+> Chlorophyll absorbs red and blue light and reflects green.
+> Source: [[Photosynthesis/Light reactions|Light reactions]]<!--cv:cite id=fedcba9876543210 h=01234567-->
+"""
+
+
+async def take_quiz_in_the_page(url: str, profile: Path, shot: Path) -> str:
+    """Open the dashboard, take the quiz (1 right, 1 wrong), submit: the page's score line and question texts."""
+    async with DevTools(profile) as browser:
+        await browser.send("Page.enable")
+        await browser.send("Page.navigate", url=url)
+        await browser.wait_for("document.body && document.body.dataset.loaded === 'true'")
+        await browser.click('button.take[data-quiz="Study/Quiz - Chloroplast parts.md"]')
+        await browser.wait_for("document.getElementById('quiz-panel').dataset.state === 'open'")
+        assert await browser.evaluate("document.querySelectorAll('#quiz-questions .option').length") == 5
+        await browser.click('li[data-question="1"] label[data-option="B"]')  # right
+        await browser.click('li[data-question="2"] label[data-option="C"]')  # wrong
+        assert await browser.evaluate("[...document.querySelectorAll('#quiz-questions input:checked')]"
+                                      ".map(i => i.value).join()") == "B,C"
+        await browser.click("#quiz-submit")
+        await browser.wait_for("document.getElementById('quiz-panel').dataset.state === 'scored'")
+        await browser.screenshot(shot)
+        page_text = str(await browser.evaluate("document.getElementById('quiz-panel').innerText"))
+        marks = await browser.evaluate("[...document.querySelectorAll('#quiz-questions li')].map(li => "
+                                       "li.className + ':' + [...li.querySelectorAll('.option.correct, .option.wrong')]"
+                                       ".map(o => o.dataset.option + '=' + o.className.split(' ')[1]).join('/'))")
+        assert marks == ["ok:B=correct", "missed:A=correct/C=wrong"], marks
+        await browser.click("#quiz-close")
+        await browser.wait_for("document.getElementById('quiz-panel').hidden && document.body.dataset.loaded === 'true'"
+                               " && document.getElementById('quiz-list').innerText.includes('1/2')")
+        return page_text
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)")
@@ -243,4 +419,20 @@ def test_dashboard_in_headless_chromium(companion_vault, tmp_path: Path) -> None
         result = chromium(url, tmp_path / "profile-shot", f"--screenshot={shot}", "--window-size=1280,1700")
         assert shot.is_file() and shot.stat().st_size > 10_000, result.stderr[-2000:]
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+        # take a quiz through the page: open it, click options, submit, read the score
+        quiz_path = "Study/Quiz - Chloroplast parts.md"
+        (engine.vault / "Study").mkdir(exist_ok=True)
+        (engine.vault / quiz_path).write_text(QUIZ_NOTE, "utf-8")
+        quiz_shot = ARTIFACTS / "dashboard-quiz.png"
+        quiz_shot.unlink(missing_ok=True)
+        text = asyncio.run(take_quiz_in_the_page(url, tmp_path / "profile-quiz", quiz_shot))
+        assert "Score: 1/2 · 50%" in text
+        assert "Correct. The light-dependent reactions run in the thylakoid membranes." in text
+        assert "Answer A. Chlorophyll absorbs red and blue light and reflects green." in text
+        assert "Source: Light reactions › Where (Photosynthesis/Light reactions)" in text
+        assert quiz_shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and quiz_shot.stat().st_size > 10_000
+        (attempt,) = [e for e in store.events(kinds=["quiz_attempt"]) if e.data["quiz"] == quiz_path]
+        assert (attempt.data["correct"], attempt.data["total"], attempt.data["quiz_id"]) == (1, 2, "0fedcba987654321")
+        assert attempt.duration_s > 0
     assert os.environ.get("COGNIVAULT_MODELS_OLLAMA_HOST") == "http://127.0.0.1:9"  # nothing reached a model

@@ -231,7 +231,7 @@ class ParsedQuiz:
     quiz_id: str | None
     title: str
     questions: list[QuizQuestion]
-    chunk_ids: list[list[str]]
+    sources: list[list[dict[str, Any]]]  # per question: its citations (target, heading, label, chunk_id)
 
 
 def parse_quiz(text: str) -> ParsedQuiz:
@@ -249,7 +249,7 @@ def parse_quiz(text: str) -> ParsedQuiz:
         if blocks:
             blocks[-1].append(line)
     questions: list[QuizQuestion] = []
-    cited: list[list[str]] = []
+    cited: list[list[dict[str, Any]]] = []
     for block in blocks:
         options: list[str] = []
         stem: list[str] = []
@@ -275,7 +275,8 @@ def parse_quiz(text: str) -> ParsedQuiz:
             {"true", "false"}, {"wahr", "falsch"}) else "mcq"
         questions.append(QuizQuestion(kind, " ".join(stem), options, LETTERS.index(answer),
                                       " ".join(e for e in explanation if e), None))
-        cited.append([m["id"] for line in block for m in CITATION_RE.finditer(line)])
+        cited.append([{"target": m["target"], "heading": m["heading"], "label": m["label"], "chunk_id": m["id"]}
+                      for line in block for m in CITATION_RE.finditer(line)])
     return ParsedQuiz(str(frontmatter.get("quiz_id")) if frontmatter.get("quiz_id") else None, title, questions,
                       cited)
 
@@ -307,6 +308,12 @@ def _answer_index(value: Any, question: QuizQuestion) -> int | None:
     return None
 
 
+def questions_to_take(quiz: ParsedQuiz) -> list[dict[str, Any]]:
+    """The questions as a quiz taker sees them: no answer, no explanation."""
+    return [{"number": number, "kind": q.kind, "question": q.question, "options": q.options}
+            for number, q in enumerate(quiz.questions, start=1)]
+
+
 def score_attempt(quiz: ParsedQuiz, answers: list[Any]) -> dict[str, Any]:
     """Compare answers (letters, 1-based numbers, option text, true/false) with the note's answers."""
     details = []
@@ -318,7 +325,7 @@ def score_attempt(quiz: ParsedQuiz, answers: list[Any]) -> dict[str, Any]:
         correct += ok
         details.append({"number": number, "given": LETTERS[index] if index is not None else None,
                         "correct": LETTERS[question.correct_index], "ok": ok,
-                        "explanation": question.explanation})
+                        "explanation": question.explanation, "sources": quiz.sources[number - 1]})
     total = len(quiz.questions)
     return {"quiz_id": quiz.quiz_id, "title": quiz.title, "correct": correct, "total": total,
             "score": round(correct / total, 4) if total else 0.0, "details": details}

@@ -7,7 +7,10 @@ Routes (all behind the companion's token, Host and Origin checks):
 - ``POST /api/generate/{kind}``  kind = flashcards | quiz | mindmap | workshop | lesson; NDJSON:
   ``{"type": "progress", "data": {"stage", "message"}}`` lines, then one ``{"type": "done", "data":
   {result}}`` (``data.path`` is the written note) or ``{"type": "error", "data": {"code", "message"}}``
-- ``POST /api/quiz/attempt``  ``{"path", "answers": [...]}`` → the score (recorded)
+- ``GET  /api/quizzes``, ``GET /api/quiz?path=``  the quiz notes (with their last attempt) and one quiz's
+  questions without the answers (what the dashboard's quiz taker shows)
+- ``POST /api/quiz/attempt``  ``{"path", "answers": [...]}`` → the score, with each question's correct
+  answer, explanation and sources (recorded)
 - ``GET  /api/progress?days=90``, ``GET /api/badges``, ``GET /api/heatmap?days=90``
 - ``POST /api/progress/event``  ``{"kind": "mindmap_view" | "lesson_read" | "note_edit" | "ask", "data"?}``
 - ``GET  /api/mindmaps``, ``GET /api/mindmap?path=``  the mind-map notes and one map's tree
@@ -231,25 +234,54 @@ async def generate_stream(request: web.Request) -> web.StreamResponse:
 
 # -- quizzes, progress, badges ----------------------------------------------------------------
 async def quiz_attempt(request: web.Request) -> web.Response:
-    from cognivault.study.quiz import parse_quiz, record_attempt, score_attempt
+    from cognivault.study.quiz import record_attempt, score_attempt
 
     body = await read_json(request)
     path = _note_path(request, body["path"])
-    absolute = engine_of(request).vault / path
 
     def score() -> dict[str, Any]:
-        try:
-            quiz = parse_quiz(absolute.read_text("utf-8"))
-        except (OSError, UnicodeDecodeError):
-            raise ApiError(404, "not_found", f"no quiz note at {path}") from None
-        if not quiz.questions:
-            raise ApiError(400, "not_a_quiz", f"{path} holds no quiz questions")
-        result = score_attempt(quiz, body["answers"])
+        result = score_attempt(_read_quiz(engine_of(request).vault / path, path), body["answers"])
         duration = body.get("duration_ms")
         record_attempt(_store(request.app), path, result, duration_s=duration / 1000 if duration else None)
         return {"quiz": path, **result}
 
     return web.json_response(await run_blocking(request, score))
+
+
+async def quizzes(request: web.Request) -> web.Response:
+    from cognivault.study.progress import recent_quizzes
+
+    def collect() -> list[dict[str, Any]]:
+        notes = _study_notes(engine_of(request).vault, _study_folder(request), "quiz")
+        attempts = recent_quizzes(_store(request.app).events(kinds=["quiz_attempt"]), limit=10_000)
+        for note in notes:
+            mine = [a for a in attempts if a["quiz"] == note["path"]]  # newest first
+            note["attempts"] = len(mine)
+            note["last"] = mine[0] if mine else None
+        return notes
+
+    return web.json_response({"quizzes": await run_blocking(request, collect)})
+
+
+async def quiz_questions(request: web.Request) -> web.Response:
+    from cognivault.study.quiz import questions_to_take
+
+    path = _note_path(request, api.query_params(request)["path"])
+    quiz = await run_blocking(request, _read_quiz, engine_of(request).vault / path, path)
+    return web.json_response({"path": path, "title": quiz.title, "quiz_id": quiz.quiz_id,
+                              "questions": questions_to_take(quiz)})
+
+
+def _read_quiz(absolute: Path, path: str):  # type: ignore[no-untyped-def]
+    from cognivault.study.quiz import parse_quiz
+
+    try:
+        quiz = parse_quiz(absolute.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        raise ApiError(404, "not_found", f"no quiz note at {path}") from None
+    if not quiz.questions:
+        raise ApiError(400, "not_a_quiz", f"{path} holds no quiz questions")
+    return quiz
 
 
 async def progress_summary(request: web.Request) -> web.Response:
@@ -297,8 +329,9 @@ async def record_event(request: web.Request) -> web.Response:
     return web.json_response(event.to_dict())
 
 
-# -- mind maps --------------------------------------------------------------------------------------
-def _mindmap_notes(vault: Path, folder: str) -> list[dict[str, Any]]:
+# -- study notes of one type (mind maps, quizzes) --------------------------------------------------
+def _study_notes(vault: Path, folder: str, kind: str) -> list[dict[str, Any]]:
+    """The generated notes of ``kind`` in the study folder, newest first."""
     from cognivault.study.schema import read_frontmatter
 
     root = vault / folder
@@ -306,23 +339,25 @@ def _mindmap_notes(vault: Path, folder: str) -> list[dict[str, Any]]:
     if root.is_dir():
         for note in sorted(root.rglob("*.md")):
             try:
-                head = note.read_text("utf-8")[:4096]
+                text = note.read_text("utf-8")
             except (OSError, UnicodeDecodeError):
                 continue
-            if "type: mindmap" not in head:
+            if f"type: {kind}" not in text[:4096]:
                 continue
-            frontmatter = read_frontmatter(note.read_text("utf-8"))
-            if frontmatter.get("type") == "mindmap":
+            frontmatter = read_frontmatter(text)
+            if frontmatter.get("type") == kind:
                 found.append({"path": note.relative_to(vault).as_posix(), "title": frontmatter.get("title"),
                               "generated_at": frontmatter.get("generated_at")})
     found.sort(key=lambda item: str(item.get("generated_at") or ""), reverse=True)
     return found
 
 
+def _study_folder(request: web.Request) -> str:
+    return request.app[api.SETTINGS_KEY].study.folder.strip("/") or "Study"
+
+
 async def mindmaps(request: web.Request) -> web.Response:
-    engine = engine_of(request)
-    folder = request.app[api.SETTINGS_KEY].study.folder.strip("/") or "Study"
-    notes = await run_blocking(request, _mindmap_notes, engine.vault, folder)
+    notes = await run_blocking(request, _study_notes, engine_of(request).vault, _study_folder(request), "mindmap")
     return web.json_response({"mindmaps": notes})
 
 
@@ -372,6 +407,10 @@ def setup_routes(app: web.Application) -> None:
                       "then the note path", content_type="application/x-ndjson")
     add_route(app, "POST", "/api/quiz/attempt", quiz_attempt, tag=TAG, body=ATTEMPT_BODY,
               summary="Score a quiz attempt against the quiz note and record it")
+    add_route(app, "GET", "/api/quizzes", quizzes, tag=TAG,
+              summary="The quiz notes in the study folder, newest first, with their last attempt")
+    add_route(app, "GET", "/api/quiz", quiz_questions, tag=TAG, summary="One quiz's questions, without the answers",
+              query={"path": {"type": "string", "maxLength": 1024, "required": True}})
     add_route(app, "GET", "/api/progress", progress_summary, tag=TAG, query=DAYS_QUERY,
               summary="Study time, streaks, heatmap, recent quizzes")
     add_route(app, "GET", "/api/badges", badges, tag=TAG, summary="The 25 badges, locked and unlocked")

@@ -11,7 +11,7 @@
   var fragment = new URLSearchParams((location.hash || "").replace(/^#/, ""));
   var TOKEN = window.COGNIVAULT_TOKEN || fragment.get("token") || "";
   var BASE = (window.COGNIVAULT_BASE || "").replace(/\/$/, "");
-  var state = { due: [], queue: [], current: null, shownAt: 0, againSeen: {}, map: null, collapsed: {}, view: { x: 0, y: 0, k: 1 } };
+  var state = { due: [], queue: [], current: null, shownAt: 0, againSeen: {}, map: null, collapsed: {}, view: { x: 0, y: 0, k: 1 }, quiz: null };
 
   function $(id) { return document.getElementById(id); }
   function el(tag, attrs, children) {
@@ -74,7 +74,6 @@
     $("stat-streak").textContent = days(progress.current_streak);
     $("stat-longest").textContent = days(progress.longest_streak);
     renderHeatmap(progress.heatmap || [], progress.today);
-    renderQuizzes(progress.recent_quizzes || []);
   }
 
   function renderHeatmap(cells, today) {
@@ -93,21 +92,107 @@
     });
   }
 
-  function renderQuizzes(quizzes) {
+  // -- quizzes: the quiz notes to take (with their last score), then attempts of quizzes gone since ----------
+  var LETTERS = "ABCDEF";
+
+  function scoreLine(attempt) {
+    if (!attempt) return [el("span", { "class": "muted small", text: "not taken yet" })];
+    var percent = Math.round((attempt.score || 0) * 100);
+    var bar = el("span", { "class": "bar" + (percent < 50 ? " low" : percent < 80 ? " mid" : "") }, [el("span", { style: "width:" + percent + "%" })]);
+    return [bar, el("span", { text: (attempt.correct || 0) + "/" + (attempt.total || 0) + " · " + percent + "%" }), el("span", { "class": "pill", text: shortDate(attempt.ts) })];
+  }
+
+  function renderQuizzes(notes, attempts) {
     var list = $("quiz-list");
     list.textContent = "";
-    if (!quizzes.length) {
-      list.appendChild(el("li", { "class": "empty", text: "No quiz attempts yet." }));
-      return;
-    }
-    quizzes.forEach(function (quiz) {
-      var percent = Math.round((quiz.score || 0) * 100);
-      var bar = el("span", { "class": "bar" + (percent < 50 ? " low" : percent < 80 ? " mid" : "") }, [el("span", { style: "width:" + percent + "%" })]);
+    var listed = {};
+    notes.slice(0, 10).forEach(function (note) {
+      listed[note.path] = true;
+      var take = el("button", { type: "button", "class": "take", "data-quiz": note.path, text: note.last ? "Retake" : "Take" });
+      take.addEventListener("click", function () { openQuiz(note.path); });
       list.appendChild(el("li", null, [
-        el("span", { "class": "title", title: quiz.quiz || "", text: quiz.title || quiz.quiz || "Quiz" }),
-        el("span", { "class": "score" }, [bar, el("span", { text: (quiz.correct || 0) + "/" + (quiz.total || 0) + " · " + percent + "%" }), el("span", { "class": "pill", text: shortDate(quiz.ts) })])
+        el("span", { "class": "title", title: note.path, text: note.title || note.path }),
+        el("span", { "class": "score" }, scoreLine(note.last).concat([take]))
       ]));
     });
+    attempts.forEach(function (attempt) {
+      if (listed[attempt.quiz]) return;
+      listed[attempt.quiz] = true;
+      list.appendChild(el("li", null, [
+        el("span", { "class": "title", title: attempt.quiz || "", text: attempt.title || attempt.quiz || "Quiz" }),
+        el("span", { "class": "score" }, scoreLine(attempt))
+      ]));
+    });
+    if (!list.children.length) list.appendChild(el("li", { "class": "empty", text: "No quizzes yet: generate one with cognivault generate quiz." }));
+  }
+
+  function openQuiz(path) {
+    api("/api/quiz?path=" + encodeURIComponent(path)).then(function (quiz) {
+      state.quiz = { path: quiz.path, questions: quiz.questions, startedAt: Date.now() };
+      $("quiz-name").textContent = quiz.title || quiz.path;
+      var list = $("quiz-questions");
+      list.textContent = "";
+      quiz.questions.forEach(function (question) {
+        var options = question.options.map(function (option, index) {
+          var input = el("input", { type: "radio", name: "q" + question.number, value: LETTERS[index] });
+          return el("label", { "class": "option", "data-option": LETTERS[index] }, [input, el("span", { text: LETTERS[index] + ") " + option })]);
+        });
+        list.appendChild(el("li", { "data-question": String(question.number) }, [el("p", { "class": "stem", text: question.question })].concat(options)));
+      });
+      $("quiz-score").textContent = "";
+      $("quiz-submit").hidden = false;
+      $("quiz-submit").disabled = false;
+      $("quiz-panel").hidden = false;
+      $("quiz-panel").setAttribute("data-state", "open");
+      $("quiz-list").hidden = true;
+    }).catch(function (error) { showError(error.message); });
+  }
+
+  function submitQuiz(event) {
+    event.preventDefault();
+    var quiz = state.quiz;
+    if (!quiz || $("quiz-submit").disabled) return;
+    var answers = quiz.questions.map(function (question) {
+      var chosen = document.querySelector('input[name="q' + question.number + '"]:checked');
+      return chosen ? chosen.value : null;
+    });
+    $("quiz-submit").disabled = true;
+    api("/api/quiz/attempt", { method: "POST", body: { path: quiz.path, answers: answers, duration_ms: Date.now() - quiz.startedAt } })
+      .then(showScore)
+      .catch(function (error) { $("quiz-score").textContent = error.message; $("quiz-submit").disabled = false; });
+  }
+
+  function showScore(result) {
+    $("quiz-score").textContent = "Score: " + result.correct + "/" + result.total + " · " + Math.round(result.score * 100) + "%";
+    $("quiz-submit").hidden = true;
+    result.details.forEach(function (detail) {
+      var item = document.querySelector('#quiz-questions li[data-question="' + detail.number + '"]');
+      if (!item) return;
+      item.className = detail.ok ? "ok" : "missed";
+      Array.prototype.forEach.call(item.querySelectorAll(".option"), function (label) {
+        var letter = label.getAttribute("data-option");
+        if (letter === detail.correct) label.classList.add("correct");
+        else if (letter === detail.given) label.classList.add("wrong");
+        label.querySelector("input").disabled = true;
+      });
+      var sources = (detail.sources || []).map(function (source) {
+        return (source.label || source.heading || source.target) + " (" + source.target + ")";
+      });
+      item.appendChild(el("div", { "class": "explain" }, [
+        el("span", { "class": "verdict", text: detail.ok ? "Correct." : "Answer " + detail.correct + "." }),
+        document.createTextNode(" " + (detail.explanation || ""))
+      ]));
+      if (sources.length) item.appendChild(el("div", { "class": "source", text: "Source: " + sources.join("; ") }));
+    });
+    $("quiz-panel").setAttribute("data-state", "scored");
+  }
+
+  function closeQuiz() {
+    state.quiz = null;
+    $("quiz-panel").hidden = true;
+    $("quiz-panel").removeAttribute("data-state");
+    $("quiz-list").hidden = false;
+    refresh();
   }
 
   function renderBadges(data) {
@@ -304,7 +389,10 @@
   function refresh() {
     showError("");
     return Promise.all([
-      api("/api/progress?days=90").then(renderProgress),
+      Promise.all([api("/api/progress?days=90"), api("/api/quizzes")]).then(function (loaded) {
+        renderProgress(loaded[0]);
+        renderQuizzes(loaded[1].quizzes || [], loaded[0].recent_quizzes || []);
+      }),
       api("/api/badges").then(renderBadges),
       api("/api/review/due?limit=200").then(renderDue),
       api("/api/mindmaps").then(loadMapList)
@@ -318,6 +406,8 @@
   }
 
   $("refresh").addEventListener("click", refresh);
+  $("quiz-panel").addEventListener("submit", submitQuiz);
+  $("quiz-close").addEventListener("click", closeQuiz);
   $("start-review").addEventListener("click", startReview);
   $("reveal").addEventListener("click", reveal);
   Array.prototype.forEach.call(document.querySelectorAll("#grades button"), function (button) {
