@@ -24,11 +24,13 @@ One module per feature, each a pure function over a
 ``rename``             ``prepareRename`` / ``rename`` / ``workspace/willRenameFiles``
 ``custom``             ``cognivault/search``, ``cognivault/related``, ``cognivault/status``,
                        ``cognivault/reindex``
+``study``              ``cognivault/reviewDue``, ``cognivault/reviewGrade``, ``cognivault/generate``;
+                       asks and (throttled) note edits recorded as study progress
 ``citations``          the citation syntax of generated notes (``vault_schema/citation.md``)
 =====================  =================================================================
 
 Commands (``workspace/executeCommand``): ``cognivault.createNote``,
-``cognivault.ask``, ``cognivault.generate`` (flashcards / quiz / mindmap),
+``cognivault.ask``, ``cognivault.generate`` (flashcards / quiz / mindmap / workshop, as ``cognivault/generate``),
 ``cognivault.showRelated``, ``cognivault.showReferences``.
 
 Supporting modules: ``server`` (state, worker threads, the single index writer),

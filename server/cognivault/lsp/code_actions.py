@@ -228,15 +228,14 @@ def _selection(doc: Document, ctx: Context, range_: types.Range) -> str:
     return "\n".join(parts)
 
 
-GENERATORS = {"flashcards": ("cognivault.study.flashcards", "generate_flashcards"),
-              "quiz": ("cognivault.study.quiz", "generate_quiz"),
-              "mindmap": ("cognivault.study.mindmap", "generate_mindmap")}
+GENERATORS = {"flashcards": "cognivault.study.flashcards", "quiz": "cognivault.study.quiz",
+              "mindmap": "cognivault.study.mindmap"}
 
 
 def study_generators() -> list[str]:
     """The study kinds whose generator is installed in this build."""
     kinds = []
-    for kind, (module, _) in GENERATORS.items():
+    for kind, module in GENERATORS.items():
         try:
             found = importlib.util.find_spec(module) is not None
         except ImportError:

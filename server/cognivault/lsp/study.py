@@ -69,6 +69,13 @@ def state_of(ls: CogniVaultServer) -> StudyState | None:
     return state
 
 
+async def _ready_state(ls: CogniVaultServer) -> StudyState:
+    await ls.wait_engine()
+    state = state_of(ls)
+    assert state is not None  # the engine is open
+    return state
+
+
 def _path_of(ctx: Context, params: dict[str, Any], required: bool = False) -> str | None:
     uri = params.get("uri")
     if uri is None:
@@ -184,9 +191,7 @@ async def generate_note(ls: CogniVaultServer, params: dict[str, Any]) -> dict[st
     kind = params.get("kind")
     if kind not in KINDS:
         raise JsonRpcInvalidParams(message=f"kind: one of {', '.join(KINDS)}")
-    await ls.wait_engine()
-    state = state_of(ls)
-    assert state is not None  # the engine exists, so the vault is known
+    state = await _ready_state(ls)
     token = params.get("workDoneToken")
     if token is None and ls.capability("window.work_done_progress", False):
         token = f"cognivault/generate/{next(_tokens)}"
@@ -247,15 +252,13 @@ def register(server: CogniVaultServer) -> None:
     @server.feature(REVIEW_DUE)
     async def on_review_due(ls: CogniVaultServer, params: Any) -> Any:
         params = _params(params)
-        await ls.wait_engine()
-        return await ls.run_feature(review_due, None, params, state_of(ls).deck)  # type: ignore[union-attr]
+        return await ls.run_feature(review_due, None, params, (await _ready_state(ls)).deck)
 
     @server.feature(REVIEW_GRADE)
     async def on_review_grade(ls: CogniVaultServer, params: Any) -> Any:
         params = _params(params)
-        await ls.wait_engine()
-        result = await ls.run_feature(review_grade, None, params, state_of(ls).deck,  # type: ignore[union-attr]
-                                      set(ls._dirty))
+        deck = (await _ready_state(ls)).deck
+        result = await ls.run_feature(review_grade, None, params, deck, set(ls._dirty))
         ls.schedule_update(result["path"], delay_ms=0)
         return result
 
