@@ -972,6 +972,7 @@ FEATURE_MODULES = (
     "cognivault.lsp.workspace_symbols",
     "cognivault.lsp.rename",
     "cognivault.lsp.custom",
+    "cognivault.lsp.study",
 )
 
 
