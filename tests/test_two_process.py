@@ -80,7 +80,7 @@ async def test_language_server_writes_companion_reads_and_a_killed_writer_leaves
 
         third = subprocess.run([sys.executable, "-m", "cognivault.cli", "index", "--vault", str(vault)],
                                env=env, capture_output=True, text=True, timeout=120)
-        assert third.returncode != 0 and "another CogniVault process" in third.stderr, third.stderr
+        assert third.returncode != 0 and f"pid {writer_pid}" in third.stderr, third.stderr
 
         # An edit through the editor: changed, saved to disk, didSave. The writer indexes it; the reader follows.
         edited = session.text(NOTE) + "\nThe zyxomorph pigment was found in the first edit.\n"

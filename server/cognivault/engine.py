@@ -184,7 +184,8 @@ class Engine:
         if not self.store.writable:
             from cognivault.index.store import IndexBusy
 
-            raise IndexBusy("another CogniVault process is writing this index; it keeps it up to date")
+            raise IndexBusy(self.store.busy or "another CogniVault process is writing this index; "
+                            "it keeps it up to date")
         with self._index_lock:
             self._indexer = Indexer(self.vault, self.settings, self.store, self._embedder)
             try:

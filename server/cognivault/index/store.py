@@ -83,11 +83,13 @@ class IndexStore:
         self.lock = threading.RLock()
         self.writer = WriterLock(folder)
         self.messages: list[str] = []
+        self.busy: str | None = None  # why this process only reads (names the writer's pid)
         if writable:
             try:
                 self.writer.acquire()
-            except IndexBusy:
+            except IndexBusy as exc:
                 writable = False
+                self.busy = str(exc)
         self.writable = writable
         folder.mkdir(parents=True, exist_ok=True)
         self.catalog = self._open_catalog()
