@@ -412,3 +412,26 @@ def test_provider_none_means_keyword_search_and_no_model(vault: Path, capsys: py
     assert json.loads(capsys.readouterr().out)["embedding_model"] == "none"
     with pytest.raises(ConfigError, match="embedding.provider"):
         load_settings(vault, {"embedding": {"provider": "nothing"}})
+
+
+def test_attachment_worker_reuses_what_the_parent_knows_of_tesseract(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each run spawns its reader anew: it must not ask tesseract again what this process knows."""
+    from PIL import Image
+
+    from cognivault.config import IndexSettings
+    from cognivault.index.isolation import IsolatedExtractor
+    from cognivault.vault.extractors import ocr
+
+    pytesseract = pytest.importorskip("pytesseract")
+    image = tmp_path / "scan.png"
+    Image.new("RGB", (200, 80), "white").save(image)
+    # This process "knows" tesseract has no language data: a worker that asked tesseract itself would OCR.
+    monkeypatch.setattr(ocr, "_languages_cache", {str(pytesseract.pytesseract.tesseract_cmd): []})
+    extractor = IsolatedExtractor(IndexSettings())
+    try:
+        assert extractor.submit_all([("scan.png", image)]) == 1
+        result = extractor.results.get(timeout=60)
+    finally:
+        extractor.stop()
+    assert result.state == "skipped" and "no language data" in (result.reason or "")

@@ -18,6 +18,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from cognivault.config import IndexSettings
+from cognivault.vault.extractors import ocr
 from cognivault.vault.types import Extraction, ExtractionFailed, ExtractionSkipped
 
 WORKER_MEMORY_BYTES = 3 * 1024**3
@@ -41,9 +42,11 @@ def _limit_memory() -> None:
         pass
 
 
-def _worker(connection: Connection, settings: IndexSettings) -> None:
+def _worker(connection: Connection, settings: IndexSettings, ocr_languages: dict[str, list[str]]) -> None:
     _limit_memory()
     from cognivault.vault.extractors import extract_attachment
+
+    ocr.remember_languages(ocr_languages)  # what the parent already asked tesseract (each run spawns anew)
 
     while True:
         try:
@@ -79,8 +82,8 @@ class IsolatedExtractor:
 
     def _start_worker(self) -> None:
         parent, child = self._context.Pipe()
-        process = self._context.Process(target=_worker, args=(child, self.settings), daemon=True,
-                                        name="cognivault-extractor")
+        process = self._context.Process(target=_worker, args=(child, self.settings, ocr.known_languages()),
+                                        daemon=True, name="cognivault-extractor")
         process.start()
         child.close()
         self._process, self._connection = process, parent

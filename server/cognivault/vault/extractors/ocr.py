@@ -45,6 +45,18 @@ def installed_languages() -> list[str]:
     return languages
 
 
+def known_languages() -> dict[str, list[str]]:
+    """What :func:`installed_languages` found in this process, by tesseract command (for a worker)."""
+    with _lock:
+        return dict(_languages_cache)
+
+
+def remember_languages(found: dict[str, list[str]]) -> None:
+    """Take over another process's findings: asking tesseract costs a subprocess each time."""
+    with _lock:
+        _languages_cache.update(found)
+
+
 def tesseract_problem() -> str | None:
     """None when OCR can run, else why not."""
     try:
