@@ -336,6 +336,16 @@ class GeneratorSpec:
     warn_short: bool = False  # warn when fewer items than requested came out
     write_message: str = "writing the note"
 
+    @classmethod
+    def of_items(cls, kind: str, default_count: int, max_count: int, items: Callable[[SourceSet, int], list[Any]],
+                 prompt: ListPrompt, compose: Compose, nothing: str) -> GeneratorSpec:
+        """A generator whose artifact is a list of items (flashcards, quiz questions)."""
+        return cls(kind, default_count, max_count, extract=lambda sources, count: Draft(items(sources, count)),
+                   extract_message=lambda sources, count: f"building {prompt.noun} from {len(sources.sources)} "
+                                                          "passages",
+                   from_model=prompt, model_request="{count} " + prompt.noun, compose=compose, nothing=nothing,
+                   warn_short=True)
+
     async def run(self, engine: Any, request: StudyRequest, provider: ChatProvider | None, *,
                   progress: Progress = no_progress, sources: SourceSet | None = None) -> GenerationResult:
         """Generate one artifact within ``request``'s scope and write its note (model or extractive)."""

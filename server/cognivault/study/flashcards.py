@@ -161,12 +161,8 @@ def _compose(engine: Any, request: StudyRequest, sources: SourceSet, draft: Draf
                     reads_back=lambda text: len(parse_cards(text, "check.md").flashcards) == len(cards))
 
 
-FLASHCARDS = GeneratorSpec(
-    kind="flashcards", default_count=DEFAULT_COUNT, max_count=MAX_COUNT,
-    extract=lambda sources, count: Draft(extractive_cards(sources, count)),
-    extract_message=lambda sources, count: f"building cards from {len(sources.sources)} passages",
-    from_model=ListPrompt("flashcards", SCHEMA, ("cards", "flashcards", "items"), "flashcards", "cards", 120,
-                          check_card),
-    model_request="{count} cards", compose=_compose, nothing="flashcards",
-    warn_short=True)
+FLASHCARDS = GeneratorSpec.of_items(
+    "flashcards", DEFAULT_COUNT, MAX_COUNT, extractive_cards,
+    ListPrompt("flashcards", SCHEMA, ("cards", "flashcards", "items"), "flashcards", "cards", 120, check_card),
+    _compose, "flashcards")
 generate_flashcards = FLASHCARDS.run

@@ -359,12 +359,8 @@ def _compose(engine: Any, request: StudyRequest, sources: SourceSet, draft: Draf
                     reads_back=lambda text: len(parse_quiz(text).questions) == len(questions), after_write=point_at)
 
 
-QUIZ = GeneratorSpec(
-    kind="quiz", default_count=DEFAULT_COUNT, max_count=MAX_COUNT,
-    extract=lambda sources, count: Draft(extractive_questions(sources, count)),
-    extract_message=lambda sources, count: f"building questions from {len(sources.sources)} passages",
-    from_model=ListPrompt("quiz", SCHEMA, ("questions", "quiz", "items"), "quiz", "questions", 200,
-                          check_question),
-    model_request="{count} questions", compose=_compose, nothing="quiz questions",
-    warn_short=True)
+QUIZ = GeneratorSpec.of_items(
+    "quiz", DEFAULT_COUNT, MAX_COUNT, extractive_questions,
+    ListPrompt("quiz", SCHEMA, ("questions", "quiz", "items"), "quiz", "questions", 200, check_question),
+    _compose, "quiz questions")
 generate_quiz = QUIZ.run
