@@ -141,6 +141,11 @@ async def test_generate_writes_the_note_and_reports_progress(study: Session) -> 
     assert error.code == types.ErrorCodes.InvalidParams and "flashcards" in error.message
     error = await _error(study, "cognivault/generate", {"kind": "quiz"})
     assert error.code == types.ErrorCodes.InvalidParams and "uri" in error.message
+    error = await _error(study, "cognivault/generate", {"kind": "quiz", "topic": "light", "chatProvider": "cloud"})
+    assert error.code == types.ErrorCodes.InvalidParams and "extractive" in error.message
+    error = await _error(study, "cognivault/generate", {"kind": "quiz", "topic": "no such thing at all zzz",
+                                                        "chatProvider": "extractive"})
+    assert error.code == types.ErrorCodes.InvalidParams and error.data["code"] == "empty_scope"
 
 
 async def test_the_code_actions_generate_command_runs_the_same_generation(study: Session) -> None:

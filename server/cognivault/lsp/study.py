@@ -43,6 +43,7 @@ REVIEW_DUE = "cognivault/reviewDue"
 REVIEW_GRADE = "cognivault/reviewGrade"
 GENERATE = "cognivault/generate"
 KINDS = ("flashcards", "quiz", "mindmap", "workshop")
+CHAT_PROVIDERS = ("auto", "ollama", "extractive", "llamacpp")
 MAX_DUE = 1000
 _tokens = itertools.count(1)
 
@@ -163,6 +164,8 @@ def generate(ctx: Context, kind: str, params: dict[str, Any], store: ProgressSto
 
     request = study_request(ctx, params)
     name = params.get("chatProvider")
+    if name not in (None, *CHAT_PROVIDERS):
+        raise FeatureError(f"chatProvider: one of {', '.join(CHAT_PROVIDERS)}")
 
     async def main() -> Any:
         provider = None
