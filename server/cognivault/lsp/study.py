@@ -77,11 +77,10 @@ async def _ready_state(ls: CogniVaultServer) -> StudyState:
     return state
 
 
-def _path_of(ctx: Context, params: dict[str, Any], required: bool = False) -> str | None:
+def _path_of(ctx: Context, params: dict[str, Any]) -> str | None:
+    """The vault path of ``params.uri`` (None without one; an error for a file outside the vault)."""
     uri = params.get("uri")
     if uri is None:
-        if required:
-            raise FeatureError("uri: a vault note is required")
         return None
     path = relative_path(ctx.vault, uri) if isinstance(uri, str) else None
     if path is None:
