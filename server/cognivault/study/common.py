@@ -16,12 +16,9 @@ written. Each generator module supplies only what is its own.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
-import os
 import re
-import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -30,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
 
 from pydantic import AfterValidator
 
-from cognivault.atomic import atomic_write_text
+from cognivault.atomic import atomic_create, atomic_write_text
 from cognivault.study.citations import link_target
 from cognivault.study.jsonparse import JSONParseError, items_of, parse_model_json
 from cognivault.study.prompts import load_study_prompt
@@ -198,53 +195,17 @@ def _is_placeholder(path: Path) -> bool:
 
 
 def write_new_note(vault: Path, folder: Path, name: str, text: str, *, fill_placeholder: bool = False) -> str:
-    """Write ``text`` as ``folder/name.md`` (atomically); an existing note gets a new name, never overwritten.
-
-    The new file is created by a hard link from a fully written, fsynced temp
-    file, which fails if the name exists: no window where another writer's note
-    could be replaced. Filesystems without hard links fall back to an
-    existence check followed by the atomic replace.
-    """
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write ``text`` as ``folder/name.md`` (atomically); an existing note gets a new name, never overwritten."""
     base = safe_filename(name)
-    for number in range(1, 1000):
-        candidate = folder / (f"{base}.md" if number == 1 else f"{base} {number}.md")
-        if fill_placeholder and number == 1 and _is_placeholder(candidate):
-            atomic_write_text(candidate, text)
-            return candidate.relative_to(vault).as_posix()
-        if candidate.exists():
-            continue
-        if _link_new(candidate, text):
-            return candidate.relative_to(vault).as_posix()
-    raise GenerationError(f"no free note name for {base!r} in {folder}", "name_exhausted")
-
-
-def _link_new(target: Path, text: str) -> bool:
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        try:
-            os.link(tmp, target)
-        except FileExistsError:
-            return False
-        except OSError:  # no hard links here (some network / FAT filesystems)
-            if target.exists():
-                return False
-            atomic_write_text(target, text)
-        with contextlib.suppress(OSError):
-            dir_fd = os.open(target.parent, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
-        return True
-    finally:
-        tmp.unlink(missing_ok=True)
+    names = (folder / (f"{base}.md" if number == 1 else f"{base} {number}.md") for number in range(1, 1000))
+    first = folder / f"{base}.md"
+    if fill_placeholder and _is_placeholder(first):
+        atomic_write_text(first, text)
+        return first.relative_to(vault).as_posix()
+    written = atomic_create((candidate for candidate in names if not candidate.exists()), text.encode("utf-8"))
+    if written is None:
+        raise GenerationError(f"no free note name for {base!r} in {folder}", "name_exhausted")
+    return written.relative_to(vault).as_posix()
 
 
 def note_text(frontmatter: dict[str, Any], body: str) -> str:
