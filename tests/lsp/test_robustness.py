@@ -9,6 +9,8 @@ import asyncio
 import json
 import shutil
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -134,3 +136,158 @@ async def test_a_failing_feature_answers_with_an_error(raw: RawClient) -> None:
                                                             "arguments": ["not an object"]})
     assert answer["error"]["code"] == -32602
     await _alive(raw)
+
+
+# -- issue 7: hostile volumes and places -------------------------------------------------------------
+async def _ready(client: RawClient) -> None:
+    for _ in range(600):
+        answer = await client.request("cognivault/status", {})
+        if answer["result"]["indexing"]["phase"] == "ready":
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the index never got ready")
+
+
+async def _idle(client: RawClient) -> None:
+    for _ in range(600):
+        state = (await client.request("cognivault/status", {}))["result"]["indexing"]
+        if state["phase"] == "ready" and state["pendingUpdates"] == 0 and state["writerIdle"]:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("edits never reached the index")
+
+
+async def _hover(client: RawClient, uri: str, line: int, character: int) -> dict[str, Any]:
+    return await client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                       "position": {"line": line, "character": character}})
+
+
+def _memory_kb(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {field} for {pid}")
+
+
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="needs Linux /proc to read peak memory")
+async def test_a_50_mb_message_is_refused_unread_and_the_server_answers_on(raw: RawClient) -> None:
+    await _ready(raw)
+    pid = raw.process.pid
+    Path(f"/proc/{pid}/clear_refs").write_text("5")  # reset the peak (VmHWM) to the current size
+    before = _memory_kb(pid, "VmRSS")
+    uri = (raw.vault / "Huge.md").as_uri()  # type: ignore[attr-defined]
+    head = json.dumps({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "markdown", "version": 1, "text": "@"}}}).encode()
+    prefix, suffix = head.split(b'"@"')
+    size = 50 * 1024 * 1024
+    assert raw.process.stdin is not None
+    raw.process.stdin.write(f"Content-Length: {size}\r\n\r\n".encode() + prefix + b'"')
+    filler = b"word " * (1024 * 1024 // 5)
+    remaining = size - len(prefix) - 2 - len(suffix)
+    while remaining > 0:
+        piece = filler[:remaining]
+        raw.process.stdin.write(piece)
+        remaining -= len(piece)
+        await raw.process.stdin.drain()
+    raw.process.stdin.write(b'"' + suffix)
+    await raw.process.stdin.drain()
+    message = await asyncio.wait_for(raw.read(), 30)
+    while "method" in message:
+        message = await asyncio.wait_for(raw.read(), 30)
+    assert message["error"]["code"] == -32600 and "too large" in message["error"]["message"]
+    index = (raw.vault / "Index.md").as_uri()  # type: ignore[attr-defined]
+    assert "Photosynthesis" in (await _hover(raw, index, 8, 36))["result"]["contents"]["value"]
+    grown_mb = (_memory_kb(pid, "VmHWM") - before) / 1024
+    assert grown_mb < 20, f"the server's peak memory grew by {grown_mb:.0f} MB for a message it refused"
+    status = (await raw.request("cognivault/status", {}))["result"]
+    assert uri not in [f"file://{p}" for p in status["server"]["unsavedDocuments"]]
+
+
+FLOOD = 2000
+
+
+async def test_a_burst_of_changes_to_one_document_leaves_it_responsive_and_the_last_text_wins(
+        raw: RawClient) -> None:
+    await _ready(raw)
+    vault: Path = raw.vault  # type: ignore[attr-defined]
+    uri = (vault / "Flood.md").as_uri()
+    await raw.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "markdown", "version": 1, "text": "# Flood\n\n"}}})
+    for version in range(2, FLOOD + 2):  # typing: one character at a time at the end of line 2
+        await raw.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": {"start": {"line": 2, "character": version - 2},
+                                          "end": {"line": 2, "character": version - 2}}, "text": "x"}]}})
+    final = "# Flood\n\nThe quokkaflood settles; see [[Cells]].\n"
+    await raw.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": uri, "version": FLOOD + 2}, "contentChanges": [{"text": final}]}})
+    await _alive(raw)  # the burst is through
+    timings = []
+    for _ in range(20):
+        started = time.perf_counter()
+        answer = await _hover(raw, uri, 2, 34)
+        timings.append(time.perf_counter() - started)
+        assert "Cells" in answer["result"]["contents"]["value"]  # the link exists in the last text only
+    timings.sort()
+    assert timings[len(timings) // 2] < 0.1 and timings[-1] < 1.0, timings
+    await _idle(raw)
+    found = (await raw.request("cognivault/search", {"query": "quokkaflood", "mode": "lexical"}))["result"]
+    assert [r["path"] for r in found["results"]] == ["Flood.md"]
+    typed = (await raw.request("cognivault/search", {"query": "x" * 50, "mode": "lexical"}))["result"]
+    assert typed["results"] == []  # what was typed before the last change is gone from the index
+
+
+async def test_a_burst_of_changes_across_documents_ends_with_each_last_text(raw: RawClient) -> None:
+    await _ready(raw)
+    vault: Path = raw.vault  # type: ignore[attr-defined]
+    names = [f"Burst/Note {n}.md" for n in range(10)]
+    uris = [(vault / name).as_uri() for name in names]
+    for uri in uris:
+        await raw.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "markdown", "version": 1, "text": "# Draft\n"}}})
+    rounds = FLOOD // len(uris)
+    for version in range(2, rounds + 2):
+        for number, uri in enumerate(uris):
+            last = version == rounds + 1
+            word = f"burstword{number}" if last else f"draftword{version}"
+            await raw.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"text": f"# Note {number}\n\nThe {word} is here. [[Cells]]\n"}]}})
+    await _alive(raw)
+    for uri in uris:
+        started = time.perf_counter()
+        answer = await _hover(raw, uri, 2, 30)
+        assert time.perf_counter() - started < 1.0
+        assert "Cells" in answer["result"]["contents"]["value"]
+    await _idle(raw)
+    for number, name in enumerate(names):
+        found = (await raw.request("cognivault/search", {"query": f"burstword{number}", "mode": "lexical"}))
+        assert [r["path"] for r in found["result"]["results"]] == [name]
+    stale = (await raw.request("cognivault/search", {"query": f"draftword{rounds}", "mode": "lexical"}))
+    assert stale["result"]["results"] == []
+
+
+async def test_a_uri_outside_the_vault_is_never_read(raw: RawClient, tmp_path: Path) -> None:
+    await _ready(raw)
+    vault: Path = raw.vault  # type: ignore[attr-defined]
+    secret = tmp_path / "outside.md"
+    secret.write_text("# Outside\n\nSee [[Cells]] and [[Photosynthesis]].\n", "utf-8")
+    (vault / "Escape.md").symlink_to(secret)
+    escaping = [secret.as_uri(), (vault / ".." / tmp_path.name / "outside.md").as_uri(),
+                f"{vault.as_uri()}/../{tmp_path.name}/outside.md", (vault / "Escape.md").as_uri()]
+    try:
+        for uri in escaping:
+            hover = await _hover(raw, uri, 2, 8)
+            assert "error" in hover or hover["result"] is None, (uri, hover)
+            definition = await raw.request("textDocument/definition", {
+                "textDocument": {"uri": uri}, "position": {"line": 2, "character": 8}})
+            assert "error" in definition or definition["result"] in (None, []), (uri, definition)
+            symbols = await raw.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+            assert "error" in symbols or symbols["result"] in (None, []), (uri, symbols)
+        related = await raw.request("cognivault/related", {"uri": secret.as_uri()})
+        assert related["error"]["code"] == -32602
+        # The same request inside the vault does answer: the refusals above are about the place.
+        inside = await _hover(raw, (vault / "Index.md").as_uri(), 8, 36)
+        assert "Photosynthesis" in inside["result"]["contents"]["value"]
+    finally:
+        (vault / "Escape.md").unlink()

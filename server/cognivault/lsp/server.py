@@ -84,14 +84,10 @@ class Context:
     server: CogniVaultServer | None = None
 
     def document(self, uri: str) -> Document | None:
+        """The note at ``uri``: an open buffer, else the vault's file. A file outside the vault is
+        never read (an open buffer of one is served by the caller from what the editor sent)."""
         path = relative_path(self.vault, uri)
-        if path is not None:
-            doc = self.view.document(path)
-            if doc is not None:
-                return doc
-        if self.server is not None:
-            return self.server.read_outside(uri)
-        return None
+        return self.view.document(path) if path is not None else None
 
     def uri(self, path: str) -> str:
         return self.view.uri(path)
@@ -123,10 +119,11 @@ class DiskDocuments:
         absolute = vault / path
         try:
             stat = absolute.stat()
-        except OSError:
+            inside = absolute.resolve().is_relative_to(vault.resolve())
+        except (OSError, RuntimeError):
             return None
-        if not absolute.is_file() or not path.lower().endswith((".md", ".markdown")):
-            return None
+        if not inside or not absolute.is_file() or not path.lower().endswith((".md", ".markdown")):
+            return None  # a symlink out of the vault is not followed
         key = (stat.st_mtime_ns, stat.st_size)
         with self._lock:
             cached = self._cache.get(path)
@@ -435,19 +432,6 @@ class CogniVaultServer(LanguageServer):
     def forget_document(self, uri: str) -> None:
         with self._open_lock:
             self._open_parsed.pop(uri, None)
-
-    def read_outside(self, uri: str) -> Document | None:
-        """A Markdown file outside the vault (open docs are found by the view)."""
-        from cognivault.lsp.uris import uri_to_fs
-
-        fs = uri_to_fs(uri)
-        if fs is None or not fs.is_file():
-            return None
-        try:
-            text = fs.read_text("utf-8", errors="replace")
-        except OSError:
-            return None
-        return Document(uri, None, text, split_lines(text), None, parse_text, False)
 
     def build_context(self, engine: Any, texts: dict[str, tuple[str, int | None, str]],
                       focus: str | None = None) -> tuple[Context, dict]:
@@ -904,7 +888,7 @@ async def _pipe_reader(stream: Any, executor: ThreadPoolExecutor) -> Any:
     """An asyncio stream over stdin when it is a pipe or socket (no thread hop per line)."""
     loop = asyncio.get_running_loop()
     try:
-        reader = asyncio.StreamReader(limit=2 ** 26)
+        reader = asyncio.StreamReader(limit=transport.MAX_HEADER_BYTES)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stream)
         return reader
     except (ValueError, OSError, NotImplementedError):

@@ -9,6 +9,7 @@ of them. Unknown methods get ``-32601`` from pygls itself.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -25,7 +26,12 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
 _CONTENT_LENGTH = re.compile(rb"^Content-Length: *(\d+)\r?\n$", re.IGNORECASE)
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# Larger messages are read in pieces and dropped unparsed (answered with an error), so a runaway
+# client costs bandwidth, not memory. The largest legitimate message, a note's full text, is far
+# smaller: the language server is meant for notes, not data dumps.
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+DISCARD_CHUNK = 1024 * 1024
+MAX_HEADER_BYTES = 64 * 1024  # the reader's line limit: a header line longer than this is dropped
 
 
 def send_error(protocol: JsonRPCProtocol, msg_id: Any, code: int, message: str) -> None:
@@ -38,8 +44,6 @@ def send_error(protocol: JsonRPCProtocol, msg_id: Any, code: int, message: str) 
     data = f"Content-Length: {len(raw)}\r\n\r\n".encode("ascii") + raw
     result = writer.write(data)
     if hasattr(result, "__await__"):
-        import asyncio
-
         asyncio.ensure_future(result)
 
 
@@ -97,7 +101,12 @@ async def run_async(stop_event: threading.Event, reader: Any, protocol: JsonRPCP
     """Read ``Content-Length`` framed messages until EOF or ``stop_event``."""
     content_length = 0
     while not stop_event.is_set():
-        header = await reader.readline()
+        try:
+            header = await reader.readline()
+        except ValueError:  # a "line" over MAX_HEADER_BYTES: the reader dropped it
+            log.error("header line over %d bytes dropped", MAX_HEADER_BYTES)
+            content_length = 0
+            continue
         if not header:
             break
         if not content_length:
@@ -109,13 +118,18 @@ async def run_async(stop_event: threading.Event, reader: Any, protocol: JsonRPCP
             continue  # another header (Content-Type) or garbage between messages
         if not content_length:
             continue
-        if content_length > MAX_MESSAGE_BYTES:
-            log.error("message of %d bytes refused", content_length)
+        try:
+            if content_length > MAX_MESSAGE_BYTES:
+                log.error("message of %d bytes refused", content_length)
+                remaining, content_length = content_length, 0
+                while remaining:
+                    remaining -= len(await reader.readexactly(min(remaining, DISCARD_CHUNK)))
+                send_error(protocol, None, INVALID_REQUEST,
+                           f"message too large (over {MAX_MESSAGE_BYTES // (1024 * 1024)} MiB): not read")
+                continue
             body = await reader.readexactly(content_length)
-            send_error(protocol, None, INVALID_REQUEST, "message too large")
-            content_length = 0
-            continue
-        body = await reader.readexactly(content_length)
+        except asyncio.IncompleteReadError:
+            break  # the client went away mid-message
         content_length = 0
         if not body:
             break

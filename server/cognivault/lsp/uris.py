@@ -6,6 +6,7 @@ Editors percent-encode spaces and non-ASCII characters (``Start%20here.md``,
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -29,10 +30,11 @@ def fs_to_uri(path: Path) -> str:
 
 
 def relative_path(vault: Path, uri: str) -> str | None:
-    """The vault-relative path of ``uri``, or None when it lies outside the vault."""
+    """The vault-relative path of ``uri``, or None when it lies outside the vault (``..`` included)."""
     fs = uri_to_fs(uri)
     if fs is None:
         return None
+    fs = Path(posixpath.normpath(fs.as_posix()))
     try:
         return fs.relative_to(vault).as_posix()
     except ValueError:
