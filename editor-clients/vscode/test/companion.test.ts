@@ -81,6 +81,24 @@ describe("CompanionClient", () => {
     expect(() => new CompanionClient({ url: "http://10.0.0.1:1", token: "t" })).toThrow(CompanionError);
   });
 
+  it("uploads a recording for transcription as raw bytes", async () => {
+    const fetch = vi.fn((..._args: [string, RequestInit?]) => Promise.resolve(Response.json(
+      { text: "What is photosynthesis?", language: "en", duration_s: 2.5, segments: [] })));
+    const client = new CompanionClient(INFO, fetch);
+    const recording = new Blob([new Uint8Array([26, 69, 223, 163])], { type: "audio/webm" });
+    await expect(client.transcribe(recording, "my question.webm")).resolves.toMatchObject(
+      { text: "What is photosynthesis?", language: "en" });
+    const [url, init] = fetch.mock.calls[0];
+    expect(url).toBe("http://127.0.0.1:40123/api/transcribe?name=my%20question.webm");
+    expect((init?.headers as Record<string, string>)["Content-Type"]).toBe("application/octet-stream");
+    expect(init?.body).toBe(recording);
+    const unavailable = new CompanionClient(INFO, () => Promise.resolve(Response.json({ error: {
+      code: "transcription_unavailable", message: "cannot transcribe here: set index.whisper_model_dir" } },
+    { status: 503 })));
+    await expect(unavailable.transcribe(recording, "q.webm")).rejects.toMatchObject(
+      { status: 503, code: "transcription_unavailable" });
+  });
+
   it("explains a companion without a re-index route", async () => {
     const client = new CompanionClient(INFO, () => Promise.resolve(new Response("{}", { status: 404 })));
     await expect(client.reindex()).rejects.toMatchObject({ code: "unsupported" });

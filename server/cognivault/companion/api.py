@@ -53,6 +53,8 @@ class RouteSpec:
     content_type: str = "application/json"  # of the success response
     page: bool = False  # an HTML page: may be opened once with ?token= (exchanged for a cookie)
     max_body: int = DEFAULT_MAX_BODY
+    request_types: tuple[str, ...] = ("application/json",)  # accepted body media types ("audio/*" ok)
+    description: str = ""  # longer OpenAPI text: how to call it when the summary is not enough
 
 
 ROUTES_KEY = web.AppKey("cognivault_routes", dict)  # (METHOD, path) -> RouteSpec
@@ -68,7 +70,8 @@ def add_route(app: web.Application, method: str, path: str, handler: Handler, *,
               tag: str | None = None, body: dict[str, Any] | None = None,
               query: Mapping[str, dict[str, Any]] | None = None, response: dict[str, Any] | None = None,
               content_type: str = "application/json", page: bool = False,
-              max_body: int = DEFAULT_MAX_BODY) -> RouteSpec:
+              max_body: int = DEFAULT_MAX_BODY, request_types: tuple[str, ...] = ("application/json",),
+              description: str = "") -> RouteSpec:
     """Register ``handler`` for ``method path`` and describe it (OpenAPI, body cap, page flag).
 
     ``tag`` defaults to the feature package of the handler (``core`` for the companion's own).
@@ -91,7 +94,7 @@ def add_route(app: web.Application, method: str, path: str, handler: Handler, *,
     if (method, canonical) in registry:
         raise ValueError(f"route {method} {canonical} is registered twice")
     spec = RouteSpec(method, canonical, summary, tag, body, dict(query or {}), response, content_type, page,
-                     max_body)
+                     max_body, tuple(request_types), description)
     registry[(method, canonical)] = spec
     return spec
 
@@ -175,6 +178,17 @@ async def read_body(request: web.Request, cap: int) -> bytes:
             raise ApiError(413, "body_too_large", f"request body is over the limit of {cap} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+async def read_upload(request: web.Request) -> bytes:
+    """The raw body of a non-JSON route (a recording, a file), its media type checked, capped while read."""
+    spec = route_spec(request)
+    accepted = spec.request_types if spec else ()
+    media = request.content_type
+    if not any(media == kind or kind.endswith("/*") and media.startswith(kind[:-1]) for kind in accepted):
+        raise ApiError(415, "unsupported_media_type",
+                       f"send the body as {' or '.join(accepted)} (got {media or 'no content type'})")
+    return await read_body(request, spec.max_body if spec else DEFAULT_MAX_BODY)
 
 
 async def read_json(request: web.Request, schema: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -5,6 +5,7 @@ registering through :func:`cognivault.companion.api.add_route`:
 
 - ``cognivault.companion.routes``: search, related, status, audit, import-url, OpenAPI, the landing page
 - ``cognivault.companion.ask``: ``/api/ask`` (NDJSON stream) and session truncation
+- ``cognivault.companion.transcribe``: ``/api/transcribe`` (voice input)
 - every module in :data:`FEATURE_ROUTES` that exists (the study hub adds its own there)
 
 Every one of them sits behind the same middlewares (``security.MIDDLEWARES``).
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CORE_ROUTES = ("cognivault.companion.routes", "cognivault.companion.ask")
+CORE_ROUTES = ("cognivault.companion.routes", "cognivault.companion.ask", "cognivault.companion.transcribe")
 # Feature packages add their HTTP routes here: a module with ``setup_routes(app)``.
 # A listed module that does not exist (yet) is skipped; one that fails to import is an error.
 FEATURE_ROUTES: list[str] = ["cognivault.study.routes"]

@@ -23,7 +23,7 @@ _REFUSALS = {
     "401": "Missing or wrong token, or a token in the query string of an API route",
     "403": "Host is not loopback with this port, or the Origin is not allowed",
     "413": "Request body over the route's limit",
-    "415": "Body is not application/json",
+    "415": "Body is not of the route's media type (application/json unless its requestBody says otherwise)",
     "429": "Rate limited; see Retry-After",
 }
 
@@ -44,10 +44,13 @@ def build_openapi(app: web.Application) -> dict[str, Any]:
         for name, schema in spec.query.items():
             parameters.append({"name": name, "in": "query", "required": bool(schema.get("required")),
                                "schema": _schema_without_extras(schema)})
+        if spec.description:
+            operation["description"] = spec.description
         if parameters:
             operation["parameters"] = parameters
         if spec.body is not None:
-            operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": spec.body}},
+            operation["requestBody"] = {"required": True,
+                                        "content": {kind: {"schema": spec.body} for kind in spec.request_types},
                                         "x-max-bytes": spec.max_body}
         success: dict[str, Any] = {"description": "OK"}
         if spec.content_type == "application/json":
