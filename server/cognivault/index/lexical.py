@@ -207,6 +207,7 @@ class LexicalIndex:
         self._main = _Postings(np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float32))
         self._main_rows = 0
         self._delta: dict[int, list[tuple[int, float]]] = defaultdict(list)
+        self._delta_arrays: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # the delta per term, as arrays
         self._dead = 0
         self._live_cache: tuple[list[str], list[str]] | None = None
         self._version = 0  # bumped by every change: a compaction prepared meanwhile is dropped
@@ -301,6 +302,7 @@ class LexicalIndex:
         if delta:
             for term, tf in zip(ids.tolist(), tfs.tolist()):
                 self._delta[term].append((row, tf))
+                self._delta_arrays.pop(term, None)
 
     def _apply(self, removed: Iterable[str], added: Iterable[tuple[str, str, str | None, str]],
                generation: int, bulk: bool = False) -> int:
@@ -400,6 +402,7 @@ class LexicalIndex:
             self._row_of, self._rows_by_path = row_of, by_path
             self._main, self._main_rows = main, len(keep)
             self._delta = defaultdict(list)
+            self._delta_arrays = {}
             self._dead = 0
             self._after_change()
 
@@ -524,10 +527,14 @@ class LexicalIndex:
                 start, end = main.indptr[term], main.indptr[term + 1]
                 rows, tfs = main.rows[start:end], main.tfs[start:end]
                 scores[rows] += idf * tfs / (base + norm_factor * doc_len[rows] + tfs)
-            extra = self._delta.get(term)
-            if extra:
-                rows = np.fromiter((r for r, _ in extra), np.int64, len(extra))
-                tfs = np.fromiter((tf for _, tf in extra), np.float64, len(extra))
+            extra = self._delta_arrays.get(term)
+            if extra is None and self._delta.get(term):
+                entries = self._delta[term]
+                extra = self._delta_arrays[term] = (
+                    np.fromiter((r for r, _ in entries), np.int64, len(entries)),
+                    np.fromiter((tf for _, tf in entries), np.float64, len(entries)))
+            if extra is not None:
+                rows, tfs = extra
                 scores[rows] += idf * tfs / (base + norm_factor * doc_len[rows] + tfs)
         scores[~self._alive.view()] = 0.0
         return scores.astype(np.float32)
