@@ -41,6 +41,7 @@ def test_patch_equals_reload(engine: Engine, path: str, change) -> None:  # type
     before = Snapshot.load(catalog)
     before.backlinks()
     before.link_index()
+    _derived(before)
     file = engine.vault / path
     file.write_text(change(file.read_text("utf-8") if file.exists() else ""), "utf-8")
     Indexer(engine.vault, engine.settings, engine.store, None).index_markdown(VaultFile(path, file, "markdown"))
@@ -49,6 +50,18 @@ def test_patch_equals_reload(engine: Engine, path: str, change) -> None:  # type
     assert _backlinks(patched) == _backlinks(reloaded)
     assert patched.generation == reloaded.generation
     assert {k: len(v) for k, v in patched.link_index().items()} == {k: len(v) for k, v in reloaded.link_index().items()}
+    assert _derived(patched) == _derived(reloaded)  # updated from the previous snapshot's = built anew
+
+
+def _derived(snapshot: Snapshot) -> tuple[list[object], list[object]]:
+    """The symbol and completion indexes features derive per snapshot."""
+    from types import SimpleNamespace
+
+    from cognivault.lsp import completion, workspace_symbols
+
+    ctx = SimpleNamespace(view=SimpleNamespace(snapshot=snapshot))
+    return (list(workspace_symbols._entries(ctx)),  # type: ignore[arg-type]
+            [(e.path, e.name, e.haystack) for e in completion._entries(ctx, True)])  # type: ignore[arg-type]
 
 
 def test_patch_after_delete(engine: Engine) -> None:

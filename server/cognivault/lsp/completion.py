@@ -20,7 +20,7 @@ from typing import Any
 from lsprotocol import types
 
 from cognivault.lsp import common
-from cognivault.lsp.model import Document
+from cognivault.lsp.model import Document, insert_sorted
 from cognivault.lsp.server import CogniVaultServer, Context
 
 TRIGGER_CHARACTERS = ["[", "#", "^"]
@@ -208,8 +208,7 @@ def _entries(ctx: Context, embed: bool) -> list[_Entry]:
 
     def update(snapshot: Any, earlier: list[_Entry], changed: frozenset[str]) -> list[_Entry]:
         kept = [e for e in earlier if e.path not in changed]
-        kept += [e for p in changed if (e := entry(snapshot, p)) is not None]
-        return sorted(kept, key=key)
+        return insert_sorted(kept, [e for p in changed if (e := entry(snapshot, p)) is not None], key)
 
     return ctx.view.snapshot.derive("completion-embed" if embed else "completion", build, update)
 

@@ -10,6 +10,7 @@ Both are immutable once built and safe to share between worker threads.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import posixpath
 import threading
@@ -226,6 +227,14 @@ def path_keys(path: str) -> set[str]:
     if key != path.lower():
         found.add(path.lower().rsplit("/", 1)[-1])
     return found
+
+
+def insert_sorted(kept: list[Any], fresh: Iterable[Any], key: Callable[[Any], Any] | None = None) -> list[Any]:
+    """``kept`` (sorted by ``key``) with ``fresh`` inserted in order: after an edit a few insertions
+    instead of sorting a vault-sized list again on the request that first needs it."""
+    for item in fresh:
+        bisect.insort(kept, item, key=key)
+    return kept
 
 
 def _move(backlinks: dict[str, list[LinkRef]], removed: dict[str, set[int]],

@@ -14,6 +14,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from cognivault.lsp.model import insert_sorted
 from cognivault.lsp.server import CogniVaultServer, Context
 
 MAX_RESULTS = 100
@@ -94,11 +95,8 @@ def _entries(ctx: Context) -> list[tuple[str, str, int, float]]:
 
     def update(snapshot: Any, earlier: list[Any], changed: frozenset[str]) -> list[Any]:
         entries = [e for e in earlier if e[1] not in changed]
-        for path in changed:
-            if path in snapshot.notes:
-                entries.extend(_note_entries(path, snapshot.notes[path]))
-        entries.sort()
-        return entries
+        return insert_sorted(entries, [e for path in changed if path in snapshot.notes
+                                       for e in _note_entries(path, snapshot.notes[path])])
 
     return ctx.view.snapshot.derive("symbols", build, update)
 
