@@ -198,6 +198,17 @@ class Engine:
                 report.messages.append(f"no embeddings: {self.embedder_error}")
             return report
 
+    def take_over_writing(self) -> bool:
+        """Read-only so far: become this index's writer if the process that wrote it has gone.
+
+        True when this call made it the writer; the caller then runs :meth:`index` (edits made
+        while nobody wrote are picked up by that pass) and keeps the index up to date from here on.
+        """
+        if not self.store.try_become_writer():
+            return False
+        self._languages = None
+        return True
+
     def stop_indexing(self) -> None:
         if self._indexer is not None:
             self._indexer.stop()
@@ -403,6 +414,7 @@ class Engine:
             "vault": str(self.vault),
             "index_dir": str(self.index_dir),
             "writable": self.store.writable,
+            "writer_pid": self.store.writer.holder() or None,  # this process's pid when writable
             "embedding": {
                 "provider": self.settings.embedding.provider,
                 "model_id": self._embedder.model_id if self._embedder else None,

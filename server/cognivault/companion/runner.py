@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 BIND_HOST = "127.0.0.1"  # never anything else: the companion is for this machine only
 INFO_FILE = "companion.json"
-FOLLOW_INTERVAL_S = 2.0  # how often a read-only companion looks for the writer's changes
+FOLLOW_INTERVAL_S = 2.0  # how often a read-only companion looks for the writer's changes (or its exit)
 
 
 class CompanionRunning(RuntimeError):
@@ -158,10 +158,14 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
 
 
 async def _follow_other_writer(app: web.Application, engine: Engine) -> None:
-    """Read-only (another process, e.g. the editor's language server, writes the index): reload its changes."""
+    """Read-only (another process, e.g. the editor's language server, writes the index): reload its
+    changes, and once that process has gone (closed, or killed), become the writer and index."""
     while True:
         await asyncio.sleep(FOLLOW_INTERVAL_S)
         try:
+            if await api.run_blocking(app, engine.take_over_writing):
+                await _index_in_background(app, engine)
+                return
             await api.run_blocking(app, engine.store.refresh_if_changed)
         except asyncio.CancelledError:
             raise

@@ -4,7 +4,8 @@ The catalog is the truth; FAISS and BM25 are loaded when their stamps match
 it and rebuilt from it otherwise, so a crash, a kill -9 or a corrupt derived
 file costs a rebuild, never data. Only one process writes an index at a time
 (``writer.lock`` held with ``flock``, released by the OS if the process dies,
-so a stale lock cannot block anyone); others open it read-only.
+so a stale lock cannot block anyone); others open it read-only and take over
+writing once that process has gone.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ class WriterLock:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            holder = self.holder() or "?"
             os.close(fd)
             raise IndexBusy(f"another CogniVault process (pid {holder}) is writing this index; "
                             "it will pick up your changes, or try again when it is done") from None
@@ -61,6 +62,13 @@ class WriterLock:
     @property
     def held(self) -> bool:
         return self._fd is not None
+
+    def holder(self) -> str:
+        """The pid written by the last writer ("" once it released the lock; a dead writer's stays)."""
+        try:
+            return self.path.read_text("ascii", "replace").strip()
+        except OSError:
+            return ""
 
 
 def _move_aside(path: Path) -> Path:
@@ -84,6 +92,7 @@ class IndexStore:
         self.writer = WriterLock(folder)
         self.messages: list[str] = []
         self.busy: str | None = None  # why this process only reads (names the writer's pid)
+        self._wants_write = writable  # opened read-only on purpose: never takes over writing
         if writable:
             try:
                 self.writer.acquire()
@@ -92,7 +101,7 @@ class IndexStore:
                 self.busy = str(exc)
         self.writable = writable
         folder.mkdir(parents=True, exist_ok=True)
-        self.catalog = self._open_catalog()
+        self.catalog = self._open_catalog(writable)
         self._readers = threading.local()
         self._reader_list: list[Catalog] = []
         self.lexical: LexicalIndex | None = None
@@ -100,20 +109,20 @@ class IndexStore:
         self.dense: DenseIndex | None = None
 
     # -- opening ----------------------------------------------------------
-    def _open_catalog(self) -> Catalog:
+    def _open_catalog(self, writable: bool) -> Catalog:
         path = self.folder / CATALOG_FILE
-        if not self.writable and not path.exists():
+        if not writable and not path.exists():
             # Nothing to read yet: an empty in-memory catalog until the writer creates it.
             return Catalog(Path(":memory:"))
         try:
-            catalog = Catalog(path, readonly=not self.writable)
+            catalog = Catalog(path, readonly=not writable)
             verdict = catalog.check_integrity()
             if verdict != "ok":
                 catalog.close()
                 raise sqlite3.DatabaseError(verdict)
             return catalog
         except sqlite3.DatabaseError as exc:
-            if not self.writable:
+            if not writable:
                 raise
             moved = _move_aside(path)
             for suffix in ("-wal", "-shm"):
@@ -122,6 +131,44 @@ class IndexStore:
                                  "and started a fresh index")
             log.warning(self.messages[-1])
             return Catalog(path)
+
+    def try_become_writer(self) -> bool:
+        """Opened while another process wrote: become the writer once the lock is free (that process exited or died).
+
+        Never blocks. ``flock`` decides who wins, so two processes cannot both become writers;
+        this one starts writing only once it holds the lock. The catalog is then reopened
+        writable (SQLite replays a dead writer's WAL); the caller runs an index pass next, which
+        catches the in-memory indexes up and saves them. On any failure the lock is released and
+        the store stays read-only, to try again later. True when this call made it the writer.
+        """
+        if self.writable or not self._wants_write:
+            return False
+        previous = self.writer.holder()
+        try:
+            self.writer.acquire()
+        except IndexBusy as exc:
+            self.busy = str(exc)
+            return False
+        except OSError as exc:
+            log.warning("cannot take the writer lock of %s: %s", self.folder, exc)
+            return False
+        try:
+            catalog = self._open_catalog(writable=True)
+        except Exception:  # noqa: BLE001 - whatever failed, do not hold a lock nobody writes under
+            self.writer.release()
+            log.exception("taking over writing %s failed; staying read-only", self.folder)
+            return False
+        with self.lock:
+            # Searches in flight may still use the read-only connection: closed with the store.
+            self._reader_list.append(self.catalog)
+            self.catalog = catalog
+            self.writable = True
+            self.busy = None
+            self._lexical_saved = -1  # the dead writer may not have saved its last keyword index
+        gone = f"the process that wrote this index (pid {previous})" if previous else "the index's writer"
+        self.messages.append(f"{gone} has stopped; this process (pid {os.getpid()}) writes it now")
+        log.warning(self.messages[-1])
+        return True
 
     def reader(self) -> Catalog:
         """A read-only catalog connection of the calling thread's own.

@@ -540,6 +540,11 @@ class CogniVaultServer(LanguageServer):
     async def _follow_other_writer(self) -> None:
         while not self._closed and self.engine is not None:
             await asyncio.sleep(2.0)
+            if await self.run_writer(self.engine.take_over_writing):
+                # The writer (e.g. `cognivault serve`) has gone: index here, picking up what nobody indexed.
+                self.log_to_client(f"CogniVault: {self.engine.store.messages[-1]}", types.MessageType.Info)
+                await self.index_vault()
+                return
             changed = await self.run_writer(self.engine.store.refresh_if_changed)
             if changed:
                 self.schedule_diagnostics()
