@@ -7,6 +7,7 @@ embedder it answers from the keyword index alone and says so.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
@@ -14,12 +15,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cognivault.config import Settings, load_settings
 from cognivault.index.analysis import detect_language
-from cognivault.index.catalog import Catalog, ChunkRecord
+from cognivault.index.catalog import Catalog, ChunkRecord, FileRecord
 from cognivault.index.hybrid import RRF_K, FusionWeights, reciprocal_rank_fusion
 from cognivault.index.pipeline import IndexReport, Indexer, ProgressCallback, breadcrumb, vector_of_note
 from cognivault.index.scope import Scope
@@ -28,6 +30,10 @@ from cognivault.index.store import IndexStore
 from cognivault.models.base import EmbeddingProvider, ModelUnavailable
 from cognivault.paths import index_dir_for
 from cognivault.vault.links import LinkResolver
+from cognivault.vault.scan import IGNORE_FILE, VaultFile, file_kind, is_indexable, load_ignore_spec
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +91,15 @@ class RelatedNote:
         return asdict(self)
 
 
+@dataclass(slots=True)
+class FileUpdates:
+    """What :meth:`Engine.update_files` did."""
+
+    updated: list[str] = field(default_factory=list)  # notes read again (new or changed)
+    removed: list[str] = field(default_factory=list)  # files gone from disk, now gone from the index
+    full_pass: IndexReport | None = None  # the whole (incremental) pass run instead, when one was needed
+
+
 @dataclass(frozen=True, slots=True)
 class NoteNeighbours:
     """A note's place in the vault's graph, as :meth:`Engine.related_to` weighs it."""
@@ -118,6 +133,13 @@ class LinkGraph:
         return NoteNeighbours(frozenset(self.outgoing.get(path, ())), frozenset(self.incoming.get(path, ())),
                               frozenset(t.casefold() for t in self.tags.get(path, ())),
                               self.keywords.get(path, ""), lambda other: self.tags.get(other, ()))
+
+
+def _unchanged(previous: FileRecord | None, absolute: Path) -> bool:
+    """Whether the indexed note ``previous`` still has the bytes of the file (a touch, a no-op save)."""
+    if previous is None or previous.state != "indexed" or previous.size != absolute.stat().st_size:
+        return False
+    return previous.sha256 == hashlib.sha256(absolute.read_bytes()).hexdigest()
 
 
 class Engine:
@@ -179,13 +201,16 @@ class Engine:
         self.close()
 
     # -- indexing ---------------------------------------------------------
-    def index(self, progress: ProgressCallback | None = None) -> IndexReport:
-        """Bring the index up to date with the vault (incremental by content)."""
+    def _require_writer(self) -> None:
         if not self.store.writable:
             from cognivault.index.store import IndexBusy
 
             raise IndexBusy(self.store.busy or "another CogniVault process is writing this index; "
                             "it keeps it up to date")
+
+    def index(self, progress: ProgressCallback | None = None) -> IndexReport:
+        """Bring the index up to date with the vault (incremental by content)."""
+        self._require_writer()
         with self._index_lock:
             self._indexer = Indexer(self.vault, self.settings, self.store, self._embedder)
             try:
@@ -197,6 +222,65 @@ class Engine:
             if self.embedder_error:
                 report.messages.append(f"no embeddings: {self.embedder_error}")
             return report
+
+    def update_files(self, paths: Iterable[str]) -> FileUpdates:
+        """The files at these vault paths changed on disk (written, created or deleted; a rename is
+        its old and its new path): bring just them up to date, as the language server does per file.
+
+        Notes are read again and deleted files forgotten, their keyword entries patched at once,
+        embeddings computed after; a note whose bytes did not change is left alone (so the answer
+        cache survives a touch). What one file cannot settle becomes an incremental whole pass: an
+        attachment (read in the isolated extractor of a pass), a path that is not a file of a known
+        kind while it is a folder or the index has notes under it (a folder added, moved or removed),
+        or a changed ``.cognivaultignore``.
+        """
+        self._require_writer()
+        updates = FileUpdates()
+        paths = sorted(set(paths))
+        with self._index_lock:
+            store = self.store
+            spec = load_ignore_spec(self.vault)
+            whole_pass = any(self._needs_whole_pass(path, spec) for path in paths)
+            indexer = self._indexer = Indexer(self.vault, self.settings, store, self._embedder)
+            try:
+                generation = store.catalog.generation()
+                for path in [] if whole_pass else paths:
+                    kind = file_kind(path)
+                    if kind is None or not is_indexable(self.vault, path, store.folder, spec):
+                        continue
+                    absolute = self.vault / path
+                    previous = store.catalog.file(path)
+                    try:
+                        if not absolute.is_file():
+                            if previous is not None:
+                                indexer.remove_paths([path])
+                                updates.removed.append(path)
+                        elif not _unchanged(previous, absolute):
+                            indexer.index_markdown(VaultFile(path, absolute, kind))
+                            updates.updated.append(path)
+                    except OSError as exc:  # gone or unreadable mid-way: its next event settles it
+                        log.warning("could not read %s: %s", path, exc)
+                changed = set(updates.updated) | set(updates.removed)
+                if changed:
+                    store.update_lexical(changed, generation)  # only these notes' chunks: searchable at once
+                    self._languages = None
+                    indexer.embed_pending()
+            finally:
+                self._indexer = None
+        if whole_pass:
+            updates.full_pass = self.index()
+        return updates
+
+    def _needs_whole_pass(self, path: str, spec: GitIgnoreSpec) -> bool:
+        if path == IGNORE_FILE:
+            return True
+        kind = file_kind(path)
+        absolute = self.vault / path
+        if kind is None and not absolute.is_dir():
+            # Not a folder now: one that was removed or moved away, if the index has files under it.
+            return not absolute.exists() and any(f.path.startswith(path + "/")
+                                                 for f in self.store.catalog.files())
+        return kind != "markdown" and is_indexable(self.vault, path, self.store.folder, spec)
 
     def take_over_writing(self) -> bool:
         """Read-only so far: become this index's writer if the process that wrote it has gone.

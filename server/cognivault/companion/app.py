@@ -53,6 +53,7 @@ class CompanionConfig:
     limiter: RateLimiter = field(default_factory=RateLimiter)
     extra_origins: frozenset[str] = frozenset()  # exact extra Origins to allow (none by default)
     info: dict[str, Any] = field(default_factory=dict)  # url/pid written to companion.json, once known
+    watching: bool = False  # the vault is being watched and the index follows its files (cognivault serve)
 
 
 def _setup_feature(app: web.Application, feature: FeatureSpec) -> None:

@@ -46,7 +46,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     vault, settings = _settings(args)
     engine = _engine(args, vault, settings, writable=True, embedder=None if args.keyword_only else "auto")
     try:
-        return serve_forever(engine, settings, port=args.port, index=not args.no_index, force=args.force)
+        return serve_forever(engine, settings, port=args.port, index=not args.no_index,
+                             watch=not args.no_watch, force=args.force)
     except CompanionRunning as exc:
         raise _user_error(str(exc)) from exc
     except OSError as exc:
@@ -102,6 +103,9 @@ def register(command) -> None:  # type: ignore[no-untyped-def]
     serve = command("serve", cmd_serve, "run the localhost companion HTTP server (for Obsidian and webviews)")
     serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: any free port)")
     serve.add_argument("--no-index", action="store_true", help="do not update the index on start")
+    serve.add_argument("--no-watch", action="store_true",
+                       help="do not follow notes changed on disk (default: the index follows them while "
+                            "this process writes it; otherwise only Re-index updates it)")
     serve.add_argument("--keyword-only", action="store_true", help="no embedding model: keyword search only")
     serve.add_argument("--force", action="store_true",
                        help="start even if companion.json names another live companion")

@@ -109,6 +109,7 @@ async def status(request: web.Request) -> web.Response:
     config = request.app[api.CONFIG_KEY]
     result["companion"] = {"pid": config.info.get("pid"), "url": config.info.get("url"),
                            "routes": len(request.app[api.ROUTES_KEY])}
+    result["watching"] = config.watching
     return web.json_response(result, dumps=_dumps)
 
 
@@ -199,7 +200,8 @@ def setup_routes(app: web.Application) -> None:
                               "description": "vault-relative path or note name"},
                      "k": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
                      "include_linked": {"type": "boolean", "default": False}})
-    add_route(app, "GET", "/api/status", status, summary="Index progress per stage (and per file)",
+    add_route(app, "GET", "/api/status", status, summary="Index progress per stage (and per file); "
+              "whether the vault is watched",
               query={"per_file": {"type": "boolean", "default": False}})
     add_route(app, "POST", "/api/reindex", reindex, summary="Start re-indexing the vault in the background",
               body={"type": "object", "properties": {}, "additionalProperties": False})

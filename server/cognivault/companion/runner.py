@@ -1,7 +1,9 @@
 """Running the companion: bind 127.0.0.1 only, a fresh token per start, ``companion.json`` for clients.
 
 ``start_companion`` is for callers that own an event loop (the language server
-starts it in-process on request); ``serve_forever`` is ``cognivault serve``.
+starts it in-process on request, and follows edits itself); ``serve_forever`` is
+``cognivault serve``, which, while it writes the index, watches the vault and
+updates the index for each note changed on disk (``--no-watch``: only on "Re-index").
 ``<vault>/.cognivault/companion.json`` holds ``{"url", "token", "pid", "vault"}``,
 is written atomically with mode 0600 (the temp file is 0600 from its first byte)
 and removed on exit, but only while it still describes this process.
@@ -27,6 +29,7 @@ from aiohttp import web
 from cognivault.atomic import atomic_write_text
 from cognivault.companion import api
 from cognivault.companion.app import create_app
+from cognivault.index.watch import VaultWatcher
 from cognivault.paths import vault_data_dir
 
 if TYPE_CHECKING:
@@ -130,7 +133,7 @@ async def start_companion(engine: Engine, settings: Settings, *, port: int = 0, 
 
 
 def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: bool = True,
-                  force: bool = False, out: IO[str] | None = None) -> int:
+                  watch: bool = True, force: bool = False, out: IO[str] | None = None) -> int:
     """``cognivault serve``: print the companion.json line, serve until SIGINT/SIGTERM, clean up."""
     out = out or sys.stdout
 
@@ -144,10 +147,10 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
         try:
             out.write(json.dumps(companion.info()) + "\n")
             out.flush()
-            if index and engine.store.writable:
-                api.spawn(companion.app, _index_in_background(companion.app, engine))
-            elif not engine.store.writable:
-                api.spawn(companion.app, _follow_other_writer(companion.app, engine))
+            if engine.store.writable:
+                await _start_writing(companion.app, engine, index=index, watch=watch)
+            else:
+                api.spawn(companion.app, _follow_other_writer(companion.app, engine, watch=watch))
             await stop.wait()
         finally:
             engine.stop_indexing()
@@ -157,14 +160,26 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
     return 0
 
 
-async def _follow_other_writer(app: web.Application, engine: Engine) -> None:
+async def _start_writing(app: web.Application, engine: Engine, *, index: bool, watch: bool) -> None:
+    """This process writes the index: watch the vault, then bring the index up to date.
+
+    The watcher starts first, so a note saved during the pass is not missed; its update
+    waits for the pass (the engine lets one writer operation run at a time).
+    """
+    if watch:
+        api.spawn(app, watch_vault(app, engine))
+    if index:
+        api.spawn(app, _index_in_background(app, engine))
+
+
+async def _follow_other_writer(app: web.Application, engine: Engine, *, watch: bool) -> None:
     """Read-only (another process, e.g. the editor's language server, writes the index): reload its
     changes, and once that process has gone (closed, or killed), become the writer and index."""
     while True:
         await asyncio.sleep(FOLLOW_INTERVAL_S)
         try:
             if await api.run_blocking(app, engine.take_over_writing):
-                await _index_in_background(app, engine)
+                await _start_writing(app, engine, index=True, watch=watch)
                 return
             await api.run_blocking(app, engine.store.refresh_if_changed)
         except asyncio.CancelledError:
@@ -181,3 +196,42 @@ async def _index_in_background(app: web.Application, engine: Engine) -> None:
         raise
     except Exception:
         log.exception("background indexing failed")
+
+
+async def watch_vault(app: web.Application, engine: Engine, watcher: VaultWatcher | None = None) -> None:
+    """Keep the index current with the vault's files on disk until cancelled (the app's shutdown).
+
+    ``/api/status`` says ``watching: true`` once changes are being seen. An update that fails is
+    logged and the next batch is tried; on the way out the keyword and vector indexes are saved.
+    """
+    config = app[api.CONFIG_KEY]
+    watcher = watcher or VaultWatcher(engine.vault, engine.store.folder)
+    updated = False
+
+    def ready(mode: str) -> None:
+        config.watching = True
+        log.info("watching %s for changes (%s)", engine.vault, mode)
+
+    try:
+        async for paths in watcher.batches(on_ready=ready):
+            try:
+                updates = await api.run_blocking(app, engine.update_files, paths)
+            except Exception:
+                log.exception("updating the index for %d changed files failed", len(paths))
+                continue
+            updated = True
+            log.info("index updated: %d notes read again, %d removed%s", len(updates.updated),
+                     len(updates.removed), ", and a whole pass" if updates.full_pass else "")
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("watching the vault stopped; the index follows it again after Re-index or a restart")
+    finally:
+        config.watching = False
+        if updated:
+            await api.run_blocking(app, _save_indexes, engine)
+
+
+def _save_indexes(engine: Engine) -> None:
+    engine.store.save_lexical()
+    engine.store.save_dense()

@@ -727,7 +727,7 @@ class CogniVaultServer(LanguageServer):
 
     def _update_sync(self, path: str, text: str | None) -> str:
         from cognivault.index.pipeline import Indexer
-        from cognivault.vault.scan import VaultFile, file_kind
+        from cognivault.vault.scan import VaultFile, file_kind, is_indexable
 
         engine = self.engine
         if engine is None or self._closed:
@@ -932,20 +932,6 @@ def _shape(catalog: Any, path: str) -> tuple[Any, ...] | None:
         return None if catalog.file(path) is None else ("file",)
     return (row["title"], tuple(row["aliases"]), tuple((h[1], tuple(h[3])) for h in row["headings"]),
             tuple(b[0] for b in row["blocks"]))
-
-
-def is_indexable(vault: Path, path: str, index_folder: Path | None = None) -> bool:
-    """Whether the scanner would index ``path`` (ignore rules, private folders, the index itself)."""
-    from cognivault.vault.scan import ALWAYS_IGNORED_DIRS, IGNORE_FILE, load_ignore_spec
-
-    parts = path.split("/")
-    if any(part in ALWAYS_IGNORED_DIRS for part in parts[:-1]) or parts[-1] == IGNORE_FILE:
-        return False
-    if index_folder is not None:
-        with contextlib.suppress(ValueError, OSError):
-            (vault / path).resolve().relative_to(index_folder.resolve())
-            return False
-    return not load_ignore_spec(vault).match_file(path)
 
 
 FEATURE_MODULES = (

@@ -57,6 +57,28 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
+def is_indexable(vault: Path, path: str, index_folder: Path | None = None,
+                 spec: pathspec.GitIgnoreSpec | None = None) -> bool:
+    """Whether :func:`scan_vault` would index the vault-relative ``path`` (ignore rules, private
+    folders, the index itself, symlinks leaving the vault), for callers that see one file at a time.
+
+    ``spec``: the vault's ignore rules when the caller has them loaded (read from disk otherwise).
+    """
+    parts = path.split("/")
+    if any(part in ALWAYS_IGNORED_DIRS for part in parts[:-1]) or parts[-1] == IGNORE_FILE:
+        return False
+    absolute = vault / path
+    try:
+        resolved = absolute.resolve()
+        if index_folder is not None and _inside(resolved, index_folder.resolve()):
+            return False
+        if absolute.is_symlink() and not _inside(resolved, vault.resolve()):
+            return False
+    except OSError:
+        return False
+    return not (spec or load_ignore_spec(vault)).match_file(path)
+
+
 def scan_vault(vault: Path, extra_ignored: tuple[Path, ...] = ()) -> ScanResult:
     """Walk ``vault`` and return the indexable files, sorted by path."""
     root = vault.resolve()

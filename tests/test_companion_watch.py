@@ -1,0 +1,221 @@
+"""``cognivault serve`` follows the vault on disk: notes created, edited, renamed and deleted outside
+the editor reach ``/api/search`` within a bounded wait, without a Re-index.
+
+The real command on a loopback port and real files, keyword-only (no model). Ignored
+places (``.obsidian/``, ``.cognivaultignore``) stay out of the index; ``--no-watch``
+turns following off; a companion that takes over writing from a writer that went
+away starts watching; a batch whose update fails does not end the watching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cognivault.companion import api
+from cognivault.companion.app import create_app
+from cognivault.companion.runner import watch_vault
+from cognivault.config import load_settings
+from cognivault.engine import Engine
+from cognivault.index.watch import VaultWatcher
+from test_two_process import _http as _api  # an authorized JSON call to a running companion
+
+WAIT_S = 10.0  # a batch is formed within 2.5 s of the first event; generous for a loaded machine
+
+
+def _vault(root: Path) -> Path:
+    vault = root / "vault"
+    (vault / "Biology").mkdir(parents=True)
+    (vault / "Biology" / "Cells.md").write_text("# Cells\n\nMitochondria make ATP for the cell.\n", "utf-8")
+    (vault / ".cognivaultignore").write_text("drafts/\n", "utf-8")
+    return vault
+
+
+@contextmanager
+def _serve(vault: Path, *flags: str) -> Iterator[dict[str, Any]]:
+    process = subprocess.Popen([sys.executable, "-m", "cognivault.cli", "serve", "--vault", str(vault),
+                                "--keyword-only", "--port", "0", *flags],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line, process.stderr.read() if process.stderr else "serve printed nothing"
+        yield json.loads(line)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _paths_for(info: dict[str, Any], word: str) -> set[str]:
+    answer = _api(info, "POST", "/api/search", {"query": word, "mode": "lexical"})
+    return {result["path"] for result in answer["results"]}
+
+
+def _until(check: Callable[[], bool], what: str, timeout: float = WAIT_S) -> float:
+    started = time.monotonic()
+    while not check():
+        if time.monotonic() - started > timeout:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        time.sleep(0.1)
+    return time.monotonic() - started
+
+
+def _ready(info: dict[str, Any]) -> None:
+    """Watching, and the first pass done (Cells.md searchable)."""
+    _until(lambda: _api(info, "GET", "/api/status")["watching"] is True, "status says watching")
+    _until(lambda: _paths_for(info, "mitochondria") == {"Biology/Cells.md"}, "the first pass")
+
+
+def test_created_edited_renamed_and_deleted_notes_reach_search_without_reindex(tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    with _serve(vault) as info:
+        _ready(info)
+
+        (vault / "Biology" / "Enzymes.md").write_text("# Enzymes\n\nEnzymes lower the zorbquil barrier.\n",
+                                                       "utf-8")
+        waited = _until(lambda: _paths_for(info, "zorbquil") == {"Biology/Enzymes.md"}, "a created note")
+        assert waited < WAIT_S
+
+        (vault / "Biology" / "Enzymes.md").write_text("# Enzymes\n\nEnzymes lower the plevnarth barrier.\n",
+                                                       "utf-8")
+        _until(lambda: _paths_for(info, "plevnarth") == {"Biology/Enzymes.md"}, "the edited text")
+        assert _paths_for(info, "zorbquil") == set(), "the old text is still found"
+
+        (vault / "Biology" / "Enzymes.md").rename(vault / "Catalysts.md")
+        _until(lambda: _paths_for(info, "plevnarth") == {"Catalysts.md"}, "a renamed note under its new path")
+
+        (vault / "Catalysts.md").unlink()
+        _until(lambda: _paths_for(info, "plevnarth") == set(), "a deleted note leaving the results")
+        assert _paths_for(info, "mitochondria") == {"Biology/Cells.md"}
+
+
+def test_ignored_places_stay_out_while_watching(tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    (vault / ".obsidian").mkdir()
+    (vault / "drafts").mkdir()
+    with _serve(vault) as info:
+        _ready(info)
+        (vault / ".obsidian" / "Workspace.md").write_text("# W\n\nquendrix in the app's folder\n", "utf-8")
+        (vault / "drafts" / "Draft.md").write_text("# Draft\n\nquendrix in an ignored draft\n", "utf-8")
+        (vault / ".cognivault" / "Notes.md").write_text("# Own\n\nquendrix in CogniVault's folder\n", "utf-8")
+        # Written after the ignored files: once it is found, their batch has been handled too.
+        (vault / "Sentinel.md").write_text("# Sentinel\n\nquendrix in a real note\n", "utf-8")
+        _until(lambda: "Sentinel.md" in _paths_for(info, "quendrix"), "the sentinel note")
+        assert _paths_for(info, "quendrix") == {"Sentinel.md"}
+
+        # A rule added to .cognivaultignore takes effect on the notes it now covers.
+        (vault / ".cognivaultignore").write_text("drafts/\nSentinel.md\n", "utf-8")
+        _until(lambda: _paths_for(info, "quendrix") == set(), "a note newly ignored leaving the results")
+
+
+def test_no_watch_leaves_changes_to_reindex(tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    with _serve(vault, "--no-watch") as info:
+        _until(lambda: _paths_for(info, "mitochondria") == {"Biology/Cells.md"}, "the first pass")
+        assert _api(info, "GET", "/api/status")["watching"] is False
+        (vault / "Unwatched.md").write_text("# Unwatched\n\nA trelvonic note.\n", "utf-8")
+        time.sleep(4.0)  # longer than a watcher's burst (0.5 s quiet, 2 s at most) and its update
+        assert _paths_for(info, "trelvonic") == set()
+        assert _api(info, "POST", "/api/reindex", {}) == {"started": True}
+        _until(lambda: _paths_for(info, "trelvonic") == {"Unwatched.md"}, "the note after Re-index")
+        assert _api(info, "GET", "/api/status")["watching"] is False
+
+
+def test_a_companion_that_takes_over_writing_starts_watching(tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    writer = Engine(vault, load_settings(vault), embedder=None)
+    try:
+        writer.index()
+        with _serve(vault) as info:
+            status = _api(info, "GET", "/api/status")
+            assert status["writable"] is False and status["watching"] is False
+            writer.close()  # the writer goes away: the companion takes over within its 2 s follow interval
+            _until(lambda: _api(info, "GET", "/api/status")["watching"] is True, "watching after the takeover")
+            assert _api(info, "GET", "/api/status")["writable"] is True
+            (vault / "After.md").write_text("# After\n\nA vostrelline note written after the takeover.\n", "utf-8")
+            _until(lambda: _paths_for(info, "vostrelline") == {"After.md"}, "a note created after the takeover")
+    finally:
+        writer.close()
+
+
+@pytest.mark.parametrize("force_polling", [False, True], ids=["notify", "polling"])
+async def test_a_failed_update_is_logged_and_watching_goes_on(tmp_path: Path, force_polling: bool,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    vault = _vault(tmp_path)
+    engine = Engine(vault, load_settings(vault), embedder=None)
+    engine.index()
+    app = create_app(engine, load_settings(vault), "watch-test-token-" + "w" * 32, features=[])
+    real_update = engine.update_files
+    calls: list[set[str]] = []
+
+    def update_failing_once(paths: set[str]) -> object:
+        calls.append(set(paths))
+        if len(calls) == 1:
+            raise OSError("disk trouble")
+        return real_update(paths)
+
+    engine.update_files = update_failing_once  # type: ignore[method-assign]
+    watcher = VaultWatcher(vault, engine.store.folder, force_polling=force_polling)
+    task = asyncio.ensure_future(watch_vault(app, engine, watcher))
+    try:
+        started = time.monotonic()
+        while not app[api.CONFIG_KEY].watching:
+            assert time.monotonic() - started < WAIT_S, "the watcher never armed"
+            await asyncio.sleep(0.05)
+        assert watcher.mode == ("polling" if force_polling else "notify")
+        (vault / "First.md").write_text("# First\n\nThe update of this one fails.\n", "utf-8")
+        while not calls:
+            assert time.monotonic() - started < 2 * WAIT_S, "no batch for the first note"
+            await asyncio.sleep(0.05)
+        (vault / "Second.md").write_text("# Second\n\nA glimmentor note.\n", "utf-8")
+        while not engine.search("glimmentor", mode="lexical").results:
+            assert time.monotonic() - started < 3 * WAIT_S, "watching stopped after a failed update"
+            await asyncio.sleep(0.05)
+        assert calls[0] == {"First.md"}
+        assert "updating the index for 1 changed files failed" in caplog.text
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        assert app[api.CONFIG_KEY].watching is False
+        app[api.EXECUTOR_KEY].shutdown(wait=True)
+        engine.close()
+
+
+def test_update_files_reads_notes_skips_touches_and_passes_over_attachments_and_folders(tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    with Engine(vault, load_settings(vault), embedder=None) as engine:
+        engine.index()
+        cells = vault / "Biology" / "Cells.md"
+        cells.touch()
+        assert engine.update_files(["Biology/Cells.md"]).updated == []  # same bytes: left alone
+
+        (vault / "drafts").mkdir()
+        (vault / "drafts" / "Draft.md").write_text("# Draft\n\nignored\n", "utf-8")
+        cells.write_text("# Cells\n\nRibosomes build proteins.\n", "utf-8")
+        updates = engine.update_files(["Biology/Cells.md", "drafts/Draft.md", "Gone.md"])
+        assert (updates.updated, updates.removed, updates.full_pass) == (["Biology/Cells.md"], [], None)
+        assert [r.path for r in engine.search("ribosomes", mode="lexical").results] == ["Biology/Cells.md"]
+
+        (vault / "Prices.csv").write_text("item,price\nflurbonite,3\n", "utf-8")
+        updates = engine.update_files(["Prices.csv"])
+        assert updates.full_pass is not None  # attachments are read in the isolated extractor of a pass
+        assert [r.path for r in engine.search("flurbonite", mode="lexical").results] == ["Prices.csv"]
+
+        (vault / "Biology").rename(vault / "Life")  # a folder moved: one event for the folder alone
+        updates = engine.update_files(["Biology", "Life"])
+        assert updates.full_pass is not None
+        assert [r.path for r in engine.search("ribosomes", mode="lexical").results] == ["Life/Cells.md"]
