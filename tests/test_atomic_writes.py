@@ -46,7 +46,6 @@ DIRECT_WRITES_ALLOWED = {
     "index/lexical.py": "the BM25 folder: files written atomically into a staging folder, then swapped by rename",
     "index/store.py": "the writer lock file (flock), and moving a corrupt index file aside",
     "study/locks.py": "a lock file (flock), never data",
-    "study/common.py": "new study notes by hard link from an fsynced temp file (what atomic_create does)",
 }
 
 

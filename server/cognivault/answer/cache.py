@@ -3,7 +3,8 @@
 The key covers everything an answer depends on: the resolved question
 (whitespace and case folded), the scope, the session context that went into
 the prompt, the index generation (bumped by every change to the catalog),
-the provider and the model (and the vault and the answer options). Answers
+the provider and the model (and the vault, the answer options and the
+program's version, since an upgrade may answer differently). Answers
 with attachments, tool calls that read the clock, errors or cancellations
 are never stored.
 
@@ -31,6 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from cognivault import __version__
 from cognivault.atomic import atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -45,7 +47,8 @@ FORMAT = 1
 def cache_key(question: str, scope: dict[str, Any] | None, session_context: str, generation: int,
               provider: str, model: str, vault: str = "", options: dict[str, Any] | None = None) -> str:
     normalized = " ".join(question.casefold().split())
-    raw = json.dumps([vault, normalized, scope or {}, session_context, generation, provider, model, options or {}],
+    raw = json.dumps([__version__, vault, normalized, scope or {}, session_context, generation, provider, model,
+                      options or {}],
                      sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 

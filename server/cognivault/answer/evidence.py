@@ -194,10 +194,13 @@ def analyzer_of(engine: Any) -> Analyzer:
     return lexical.analyzer if lexical is not None else _FALLBACK_ANALYZER
 
 
-# Words that shape a question without naming what it is about ("how *many*", "*tell* me").
+# Words that shape a question without naming what it is about ("how *many*", "*tell* me", "what
+# *happens* in X", "how does X *work*", "what does X *mean*").
 QUESTION_FILLERS = frozenset("""
 many much look tell explain want need know possible way ways thing things something anything please exactly
-actually really bitte genau eigentlich möchte möchten brauche wissen erkläre erklären gibt viele
+actually really happen happens happened happening work works mean means
+bitte genau eigentlich möchte möchten brauche wissen erkläre erklären gibt viele passiert geschieht
+funktioniert funktionieren bedeutet
 """.split())
 
 
