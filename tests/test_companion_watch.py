@@ -21,12 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from answer_support import WordHashEmbedder
 
 from cognivault.companion import api
 from cognivault.companion.app import create_app
 from cognivault.companion.runner import watch_vault
 from cognivault.config import load_settings
 from cognivault.engine import Engine
+from cognivault.index import watch
 from cognivault.index.watch import VaultWatcher
 from test_two_process import _http as _api  # an authorized JSON call to a running companion
 
@@ -58,6 +60,9 @@ def _serve(vault: Path, *flags: str) -> Iterator[dict[str, Any]]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+    # Reached when the test passed: the watcher let the process stop cleanly on SIGTERM.
+    assert process.returncode == 0, process.stderr.read() if process.stderr else process.returncode
+    assert not (vault / ".cognivault" / "companion.json").exists()
 
 
 def _paths_for(info: dict[str, Any], word: str) -> set[str]:
@@ -197,7 +202,7 @@ async def test_a_failed_update_is_logged_and_watching_goes_on(tmp_path: Path, fo
 
 def test_update_files_reads_notes_skips_touches_and_passes_over_attachments_and_folders(tmp_path: Path) -> None:
     vault = _vault(tmp_path)
-    with Engine(vault, load_settings(vault), embedder=None) as engine:
+    with Engine(vault, load_settings(vault), embedder=WordHashEmbedder()) as engine:
         engine.index()
         cells = vault / "Biology" / "Cells.md"
         cells.touch()
@@ -209,6 +214,8 @@ def test_update_files_reads_notes_skips_touches_and_passes_over_attachments_and_
         updates = engine.update_files(["Biology/Cells.md", "drafts/Draft.md", "Gone.md"])
         assert (updates.updated, updates.removed, updates.full_pass) == (["Biology/Cells.md"], [], None)
         assert [r.path for r in engine.search("ribosomes", mode="lexical").results] == ["Biology/Cells.md"]
+        assert engine.store.consistency()["agree"]  # the new passages embedded, the old vectors gone
+        assert engine.search("ribosomes build proteins", mode="dense").results[0].path == "Biology/Cells.md"
 
         (vault / "Prices.csv").write_text("item,price\nflurbonite,3\n", "utf-8")
         updates = engine.update_files(["Prices.csv"])
@@ -219,3 +226,32 @@ def test_update_files_reads_notes_skips_touches_and_passes_over_attachments_and_
         updates = engine.update_files(["Biology", "Life"])
         assert updates.full_pass is not None
         assert [r.path for r in engine.search("ribosomes", mode="lexical").results] == ["Life/Cells.md"]
+
+
+async def test_the_vault_is_polled_when_notifications_cannot_start(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = _vault(tmp_path)
+    real_awatch = watch.awatch
+
+    def awatch_without_inotify(*paths: Any, force_polling: bool, **options: Any) -> Any:
+        if not force_polling:
+            raise OSError(28, "inotify watch limit reached")
+        return real_awatch(*paths, force_polling=force_polling, **options)
+
+    monkeypatch.setattr(watch, "awatch", awatch_without_inotify)
+    watcher = VaultWatcher(vault)
+    modes: list[str] = []
+    batches = watcher.batches(on_ready=modes.append)
+    first = asyncio.ensure_future(batches.__anext__())
+    try:
+        started = time.monotonic()
+        while not modes:
+            assert time.monotonic() - started < WAIT_S, "the polling watcher never armed"
+            await asyncio.sleep(0.05)
+        (vault / "Polled.md").write_text("# Polled\n", "utf-8")
+        assert await asyncio.wait_for(first, WAIT_S) == {"Polled.md"}
+        assert modes == ["polling"] and watcher.mode == "polling"
+    finally:
+        first.cancel()
+        await asyncio.gather(first, return_exceptions=True)
+        await batches.aclose()
