@@ -6,9 +6,14 @@ the project), waits for the first index pass, then times round trips:
 
 - ``textDocument/hover`` on wikilinks of open notes (target <= 20 ms p95);
 - ``textDocument/completion`` right after typing ``[[`` at the end of a
-  paragraph (the semantic ranking runs) (target <= 50 ms p95), once with the
-  index caught up with earlier edits and once under a stream of edits to other
-  notes (``completion_under_edits``, reported, no target);
+  paragraph (the semantic ranking runs) (target <= 50 ms p95) the way people
+  write: the paragraph's last words typed one by one, a 300 ms pause, then
+  ``[[`` (``completion``); reported besides, no target: ``[[`` typed into a
+  paragraph untouched since the note was opened, the index caught up with
+  earlier edits (``completion_no_pause``), and under a stream of edits to other
+  notes (``completion_under_edits``); each with the share of requests whose top
+  ten equal the next keystroke's (``same_top10_as_next_keystroke``: 1.0 when
+  the first answer already had the full ranking);
 - ``cognivault/related`` for notes (target <= 50 ms p95);
 - ``workspace/symbol`` for queries typed letter by letter (target <= 50 ms p95);
 - hover and ``workspace/symbol`` while the largest note is re-indexed after each of a few edits:
@@ -38,6 +43,10 @@ from _common import HELP_VAULT, MORE_VAULT, REPO, WORK, copy_vault, emit, percen
 
 TARGETS_MS = {"hover": 20, "completion": 50, "related": 50, "workspace_symbol": 50}
 STALL_TARGET_MS = 50  # a single edit's re-index may delay another request by at most this, ever
+WRITTEN_WORDS = 4  # completion: the user writes the paragraph's last words ...
+WORD_INTERVAL_S = 0.12  # ... one every 120 ms (about 100 words a minute) ...
+PAUSE_BEFORE_LINK_S = 0.3  # ... pauses 300 ms, then types " [["
+NEXT_KEYSTROKE_S = 0.15  # and the editor asks again 150 ms later (the next keystroke)
 
 
 class Client:
@@ -205,35 +214,55 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 return
             await asyncio.sleep(0.05)
 
-    async def completions(paragraphs: list[tuple[Path, int, str]], settle: bool) -> dict[str, Any]:
-        samples, counts = [], []
+    def edit(uri: str, note: Path, line: int, start: int, end: int, text: str) -> None:
+        opened[note] += 1
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": opened[note]},
+            "contentChanges": [{"range": {"start": {"line": line, "character": start},
+                                          "end": {"line": line, "character": end}}, "text": text}]})
+
+    def labels(found: Any) -> list[str]:
+        items = sorted((found or {}).get("items", []), key=lambda item: item.get("sortText", ""))
+        return [item["label"] for item in items[:10]]
+
+    async def completions(paragraphs: list[tuple[Path, int, str]], settle: bool, write: bool) -> dict[str, Any]:
+        samples, counts, full = [], [], 0
         for note, line, text in paragraphs:
             uri = open_note(note)
-            if settle:  # the user paused: earlier edits are in the index
-                await idle()
-            opened[note] += 1
             column = utf16(text)
-            client.notify("textDocument/didChange", {
-                "textDocument": {"uri": uri, "version": opened[note]},
-                "contentChanges": [{"range": {"start": {"line": line, "character": column},
-                                              "end": {"line": line, "character": column}}, "text": " [["}]})
-            elapsed, found = await client.timed("textDocument/completion", {
-                "textDocument": {"uri": uri}, "position": {"line": line, "character": column + 3},
-                "context": {"triggerKind": 2, "triggerCharacter": "["}})
+            if write:  # the user writes the paragraph's last words, word by word, then pauses
+                words = text.split(" ")
+                kept = " ".join(words[:-WRITTEN_WORDS])
+                edit(uri, note, line, utf16(kept), column, "")
+                await idle()
+                for word in words[-WRITTEN_WORDS:]:
+                    await asyncio.sleep(WORD_INTERVAL_S)
+                    edit(uri, note, line, utf16(kept), utf16(kept), " " + word)
+                    kept = f"{kept} {word}"
+                await asyncio.sleep(PAUSE_BEFORE_LINK_S)
+            elif settle:  # earlier edits are in the index, the paragraph was written long ago
+                await idle()
+            edit(uri, note, line, column, column, " [[")
+            position = {"line": line, "character": column + 3}
+            request = {"textDocument": {"uri": uri}, "position": position,
+                       "context": {"triggerKind": 2, "triggerCharacter": "["}}
+            elapsed, found = await client.timed("textDocument/completion", request)
             samples.append(elapsed)
             counts.append(len((found or {}).get("items", [])))
-            opened[note] += 1
-            client.notify("textDocument/didChange", {
-                "textDocument": {"uri": uri, "version": opened[note]},
-                "contentChanges": [{"range": {"start": {"line": line, "character": column},
-                                              "end": {"line": line, "character": column + 3}}, "text": ""}]})
-        return {**percentiles(samples), "items_mean": round(sum(counts) / max(len(counts), 1), 1)}
+            await asyncio.sleep(NEXT_KEYSTROKE_S)  # the editor asks again on the next keystroke
+            again = await client.request("textDocument/completion", {**request, "context": {"triggerKind": 3}})
+            full += labels(found) == labels(again)
+            edit(uri, note, line, column, column + 3, "")
+        return {**percentiles(samples), "items_mean": round(sum(counts) / max(len(counts), 1), 1),
+                "same_top10_as_next_keystroke": round(full / max(len(samples), 1), 2)}
 
     paragraphs = sample_paragraphs(notes, args.samples, rng)
-    half = len(paragraphs) // 2
-    results["completion"] = await completions(paragraphs[:half], settle=True)
+    third = len(paragraphs) // 3
+    results["completion"] = await completions(paragraphs[third:2 * third], settle=True, write=True)
+    # The same without the pause: "[[" typed into a paragraph nobody edited since the note was opened.
+    results["completion_no_pause"] = await completions(paragraphs[:third], settle=True, write=False)
     # Stress: a completion in a different note every few ms, each edit re-indexed in the background.
-    results["completion_under_edits"] = await completions(paragraphs[half:], settle=False)
+    results["completion_under_edits"] = await completions(paragraphs[2 * third:], settle=False, write=False)
     await idle()
     waited = time.perf_counter()
     while not (await client.request("cognivault/status", {}))["indexing"]["writerIdle"] \

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
 import pytest
+import pytest_asyncio
 from lsprotocol import types
 
-from harness import position_of
+from fake_ollama import FakeOllama, fake_ollama_in_thread
+from harness import Session, position_of, start_session, stop_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SCRATCH = "Scratch.md"
+QUERY_PREFIX = "task: search result | query: "  # what the Ollama embedder puts before a query
 
 
 async def _complete(session, text: str, needle: str, version: int, offset: int | None = None,
@@ -117,3 +123,117 @@ async def test_resolve_adds_the_first_lines(shared) -> None:
     item = next(i for i in found.items if i.label == "Cells")
     resolved = await shared.client.completion_item_resolve_async(item)
     assert "Cells are the basic units of life" in resolved.documentation.value
+
+
+# -- with an embedding model (the fake Ollama's, on loopback) ----------------------------------------
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def semantic(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[tuple[Session, FakeOllama]]:
+    with fake_ollama_in_thread() as fake:
+        session = await start_session(tmp_path_factory.mktemp("lsp-semantic"), options={
+            "embeddings": True, "embedding": {"provider": "ollama"}, "models": {"ollama_host": fake.url}})
+        try:
+            status = await session.status()
+            assert status["provider"]["embeddings"] == "ollama:embeddinggemma", status["provider"]
+            yield session, fake
+        finally:
+            await stop_session(session)
+
+
+def _query_embeds(fake: FakeOllama, wanted: Callable[[str], bool]) -> int:
+    """How many query texts the server sent to the model that satisfy ``wanted``."""
+    count = 0
+    for request in fake.embeddings():
+        texts = request["input"] if isinstance(request["input"], list) else [request["input"]]
+        count += sum(1 for t in texts if t.startswith(QUERY_PREFIX) and wanted(t[len(QUERY_PREFIX):]))
+    return count
+
+
+async def _until(predicate: Callable[[], bool], timeout: float = 15) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+def _insert(session: Session, path: str, line: int, character: int, text: str, version: int) -> None:
+    at = types.Position(line=line, character=character)
+    session.client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=session.uri(path), version=version),
+        content_changes=[types.TextDocumentContentChangePartial(range=types.Range(start=at, end=at), text=text)]))
+
+
+async def _complete_at(session: Session, path: str, line: int, character: int) -> types.CompletionList:
+    found = await session.client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=session.uri(path)),
+        position=types.Position(line=line, character=character)))
+    assert isinstance(found, types.CompletionList)
+    return found
+
+
+def _first(found: types.CompletionList) -> str:
+    return min(found.items, key=lambda i: i.sort_text).label
+
+
+async def test_paragraph_embedded_after_a_pause_and_reused_while_the_link_is_typed(semantic) -> None:
+    session, fake = semantic
+    paragraph = "Rubisco is an enzyme that lowers the activation energy of reactions in cells."
+    session.open("Draft.md", "# Draft\n\n\n")
+    _insert(session, "Draft.md", 2, 0, paragraph, 2)
+    # Nobody asked for a completion yet: the pause after writing has the paragraph embedded.
+    await _until(lambda: _query_embeds(fake, lambda text: text == paragraph) == 1)
+    typed = ""
+    for version, keys in enumerate([" [[", "E", "n"], start=3):
+        _insert(session, "Draft.md", 2, len(paragraph) + len(typed), keys, version)
+        typed += keys
+        found = await _complete_at(session, "Draft.md", 2, len(paragraph) + len(typed))
+        assert not found.is_incomplete  # the full ranking, at once
+        assert _first(found) == "Enzymes"
+    # A barrier: a later edit in another note is embedded on the same background thread after the
+    # last keystroke's own (speculative) look at Draft.md, which found the vector cached.
+    session.open("Other.md", "# Other\n\n\n")
+    _insert(session, "Other.md", 2, 0, "Thylakoid membranes split water in the light reactions.", 2)
+    await _until(lambda: _query_embeds(fake, lambda text: text.startswith("Thylakoid membranes")) == 1)
+    assert _query_embeds(fake, lambda text: text == paragraph) == 1  # typing the link target hit the cache
+
+
+async def test_ranking_follows_the_paragraph_meaning(semantic) -> None:
+    session, fake = semantic
+    text = "# Draft two\n\nMitochondria and the nucleus are organelles of every organism. [[\n"
+    session.open("Draft2.md", text)
+    column = text.splitlines()[2].index("[[") + 2
+    found = await _complete_at(session, "Draft2.md", 2, column)
+    # Just opened, no pause: the request embedded the paragraph itself (the link left out) ...
+    sent = "Mitochondria and the nucleus are organelles of every organism."
+    await _until(lambda: _query_embeds(fake, lambda query: query == sent) == 1)
+    for _attempt in range(50):  # ... and when the model was slower than the budget, the editor asks again
+        if not found.is_incomplete:
+            break
+        await asyncio.sleep(0.05)
+        found = await _complete_at(session, "Draft2.md", 2, column)
+    assert not found.is_incomplete and _first(found) == "Cells"
+    assert _query_embeds(fake, lambda query: query == sent) == 1
+
+
+async def test_stand_in_ranking_is_incomplete_until_the_vector_is_ready(semantic) -> None:
+    session, fake = semantic
+    session.open("Photosynthesis.md")
+    line = 12  # "Water is split, oxygen is released, and ATP and NADPH are produced."
+    end = len(session.text("Photosynthesis.md").splitlines()[line])
+    fake.embed_delay_s = 1.0  # a model far slower than a keystroke
+    try:
+        _insert(session, "Photosynthesis.md", line, end, " [[", 2)
+        found = await _complete_at(session, "Photosynthesis.md", line, end + 3)
+        assert found.is_incomplete  # ranked by a stand-in: the client asks again
+        assert {"Cells", "Enzymes", "Index"} <= {item.label for item in found.items}
+        again = found
+        for _attempt in range(100):
+            if not again.is_incomplete:
+                break
+            await asyncio.sleep(0.1)
+            again = await _complete_at(session, "Photosynthesis.md", line, end + 3)
+        assert not again.is_incomplete  # the vector arrived: the full ranking
+    finally:
+        fake.embed_delay_s = 0.0
+    assert {item.label for item in again.items} == {item.label for item in found.items}
+    assert _query_embeds(fake, lambda query: query.startswith("The light dependent reactions")) == 1

@@ -2,11 +2,26 @@
 
 After ``[[`` (or ``![[``) every note is offered by file name, its aliases too,
 ranked by how related it is to the paragraph being written: the paragraph's
-text is searched (hybrid when an embedding model runs, keywords otherwise)
-and the notes it finds come first. ``[[Note#`` offers Note's headings,
-``[[Note#^`` its block ids, ``[[#`` the current note's headings. After ``#``
-in text: the vault's tags, most used first. Previews come with
+text (without the link being typed, so it stays the same while the link's
+target is typed) is searched, hybrid when an embedding model runs, keywords
+otherwise, and the notes it finds come first. ``[[Note#`` offers Note's
+headings, ``[[Note#^`` its block ids, ``[[#`` the current note's headings.
+After ``#`` in text: the vault's tags, most used first. Previews come with
 ``completionItem/resolve``.
+
+Embedding the paragraph takes longer than a keystroke may, so it happens before
+the request when it can: ``SPECULATE_AFTER_MS`` after the last edit of an open
+document the paragraph at that edit is embedded on a background thread (newer
+edits supersede it) and its vector cached by model and text
+(:mod:`cognivault.lsp.paragraph_vectors`); a user who writes, pauses and types
+``[[`` gets the full ranking at once, and so does every keystroke of the link
+target. When the vector is not ready, a request waits at most
+``EMBED_BUDGET_MS`` for an embedding already under way, then ranks with a
+stand-in: the stored vector of the indexed passage holding the cursor's line,
+else keywords alone; only then is the paragraph embedded (in the background,
+not competing with the answer). Such a result is marked ``isIncomplete``, so
+the editor asks again on the next keystroke and gets the full ranking once the
+vector is there.
 """
 
 from __future__ import annotations
@@ -17,21 +32,28 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from lsprotocol import types
 
 from cognivault.lsp import common
 from cognivault.lsp.model import Document, insert_sorted
-from cognivault.lsp.server import CogniVaultServer, Context
+from cognivault.lsp.paragraph_vectors import vectors_of
+from cognivault.lsp.positions import split_lines
+from cognivault.lsp.server import CogniVaultServer, Context, parse_text
 
 TRIGGER_CHARACTERS = ["[", "#", "^"]
 RELATED_DEPTH = 30
 MIN_QUERY_WORDS = 3
+EMBED_BUDGET_MS = 15  # longest a request waits for a paragraph vector already being embedded
+SPECULATE_AFTER_MS = 150  # pause in typing after which the paragraph at the last edit is embedded
 
 _TAG_PREFIX = re.compile(r"(?:^|(?<=[\s(\[{\"'*_]))#([^\s#\[\](){}<>,;:!?\"'`|]*)$")
 _WIKILINK_SYNTAX = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 _MARKUP = re.compile(r"[#*_`>~=\[\]()|^-]+")
 
-_ranking_cache: OrderedDict[tuple[Any, ...], dict[str, tuple[int, float]]] = OrderedDict()
+Ranking = dict[str, tuple[int, float]]  # note path -> (rank, score)
+
+_ranking_cache: OrderedDict[tuple[Any, ...], Ranking] = OrderedDict()
 _ranking_lock = threading.Lock()
 
 
@@ -72,9 +94,8 @@ def trigger_at(line_text: str, column: int) -> Trigger | None:
     return None
 
 
-def paragraph_text(doc: Document, line: int, trigger: Trigger) -> str:
+def paragraph_text(lines: list[str], line: int, trigger: Trigger | None) -> str:
     """The paragraph around ``line``, link syntax reduced to its words, the link being typed left out."""
-    lines = doc.lines
     first = line
     while first > 0 and lines[first - 1].strip() and not lines[first - 1].lstrip().startswith("#"):
         first -= 1
@@ -84,7 +105,7 @@ def paragraph_text(doc: Document, line: int, trigger: Trigger) -> str:
     parts = []
     for number in range(first, last + 1):
         text = lines[number]
-        if number == line:
+        if number == line and trigger is not None:
             text = text[:trigger.link_start] + " " + text[trigger.start + len(trigger.partial):]
         parts.append(text)
     text = "\n".join(parts)
@@ -100,21 +121,41 @@ def _section_query(doc: Document, line: int) -> str:
     return " ".join(words)
 
 
-def relatedness(ctx: Context, doc: Document, line: int, trigger: Trigger) -> dict[str, tuple[int, float]]:
-    """Note path -> (rank, score) by relatedness to the paragraph at ``line``."""
-    query = paragraph_text(doc, line, trigger)
+def ranking_query(doc: Document, line: int, trigger: Trigger | None) -> str:
+    """What the notes are ranked against: the paragraph (without the link being typed), and when it
+    is short, the note's title and the headings above."""
+    query = paragraph_text(doc.lines, line, trigger)
     if len(query.split()) < MIN_QUERY_WORDS:
         query = f"{query} {_section_query(doc, line)}".strip()
+    return query
+
+
+def relatedness(ctx: Context, doc: Document, line: int, trigger: Trigger) -> tuple[Ranking, bool]:
+    """Note path -> (rank, score) by relatedness to the paragraph at ``line``, and whether that is the
+    full ranking (False: a stand-in while the paragraph's vector is being embedded)."""
+    query = ranking_query(doc, line, trigger)
     if not query:
-        return {}
-    mode = "hybrid" if ctx.engine.embedder is not None else "lexical"
-    key = (str(ctx.vault), query, mode, ctx.view.snapshot.generation)
+        return {}, True
+    embedder = ctx.engine.embedder
+    vector, complete = None, True
+    if embedder is not None and ctx.engine.store.dense:
+        vector, complete = vectors_of(ctx.server).ready(embedder, query, EMBED_BUDGET_MS / 1000)
+        if not complete:
+            vector = _passage_vector(ctx, doc, line)
+    ranking = _ranking(ctx, query, vector, "lexical" if vector is None else "paragraph" if complete else "passage")
+    if not complete:
+        vectors_of(ctx.server).embedding(embedder, query)  # for the next keystroke
+    return ranking, complete
+
+
+def _ranking(ctx: Context, query: str, vector: np.ndarray | None, source: str) -> Ranking:
+    key = (str(ctx.vault), query, source, ctx.view.snapshot.generation)
     with _ranking_lock:
         if key in _ranking_cache:
             _ranking_cache.move_to_end(key)
             return _ranking_cache[key]
     try:
-        if mode == "lexical":  # BM25 alone: no passages or snippets to build
+        if vector is None:  # BM25 alone: no passages or snippets to build
             ranking = {}
             for _chunk, path, score in common.keyword_hits(ctx, query, RELATED_DEPTH * 8):
                 if path not in ranking:
@@ -122,8 +163,7 @@ def relatedness(ctx: Context, doc: Document, line: int, trigger: Trigger) -> dic
                     if len(ranking) >= RELATED_DEPTH:
                         break
         else:
-            response = ctx.engine.search(query, k=RELATED_DEPTH, mode=mode, per_note=True)
-            ranking = {r.path: (rank, r.score) for rank, r in enumerate(response.results)}
+            ranking = _hybrid_ranking(ctx, query, vector)
     except Exception:  # noqa: BLE001 - ranking is a bonus: fall back to names
         ranking = {}
     with _ranking_lock:
@@ -131,6 +171,86 @@ def relatedness(ctx: Context, doc: Document, line: int, trigger: Trigger) -> dic
         while len(_ranking_cache) > 64:
             _ranking_cache.popitem(last=False)
     return ranking
+
+
+def _hybrid_ranking(ctx: Context, query: str, vector: np.ndarray) -> Ranking:
+    """Notes in the order ``Engine.search(mode="hybrid", per_note=True)`` gives them, without the
+    passages and snippets a result list needs (they cost more than the search itself)."""
+    from cognivault.engine import CANDIDATES
+    from cognivault.index.analysis import detect_language
+    from cognivault.index.hybrid import reciprocal_rank_fusion
+
+    engine = ctx.engine
+    store = engine.store
+    depth = max(CANDIDATES, RELATED_DEPTH * 5)
+    lang = detect_language(query, engine.vault_languages() or None)
+    lexical = store.lexical.search(query, lang, depth) if store.lexical is not None else []
+    paths = {hit.chunk_id: hit.path for hit in lexical}
+    dense: list[str] = []
+    dense_weight = engine.dense_weight(lang)
+    if dense_weight > 0:
+        with store.lock:
+            dense = [hit.chunk_id for hit in store.dense.search(vector, depth)]
+    fused = reciprocal_rank_fusion([hit.chunk_id for hit in lexical], dense, engine.weights.lexical, dense_weight)
+    unknown = [hit.chunk_id for hit in fused if hit.chunk_id not in paths]
+    paths.update((chunk_id, record.path) for chunk_id, record in store.reader().chunks(unknown).items())
+    ranking: Ranking = {}
+    for hit in fused:
+        path = paths.get(hit.chunk_id)
+        if path is not None and path not in ranking:
+            ranking[path] = (len(ranking), hit.score)
+            if len(ranking) >= RELATED_DEPTH:
+                break
+    return ranking
+
+
+def _passage_vector(ctx: Context, doc: Document, line: int) -> np.ndarray | None:
+    """The stored vector of the indexed passage holding ``line`` of ``doc`` (None when not indexed)."""
+    dense = ctx.engine.store.dense
+    if doc.path is None or dense is None:
+        return None
+    for chunk in ctx.engine.store.reader().chunks_of(doc.path):
+        if chunk.line_start <= line + 1 <= chunk.line_end:
+            with ctx.engine.store.lock:
+                stored = dense.vectors_of([chunk.id])
+            return stored[0] if len(stored) else None
+    return None
+
+
+def paragraph_edited(ls: CogniVaultServer, params: types.DidChangeTextDocumentParams) -> None:
+    """After ``SPECULATE_AFTER_MS`` without edits to the document, embed the paragraph at its last edit."""
+    engine = ls.engine
+    change = params.content_changes[-1] if params.content_changes else None
+    if engine is None or engine.embedder is None or not isinstance(change, types.TextDocumentContentChangePartial):
+        return  # a whole-document replacement does not say where the user writes
+    uri = params.text_document.uri
+
+    async def schedule() -> None:
+        entry = ls.open_texts().get(uri)  # the text as it is now, read on the event loop
+        if entry is not None:
+            text, version, path = entry
+            vectors_of(ls).speculate(uri, lambda: _paragraph_at_edit(ls, uri, text, version, path, change))
+
+    ls._debounce(f"paragraph:{uri}", SPECULATE_AFTER_MS, schedule)
+
+
+def _paragraph_at_edit(ls: CogniVaultServer, uri: str, text: str, version: int | None, path: str,
+                       change: types.TextDocumentContentChangePartial) -> tuple[Any, str] | None:
+    engine = ls.engine
+    if engine is None or engine.embedder is None:
+        return None
+    doc = Document(uri, path or None, text, split_lines(text), version, parse_text, True)
+    inserted = change.text.split("\n")
+    line = change.range.start.line + len(inserted) - 1
+    if line >= len(doc.lines):
+        return None
+    if len(inserted) > 1:
+        column = len(inserted[-1])
+    else:
+        column = ls.codec.from_client(doc.lines[line], change.range.start.character) + len(change.text)
+    trigger = trigger_at(doc.lines[line], column)
+    query = ranking_query(doc, line, trigger if trigger is not None and trigger.kind == "note" else None)
+    return (engine.embedder, query) if query else None
 
 
 def fuzzy(partial: str) -> re.Pattern[str]:
@@ -235,7 +355,7 @@ def _notes(ctx: Context, doc: Document, line: int, trigger: Trigger, replace: ty
     else:
         matches = entries
     matches = [e for e in matches if e.path != doc.path]
-    ranking = relatedness(ctx, doc, line, trigger)
+    ranking, complete = relatedness(ctx, doc, line, trigger)
     related = sorted((e for e in matches if e.path in ranking), key=lambda e: ranking[e.path][0])
     rest = (e for e in matches if e.path not in ranking)
     chosen_entries: list[_Entry] = []
@@ -246,7 +366,7 @@ def _notes(ctx: Context, doc: Document, line: int, trigger: Trigger, replace: ty
             break
         chosen_entries.append(entry)
     chosen_entries = chosen_entries[:limit]
-    incomplete = len(matches) > len(chosen_entries)
+    incomplete = len(matches) > len(chosen_entries) or not complete
     items = []
     for order, entry in enumerate(chosen_entries):
         rank = ranking.get(entry.path)

@@ -7,7 +7,8 @@
   supports work-done progress; every request is answered meanwhile.
 - ``didOpen`` / ``didChange`` / ``didSave`` / ``didClose`` and watched-file
   events re-index the file debounced per file (unsaved text while a buffer is
-  dirty, the file again once it is saved or closed unsaved).
+  dirty, the file again once it is saved or closed unsaved); after a pause in
+  typing, the paragraph at the last change is embedded for link completion.
 - ``shutdown`` stops indexing and leaves catalog, BM25 and FAISS in agreement;
   ``exit`` releases the index.
 """
@@ -22,6 +23,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from cognivault.lsp.completion import paragraph_edited
 from cognivault.lsp.options import parse_options
 from cognivault.lsp.server import CogniVaultServer
 from cognivault.lsp.study import note_edited
@@ -115,6 +117,7 @@ def register(server: CogniVaultServer) -> None:
             ls._dirty.add(path)
             ls.schedule_update(path)
             note_edited(ls, path)
+        paragraph_edited(ls, params)
         ls.schedule_diagnostics([params.text_document.uri])
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))

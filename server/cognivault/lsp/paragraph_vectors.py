@@ -1,0 +1,126 @@
+"""Embeddings of the paragraph being written, ready before the user types ``[[``.
+
+Link completion ranks notes by the meaning of the paragraph around the cursor.
+Embedding that paragraph takes tens of milliseconds, too long for every
+keystroke, so the vectors are kept here: a small LRU keyed by (model id,
+paragraph text), filled on one background thread either speculatively (after
+a pause in typing) or on demand (by a completion request, which waits for it
+only briefly). A speculative job superseded by a newer edit of the same
+document is dropped before it starts.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+CACHE_SIZE = 64
+
+
+class ParagraphVectors:
+    """Query vectors of paragraphs, embedded one at a time off the request path."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._pending: dict[tuple[str, str], Future[np.ndarray | None]] = {}
+        self._latest: dict[str, int] = {}  # document -> number of its newest speculative job
+        self._size = size
+        self._lock = threading.Lock()
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cognivault-paragraph")
+
+    def embedding(self, embedder: Any, text: str) -> Future[np.ndarray | None]:
+        """The vector of ``text`` as a future: done at once when cached, shared while it is embedded."""
+        key = (embedder.model_id, text)
+        with self._lock:
+            done = self._cache.get(key)
+            if done is None:
+                pending = self._pending.get(key)
+                if pending is None:
+                    pending = self._pending[key] = Future()
+                    self._worker.submit(self._embed, embedder, key, pending)
+                return pending
+        future: Future[np.ndarray | None] = Future()
+        future.set_result(done)
+        return future
+
+    def ready(self, embedder: Any, text: str, budget_s: float) -> tuple[np.ndarray | None, bool]:
+        """(vector, ready): the vector when cached or, while it is being embedded, when that ends within
+        ``budget_s``. Not ready: the caller answers with a stand-in, then asks for :meth:`embedding`
+        (after its answer, so the model does not compete with it for the processor)."""
+        key = (embedder.model_id, text)
+        with self._lock:
+            vector = self._cache.get(key)
+            if vector is not None:
+                self._cache.move_to_end(key)
+                return vector, True
+            pending = self._pending.get(key)
+        if pending is None:
+            return None, False
+        try:
+            return pending.result(timeout=budget_s), True
+        except FutureTimeout:
+            return None, False
+
+    def speculate(self, document: str, job: Callable[[], tuple[Any, str] | None]) -> None:
+        """Run ``job`` (giving the embedder and paragraph at the document's last edit) on the background
+        thread and embed what it gives, unless a newer edit of ``document`` came first."""
+        with self._lock:
+            number = self._latest[document] = self._latest.get(document, 0) + 1
+        self._worker.submit(self._speculative, document, number, job)
+
+    def _speculative(self, document: str, number: int, job: Callable[[], tuple[Any, str] | None]) -> None:
+        with self._lock:
+            if self._latest.get(document) != number:
+                return  # superseded by a newer edit
+            del self._latest[document]
+        try:
+            found = job()
+        except Exception:  # noqa: BLE001 - only a head start for the next completion
+            log.exception("preparing the paragraph's vector failed")
+            return
+        if found is None:
+            return
+        embedder, text = found
+        key = (embedder.model_id, text)
+        with self._lock:
+            if key in self._cache or key in self._pending:
+                return
+            future = self._pending[key] = Future()
+        self._embed(embedder, key, future)
+
+    def _embed(self, embedder: Any, key: tuple[str, str], future: Future[np.ndarray | None]) -> None:
+        vector: np.ndarray | None = None
+        try:
+            vector = np.asarray(embedder.embed_query(key[1]), dtype=np.float32)
+        except Exception as exc:  # noqa: BLE001 - the ranking falls back to keywords
+            log.info("embedding the paragraph failed: %s", exc)
+        with self._lock:
+            self._pending.pop(key, None)
+            if vector is not None:
+                self._cache[key] = vector
+                while len(self._cache) > self._size:
+                    self._cache.popitem(last=False)
+        future.set_result(vector)
+
+
+_by_server: weakref.WeakKeyDictionary[Any, ParagraphVectors] = weakref.WeakKeyDictionary()
+_by_server_lock = threading.Lock()
+
+
+def vectors_of(server: Any) -> ParagraphVectors:
+    """The server's paragraph vectors (one cache and one background thread per server)."""
+    with _by_server_lock:
+        vectors = _by_server.get(server)
+        if vectors is None:
+            vectors = _by_server[server] = ParagraphVectors()
+        return vectors
