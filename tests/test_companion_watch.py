@@ -5,6 +5,8 @@ The real command on a loopback port and real files, keyword-only (no model). Ign
 places (``.obsidian/``, ``.cognivaultignore``) stay out of the index; ``--no-watch``
 turns following off; a companion that takes over writing from a writer that went
 away starts watching; a batch whose update fails does not end the watching.
+``Engine.update_files`` is also the language server's per-file update: unsaved
+buffers, a view of the catalog patched around the writes, reshaped notes reported.
 """
 
 from __future__ import annotations
@@ -226,6 +228,58 @@ def test_update_files_reads_notes_skips_touches_and_passes_over_attachments_and_
         updates = engine.update_files(["Biology", "Life"])
         assert updates.full_pass is not None
         assert [r.path for r in engine.search("ribosomes", mode="lexical").results] == ["Life/Cells.md"]
+
+
+class _RecordingView:
+    """A catalog view like the language server's snapshot: what update_files told it, and when."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, object]] = []
+
+    @contextmanager
+    def updating(self) -> Iterator[None]:
+        self.events.append(("enter", None))
+        yield
+        self.events.append(("exit", None))
+
+    def patch(self, engine: Engine, paths: set[str], before: int) -> None:
+        assert engine.store.catalog.generation() > before  # called after the writes, with the old generation
+        self.events.append(("patch", sorted(paths)))
+
+
+def test_update_files_indexes_unsaved_buffers_and_reports_reshaped_notes_to_a_view(tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    (vault / "Prices.csv").write_text("item,price\nflurbonite,3\n", "utf-8")
+    with Engine(vault, load_settings(vault), embedder=None) as engine:
+        engine.index()
+        cells = (vault / "Biology" / "Cells.md").read_text("utf-8")
+        view = _RecordingView()
+        # An unsaved buffer is indexed though the file's bytes did not change; same headings: not reshaped.
+        buffer = cells + "\nZorbulent vesicles, typed but not saved.\n"
+        updates = engine.update_files(["Biology/Cells.md"], texts={"Biology/Cells.md": buffer}, view=view)
+        assert (updates.updated, updates.reshaped, updates.removed) == (["Biology/Cells.md"], [], [])
+        assert view.events == [("enter", None), ("patch", ["Biology/Cells.md"]), ("exit", None)]
+        assert [r.path for r in engine.search("zorbulent", mode="lexical").results] == ["Biology/Cells.md"]
+        # A new heading changes what other notes' links can reach.
+        updates = engine.update_files(["Biology/Cells.md"], texts={"Biology/Cells.md": buffer + "## Vesicles\n"})
+        assert updates.reshaped == ["Biology/Cells.md"]
+        # The buffer outlives its file: still indexed from the buffer, not removed.
+        (vault / "Biology" / "Cells.md").unlink()
+        updates = engine.update_files(["Biology/Cells.md"], texts={"Biology/Cells.md": buffer})
+        assert (updates.updated, updates.removed) == (["Biology/Cells.md"], [])
+        # Without the buffer the deletion counts; a deleted attachment is forgotten without a whole pass.
+        (vault / "Prices.csv").unlink()
+        view = _RecordingView()
+        updates = engine.update_files(["Biology/Cells.md", "Prices.csv"], view=view)
+        assert (sorted(updates.removed), updates.whole_pass_needed) == (["Biology/Cells.md", "Prices.csv"], False)
+        assert view.events[1] == ("patch", ["Biology/Cells.md", "Prices.csv"])
+        assert not engine.search("zorbulent", mode="lexical").results
+        assert not engine.search("flurbonite", mode="lexical").results
+        # A caller that runs the whole pass itself is only told one is needed.
+        (vault / "Later.csv").write_text("item,price\nquendrite,4\n", "utf-8")
+        updates = engine.update_files(["Later.csv"], run_whole_pass=False)
+        assert (updates.whole_pass_needed, updates.full_pass) == (True, None)
+        assert not engine.search("quendrite", mode="lexical").results
 
 
 async def test_the_vault_is_polled_when_notifications_cannot_start(tmp_path: Path,

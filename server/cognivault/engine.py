@@ -12,10 +12,11 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -96,8 +97,30 @@ class FileUpdates:
     """What :meth:`Engine.update_files` did."""
 
     updated: list[str] = field(default_factory=list)  # notes read again (new or changed)
+    reshaped: list[str] = field(default_factory=list)  # of those, notes whose link targets changed (see _shape)
     removed: list[str] = field(default_factory=list)  # files gone from disk, now gone from the index
-    full_pass: IndexReport | None = None  # the whole (incremental) pass run instead, when one was needed
+    failed: dict[str, str] = field(default_factory=dict)  # path -> why it could not be read (left as it was)
+    whole_pass_needed: bool = False  # what changed needs an (incremental) pass over the whole vault
+    full_pass: IndexReport | None = None  # that pass, when update_files ran it
+
+
+class CatalogView(Protocol):
+    """A front end's copy of catalog data (the language server's snapshot of titles, headings and
+    links) that :meth:`Engine.update_files` keeps current by patching instead of reloading it."""
+
+    def updating(self) -> AbstractContextManager[None]:
+        """Entered around the writes of one update: readers keep the copy they have meanwhile."""
+
+    def patch(self, engine: Engine, paths: set[str], before: int) -> None:
+        """Still inside :meth:`updating`: ``paths`` were written, from catalog generation ``before`` on."""
+
+
+class _NoView:
+    def updating(self) -> AbstractContextManager[None]:
+        return nullcontext()
+
+    def patch(self, engine: Engine, paths: set[str], before: int) -> None:
+        pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +156,15 @@ class LinkGraph:
         return NoteNeighbours(frozenset(self.outgoing.get(path, ())), frozenset(self.incoming.get(path, ())),
                               frozenset(t.casefold() for t in self.tags.get(path, ())),
                               self.keywords.get(path, ""), lambda other: self.tags.get(other, ()))
+
+
+def _shape(catalog: Catalog, path: str) -> tuple[Any, ...] | None:
+    """What other notes' links can reach in ``path``: its title, aliases, headings and blocks."""
+    row = catalog.note_row(path)
+    if row is None:
+        return None if catalog.file(path) is None else ("file",)
+    return (row["title"], tuple(row["aliases"]), tuple((h[1], tuple(h[3])) for h in row["headings"]),
+            tuple(b[0] for b in row["blocks"]))
 
 
 def _unchanged(previous: FileRecord | None, absolute: Path) -> bool:
@@ -223,64 +255,92 @@ class Engine:
                 report.messages.append(f"no embeddings: {self.embedder_error}")
             return report
 
-    def update_files(self, paths: Iterable[str]) -> FileUpdates:
-        """The files at these vault paths changed on disk (written, created or deleted; a rename is
-        its old and its new path): bring just them up to date, as the language server does per file.
+    def update_files(self, paths: Iterable[str], *, texts: Mapping[str, str] | None = None,
+                     view: CatalogView | None = None, run_whole_pass: bool = True) -> FileUpdates:
+        """The files at these vault paths changed (written, created or deleted; a rename is its old
+        and its new path), on disk or in an editor: bring just them up to date.
 
         Notes are read again and deleted files forgotten, their keyword entries patched at once,
         embeddings computed after; a note whose bytes did not change is left alone (so the answer
-        cache survives a touch). What one file cannot settle becomes an incremental whole pass: an
-        attachment (read in the isolated extractor of a pass), a path that is not a file of a known
-        kind while it is a folder or the index has notes under it (a folder added, moved or removed),
-        or a changed ``.cognivaultignore``.
+        cache survives a touch). ``texts``: editors' unsaved buffers of Markdown notes, indexed as
+        they are (never skipped as unchanged; a buffer outlives its file's deletion). ``view``: a
+        copy of the catalog to patch around the writes (the language server's snapshot).
+
+        What one file cannot settle needs an incremental whole pass, run here unless
+        ``run_whole_pass`` is False (the caller runs it, e.g. with its own progress reports): an
+        attachment on disk (read in the isolated extractor of a pass; a deleted one is simply
+        forgotten), a folder (added or moved in), a path gone from disk with indexed files under it
+        (a folder removed or moved away), or a changed ``.cognivaultignore``.
+
+        Holds the index lock as :meth:`index` does, and releases it before running that pass.
         """
         self._require_writer()
         updates = FileUpdates()
         paths = sorted(set(paths))
         with self._index_lock:
-            store = self.store
             spec = load_ignore_spec(self.vault)
-            whole_pass = any(self._needs_whole_pass(path, spec) for path in paths)
-            indexer = self._indexer = Indexer(self.vault, self.settings, store, self._embedder)
-            try:
-                generation = store.catalog.generation()
-                for path in [] if whole_pass else paths:
-                    kind = file_kind(path)
-                    if kind is None or not is_indexable(self.vault, path, store.folder, spec):
-                        continue
-                    absolute = self.vault / path
-                    previous = store.catalog.file(path)
-                    try:
-                        if not absolute.is_file():
-                            if previous is not None:
-                                indexer.remove_paths([path])
-                                updates.removed.append(path)
-                        elif not _unchanged(previous, absolute):
-                            indexer.index_markdown(VaultFile(path, absolute, kind))
-                            updates.updated.append(path)
-                    except OSError as exc:  # gone or unreadable mid-way: its next event settles it
-                        log.warning("could not read %s: %s", path, exc)
-                changed = set(updates.updated) | set(updates.removed)
-                if changed:
-                    store.update_lexical(changed, generation)  # only these notes' chunks: searchable at once
-                    self._languages = None
-                    indexer.embed_pending()
-            finally:
-                self._indexer = None
-        if whole_pass:
+            updates.whole_pass_needed = any(self._needs_whole_pass(path, spec) for path in paths)
+            if not updates.whole_pass_needed:
+                self._update_each(paths, texts or {}, spec, view or _NoView(), updates)
+        if updates.whole_pass_needed and run_whole_pass:
             updates.full_pass = self.index()
         return updates
+
+    def _update_each(self, paths: list[str], texts: Mapping[str, str], spec: GitIgnoreSpec,
+                     view: CatalogView, updates: FileUpdates) -> None:
+        store = self.store
+        indexer = self._indexer = Indexer(self.vault, self.settings, store, self._embedder)
+        try:
+            with view.updating():
+                generation = store.catalog.generation()
+                for path in paths:
+                    kind = file_kind(path)
+                    if kind is not None and is_indexable(self.vault, path, store.folder, spec):
+                        # An attachment's buffer is not what gets indexed: its file is, in a pass.
+                        self._update_one(indexer, VaultFile(path, self.vault / path, kind),
+                                         texts.get(path) if kind == "markdown" else None, updates)
+                changed = set(updates.updated) | set(updates.removed)
+                if changed:
+                    view.patch(self, changed, generation)
+            if changed:
+                store.update_lexical(changed, generation)  # only these notes' chunks: searchable at once
+                self._languages = None
+                indexer.embed_pending()
+        finally:
+            self._indexer = None
+
+    def _update_one(self, indexer: Indexer, vault_file: VaultFile, text: str | None,
+                    updates: FileUpdates) -> None:
+        path, absolute = vault_file.path, vault_file.absolute
+        catalog = self.store.catalog
+        previous = catalog.file(path)
+        try:
+            if text is None and not absolute.is_file():
+                if previous is not None:
+                    indexer.remove_paths([path])
+                    updates.removed.append(path)
+            elif vault_file.kind == "markdown" and (text is not None or not _unchanged(previous, absolute)):
+                shape = _shape(catalog, path)
+                indexer.index_markdown(vault_file, text=text)
+                updates.updated.append(path)
+                if _shape(catalog, path) != shape:
+                    updates.reshaped.append(path)
+        except OSError as exc:  # gone or unreadable mid-way: its next event settles it
+            log.warning("could not read %s: %s", path, exc)
+            updates.failed[path] = str(exc)
 
     def _needs_whole_pass(self, path: str, spec: GitIgnoreSpec) -> bool:
         if path == IGNORE_FILE:
             return True
-        kind = file_kind(path)
         absolute = self.vault / path
-        if kind is None and not absolute.is_dir():
-            # Not a folder now: one that was removed or moved away, if the index has files under it.
-            return not absolute.exists() and any(f.path.startswith(path + "/")
-                                                 for f in self.store.catalog.files())
-        return kind != "markdown" and is_indexable(self.vault, path, self.store.folder, spec)
+        if absolute.is_dir():
+            return is_indexable(self.vault, path, self.store.folder, spec)  # a folder added or moved in
+        catalog = self.store.catalog
+        if not absolute.exists():
+            # A folder removed or moved away, when the index has files under it (a file is forgotten here).
+            return catalog.file(path) is None and any(f.path.startswith(path + "/") for f in catalog.files())
+        kind = file_kind(path)  # an attachment is read in the isolated extractor of a pass
+        return kind not in (None, "markdown") and is_indexable(self.vault, path, self.store.folder, spec)
 
     def take_over_writing(self) -> bool:
         """Read-only so far: become this index's writer if the process that wrote it has gone.

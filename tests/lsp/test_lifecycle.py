@@ -5,12 +5,16 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 
 from harness import client_capabilities, plain, position_of, start_session, stop_session
+
+from cognivault.lsp.paragraph_vectors import vectors_of
+from cognivault.lsp.server import CogniVaultServer
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -64,6 +68,27 @@ async def test_progress_then_saves_and_watched_files_update_the_index(fresh) -> 
     status = await fresh.wait_idle()
     assert status["index"]["files"]["indexed"] == 5  # 5 notes + the new one - the deleted one
     assert status["index"]["consistency"]["agree"]
+
+
+async def test_a_folder_moved_in_or_out_is_followed_from_its_one_event(fresh, tmp_path: Path) -> None:
+    # Editors report a moved folder as one event for the folder, none for the notes inside it.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "Moved.md").write_text("# Moved\n\nA trellivane note that came with its folder.\n", "utf-8")
+    shutil.move(outside, fresh.vault / "Moved in")
+    fresh.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=fresh.uri("Moved in"), type=types.FileChangeType.Created)]))
+    await asyncio.sleep(0.1)
+    await fresh.wait_idle()
+    results = plain(await fresh.request("cognivault/search", {"query": "trellivane", "mode": "lexical"}))
+    assert [r["path"] for r in results["results"]] == ["Moved in/Moved.md"]
+    shutil.move(fresh.vault / "Moved in", outside)
+    fresh.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=fresh.uri("Moved in"), type=types.FileChangeType.Deleted)]))
+    await asyncio.sleep(0.1)
+    status = await fresh.wait_idle()
+    results = plain(await fresh.request("cognivault/search", {"query": "trellivane", "mode": "lexical"}))
+    assert results["results"] == [] and status["index"]["files"]["indexed"] == 5
 
 
 async def test_requests_answered_while_indexing(tmp_path: Path) -> None:
@@ -218,3 +243,40 @@ async def test_cancel_request(tmp_path: Path) -> None:
         assert answer["results"]
     finally:
         await stop_session(session)
+
+
+class _SlowEmbedder:
+    """Embeds one paragraph at a time, each only when the test lets it finish."""
+
+    model_id = "slow-test-model"
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.texts: list[str] = []
+
+    def embed_query(self, text: str) -> list[float]:
+        self.texts.append(text)
+        self.started.set()
+        assert self.release.wait(10)
+        return [1.0, 0.0]
+
+
+def test_closing_the_server_stops_the_paragraph_thread() -> None:
+    server = CogniVaultServer()
+    vectors = vectors_of(server)
+    embedder = _SlowEmbedder()
+    running = vectors.embedding(embedder, "the paragraph being embedded")
+    assert embedder.started.wait(10)
+    (thread,) = [t for t in threading.enumerate() if t.name.startswith("cognivault-paragraph")]
+    queued = vectors.embedding(embedder, "a paragraph waiting its turn")
+    server.close_engine()
+    # Whoever waits is answered at once (completion falls back to keywords); nothing new is taken on.
+    assert running.result(timeout=1) is None and queued.result(timeout=1) is None
+    assert vectors_of(server).embedding(embedder, "typed after closing").result(timeout=1) is None
+    vectors_of(server).speculate("file:///vault/Note.md", lambda: (embedder, "typed after closing"))
+    embedder.release.set()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert embedder.texts == ["the paragraph being embedded"]  # the queued job was dropped
+

@@ -6,7 +6,8 @@ keystroke, so the vectors are kept here: a small LRU keyed by (model id,
 paragraph text), filled on one background thread either speculatively (after
 a pause in typing) or on demand (by a completion request, which waits for it
 only briefly). A speculative job superseded by a newer edit of the same
-document is dropped before it starts.
+document is dropped before it starts. The thread stops with the server
+(:func:`close_vectors_of`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class ParagraphVectors:
         self._latest: dict[str, int] = {}  # document -> number of its newest speculative job
         self._size = size
         self._lock = threading.Lock()
+        self._closed = False
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cognivault-paragraph")
 
     def embedding(self, embedder: Any, text: str) -> Future[np.ndarray | None]:
@@ -43,7 +45,7 @@ class ParagraphVectors:
         key = (embedder.model_id, text)
         with self._lock:
             done = self._cache.get(key)
-            if done is None:
+            if done is None and not self._closed:
                 pending = self._pending.get(key)
                 if pending is None:
                     pending = self._pending[key] = Future()
@@ -75,8 +77,21 @@ class ParagraphVectors:
         """Run ``job`` (giving the embedder and paragraph at the document's last edit) on the background
         thread and embed what it gives, unless a newer edit of ``document`` came first."""
         with self._lock:
+            if self._closed:
+                return
             number = self._latest[document] = self._latest.get(document, 0) + 1
-        self._worker.submit(self._speculative, document, number, job)
+            self._worker.submit(self._speculative, document, number, job)
+
+    def close(self) -> None:
+        """Stop the background thread: queued jobs are dropped, one running ends on its own, and
+        callers waiting for a vector get None at once (the ranking falls back to keywords)."""
+        with self._lock:
+            self._closed = True
+            pending, self._pending = self._pending, {}
+            self._latest.clear()
+            self._worker.shutdown(wait=False, cancel_futures=True)
+        for future in pending.values():
+            future.set_result(None)
 
     def _speculative(self, document: str, number: int, job: Callable[[], tuple[Any, str] | None]) -> None:
         with self._lock:
@@ -93,7 +108,7 @@ class ParagraphVectors:
         embedder, text = found
         key = (embedder.model_id, text)
         with self._lock:
-            if key in self._cache or key in self._pending:
+            if self._closed or key in self._cache or key in self._pending:
                 return
             future = self._pending[key] = Future()
         self._embed(embedder, key, future)
@@ -105,7 +120,9 @@ class ParagraphVectors:
         except Exception as exc:  # noqa: BLE001 - the ranking falls back to keywords
             log.info("embedding the paragraph failed: %s", exc)
         with self._lock:
-            self._pending.pop(key, None)
+            if self._pending.get(key) is not future:
+                return  # closed meanwhile: close() answered the waiters
+            del self._pending[key]
             if vector is not None:
                 self._cache[key] = vector
                 while len(self._cache) > self._size:
@@ -124,3 +141,12 @@ def vectors_of(server: Any) -> ParagraphVectors:
         if vectors is None:
             vectors = _by_server[server] = ParagraphVectors()
         return vectors
+
+
+def close_vectors_of(server: Any) -> None:
+    """Stop the server's paragraph thread, if it ever started one (the server is shutting down).
+    The closed cache stays the server's: a late request gets no vector rather than a new thread."""
+    with _by_server_lock:
+        vectors = _by_server.get(server)
+    if vectors is not None:
+        vectors.close()

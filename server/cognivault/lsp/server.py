@@ -24,7 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
@@ -36,6 +36,9 @@ from cognivault.lsp.model import Document, Snapshot, VaultView
 from cognivault.lsp.options import LspOptions
 from cognivault.lsp.positions import Codec, split_lines
 from cognivault.lsp.uris import relative_path, vault_uri
+
+if TYPE_CHECKING:
+    from cognivault.engine import FileUpdates
 
 log = logging.getLogger(__name__)
 
@@ -703,7 +706,7 @@ class CogniVaultServer(LanguageServer):
         text = self.buffer_text(path)
         self._update_jobs += 1
         try:
-            outcome = await self.run_writer(self._update_sync, path, text)
+            updates = await self.run_writer(self._update_sync, path, text)
         except Exception as exc:  # noqa: BLE001
             log.exception("updating %s failed", path)
             self.state.errors.append(f"{path}: {exc}")
@@ -714,10 +717,10 @@ class CogniVaultServer(LanguageServer):
         self.state.updates_done += 1
         self.disk_names.invalidate()
         self.state.pending_updates = len([k for k in self._timers if k.startswith("update:")])
-        if outcome == "full":
+        if updates is not None and updates.whole_pass_needed:
             self._debounce("index", 500, self.index_vault)
             return
-        if outcome == "updated":
+        if updates is not None and updates.updated and not updates.reshaped:
             # Same headings, blocks, title and aliases: other notes' links are unaffected; only this
             # note and notes citing passages (whose content hashes may have moved) need a new look.
             self.schedule_diagnostics([uri for uri, (text, _v, p) in self.open_texts().items()
@@ -725,42 +728,17 @@ class CogniVaultServer(LanguageServer):
         else:
             self.schedule_diagnostics()
 
-    def _update_sync(self, path: str, text: str | None) -> str:
-        from cognivault.index.pipeline import Indexer
-        from cognivault.vault.scan import VaultFile, file_kind, is_indexable
-
+    def _update_sync(self, path: str, text: str | None) -> FileUpdates | None:
+        """On the writer thread: index ``path`` from its unsaved ``text`` when given, else from disk
+        (None: the server is closing)."""
         engine = self.engine
         if engine is None or self._closed:
-            return "skipped"
-        store = engine.store
-        absolute = engine.vault / path
-        kind = file_kind(path)
-        if kind is None:
-            return "full" if not absolute.exists() else "skipped"  # a folder went away, or an odd file
-        if not is_indexable(engine.vault, path, store.folder):
-            return "skipped"
-        indexer = Indexer(engine.vault, engine.settings, store, engine.embedder)
-        if text is None and not absolute.is_file():
-            if store.catalog.file(path) is not None:
-                with self.snapshots.updating():
-                    before = store.catalog.generation()
-                    indexer.remove_paths([path])
-                    self.snapshots.patch(engine, {path}, before)
-                store.update_lexical({path}, before)
-            return "removed"
-        if kind != "markdown":
-            return "full"  # attachments are read in the isolated extractor of a full pass
-        with self.snapshots.updating():
-            shape = _shape(store.catalog, path)
-            generation = store.catalog.generation()
-            indexer.index_markdown(VaultFile(path, absolute, kind), text=text)
-            self.snapshots.patch(engine, {path}, generation)
-            reshaped = _shape(store.catalog, path) != shape
-        store.update_lexical({path}, generation)  # only this note's chunks: searchable at once
-        if engine.embedder is not None:
-            indexer.embed_pending()
-        # Other notes' diagnostics only change when what links can reach changed.
-        return "reshaped" if reshaped else "updated"
+            return None
+        updates: FileUpdates = engine.update_files([path], texts=None if text is None else {path: text},
+                                                   view=self.snapshots, run_whole_pass=False)
+        if path in updates.failed:
+            raise OSError(updates.failed[path])
+        return updates
 
     # -- diagnostics -------------------------------------------------------------------
     def schedule_diagnostics(self, uris: list[str] | None = None, delay_ms: int | None = None) -> None:
@@ -810,9 +788,12 @@ class CogniVaultServer(LanguageServer):
         self.state.phase = "stopped"
 
     def close_engine(self) -> None:
+        from cognivault.lsp.paragraph_vectors import close_vectors_of
+
         self._closed = True
         engine, self.engine = self.engine, None
         self.parser.shutdown(wait=False, cancel_futures=True)
+        close_vectors_of(self)
         if engine is not None:
             engine.stop_indexing()
             self.writer.shutdown(wait=True, cancel_futures=True)
@@ -923,15 +904,6 @@ def _warm_up(server: CogniVaultServer, engine: Any) -> None:
         log.info("warm-up incomplete: %s", exc)
     gc.collect()
     gc.freeze()
-
-
-def _shape(catalog: Any, path: str) -> tuple[Any, ...] | None:
-    """What other notes' links can reach in ``path``: its title, aliases, headings and blocks."""
-    row = catalog.note_row(path)
-    if row is None:
-        return None if catalog.file(path) is None else ("file",)
-    return (row["title"], tuple(row["aliases"]), tuple((h[1], tuple(h[3])) for h in row["headings"]),
-            tuple(b[0] for b in row["blocks"]))
 
 
 FEATURE_MODULES = (
