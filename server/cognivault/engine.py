@@ -434,16 +434,22 @@ class Engine:
         lexical = self.store.lexical
         picked = []
         seen_paths: set[str] = set()
-        records = self.store.reader().chunks([hit.chunk_id for hit in fused[: max(k * 8, 50)]])
-        for hit in fused:
-            record = records.get(hit.chunk_id)
-            if record is None:
-                continue
-            if per_note:
-                if record.path in seen_paths:
+        # Read chunk rows a batch at a time: k of them are usually enough (per note needs more).
+        batch = max(k * 4, 40) if per_note else k + 5
+        for first in range(0, len(fused), batch):
+            window = fused[first:first + batch]
+            records = self.store.reader().chunks([hit.chunk_id for hit in window])
+            for hit in window:
+                record = records.get(hit.chunk_id)
+                if record is None:
                     continue
-                seen_paths.add(record.path)
-            picked.append((hit, record))
+                if per_note:
+                    if record.path in seen_paths:
+                        continue
+                    seen_paths.add(record.path)
+                picked.append((hit, record))
+                if len(picked) >= k:
+                    break
             if len(picked) >= k:
                 break
         titles = self._titles({record.path for _, record in picked})

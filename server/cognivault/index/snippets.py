@@ -20,8 +20,11 @@ class Snippet:
 def make_snippet(text: str, query_terms: set[str], analyzer: Analyzer, lang: str | None,
                  width: int = SNIPPET_CHARS) -> Snippet:
     flat = " ".join(text.split())
-    matches = [(m.start(), m.end()) for m in _WORD.finditer(flat)
-               if query_terms.intersection(analyzer.terms_of_word(m.group().casefold(), lang))]
+    found = [(m.start(), m.end(), m.group().casefold()) for m in _WORD.finditer(flat)]
+    # Each distinct word is analysed once: passages repeat their words a lot.
+    matching = {word for word in {w for _, _, w in found}
+                if query_terms.intersection(analyzer.terms_of_word(word, lang))}
+    matches = [(start, end) for start, end, word in found if word in matching]
     if len(flat) <= width:
         return Snippet(flat, matches)
     best_start, best_count = 0, -1
