@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
+from answer_support import WordHashEmbedder
 
 from cognivault.config import load_settings
 from cognivault.engine import Engine
@@ -348,6 +351,55 @@ def test_saved_keyword_index_behind_the_catalog_catches_up_without_rebuild(
         lexical = engine.store.lexical
         assert lexical is not None and lexical.generation == engine.store.catalog.generation()
         assert {q: _ranking(lexical, q) for q in QUERIES} == expected
+
+
+class BatchRecordingEmbedder(WordHashEmbedder):
+    """The word-hash model, noting how many passages each call embedded."""
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        self.batches.append(len(texts))
+        return super().embed_documents(texts)
+
+
+def test_edit_searchable_at_once_and_embedded_later_in_stoppable_batches(vault: Path) -> None:
+    """``update_files(embed=False)`` (the language server while the user types): the keyword index has
+    the edit at once, the model is not called; ``embed_files`` adds the vectors later, a batch at a
+    time until told to stop, and a second call finishes the rest; an undo gets its cached vectors back
+    at once."""
+    embedder = BatchRecordingEmbedder()
+    path = "Sync/Conflicts.md"
+    sections = ["Zeppelin hangars shelter airships from storms", "Marmalade recipes need bitter oranges",
+                "Lighthouse keepers trimmed lamp wicks nightly"]
+    text = "".join(f"# {s.split()[0]}\n\n{s}, as everybody knows who tried it, again and again.\n\n"
+                   for s in sections)
+    settings = load_settings(vault)
+    settings.index.chunk_chars = 200  # a passage per section
+    with Engine(vault, settings, embedder=embedder) as engine:
+        engine.index()
+        embedder.batches.clear()
+        updates = engine.update_files([path], texts={path: text}, embed=False)
+        assert updates.updated == [path] and embedder.batches == []
+        assert engine.search("marmalade oranges", k=1, mode="lexical").results[0].path == path
+        missing = len(engine.store.catalog.missing_embeddings(embedder.model_id, [path]))
+        consistency = engine.store.consistency()
+        assert missing >= 2 and consistency["embedded_chunks"] == consistency["catalog_chunks"] - missing
+        query = "which recipes need the bitter oranges for marmalade"
+        assert engine.search(query, k=1, mode="dense").results[0].path != path
+
+        embedder.batches.clear()  # the query's
+        assert engine.embed_files([path], batch_size=1, stop=lambda: True) == 1  # one batch, then stopped
+        assert engine.embed_files([path], batch_size=1) == missing - 1
+        assert engine.embed_files([path]) == 0
+        assert embedder.batches == [1] * missing
+        assert engine.store.consistency()["agree"]
+        assert engine.search(query, k=1, mode="dense").results[0].heading_path == ["Marmalade"]
+
+        calls = len(embedder.batches)
+        engine.update_files([path], embed=False)  # undone: the file's own text, whose vectors are cached
+        assert engine.store.consistency()["agree"] and len(embedder.batches) == calls
 
 
 def test_second_writer_is_refused_and_reads(vault: Path) -> None:

@@ -24,7 +24,14 @@ from cognivault.config import Settings, load_settings
 from cognivault.index.analysis import detect_language
 from cognivault.index.catalog import Catalog, ChunkRecord, FileRecord
 from cognivault.index.hybrid import RRF_K, FusionWeights, reciprocal_rank_fusion
-from cognivault.index.pipeline import IndexReport, Indexer, ProgressCallback, breadcrumb, vector_of_note
+from cognivault.index.pipeline import (
+    EMBED_BATCH,
+    IndexReport,
+    Indexer,
+    ProgressCallback,
+    breadcrumb,
+    vector_of_note,
+)
 from cognivault.index.scope import Scope
 from cognivault.index.snippets import make_snippet
 from cognivault.index.store import IndexStore
@@ -256,7 +263,8 @@ class Engine:
             return report
 
     def update_files(self, paths: Iterable[str], *, texts: Mapping[str, str] | None = None,
-                     view: CatalogView | None = None, run_whole_pass: bool = True) -> FileUpdates:
+                     view: CatalogView | None = None, run_whole_pass: bool = True,
+                     embed: bool = True) -> FileUpdates:
         """The files at these vault paths changed (written, created or deleted; a rename is its old
         and its new path), on disk or in an editor: bring just them up to date.
 
@@ -265,6 +273,10 @@ class Engine:
         cache survives a touch). ``texts``: editors' unsaved buffers of Markdown notes, indexed as
         they are (never skipped as unchanged; a buffer outlives its file's deletion). ``view``: a
         copy of the catalog to patch around the writes (the language server's snapshot).
+        ``embed=False`` leaves new passages without vectors for now (keyword search has them at
+        once; a passage whose text has a cached vector gets it): the caller embeds them later with
+        :meth:`embed_files` (the language server does when the user pauses, so the model does not
+        compete with requests while they type).
 
         What one file cannot settle needs an incremental whole pass, run here unless
         ``run_whole_pass`` is False (the caller runs it, e.g. with its own progress reports): an
@@ -281,13 +293,13 @@ class Engine:
             spec = load_ignore_spec(self.vault)
             updates.whole_pass_needed = any(self._needs_whole_pass(path, spec) for path in paths)
             if not updates.whole_pass_needed:
-                self._update_each(paths, texts or {}, spec, view or _NoView(), updates)
+                self._update_each(paths, texts or {}, spec, view or _NoView(), updates, embed)
         if updates.whole_pass_needed and run_whole_pass:
             updates.full_pass = self.index()
         return updates
 
     def _update_each(self, paths: list[str], texts: Mapping[str, str], spec: GitIgnoreSpec,
-                     view: CatalogView, updates: FileUpdates) -> None:
+                     view: CatalogView, updates: FileUpdates, embed: bool) -> None:
         store = self.store
         indexer = self._indexer = Indexer(self.vault, self.settings, store, self._embedder)
         try:
@@ -305,9 +317,25 @@ class Engine:
             if changed:
                 store.update_lexical(changed, generation)  # only these notes' chunks: searchable at once
                 self._languages = None
-                indexer.embed_pending()
+                if embed:
+                    indexer.embed_paths(updates.updated)
+                else:  # cached vectors cost nothing to add
+                    indexer.add_stored_vectors(updates.updated)
         finally:
             self._indexer = None
+
+    def embed_files(self, paths: Iterable[str], *, batch_size: int = EMBED_BATCH,
+                    stop: Callable[[], bool] | None = None) -> int:
+        """Embed the passages of these notes that have no vector yet (left so by
+        ``update_files(embed=False)``), ``batch_size`` at a time, until ``stop()`` says so; returns
+        the vectors computed. Holds the index lock as :meth:`update_files` does."""
+        self._require_writer()
+        with self._index_lock:
+            indexer = self._indexer = Indexer(self.vault, self.settings, self.store, self._embedder)
+            try:
+                return indexer.embed_paths(sorted(set(paths)), batch_size=batch_size, stop=stop)
+            finally:
+                self._indexer = None
 
     def _update_one(self, indexer: Indexer, vault_file: VaultFile, text: str | None,
                     updates: FileUpdates) -> None:

@@ -10,7 +10,7 @@ import pytest_asyncio
 from lsprotocol import types
 
 from fake_ollama import FakeOllama, fake_ollama_in_thread
-from harness import Session, position_of, start_session, stop_session
+from harness import Session, plain, position_of, start_session, stop_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -237,3 +237,39 @@ async def test_stand_in_ranking_is_incomplete_until_the_vector_is_ready(semantic
         fake.embed_delay_s = 0.0
     assert {item.label for item in again.items} == {item.label for item in found.items}
     assert _query_embeds(fake, lambda query: query.startswith("The light dependent reactions")) == 1
+
+
+def _document_embeds(fake: FakeOllama, word: str) -> int:
+    """How many passages (not queries) containing ``word`` the server sent to the model."""
+    count = 0
+    for request in fake.embeddings():
+        texts = request["input"] if isinstance(request["input"], list) else [request["input"]]
+        count += sum(1 for t in texts if not t.startswith(QUERY_PREFIX) and word in t)
+    return count
+
+
+async def test_edited_passages_embedded_after_the_pause_then_found_by_meaning(semantic) -> None:
+    session, fake = semantic
+    word = "Quokkazymes"
+    paragraph = f"{word} carry pigments through the stroma of every chloroplast membrane."
+    before = (await session.status())["indexing"]["updatesDone"]
+    session.open("Cells.md")
+    end = len(session.text("Cells.md").splitlines())
+    _insert(session, "Cells.md", end, 0, f"\n{paragraph}\n", 2)
+    deadline = asyncio.get_running_loop().time() + 15
+    while (await session.status())["indexing"]["updatesDone"] == before:
+        assert asyncio.get_running_loop().time() < deadline, "the edit was never re-indexed"
+        await asyncio.sleep(0.02)
+    # Searchable by keywords at once; its meaning follows once the user paused (a second later).
+    found = plain(await session.request("cognivault/search", {"query": word, "mode": "lexical", "k": 3}))
+    assert found["results"][0]["path"] == "Cells.md"
+
+    async def found_by_meaning() -> bool:
+        found = plain(await session.request("cognivault/search", {"query": paragraph, "mode": "dense", "k": 3}))
+        return any(r["path"] == "Cells.md" and word in r["snippet"] for r in found["results"])
+
+    assert not await found_by_meaning()
+    assert _document_embeds(fake, word) == 0
+    await session.wait_idle()
+    assert _document_embeds(fake, word) == 1
+    assert await found_by_meaning()

@@ -353,16 +353,27 @@ class Catalog:
         return found
 
     # -- embeddings -------------------------------------------------------
-    def missing_embeddings(self, model_id: str) -> list[tuple[str, str | None, tuple[str, ...], str]]:
-        """(content_hash, title, heading path, text) of chunks with no vector for ``model_id``.
+    def missing_embeddings(self, model_id: str, paths: Sequence[str] | None = None
+                           ) -> list[tuple[str, str | None, tuple[str, ...], str]]:
+        """(content_hash, title, heading path, text) of chunks with no vector for ``model_id``
+        (of the files at ``paths`` only, when given: no scan of every chunk).
 
         One row per distinct content hash: identical passages are embedded once.
         """
-        rows = self.db.execute(
-            "SELECT c.content_hash, f.title, c.heading_path, c.text FROM chunks c "
-            "JOIN files f ON f.path = c.path "
-            "LEFT JOIN embeddings e ON e.content_hash = c.content_hash AND e.model_id = ? "
-            "WHERE e.content_hash IS NULL GROUP BY c.content_hash", (model_id,))
+        query = ("SELECT c.content_hash, f.title, c.heading_path, c.text FROM chunks c "
+                 "JOIN files f ON f.path = c.path "
+                 "LEFT JOIN embeddings e ON e.content_hash = c.content_hash AND e.model_id = ? "
+                 "WHERE e.content_hash IS NULL")
+        if paths is None:
+            rows = list(self.db.execute(f"{query} GROUP BY c.content_hash", (model_id,)))
+        else:
+            rows = []
+            for start in range(0, len(paths), 500):
+                batch = list(paths[start:start + 500])
+                marks = ",".join("?" * len(batch))
+                rows.extend(self.db.execute(f"{query} AND c.path IN ({marks}) GROUP BY c.content_hash",
+                                            (model_id, *batch)))
+            rows = list({row[0]: row for row in rows}.values())
         return [(row[0], row[1], tuple(json.loads(row[2])), row[3]) for row in rows]
 
     def store_embeddings(self, model_id: str, items: Sequence[tuple[str, np.ndarray]]) -> None:

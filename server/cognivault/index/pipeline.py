@@ -255,19 +255,60 @@ class Indexer:
                 if self._stopping:
                     break
                 batch = pending[start:start + EMBED_BATCH]
-                vectors = self.embedder.embed_documents(
-                    [embedding_input(title, heading, text) for _, title, heading, text in batch])
-                by_hash = {item[0]: vectors[i] for i, item in enumerate(batch)}
-                self.store.catalog.store_embeddings(model_id, list(by_hash.items()))
+                self._embed_batch(batch)
                 computed += len(batch)
                 done_total += len(batch)
-                self._add_vectors(by_hash)
                 if progress:
                     progress(Progress("embed", done_total, total))
                 if between_batches:
                     between_batches()
         reused = self._add_missing_vectors()
         return computed, reused
+
+    def embed_paths(self, paths: Sequence[str], batch_size: int = EMBED_BATCH,
+                    stop: Callable[[], bool] | None = None) -> int:
+        """Embed the chunks of just these files that have no vector yet and make all their vectors
+        searchable; returns the vectors computed. ``stop()`` is asked after each batch: True ends
+        the work early (the rest stays for a later call).
+
+        For per-file updates: unlike :meth:`embed_pending` it never scans the whole catalog or
+        reconciles the whole FAISS index (each of those takes hundreds of milliseconds on a vault
+        of 50k chunks, with the GIL or the index lock held).
+        """
+        if self.embedder is None or self.store.dense is None or not paths:
+            return 0
+        pending = sorted(self.store.catalog.missing_embeddings(self.embedder.model_id, paths),
+                         key=lambda item: len(item[3]))
+        computed = 0
+        for start in range(0, len(pending), batch_size):
+            if self._stopping or computed and stop is not None and stop():
+                break
+            batch = pending[start:start + batch_size]
+            self._embed_batch(batch)
+            computed += len(batch)
+        self.add_stored_vectors(paths)
+        return computed
+
+    def add_stored_vectors(self, paths: Sequence[str]) -> None:
+        """Make the chunks of these files searchable by meaning when their text has a vector already
+        (the cache: an undo, a passage moved between notes), without computing any."""
+        if self.embedder is None or self.store.dense is None:
+            return
+        catalog, dense = self.store.catalog, self.store.dense
+        missing = [c.id for path in paths for c in catalog.chunks_of(path) if not dense.contains(c.id)]
+        if missing:
+            found = list(catalog.embedded_chunks(self.embedder.model_id, missing))
+            with self.store.lock:
+                dense.add((chunk_id, vector) for chunk_id, vector in found if not dense.contains(chunk_id))
+
+    def _embed_batch(self, batch: Sequence[tuple[str, str | None, tuple[str, ...], str]]) -> None:
+        """Embed rows of :meth:`Catalog.missing_embeddings`, cache the vectors and add them to FAISS."""
+        assert self.embedder is not None
+        vectors = self.embedder.embed_documents(
+            [embedding_input(title, heading, text) for _, title, heading, text in batch])
+        by_hash = {item[0]: vectors[i] for i, item in enumerate(batch)}
+        self.store.catalog.store_embeddings(self.embedder.model_id, list(by_hash.items()))
+        self._add_vectors(by_hash)
 
     def _add_vectors(self, by_hash: dict[str, np.ndarray]) -> None:
         """Make freshly embedded chunks searchable at once (progressive dense results)."""

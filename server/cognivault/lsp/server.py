@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import importlib.util
 import logging
@@ -44,6 +45,12 @@ log = logging.getLogger(__name__)
 
 SNAPSHOT_STALENESS_WHILE_INDEXING_S = 1.0
 DISK_CACHE_SIZE = 256
+# An edit is searchable by keywords as soon as its update ran; its passages are embedded once the
+# user paused this long after the last update, a few at a time, so the model (which takes every
+# core) does not compete with the requests made while typing; a newer edit cuts it short.
+EMBED_EDITS_AFTER_MS = 1000
+EMBED_EDITS_BATCH = 8
+WRITER_TIMERS = ("update:", "index", "embed")  # debounced jobs that run on the writer thread
 
 
 class FeatureError(Exception):
@@ -289,6 +296,8 @@ class CogniVaultServer(LanguageServer):
         self.published: dict[str, int] = {}  # uri -> diagnostics count last published
         self._writer_jobs = 0
         self._update_jobs = 0
+        self._unembedded: set[str] = set()  # notes updated without embedding their new passages
+        self._edits = 0  # per-file updates scheduled so far (read by the writer thread)
         self._warmed = False
         self._paths: dict[str, str] = {}  # uri -> vault path ("" outside the vault)
         self._diagnostics_all = False
@@ -332,8 +341,7 @@ class CogniVaultServer(LanguageServer):
 
     @property
     def writer_idle(self) -> bool:
-        return self._writer_jobs == 0 and not any(key.startswith(("update:", "index"))
-                                                    for key in self._timers)
+        return self._writer_jobs == 0 and not any(key.startswith(WRITER_TIMERS) for key in self._timers)
 
     def _task_done(self, task: asyncio.Task) -> None:
         self._background.discard(task)
@@ -661,7 +669,7 @@ class CogniVaultServer(LanguageServer):
             old.cancel()
         loop = asyncio.get_running_loop()
 
-        tracked = key.startswith(("update:", "index"))
+        tracked = key.startswith(WRITER_TIMERS)
 
         async def run() -> None:
             try:
@@ -694,6 +702,7 @@ class CogniVaultServer(LanguageServer):
         if delay_ms is None:
             delay_ms = self.options.debounce_ms
         self.state.pending_updates = len([k for k in self._timers if k.startswith("update:")]) + 1
+        self._edits += 1
         self._debounce(f"update:{path}", delay_ms, lambda: self._update(path))
 
     async def _update(self, path: str) -> None:
@@ -720,6 +729,9 @@ class CogniVaultServer(LanguageServer):
         if updates is not None and updates.whole_pass_needed:
             self._debounce("index", 500, self.index_vault)
             return
+        if updates is not None and updates.updated and getattr(self.engine, "embedder", None) is not None:
+            self._unembedded.update(updates.updated)
+            self._debounce("embed", EMBED_EDITS_AFTER_MS, self._embed_edits)
         if updates is not None and updates.updated and not updates.reshaped:
             # Same headings, blocks, title and aliases: other notes' links are unaffected; only this
             # note and notes citing passages (whose content hashes may have moved) need a new look.
@@ -735,10 +747,34 @@ class CogniVaultServer(LanguageServer):
         if engine is None or self._closed:
             return None
         updates: FileUpdates = engine.update_files([path], texts=None if text is None else {path: text},
-                                                   view=self.snapshots, run_whole_pass=False)
+                                                   view=self.snapshots, run_whole_pass=False, embed=False)
+        # What the update made (the patched snapshot, index entries) lives long: out of the garbage
+        # collector's way too, as after the warm-up. Otherwise they pile up in its oldest generation
+        # and every full collection (each few seconds while editing) holds every thread for 50 ms
+        # on a large vault. (A cycle among them that later becomes garbage stays: a few objects.)
+        gc.freeze()
         if path in updates.failed:
             raise OSError(updates.failed[path])
         return updates
+
+    async def _embed_edits(self) -> None:
+        """Embed the new passages of the notes updated since the last time (on the writer thread)."""
+        if not self.updates_idle:
+            return  # the waiting update schedules this again
+        paths, self._unembedded = self._unembedded, set()
+        engine = self.engine
+        if not paths or engine is None or self._closed:
+            return
+        edits = self._edits
+        try:
+            await self.run_writer(lambda: engine.embed_files(
+                paths, batch_size=EMBED_EDITS_BATCH, stop=lambda: self._closed or self._edits != edits))
+        except Exception as exc:  # noqa: BLE001 - the passages stay searchable by keywords
+            log.exception("embedding the edits of %s failed", ", ".join(sorted(paths)))
+            self.state.errors.append(f"embedding edits: {exc}")
+            return
+        if self._edits != edits:  # cut short (or not): the newer edit's update schedules these again
+            self._unembedded |= paths
 
     # -- diagnostics -------------------------------------------------------------------
     def schedule_diagnostics(self, uris: list[str] | None = None, delay_ms: int | None = None) -> None:
@@ -886,8 +922,6 @@ def _warm_up(server: CogniVaultServer, engine: Any) -> None:
     stemmers, the note graph with its backlinks, the completion and symbol indexes), then move all of
     it out of the garbage collector's way (``gc.freeze``): on a large vault a full collection over
     the graph would pause requests for a noticeable moment."""
-    import gc
-
     try:
         engine.search("warm up the keyword index", k=1, mode="lexical")
         ctx, _ = server.build_context(engine, {})
