@@ -217,7 +217,10 @@ async def run(info: dict, questions: list[str], args: argparse.Namespace, server
         result["ask_sequential"] = {
             "first_envelope": percentiles([a["first_ms"] for a in asks]),
             "done": percentiles([a["total_ms"] for a in asks]),
-            "ended_in_done": sum(a["envelopes"][-1]["type"] == "done" for a in asks), "n": len(asks)}
+            "ended_in_done": sum(bool(a["envelopes"]) and a["envelopes"][-1].get("type") == "done" for a in asks),
+            "n": len(asks),
+            "other_outcomes": [{"status": a["status"], "last": a["envelopes"][-1] if a["envelopes"] else None}
+                               for a in asks if not a["envelopes"] or a["envelopes"][-1].get("type") != "done"][:5]}
         cached = [await _ask(session, url, auth, {"question": questions[0]}) for _ in range(20)]
         result["ask_cached_first_envelope"] = percentiles([a["first_ms"] for a in cached])
 
