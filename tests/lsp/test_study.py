@@ -192,3 +192,35 @@ async def test_asks_and_throttled_note_edits_count_as_study(study: Session) -> N
     assert edit.data == {"path": "Cells.md", "via": "editor"}
     progress = ProgressStore(study.vault).summary()
     assert progress["counts"] == {"ask": 1, "note_edit": 1}
+
+
+async def test_a_quiz_attempt_is_scored_against_the_note_as_shown_and_recorded(study: Session) -> None:
+    from cognivault.study.quiz import LETTERS, parse_quiz
+
+    made = plain(await study.request("cognivault/generate", {
+        "kind": "quiz", "uri": study.uri(CHLOROPLAST), "count": 3, "chatProvider": "extractive"}, timeout=60))
+    text = (study.vault / made["path"]).read_text("utf-8")
+    quiz = parse_quiz(text)
+    assert len(quiz.questions) >= 2
+    right = [LETTERS[q.correct_index] for q in quiz.questions]
+    wrong_first = [LETTERS[(quiz.questions[0].correct_index + 1) % len(quiz.questions[0].options)], *right[1:]]
+
+    result = plain(await study.request("cognivault/quizAttempt", {"uri": made["uri"], "answers": wrong_first,
+                                                                  "durationMs": 42000}))
+    assert result["quiz"] == made["path"] and result["total"] == len(quiz.questions)
+    assert result["correct"] == len(quiz.questions) - 1 and not result["details"][0]["ok"]
+    assert result["details"][0]["explanation"] and result["details"][0]["correct"] == right[0]
+    (event,) = _events(study, "quiz_attempt")
+    assert event.data["quiz"] == made["path"] and event.data["correct"] == len(quiz.questions) - 1
+
+    # The editor's unsaved text is what is scored: a buffer with the questions deleted has none.
+    head = text.split("\n## ", 1)[0]
+    study.open(made["path"], head)
+    error = await _error(study, "cognivault/quizAttempt", {"uri": made["uri"], "answers": right})
+    assert error.code == types.ErrorCodes.InvalidParams and "no quiz questions" in error.message
+    assert len(_events(study, "quiz_attempt")) == 1
+
+    error = await _error(study, "cognivault/quizAttempt", {"uri": made["uri"], "answers": "A,B"})
+    assert error.code == types.ErrorCodes.InvalidParams and "answers" in error.message
+    error = await _error(study, "cognivault/quizAttempt", {"answers": right})
+    assert error.code == types.ErrorCodes.InvalidParams and "uri" in error.message

@@ -24,7 +24,7 @@ One module per feature, each a pure function over a
 ``rename``             ``prepareRename`` / ``rename`` / ``workspace/willRenameFiles``
 ``custom``             ``cognivault/search``, ``cognivault/related``, ``cognivault/status``,
                        ``cognivault/reindex``
-``study``              ``cognivault/reviewDue``, ``cognivault/reviewGrade``, ``cognivault/generate``;
+``study``              ``cognivault/reviewDue``, ``reviewGrade``, ``quizAttempt``, ``generate``;
                        asks and (throttled) note edits recorded as study progress
 ``citations``          the citation syntax of generated notes (``vault_schema/citation.md``)
 =====================  =================================================================

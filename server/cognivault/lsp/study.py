@@ -10,6 +10,10 @@ Requests:
   meanwhile is re-read and the update redone; a note that keeps changing, or that has unsaved edits
   in the editor, is refused with ``ContentModified`` (-32801) and nothing is written; a card whose
   text changed is ``InvalidParams`` with ``data.code = "card_not_found"``.
+- ``cognivault/quizAttempt`` ``{uri, answers: [letter | 1-based number | option text, ...], durationMs?}``
+  scores the answers against the quiz note as the editor shows it (unsaved edits included) and
+  records the attempt in the study progress; returns ``{quiz, uri, correct, total, score,
+  details: [{number, given, correct, ok, explanation, sources}]}``.
 - ``cognivault/generate`` ``{kind: flashcards|quiz|mindmap|workshop, uri? | scope? | topic?,
   selection?, count?, deck?, chatProvider?}`` writes the note into the study folder and returns the
   generation result with the note's ``uri``. With a ``workDoneToken`` (or when the client supports
@@ -41,6 +45,7 @@ from cognivault.study.review import CardNotFound, ReviewConflict, ReviewDeck
 
 REVIEW_DUE = "cognivault/reviewDue"
 REVIEW_GRADE = "cognivault/reviewGrade"
+QUIZ_ATTEMPT = "cognivault/quizAttempt"
 GENERATE = "cognivault/generate"
 KINDS = ("flashcards", "quiz", "mindmap", "workshop")
 CHAT_PROVIDERS = ("auto", "ollama", "extractive", "llamacpp")
@@ -130,6 +135,31 @@ def review_grade(ctx: Context, params: dict[str, Any], deck: ReviewDeck, unsaved
     except ReviewConflict as exc:
         raise JsonRpcContentModified(message=str(exc), data={"code": "review_conflict"}) from exc
     return {**outcome.to_dict(), "uri": vault_uri(ctx.vault, outcome.path)}
+
+
+# -- quiz attempts ------------------------------------------------------------------------
+def quiz_attempt(ctx: Context, params: dict[str, Any], store: ProgressStore) -> dict[str, Any]:
+    """Score answers against the quiz note as the editor shows it (unsaved edits included); record it."""
+    from cognivault.study.quiz import parse_quiz, record_attempt, score_attempt
+
+    path = _path_of(ctx, params)
+    document = ctx.document(params["uri"]) if path is not None else None
+    if document is None:
+        raise FeatureError("uri: the quiz note in the vault is required")
+    answers = params.get("answers")
+    if not isinstance(answers, list) or not all(isinstance(a, (str, int)) and not isinstance(a, bool)
+                                                for a in answers):
+        raise FeatureError("answers: a list with one answer per question (letter, 1-based number or option text)")
+    duration = params.get("durationMs")
+    if duration is not None and (isinstance(duration, bool) or not isinstance(duration, (int, float))
+                                 or duration < 0):
+        raise FeatureError("durationMs: a non-negative number")
+    quiz = parse_quiz(document.text)
+    if not quiz.questions:
+        raise FeatureError(f"{path} holds no quiz questions")
+    result = score_attempt(quiz, answers)
+    record_attempt(store, path, result, duration_s=duration / 1000 if duration is not None else None)
+    return {"quiz": path, "uri": vault_uri(ctx.vault, path), **result}
 
 
 # -- generation ---------------------------------------------------------------------------
@@ -263,6 +293,11 @@ def register(server: CogniVaultServer) -> None:
         result = await ls.run_feature(review_grade, None, params, deck, set(ls._dirty))
         ls.schedule_update(result["path"], delay_ms=0)
         return result
+
+    @server.feature(QUIZ_ATTEMPT)
+    async def on_quiz_attempt(ls: CogniVaultServer, params: Any) -> Any:
+        params = _params(params)
+        return await ls.run_feature(quiz_attempt, None, params, (await _ready_state(ls)).store)
 
     @server.feature(GENERATE)
     async def on_generate(ls: CogniVaultServer, params: Any) -> Any:
