@@ -140,10 +140,10 @@ def review_grade(ctx: Context, params: dict[str, Any], deck: ReviewDeck, unsaved
 # -- quiz attempts ------------------------------------------------------------------------
 def quiz_attempt(ctx: Context, params: dict[str, Any], store: ProgressStore) -> dict[str, Any]:
     """Score answers against the quiz note as the editor shows it (unsaved edits included); record it."""
-    from cognivault.study.quiz import parse_quiz, record_attempt, score_attempt
+    from cognivault.study.quiz import NotAQuiz, quiz_to_take, take_attempt
 
     path = _path_of(ctx, params)
-    document = ctx.document(params["uri"]) if path is not None else None
+    document = ctx.view.document(path) if path is not None else None
     if document is None:
         raise FeatureError("uri: the quiz note in the vault is required")
     answers = params.get("answers")
@@ -154,12 +154,12 @@ def quiz_attempt(ctx: Context, params: dict[str, Any], store: ProgressStore) -> 
     if duration is not None and (isinstance(duration, bool) or not isinstance(duration, (int, float))
                                  or duration < 0):
         raise FeatureError("durationMs: a non-negative number")
-    quiz = parse_quiz(document.text)
-    if not quiz.questions:
-        raise FeatureError(f"{path} holds no quiz questions")
-    result = score_attempt(quiz, answers)
-    record_attempt(store, path, result, duration_s=duration / 1000 if duration is not None else None)
-    return {"quiz": path, "uri": vault_uri(ctx.vault, path), **result}
+    try:
+        quiz = quiz_to_take(document.text, path)
+    except NotAQuiz as exc:
+        raise FeatureError(str(exc)) from None
+    result = take_attempt(store, path, quiz, answers, duration_s=duration / 1000 if duration is not None else None)
+    return {**result, "uri": vault_uri(ctx.vault, path)}
 
 
 # -- generation ---------------------------------------------------------------------------

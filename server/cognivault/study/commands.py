@@ -174,13 +174,14 @@ def _quiz_path(vault: Path, raw: str) -> Path:
 
 
 def cmd_quiz_attempt(args: argparse.Namespace) -> int:
-    from cognivault.study.quiz import LETTERS, parse_quiz, record_attempt, score_attempt
+    from cognivault.study.quiz import LETTERS, NotAQuiz, quiz_to_take, take_attempt
 
     vault = _vault(args)
     path = _quiz_path(vault, args.note)
-    quiz = parse_quiz(path.read_text("utf-8"))
-    if not quiz.questions:
-        raise UserError(f"{args.note} holds no quiz questions")
+    try:
+        quiz = quiz_to_take(path.read_text("utf-8"), args.note)
+    except NotAQuiz as exc:
+        raise UserError(str(exc)) from None
     started = time.monotonic()
     if args.answers is not None:
         answers: list[Any] = [a.strip() for a in args.answers.split(",")]
@@ -196,11 +197,10 @@ def cmd_quiz_attempt(args: argparse.Namespace) -> int:
             if not line:
                 break
             answers.append(line.strip())
-    result = score_attempt(quiz, answers)
-    relative = path.relative_to(vault).as_posix()
-    record_attempt(_progress_store(vault), relative, result, duration_s=time.monotonic() - started)
+    result = take_attempt(_progress_store(vault), path.relative_to(vault).as_posix(), quiz, answers,
+                          duration_s=time.monotonic() - started)
     if args.json:
-        _print_json({"quiz": relative, **result})
+        _print_json(result)
         return 0
     for detail in result["details"]:
         mark = "✓" if detail["ok"] else "✗"

@@ -339,6 +339,26 @@ def record_attempt(progress: ProgressStore, quiz_path: str, result: dict[str, An
                     duration_s=duration_s)
 
 
+class NotAQuiz(ValueError):
+    """The note holds no quiz questions (any more)."""
+
+
+def quiz_to_take(text: str, quiz_path: str) -> ParsedQuiz:
+    """The quiz in a note's text, for an attempt; NotAQuiz when it has no questions."""
+    quiz = parse_quiz(text)
+    if not quiz.questions:
+        raise NotAQuiz(f"{quiz_path} holds no quiz questions")
+    return quiz
+
+
+def take_attempt(progress: ProgressStore, quiz_path: str, quiz: ParsedQuiz, answers: list[Any],
+                 duration_s: float | None = None) -> dict[str, Any]:
+    """Score an attempt and record it in the study progress (CLI, companion and language server alike)."""
+    result = score_attempt(quiz, answers)
+    record_attempt(progress, quiz_path, result, duration_s=duration_s)
+    return {"quiz": quiz_path, **result}
+
+
 # -- generation -------------------------------------------------------------------
 def _compose(engine: Any, request: StudyRequest, sources: SourceSet, draft: Draft[QuizQuestion],
              count: int) -> Composed:

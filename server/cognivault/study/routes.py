@@ -234,16 +234,15 @@ async def generate_stream(request: web.Request) -> web.StreamResponse:
 
 # -- quizzes, progress, badges ----------------------------------------------------------------
 async def quiz_attempt(request: web.Request) -> web.Response:
-    from cognivault.study.quiz import record_attempt, score_attempt
+    from cognivault.study.quiz import take_attempt
 
     body = await read_json(request)
     path = _note_path(request, body["path"])
 
     def score() -> dict[str, Any]:
-        result = score_attempt(_read_quiz(engine_of(request).vault / path, path), body["answers"])
         duration = body.get("duration_ms")
-        record_attempt(_store(request.app), path, result, duration_s=duration / 1000 if duration else None)
-        return {"quiz": path, **result}
+        return take_attempt(_store(request.app), path, _read_quiz(engine_of(request).vault / path, path),
+                            body["answers"], duration_s=duration / 1000 if duration else None)
 
     return web.json_response(await run_blocking(request, score))
 
@@ -273,15 +272,14 @@ async def quiz_questions(request: web.Request) -> web.Response:
 
 
 def _read_quiz(absolute: Path, path: str):  # type: ignore[no-untyped-def]
-    from cognivault.study.quiz import parse_quiz
+    from cognivault.study.quiz import NotAQuiz, quiz_to_take
 
     try:
-        quiz = parse_quiz(absolute.read_text("utf-8"))
+        return quiz_to_take(absolute.read_text("utf-8"), path)
     except (OSError, UnicodeDecodeError):
         raise ApiError(404, "not_found", f"no quiz note at {path}") from None
-    if not quiz.questions:
-        raise ApiError(400, "not_a_quiz", f"{path} holds no quiz questions")
-    return quiz
+    except NotAQuiz as exc:
+        raise ApiError(400, "not_a_quiz", str(exc)) from None
 
 
 async def progress_summary(request: web.Request) -> web.Response:
