@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -251,6 +252,8 @@ def main() -> None:
     args = parser.parse_args()
     cache = isolate_cache("companion", fresh=False)
     vault = copy_vault([HELP_VAULT], WORK / "vault-companion", fresh=False)
+    # Every answered question is a study event; start each run from none, so runs compare.
+    shutil.rmtree(vault / ".cognivault" / "progress", ignore_errors=True)
     questions = [json.loads(line)["question"] for line in QUESTIONS.read_text("utf-8").splitlines() if line]
     env = {**os.environ, "XDG_CACHE_HOME": str(cache), "COGNIVAULT_MODELS_CHAT_PROVIDER": "extractive",
            "PYTHONPATH": str(REPO / "server")}

@@ -185,3 +185,81 @@ def test_two_processes_appending_lose_nothing(tmp_path: Path) -> None:
     assert [p.wait(timeout=60) for p in procs] == [0, 0]
     events = ProgressStore(tmp_path, tz=UTC).events()
     assert len(events) == 50 and {e.data["writer"] for e in events} == {"a", "b"}
+
+
+def _count_rewrites(monkeypatch: pytest.MonkeyPatch, first_write_delay_s: float = 0.0) -> list[int]:
+    """Counts rewrites of month files; the first one can be made slow so that callers queue behind it."""
+    from cognivault.study import progress
+
+    writes: list[int] = []
+    real = progress.atomic_write_bytes
+
+    def counted(path: Path, data: bytes, mode: int | None = None) -> None:
+        writes.append(len(data))
+        if len(writes) == 1:
+            time.sleep(first_write_delay_s)
+        real(path, data, mode)
+
+    monkeypatch.setattr(progress, "atomic_write_bytes", counted)
+    return writes
+
+
+def test_concurrent_records_share_rewrites_and_each_gets_its_own_event(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    writes = _count_rewrites(monkeypatch, first_write_delay_s=0.3)
+    store = ProgressStore(tmp_path, tz=UTC)
+    start = threading.Barrier(20)
+    returned: dict[int, Event] = {}
+
+    def ask(n: int) -> None:
+        start.wait()
+        returned[n] = store.record("ask", {"n": n}, ts=T0 + timedelta(seconds=n))
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(e.data["n"] for e in returned.values()) == list(range(20))
+    assert all(returned[n].data["n"] == n for n in range(20))
+    stored = ProgressStore(tmp_path, tz=UTC).events()
+    assert sorted(e.id for e in stored) == sorted(e.id for e in returned.values())
+    # the 19 callers that queued behind the slow first write were written together
+    assert len(writes) <= 3, writes
+
+
+def test_a_failed_rewrite_fails_every_caller_of_its_batch_and_loses_nothing_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cognivault.study import progress
+
+    store = ProgressStore(tmp_path, tz=UTC)
+    kept = store.record("review", ts=T0)
+
+    def full_disk(path: Path, data: bytes, mode: int | None = None) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(progress, "atomic_write_bytes", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        store.record("review", ts=T0 + timedelta(seconds=1))
+    monkeypatch.undo()
+    assert [e.id for e in store.events()] == [kept.id]
+    later = store.record("review", ts=T0 + timedelta(seconds=2))
+    assert [e.id for e in store.events()] == [kept.id, later.id]
+
+
+def test_a_month_file_replaced_by_another_process_is_read_again(tmp_path: Path) -> None:
+    store = ProgressStore(tmp_path, tz=UTC)
+    mine = store.record("review", ts=T0)
+    shard = next((tmp_path / ".cognivault" / "progress").glob("events-*.json"))
+    data = json.loads(shard.read_text("utf-8"))
+    theirs = {"id": "from-the-other-process", "ts": (T0 + timedelta(seconds=5)).isoformat(), "kind": "ask",
+              "duration_s": 30.0, "data": {}}
+    data["_default"]["2"] = theirs
+    replacement = shard.with_name("other-writer.tmp")
+    replacement.write_text(json.dumps(data), "utf-8")
+    os.replace(replacement, shard)  # what the other process's atomic write does: a new inode
+    assert [e.id for e in store.events()] == [mine.id, "from-the-other-process"]
+    third = store.record("ask", ts=T0 + timedelta(seconds=9))
+    assert [e.id for e in ProgressStore(tmp_path, tz=UTC).events()] == [mine.id, "from-the-other-process", third.id]
