@@ -533,5 +533,5 @@ async def test_engine_calls_run_off_the_event_loop(client, indexed, monkeypatch)
     monkeypatch.setattr(engine, "search", spy)
     async with client.post("/api/search", json={"query": "energy"}, headers=AUTH) as response:
         assert response.status == 200
-    assert seen and seen[0].startswith("cognivault-companion")
+    assert seen and seen[0].startswith("cognivault-requests")
     assert threading.current_thread().name != seen[0]

@@ -198,7 +198,7 @@ async def test_a_failed_update_is_logged_and_watching_goes_on(tmp_path: Path, fo
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         assert app[api.CONFIG_KEY].watching is False
-        app[api.EXECUTOR_KEY].shutdown(wait=True)
+        app[api.WORKERS_KEY].shutdown(wait=True)
         engine.close()
 
 

@@ -32,9 +32,10 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Executor
 from datetime import date
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from cognivault.answer.cache import AnswerCache, cache_for, cache_key
 from cognivault.answer.citations import CitationFilter
@@ -48,8 +49,10 @@ from cognivault.answer.sessions import Memory, Resolution, SessionStore, Turn, r
 from cognivault.answer.state import CitationLedger, request_ledger, request_scope
 from cognivault.answer.tools import MAX_CALLS_PER_STEP, MAX_TOOL_STEPS, TOOL_LOOP_BUDGET_S, TOOL_SPECS, VaultTools
 from cognivault.models.chat import ChatCapabilities, ChatError, ChatMessage, ChatOptions, ChatProvider, ChatUsage
+from cognivault.threads import run_on
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_ANSWER_CHARS = 12_000
 MAX_THINKING_CHARS = 8_000
@@ -91,15 +94,18 @@ def wants_thinking(request: AskRequest, question: str, capabilities: ChatCapabil
 
 async def stream_answer(engine: Any, request: AskRequest, provider: ChatProvider, sessions: SessionStore,
                         cancel: asyncio.Event | None = None, *,
-                        cache: AnswerCache | None | Literal["vault"] = "vault") -> AsyncIterator[dict[str, Any]]:
+                        cache: AnswerCache | None | Literal["vault"] = "vault",
+                        executor: Executor | None = None) -> AsyncIterator[dict[str, Any]]:
     """Answer ``request`` from ``engine``'s vault with ``provider``: NDJSON envelopes (see the module doc).
 
     ``cache``: ``"vault"`` (the vault's own persistent cache), a given cache, or None for none.
+    ``executor``: the thread pool for the blocking steps (retrieval, sentence choice, sessions);
+    None: the event loop's default pool.
     """
     if cache == "vault":
         cache = cache_for(engine.index_dir)
     queue: asyncio.Queue[Any] = asyncio.Queue(QUEUE_SIZE)
-    run = _AnswerRun(engine, request, provider, sessions, queue, cache)
+    run = _AnswerRun(engine, request, provider, sessions, queue, cache, executor)
     task = asyncio.get_running_loop().create_task(run.execute(), context=contextvars.copy_context())
     cancel_wait = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
     try:
@@ -146,8 +152,9 @@ class _AnswerRun:
     """One request's work, run as its own task; envelopes go into ``queue``."""
 
     def __init__(self, engine: Any, request: AskRequest, provider: ChatProvider, sessions: SessionStore,
-                 queue: asyncio.Queue[Any], cache: AnswerCache | None) -> None:
+                 queue: asyncio.Queue[Any], cache: AnswerCache | None, executor: Executor | None = None) -> None:
         self.engine = engine
+        self.executor = executor
         self.request = request
         self.provider = provider
         self.sessions = sessions
@@ -167,6 +174,9 @@ class _AnswerRun:
         self.generation = 0
 
     # -- plumbing ------------------------------------------------------------
+    async def _blocking(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await run_on(self.executor, function, *args, **kwargs)
+
     def _ms(self) -> float:
         return round((time.perf_counter() - self.started) * 1000, 2)
 
@@ -222,8 +232,8 @@ class _AnswerRun:
         previous: Turn | None = None
         if session_id is not None:
             if request.truncate_to is not None:
-                await asyncio.to_thread(self.sessions.truncate_now, session_id, request.truncate_to)
-            session = await asyncio.to_thread(self.sessions.get, session_id)
+                await self._blocking(self.sessions.truncate_now, session_id, request.truncate_to)
+            session = await self._blocking(self.sessions.get, session_id)
             previous = session.turns[-1] if session.turns else None
         resolution = resolve_follow_up(request.question, previous, request.new_topic)
         if session_id is not None and not resolution.fresh:
@@ -238,12 +248,12 @@ class _AnswerRun:
 
         key = None
         if self.cache is not None and request.use_cache and not request.attachments:
-            self.generation = await asyncio.to_thread(self.engine.store.catalog.generation)
+            self.generation = await self._blocking(self.engine.store.catalog.generation)
             context = hashlib.sha256("\x1e".join(f"{m.role}:{m.content}" for m in history).encode()).hexdigest()
             key = cache_key(resolution.query, request.scope.describe() if request.scope else None, context,
                             self.generation, self.provider.name, self.provider.model, str(self.engine.vault),
                             {"sources": request.max_sources, "tools": request.tools})
-            hit = await asyncio.to_thread(self.cache.get, key)
+            hit = await self._blocking(self.cache.get, key)
             if hit is not None:
                 await self._replay(hit, question, resolution, session_id, memory)
                 return
@@ -254,7 +264,7 @@ class _AnswerRun:
         if request.attachments:
             preset, images = await self._attachments(resolution.query, capabilities)
         started = time.perf_counter()
-        pack, lang = await asyncio.to_thread(
+        pack, lang = await self._blocking(
             build_pack, self.engine, question, resolution.query, request.scope, request.max_sources,
             prior_paths=resolution.prior_paths, preset=preset)
         self.timings["retrieval_ms"] = round((time.perf_counter() - started) * 1000, 2)
@@ -299,7 +309,7 @@ class _AnswerRun:
                                         capabilities.vision)
 
         started = time.perf_counter()
-        found = await asyncio.to_thread(work)
+        found = await self._blocking(work)
         self.timings["attachments_ms"] = round((time.perf_counter() - started) * 1000, 2)
         self.notes.extend(found.notes)
         return found.items, found.images
@@ -347,7 +357,7 @@ class _AnswerRun:
                                         analyzer_of(self.engine), question_vector=self.pack.question_vector,
                                         embedder=embedder, question=self.pack.query)
 
-            picks = await asyncio.to_thread(choose)
+            picks = await self._blocking(choose)
         if not picks:
             await self._feed(answer_filter, not_in_vault(self.lang))
             return
@@ -486,7 +496,7 @@ class _AnswerRun:
         cacheable = key is not None and self.cache is not None and not self.truncated and \
             not any(entry["name"] == "current_time" for entry in self.ledger.tool_log)
         if cacheable:
-            await asyncio.to_thread(self.cache.put, key, self.replayable, done,  # type: ignore[union-attr,arg-type]
+            await self._blocking(self.cache.put, key, self.replayable, done,  # type: ignore[union-attr,arg-type]
                                     self.generation)
         self.timings["total_ms"] = self._ms()
         done["timings"] = dict(self.timings)
@@ -501,7 +511,7 @@ class _AnswerRun:
                     sources=[{"label": s["label"], "chunk_id": s["chunk_id"], "path": s["path"]} for s in sources],
                     confidence=confidence, answered=answered, provider=self.provider.name,
                     model=self.provider.model)
-        session = await asyncio.to_thread(self.sessions.append, session_id, turn)
+        session = await self._blocking(self.sessions.append, session_id, turn)
         done["turn"] = len(session.turns) - 1
         if memory is not None:
             memory.turns = len(session.turns)
@@ -511,7 +521,7 @@ class _AnswerRun:
                      resolution: Resolution) -> None:
         from cognivault.answer.evidence import question_language
 
-        lang = await asyncio.to_thread(question_language, self.engine, question)
+        lang = await self._blocking(question_language, self.engine, question)
         text = GREETING_REPLY.get(lang or "en", GREETING_REPLY["en"])
         await self.emit("confidence", Confidence("low", "a greeting: nothing to look up").to_dict())
         await self.emit("text", {"text": text})

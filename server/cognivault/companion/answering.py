@@ -119,7 +119,8 @@ async def _pipeline_stream(request: web.Request, body: dict[str, Any]) -> AskStr
     provider = await provider_of(app)
     sessions = sessions_of(app)
     cancel = asyncio.Event()
-    envelopes = pipeline().stream_answer(app[api.ENGINE_KEY], ask_request, provider, sessions, cancel)
+    envelopes = pipeline().stream_answer(app[api.ENGINE_KEY], ask_request, provider, sessions, cancel,
+                                         executor=api.workers_of(app).answers)
     return AskStream(envelopes, cancel)
 
 
@@ -133,7 +134,7 @@ async def _extractive_stream(request: web.Request, body: dict[str, Any]) -> AskS
     cancel = asyncio.Event()
 
     async def envelopes() -> AsyncIterator[dict[str, Any]]:
-        answer = await api.run_blocking(request, answer_extractively, engine, body["question"], scope=scope)
+        answer = await api.run_answer_work(request, answer_extractively, engine, body["question"], scope=scope)
         label = "medium" if answer.answered else "low"
         yield {"type": "confidence", "data": {"label": label, "reason": "extractive answer"}}
         for citation in answer.citations:

@@ -6,20 +6,19 @@ and is covered by the security middlewares and the table tests that walk the
 registry. Handlers raise :class:`ApiError` for anything the client did wrong;
 the error middleware turns it into ``{"error": {"code", "message"}}``.
 
-Blocking engine work goes through :func:`run_blocking` (a bounded thread pool,
-context variables carried over), never straight onto the event loop.
+Blocking work never runs on the event loop: a handler's short engine work goes
+through :func:`run_blocking`, answer-sized work through :func:`run_answer_work`,
+long work through :func:`run_in_background` (the lanes of
+:mod:`cognivault.companion.workers`), context variables carried over.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import functools
 import json
 import re
 import unicodedata
 from collections.abc import Awaitable, Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -27,8 +26,11 @@ from urllib.parse import unquote
 
 from aiohttp import web
 
+from cognivault.threads import run_on
+
 if TYPE_CHECKING:
     from cognivault.companion.app import CompanionConfig
+    from cognivault.companion.workers import Workers
     from cognivault.config import Settings
     from cognivault.engine import Engine
 
@@ -61,7 +63,7 @@ ROUTES_KEY = web.AppKey("cognivault_routes", dict)  # (METHOD, path) -> RouteSpe
 ENGINE_KEY: web.AppKey[Engine] = web.AppKey("cognivault_engine")
 SETTINGS_KEY: web.AppKey[Settings] = web.AppKey("cognivault_settings")
 CONFIG_KEY: web.AppKey[CompanionConfig] = web.AppKey("cognivault_companion_config")
-EXECUTOR_KEY = web.AppKey("cognivault_executor", ThreadPoolExecutor)
+WORKERS_KEY: web.AppKey[Workers] = web.AppKey("cognivault_workers")
 TASKS_KEY = web.AppKey("cognivault_background_tasks", set)
 SERVICES_KEY = web.AppKey("cognivault_services", dict)  # name -> object given to create_app(**services)
 
@@ -121,13 +123,29 @@ def set_service(app: web.Application, name: str, value: Any) -> None:
     app[SERVICES_KEY][name] = value
 
 
+def workers_of(request_or_app: web.Request | web.Application) -> Workers:
+    app = request_or_app.app if isinstance(request_or_app, web.Request) else request_or_app
+    return app[WORKERS_KEY]
+
+
 async def run_blocking(request_or_app: web.Request | web.Application, function: Callable[..., T],
                        *args: Any, **kwargs: Any) -> T:
-    """Run ``function`` in the companion's thread pool, with the caller's context variables."""
-    app = request_or_app.app if isinstance(request_or_app, web.Request) else request_or_app
-    context = contextvars.copy_context()
-    call = functools.partial(context.run, function, *args, **kwargs)
-    return await asyncio.get_running_loop().run_in_executor(app[EXECUTOR_KEY], call)
+    """A request handler's short blocking work (a search, a status): the requests lane."""
+    workers = workers_of(request_or_app)
+    with workers.gate.request():
+        return await run_on(workers.requests, function, *args, **kwargs)
+
+
+async def run_answer_work(request_or_app: web.Request | web.Application, function: Callable[..., T],
+                          *args: Any, **kwargs: Any) -> T:
+    """Answer-sized work (composing an answer, gathering sources): the answers lane, after requests."""
+    return await run_on(workers_of(request_or_app).answers, function, *args, **kwargs)
+
+
+async def run_in_background(request_or_app: web.Request | web.Application, function: Callable[..., T],
+                            *args: Any, **kwargs: Any) -> T:
+    """Long work (an index pass, a URL import, a transcription): the background lane."""
+    return await run_on(workers_of(request_or_app).background, function, *args, **kwargs)
 
 
 def spawn(app: web.Application, coroutine: Awaitable[Any]) -> asyncio.Task[Any]:

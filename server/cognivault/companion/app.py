@@ -9,7 +9,8 @@ registering through :func:`cognivault.companion.api.add_route`:
 - every module in :data:`FEATURE_ROUTES` that exists (the study hub adds its own there)
 
 Every one of them sits behind the same middlewares (``security.MIDDLEWARES``).
-The engine is never called on the event loop: handlers use ``api.run_blocking``.
+The engine is never called on the event loop: handlers use ``api.run_blocking`` and its
+siblings, which run work on the lanes of :mod:`cognivault.companion.workers`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import importlib.util
 import logging
 import secrets
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from cognivault.companion import api
+from cognivault.companion.workers import Workers
 from cognivault.companion.security import MIDDLEWARES, RateLimiter, on_response_prepare
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def _setup_feature(app: web.Application, feature: FeatureSpec) -> None:
 
 def create_app(engine: Engine, settings: Settings, token: str, *,
                features: Iterable[FeatureSpec] | None = None, limiter: RateLimiter | None = None,
-               extra_origins: Iterable[str] = (), workers: int = 4, **services: Any) -> web.Application:
+               extra_origins: Iterable[str] = (), **services: Any) -> web.Application:
     """The companion app for ``engine``; every route needs ``token``.
 
     ``features``: route modules (names, modules or ``setup(app)`` callables) added after
@@ -98,8 +99,8 @@ def create_app(engine: Engine, settings: Settings, token: str, *,
     app[api.CONFIG_KEY] = config
     app[api.TASKS_KEY] = set()
     app[api.SERVICES_KEY] = dict(services)
-    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cognivault-companion")
-    app[api.EXECUTOR_KEY] = executor
+    workers = Workers.start()
+    app[api.WORKERS_KEY] = workers
     app.on_response_prepare.append(on_response_prepare)
 
     async def _shutdown(app: web.Application) -> None:
@@ -108,7 +109,7 @@ def create_app(engine: Engine, settings: Settings, token: str, *,
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
-        await asyncio.get_running_loop().run_in_executor(None, executor.shutdown, True)
+        await asyncio.get_running_loop().run_in_executor(None, workers.shutdown, True)
 
     app.on_cleanup.append(_shutdown)
     for module in CORE_ROUTES:

@@ -19,7 +19,6 @@ from typing import Any
 
 from aiohttp import web
 
-from cognivault.companion import api
 from cognivault.companion.api import ApiError, add_route, read_json
 from cognivault.companion.routes import SCOPE_SCHEMA, parse_scope
 

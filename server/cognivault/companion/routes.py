@@ -135,14 +135,14 @@ async def import_url(request: web.Request) -> web.Response:
         folder = api.safe_vault_path(engine.vault, folder, "folder", allow_root=True)
     policy = api.service(request, "import_policy") or urlimport.policy_from_settings(settings)
     try:
-        result = await run_blocking(request, urlimport.import_url, engine.vault, body["url"], policy,
+        result = await api.run_in_background(request, urlimport.import_url, engine.vault, body["url"], policy,
                                     folder=folder, settings=settings)
     except urlimport.ImportRefused as exc:
         raise ApiError(400, exc.code, exc.message) from None
     except urlimport.ImportFailed as exc:
         raise ApiError(502, exc.code, exc.message) from None
     if engine.store.writable:
-        api.spawn(request.app, run_blocking(request.app, engine.index))
+        api.spawn(request.app, api.run_in_background(request.app, engine.index))
     return web.json_response(result.to_dict())
 
 
@@ -153,7 +153,7 @@ async def reindex(request: web.Request) -> web.Response:
     if not engine.store.writable:
         raise ApiError(409, "index_busy", "another CogniVault process writes this index and keeps it up to "
                        "date; nothing to start here")
-    api.spawn(request.app, run_blocking(request.app, engine.index))
+    api.spawn(request.app, api.run_in_background(request.app, engine.index))
     return web.json_response({"started": True})
 
 

@@ -178,10 +178,10 @@ async def _follow_other_writer(app: web.Application, engine: Engine, *, watch: b
     while True:
         await asyncio.sleep(FOLLOW_INTERVAL_S)
         try:
-            if await api.run_blocking(app, engine.take_over_writing):
+            if await api.run_in_background(app, engine.take_over_writing):
                 await _start_writing(app, engine, index=True, watch=watch)
                 return
-            await api.run_blocking(app, engine.store.refresh_if_changed)
+            await api.run_in_background(app, engine.store.refresh_if_changed)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -190,7 +190,7 @@ async def _follow_other_writer(app: web.Application, engine: Engine, *, watch: b
 
 async def _index_in_background(app: web.Application, engine: Engine) -> None:
     try:
-        report = await api.run_blocking(app, engine.index)
+        report = await api.run_in_background(app, engine.index)
         log.info("indexed %d files", len(report.files))
     except asyncio.CancelledError:
         raise
@@ -215,7 +215,7 @@ async def watch_vault(app: web.Application, engine: Engine, watcher: VaultWatche
     try:
         async for paths in watcher.batches(on_ready=ready):
             try:
-                updates = await api.run_blocking(app, engine.update_files, paths)
+                updates = await api.run_in_background(app, engine.update_files, paths)
             except Exception:
                 log.exception("updating the index for %d changed files failed", len(paths))
                 continue
@@ -229,7 +229,7 @@ async def watch_vault(app: web.Application, engine: Engine, watcher: VaultWatche
     finally:
         config.watching = False
         if updated:
-            await api.run_blocking(app, _save_indexes, engine)
+            await api.run_in_background(app, _save_indexes, engine)
 
 
 def _save_indexes(engine: Engine) -> None:

@@ -16,7 +16,7 @@ from aiohttp import web
 
 from cognivault.answer.voice import MAX_AUDIO_BYTES, TranscribeError, transcribe_bytes
 from cognivault.companion import api
-from cognivault.companion.api import ApiError, add_route, run_blocking
+from cognivault.companion.api import ApiError, add_route
 
 TRANSCRIPT: dict[str, Any] = {
     "type": "object", "required": ["text"],
@@ -44,7 +44,7 @@ async def transcribe(request: web.Request) -> web.Response:
         raise ApiError(400, "empty_audio", "the request body is empty; send the recording's bytes")
     index_settings = request.app[api.SETTINGS_KEY].index
     try:
-        transcript = await run_blocking(request, transcribe_bytes, params["name"], audio, index_settings)
+        transcript = await api.run_in_background(request, transcribe_bytes, params["name"], audio, index_settings)
     except TranscribeError as exc:
         raise ApiError(exc.status, exc.code, exc.message) from None
     return web.json_response(transcript.to_dict())

@@ -32,7 +32,7 @@ from typing import Any
 from aiohttp import web
 
 from cognivault.companion import api
-from cognivault.companion.api import ApiError, add_route, bad_request, engine_of, read_json, run_blocking
+from cognivault.companion.api import ApiError, add_route, bad_request, engine_of, read_json, run_answer_work, run_blocking
 
 log = logging.getLogger(__name__)
 
@@ -197,7 +197,7 @@ async def generate_stream(request: web.Request) -> web.StreamResponse:
         sources = None
         if kind != "lesson":
             progress("retrieve", "finding passages")
-            sources = await run_blocking(request, gather_sources, engine, study_request)
+            sources = await run_answer_work(request, gather_sources, engine, study_request)
         return await run_generation(kind, engine, study_request, provider, progress=progress,
                                     store=_store(request.app), workshop=workshop, lesson=body.get("lesson"),
                                     sources=sources)
@@ -314,10 +314,13 @@ async def heatmap(request: web.Request) -> web.Response:
 
 
 async def answered(request: web.Request, done: dict[str, Any]) -> None:
-    """Record a question answered through ``POST /api/ask`` in the study progress."""
+    """Record a question answered through ``POST /api/ask`` in the study progress.
+
+    On the background lane: the write waits for a disk flush, which must not hold up searches.
+    """
     from cognivault.study.activity import record_answer
 
-    await run_blocking(request, record_answer, engine_of(request).vault, "companion", done)
+    await api.run_in_background(request, record_answer, engine_of(request).vault, "companion", done)
 
 
 async def record_event(request: web.Request) -> web.Response:
