@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
 
@@ -99,12 +99,22 @@ class RelatedNote:
         return asdict(self)
 
 
+@dataclass(frozen=True, slots=True)
+class Reshape:
+    """A note that changed what links reach in it (see _shape) but stayed a note at its path: the
+    aliases it was and is linked by (its path links to it throughout)."""
+
+    aliases_before: tuple[str, ...]
+    aliases_after: tuple[str, ...]
+
+
 @dataclass(slots=True)
 class FileUpdates:
     """What :meth:`Engine.update_files` did."""
 
     updated: list[str] = field(default_factory=list)  # notes read again (new or changed)
     reshaped: list[str] = field(default_factory=list)  # of those, notes whose link targets changed (see _shape)
+    reshapes: dict[str, Reshape] = field(default_factory=dict)  # of those, the ones that were notes before
     removed: list[str] = field(default_factory=list)  # files gone from disk, now gone from the index
     failed: dict[str, str] = field(default_factory=dict)  # path -> why it could not be read (left as it was)
     whole_pass_needed: bool = False  # what changed needs an (incremental) pass over the whole vault
@@ -165,13 +175,22 @@ class LinkGraph:
                               self.keywords.get(path, ""), lambda other: self.tags.get(other, ()))
 
 
-def _shape(catalog: Catalog, path: str) -> tuple[Any, ...] | None:
-    """What other notes' links can reach in ``path``: its title, aliases, headings and blocks."""
+class _Shape(NamedTuple):
+    """What other notes' links can reach in a note: its title, aliases, headings and blocks."""
+
+    title: str
+    aliases: tuple[str, ...]
+    headings: tuple[tuple[str, tuple[str, ...]], ...]
+    blocks: tuple[str, ...]
+
+
+def _shape(catalog: Catalog, path: str) -> _Shape | str | None:
+    """``path``'s shape; "file" for a file indexed as no note, None when the index lacks it."""
     row = catalog.note_row(path)
     if row is None:
-        return None if catalog.file(path) is None else ("file",)
-    return (row["title"], tuple(row["aliases"]), tuple((h[1], tuple(h[3])) for h in row["headings"]),
-            tuple(b[0] for b in row["blocks"]))
+        return None if catalog.file(path) is None else "file"
+    return _Shape(row["title"], tuple(str(a) for a in row["aliases"]),
+                  tuple((h[1], tuple(h[3])) for h in row["headings"]), tuple(b[0] for b in row["blocks"]))
 
 
 def _unchanged(previous: FileRecord | None, absolute: Path) -> bool:
@@ -348,11 +367,14 @@ class Engine:
                     indexer.remove_paths([path])
                     updates.removed.append(path)
             elif vault_file.kind == "markdown" and (text is not None or not _unchanged(previous, absolute)):
-                shape = _shape(catalog, path)
+                before = _shape(catalog, path)
                 indexer.index_markdown(vault_file, text=text)
                 updates.updated.append(path)
-                if _shape(catalog, path) != shape:
+                after = _shape(catalog, path)
+                if after != before:
                     updates.reshaped.append(path)
+                    if isinstance(before, _Shape) and isinstance(after, _Shape):
+                        updates.reshapes[path] = Reshape(before.aliases, after.aliases)
         except OSError as exc:  # gone or unreadable mid-way: its next event settles it
             log.warning("could not read %s: %s", path, exc)
             updates.failed[path] = str(exc)

@@ -14,6 +14,7 @@ import asyncio
 import os
 import shutil
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,19 @@ def client_capabilities(*, progress: bool = True, encodings: list[str] | None = 
             definition=types.DefinitionClientCapabilities(),
             references=types.ReferenceClientCapabilities(),
             code_lens=types.CodeLensClientCapabilities()))
+
+
+class Published(dict):
+    """The client's latest diagnostics by uri (pytest-lsp stores them here), counting the
+    ``publishDiagnostics`` notifications that brought them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count: Counter[str] = Counter()
+
+    def __setitem__(self, uri: str, diagnostics: Any) -> None:
+        self.count[uri] += 1
+        super().__setitem__(uri, diagnostics)
 
 
 class Session:
@@ -130,6 +144,10 @@ class Session:
             text_document=types.VersionedTextDocumentIdentifier(uri=self.uri(path), version=version),
             content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
 
+    def publications(self, path: str) -> int:
+        """How many times diagnostics of ``path`` were published so far."""
+        return self.client.diagnostics.count[self.uri(path)]
+
     async def diagnostics(self, path: str, predicate: Any = None, timeout: float = 10) -> list[types.Diagnostic]:
         """Wait for diagnostics of ``path`` that satisfy ``predicate`` (any published, by default)."""
         uri = self.uri(path)
@@ -177,6 +195,7 @@ async def start_session(root: Path, *, options: dict[str, Any] | None = None,
     config = ClientServerConfig(server_command=[sys.executable, "-m", "cognivault.cli", "lsp"],
                                 server_env=server_env(home))
     client = await config.start()
+    client.diagnostics = Published()
     client.feature(types.CLIENT_REGISTER_CAPABILITY)(_accept_registration)
     client.feature(types.WORKSPACE_CODE_LENS_REFRESH)(lambda *args: None)
     result = await asyncio.wait_for(client.initialize_session(types.InitializeParams(

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import shutil
+
 import pytest
 from lsprotocol import types
 
-from harness import position_of
+from harness import TEST_VAULT, position_of, start_session, stop_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -57,3 +60,50 @@ async def test_a_new_note_heals_links_in_other_open_notes(shared) -> None:
     shared.open("Index.md")
     shared.open("Nonexistent Note.md", "# Nonexistent Note\n\nNow it exists.\n")
     await shared.diagnostics("Index.md", lambda found: len(found) == 2)
+
+
+CELLS = "Cells.md"
+
+
+async def _open_and_settle(session, paths: list[str]) -> None:
+    for path in paths:
+        session.open(path)
+    for path in paths:
+        await session.diagnostics(path)
+    await session.wait_idle()
+
+
+async def test_a_new_alias_heals_links_in_open_notes_and_leaves_unrelated_notes_alone(tmp_path) -> None:
+    shutil.copytree(TEST_VAULT, tmp_path / "vault")
+    (tmp_path / "vault" / "Reader.md").write_text("# Reader\n\nWhere is the [[Organelle Atlas]]?\n", "utf-8")
+    session = await start_session(tmp_path)
+    try:
+        # Reader links to the alias Cells is about to get, Photosynthesis to Cells by name, Enzymes to neither.
+        await _open_and_settle(session, ["Reader.md", "Photosynthesis.md", "Biology/Enzymes.md", CELLS])
+        (broken,) = await session.diagnostics("Reader.md")
+        assert broken.code == "unresolved-note"
+        linking, unrelated = session.publications("Photosynthesis.md"), session.publications("Biology/Enzymes.md")
+        text = session.text(CELLS).replace("lang: en\n", "lang: en\naliases: [Organelle Atlas]\n")
+        session.replace_all(CELLS, text, 2)  # not saved
+        await session.diagnostics("Reader.md", lambda found: len(found) == 0)
+        await session.wait_idle()
+        await asyncio.sleep(0.3)  # what a publication for every open note would have sent meanwhile
+        assert session.publications("Photosynthesis.md") > linking  # it links to Cells: checked again
+        assert session.publications("Biology/Enzymes.md") == unrelated
+    finally:
+        await stop_session(session)
+
+
+async def test_a_removed_heading_breaks_links_to_it_in_open_notes(tmp_path) -> None:
+    session = await start_session(tmp_path)
+    try:
+        await _open_and_settle(session, ["Index.md", "Deutsch/Fotosynthese.md", CELLS])
+        text = session.text(CELLS)
+        session.replace_all(CELLS, text[:text.index("## Membrane")] + "#biology\n", 2)
+        found = await session.diagnostics("Index.md", lambda found: len(found) == 4)
+        assert [d.message for d in found if d.code == "missing-heading" and "Membrane" in d.message]
+        # A Markdown link by relative path: ../Cells.md#Membrane from Deutsch/.
+        (broken,) = await session.diagnostics("Deutsch/Fotosynthese.md", lambda found: len(found) == 1)
+        assert broken.code == "missing-heading" and "Membrane" in broken.message
+    finally:
+        await stop_session(session)

@@ -47,12 +47,15 @@ def diagnostics(ctx: Context, doc: Document) -> list[types.Diagnostic]:
     return found
 
 
-def diagnostics_of(ctx: Context, uris: list[str]) -> dict[str, list[types.Diagnostic]]:
-    """Diagnostics of several documents from one context (one snapshot, one view)."""
+def diagnostics_of(ctx: Context, uris: list[str], linking_from: list[str] | None = None,
+                   names: frozenset[str] = frozenset()) -> dict[str, list[types.Diagnostic]]:
+    """Diagnostics of ``uris``, and of the documents of ``linking_from`` with a link looked up by one
+    of ``names``, from one context (one snapshot, one view)."""
     found: dict[str, list[types.Diagnostic]] = {}
-    for uri in uris:
+    chosen = set(uris)
+    for uri in [*uris, *(linking_from or ())]:
         doc = ctx.document(uri)
-        if doc is None:
+        if doc is None or (uri not in chosen and not doc.link_names() & names):
             continue
         try:
             found[uri] = diagnostics(ctx, doc)
@@ -63,14 +66,16 @@ def diagnostics_of(ctx: Context, uris: list[str]) -> dict[str, list[types.Diagno
 
 async def publish_pending(server: CogniVaultServer) -> None:
     """Publish fresh diagnostics for the documents that wait for them."""
-    uris = server.take_diagnostics_work()
+    uris, names = server.take_diagnostics_work()
     if not server.options.diagnostics or server.engine is None:
         return
     texts = server.open_texts()
     wanted = [uri for uri in (texts if uris is None else uris) if uri in texts]
-    if not wanted:
+    chosen = set(wanted)
+    others = [uri for uri in texts if uri not in chosen] if names and uris is not None else []
+    if not wanted and not others:
         return
-    found = await server.run_feature(diagnostics_of, None, wanted)
+    found = await server.run_feature(diagnostics_of, None, wanted, others, names)
     texts = server.open_texts()
     for uri, items in found.items():
         if uri not in texts:  # closed meanwhile

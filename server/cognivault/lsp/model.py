@@ -95,7 +95,7 @@ class Document:
     """
 
     __slots__ = ("uri", "path", "text", "lines", "version", "is_open", "_note", "_parse", "_info", "_links",
-                 "_lock", "_targets")
+                 "_lock", "_targets", "_link_names")
 
     def __init__(self, uri: str, path: str | None, text: str, lines: list[str], version: int | None,
                  note: ParsedNote | Callable[[str, str], ParsedNote], is_open: bool) -> None:
@@ -111,6 +111,7 @@ class Document:
         self._links: list[LinkRef] | None = None
         self._lock = threading.Lock()
         self._targets: tuple[LinkResolver, dict[str, list[LinkRef]]] | None = None
+        self._link_names: frozenset[str] | None = None
 
     @property
     def note(self) -> ParsedNote:
@@ -139,6 +140,12 @@ class Document:
         if self._links is None:
             self._links = links_of_parsed(self.path or "", self.note)
         return self._links
+
+    def link_names(self) -> frozenset[str]:
+        """The names this document's links look their targets up by (see :func:`link_keys`)."""
+        if self._link_names is None:
+            self._link_names = frozenset(key for link in self.link_refs() for key in link_keys(link))
+        return self._link_names
 
     def targets(self, resolver: LinkResolver) -> dict[str, list[LinkRef]]:
         """This document's links by the path they resolve to (cached per resolver)."""
@@ -227,6 +234,11 @@ def path_keys(path: str) -> set[str]:
     if key != path.lower():
         found.add(path.lower().rsplit("/", 1)[-1])
     return found
+
+
+def alias_keys(aliases: Iterable[str]) -> set[str]:
+    """The names under which a :class:`LinkResolver` finds a note with these aliases."""
+    return {str(alias).lower() for alias in aliases}
 
 
 def insert_sorted(kept: list[Any], fresh: Iterable[Any], key: Callable[[Any], Any] | None = None) -> list[Any]:
@@ -339,7 +351,7 @@ class Snapshot:
                 if (path in files) != (path in self.files):
                     affected |= path_keys(path)
                 for note in (self.notes.get(path), notes.get(path)):
-                    affected |= {str(alias).lower() for alias in (note.aliases if note else ())}
+                    affected |= alias_keys(note.aliases if note else ())
             changed = set(wanted)
             index = self.link_index()
             for key in affected:
@@ -432,7 +444,7 @@ class Snapshot:
             if path not in self.files:
                 affected |= path_keys(path)
             old = self.notes.get(path)
-            affected |= {str(a).lower() for a in (*new_aliases, *(old.aliases if old else ()))}
+            affected |= alias_keys((*new_aliases, *(old.aliases if old else ())))
         resolved = self.resolved()
         backlinks = dict(self.backlinks())
         removed: dict[str, set[int]] = defaultdict(set)

@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +33,7 @@ from pygls.lsp.server import LanguageServer
 
 from cognivault import __version__
 from cognivault.lsp import transport
-from cognivault.lsp.model import Document, Snapshot, VaultView
+from cognivault.lsp.model import Document, Snapshot, VaultView, alias_keys, path_keys
 from cognivault.lsp.options import LspOptions
 from cognivault.lsp.positions import Codec, split_lines
 from cognivault.lsp.uris import relative_path, vault_uri
@@ -302,6 +302,7 @@ class CogniVaultServer(LanguageServer):
         self._paths: dict[str, str] = {}  # uri -> vault path ("" outside the vault)
         self._diagnostics_all = False
         self._diagnostics_uris: set[str] = set()
+        self._diagnostics_names: set[str] = set()  # open documents linking with these names wait too
         self.feature_modules: list[str] = []
 
     # -- small helpers ----------------------------------------------------------
@@ -732,12 +733,13 @@ class CogniVaultServer(LanguageServer):
         if updates is not None and updates.updated and getattr(self.engine, "embedder", None) is not None:
             self._unembedded.update(updates.updated)
             self._debounce("embed", EMBED_EDITS_AFTER_MS, self._embed_edits)
-        if updates is not None and updates.updated and not updates.reshaped:
-            # Same headings, blocks, title and aliases: other notes' links are unaffected; only this
-            # note and notes citing passages (whose content hashes may have moved) need a new look.
+        linking = _names_reaching(path, updates) if updates is not None and updates.updated else None
+        if linking is not None:
+            # This note and notes citing passages (whose content hashes may have moved) need a new
+            # look; of other notes only those with a link written with a name this one had or has.
             self.schedule_diagnostics([uri for uri, (text, _v, p) in self.open_texts().items()
-                                       if p == path or "cv:cite" in text])
-        else:
+                                       if p == path or "cv:cite" in text], linking=linking)
+        else:  # a note came or went (or a file on disk): any unresolved link anywhere may be affected
             self.schedule_diagnostics()
 
     def _update_sync(self, path: str, text: str | None) -> FileUpdates | None:
@@ -777,8 +779,10 @@ class CogniVaultServer(LanguageServer):
             self._unembedded |= paths
 
     # -- diagnostics -------------------------------------------------------------------
-    def schedule_diagnostics(self, uris: list[str] | None = None, delay_ms: int | None = None) -> None:
-        """Publish diagnostics again for ``uris`` (every open document when None), debounced."""
+    def schedule_diagnostics(self, uris: list[str] | None = None, delay_ms: int | None = None,
+                             linking: Iterable[str] = ()) -> None:
+        """Publish diagnostics again for ``uris`` (every open document when None) and for the open
+        documents with a link looked up by one of the names ``linking`` (see ``link_keys``), debounced."""
         if self._closed or "cognivault.lsp.diagnostics" not in self.feature_modules:
             return
         from cognivault.lsp import diagnostics
@@ -787,14 +791,17 @@ class CogniVaultServer(LanguageServer):
             self._diagnostics_all = True
         else:
             self._diagnostics_uris.update(uris)
+        self._diagnostics_names.update(linking)
         self._debounce("diagnostics", self.options.diagnostics_debounce_ms if delay_ms is None else delay_ms,
                        lambda: diagnostics.publish_pending(self))
 
-    def take_diagnostics_work(self) -> list[str] | None:
-        """The documents waiting for diagnostics (None: all open documents)."""
+    def take_diagnostics_work(self) -> tuple[list[str] | None, frozenset[str]]:
+        """The documents waiting for diagnostics (None: all open documents), and the link names
+        whose open documents wait for them too."""
         everything, self._diagnostics_all = self._diagnostics_all, False
         uris, self._diagnostics_uris = self._diagnostics_uris, set()
-        return None if everything else sorted(uris)
+        names, self._diagnostics_names = frozenset(self._diagnostics_names), set()
+        return (None if everything else sorted(uris)), names
 
     # -- shutting down -------------------------------------------------------------------
     async def stop(self) -> None:
@@ -892,6 +899,18 @@ class CogniVaultServer(LanguageServer):
             pass
         finally:
             self.shutdown()
+
+
+def _names_reaching(path: str, updates: FileUpdates) -> frozenset[str] | None:
+    """The link names by which other notes' diagnostics may have changed with the update of note
+    ``path``: none when what links reach in it stayed the same, every name it was or is found by
+    when that changed in place; None when it became a note or stopped being one."""
+    if path not in updates.reshaped:
+        return frozenset()
+    reshape = updates.reshapes.get(path)
+    if reshape is None:
+        return None
+    return frozenset(path_keys(path) | alias_keys((*reshape.aliases_before, *reshape.aliases_after)))
 
 
 class _ExecutorReader:
