@@ -309,3 +309,35 @@ async def test_the_vault_is_polled_when_notifications_cannot_start(tmp_path: Pat
         first.cancel()
         await asyncio.gather(first, return_exceptions=True)
         await batches.aclose()
+
+
+def test_an_update_waits_between_its_steps_while_a_request_runs(tmp_path: Path) -> None:
+    import threading
+
+    from cognivault.threads import RequestGate
+
+    vault = _vault(tmp_path)
+    gate = RequestGate()
+    steps: list[float] = []
+
+    def pause() -> None:
+        steps.append(time.monotonic())
+        gate.wait_quiet(5.0)
+
+    with Engine(vault, load_settings(vault), embedder=WordHashEmbedder()) as engine:
+        engine.index()
+        (vault / "Biology" / "Cells.md").write_text("# Cells\n\nRibosomes build proteins.\n", "utf-8")
+        update = threading.Thread(target=engine.update_files, args=(["Biology/Cells.md"],),
+                                  kwargs={"pause": pause})
+        with gate.request():  # a request in flight: the update stops at its first step
+            update.start()
+            time.sleep(0.3)
+            assert len(steps) == 1 and update.is_alive()
+            assert not engine.search("ribosomes", mode="lexical").results  # parsed, not stored yet
+            request_done = time.monotonic()
+        update.join(5)
+        assert not update.is_alive()
+        # after parsing, before dropping the old vectors, after the note, before the keyword index
+        assert len(steps) == 4 and steps[1] >= request_done
+        assert [r.path for r in engine.search("ribosomes", mode="lexical").results] == ["Biology/Cells.md"]
+        assert engine.store.consistency()["agree"]

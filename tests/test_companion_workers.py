@@ -12,9 +12,10 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from cognivault.companion import api
 from cognivault.companion.app import create_app
-from cognivault.companion.workers import BACKGROUND_THREADS, RequestGate, YieldingExecutor
+from cognivault.companion.workers import BACKGROUND_THREADS, YieldingExecutor
 from cognivault.config import load_settings
 from cognivault.engine import Engine
+from cognivault.threads import RequestGate
 
 TOKEN = "workers-test-token-" + "w" * 32
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

@@ -283,7 +283,7 @@ class Engine:
 
     def update_files(self, paths: Iterable[str], *, texts: Mapping[str, str] | None = None,
                      view: CatalogView | None = None, run_whole_pass: bool = True,
-                     embed: bool = True) -> FileUpdates:
+                     embed: bool = True, pause: Callable[[], object] | None = None) -> FileUpdates:
         """The files at these vault paths changed (written, created or deleted; a rename is its old
         and its new path), on disk or in an editor: bring just them up to date.
 
@@ -295,7 +295,8 @@ class Engine:
         ``embed=False`` leaves new passages without vectors for now (keyword search has them at
         once; a passage whose text has a cached vector gets it): the caller embeds them later with
         :meth:`embed_files` (the language server does when the user pauses, so the model does not
-        compete with requests while they type).
+        compete with requests while they type). ``pause`` is called between the steps of the update
+        (the language server waits there while requests run, so they are not slowed down by it).
 
         What one file cannot settle needs an incremental whole pass, run here unless
         ``run_whole_pass`` is False (the caller runs it, e.g. with its own progress reports): an
@@ -312,15 +313,16 @@ class Engine:
             spec = load_ignore_spec(self.vault)
             updates.whole_pass_needed = any(self._needs_whole_pass(path, spec) for path in paths)
             if not updates.whole_pass_needed:
-                self._update_each(paths, texts or {}, spec, view or _NoView(), updates, embed)
+                self._update_each(paths, texts or {}, spec, view or _NoView(), updates, embed,
+                                  pause or (lambda: None))
         if updates.whole_pass_needed and run_whole_pass:
             updates.full_pass = self.index()
         return updates
 
     def _update_each(self, paths: list[str], texts: Mapping[str, str], spec: GitIgnoreSpec,
-                     view: CatalogView, updates: FileUpdates, embed: bool) -> None:
+                     view: CatalogView, updates: FileUpdates, embed: bool, pause: Callable[[], object]) -> None:
         store = self.store
-        indexer = self._indexer = Indexer(self.vault, self.settings, store, self._embedder)
+        indexer = self._indexer = Indexer(self.vault, self.settings, store, self._embedder, pause)
         try:
             with view.updating():
                 generation = store.catalog.generation()
@@ -330,10 +332,12 @@ class Engine:
                         # An attachment's buffer is not what gets indexed: its file is, in a pass.
                         self._update_one(indexer, VaultFile(path, self.vault / path, kind),
                                          texts.get(path) if kind == "markdown" else None, updates)
+                        pause()
                 changed = set(updates.updated) | set(updates.removed)
                 if changed:
                     view.patch(self, changed, generation)
             if changed:
+                pause()
                 store.update_lexical(changed, generation)  # only these notes' chunks: searchable at once
                 self._languages = None
                 if embed:

@@ -19,44 +19,17 @@ were refused; split as below, every search was answered, p50 12 ms.
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from cognivault.threads import RequestGate
 
 T = TypeVar("T")
 
 ANSWER_YIELD_S = 0.05  # the longest an answer step waits for request work to finish
 BACKGROUND_THREADS = 4
-
-
-class RequestGate:
-    """Counts request work in flight, so that answer work can wait for a quiet moment."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._in_flight = 0
-        self._quiet = threading.Event()
-        self._quiet.set()
-
-    @contextlib.contextmanager
-    def request(self) -> Iterator[None]:
-        with self._lock:
-            self._in_flight += 1
-            self._quiet.clear()
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._in_flight -= 1
-                if self._in_flight == 0:
-                    self._quiet.set()
-
-    def wait_quiet(self, timeout: float) -> bool:
-        """Block until no request work is in flight or ``timeout`` seconds passed; True when quiet."""
-        return self._quiet.wait(timeout)
 
 
 class YieldingExecutor(ThreadPoolExecutor):

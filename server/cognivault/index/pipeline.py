@@ -149,11 +149,14 @@ class Indexer:
     """Brings a vault's index up to date. ``stop()`` (from another thread) ends a run early, cleanly."""
 
     def __init__(self, vault: Path, settings: Settings, store: IndexStore,
-                 embedder: EmbeddingProvider | None) -> None:
+                 embedder: EmbeddingProvider | None, pause: Callable[[], object] | None = None) -> None:
         self.vault = vault.resolve()
         self.settings = settings
         self.store = store
         self.embedder = embedder
+        # Called between the steps of storing a note (none holds a lock or a transaction):
+        # the language server waits there while requests run.
+        self.pause = pause or (lambda: None)
         self._stopping = False
         self._extractor: IsolatedExtractor | None = None
 
@@ -184,6 +187,7 @@ class Indexer:
         drafts = chunk_note(text, note, vault_file.path, chunk_chars=self.settings.index.chunk_chars,
                             overlap=self.settings.index.chunk_overlap)
         lang = _file_language(note.lang, drafts)
+        self.pause()
         return self._store_file(vault_file, digest, stat, note.title, lang, drafts, note)
 
     def _store_file(self, vault_file: VaultFile, digest: str, stat: object, title: str,
@@ -197,6 +201,7 @@ class Indexer:
         new = {c.id: c.content_hash for c in records}
         stale = [cid for cid, content in old.items() if new.get(cid) != content]
         if stale and self.store.dense is not None:
+            self.pause()
             with self.store.lock:
                 self.store.dense.remove(stale)
         return FileReport(vault_file.path, vault_file.kind, "indexed", None, len(records))

@@ -33,10 +33,12 @@ from pygls.lsp.server import LanguageServer
 
 from cognivault import __version__
 from cognivault.lsp import transport
+from cognivault.lsp.collector import IdleCollector
 from cognivault.lsp.model import Document, Snapshot, VaultView, alias_keys, path_keys
 from cognivault.lsp.options import LspOptions
 from cognivault.lsp.positions import Codec, split_lines
 from cognivault.lsp.uris import relative_path, vault_uri
+from cognivault.threads import RequestGate
 
 if TYPE_CHECKING:
     from cognivault.engine import FileUpdates
@@ -50,6 +52,7 @@ DISK_CACHE_SIZE = 256
 # core) does not compete with the requests made while typing; a newer edit cuts it short.
 EMBED_EDITS_AFTER_MS = 1000
 EMBED_EDITS_BATCH = 8
+UPDATE_YIELD_S = 0.05  # the longest an edit's re-index waits at each step for requests to finish
 WRITER_TIMERS = ("update:", "index", "embed")  # debounced jobs that run on the writer thread
 
 
@@ -278,6 +281,8 @@ class CogniVaultServer(LanguageServer):
         self.embedding_note: str | None = None
         self.state = IndexingState()
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cognivault-index")
+        self.collector = IdleCollector()
+        self.requests = RequestGate()  # an edit's re-index waits between its steps while requests run
         self.snapshots = SnapshotCache()
         self.disk = DiskDocuments()
         self.disk_names = DiskNames()
@@ -483,7 +488,8 @@ class CogniVaultServer(LanguageServer):
             return fn(ctx, doc, *args)
 
         try:
-            return await asyncio.to_thread(work)
+            with self.collector.busy(), self.requests.request():
+                return await asyncio.to_thread(work)
         except FeatureError as exc:
             raise JsonRpcInvalidParams(message=str(exc)) from exc
         except JsonRpcException:
@@ -651,12 +657,17 @@ class CogniVaultServer(LanguageServer):
             return
         if not self._warmed:
             self._warmed = True
-            self.spawn(asyncio.to_thread(_warm_up, self, engine))
+            self.spawn(self._warm_up_then_pace_collections(engine))
         # The run read files from disk: lay unsaved buffers over them again.
         for path in sorted(self._dirty):
             self.schedule_update(path, delay_ms=0)
         self.schedule_diagnostics()
         self.refresh_code_lenses()
+
+    async def _warm_up_then_pace_collections(self, engine: Any) -> None:
+        await asyncio.to_thread(_warm_up, self, engine)
+        if not self._closed:
+            self.collector.start()
 
     def refresh_code_lenses(self) -> None:
         if self.capability("workspace.code_lens.refresh_support", False):
@@ -704,6 +715,7 @@ class CogniVaultServer(LanguageServer):
             delay_ms = self.options.debounce_ms
         self.state.pending_updates = len([k for k in self._timers if k.startswith("update:")]) + 1
         self._edits += 1
+        self.collector.touched()
         self._debounce(f"update:{path}", delay_ms, lambda: self._update(path))
 
     async def _update(self, path: str) -> None:
@@ -749,12 +761,8 @@ class CogniVaultServer(LanguageServer):
         if engine is None or self._closed:
             return None
         updates: FileUpdates = engine.update_files([path], texts=None if text is None else {path: text},
-                                                   view=self.snapshots, run_whole_pass=False, embed=False)
-        # What the update made (the patched snapshot, index entries) lives long: out of the garbage
-        # collector's way too, as after the warm-up. Otherwise they pile up in its oldest generation
-        # and every full collection (each few seconds while editing) holds every thread for 50 ms
-        # on a large vault. (A cycle among them that later becomes garbage stays: a few objects.)
-        gc.freeze()
+                                                   view=self.snapshots, run_whole_pass=False, embed=False,
+                                                   pause=lambda: self.requests.wait_quiet(UPDATE_YIELD_S))
         if path in updates.failed:
             raise OSError(updates.failed[path])
         return updates
@@ -809,6 +817,7 @@ class CogniVaultServer(LanguageServer):
         if self._closed:
             return
         self._closed = True
+        self.collector.stop()
         for handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
@@ -939,8 +948,7 @@ async def _pipe_reader(stream: Any, executor: ThreadPoolExecutor) -> Any:
 def _warm_up(server: CogniVaultServer, engine: Any) -> None:
     """After the first pass: load what the first requests would otherwise wait for (language model,
     stemmers, the note graph with its backlinks, the completion and symbol indexes), then move all of
-    it out of the garbage collector's way (``gc.freeze``): on a large vault a full collection over
-    the graph would pause requests for a noticeable moment."""
+    it out of the garbage collector's way (``gc.freeze``, see :mod:`cognivault.lsp.collector`)."""
     try:
         engine.search("warm up the keyword index", k=1, mode="lexical")
         ctx, _ = server.build_context(engine, {})
