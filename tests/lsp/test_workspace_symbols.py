@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
+from harness import start_session, stop_session
+
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
@@ -37,3 +39,25 @@ async def test_empty_query_lists_notes(shared) -> None:
     found = await _symbols(shared, "")
     assert {s.name for s in found} == {"Study Index", "Photosynthesis", "Cells", "Enzymes", "Fotosynthese"}
     assert all(s.kind == types.SymbolKind.File for s in found)
+
+
+async def test_headings_typed_into_notes_are_found_and_removed_ones_are_gone(tmp_path) -> None:
+    session = await start_session(tmp_path)
+    try:
+        session.open("Cells.md")
+        session.open("Biology/Enzymes.md")
+        await session.wait_idle()
+        assert [s.name for s in await _symbols(session, "organelles")][:1] == ["Organelles"]  # names joined once
+        cells = session.text("Cells.md").replace("## Organelles", "## Zymogen granules")
+        session.replace_all("Cells.md", cells, 2)  # not saved
+        await session.wait_idle()
+        assert "Zymogen granules" in {s.name for s in await _symbols(session, "zymogen")}
+        enzymes = session.text("Biology/Enzymes.md") + "\n## Zymogen activation\n\nTrypsinogen becomes trypsin.\n"
+        session.replace_all("Biology/Enzymes.md", enzymes, 2)
+        await session.wait_idle()
+        found = await _symbols(session, "zymogen")
+        assert {(s.name, s.location.uri) for s in found if s.kind == types.SymbolKind.String} >= {
+            ("Zymogen granules", session.uri("Cells.md")), ("Zymogen activation", session.uri("Biology/Enzymes.md"))}
+        assert "Organelles" not in {s.name for s in await _symbols(session, "organelles")}
+    finally:
+        await stop_session(session)

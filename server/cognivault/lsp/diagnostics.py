@@ -57,6 +57,8 @@ def diagnostics_of(ctx: Context, uris: list[str], linking_from: list[str] | None
         doc = ctx.document(uri)
         if doc is None or (uri not in chosen and not doc.link_names() & names):
             continue
+        if ctx.server is not None and found:
+            ctx.server.yield_to_requests()  # after an edit this can be every open document
         try:
             found[uri] = diagnostics(ctx, doc)
         except Exception as exc:  # noqa: BLE001 - one bad document must not stop the others
@@ -75,7 +77,7 @@ async def publish_pending(server: CogniVaultServer) -> None:
     others = [uri for uri in texts if uri not in chosen] if names and uris is not None else []
     if not wanted and not others:
         return
-    found = await server.run_feature(diagnostics_of, None, wanted, others, names)
+    found = await server.run_feature(diagnostics_of, None, wanted, others, names, background=True)
     texts = server.open_texts()
     for uri, items in found.items():
         if uri not in texts:  # closed meanwhile

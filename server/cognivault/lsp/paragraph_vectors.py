@@ -31,7 +31,8 @@ CACHE_SIZE = 64
 class ParagraphVectors:
     """Query vectors of paragraphs, embedded one at a time off the request path."""
 
-    def __init__(self, size: int = CACHE_SIZE) -> None:
+    def __init__(self, size: int = CACHE_SIZE, before_speculating: Callable[[], object] | None = None) -> None:
+        self._before_speculating = before_speculating or (lambda: None)  # e.g. wait while requests run
         self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._pending: dict[tuple[str, str], Future[np.ndarray | None]] = {}
         self._latest: dict[str, int] = {}  # document -> number of its newest speculative job
@@ -94,6 +95,7 @@ class ParagraphVectors:
             future.set_result(None)
 
     def _speculative(self, document: str, number: int, job: Callable[[], tuple[Any, str] | None]) -> None:
+        self._before_speculating()
         with self._lock:
             if self._latest.get(document) != number:
                 return  # superseded by a newer edit
@@ -139,7 +141,8 @@ def vectors_of(server: Any) -> ParagraphVectors:
     with _by_server_lock:
         vectors = _by_server.get(server)
         if vectors is None:
-            vectors = _by_server[server] = ParagraphVectors()
+            vectors = _by_server[server] = ParagraphVectors(
+                before_speculating=getattr(server, "yield_to_requests", None))
         return vectors
 
 

@@ -48,11 +48,12 @@ log = logging.getLogger(__name__)
 SNAPSHOT_STALENESS_WHILE_INDEXING_S = 1.0
 DISK_CACHE_SIZE = 256
 # An edit is searchable by keywords as soon as its update ran; its passages are embedded once the
-# user paused this long after the last update, a few at a time, so the model (which takes every
-# core) does not compete with the requests made while typing; a newer edit cuts it short.
+# user paused this long after the last update, two at a time and between requests, so the model
+# (which takes every core) does not compete with the requests made while typing; a newer edit cuts
+# it short.
 EMBED_EDITS_AFTER_MS = 1000
-EMBED_EDITS_BATCH = 8
-UPDATE_YIELD_S = 0.05  # the longest an edit's re-index waits at each step for requests to finish
+EMBED_EDITS_BATCH = 2
+BACKGROUND_YIELD_S = 0.05  # the longest background work (re-index, diagnostics) waits per step for requests
 WRITER_TIMERS = ("update:", "index", "embed")  # debounced jobs that run on the writer thread
 
 
@@ -438,6 +439,7 @@ class CogniVaultServer(LanguageServer):
         self.parser.submit(self._parse_later, uri, text, version, path)
 
     def _parse_later(self, uri: str, text: str, version: int | None, path: str) -> None:
+        self.yield_to_requests()  # often asked for by a request that goes on meanwhile with the last parse
         try:
             self._open_document(uri, text, version, path)
         except Exception:  # noqa: BLE001 - the next request parses it itself
@@ -473,8 +475,16 @@ class CogniVaultServer(LanguageServer):
                       getattr(self.protocol, "client_capabilities", None), self)
         return ctx, outside
 
-    async def run_feature(self, fn: Callable[..., Any], uri: str | None, *args: Any) -> Any:
-        """Run ``fn(ctx, doc, *args)`` (``fn(ctx, *args)`` when ``uri`` is None) on a worker thread."""
+    def yield_to_requests(self) -> None:
+        """Between the steps of background work: wait while requests run (a bounded time)."""
+        self.requests.wait_quiet(BACKGROUND_YIELD_S)
+
+    async def run_feature(self, fn: Callable[..., Any], uri: str | None, *args: Any,
+                          background: bool = False) -> Any:
+        """Run ``fn(ctx, doc, *args)`` (``fn(ctx, *args)`` when ``uri`` is None) on a worker thread.
+
+        ``background``: work no one waits for (diagnostics), which may call :meth:`yield_to_requests`;
+        it is not counted as a request, so it does not hold up other background work."""
         engine = await self.wait_engine()
         texts = self.open_texts()
 
@@ -488,7 +498,7 @@ class CogniVaultServer(LanguageServer):
             return fn(ctx, doc, *args)
 
         try:
-            with self.collector.busy(), self.requests.request():
+            with self.collector.busy(), contextlib.nullcontext() if background else self.requests.request():
                 return await asyncio.to_thread(work)
         except FeatureError as exc:
             raise JsonRpcInvalidParams(message=str(exc)) from exc
@@ -762,7 +772,7 @@ class CogniVaultServer(LanguageServer):
             return None
         updates: FileUpdates = engine.update_files([path], texts=None if text is None else {path: text},
                                                    view=self.snapshots, run_whole_pass=False, embed=False,
-                                                   pause=lambda: self.requests.wait_quiet(UPDATE_YIELD_S))
+                                                   pause=self.yield_to_requests)
         if path in updates.failed:
             raise OSError(updates.failed[path])
         return updates
@@ -776,9 +786,17 @@ class CogniVaultServer(LanguageServer):
         if not paths or engine is None or self._closed:
             return
         edits = self._edits
+
+        def stop() -> bool:  # asked between batches
+            self.yield_to_requests()
+            return self._closed or self._edits != edits
+
+        def embed() -> int:
+            self.yield_to_requests()
+            return engine.embed_files(paths, batch_size=EMBED_EDITS_BATCH, stop=stop)
+
         try:
-            await self.run_writer(lambda: engine.embed_files(
-                paths, batch_size=EMBED_EDITS_BATCH, stop=lambda: self._closed or self._edits != edits))
+            await self.run_writer(embed)
         except Exception as exc:  # noqa: BLE001 - the passages stay searchable by keywords
             log.exception("embedding the edits of %s failed", ", ".join(sorted(paths)))
             self.state.errors.append(f"embedding edits: {exc}")

@@ -10,6 +10,7 @@ lines, so no file needs reading to convert columns.
 from __future__ import annotations
 
 import bisect
+from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
@@ -23,6 +24,9 @@ MIN_SEARCH_CHARS = 3
 RRF_K = 20
 SHORT_QUERY = 3
 FUZZY_HEADINGS_UP_TO = 20_000
+REJOIN_AFTER = 200  # notes edited since the names were joined before they are joined again
+
+Entry = tuple[str, str, int, float]  # case-folded name, path, heading line or -1 for the note, weight
 
 
 
@@ -86,9 +90,9 @@ def _best_heading(view: Any, result: Any, note: Any, terms: list[str], line: int
     return best
 
 
-def _entries(ctx: Context) -> list[tuple[str, str, int, float]]:
+def _entries(ctx: Context) -> list[Entry]:
     """(case-folded name, path, heading line or -1 for the note, weight), once per snapshot."""
-    def build(snapshot: Any) -> list[tuple[str, str, int, float]]:
+    def build(snapshot: Any) -> list[Entry]:
         entries = [e for path, note in snapshot.notes.items() for e in _note_entries(path, note)]
         entries.sort()  # by name: a short query is a prefix range (bisect)
         return entries
@@ -101,7 +105,51 @@ def _entries(ctx: Context) -> list[tuple[str, str, int, float]]:
     return ctx.view.snapshot.derive("symbols", build, update)
 
 
-def _note_entries(path: str, note: Any) -> list[tuple[str, str, int, float]]:
+@dataclass(frozen=True, slots=True)
+class _Names:
+    """All names joined into one text, for ``str.find``; notes edited since it was joined are
+    ``stale`` there and their current entries are in ``fresh``, searched one by one."""
+
+    text: str
+    starts: list[int]  # where each entry of ``entries`` begins in ``text``
+    entries: list[Entry]
+    stale: frozenset[str] = frozenset()
+    fresh: tuple[Entry, ...] = ()
+
+
+def _joined(entries: list[Entry]) -> _Names:
+    starts, position = [], 0
+    for name, *_ in entries:
+        starts.append(position)
+        position += len(name) + 1
+    return _Names("\n".join(name.replace("\n", " ") for name, *_ in entries), starts, entries)
+
+
+def _containing(ctx: Context, entries: list[Entry], wanted: str) -> list[Entry]:
+    """The entries whose name holds ``wanted`` (no line breaks), in ``entries``' order, found by
+    ``str.find`` over all names joined once (on a large vault a Python loop over every name took
+    most of a request); an edit adds its note's entries to search apart, not a new join."""
+    def update(snapshot: Any, earlier: list[_Names], changed: frozenset[str]) -> list[_Names]:
+        names = earlier[0]
+        stale = names.stale | changed
+        if len(stale) > REJOIN_AFTER:
+            return [_joined(entries)]
+        fresh = tuple(e for e in names.fresh if e[1] not in changed)
+        fresh += tuple(e for path in changed if path in snapshot.notes for e in _note_entries(path, snapshot.notes[path]))
+        return [_Names(names.text, names.starts, names.entries, stale, fresh)]
+
+    names = ctx.view.snapshot.derive("symbol-names", lambda _snapshot: [_joined(entries)], update)[0]
+    found = [e for e in names.fresh if wanted in e[0]]
+    at = names.text.find(wanted)
+    while at != -1:
+        index = bisect.bisect_right(names.starts, at) - 1
+        if names.entries[index][1] not in names.stale:
+            found.append(names.entries[index])
+        at = names.text.find(wanted, names.starts[index + 1]) if index + 1 < len(names.starts) else -1
+    return sorted(found) if names.fresh else found
+
+
+def _note_entries(path: str, note: Any) -> list[Entry]:
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     found = [(note.title.casefold(), path, -1, 1.0)]
     if stem.casefold() != note.title.casefold():
@@ -114,7 +162,7 @@ def _note_entries(path: str, note: Any) -> list[tuple[str, str, int, float]]:
 def workspace_symbols(ctx: Context, query: str) -> list[types.SymbolInformation]:
     view = ctx.view
     wanted = " ".join(query.split()).casefold()
-    entries = _entries(ctx)
+    entries = indexed = _entries(ctx)
     extra = [e for path, doc in view.open_docs.items() if path not in view.snapshot.notes
              for e in _note_entries(path, doc.info())]  # notes that exist only in a buffer so far
     if extra and len(wanted) >= SHORT_QUERY:
@@ -124,7 +172,7 @@ def workspace_symbols(ctx: Context, query: str) -> list[types.SymbolInformation]
         end = bisect.bisect_left(entries, (wanted + "\U0010ffff",))
         hits = entries[start:end] + [e for e in extra if e[0].startswith(wanted)]
     elif wanted:
-        hits = [e for e in entries if wanted in e[0]]
+        hits = _containing(ctx, indexed, wanted) + [e for e in extra if wanted in e[0]]
         if len(hits) < MAX_RESULTS and len(wanted) >= 2:  # fuzzy: the letters in order
             from cognivault.lsp.completion import fuzzy
 
