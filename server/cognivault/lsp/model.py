@@ -435,10 +435,9 @@ class Snapshot:
             cached = self._alternates.get(signature)
         if cached is not None:
             return cached
-        paths = set(self.files) | set(overlay)
-        aliases = {p: list(n.aliases) for p, n in self.notes.items()}
-        aliases.update({p: list(n.aliases) for p, n in overlay.items()})
-        resolver = LinkResolver(paths, aliases)
+        resolver = self.resolver.with_notes(
+            {p: n.aliases for p, n in overlay.items()},
+            {p: self.notes[p].aliases for p in overlay if p in self.notes})
         affected: set[str] = set()
         for path, new_aliases in signature:
             if path not in self.files:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 
 def _strip_md(name: str) -> str:
@@ -21,22 +21,56 @@ def _strip_md(name: str) -> str:
     return name
 
 
+def _keys_of(path: str) -> list[str]:
+    """What finds ``path``: every path suffix ("c", "b/c", "a/b/c" for "a/b/c.md"), and the file name
+    with its extension when that differs."""
+    key = _strip_md(path).lower()
+    parts = key.split("/")
+    keys = ["/".join(parts[start:]) for start in range(len(parts))]
+    if key != path.lower():
+        keys.append(path.lower().rsplit("/", 1)[-1])
+    return keys
+
+
 class LinkResolver:
-    def __init__(self, paths: Iterable[str], aliases: dict[str, list[str]] | None = None) -> None:
+    def __init__(self, paths: Iterable[str], aliases: Mapping[str, Sequence[str]] | None = None) -> None:
         self.paths = sorted(paths)
+        self._known: frozenset[str] | None = None
         self._by_key: dict[str, list[str]] = defaultdict(list)
         for path in self.paths:
-            key = _strip_md(path).lower()
-            # Every path suffix is a key: "c", "b/c", "a/b/c" for "a/b/c.md".
-            parts = key.split("/")
-            for start in range(len(parts)):
-                self._by_key["/".join(parts[start:])].append(path)
-            if key != path.lower():
-                self._by_key[path.lower().rsplit("/", 1)[-1]].append(path)
+            for key in _keys_of(path):
+                self._by_key[key].append(path)
         self._by_alias: dict[str, list[str]] = defaultdict(list)
         for path, names in (aliases or {}).items():
             for alias in names:
                 self._by_alias[str(alias).lower()].append(path)
+
+    def with_notes(self, aliases: Mapping[str, Sequence[str]], before: Mapping[str, Sequence[str]]) -> LinkResolver:
+        """This resolver with the notes of ``aliases`` holding those aliases instead of the ones
+        ``before`` says they hold here (a note it does not know is added): a copy sharing every
+        lookup list that does not change, so a few edited notes cost those notes, not the vault."""
+        if self._known is None:
+            self._known = frozenset(self.paths)
+        clone = object.__new__(LinkResolver)
+        added = sorted(path for path in aliases if path not in self._known)
+        clone.paths = sorted([*self.paths, *added]) if added else self.paths
+        clone._known = self._known | frozenset(added) if added else self._known
+        clone._by_key = dict(self._by_key) if added else self._by_key
+        for path in added:
+            for key in _keys_of(path):
+                clone._by_key[key] = [*clone._by_key.get(key, ()), path]
+        clone._by_alias = dict(self._by_alias)
+        for path, names in aliases.items():
+            for alias in {str(alias).lower() for alias in before.get(path, ())}:
+                rest = [other for other in clone._by_alias.get(alias, ()) if other != path]
+                if rest:
+                    clone._by_alias[alias] = rest
+                else:
+                    clone._by_alias.pop(alias, None)
+            for alias in names:
+                key = str(alias).lower()
+                clone._by_alias[key] = [*clone._by_alias.get(key, ()), path]
+        return clone
 
     def resolve(self, target: str, source: str | None = None) -> str | None:
         """The vault path ``target`` points to from note ``source``, or None when unresolved."""
