@@ -333,6 +333,12 @@ def _entries(ctx: Context, embed: bool) -> list[_Entry]:
     return ctx.view.snapshot.derive("completion-embed" if embed else "completion", build, update)
 
 
+def prepare(ctx: Context) -> None:
+    """Build this snapshot's list of link targets ahead of the first ``[[`` (after the first pass,
+    after each edit's re-index)."""
+    _entries(ctx, False)
+
+
 def _notes(ctx: Context, doc: Document, line: int, trigger: Trigger, replace: types.Range,
            closing: str) -> types.CompletionList:
     view = ctx.view

@@ -324,7 +324,14 @@ class Snapshot:
         same_names = files.keys() == self.files.keys() and all(
             (notes[p].aliases if p in notes else None) == (self.notes[p].aliases if p in self.notes else None)
             for p in wanted)
-        snapshot = Snapshot(generation, files, notes, links, tags, self.resolver if same_names else None)
+        if same_names:
+            resolver: LinkResolver | None = self.resolver
+        elif all(path in files for path in wanted if path in self.files):  # notes came or aliases changed
+            resolver = self.resolver.with_notes({p: notes[p].aliases if p in notes else () for p in wanted if p in files},
+                                                {p: self.notes[p].aliases for p in wanted if p in self.notes})
+        else:  # a file went: built anew
+            resolver = None
+        snapshot = Snapshot(generation, files, notes, links, tags, resolver)
         if same_names:
             snapshot.names = self.names  # link names depend on the resolver only
         self.previous = None  # keep one step of history, not a chain

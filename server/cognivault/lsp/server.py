@@ -775,6 +775,11 @@ class CogniVaultServer(LanguageServer):
                                                    pause=self.yield_to_requests)
         if path in updates.failed:
             raise OSError(updates.failed[path])
+        if updates.updated or updates.removed:
+            try:
+                _prepare_snapshot(self, engine)
+            except Exception:  # noqa: BLE001 - only a head start: requests build what they need
+                log.exception("preparing the snapshot after updating %s failed", path)
         return updates
 
     async def _embed_edits(self) -> None:
@@ -963,19 +968,27 @@ async def _pipe_reader(stream: Any, executor: ThreadPoolExecutor) -> Any:
         return _ExecutorReader(stream, executor)
 
 
+def _prepare_snapshot(server: CogniVaultServer, engine: Any) -> None:
+    """Build what requests need from the current snapshot (backlinks, the link, completion and
+    symbol indexes) before they ask, between requests: after the first pass, and after each edit's
+    re-index, whose patched snapshot carries them over note by note."""
+    from cognivault.lsp import completion, workspace_symbols
+
+    ctx, _ = server.build_context(engine, {})
+    snapshot = ctx.view.snapshot
+    for step in (snapshot.backlinks, snapshot.link_index, lambda: completion.prepare(ctx),
+                 lambda: workspace_symbols.prepare(ctx)):
+        server.yield_to_requests()
+        step()
+
+
 def _warm_up(server: CogniVaultServer, engine: Any) -> None:
     """After the first pass: load what the first requests would otherwise wait for (language model,
-    stemmers, the note graph with its backlinks, the completion and symbol indexes), then move all of
-    it out of the garbage collector's way (``gc.freeze``, see :mod:`cognivault.lsp.collector`)."""
+    stemmers, the snapshot's indexes), then move all of it out of the garbage collector's way
+    (``gc.freeze``, see :mod:`cognivault.lsp.collector`)."""
     try:
         engine.search("warm up the keyword index", k=1, mode="lexical")
-        ctx, _ = server.build_context(engine, {})
-        ctx.view.snapshot.backlinks()
-        ctx.view.snapshot.link_index()
-        from cognivault.lsp import completion, workspace_symbols
-
-        completion._entries(ctx, False)
-        workspace_symbols._entries(ctx)
+        _prepare_snapshot(server, engine)
         from cognivault.lsp import citations
 
         citations._module()  # the study package, imported by the first hover otherwise

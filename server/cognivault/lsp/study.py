@@ -261,7 +261,11 @@ def note_edited(ls: CogniVaultServer, path: str) -> None:
     """A vault note was changed or saved in the editor: a ``note_edit`` event, throttled per note."""
     state = state_of(ls)
     if state is not None and state.edits.admit(path):
-        ls.spawn(asyncio.to_thread(record_edit, state.store, path, "editor"))
+        def record() -> None:
+            ls.yield_to_requests()  # a write of the month's events: after the requests of the moment
+            record_edit(state.store, path, "editor")
+
+        ls.spawn(asyncio.to_thread(record))
 
 
 async def answered(ls: CogniVaultServer, answer: dict[str, Any]) -> None:

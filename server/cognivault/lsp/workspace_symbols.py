@@ -125,10 +125,9 @@ def _joined(entries: list[Entry]) -> _Names:
     return _Names("\n".join(name.replace("\n", " ") for name, *_ in entries), starts, entries)
 
 
-def _containing(ctx: Context, entries: list[Entry], wanted: str) -> list[Entry]:
-    """The entries whose name holds ``wanted`` (no line breaks), in ``entries``' order, found by
-    ``str.find`` over all names joined once (on a large vault a Python loop over every name took
-    most of a request); an edit adds its note's entries to search apart, not a new join."""
+def _names(ctx: Context, entries: list[Entry]) -> _Names:
+    """The names of ``entries`` joined for :func:`_containing`, once per snapshot; an edit adds its
+    note's entries to search apart, not a new join."""
     def update(snapshot: Any, earlier: list[_Names], changed: frozenset[str]) -> list[_Names]:
         names = earlier[0]
         stale = names.stale | changed
@@ -138,7 +137,14 @@ def _containing(ctx: Context, entries: list[Entry], wanted: str) -> list[Entry]:
         fresh += tuple(e for path in changed if path in snapshot.notes for e in _note_entries(path, snapshot.notes[path]))
         return [_Names(names.text, names.starts, names.entries, stale, fresh)]
 
-    names = ctx.view.snapshot.derive("symbol-names", lambda _snapshot: [_joined(entries)], update)[0]
+    return ctx.view.snapshot.derive("symbol-names", lambda _snapshot: [_joined(entries)], update)[0]
+
+
+def _containing(ctx: Context, entries: list[Entry], wanted: str) -> list[Entry]:
+    """The entries whose name holds ``wanted`` (no line breaks), in ``entries``' order, found by
+    ``str.find`` over all names joined once (on a large vault a Python loop over every name took
+    most of a request)."""
+    names = _names(ctx, entries)
     found = [e for e in names.fresh if wanted in e[0]]
     at = names.text.find(wanted)
     while at != -1:
@@ -157,6 +163,12 @@ def _note_entries(path: str, note: Any) -> list[Entry]:
     found.extend((alias.casefold(), path, -1, 0.95) for alias in note.aliases)
     found.extend((heading.text.casefold(), path, heading.line, 0.0) for heading in note.headings)
     return found
+
+
+def prepare(ctx: Context) -> None:
+    """Build this snapshot's symbol indexes ahead of the first request (after the first pass, after
+    each edit's re-index)."""
+    _names(ctx, _entries(ctx))
 
 
 def workspace_symbols(ctx: Context, query: str) -> list[types.SymbolInformation]:
