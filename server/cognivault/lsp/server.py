@@ -48,11 +48,11 @@ log = logging.getLogger(__name__)
 SNAPSHOT_STALENESS_WHILE_INDEXING_S = 1.0
 DISK_CACHE_SIZE = 256
 # An edit is searchable by keywords as soon as its update ran; its passages are embedded once the
-# user paused this long after the last update, two at a time and between requests, so the model
-# (which takes every core) does not compete with the requests made while typing; a newer edit cuts
-# it short.
+# user paused this long after the last update, a few at a time, so the model (which takes every
+# core) does not compete with the requests made while typing; a newer edit cuts it short. (Smaller
+# steps that each wait for a quiet moment drew the embedding out over many more requests.)
 EMBED_EDITS_AFTER_MS = 1000
-EMBED_EDITS_BATCH = 2
+EMBED_EDITS_BATCH = 8
 BACKGROUND_YIELD_S = 0.05  # the longest background work (re-index, diagnostics) waits per step for requests
 WRITER_TIMERS = ("update:", "index", "embed")  # debounced jobs that run on the writer thread
 
@@ -792,13 +792,10 @@ class CogniVaultServer(LanguageServer):
             return
         edits = self._edits
 
-        def stop() -> bool:  # asked between batches
-            self.yield_to_requests()
-            return self._closed or self._edits != edits
-
         def embed() -> int:
             self.yield_to_requests()
-            return engine.embed_files(paths, batch_size=EMBED_EDITS_BATCH, stop=stop)
+            return engine.embed_files(paths, batch_size=EMBED_EDITS_BATCH,
+                                      stop=lambda: self._closed or self._edits != edits)
 
         try:
             await self.run_writer(embed)
