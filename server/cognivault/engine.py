@@ -313,14 +313,14 @@ class Engine:
             spec = load_ignore_spec(self.vault)
             updates.whole_pass_needed = any(self._needs_whole_pass(path, spec) for path in paths)
             if not updates.whole_pass_needed:
-                self._update_each(paths, texts or {}, spec, view or _NoView(), updates, embed,
-                                  pause or (lambda: None))
+                self._update_each(paths, texts or {}, spec, view or _NoView(), updates, embed, pause)
         if updates.whole_pass_needed and run_whole_pass:
             updates.full_pass = self.index()
         return updates
 
     def _update_each(self, paths: list[str], texts: Mapping[str, str], spec: GitIgnoreSpec,
-                     view: CatalogView, updates: FileUpdates, embed: bool, pause: Callable[[], object]) -> None:
+                     view: CatalogView, updates: FileUpdates, embed: bool,
+                     pause: Callable[[], object] | None) -> None:
         store = self.store
         indexer = self._indexer = Indexer(self.vault, self.settings, store, self._embedder, pause)
         try:
@@ -332,12 +332,12 @@ class Engine:
                         # An attachment's buffer is not what gets indexed: its file is, in a pass.
                         self._update_one(indexer, VaultFile(path, self.vault / path, kind),
                                          texts.get(path) if kind == "markdown" else None, updates)
-                        pause()
+                        indexer.pause()
                 changed = set(updates.updated) | set(updates.removed)
                 if changed:
                     view.patch(self, changed, generation)
             if changed:
-                pause()
+                indexer.pause()
                 store.update_lexical(changed, generation)  # only these notes' chunks: searchable at once
                 self._languages = None
                 if embed:

@@ -113,10 +113,13 @@ def engine_of(request: web.Request) -> Engine:
     return request.app[ENGINE_KEY]
 
 
+def _app(request_or_app: web.Request | web.Application) -> web.Application:
+    return request_or_app.app if isinstance(request_or_app, web.Request) else request_or_app
+
+
 def service(request_or_app: web.Request | web.Application, name: str, default: Any = None) -> Any:
     """An object passed to ``create_app(..., name=obj)`` (e.g. ``provider``, ``sessions``)."""
-    app = request_or_app.app if isinstance(request_or_app, web.Request) else request_or_app
-    return app[SERVICES_KEY].get(name, default)
+    return _app(request_or_app)[SERVICES_KEY].get(name, default)
 
 
 def set_service(app: web.Application, name: str, value: Any) -> None:
@@ -124,8 +127,7 @@ def set_service(app: web.Application, name: str, value: Any) -> None:
 
 
 def workers_of(request_or_app: web.Request | web.Application) -> Workers:
-    app = request_or_app.app if isinstance(request_or_app, web.Request) else request_or_app
-    return app[WORKERS_KEY]
+    return _app(request_or_app)[WORKERS_KEY]
 
 
 async def run_blocking(request_or_app: web.Request | web.Application, function: Callable[..., T],

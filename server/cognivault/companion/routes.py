@@ -136,7 +136,7 @@ async def import_url(request: web.Request) -> web.Response:
     policy = api.service(request, "import_policy") or urlimport.policy_from_settings(settings)
     try:
         result = await api.run_in_background(request, urlimport.import_url, engine.vault, body["url"], policy,
-                                    folder=folder, settings=settings)
+                                             folder=folder, settings=settings)
     except urlimport.ImportRefused as exc:
         raise ApiError(400, exc.code, exc.message) from None
     except urlimport.ImportFailed as exc:

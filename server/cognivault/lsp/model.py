@@ -23,7 +23,7 @@ from typing import Any
 
 from cognivault.index.catalog import Catalog, LinkRow, NoteRecord, TagRow
 from cognivault.lsp.uris import vault_uri
-from cognivault.vault.links import LinkResolver
+from cognivault.vault.links import LinkResolver, alias_keys, path_keys, target_key
 from cognivault.vault.types import ParsedNote
 
 log = logging.getLogger(__name__)
@@ -209,36 +209,13 @@ def section_end(headings: Iterable[HeadingInfo], heading: HeadingInfo, line_coun
     return max(line_count, heading.line)
 
 
-def _strip_md(name: str) -> str:
-    lowered = name.lower()
-    for suffix in MARKDOWN_SUFFIXES:
-        if lowered.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
-
-
 def link_keys(link: LinkRef) -> tuple[str, ...]:
     """The names a link is looked up by in a :class:`LinkResolver` (as written, and relative)."""
-    key = _strip_md(link.target.strip().lstrip("/")).lower()
+    key = target_key(link.target)
     if not link.target:
         return ()
     relative = posixpath.normpath(posixpath.join(posixpath.dirname(link.src), key)) if link.src else key
     return (key,) if relative == key else (key, relative)
-
-
-def path_keys(path: str) -> set[str]:
-    """The names under which a :class:`LinkResolver` finds ``path`` (every path suffix, the file name)."""
-    key = _strip_md(path).lower()
-    parts = key.split("/")
-    found = {"/".join(parts[start:]) for start in range(len(parts))}
-    if key != path.lower():
-        found.add(path.lower().rsplit("/", 1)[-1])
-    return found
-
-
-def alias_keys(aliases: Iterable[str]) -> set[str]:
-    """The names under which a :class:`LinkResolver` finds a note with these aliases."""
-    return {str(alias).lower() for alias in aliases}
 
 
 def insert_sorted(kept: list[Any], fresh: Iterable[Any], key: Callable[[Any], Any] | None = None) -> list[Any]:

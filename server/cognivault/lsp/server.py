@@ -34,11 +34,12 @@ from pygls.lsp.server import LanguageServer
 from cognivault import __version__
 from cognivault.lsp import transport
 from cognivault.lsp.collector import IdleCollector
-from cognivault.lsp.model import Document, Snapshot, VaultView, alias_keys, path_keys
+from cognivault.lsp.model import Document, Snapshot, VaultView
 from cognivault.lsp.options import LspOptions
 from cognivault.lsp.positions import Codec, split_lines
 from cognivault.lsp.uris import relative_path, vault_uri
 from cognivault.threads import RequestGate
+from cognivault.vault.links import alias_keys, path_keys
 
 if TYPE_CHECKING:
     from cognivault.engine import FileUpdates

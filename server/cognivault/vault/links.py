@@ -21,15 +21,25 @@ def _strip_md(name: str) -> str:
     return name
 
 
-def _keys_of(path: str) -> list[str]:
-    """What finds ``path``: every path suffix ("c", "b/c", "a/b/c" for "a/b/c.md"), and the file name
-    with its extension when that differs."""
+def target_key(target: str) -> str:
+    """The name a link target is looked up by, as written (see :meth:`LinkResolver.resolve`)."""
+    return _strip_md(target.strip().lstrip("/")).lower()
+
+
+def path_keys(path: str) -> set[str]:
+    """The names that find ``path``: every path suffix ("c", "b/c", "a/b/c" for "a/b/c.md"), and the
+    file name with its extension when that differs."""
     key = _strip_md(path).lower()
     parts = key.split("/")
-    keys = ["/".join(parts[start:]) for start in range(len(parts))]
+    found = {"/".join(parts[start:]) for start in range(len(parts))}
     if key != path.lower():
-        keys.append(path.lower().rsplit("/", 1)[-1])
-    return keys
+        found.add(path.lower().rsplit("/", 1)[-1])
+    return found
+
+
+def alias_keys(aliases: Iterable[str]) -> set[str]:
+    """The names that find a note with these aliases."""
+    return {str(alias).lower() for alias in aliases}
 
 
 class LinkResolver:
@@ -38,12 +48,12 @@ class LinkResolver:
         self._known: frozenset[str] | None = None
         self._by_key: dict[str, list[str]] = defaultdict(list)
         for path in self.paths:
-            for key in _keys_of(path):
+            for key in path_keys(path):
                 self._by_key[key].append(path)
         self._by_alias: dict[str, list[str]] = defaultdict(list)
         for path, names in (aliases or {}).items():
-            for alias in names:
-                self._by_alias[str(alias).lower()].append(path)
+            for key in alias_keys(names):
+                self._by_alias[key].append(path)
 
     def with_notes(self, aliases: Mapping[str, Sequence[str]], before: Mapping[str, Sequence[str]]) -> LinkResolver:
         """This resolver with the notes of ``aliases`` holding those aliases instead of the ones
@@ -57,18 +67,17 @@ class LinkResolver:
         clone._known = self._known | frozenset(added) if added else self._known
         clone._by_key = dict(self._by_key) if added else self._by_key
         for path in added:
-            for key in _keys_of(path):
+            for key in path_keys(path):
                 clone._by_key[key] = [*clone._by_key.get(key, ()), path]
         clone._by_alias = dict(self._by_alias)
         for path, names in aliases.items():
-            for alias in {str(alias).lower() for alias in before.get(path, ())}:
-                rest = [other for other in clone._by_alias.get(alias, ()) if other != path]
+            for key in alias_keys(before.get(path, ())):
+                rest = [other for other in clone._by_alias.get(key, ()) if other != path]
                 if rest:
-                    clone._by_alias[alias] = rest
+                    clone._by_alias[key] = rest
                 else:
-                    clone._by_alias.pop(alias, None)
-            for alias in names:
-                key = str(alias).lower()
+                    clone._by_alias.pop(key, None)
+            for key in alias_keys(names):
                 clone._by_alias[key] = [*clone._by_alias.get(key, ()), path]
         return clone
 
@@ -76,7 +85,7 @@ class LinkResolver:
         """The vault path ``target`` points to from note ``source``, or None when unresolved."""
         if not target:
             return source
-        key = _strip_md(target.strip().lstrip("/")).lower()
+        key = target_key(target)
         candidates = self._by_key.get(key) or self._by_alias.get(key) or []
         if not candidates and source is not None:
             relative = posixpath.normpath(posixpath.join(posixpath.dirname(source), key))
