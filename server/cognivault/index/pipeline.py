@@ -344,7 +344,10 @@ class Indexer:
         report.timings["scan"] = time.perf_counter() - started
         known = {record.path: record for record in store.catalog.files()}
         present = {f.path for f in scan.files}
-        report.files.extend(self.remove_paths([p for p in known if p not in present]))
+        unseen = tuple(folder + "/" for folder in scan.unreadable_dirs)  # kept as indexed: not deleted
+        report.files.extend(self.remove_paths([p for p in known if p not in present and not p.startswith(unseen)]))
+        report.files.extend(FileReport(problem.path, problem.kind, "skipped", problem.reason)
+                            for problem in scan.problems)
 
         usable = availability(self.settings.index)
         attachments: list[tuple[VaultFile, str]] = []

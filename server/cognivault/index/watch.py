@@ -9,6 +9,8 @@ start (e.g. the inotify watch limit is reached) the vault is polled instead.
 Folders the scanner never indexes (``.obsidian/``, ``.git/``, ``.cognivault/``,
 the index folder) are dropped before a batch is formed; the ``.cognivaultignore``
 rules are applied per file by the engine, which re-reads them for each batch.
+A batch the notifier cannot name (a file name that is not UTF-8 makes watchfiles
+drop it) comes as :data:`WHOLE_VAULT`: the engine then runs an incremental pass.
 """
 
 from __future__ import annotations
@@ -28,6 +30,16 @@ QUIET_MS = 500  # a burst (Obsidian saving as you type, a git checkout) ends aft
 MAX_WAIT_MS = 2000  # ...or after this long, so a steady stream of writes still reaches the index
 READY_CHECK_MS = 1000  # the first (possibly empty) round of the watcher: from then on nothing is missed
 POLL_MS = 1000  # the fallback's interval between two looks at the vault
+
+
+WHOLE_VAULT = "."  # a batch holding it: something changed that the notifier could not name
+
+
+def _undecodable_name(exc: BaseException) -> bool:
+    """Whether ``exc`` is watchfiles failing on a path that is not UTF-8 (alone or in a task group)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_undecodable_name(inner) for inner in exc.exceptions)
+    return isinstance(exc, RuntimeError) and "decode path" in str(exc)
 
 
 class VaultWatcher:
@@ -75,8 +87,15 @@ class VaultWatcher:
                     if changes:
                         yield self._relative(changes)
                 return
-            except (OSError, RuntimeError) as exc:
-                if armed or polling:
+            except Exception as exc:  # noqa: BLE001 - sorted out below; anything else is raised again
+                if _undecodable_name(exc):
+                    # The notifier cannot name a file whose name is not UTF-8 and loses the whole
+                    # batch: the vault is looked at as a whole instead (the scan reports that file).
+                    log.warning("a file name in the vault is not valid UTF-8; looking at the whole vault "
+                                "instead of the changed files")
+                    yield {WHOLE_VAULT}
+                    continue
+                if not isinstance(exc, (OSError, RuntimeError)) or armed or polling:
                     raise
                 log.warning("file change notifications are unavailable (%s); looking at the vault every "
                             "%d ms instead", exc, POLL_MS)

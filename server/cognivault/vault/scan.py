@@ -3,17 +3,20 @@
 Skips what Obsidian and git keep for themselves (``.obsidian/``, ``.trash/``,
 ``.git/``), CogniVault's own data folder, the index folder when the user put it
 inside the vault, anything matched by ``.cognivaultignore`` (gitignore syntax),
-and symlinks whose target lies outside the vault.
+and symlinks whose target lies outside the vault. A file or folder whose
+name is not UTF-8, or a folder that cannot be read, is reported with its reason
+rather than dropped in silence or stopping the scan.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
 
+from cognivault.errors import CogniVaultError, display_path
 from cognivault.vault.extractors import FORMATS
 
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown"})
@@ -28,11 +31,36 @@ class VaultFile:
     kind: str  # "markdown" or the attachment format ("pdf", "image", "audio", ...)
 
 
+@dataclass(frozen=True, slots=True)
+class ScanProblem:
+    """A file or folder the scan could not take, and why (shown to the user, never silently dropped)."""
+
+    path: str  # vault-relative, printable (bytes that are not UTF-8 shown as \ufffd)
+    kind: str  # "markdown", an attachment format, "folder" or "file"
+    reason: str
+
+
 @dataclass(slots=True)
 class ScanResult:
     files: list[VaultFile]
     unsupported: int  # regular files of formats we do not read (svg, zip, ...)
     ignored: int  # files excluded by ignore rules or escaping symlinks
+    problems: list[ScanProblem] = field(default_factory=list)
+    unreadable_dirs: list[str] = field(default_factory=list)  # vault-relative folders that could not be listed
+
+
+class VaultUnreadable(CogniVaultError):
+    """The vault folder itself cannot be listed (permissions)."""
+
+    code = "vault_unreadable"
+
+
+NOT_UTF8 = ("its name is not valid UTF-8 (it came from a system with another encoding); rename it to index it")
+
+
+def _name_is_text(name: str) -> bool:
+    """Whether a name from the file system is real text (not bytes smuggled in as surrogates)."""
+    return not any(0xD800 <= ord(ch) <= 0xDFFF for ch in name)
 
 
 def file_kind(relative_path: str) -> str | None:
@@ -67,6 +95,8 @@ def is_indexable(vault: Path, path: str, index_folder: Path | None = None,
     parts = path.split("/")
     if any(part in ALWAYS_IGNORED_DIRS for part in parts[:-1]) or parts[-1] == IGNORE_FILE:
         return False
+    if not _name_is_text(path):
+        return False  # scan_vault reports it
     absolute = vault / path
     try:
         resolved = absolute.resolve()
@@ -80,19 +110,41 @@ def is_indexable(vault: Path, path: str, index_folder: Path | None = None,
 
 
 def scan_vault(vault: Path, extra_ignored: tuple[Path, ...] = ()) -> ScanResult:
-    """Walk ``vault`` and return the indexable files, sorted by path."""
+    """Walk ``vault`` and return the indexable files, sorted by path.
+
+    What cannot be taken is listed in ``problems`` with a reason: a file or folder whose name
+    is not UTF-8, a folder that cannot be listed (also in ``unreadable_dirs``, so that the
+    index keeps what it knows from there). A vault that cannot be listed at all raises
+    :class:`VaultUnreadable`.
+    """
     root = vault.resolve()
+    try:
+        os.listdir(root)
+    except PermissionError:
+        raise VaultUnreadable(f"cannot read the vault folder {display_path(root)}: permission denied") from None
     spec = load_ignore_spec(root)
     ignored_roots = tuple(p.resolve() for p in extra_ignored)
     files: list[VaultFile] = []
     unsupported = ignored = 0
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    result = ScanResult(files, 0, 0)
+
+    def unreadable(error: OSError) -> None:
+        relative = Path(error.filename).relative_to(root).as_posix() if error.filename else "?"
+        result.unreadable_dirs.append(relative)
+        result.problems.append(ScanProblem(display_path(relative), "folder",
+                                           f"cannot read this folder: {error.strerror or error}; "
+                                           "what is indexed from it is kept as it was"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=False):
         current = Path(dirpath)
         kept_dirs = []
         for name in dirnames:
             child = current / name
             relative = child.relative_to(root).as_posix()
             if name in ALWAYS_IGNORED_DIRS or spec.match_file(relative + "/"):
+                continue
+            if not _name_is_text(name):
+                result.problems.append(ScanProblem(display_path(relative), "folder", NOT_UTF8))
                 continue
             if any(_inside(child.resolve(), r) for r in ignored_roots):
                 continue
@@ -110,6 +162,13 @@ def scan_vault(vault: Path, extra_ignored: tuple[Path, ...] = ()) -> ScanResult:
             relative = absolute.relative_to(root).as_posix()
             if name == IGNORE_FILE:
                 continue
+            if not _name_is_text(name):
+                kind = file_kind(relative)
+                if kind is not None:
+                    result.problems.append(ScanProblem(display_path(relative), kind, NOT_UTF8))
+                else:
+                    unsupported += 1
+                continue
             if spec.match_file(relative):
                 ignored += 1
                 continue
@@ -124,4 +183,5 @@ def scan_vault(vault: Path, extra_ignored: tuple[Path, ...] = ()) -> ScanResult:
                 continue
             files.append(VaultFile(relative, absolute, kind))
     files.sort(key=lambda f: f.path)
-    return ScanResult(files, unsupported, ignored)
+    result.unsupported, result.ignored = unsupported, ignored
+    return result

@@ -1,0 +1,66 @@
+"""The one error type for mistakes a user can fix: a stable code and a one-line message.
+
+Every front end maps it once: the CLI prints ``cognivault: <message>`` and
+exits non-zero, the companion answers ``{"error": {"code", "message"}}`` with
+``status``, the language server returns a JSON-RPC error with the message. A
+feature raises a subclass (or this class with its own code); nobody prints a
+traceback for one.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+
+
+class CogniVaultError(Exception):
+    """A problem the user can act on (a bad setting, a read-only vault, a full disk, a bad path)."""
+
+    code: str = "error"
+    status: int = 400  # the HTTP status the companion answers with
+    exit_code: int = 2  # the CLI's: 2 for a mistake in what was asked, 1 for a failure of the machine
+
+    def __init__(self, message: str, code: str | None = None, status: int | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        if status is not None:
+            self.status = status
+        self.headers = dict(headers or {})  # extra HTTP headers (Retry-After, Allow)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def display_path(path: object) -> str:
+    """``path`` as printable text: bytes that are not UTF-8 (a file name from another system) show as \ufffd."""
+    text = os.fspath(path) if isinstance(path, os.PathLike) else str(path)
+    if isinstance(text, bytes):
+        return text.decode("utf-8", "replace")
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def describe_os_error(exc: OSError, doing: str) -> CogniVaultError:
+    """A user's one-line account of an OS error met while ``doing`` something (``"write the note"``)."""
+    error = _os_error(exc, doing)
+    error.exit_code = 1
+    return error
+
+
+def _os_error(exc: OSError, doing: str) -> CogniVaultError:
+    where = f" {display_path(exc.filename)}" if exc.filename else ""
+    if exc.errno == errno.ENOSPC or exc.errno == errno.EDQUOT:
+        return CogniVaultError(f"cannot {doing}: the disk is full{where and ' at' + where}", "disk_full", 507)
+    if exc.errno == errno.EROFS:
+        return CogniVaultError(f"cannot {doing}: the file system is read-only{where and ' at' + where}",
+                               "read_only", 409)
+    if isinstance(exc, PermissionError):
+        return CogniVaultError(f"cannot {doing}: permission denied{where and ' on' + where}", "permission_denied",
+                               403)
+    return CogniVaultError(f"cannot {doing}: {exc.strerror or exc}{where and ' (' + where.strip() + ')'}",
+                           "os_error", 500)
