@@ -27,12 +27,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
 
 from pydantic import AfterValidator
 
-from cognivault.atomic import atomic_create, atomic_write_text
+from cognivault.atomic import atomic_create
 from cognivault.study.citations import link_target
 from cognivault.study.jsonparse import JSONParseError, items_of, parse_model_json
 from cognivault.study.prompts import load_study_prompt
 from cognivault.study.schema import render_frontmatter
 from cognivault.study.sources import GenerationError, Source, SourceSet, StudyRequest, gather_sources
+from cognivault.vault.guard import VaultPathError, inside_vault
+from cognivault.vault.notewriter import update_note
 
 if TYPE_CHECKING:
     from cognivault.models.chat import ChatProvider
@@ -182,8 +184,13 @@ def build_frontmatter(kind: str, title: str, provider: ChatProvider | None, requ
 
 # -- writing ---------------------------------------------------------------------
 def study_folder(vault: Path, settings: Any) -> Path:
-    folder = str(getattr(getattr(settings, "study", None), "folder", "Study") or "Study").strip("/")
-    return vault / folder
+    """Where generated notes go: ``study.folder``, which must stay inside the vault (the one path guard)."""
+    raw = str(getattr(getattr(settings, "study", None), "folder", "Study") or "Study")
+    try:
+        return vault / inside_vault(vault, raw, "study.folder")
+    except VaultPathError as exc:
+        raise GenerationError(f"{exc} (got {raw!r}); set study.folder to a folder inside the vault",
+                              "bad_path") from None
 
 
 def _is_placeholder(path: Path) -> bool:
@@ -199,8 +206,8 @@ def write_new_note(vault: Path, folder: Path, name: str, text: str, *, fill_plac
     base = safe_filename(name)
     names = (folder / (f"{base}.md" if number == 1 else f"{base} {number}.md") for number in range(1, 1000))
     first = folder / f"{base}.md"
-    if fill_placeholder and _is_placeholder(first):
-        atomic_write_text(first, text)
+    if fill_placeholder and _is_placeholder(first) and \
+            update_note(vault, first, lambda current: None if current.strip() else text) is not None:
         return first.relative_to(vault).as_posix()
     written = atomic_create((candidate for candidate in names if not candidate.exists()), text.encode("utf-8"))
     if written is None:

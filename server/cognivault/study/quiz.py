@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ValidationError, field_validator
 
 from cognivault.study.citations import CITATION_RE, cite, link
-from cognivault.atomic import atomic_write_text
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, Text, short_id, study_folder
 from cognivault.study.extract import Fact, all_facts, blank_term, display_term, spread
 from cognivault.study.schema import body_of, read_frontmatter
 from cognivault.study.sources import Source, SourceSet, StudyRequest
+from cognivault.vault.notewriter import update_note
 
 if TYPE_CHECKING:
     from cognivault.study.progress import ProgressStore
@@ -370,8 +370,9 @@ def _compose(engine: Any, request: StudyRequest, sources: SourceSet, draft: Draf
 
     def point_at(path: str, text: str) -> None:
         if path != hint:  # another note had the name: point the instructions at the real path
-            atomic_write_text(engine.vault / path,
-                              text.replace(f'`cognivault quiz "{hint}"`', f'`cognivault quiz "{path}"`'))
+            wrong, right = f'`cognivault quiz "{hint}"`', f'`cognivault quiz "{path}"`'
+            update_note(engine.vault, engine.vault / path,
+                        lambda current: current.replace(wrong, right) if wrong in current else None)
 
     return Composed(title, render_quiz_body(title, questions, sources, hint),
                     list({q.source.chunk_id: q.source for q in questions if q.source}.values()), folder,

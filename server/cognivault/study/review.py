@@ -1,13 +1,11 @@
 """Reviewing flashcards: find due cards in the vault, grade them, write the schedule back safely.
 
-A grade rewrites only the graded card's ``<!--SR:...-->`` comment. The note is
-read, the new text computed, written to a temp file, and the note on disk is
-compared with what was read just before the temp file replaces it: if the user
-(or the plugin, or another CogniVault process) changed the note in between,
-nothing is replaced and the update is redone on the fresh content, up to
-``MAX_ATTEMPTS`` times. CogniVault's own writers also take a per-vault lock, so
-two of our processes never interleave. A card whose text changed (its id is a
-hash of its text) is not graded at all: the caller gets ``CardNotFound``.
+A grade rewrites only the graded card's ``<!--SR:...-->`` comment, through the
+one writer into user notes (:func:`cognivault.vault.notewriter.update_note`):
+if the user (or the plugin, or another CogniVault process) changes the note
+while the grade is being saved, nothing of theirs is replaced and the grade is
+recomputed on the fresh content. A card whose text changed (its id is a hash
+of its text) is not graded at all: the caller gets ``CardNotFound``.
 """
 
 from __future__ import annotations
@@ -21,29 +19,24 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from cognivault.atomic import atomic_writer
 from cognivault.study.cards import DEFAULT_OPTIONS, Card, Flashcard, NoteCards, ParserOptions, parse_cards, \
     with_schedule
 from cognivault.study.citations import parse_citations, strip_citations, without_cited_links
-from cognivault.study.locks import vault_lock
 from cognivault.study.progress import ProgressStore
-from cognivault.study.scheduler import RATING_NAMES, CardScheduler, is_due, parse_rating
+from cognivault.study.scheduler import RATING_NAMES, CardScheduler, ReviewResult, is_due, parse_rating
+from cognivault.vault.notewriter import NoteConflict, update_note
 
 log = logging.getLogger(__name__)
-
-MAX_ATTEMPTS = 5
 
 
 class CardNotFound(LookupError):
     """No card with that id: it was deleted or its text was edited since it was shown."""
 
 
-class ReviewConflict(RuntimeError):
+class ReviewConflict(NoteConflict):
     """The note kept changing on disk while the schedule was being written."""
 
-
-class _ChangedOnDisk(Exception):
-    pass
+    code = "review_conflict"
 
 
 @dataclass(slots=True)
@@ -204,38 +197,36 @@ class ReviewDeck:
         rating = parse_rating(rating)
         now = now or datetime.now(timezone.utc)
         note_path, _, _ = self.find(card_id, path)
-        absolute = self.vault / note_path
-        with vault_lock(self.vault, "review"):
-            for attempt in range(1, MAX_ATTEMPTS + 1):
-                raw = absolute.read_bytes()
-                text = raw.decode("utf-8")
-                parsed = parse_cards(text, note_path, self.options)
-                hit = parsed.card(card_id)
-                if hit is None:
-                    raise CardNotFound(f"card {card_id} is no longer in {note_path}: its text changed")
-                flashcard, card = hit
-                result = self.scheduler.review(card.schedule, rating, now)
-                new_text = with_schedule(text, flashcard, card.sibling, result.schedule)
-                try:
-                    if self.before_replace is not None:
-                        self.before_replace(attempt)
-                    with atomic_writer(absolute) as handle:
-                        handle.write(new_text.encode("utf-8"))
-                        handle.flush()
-                        if absolute.read_bytes() != raw:
-                            raise _ChangedOnDisk
-                except _ChangedOnDisk:
-                    log.info("%s changed on disk while grading %s; retrying on fresh content", note_path, card_id)
-                    continue
-                self._cache.pop(note_path, None)
-                outcome = GradeOutcome(card_id, note_path, rating, result.schedule.due.isoformat(),
-                                       result.schedule.interval, result.schedule.ease,
-                                       card.schedule.due.isoformat() if card.schedule else None,
-                                       round(result.stability, 4), round(result.difficulty, 4), attempt)
-                break
-            else:
-                raise ReviewConflict(f"{note_path} kept changing while the review was being saved; "
-                                     "nothing was written, grade the card again")
+        graded: list[tuple[Card, ReviewResult]] = []
+
+        def regrade(text: str) -> str:
+            hit = parse_cards(text, note_path, self.options).card(card_id)
+            if hit is None:
+                raise CardNotFound(f"card {card_id} is no longer in {note_path}: its text changed")
+            flashcard, card = hit
+            result = self.scheduler.review(card.schedule, rating, now)
+            graded[:] = [(card, result)]
+            return with_schedule(text, flashcard, card.sibling, result.schedule)
+
+        attempts = 0
+
+        def count(attempt: int) -> None:
+            nonlocal attempts
+            attempts = attempt
+            if self.before_replace is not None:
+                self.before_replace(attempt)
+
+        try:
+            update_note(self.vault, self.vault / note_path, regrade, before_replace=count)
+        except NoteConflict as exc:
+            raise ReviewConflict(f"{note_path} kept changing while the review was being saved; "
+                                 "nothing was written, grade the card again") from exc
+        self._cache.pop(note_path, None)
+        card, result = graded[0]
+        outcome = GradeOutcome(card_id, note_path, rating, result.schedule.due.isoformat(),
+                               result.schedule.interval, result.schedule.ease,
+                               card.schedule.due.isoformat() if card.schedule else None,
+                               round(result.stability, 4), round(result.difficulty, 4), attempts)
         if self.progress is not None:
             self.progress.record("review", {"card": card_id, "path": note_path, "rating": rating,
                                             "interval": outcome.interval, "due": outcome.due},

@@ -47,6 +47,7 @@ from cognivault.study.jsonparse import JSONParseError, parse_model_json
 from cognivault.study.prompts import load_study_prompt
 from cognivault.study.schema import body_of, read_frontmatter
 from cognivault.study.sources import GenerationError, Source, SourceSet, StudyRequest
+from cognivault.vault.notewriter import update_note
 
 if TYPE_CHECKING:
     from cognivault.models.chat import ChatProvider
@@ -391,7 +392,7 @@ async def generate_lesson(engine: Any, workshop: str, number: int, provider: Cha
     progress("write", "writing the lesson")
     path = write_new_note(engine.vault, folder, target.stem, text, fill_placeholder=True)
     if path != target.as_posix():
-        _relink_outline(outline_path, lesson["target"], str(PurePosixPath(path).with_suffix("")))
+        _relink_outline(engine.vault, outline_path, lesson["target"], str(PurePosixPath(path).with_suffix("")))
     name, model = provider_identity(provider)
     return GenerationResult("lesson", path, title, name, model, 1, 1, 0, 0, frontmatter["chunk_ids"],
                             [p for p in dict.fromkeys(s.path for s in (used or sources.sources))],
@@ -399,22 +400,7 @@ async def generate_lesson(engine: Any, workshop: str, number: int, provider: Cha
                                    "lesson": number, "lessons_total": len(ref.lessons)})
 
 
-def _relink_outline(outline_path: Path, old_target: str, new_target: str) -> None:
+def _relink_outline(vault: Path, outline_path: Path, old_target: str, new_target: str) -> None:
     """Point the outline's lesson link at the note actually written (only that link; the user's edits stay)."""
-    from cognivault.atomic import atomic_writer
-
-    for _ in range(5):
-        raw = outline_path.read_bytes()
-        text = raw.decode("utf-8")
-        updated = text.replace(f"[[{old_target}|", f"[[{new_target}|", 1)
-        if updated == text:
-            return
-        try:
-            with atomic_writer(outline_path) as handle:
-                handle.write(updated.encode("utf-8"))
-                handle.flush()
-                if outline_path.read_bytes() != raw:
-                    raise InterruptedError
-            return
-        except InterruptedError:
-            continue
+    old_link, new_link = f"[[{old_target}|", f"[[{new_target}|"
+    update_note(vault, outline_path, lambda text: text.replace(old_link, new_link, 1) if old_link in text else None)
