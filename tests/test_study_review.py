@@ -219,3 +219,79 @@ def test_terminal_review_quits_cleanly_on_eof_and_q(tmp_path: Path) -> None:
     assert summary == {"reviewed": 1, "good": 1, "quit": 1}
     summary = run_terminal_review(deck, deck.due(), io.StringIO(""), io.StringIO())
     assert summary == {"quit": 1}
+
+
+# -- issue 13: the plugin's FSRS comments ----------------------------------------------------
+FSRS_COMMENT = "!fsrs,2026-11-20T00:00:00.000Z,9,8.29,1,2,1,0,0,2026-11-11T10:00:00.000Z"
+FSRS_BODY = f"#flashcards\n\nWhat is FSRS?::A scheduler\n<!--SR:{FSRS_COMMENT}-->\n"
+
+
+def test_an_fsrs_comment_is_read_as_a_scheduled_card_not_a_new_one(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, FSRS_BODY)
+    deck = ReviewDeck(vault)
+    [card] = deck.cards()
+    assert not card.is_new and card.due == "2026-11-20" and card.interval == 9
+    assert deck.due(today=date(2026, 11, 19)) == []  # scheduled, not due yet: not listed as new
+    assert [c.id for c in deck.due(today=date(2026, 11, 20))] == [card.id]
+    assert deck.stats(today=date(2026, 11, 19))["new"] == 0
+
+
+def test_grading_an_fsrs_card_keeps_it_fsrs_from_its_own_memory_state(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, FSRS_BODY)
+    note = vault / "Study" / "Deck.md"
+    deck = ReviewDeck(vault)
+    [card] = deck.cards()
+    now = datetime(2026, 11, 20, 8, 0, tzinfo=timezone.utc)
+    outcome = deck.grade(card.id, 3, now=now)
+    comment = re.search(r"<!--SR:(.*?)-->", note.read_text("utf-8"))[1]
+    fields = comment.split(",")
+    assert fields[0] == "!fsrs" and len(fields) == 10, comment  # FSRS stays FSRS: no SM-2 group
+    assert fields[1].endswith("Z") and fields[9] == "2026-11-20T08:00:00.000Z"
+    assert int(fields[5]) == 2 and int(fields[6]) == 2 and int(fields[7]) == 0  # review state, reps 1 -> 2
+    # FSRS went on from the plugin's stability 8.29 and difficulty 1 (not from an SM-2 translation):
+    # a "good" after the full interval makes the stability grow, the difficulty stays near the floor.
+    assert float(fields[3]) > 8.29 and float(fields[4]) < 2
+    assert outcome.stability == pytest.approx(float(fields[3]), abs=1e-4)
+    assert date.fromisoformat(outcome.due) == now.date() + timedelta(days=int(fields[2]))
+    assert deck.cards()[0].due == outcome.due
+
+
+def test_fsrs_and_sm2_groups_of_one_card_are_each_kept_in_their_form(tmp_path: Path) -> None:
+    body = ("#flashcards\n\nFront:::Back\n"
+            f"<!--SR:{FSRS_COMMENT}!2025-03-01,4,250-->\n")
+    vault = make_vault(tmp_path, body)
+    note = vault / "Study" / "Deck.md"
+    deck = ReviewDeck(vault)
+    first, second = deck.cards()
+    assert first.due == "2026-11-20" and second.due == "2025-03-01"
+    deck.grade(second.id, 3, now=NOW)
+    groups = re.search(r"<!--SR:(.*?)-->", note.read_text("utf-8"))[1].split("!")[1:]
+    assert groups[0] == FSRS_COMMENT[1:]  # untouched sibling: byte for byte
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2},\d+,\d+", groups[1])  # the SM-2 sibling stays SM-2
+
+
+def test_a_new_sibling_of_an_fsrs_card_is_graded_into_fsrs(tmp_path: Path) -> None:
+    body = "#flashcards\n\nFront:::Back\n<!--SR:!fsrs,-,0,0,0,0,0,0,0,-!fsrs,-,0,0,0,0,0,0,0,--->\n"
+    vault = make_vault(tmp_path, body)
+    deck = ReviewDeck(vault)
+    first, second = deck.cards()
+    assert first.is_new and second.is_new
+    deck.grade(first.id, 4, now=NOW)
+    groups = re.search(r"<!--SR:(.*?)-->", (vault / "Study" / "Deck.md").read_text("utf-8"))[1].split("!")[1:]
+    assert groups[0].startswith("fsrs,2025-") and groups[1] == "fsrs,-,0,0,0,0,0,0,0,-"
+
+
+@given(st.builds(
+    lambda due, interval, stability, difficulty, state, reps, lapses, last: (
+        f"!fsrs,{due},{interval},{stability},{difficulty},{state},{reps},{lapses},0,{last}"),
+    st.sampled_from(["-", "2026-11-20T00:00:00.000Z", "2024-02-29T23:59:59.999Z"]),
+    st.integers(0, 36500), st.sampled_from(["0", "8.29", "1049.13725568", "0.1"]),
+    st.sampled_from(["1", "5.5", "10", "3.14159265"]), st.integers(0, 3), st.integers(0, 999),
+    st.integers(0, 99), st.sampled_from(["-", "2026-11-11T10:00:00.000Z"])))
+@settings(max_examples=200, deadline=None)
+def test_an_fsrs_group_reads_back_as_written(group: str) -> None:
+    from cognivault.study.cards import format_schedule_comment, parse_schedule_comment
+
+    [schedule] = parse_schedule_comment(group)
+    assert schedule.fsrs is not None
+    assert format_schedule_comment([schedule]) == f"<!--SR:{group}-->"

@@ -29,7 +29,10 @@ a note written or reviewed by CogniVault stays a valid deck for the plugin:
   Sibling cards share one comment, one ``!date,interval,ease`` group each, in
   sibling order; a sibling never reviewed carries the plugin's placeholder
   ``!2000-01-01,1,250``. The legacy single form ``<!--SR:2021-08-20,13,290-->``
-  is read too.
+  is read too. A plugin set to FSRS writes a group
+  ``!fsrs,<due>,<interval>,<stability>,<difficulty>,<state>,<reps>,<lapses>,<steps>,<last review>``
+  per sibling instead (``!fsrs,-,0,0,0,0,0,0,0,-`` for one never reviewed);
+  both forms are read, and a card is written back in the form it had.
 
 Every card gets a stable id that does not change when its schedule comment
 changes or lines are added elsewhere in the note: a hash of the note path and
@@ -39,9 +42,10 @@ the card's text without the comment, plus the sibling number.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timezone
 
 DUMMY_DUE = date(2000, 1, 1)  # the plugin's marker for a sibling that was never reviewed
 BASE_EASE = 250  # the plugin's default base ease
@@ -50,7 +54,9 @@ NEW_INTERVAL = 1
 CARD_KINDS = ("basic", "reversed", "multiline", "multiline_reversed", "cloze")
 
 _SR_COMMENT_RE = re.compile(r"<!--SR:(?P<body>[^>]*)-->")
-_MULTI_SCHEDULE_RE = re.compile(r"!(\d{4}-\d{2}-\d{2}),(\d+),(\d+)")
+_SM2_GROUP_RE = re.compile(r"(\d{4}-\d{2}-\d{2}),(\d+),(\d+)")
+FSRS_PREFIX = "fsrs"
+FSRS_EASE_MIN, FSRS_EASE_MAX = 130, 370  # the plugin's ease scale for an FSRS difficulty (10 .. 1)
 _LEGACY_SCHEDULE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2}),(\d+),(\d+)$")
 _TAG_RE = re.compile(r"(?<![\w#])#([\w/-]+)")
 _TAG_ONLY_LINE_RE = re.compile(r"^\s*(#[\w/-]+\s*)+$")
@@ -60,34 +66,125 @@ _FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 
 @dataclass(frozen=True, slots=True)
+class FsrsState:
+    """The plugin's FSRS group ``!fsrs,due,interval,stability,difficulty,state,reps,lapses,steps,last``.
+
+    The plugin (``RepItemScheduleInfoFsrs.formatCardScheduleForHtmlComment``) writes the due
+    time and the last review as ISO timestamps (``-`` for none), the interval in days (a
+    fraction for a short-term step), then the ts-fsrs card fields in that order; ``state`` is
+    ts-fsrs's (0 new, 1 learning, 2 review, 3 relearning). Fields after the tenth (newer
+    plugin versions add markers such as ``suspended``) are kept as they are.
+    """
+
+    due_at: datetime | None  # None: the placeholder of a sibling never reviewed (``!fsrs,-,0,...``)
+    interval: float
+    stability: float
+    difficulty: float
+    state: int
+    reps: int
+    lapses: int
+    learning_steps: int
+    last_review: datetime | None
+    extra: tuple[str, ...] = ()
+
+    def format(self) -> str:
+        fields = [FSRS_PREFIX, _timestamp(self.due_at), _number(self.interval), _number(self.stability),
+                  _number(self.difficulty), str(self.state), str(self.reps), str(self.lapses),
+                  str(self.learning_steps), _timestamp(self.last_review), *self.extra]
+        return "!" + ",".join(fields)
+
+
+FSRS_NEW = FsrsState(None, 0, 0, 0, 0, 0, 0, 0, None)  # the plugin's FSRS placeholder for a sibling
+
+
+def _number(value: float) -> str:
+    """A number as JavaScript prints it (``9``, ``8.29``): the plugin wrote it so."""
+    value = round(float(value), 8)
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+def _timestamp(moment: datetime | None) -> str:
+    if moment is None:
+        return "-"
+    utc = moment.astimezone(timezone.utc)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def _parse_timestamp(text: str) -> datetime | None:
+    if text.strip() == "-":
+        return None
+    moment = datetime.fromisoformat(text.strip())
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True, slots=True)
 class Schedule:
-    """One sibling's ``!YYYY-MM-DD,interval,ease`` group."""
+    """One sibling's group: ``!YYYY-MM-DD,interval,ease`` (SM-2), or the FSRS group in ``fsrs``.
+
+    For an FSRS group, ``due`` is the local calendar day of its due time, ``interval`` its
+    interval in whole days and ``ease`` the plugin's ease for its difficulty, so that due
+    lists and statistics read both formats alike.
+    """
 
     due: date
     interval: int
     ease: int
+    fsrs: FsrsState | None = None
 
     @property
     def is_new(self) -> bool:
         return self.due == DUMMY_DUE
 
     def format(self) -> str:
+        if self.fsrs is not None:
+            return self.fsrs.format()
         return f"!{self.due.isoformat()},{self.interval},{self.ease}"
 
     @classmethod
-    def new(cls, base_ease: int = BASE_EASE) -> Schedule:
-        return cls(DUMMY_DUE, NEW_INTERVAL, base_ease)
+    def new(cls, base_ease: int = BASE_EASE, fsrs: bool = False) -> Schedule:
+        return cls(DUMMY_DUE, NEW_INTERVAL, base_ease, FSRS_NEW if fsrs else None)
+
+    @classmethod
+    def of_fsrs(cls, state: FsrsState) -> Schedule:
+        if state.due_at is None:
+            return cls(DUMMY_DUE, NEW_INTERVAL, BASE_EASE, state)
+        difficulty = min(10.0, max(1.0, state.difficulty))
+        ease = round(FSRS_EASE_MIN + (10 - difficulty) / 9 * (FSRS_EASE_MAX - FSRS_EASE_MIN))
+        return cls(state.due_at.astimezone().date(), max(1, round(state.interval)), ease, state)
+
+
+def _fsrs_group(segment: str) -> Schedule | None:
+    fields = segment.split(",")
+    if len(fields) < 10:
+        return None
+    try:
+        state = FsrsState(_parse_timestamp(fields[1]), float(fields[2]), float(fields[3]), float(fields[4]),
+                          int(fields[5]), int(fields[6]), int(fields[7]), int(fields[8]),
+                          _parse_timestamp(fields[9]), tuple(fields[10:]))
+    except (ValueError, OverflowError):
+        return None
+    if not all(math.isfinite(v) for v in (state.interval, state.stability, state.difficulty)):
+        return None
+    return Schedule.of_fsrs(state)
 
 
 def parse_schedule_comment(body: str) -> list[Schedule]:
     """The schedules inside ``<!--SR:...-->`` (``body`` is what stands between ``SR:`` and ``-->``)."""
     body = body.strip()
     found = []
-    for due, interval, ease in _MULTI_SCHEDULE_RE.findall(body):
-        try:
-            found.append(Schedule(date.fromisoformat(due), int(interval), int(ease)))
-        except ValueError:
+    for segment in body.split("!")[1:]:
+        segment = segment.strip()
+        if segment.startswith(FSRS_PREFIX + ","):
+            schedule = _fsrs_group(segment)
+            if schedule is not None:
+                found.append(schedule)
             continue
+        match = _SM2_GROUP_RE.match(segment)
+        if match:
+            try:
+                found.append(Schedule(date.fromisoformat(match[1]), int(match[2]), int(match[3])))
+            except (ValueError, OverflowError):
+                continue
     if not found:
         legacy = _LEGACY_SCHEDULE_RE.match(body)
         if legacy:
@@ -154,6 +251,11 @@ class Flashcard:
     heading_path: tuple[str, ...]
     key: str = ""
     cards: list[Card] = field(default_factory=list)
+
+    @property
+    def uses_fsrs(self) -> bool:
+        """Whether the card's comment is in the plugin's FSRS form (its new siblings are graded so too)."""
+        return any(schedule.fsrs is not None for schedule in self.schedules)
 
     def to_dict(self) -> dict[str, object]:
         return {"kind": self.kind, "path": self.path, "key": self.key, "text": self.text,
@@ -537,7 +639,7 @@ def with_schedule(text: str, flashcard: Flashcard, sibling: int, schedule: Sched
     schedules = list(flashcard.schedules)
     count = max(len(flashcard.cards), sibling + 1)
     while len(schedules) < count:
-        schedules.append(Schedule.new(base_ease))
+        schedules.append(Schedule.new(base_ease, fsrs=schedule.fsrs is not None))
     schedules[sibling] = schedule
     comment = format_schedule_comment(schedules[:count])
     if flashcard.comment_line is not None:

@@ -204,7 +204,7 @@ class ReviewDeck:
             if hit is None:
                 raise CardNotFound(f"card {card_id} is no longer in {note_path}: its text changed")
             flashcard, card = hit
-            result = self.scheduler.review(card.schedule, rating, now)
+            result = self.scheduler.review(card.schedule, rating, now, fsrs_form=flashcard.uses_fsrs)
             graded[:] = [(card, result)]
             return with_schedule(text, flashcard, card.sibling, result.schedule)
 

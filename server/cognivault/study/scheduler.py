@@ -21,6 +21,11 @@ without either losing the other's history. The mapping, both ways:
 - ``!2000-01-01,1,250`` (the plugin's placeholder) and no comment at all mean
   a new card: FSRS starts it from scratch.
 
+A card whose comment is the plugin's FSRS group (``!fsrs,...``) carries FSRS's
+own stability and difficulty: they are used as they are, and the card is
+written back as an FSRS group (due time, interval, S, D, state, reps, lapses,
+last review), so the plugin's FSRS history is never replaced by SM-2 numbers.
+
 Because the comment holds whole days, FSRS runs without intra-day learning
 steps (``learning_steps=()``): every review yields a due day. A card graded
 "Again" is shown again later in the same review session (the session re-queues
@@ -39,7 +44,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler, State
 
-from cognivault.study.cards import Schedule
+from cognivault.study.cards import FsrsState, Schedule
 
 EASE_EASIEST = 350
 EASE_HARDEST = 130
@@ -95,6 +100,14 @@ class CardScheduler:
         """The FSRS card a comment value stands for (a new card for None or the placeholder)."""
         if schedule is None or schedule.is_new:
             return FsrsCard(card_id=1, due=now)
+        if schedule.fsrs is not None and schedule.fsrs.due_at is not None:
+            kept = schedule.fsrs  # the plugin's own FSRS memory state: taken as it is
+            if kept.state == 0 or kept.stability <= 0:
+                return FsrsCard(card_id=1, due=now)
+            last_review = kept.last_review or kept.due_at - timedelta(days=max(kept.interval, 1.0))
+            return FsrsCard(card_id=1, state=State.Review, step=None, stability=max(0.1, kept.stability),
+                            difficulty=min(10.0, max(1.0, kept.difficulty)), due=kept.due_at,
+                            last_review=min(last_review, now))
         stability = max(0.1, schedule.interval / self._days_per_stability)
         last_day = schedule.due - timedelta(days=schedule.interval)
         today = now.astimezone().date()
@@ -104,16 +117,31 @@ class CardScheduler:
         return FsrsCard(card_id=1, state=State.Review, step=None, stability=stability,
                         difficulty=difficulty_from_ease(schedule.ease), due=due, last_review=last_review)
 
-    def review(self, schedule: Schedule | None, rating: int, now: datetime | None = None) -> ReviewResult:
-        """Grade a card (1 again, 2 hard, 3 good, 4 easy) and return its next comment value."""
+    def review(self, schedule: Schedule | None, rating: int, now: datetime | None = None, *,
+               fsrs_form: bool = False) -> ReviewResult:
+        """Grade a card (1 again, 2 hard, 3 good, 4 easy) and return its next comment value.
+
+        The value is in the form the card had: the plugin's FSRS group when ``schedule`` is one
+        (or ``fsrs_form``: a new card whose siblings are), the SM-2 group otherwise.
+        """
         now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+        rating = parse_rating(rating)
         card = self.to_fsrs(schedule, now)
         retrievability = self.fsrs.get_card_retrievability(card, now) if card.last_review else 0.0
-        updated, _ = self.fsrs.review_card(card, RATINGS[parse_rating(rating)], now)
+        updated, _ = self.fsrs.review_card(card, RATINGS[rating], now)
         days = max(1, round((updated.due - now).total_seconds() / 86400))
         today = now.astimezone().date()
         assert updated.stability is not None and updated.difficulty is not None
-        new = Schedule(today + timedelta(days=days), days, ease_from_difficulty(updated.difficulty))
+        previous = schedule.fsrs if schedule is not None and schedule.fsrs is not None else None
+        if previous is not None or fsrs_form and (schedule is None or schedule.is_new):
+            before = previous if previous is not None and previous.due_at is not None else None
+            lapsed = rating == 1 and before is not None and before.state == State.Review.value
+            new = Schedule.of_fsrs(FsrsState(
+                now + timedelta(days=days), days, updated.stability, updated.difficulty, int(updated.state),
+                (before.reps if before else 0) + 1, (before.lapses if before else 0) + int(lapsed), 0, now,
+                previous.extra if previous is not None else ()))
+        else:
+            new = Schedule(today + timedelta(days=days), days, ease_from_difficulty(updated.difficulty))
         return ReviewResult(new, updated.stability, updated.difficulty, float(retrievability), schedule)
 
 
