@@ -237,6 +237,14 @@ async def test_oversized_bodies_are_refused_before_reading(client, indexed):
     (b"[1, 2]", "application/json", 400, "invalid_request"),
     (b'"just a string"', "application/json", 400, "invalid_request"),
     (b"[" * 1500 + b"]" * 1500, "application/json", 400, None),  # deeper than the parser allows
+    # Issue 13: numbers and strings Python's json accepts but nothing behind a route can use.
+    (b'{"query": "x", "k": ' + b"9" * 4000 + b"}", "application/json", 400, "invalid_json"),
+    (b'{"query": "x", "k": -' + b"1" * 41 + b"}", "application/json", 400, "invalid_json"),
+    (b'{"query": "x", "k": 1e999}', "application/json", 400, "invalid_json"),
+    (b'{"query": "x", "k": NaN}', "application/json", 400, "invalid_json"),
+    (b'{"query": "x", "k": -Infinity}', "application/json", 400, "invalid_json"),
+    (b'{"query": "\\ud800 lone surrogate", "question": "\\udfff"}', "application/json", 400, "invalid_json"),
+    (b'{"query": "x", "k": 0.' + b"5" * 60 + b"}", "application/json", 400, "invalid_json"),
     (b'{"query": "x"}', "text/plain", 415, "unsupported_media_type"),
     (b"query=x", "application/x-www-form-urlencoded", 415, "unsupported_media_type"),
 ])
@@ -245,6 +253,18 @@ async def test_malformed_json_is_a_clear_4xx_on_every_post_route(client, indexed
     for path in _post_routes(client):
         async with client.post(path, data=raw, headers={**AUTH, "Content-Type": content_type}) as response:
             assert_refusal(response.status, await response.read(), status, code, root)
+
+
+async def test_a_5000_digit_integer_is_refused_on_every_post_route_never_a_500(client, indexed):
+    """Past Python's 4,300-digit limit: a 400 (or 413 where the route's cap is smaller), with the envelope."""
+    _, _, root = indexed
+    raw = b'{"query": "x", "question": "x", "rating": ' + b"7" * 5000 + b"}"
+    for path in _post_routes(client):
+        async with client.post(path, data=raw, headers={**AUTH, "Content-Type": "application/json"}) as response:
+            body = await response.read()
+            assert response.status in (400, 413), (path, body)
+            assert_refusal(response.status, body, response.status,
+                           "invalid_json" if response.status == 400 else "body_too_large", root)
 
 
 @pytest.mark.parametrize(("body", "fragment"), [

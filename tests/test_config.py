@@ -1,6 +1,7 @@
 """Settings: defaults, config file, environment, overrides, errors, and the published JSON Schema."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,40 @@ def test_schema_matches_settings() -> None:
         assert set(properties) == set(values)
         for key, value in values.items():
             assert properties[key]["default"] == value
+
+
+# -- issue 13 ----------------------------------------------------------------------------------
+def _vault_config(vault: Path, text: str) -> None:
+    (vault / ".cognivault").mkdir(exist_ok=True)
+    (vault / ".cognivault" / "config.toml").write_text(text, "utf-8")
+
+
+def test_a_vault_cannot_allow_a_remote_model_host_for_its_user(tmp_path: Path, caplog) -> None:
+    _vault_config(tmp_path, '[models]\nallow_remote_model_host = true\nollama_host = "http://10.0.0.5:11434"\n')
+    with caplog.at_level("WARNING", logger="cognivault.config"):
+        settings = load_settings(tmp_path, environ={})
+    assert settings.models.allow_remote_model_host is False
+    assert settings.models.ollama_host == "http://10.0.0.5:11434"  # refused later by the host policy
+    assert any("allow_remote_model_host" in r.getMessage() and "ignored" in r.getMessage() for r in caplog.records)
+
+
+def test_the_users_own_config_may_allow_it(tmp_path: Path) -> None:
+    from cognivault.config import user_config_file
+
+    user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    user_config_file().write_text("[models]\nallow_remote_model_host = true\n", "utf-8")
+    assert str(user_config_file()).startswith(os.environ["XDG_CONFIG_HOME"])
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    assert load_settings(vault, environ={}).models.allow_remote_model_host is True
+    _vault_config(vault, "[models]\nallow_remote_model_host = false\n")  # nor can a vault take it away
+    assert load_settings(vault, environ={}).models.allow_remote_model_host is True
+
+
+@pytest.mark.parametrize("content", [bytes(range(256)) * 4, b"\xff\xfe[models]\n", b"\x00" * 64])
+def test_a_config_file_of_random_bytes_is_a_one_line_error(tmp_path: Path, content: bytes) -> None:
+    (tmp_path / ".cognivault").mkdir()
+    (tmp_path / ".cognivault" / "config.toml").write_bytes(content)
+    with pytest.raises(ConfigError) as error:
+        load_settings(tmp_path, environ={})
+    assert "config.toml" in str(error.value) and "\n" not in str(error.value)

@@ -2,8 +2,9 @@
 
 Every command takes ``--vault PATH`` (default: the current folder) and
 ``--json`` (one machine-readable JSON document on stdout); otherwise it
-prints text for people. Errors go to stderr with exit code 2 for bad input
-and 1 for failures, never a traceback for a user mistake.
+prints text for people. Errors go to stderr as one line (``cognivault: ...``),
+with exit code 2 for bad input and 1 for failures of the machine (a full disk,
+a read-only vault), never a traceback for either.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ import importlib
 import json
 import logging
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cognivault.config import ConfigError, load_settings
+from cognivault.errors import CogniVaultError, describe_os_error, display_path
 
 log = logging.getLogger("cognivault")
 
@@ -28,8 +31,22 @@ FEATURE_COMMANDS: list[str] = ["cognivault.companion.commands", "cognivault.lsp.
                                "cognivault.answer.commands", "cognivault.study.commands"]
 
 
-class UserError(Exception):
+class UserError(CogniVaultError):
     """A problem the user can fix; printed without a traceback."""
+
+
+def vault_folder(raw: str) -> Path:
+    """The vault folder a command was given, or UserError saying what is wrong with it."""
+    vault = Path(raw).expanduser()
+    try:
+        if vault.is_dir():
+            os.listdir(vault)
+            return vault
+        if vault.exists():
+            raise UserError(f"the vault must be a folder, but {display_path(vault)} is a file")
+    except PermissionError:
+        raise UserError(f"cannot read the vault folder {display_path(vault)}: permission denied") from None
+    raise UserError(f"vault folder not found: {display_path(vault)}")
 
 
 def _print_json(data: object) -> None:
@@ -40,9 +57,7 @@ def _print_json(data: object) -> None:
 def _open_engine(args: argparse.Namespace, writable: bool = True, embedder: object = "auto"):  # type: ignore[no-untyped-def]
     from cognivault.engine import Engine, EngineError
 
-    vault = Path(args.vault).expanduser()
-    if not vault.is_dir():
-        raise UserError(f"vault folder not found: {vault}")
+    vault = vault_folder(args.vault)
     overrides = {}
     if getattr(args, "provider", None):
         overrides["embedding"] = {"provider": args.provider}
@@ -304,9 +319,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))
-    except UserError as exc:
+    except CogniVaultError as exc:
         print(f"cognivault: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
+    except OSError as exc:  # a full disk, a read-only vault, a folder without permission: one line
+        print(f"cognivault: {describe_os_error(exc, 'finish ' + args.command)}", file=sys.stderr)
+        return 1
+    except sqlite3.OperationalError as exc:  # the index database on a full or read-only disk
+        print(f"cognivault: cannot finish {args.command}: the index database says {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 

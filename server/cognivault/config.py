@@ -1,24 +1,43 @@
 """Typed settings for one vault, with documented defaults.
 
-Sources, later ones winning: built-in defaults, ``<vault>/.cognivault/config.toml``,
+Sources, later ones winning: built-in defaults, the user's own
+``$XDG_CONFIG_HOME/cognivault/config.toml``, ``<vault>/.cognivault/config.toml``,
 environment variables ``COGNIVAULT_<SECTION>_<KEY>`` (for example
 ``COGNIVAULT_EMBEDDING_PROVIDER=embedded``), then explicit overrides from a
 front end (LSP initialization options, CLI flags). The JSON Schema of the file
 is ``vault_schema/config.schema.json``.
+
+A vault travels (sync, git, a shared folder), so what a vault's own file may
+say is limited: settings that decide where questions may go
+(``models.allow_remote_model_host``) are read only from the user's own file,
+the environment or a front end, and a vault file that sets one gets a warning
+that it was ignored. Settings naming a folder inside the vault
+(``study.folder``, ``url_import.folder``) must be vault-relative paths without
+``..``: the one path guard of :mod:`cognivault.vault.guard` checks them here.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
+import platformdirs
 
-class ConfigError(ValueError):
-    """A setting has a value of the wrong type or outside its allowed set."""
+from cognivault.errors import CogniVaultError, display_path
+from cognivault.vault.guard import VaultPathError, clean_relative
+
+log = logging.getLogger(__name__)
+
+
+class ConfigError(CogniVaultError, ValueError):
+    """A setting has a value of the wrong type or outside its allowed set, or a config file is unreadable."""
+
+    code = "bad_config"
 
 
 @dataclass
@@ -78,6 +97,11 @@ class Settings:
         return dataclasses.asdict(self)
 
 
+# Settings only the user's own config (or environment, or a front end) may set: never a vault's file.
+USER_ONLY = frozenset({("models", "allow_remote_model_host")})
+# Settings that name a folder inside the vault.
+VAULT_FOLDERS = frozenset({("study", "folder"), ("url_import", "folder")})
+
 _CHOICES = {
     ("embedding", "provider"): {"auto", "embedded", "ollama", "none"},
     ("models", "chat_provider"): {"auto", "ollama", "extractive", "llamacpp"},
@@ -97,6 +121,11 @@ def _coerce(section: str, key: str, value: Any, kind: type) -> Any:
     choices = _CHOICES.get((section, key))
     if choices and coerced not in choices:
         raise ConfigError(f"{section}.{key}: {coerced!r} is not one of {sorted(choices)}")
+    if (section, key) in VAULT_FOLDERS:
+        try:
+            clean_relative(coerced, f"{section}.{key}", allow_root=True)
+        except VaultPathError as exc:
+            raise ConfigError(f"{exc} (got {coerced!r})") from None
     return coerced
 
 
@@ -130,16 +159,44 @@ def config_file(vault: Path) -> Path:
     return vault / ".cognivault" / "config.toml"
 
 
+def user_config_file() -> Path:
+    """The user's own settings for every vault (``$XDG_CONFIG_HOME/cognivault/config.toml``)."""
+    return Path(platformdirs.user_config_dir("cognivault", appauthor=False)) / "config.toml"
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    """The tables of a TOML config file ({} when there is none); unreadable or malformed: ConfigError."""
+    try:
+        if not path.is_file():
+            return {}
+        return tomllib.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{display_path(path)}: not a text file (TOML must be UTF-8)") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{display_path(path)}: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{display_path(path)}: cannot read it ({exc.strerror or exc})") from None
+
+
+def _without_user_only(tables: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A vault file's tables minus the settings only the user's own config may set (with a warning)."""
+    kept = dict(tables)
+    for section, key in USER_ONLY:
+        values = kept.get(section)
+        if isinstance(values, dict) and key in values:
+            kept[section] = {k: v for k, v in values.items() if k != key}
+            log.warning("%s sets %s.%s, which is ignored there: a vault's settings travel with it; set it in "
+                        "your own %s instead", display_path(path), section, key, display_path(user_config_file()))
+    return kept
+
+
 def load_settings(vault: Path, overrides: dict[str, Any] | None = None,
                   environ: dict[str, str] | None = None) -> Settings:
-    """Settings for ``vault`` from its config file, the environment and ``overrides``."""
+    """Settings for ``vault`` from the user's config file, the vault's, the environment and ``overrides``."""
     settings = Settings()
+    apply_overrides(settings, _read_config_file(user_config_file()))
     path = config_file(vault)
-    if path.is_file():
-        try:
-            apply_overrides(settings, tomllib.loads(path.read_text("utf-8")))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: {exc}") from exc
+    apply_overrides(settings, _without_user_only(_read_config_file(path), path))
     apply_overrides(settings, _env_overrides(dict(os.environ if environ is None else environ)))
     if overrides:
         apply_overrides(settings, overrides)

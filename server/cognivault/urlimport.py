@@ -43,6 +43,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from cognivault.atomic import atomic_create, atomic_write_text
+from cognivault.vault.guard import VaultPathError, inside_vault
 from cognivault.config import Settings
 from cognivault.paths import vault_data_dir
 
@@ -455,11 +456,13 @@ def import_url(vault: Path, url: str, policy: ImportPolicy | None = None, *, fol
     if not (import_enabled(settings) if enabled is None else enabled):
         raise ImportRefused(f"URL import is off. Turn it on with {ENABLE_HINT}", "import_disabled")
     policy = policy or policy_from_settings(settings)
-    folder = (folder if folder is not None else settings.url_import.folder).strip("/")
+    try:
+        folder = inside_vault(vault, folder if folder is not None else settings.url_import.folder,
+                              "the target folder", allow_root=True)
+    except VaultPathError as exc:
+        raise ImportRefused(str(exc), "bad_path") from None
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
     target_dir = (vault / folder) if folder else vault
-    if not target_dir.resolve().is_relative_to(vault) or ".." in Path(folder).parts:
-        raise ImportRefused("the target folder leads outside the vault", "bad_path")
     try:
         fetched = fetch(url, policy)
         title, markdown = page_to_markdown(fetched)

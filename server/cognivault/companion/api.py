@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
-import unicodedata
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import unquote
 
 from aiohttp import web
 
+from cognivault.errors import CogniVaultError
 from cognivault.threads import run_on
+from cognivault.vault.guard import inside_vault
 
 if TYPE_CHECKING:
     from cognivault.companion.app import CompanionConfig
@@ -160,15 +160,11 @@ def spawn(app: web.Application, coroutine: Awaitable[Any]) -> asyncio.Task[Any]:
 
 
 # -- errors ------------------------------------------------------------------
-class ApiError(Exception):
+class ApiError(CogniVaultError):
     """A request the companion refuses: HTTP status, a stable machine code, a message for people."""
 
     def __init__(self, status: int, code: str, message: str, headers: Mapping[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.headers = dict(headers or {})
+        super().__init__(message, code, status, dict(headers or {}))
 
 
 def error_response(status: int, code: str, message: str, headers: Mapping[str, str] | None = None
@@ -211,6 +207,56 @@ async def read_upload(request: web.Request) -> bytes:
     return await read_body(request, spec.max_body if spec else DEFAULT_MAX_BODY)
 
 
+MAX_NUMBER_CHARS = 40  # digits of a number in a body: ids, counts and limits need far fewer
+
+
+def _number(text: str, kind: type) -> Any:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ValueError(f"a number of {len(text)} characters (the limit is {MAX_NUMBER_CHARS})")
+    value = kind(text)
+    if kind is float and not math.isfinite(value):
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_json_body(raw: bytes) -> Any:
+    """The JSON value of a request body, or ApiError 400 ``invalid_json`` with a one-line reason.
+
+    Beyond the JSON grammar it refuses what Python would accept and the engine could not use:
+    numbers longer than :data:`MAX_NUMBER_CHARS` characters (a 5,000-digit integer), ``NaN`` and
+    ``Infinity``, floats that overflow, nesting deeper than the interpreter allows, and strings
+    holding an unpaired surrogate escape (``"\\ud800"``), which is no character at all.
+    """
+    if not raw.strip():
+        raise bad_request("the request body is empty; send a JSON object", "invalid_json")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise bad_request("the request body is not UTF-8", "invalid_json") from None
+    try:
+        data = json.loads(text, parse_int=lambda t: _number(t, int), parse_float=lambda t: _number(t, float),
+                          parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise bad_request(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                          "invalid_json") from None
+    except RecursionError:
+        raise bad_request("malformed JSON: nested too deeply", "invalid_json") from None
+    except ValueError as exc:
+        raise bad_request(f"malformed JSON: {exc}", "invalid_json") from None
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise bad_request("malformed JSON: a string holds an unpaired surrogate escape (\\ud800-\\udfff), "
+                          "which is not a character", "invalid_json") from None
+    except RecursionError:
+        raise bad_request("malformed JSON: nested too deeply", "invalid_json") from None
+    return data
+
+
 async def read_json(request: web.Request, schema: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON object in the body, checked against ``schema`` (defaults filled in)."""
     spec = route_spec(request)
@@ -221,17 +267,7 @@ async def read_json(request: web.Request, schema: dict[str, Any] | None = None) 
     if media != "application/json":
         raise ApiError(415, "unsupported_media_type",
                        f"send the body as application/json (got {media or 'no content type'})")
-    raw = await read_body(request, cap)
-    if not raw.strip():
-        raise bad_request("the request body is empty; send a JSON object", "invalid_json")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise bad_request("the request body is not UTF-8", "invalid_json") from None
-    except (json.JSONDecodeError, RecursionError) as exc:
-        message = f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}" \
-            if isinstance(exc, json.JSONDecodeError) else "malformed JSON: nested too deeply"
-        raise bad_request(message, "invalid_json") from None
+    data = parse_json_body(await read_body(request, cap))
     if schema is not None:
         data = validate(data, schema)
     elif not isinstance(data, dict):
@@ -335,45 +371,6 @@ def query_params(request: web.Request) -> dict[str, Any]:
 
 
 # -- vault paths -------------------------------------------------------------
-_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
-
-
-def safe_vault_path(vault: Path, raw: str, what: str = "path", *, allow_root: bool = False) -> str:
-    """``raw`` as a clean vault-relative POSIX path, or ApiError 400 ``bad_path``.
-
-    Refused: empty, NUL or control characters, absolute paths (``/x``, ``C:\\x``, ``\\\\server``),
-    any ``..`` segment (also behind one or more layers of percent-encoding or with
-    backslashes), and anything that resolves outside the vault through a symlink.
-    The message never shows where the vault is.
-    """
-    if not isinstance(raw, str):
-        raise bad_request(f"{what} must be a string", "bad_path")
-    text = raw
-    for _ in range(4):  # undo stacked percent-encoding (%252e%252e -> %2e%2e -> ..)
-        decoded = unquote(text)
-        if decoded == text:
-            break
-        text = decoded
-    else:
-        raise bad_request(f"{what} is encoded too many times", "bad_path")
-    text = unicodedata.normalize("NFC", text.strip())
-    if not text and not allow_root:
-        raise bad_request(f"{what} is empty", "bad_path")
-    if any(ord(ch) < 32 or ch == "\x7f" for ch in text):
-        raise bad_request(f"{what} contains control characters", "bad_path")
-    if text.startswith(("/", "\\", "~")) or _WINDOWS_DRIVE.match(text):
-        raise bad_request(f"{what} must be relative to the vault, not absolute", "bad_path")
-    parts = [part for part in re.split(r"[\\/]+", text) if part not in ("", ".")]
-    if any(part == ".." or part.strip(". ") == "" and ".." in part for part in parts):
-        raise bad_request(f"{what} must stay inside the vault ('..' is not allowed)", "bad_path")
-    relative = PurePosixPath(*parts).as_posix() if parts else ""
-    if not relative and not allow_root:
-        raise bad_request(f"{what} is empty", "bad_path")
-    root = vault.resolve()
-    try:
-        resolved = (root / relative).resolve()
-    except (OSError, RuntimeError):  # symlink loop
-        raise bad_request(f"{what} cannot be resolved", "bad_path") from None
-    if resolved != root and not resolved.is_relative_to(root):
-        raise bad_request(f"{what} leads outside the vault", "bad_path")
-    return relative
+# A request's vault path goes through the one guard of every path a user or a setting names;
+# its VaultPathError is answered as 400 ``bad_path`` by the error middleware.
+safe_vault_path = inside_vault

@@ -20,9 +20,9 @@ def _user_error(message: str) -> Exception:
 def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from cognivault.config import ConfigError, load_settings
 
-    vault = Path(args.vault).expanduser()
-    if not vault.is_dir():
-        raise _user_error(f"vault folder not found: {vault}")
+    from cognivault.cli import vault_folder
+
+    vault = vault_folder(args.vault)
     try:
         return vault, load_settings(vault)
     except ConfigError as exc:

@@ -33,6 +33,7 @@ from urllib.parse import urlencode
 from aiohttp import hdrs, web
 
 from cognivault.companion.api import CONFIG_KEY, DEFAULT_MAX_BODY, ApiError, error_response, route_spec
+from cognivault.errors import CogniVaultError
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +164,7 @@ async def error_middleware(request: web.Request, handler):  # type: ignore[no-un
     """Every refusal and failure as ``{"error": {"code", "message"}}``, never a traceback."""
     try:
         return await handler(request)
-    except ApiError as exc:
+    except CogniVaultError as exc:  # ApiError and every user mistake a feature raises
         return error_response(exc.status, exc.code, exc.message, exc.headers)
     except web.HTTPException as exc:
         if exc.status < 400:

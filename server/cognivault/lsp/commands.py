@@ -8,7 +8,6 @@ import logging
 import os
 
 import sys
-from pathlib import Path
 from typing import Any
 
 
@@ -54,11 +53,13 @@ def cmd_lsp(args: argparse.Namespace) -> int:
             return 2
     vault = None
     if args.vault_given:
-        vault = Path(args.vault).expanduser()
-        if not vault.is_dir():
-            print(f"cognivault: vault folder not found: {vault}", file=sys.stderr)
+        from cognivault.cli import UserError, vault_folder
+
+        try:
+            vault = vault_folder(args.vault).resolve()
+        except UserError as exc:
+            print(f"cognivault: {exc}", file=sys.stderr)
             return 2
-        vault = vault.resolve()
     # Background work (indexing, embedding) holds the GIL in long stretches: switch threads
     # more often so requests never wait long for the event loop.
     sys.setswitchinterval(0.001)

@@ -13,15 +13,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cognivault.cli import UserError, _open_engine, _print_json
+from cognivault.cli import UserError, _open_engine, _print_json, vault_folder
 
 
 # -- helpers -----------------------------------------------------------------------
 def _vault(args: argparse.Namespace) -> Path:
-    vault = Path(args.vault).expanduser()
-    if not vault.is_dir():
-        raise UserError(f"vault folder not found: {vault}")
-    return vault.resolve()
+    return vault_folder(args.vault).resolve()
 
 
 def _progress_store(vault: Path):  # type: ignore[no-untyped-def]

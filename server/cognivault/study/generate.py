@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cognivault.study.common import GenerationResult, Progress, no_progress
+from cognivault.study.common import GenerationResult, Progress, no_progress, study_folder
 from cognivault.study.sources import GenerationError, StudyRequest
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ async def run_generation(kind: str, engine: Any, request: StudyRequest, provider
                          workshop: str | None = None, lesson: int | None = None,
                          sources: Any = None) -> GenerationResult:
     """Generate one artifact of ``kind`` and write it into the vault (see the module docstring)."""
+    study_folder(engine.vault, engine.settings)  # a study folder outside the vault is refused before any work
     if kind == "flashcards":
         from cognivault.study.flashcards import generate_flashcards as generator
     elif kind == "quiz":

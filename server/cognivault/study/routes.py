@@ -354,7 +354,10 @@ def _study_notes(vault: Path, folder: str, kind: str) -> list[dict[str, Any]]:
 
 
 def _study_folder(request: web.Request) -> str:
-    return request.app[api.SETTINGS_KEY].study.folder.strip("/") or "Study"
+    from cognivault.study.common import study_folder
+
+    vault = engine_of(request).vault
+    return study_folder(vault, request.app[api.SETTINGS_KEY]).relative_to(vault).as_posix()
 
 
 async def mindmaps(request: web.Request) -> web.Response:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from cognivault.errors import CogniVaultError
 from cognivault.index.scope import Scope
 from cognivault.study.citations import CitedPassage
 
@@ -25,12 +26,11 @@ MAX_SOURCE_CHARS = 1500
 MAX_TOTAL_CHARS = 14000
 
 
-class GenerationError(ValueError):
+class GenerationError(CogniVaultError, ValueError):
     """A generation request that cannot be served; the message says what to change."""
 
     def __init__(self, message: str, code: str = "generation_failed") -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, code)
 
 
 @dataclass(slots=True)
