@@ -9,7 +9,6 @@ import asyncio
 import json
 import shutil
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -221,15 +220,10 @@ async def test_a_burst_of_changes_to_one_document_leaves_it_responsive_and_the_l
     final = "# Flood\n\nThe quokkaflood settles; see [[Cells]].\n"
     await raw.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
         "textDocument": {"uri": uri, "version": FLOOD + 2}, "contentChanges": [{"text": final}]}})
-    await _alive(raw)  # the burst is through
-    timings = []
+    await _alive(raw)  # the burst is through (how fast hovers answer after it: bench/bench_lsp.py)
     for _ in range(20):
-        started = time.perf_counter()
         answer = await _hover(raw, uri, 2, 34)
-        timings.append(time.perf_counter() - started)
         assert "Cells" in answer["result"]["contents"]["value"]  # the link exists in the last text only
-    timings.sort()
-    assert timings[len(timings) // 2] < 0.1 and timings[-1] < 1.0, timings
     await _idle(raw)
     found = (await raw.request("cognivault/search", {"query": "quokkaflood", "mode": "lexical"}))["result"]
     assert [r["path"] for r in found["results"]] == ["Flood.md"]
@@ -255,9 +249,7 @@ async def test_a_burst_of_changes_across_documents_ends_with_each_last_text(raw:
                 "contentChanges": [{"text": f"# Note {number}\n\nThe {word} is here. [[Cells]]\n"}]}})
     await _alive(raw)
     for uri in uris:
-        started = time.perf_counter()
         answer = await _hover(raw, uri, 2, 30)
-        assert time.perf_counter() - started < 1.0
         assert "Cells" in answer["result"]["contents"]["value"]
     await _idle(raw)
     for number, name in enumerate(names):
@@ -291,3 +283,70 @@ async def test_a_uri_outside_the_vault_is_never_read(raw: RawClient, tmp_path: P
         assert "Photosynthesis" in inside["result"]["contents"]["value"]
     finally:
         (vault / "Escape.md").unlink()
+
+
+# -- issue 13: framing ----------------------------------------------------------------------------
+async def _after_raw_bytes(client: RawClient, data: bytes) -> list[dict[str, Any]]:
+    """Send ``data`` as it is, then a well-framed status request: the messages up to its answer
+    (the server must answer it: a broken frame costs that frame, never the session)."""
+    assert client.process.stdin is not None
+    client.process.stdin.write(data)
+    await client.process.stdin.drain()
+    client.next_id += 1
+    await client.send({"jsonrpc": "2.0", "id": client.next_id, "method": "cognivault/status", "params": {}})
+    seen: list[dict[str, Any]] = []
+
+    async def until_answered() -> None:
+        while True:
+            message = await client.read()
+            seen.append(message)
+            if "method" not in message and message.get("id") == client.next_id:
+                return
+    await asyncio.wait_for(until_answered(), 30)
+    assert seen[-1]["result"]["vault"]
+    return seen
+
+
+STATUS = b'{"jsonrpc": "2.0", "id": 90001, "method": "cognivault/status", "params": {}}'
+
+
+@pytest.mark.parametrize("frame, code", [
+    (b"Content-Length: abc\r\n\r\n" + STATUS, -32700),
+    (b"Content-Length: -5\r\n\r\n" + STATUS, -32700),
+    (b"Content-Length: " + b"9" * 40 + b"\r\n\r\n" + STATUS, -32700),
+    (b"Content-Length: 99999999999\r\n\r\n" + STATUS, -32600),
+    (b"Content-Type: application/vscode-jsonrpc\r\n\r\n" + STATUS, -32700),  # no Content-Length
+    (STATUS, -32700),  # no header at all
+    (b"garbage line\r\n" + b"x" * 100_000 + b"\r\n", -32700),  # bytes between messages
+])
+async def test_a_broken_frame_is_answered_and_the_server_resynchronises(raw: RawClient, frame: bytes,
+                                                                        code: int) -> None:
+    seen = await _after_raw_bytes(raw, frame)
+    errors = [m for m in seen if "error" in m and m.get("id") is None]
+    assert [e["error"]["code"] for e in errors] == [code], seen
+    assert not any(m.get("id") == 90001 for m in seen)  # the broken message itself was not run
+    await _alive(raw)
+
+
+async def test_an_edit_refused_as_too_large_tells_the_client_and_drops_the_stale_copy(raw: RawClient) -> None:
+    await _ready(raw)
+    vault: Path = raw.vault  # type: ignore[attr-defined]
+    uri = (vault / "Refused.md").as_uri()
+    await raw.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "markdown", "version": 1, "text": "# Refused\n\nThe zebracorn lives here.\n"}}})
+    await raw.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": uri, "version": 2},
+        "contentChanges": [{"text": "# Refused\n\nThe zebracorn moved. [[Cells]]\n"}]}})
+    status = (await raw.request("cognivault/status", {}))["result"]
+    assert "Refused.md" in status["server"]["unsavedDocuments"]
+    change = json.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": "a huge paste"}]}}).encode()
+    seen = await _after_raw_bytes(raw, b"Content-Length: 99999999999\r\n\r\n" + change)
+    shown = [m["params"] for m in seen if m.get("method") == "window/showMessage"]
+    assert shown and shown[0]["type"] == 2 and "Refused.md" in shown[0]["message"], seen  # a warning
+    assert "too large" in shown[0]["message"]
+    status = seen[-1]["result"]
+    assert "Refused.md" not in status["server"]["unsavedDocuments"]  # no silently stale copy kept
+    # Requests about the note read the file on disk (none here) rather than the dropped buffer.
+    hover = await _hover(raw, uri, 2, 26)
+    assert "error" in hover or hover["result"] is None

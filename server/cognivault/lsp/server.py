@@ -453,6 +453,26 @@ class CogniVaultServer(LanguageServer):
         with self._open_lock:
             self._open_parsed.pop(uri, None)
 
+    def refused_message(self, method: str | None, uri: str | None, size: int) -> None:
+        """A message over the size limit was skipped unread. If it opened or changed a document, the
+        server's copy of that document would be silently stale from here on: it is dropped instead
+        (requests read the saved file, as for a closed note) and the user is told how to resync."""
+        if uri is None or method not in (types.TEXT_DOCUMENT_DID_OPEN, types.TEXT_DOCUMENT_DID_CHANGE):
+            return
+        with contextlib.suppress(KeyError, RuntimeError):
+            self.workspace.remove_text_document(uri)
+        self.forget_document(uri)
+        path = relative_path(self.vault, uri) if self.vault else None
+        if path is not None and path in self._dirty:
+            self._dirty.discard(path)  # the file is the truth again
+            self.schedule_update(path, delay_ms=0)
+        name = path or uri
+        self.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning,
+            message=f"CogniVault: an edit of {name} was too large to read ({size / 1024**2:.0f} MiB, over "
+                    f"{transport.MAX_MESSAGE_BYTES // 1024**2} MiB), so CogniVault now uses the saved file for "
+                    "it. Close and reopen the note to send its text again."))
+
     def build_context(self, engine: Any, texts: dict[str, tuple[str, int | None, str]],
                       focus: str | None = None) -> tuple[Context, dict]:
         """A context for one request; ``focus`` (the request's document) is always current, other
@@ -889,7 +909,7 @@ class CogniVaultServer(LanguageServer):
 
         async def main() -> None:
             reader = await _pipe_reader(stdin, self.thread_pool)
-            await transport.run_async(self._stop_event, reader, self.protocol)
+            await transport.run_async(self._stop_event, reader, self.protocol, self.refused_message)
 
         try:
             asyncio.run(main())
@@ -912,7 +932,7 @@ class CogniVaultServer(LanguageServer):
                     return
                 self.protocol.set_writer(writer)  # type: ignore[arg-type]
                 try:
-                    await transport.run_async(stop_event, reader, self.protocol)
+                    await transport.run_async(stop_event, reader, self.protocol, self.refused_message)
                 finally:
                     done.set()
 
@@ -953,6 +973,10 @@ class _ExecutorReader:
 
     async def readexactly(self, n: int) -> bytes:
         return await asyncio.get_running_loop().run_in_executor(self.executor, self.stream.read, n)
+
+    async def read(self, n: int) -> bytes:
+        read = getattr(self.stream, "read1", self.stream.read)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, read, n)
 
 
 async def _pipe_reader(stream: Any, executor: ThreadPoolExecutor) -> Any:

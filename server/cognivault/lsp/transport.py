@@ -1,5 +1,10 @@
 """The JSON-RPC read loop, hardened: a bad message gets an error reply and the server reads on.
 
+Framing is checked too: a message without a usable ``Content-Length`` (missing,
+not a number, absurdly large) or bytes between messages get a ``-32700`` reply
+and the reader resynchronises on the next ``Content-Length`` header, so a
+client that sent one broken frame is answered again from its next message.
+
 pygls' loop logs a body that is not JSON, or a request whose params do not fit
 the method, and sends nothing, so the client waits forever. This loop answers
 as JSON-RPC 2.0 says: ``-32700`` parse error (id null), ``-32600`` invalid
@@ -14,6 +19,7 @@ import json
 import logging
 import re
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from pygls.protocol import JsonRPCProtocol
@@ -25,12 +31,10 @@ INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
-_CONTENT_LENGTH = re.compile(rb"^Content-Length: *(\d+)\r?\n$", re.IGNORECASE)
-# Larger messages are read in pieces and dropped unparsed (answered with an error), so a runaway
-# client costs bandwidth, not memory. The largest legitimate message, a note's full text, is far
+# Larger messages are skipped unparsed (answered with an error), so a runaway client costs
+# bandwidth, not memory. The largest legitimate message, a note's full text, is far
 # smaller: the language server is meant for notes, not data dumps.
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
-DISCARD_CHUNK = 1024 * 1024
 MAX_HEADER_BYTES = 64 * 1024  # the reader's line limit: a header line longer than this is dropped
 
 
@@ -97,42 +101,124 @@ def _reason(exc: BaseException) -> str:
     return text.splitlines()[0][:300]
 
 
-async def run_async(stop_event: threading.Event, reader: Any, protocol: JsonRPCProtocol) -> None:
-    """Read ``Content-Length`` framed messages until EOF or ``stop_event``."""
-    content_length = 0
+class FramedReader:
+    """The client's byte stream with a push-back buffer, over an asyncio reader or a thread reader."""
+
+    def __init__(self, reader: Any) -> None:
+        self.reader = reader
+        self.pending = b""
+
+    def unread(self, data: bytes) -> None:
+        self.pending = data + self.pending
+
+    async def readline(self) -> bytes:
+        """One line (with its newline); ValueError for a line over MAX_HEADER_BYTES (its bytes dropped)."""
+        if self.pending:
+            at = self.pending.find(b"\n")
+            if at >= 0:
+                line, self.pending = self.pending[:at + 1], self.pending[at + 1:]
+                return line
+            head, self.pending = self.pending, b""
+            return head + await self.reader.readline()
+        return await self.reader.readline()
+
+    async def readexactly(self, size: int) -> bytes:
+        head, self.pending = self.pending[:size], self.pending[size:]
+        return head + (await self.reader.readexactly(size - len(head)) if size > len(head) else b"")
+
+    async def read_some(self, size: int) -> bytes:
+        """What is there, up to ``size`` bytes, without waiting for more than one read."""
+        if self.pending:
+            head, self.pending = self.pending[:size], self.pending[size:]
+            return head
+        return await self.reader.read(size)
+
+
+_HEADER_NAME = b"content-length:"
+_LENGTH_DIGITS = 12  # a Content-Length of more digits than this is refused unread (~1 TB)
+SNIFF_BYTES = 4096  # of a refused message: enough to find its method and document
+
+
+def _sniff(head: bytes) -> tuple[str | None, str | None]:
+    """The method and the document URI at the start of a message body that will not be read."""
+    method = re.search(rb'"method"\s*:\s*"([^"\\]{1,100})"', head)
+    uri = re.search(rb'"uri"\s*:\s*"([^"\\]{1,2000})"', head)
+    return (method[1].decode("utf-8", "replace") if method else None,
+            uri[1].decode("utf-8", "replace") if uri else None)
+
+
+RefusedHandler = Callable[[str | None, str | None, int], None]
+
+
+async def run_async(stop_event: threading.Event, reader: Any, protocol: JsonRPCProtocol,
+                    on_refused: RefusedHandler | None = None) -> None:
+    """Read ``Content-Length`` framed messages until EOF or ``stop_event``, never losing the thread.
+
+    A header block without a usable ``Content-Length`` (none, ``abc``, a number of more than
+    :data:`_LENGTH_DIGITS` digits) or bytes outside any frame get a ``-32700`` error reply, and
+    the reader skips to the next ``Content-Length`` header: one broken message costs that
+    message, not the session. A message over :data:`MAX_MESSAGE_BYTES` gets a ``-32600`` reply
+    and is skipped the same way, unread (whatever length it claims); ``on_refused(method, uri,
+    size)`` is told, so the server can drop its copy of a document whose edit was refused.
+    """
+    stream = FramedReader(reader)
+    length: int | None = None
+    problem: str | None = None  # what is wrong with the header block being read
+    skipping = False  # after a refused message: its bytes until the next header are dropped silently
     while not stop_event.is_set():
         try:
-            header = await reader.readline()
+            line = await stream.readline()
         except ValueError:  # a "line" over MAX_HEADER_BYTES: the reader dropped it
-            log.error("header line over %d bytes dropped", MAX_HEADER_BYTES)
-            content_length = 0
+            if not skipping:
+                problem = problem or f"{MAX_HEADER_BYTES} bytes without a line break outside any message"
             continue
-        if not header:
+        if not line:
             break
-        if not content_length:
-            match = _CONTENT_LENGTH.fullmatch(header)
-            if match:
-                content_length = int(match.group(1))
-                continue
-        if header.strip():
-            continue  # another header (Content-Type) or garbage between messages
-        if not content_length:
+        at = line.lower().rfind(_HEADER_NAME)
+        if at >= 0:  # a new message starts here (bytes before it on the line belong to no message)
+            if (problem or at > 0 or length is not None) and not skipping:
+                send_error(protocol, None, PARSE_ERROR,
+                           f"parse error: {problem or 'bytes outside any message'}; skipped to the next message")
+            skipping, problem = False, None
+            value = line[at + len(_HEADER_NAME):].strip()
+            if value.isdigit() and value.isascii() and len(value) <= _LENGTH_DIGITS:
+                length = int(value)
+            else:
+                length, problem = None, f"invalid Content-Length {value[:40].decode('ascii', 'replace')!r}"
             continue
+        if line.strip():
+            if length is None and not skipping:
+                problem = problem or "a message without a Content-Length header"
+            continue  # another header (Content-Type) of this message
+        if skipping:
+            continue
+        if length is None:
+            if problem is not None:  # a header block (or bytes) without a usable length
+                send_error(protocol, None, PARSE_ERROR, f"parse error: {problem}; skipped to the next message")
+                problem, skipping = None, True
+            continue  # else a stray blank line between messages
+        size, length = length, None
         try:
-            if content_length > MAX_MESSAGE_BYTES:
-                log.error("message of %d bytes refused", content_length)
-                remaining, content_length = content_length, 0
-                while remaining:
-                    remaining -= len(await reader.readexactly(min(remaining, DISCARD_CHUNK)))
+            if size > MAX_MESSAGE_BYTES:
+                head = await stream.read_some(min(size, SNIFF_BYTES))
+                stream.unread(head)
+                method, uri = _sniff(head)
+                log.error("message of %d bytes (%s) refused", size, method or "unknown method")
                 send_error(protocol, None, INVALID_REQUEST,
-                           f"message too large (over {MAX_MESSAGE_BYTES // (1024 * 1024)} MiB): not read")
+                           f"message too large ({size} bytes, over {MAX_MESSAGE_BYTES // (1024 * 1024)} MiB): "
+                           "not read")
+                if on_refused is not None:
+                    try:
+                        on_refused(method, uri, size)
+                    except Exception:  # noqa: BLE001 - the loop reads on
+                        log.exception("reacting to a refused message failed")
+                skipping = True
                 continue
-            body = await reader.readexactly(content_length)
+            body = await stream.readexactly(size)
         except asyncio.IncompleteReadError:
             break  # the client went away mid-message
-        content_length = 0
         if not body:
-            break
+            continue
         try:
             handle_body(protocol, body)
         except Exception:  # never let one message end the loop
