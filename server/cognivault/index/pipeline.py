@@ -223,6 +223,11 @@ class Indexer:
                                         state=result.state)
         extraction: Extraction = result.extraction
         drafts = [d for d in extraction.chunks if _keep(d)]
+        if not drafts:  # nothing searchable came out of it: say so rather than "indexed, 0 chunks"
+            found = sum(len(d.text.strip()) for d in extraction.chunks)
+            reason = (f"its readable text is too short to index ({found} characters)" if found else
+                      "no readable text was found in it")
+            return self._record_failure(vault_file, reason, digest, stat, state="skipped")
         title = Path(vault_file.path).name
         return self._store_file(vault_file, digest, stat, title, _file_language(None, drafts), drafts, None)
 
