@@ -104,6 +104,9 @@ class AskRequest:
         question = self.question.strip()
         if not question:
             raise AskError("empty_question", "the question is empty")
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in question):  # bytes that were not UTF-8, or a lone \ud800
+            raise AskError("invalid_question", "the question holds bytes that are not UTF-8 text "
+                                               "(is the terminal or the client set to UTF-8?)")
         if len(question) > MAX_QUESTION_CHARS:
             raise AskError("question_too_long", f"the question has {len(question)} characters; the limit is "
                                                 f"{MAX_QUESTION_CHARS}", 413)

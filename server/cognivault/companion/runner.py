@@ -126,6 +126,10 @@ async def start_companion(engine: Engine, settings: Settings, *, port: int = 0, 
     if write_info:
         try:
             atomic_write_text(info_path(vault), json.dumps(companion.info()) + "\n", mode=0o600)
+        except OSError as exc:  # a read-only vault is still served: only the index is written, in the cache
+            log.warning("cannot write %s (%s): clients that look for it will not find this companion; "
+                        "its address and token are printed instead", info_path(vault), exc.strerror or exc)
+            companion.info_file = None
         except BaseException:
             await runner.cleanup()
             raise

@@ -33,6 +33,7 @@ from aiohttp import web
 
 from cognivault.companion import api
 from cognivault.companion.api import ApiError, add_route, bad_request, engine_of, read_json, run_answer_work, run_blocking
+from cognivault.errors import CogniVaultError, describe_os_error
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +163,7 @@ def _line(envelope: dict[str, Any]) -> bytes:
 async def generate_stream(request: web.Request) -> web.StreamResponse:
     from cognivault.companion.routes import parse_scope
     from cognivault.study.generate import run_generation
-    from cognivault.study.sources import GenerationError, StudyRequest, gather_sources
+    from cognivault.study.sources import StudyRequest, gather_sources
 
     kind = request.match_info["kind"]
     body = await read_json(request)
@@ -216,8 +217,11 @@ async def generate_stream(request: web.Request) -> web.StreamResponse:
             await response.write(_line(queue.get_nowait()))
         try:
             result = task.result()
-        except GenerationError as exc:
+        except CogniVaultError as exc:  # GenerationError and every other user mistake
             await response.write(_line({"type": "error", "data": {"code": exc.code, "message": str(exc)}}))
+        except OSError as exc:  # a read-only vault, a full disk
+            error = describe_os_error(exc, "write the note")
+            await response.write(_line({"type": "error", "data": {"code": error.code, "message": str(error)}}))
         except Exception:  # noqa: BLE001 - the stream must end with one error envelope
             log.exception("generation failed")
             await response.write(_line({"type": "error", "data": {
