@@ -1,0 +1,134 @@
+"""Answer quality on the help vault: facts stated (nuggets), refusals, length, and what a label is worth.
+
+Runs ``eval-answers`` (``cognivault.answer.evaluation``) with the dev questions, their answer
+nuggets and the unanswerable questions, for one chat provider (default: extractive, no model),
+and prints one JSON document:
+
+- ``nuggets``: all-nuggets share, nugget recall, false refusals and mean answer length, overall and
+  per language, and the reliability table (confidence label -> answers, share stating all nuggets);
+- ``unanswerable``: the share refused ("the vault doesn't say") and the labels given;
+- ``calibration``: the threshold for ``high`` chosen by k-fold cross-validation over question ids
+  (on each training fold, the lowest coverage threshold whose ``high`` answers state all nuggets at
+  least ``--target`` of the time; that threshold applied to the held-out fold): the cross-validated
+  share of ``high`` answers stating all nuggets, each fold's choice, and the choice on all questions
+  next to the one the code ships (``confidence.HIGH_COVERAGE``);
+- ``targets``: the issue's targets, checked.
+
+Keyword retrieval unless ``--embedded`` (the help vault is read-only: its index goes to a
+benchmark-private cache).
+
+    .venv/bin/python bench/bench_answer_quality.py [--provider extractive] [--folds 5] [--embedded]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+from pathlib import Path
+from typing import Any
+
+from _common import HELP_VAULT, QUESTIONS, SHARED_EVAL, emit, isolate_cache
+
+NUGGETS = SHARED_EVAL / "answers-dev.jsonl"
+UNANSWERABLE = SHARED_EVAL / "questions-unanswerable.jsonl"
+GRID = [round(0.5 + 0.025 * step, 3) for step in range(21)]  # coverage thresholds 0.5 .. 1.0
+
+
+def high_share(rows: list[dict[str, Any]], threshold: float) -> tuple[int, int]:
+    """(answers the confidence rule labels high with ``HIGH_COVERAGE = threshold``, of those stating all nuggets).
+
+    The rule's measures are those of the passages the answer cites (``cap_by_citations``), as the
+    ``confidence`` envelope of a passage answer carries them.
+    """
+    from cognivault.answer.confidence import HIGH_BEST
+
+    high = [row for row in rows if row["answered"] and row["measures"].get("coverage", 0.0) >= threshold
+            and row["measures"].get("best", 0.0) >= HIGH_BEST]
+    return len(high), sum(row["all_nuggets"] for row in high)
+
+
+def choose_threshold(rows: list[dict[str, Any]], target: float, min_answers: int = 3) -> float:
+    """The lowest coverage threshold whose ``high`` answers state all nuggets ``target`` of the time."""
+    for threshold in GRID:
+        count, good = high_share(rows, threshold)
+        if count >= min_answers and good / count >= target:
+            return threshold
+    return GRID[-1]
+
+
+def cross_validate(rows: list[dict[str, Any]], folds: int, target: float, seed: int = 17) -> dict[str, Any]:
+    """k-fold over question ids: the threshold chosen on k-1 folds, measured on the held-out one."""
+    ids = sorted(row["id"] for row in rows)
+    random.Random(seed).shuffle(ids)
+    fold_of = {qid: number % folds for number, qid in enumerate(ids)}
+    held_high = held_good = 0
+    chosen = []
+    for fold in range(folds):
+        train = [row for row in rows if fold_of[row["id"]] != fold]
+        test = [row for row in rows if fold_of[row["id"]] == fold]
+        threshold = choose_threshold(train, target)
+        count, good = high_share(test, threshold)
+        held_high += count
+        held_good += good
+        chosen.append(threshold)
+    return {"folds": folds, "target": target, "thresholds_by_fold": chosen,
+            "cv_high_answers": held_high,
+            "cv_high_all_nuggets_share": round(held_good / held_high, 4) if held_high else None}
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    from cognivault.answer.confidence import HIGH_COVERAGE
+    from cognivault.answer.evaluation import evaluate_answers, load_jsonl, load_nuggets
+    from cognivault.engine import Engine
+    from cognivault.models.chat import resolve_chat_provider
+
+    with Engine(HELP_VAULT, embedder="auto" if args.embedded else None) as engine:
+        engine.index()
+        provider, note = await resolve_chat_provider(engine.settings, args.provider, args.model,
+                                                     embedder=engine.embedder)
+        try:
+            report = await evaluate_answers(engine, provider, load_jsonl(args.questions), load_jsonl(UNANSWERABLE),
+                                            per_question=True, nuggets=load_nuggets(args.nuggets))
+        finally:
+            await provider.aclose()
+    rows = [row for row in report.pop("per_question") if "all_nuggets" in row]
+    report["calibration"] = cross_validate(rows, args.folds, args.target)
+    report["calibration"].update({"threshold_on_all": choose_threshold(rows, args.target),
+                                  "shipped_high_coverage": HIGH_COVERAGE})
+    if args.per_question:
+        report["per_question"] = [{k: row[k] for k in ("id", "lang", "answered", "confidence", "nugget_recall",
+                                                       "all_nuggets", "answer_chars", "answer")} for row in rows]
+    if note:
+        report["note"] = note
+    nuggets = report["nuggets"]
+    overall = nuggets["overall"]
+    high = nuggets["reliability"]["high"]
+    report["targets"] = {
+        "all_nuggets>=0.60": overall["all_nuggets_share"] >= 0.60,
+        "all_nuggets_de>=0.55": nuggets["by_lang"].get("de", {}).get("all_nuggets_share", 0) >= 0.55,
+        "false_refusals<=5%": overall["false_refusal_share"] <= 0.05,
+        "unanswerable_refused>=95%": report["unanswerable"]["honest_share"] >= 0.95,
+        "high_states_all>=80%": (high["all_nuggets_share"] or 0) >= 0.80,
+        "mean_answer<=700": overall["mean_answer_chars"] <= 700,
+    }
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument("--nuggets", type=Path, default=NUGGETS)
+    parser.add_argument("--provider", default="extractive", choices=["extractive", "ollama", "llamacpp"])
+    parser.add_argument("--model")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--target", type=float, default=0.8, help="share of high answers that state all nuggets")
+    parser.add_argument("--embedded", action="store_true", help="also retrieve by meaning (embedded model)")
+    parser.add_argument("--per-question", action="store_true")
+    args = parser.parse_args()
+    isolate_cache("answers", fresh=False)
+    emit(asyncio.run(run(args)))
+
+
+if __name__ == "__main__":
+    main()
