@@ -44,8 +44,9 @@ DENSE_FLOOR = 0.2
 DENSE_SHARE = 0.6
 MAX_EMBEDDED_UNITS = 24
 MAX_UNITS = 3
-ANSWER_BUDGET = 600  # characters of quoted Markdown (the first unit may take up to twice that)
-LONG_PROSE = 320  # a longer paragraph is quoted by its sentences
+ANSWER_BUDGET = 700  # characters of quoted Markdown (the first unit may take up to twice that)
+LONG_PROSE = 320  # a longer paragraph is also quoted by its sentences
+WHOLE_LIMIT = 600  # a paragraph or list up to this long is also a unit as a whole
 MAX_INTRO = 240  # a longer paragraph ending in ":" is a passage of its own, not a lead-in
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
@@ -94,11 +95,13 @@ class Unit:
     label: str
     position: int  # the passage's index in the pack
     order: int  # where it is in its passage
-    kind: str  # paragraph | sentence | item | code | row | quote
+    kind: str  # paragraph | sentence | item | list | code | row | quote
     text: str
     intro: str = ""  # the paragraph ending in ":" that introduces it
     header: str = ""  # a table row's header and delimiter rows
     group: int = 0  # list or table or paragraph it belongs to (units of one group merge)
+    heading: str = ""  # the note title and headings it is under (scored with it)
+    section: str = ""  # the heading right above it (the quote's lead line)
     share: float = 0.0
     score: float = 0.0
     concepts: set[str] = field(default_factory=set)
@@ -115,7 +118,13 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
     units: list[Unit] = []
     previous: MarkdownBlock | None = None
     list_intros: dict[int, str] = {}
+    heading = " ".join([item.title, *item.heading_path])
+    section = item.heading_path[-1] if item.heading_path else ""
     for index, block in enumerate(blocks):
+        if block.kind == "heading":
+            section = block.text.lstrip("#").strip()
+            heading = " ".join([item.title, *item.heading_path, section])
+        before = len(units)
         intro = ""
         if previous is not None and previous.kind == "paragraph" and previous.text.rstrip().endswith(":") \
                 and len(previous.text) <= MAX_INTRO and block.kind in ("code", "item", "table"):
@@ -136,13 +145,26 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
             for number, row in enumerate(rows[2:], start=1):
                 units.append(Unit(item.label, position, order + number, "row", row, intro, header, group))
         elif block.kind == "paragraph" and not (block.text.rstrip().endswith(":") and len(block.text) <= MAX_INTRO):
-            if len(block.text) <= LONG_PROSE:
+            if len(block.text) <= WHOLE_LIMIT:
                 units.append(Unit(item.label, position, order, "paragraph", block.text, group=group))
-            else:
+            if len(block.text) > LONG_PROSE:
                 for number, sentence in enumerate(_sentences_of(block.text)):
                     units.append(Unit(item.label, position, order + number, "sentence", sentence, group=group))
+        for unit in units[before:]:
+            unit.heading, unit.section = heading, section
         if block.kind in _QUOTED_KINDS or block.kind == "heading":
             previous = block
+    # A short list is also a unit as a whole: the question may be answered by all of its items.
+    lists: dict[int, list[Unit]] = {}
+    for unit in units:
+        if unit.kind == "item":
+            lists.setdefault(unit.group, []).append(unit)
+    for items in lists.values():
+        whole = "\n".join(unit.text for unit in items)
+        if len(items) > 1 and len(whole) <= WHOLE_LIMIT:
+            first = items[0]
+            units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
+                              group=first.group, heading=first.heading, section=first.section))
     return units
 
 
@@ -171,12 +193,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     contexts = [sum(weight[t] for t in weight if t in item.terms) / total for item in items]
     best_context = max(contexts)
     candidates: list[Unit] = []
+    units_by_position: dict[int, list[Unit]] = {}
     for position, item in enumerate(items):
         if contexts[position] < best_context * CONTEXT_SHARE:
             continue
-        for unit in units_of(item, position):
-            said = f"{unit.intro}\n{unit.header}\n{unit.text}"
-            if unit.text.rstrip().endswith("?") or _quotes(said, asked):
+        units_by_position[position] = units_of(item, position)
+        for unit in units_by_position[position]:
+            said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
+            if unit.text.rstrip().endswith("?") or _quotes(f"{unit.intro}\n{unit.text}", asked):
                 continue  # a question, or an example of asking this one: not an answer
             found = text_terms(analyzer, said, item.lang)
             if pack is not None and pack.concepts:
@@ -189,6 +213,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             candidates.append(unit)
     if not candidates:
         return []
+    candidates = _wholes_first(candidates)
     best_share = max(unit.share for unit in candidates)
     candidates = [unit for unit in candidates if unit.share >= best_share * RELATIVE_SHARE]
     if embedder is not None and question_vector is not None:
@@ -210,13 +235,38 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             continue  # another note must earn its place: it is where weak, off-topic passages come from
         if used + unit.size > budget:
             continue
+        if any(_overlaps(unit, other) for other in chosen):
+            continue
         text_words = set(unit.text.casefold().split())
         if any(len(text_words & other) / max(len(text_words | other), 1) > 0.7 for other in seen):
             continue
         seen.append(text_words)
         chosen.append(unit)
         used += unit.size
+    follower = _follower(lead, units_by_position[lead.position])
+    if follower is not None and len(chosen) < max_units and used + follower.size <= budget and \
+            not any(_overlaps(follower, other) for other in chosen):
+        chosen.append(follower)  # what follows the best match under its heading often completes it
     return [lead, *sorted(chosen[1:], key=lambda u: (u.position, u.order))]
+
+
+def _follower(lead: Unit, units: Sequence[Unit]) -> Unit | None:
+    """The block right after ``lead`` in its passage, under the same heading (None at a section end)."""
+    after = [u for u in units if u.order > lead.order and u.kind not in ("sentence", "list") and
+             u.group != lead.group and u.heading == lead.heading]
+    return min(after, key=lambda u: u.order) if after else None
+
+
+def _wholes_first(candidates: list[Unit]) -> list[Unit]:
+    """Without the items and sentences whose whole list or paragraph covers the question as well."""
+    wholes = {(u.position, u.group): u.share for u in candidates if u.kind in ("list", "paragraph")}
+    return [u for u in candidates if u.kind not in ("item", "sentence") or
+            wholes.get((u.position, u.group), -1.0) < u.share]
+
+
+def _overlaps(unit: Unit, other: Unit) -> bool:
+    """Whether one unit quotes the other (a list and its item, a paragraph and its sentence)."""
+    return unit.position == other.position and (unit.text in other.text or other.text in unit.text)
 
 
 def _by_meaning(candidates: list[Unit], question_vector: Any, embedder: Any) -> list[Unit]:
@@ -265,6 +315,9 @@ def quotes_of(units: Sequence[Unit]) -> list[Quote]:
             body = f"{unit.header}\n{unit.text}" if unit.header else unit.text
             if unit.intro:
                 body = f"{unit.intro}\n\n{body}"
+            new_section = last is None or (last.label, last.section) != (unit.label, unit.section)
+            if new_section and unit.section and unit.section.casefold() not in body.casefold():
+                body = f"**{unit.section}**\n\n{body}"  # the section's title leads its quote
             quotes.append(Quote(unit.label, body))
         last = unit
     return quotes
