@@ -8,10 +8,11 @@ and prints one JSON document:
   per language, and the reliability table (confidence label -> answers, share stating all nuggets);
 - ``unanswerable``: the share refused ("the vault doesn't say") and the labels given;
 - ``calibration``: the threshold for ``high`` chosen by k-fold cross-validation over question ids
-  (on each training fold, the lowest coverage threshold whose ``high`` answers state all nuggets at
-  least ``--target`` of the time; that threshold applied to the held-out fold): the cross-validated
-  share of ``high`` answers stating all nuggets, each fold's choice, and the choice on all questions
-  next to the one the code ships (``confidence.HIGH_COVERAGE``);
+  (on each training fold, the lowest ``answer_share`` threshold, i.e. the share of the question the
+  quoted passages state, whose ``high`` answers state all nuggets at least ``--target`` of the time;
+  that threshold applied to the held-out fold): the cross-validated share of ``high`` answers
+  stating all nuggets, each fold's choice, and the choice on all questions next to the one the code
+  ships (``confidence.HIGH_ANSWER``);
 - ``targets``: the issue's targets, checked.
 
 Keyword retrieval unless ``--embedded`` (the help vault is read-only: its index goes to a
@@ -32,24 +33,25 @@ from _common import HELP_VAULT, QUESTIONS, SHARED_EVAL, emit, isolate_cache
 
 NUGGETS = SHARED_EVAL / "answers-dev.jsonl"
 UNANSWERABLE = SHARED_EVAL / "questions-unanswerable.jsonl"
-GRID = [round(0.5 + 0.025 * step, 3) for step in range(21)]  # coverage thresholds 0.5 .. 1.0
+GRID = [round(0.4 + 0.025 * step, 3) for step in range(25)]  # answer_share thresholds 0.4 .. 1.0
 
 
 def high_share(rows: list[dict[str, Any]], threshold: float) -> tuple[int, int]:
-    """(answers the confidence rule labels high with ``HIGH_COVERAGE = threshold``, of those stating all nuggets).
+    """(answers the confidence rule labels high with ``HIGH_ANSWER = threshold``, of those stating all nuggets).
 
     The rule's measures are those of the passages the answer cites (``cap_by_citations``), as the
     ``confidence`` envelope of a passage answer carries them.
     """
-    from cognivault.answer.confidence import HIGH_BEST
+    from cognivault.answer.confidence import HIGH_BEST, HIGH_COVERAGE
 
-    high = [row for row in rows if row["answered"] and row["measures"].get("coverage", 0.0) >= threshold
-            and row["measures"].get("best", 0.0) >= HIGH_BEST]
+    high = [row for row in rows if row["answered"] and row["measures"].get("coverage", 0.0) >= HIGH_COVERAGE
+            and row["measures"].get("best", 0.0) >= HIGH_BEST
+            and (row["measures"].get("answer_share") or 0.0) >= threshold]
     return len(high), sum(row["all_nuggets"] for row in high)
 
 
 def choose_threshold(rows: list[dict[str, Any]], target: float, min_answers: int = 3) -> float:
-    """The lowest coverage threshold whose ``high`` answers state all nuggets ``target`` of the time."""
+    """The lowest ``answer_share`` threshold whose ``high`` answers state all nuggets ``target`` of the time."""
     for threshold in GRID:
         count, good = high_share(rows, threshold)
         if count >= min_answers and good / count >= target:
@@ -78,7 +80,7 @@ def cross_validate(rows: list[dict[str, Any]], folds: int, target: float, seed: 
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    from cognivault.answer.confidence import HIGH_COVERAGE
+    from cognivault.answer.confidence import HIGH_ANSWER
     from cognivault.answer.evaluation import evaluate_answers, load_jsonl, load_nuggets
     from cognivault.engine import Engine
     from cognivault.models.chat import resolve_chat_provider
@@ -95,7 +97,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     rows = [row for row in report.pop("per_question") if "all_nuggets" in row]
     report["calibration"] = cross_validate(rows, args.folds, args.target)
     report["calibration"].update({"threshold_on_all": choose_threshold(rows, args.target),
-                                  "shipped_high_coverage": HIGH_COVERAGE})
+                                  "shipped_high_answer": HIGH_ANSWER})
     if args.per_question:
         report["per_question"] = [{k: row[k] for k in ("id", "lang", "answered", "confidence", "nugget_recall",
                                                        "all_nuggets", "answer_chars", "answer")} for row in rows]

@@ -209,7 +209,8 @@ def test_nugget_matching_follows_the_eval_rules() -> None:
     answer = "To embed a note:\n\n```md\n![[Meeting  notes]]\n```\n[S1] Press CTRL+Shift+M [S2]."
     assert nuggets_stated(answer, [["![[meeting notes]]"], ["ctrl+shift+m"], ["Strg", "nope"]]) == [True, True, False]
     assert nuggets_stated(answer, [["notes]] ``` [S1]"]]) == [True]  # whitespace collapsed, markers left in
-    table = reliability_table([{"confidence": "high", "all_nuggets": True}, {"confidence": "high", "all_nuggets": False},
+    table = reliability_table([{"confidence": "high", "all_nuggets": True},
+                               {"confidence": "high", "all_nuggets": False},
                                {"confidence": "low", "all_nuggets": False}])
     assert table["high"] == {"answers": 2, "all_nuggets_share": 0.5} and table["medium"]["answers"] == 0
 
@@ -236,3 +237,20 @@ def test_eval_answers_with_nuggets(engine: Any, tmp_path: Path, capsys: pytest.C
     assert main(["eval-answers", "--vault", str(engine.vault), "--keywords-only", "--no-index",
                  "--questions", str(questions), "--nuggets", str(nuggets)]) == 0
     assert "reliability (label -> answers, share with all nuggets)" in capsys.readouterr().out
+
+
+def test_confidence_is_capped_by_citations_and_by_what_the_quotes_state() -> None:
+    from cognivault.answer.confidence import HIGH_ANSWER, assess, cap_by_citations
+    from cognivault.answer.evidence import Evidence, EvidencePack
+
+    weights = {"embed": 2.0, "note": 1.0}
+    pack = EvidencePack(question_terms=list(weights), term_weights=weights)
+    pack.add(Evidence("", "c1", "a.md", "A", [], 1, 2, "", "embed a note", "", 0.0, terms=frozenset(weights)))
+    pack.add(Evidence("", "c2", "b.md", "B", [], 1, 2, "", "a note", "", 0.0, terms=frozenset({"note"})))
+    whole = assess(pack)
+    assert whole.label == "high"
+    assert cap_by_citations(whole, pack, []).label == "low"  # cites nothing
+    assert cap_by_citations(whole, pack, ["S2"]).label == "low"  # cites only the weak passage
+    assert cap_by_citations(whole, pack, ["S1"], answer_share=1.0).label == "high"
+    stated_little = cap_by_citations(whole, pack, ["S1"], answer_share=HIGH_ANSWER / 2)
+    assert stated_little.label == "medium" and "quoted passages state" in stated_little.reason

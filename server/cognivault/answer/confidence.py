@@ -36,7 +36,11 @@ by index stems.
 Once the answer is written, :func:`cap_by_citations` judges it by what it
 actually cites: the same rule over the cited passages only (an answer that
 cites nothing is ``low``); a subset of the pack never covers more, so this
-never raises the label.
+never raises the label. A passage answer also knows how much of the question
+its quotes state (``answer_share``: the question's weight found in the quoted
+blocks and their headings); it is ``high`` only when that is at least
+``HIGH_ANSWER`` (chosen by cross-validation on the dev set:
+``bench/bench_answer_quality.py``).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from cognivault.answer.evidence import EvidencePack
 
 HIGH_COVERAGE, HIGH_BEST = 0.8, 0.6
 MEDIUM_COVERAGE, MEDIUM_BEST = 0.5, 0.35
+HIGH_ANSWER = 0.8
 SUPPORT_FLOOR = 0.2
 OFF_TOPIC_SHARE = 0.45
 PHRASE_FACTOR = 1.0
@@ -66,6 +71,7 @@ class Confidence:
     keyword_coverage: float = 0.0
     similarity: float | None = None  # the best passage's cosine to the question (None: not measured)
     unknown_share: float = 0.0  # of the question's weight, in words the vault never uses
+    answer_share: float | None = None  # of the question's weight, stated by a passage answer's quotes
 
     @property
     def off_topic(self) -> bool:
@@ -79,7 +85,9 @@ class Confidence:
         return {"label": self.label, "reason": self.reason, "coverage": round(self.coverage, 3),
                 "best": round(self.best, 3), "keyword_coverage": round(self.keyword_coverage, 3),
                 "similarity": None if self.similarity is None else round(self.similarity, 3),
-                "unknown_share": round(self.unknown_share, 3), "covered": self.covered, "missing": self.missing}
+                "unknown_share": round(self.unknown_share, 3),
+                "answer_share": None if self.answer_share is None else round(self.answer_share, 3),
+                "covered": self.covered, "missing": self.missing}
 
 
 def semantic_share(similarity: float | None) -> float:
@@ -148,8 +156,13 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
 _RANK = {"low": 0, "medium": 1, "high": 2}
 
 
-def cap_by_citations(confidence: Confidence, pack: EvidencePack, cited: list[str]) -> Confidence:
-    """``confidence`` lowered to what the cited passages alone support (``low`` when nothing is cited)."""
+def cap_by_citations(confidence: Confidence, pack: EvidencePack, cited: list[str],
+                     answer_share: float | None = None) -> Confidence:
+    """``confidence`` lowered to what the cited passages alone support (``low`` when nothing is cited).
+
+    ``answer_share``: how much of the question a passage answer's quotes state; below ``HIGH_ANSWER``
+    it is not ``high``.
+    """
     if not cited:
         return Confidence("low", "the answer cites none of the passages", confidence.coverage, confidence.best,
                           [], confidence.missing, confidence.keyword_coverage, confidence.similarity,
@@ -164,4 +177,8 @@ def cap_by_citations(confidence: Confidence, pack: EvidencePack, cited: list[str
         by_citations.label = confidence.label
     if len(labels) < len(pack.items):
         by_citations.reason = "by what the answer cites: " + by_citations.reason
+    by_citations.answer_share = answer_share
+    if answer_share is not None and by_citations.label == "high" and answer_share < HIGH_ANSWER:
+        by_citations.label = "medium"
+        by_citations.reason += f"; the quoted passages state {answer_share:.0%} of the question"
     return by_citations

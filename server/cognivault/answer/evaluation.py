@@ -146,7 +146,8 @@ async def run_question(engine: Any, provider: Any, question: str) -> dict[str, A
 def _measures(done: dict[str, Any]) -> dict[str, Any]:
     """The confidence rule's numbers for one answer (what a calibration can re-threshold)."""
     detail = done.get("confidence_detail") or {}
-    return {key: detail[key] for key in ("coverage", "best", "keyword_coverage", "similarity", "unknown_share")
+    return {key: detail[key] for key in ("coverage", "best", "keyword_coverage", "similarity", "unknown_share",
+                                                     "answer_share")
             if key in detail}
 
 

@@ -328,11 +328,25 @@ def compose(quotes: Sequence[Quote]) -> str:
     return "\n\n".join(quote.cited() for quote in quotes)
 
 
-def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedder: Any = None) -> list[Quote]:
-    """The quotes that answer the pack's question (empty: the pack does not answer it)."""
+@dataclass(slots=True)
+class PassageAnswer:
+    """The quotes that answer a question and how much of the question they cover (weighted, 0..1)."""
+
+    quotes: list[Quote] = field(default_factory=list)
+    share: float = 0.0
+
+    def labels(self) -> list[str]:
+        return list(dict.fromkeys(quote.label for quote in self.quotes))
+
+
+def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedder: Any = None) -> PassageAnswer:
+    """The passage answer to the pack's question (no quotes: the pack does not answer it)."""
     units = choose_units(pack.items, pack.question_terms, pack.term_weights, analyzer, question or pack.query,
                          pack.question_vector, embedder, pack)
-    return quotes_of(units)
+    weight = {t: max(pack.term_weights.get(t, 1.0), 0.05) for t in pack.question_terms}
+    said = set().union(*(unit.concepts for unit in units)) if units else set()
+    share = sum(weight[t] for t in said if t in weight) / sum(weight.values()) if weight else 0.0
+    return PassageAnswer(quotes_of(units), share)
 
 
 # -- the simple, synchronous API (kept for callers outside the streaming pipeline) ----------------
@@ -379,9 +393,9 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
     confidence = assess(pack)
     citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
                           i.snippet, i.score) for i in pack.items]
-    quotes = passage_answer(pack, analyzer_of(engine), question, engine.embedder) if confidence.supported else []
-    if not quotes:
-        return ExtractiveAnswer(question, not_in_vault(lang), citations, [], False, confidence.label)
-    cited = list(dict.fromkeys(quote.label for quote in quotes))
-    label = cap_by_citations(confidence, pack, cited).label
-    return ExtractiveAnswer(question, compose(quotes), citations, cited, True, label)
+    answer = passage_answer(pack, analyzer_of(engine), question, engine.embedder) if confidence.supported \
+        else PassageAnswer()
+    if not answer.quotes:
+        return ExtractiveAnswer(question, not_in_vault(lang), citations, [], False, "low")
+    label = cap_by_citations(confidence, pack, answer.labels(), answer.share).label
+    return ExtractiveAnswer(question, compose(answer.quotes), citations, answer.labels(), True, label)

@@ -49,7 +49,7 @@ from cognivault.answer.cache import AnswerCache, cache_for, cache_key
 from cognivault.answer.citations import CitationFilter
 from cognivault.answer.confidence import Confidence, assess, cap_by_citations
 from cognivault.answer.evidence import EvidencePack, analyzer_of
-from cognivault.answer.extractive import Quote, not_in_vault, passage_answer, says_not_in_vault
+from cognivault.answer.extractive import PassageAnswer, Quote, not_in_vault, passage_answer, says_not_in_vault
 from cognivault.answer.prompts import load_prompt
 from cognivault.answer.repetition import LoopGuard
 from cognivault.answer.request import AskError, AskRequest
@@ -297,11 +297,10 @@ class _AnswerRun:
         answer_filter = self._filter()
         self.answer_filter = answer_filter
         if pack and getattr(self.provider, "extractive", False):
-            quotes = await self._quotes(confidence)
-            cited = list(dict.fromkeys(quote.label for quote in quotes))
-            confidence = cap_by_citations(confidence, pack, cited)
+            answer = await self._passages(confidence)
+            confidence = cap_by_citations(confidence, pack, answer.labels(), answer.share)
             await self._emit_confidence(confidence)
-            await self._feed_quotes(answer_filter, quotes)
+            await self._feed_quotes(answer_filter, answer.quotes)
         else:
             await self._emit_confidence(confidence)
             if not pack:
@@ -383,10 +382,10 @@ class _AnswerRun:
     async def _feed(self, answer_filter: CitationFilter, text: str) -> None:
         await self._feed_events(answer_filter.feed(text))
 
-    async def _quotes(self, confidence: Confidence) -> list[Quote]:
-        """The passage answer for this request's pack (empty when the pack does not support one)."""
+    async def _passages(self, confidence: Confidence) -> PassageAnswer:
+        """The passage answer for this request's pack (no quotes when the pack does not support one)."""
         if not confidence.supported:
-            return []
+            return PassageAnswer()
         embedder = getattr(self.provider, "embedder", None) or self.engine.embedder
         # The pack has the question's vector only where the embedder knows the question's language.
         return await self._blocking(passage_answer, self.pack, analyzer_of(self.engine), self.pack.query, embedder)
@@ -420,7 +419,7 @@ class _AnswerRun:
         if held is None:  # the model's text was shown (it cited, then looped): say so, then the passages
             await self._feed_events(answer_filter.quote(f"\n\n{FROM_NOTES[lang]}\n\n"))
         model_text = "".join(value for kind, value in held or [] if kind == "text").strip()
-        await self._feed_quotes(answer_filter, await self._quotes(confidence))
+        await self._feed_quotes(answer_filter, (await self._passages(confidence)).quotes)
         if model_text:
             if len(model_text) > MAX_UNVERIFIED_CHARS:
                 model_text = model_text[:MAX_UNVERIFIED_CHARS].rstrip() + " …"
