@@ -13,6 +13,11 @@ and prints one JSON document:
   that threshold applied to the held-out fold): the cross-validated share of ``high`` answers
   stating all nuggets, each fold's choice, and the choice on all questions next to the one the code
   ships (``confidence.HIGH_ANSWER``);
+- ``refusal``: the off-topic threshold (``confidence.OFF_TOPIC_SHARE``: the share of a question's
+  weight in words the vault never uses) chosen the same way over the answerable and unanswerable
+  questions together (on each training fold, the highest threshold that refuses the most
+  unanswerable questions while refusing at most 5 % of the answerable ones): held-out false
+  refusals and unanswerable questions refused, each fold's choice, and the choice on all questions;
 - ``targets``: the issue's targets, checked.
 
 Keyword retrieval unless ``--embedded`` (the help vault is read-only: its index goes to a
@@ -59,11 +64,56 @@ def choose_threshold(rows: list[dict[str, Any]], target: float, min_answers: int
     return GRID[-1]
 
 
-def cross_validate(rows: list[dict[str, Any]], folds: int, target: float, seed: int = 17) -> dict[str, Any]:
-    """k-fold over question ids: the threshold chosen on k-1 folds, measured on the held-out one."""
+def _folds(rows: list[dict[str, Any]], folds: int, seed: int = 17) -> dict[str, int]:
     ids = sorted(row["id"] for row in rows)
     random.Random(seed).shuffle(ids)
-    fold_of = {qid: number % folds for number, qid in enumerate(ids)}
+    return {qid: number % folds for number, qid in enumerate(ids)}
+
+
+REFUSAL_GRID = [round(0.2 + 0.05 * step, 2) for step in range(13)]  # unknown_share thresholds 0.2 .. 0.8
+
+
+def refused(row: dict[str, Any], threshold: float) -> bool:
+    """Whether the answer is refused with ``OFF_TOPIC_SHARE = threshold`` (other refusals stay as they were)."""
+    from cognivault.answer.confidence import OFF_TOPIC_SHARE
+
+    unknown = row["measures"].get("unknown_share", 0.0)
+    was_refused = not row["answered"] if "answered" in row else row["honest"]
+    return unknown >= threshold or (was_refused and unknown < OFF_TOPIC_SHARE)
+
+
+def choose_refusal(answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]]) -> float:
+    """The threshold refusing the most unanswerable questions with at most 5 % false refusals (highest on ties)."""
+    best, best_refused = REFUSAL_GRID[-1], -1
+    for threshold in REFUSAL_GRID:
+        false = sum(refused(row, threshold) for row in answerable)
+        if false > 0.05 * len(answerable):
+            continue
+        caught = sum(refused(row, threshold) for row in unanswerable)
+        if caught > best_refused or (caught == best_refused and threshold > best):
+            best, best_refused = threshold, caught
+    return best
+
+
+def cross_validate_refusal(answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]], folds: int
+                           ) -> dict[str, Any]:
+    fold_of = _folds(answerable + unanswerable, folds)
+    chosen, false, caught = [], 0, 0
+    for fold in range(folds):
+        train_a = [r for r in answerable if fold_of[r["id"]] != fold]
+        train_u = [r for r in unanswerable if fold_of[r["id"]] != fold]
+        threshold = choose_refusal(train_a, train_u)
+        chosen.append(threshold)
+        false += sum(refused(r, threshold) for r in answerable if fold_of[r["id"]] == fold)
+        caught += sum(refused(r, threshold) for r in unanswerable if fold_of[r["id"]] == fold)
+    return {"folds": folds, "thresholds_by_fold": chosen,
+            "cv_false_refusal_share": round(false / len(answerable), 4) if answerable else None,
+            "cv_unanswerable_refused_share": round(caught / len(unanswerable), 4) if unanswerable else None}
+
+
+def cross_validate(rows: list[dict[str, Any]], folds: int, target: float) -> dict[str, Any]:
+    """k-fold over question ids: the threshold chosen on k-1 folds, measured on the held-out one."""
+    fold_of = _folds(rows, folds)
     held_high = held_good = 0
     chosen = []
     for fold in range(folds):
@@ -94,10 +144,17 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                                             per_question=True, nuggets=load_nuggets(args.nuggets))
         finally:
             await provider.aclose()
-    rows = [row for row in report.pop("per_question") if "all_nuggets" in row]
+    per_question = report.pop("per_question")
+    rows = [row for row in per_question if "all_nuggets" in row]
+    unanswerable = [row for row in per_question if "honest" in row]
     report["calibration"] = cross_validate(rows, args.folds, args.target)
     report["calibration"].update({"threshold_on_all": choose_threshold(rows, args.target),
                                   "shipped_high_answer": HIGH_ANSWER})
+    from cognivault.answer.confidence import OFF_TOPIC_SHARE
+
+    report["refusal"] = cross_validate_refusal(rows, unanswerable, args.folds)
+    report["refusal"].update({"threshold_on_all": choose_refusal(rows, unanswerable),
+                              "shipped_off_topic_share": OFF_TOPIC_SHARE})
     if args.per_question:
         report["per_question"] = [{k: row[k] for k in ("id", "lang", "answered", "confidence", "nugget_recall",
                                                        "all_nuggets", "answer_chars", "answer")} for row in rows]
