@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from cognivault.answer.evidence import Evidence, EvidencePack, text_terms
@@ -44,6 +44,7 @@ DENSE_FLOOR = 0.2
 DENSE_SHARE = 0.6
 MAX_EMBEDDED_UNITS = 24
 MAX_UNITS = 3
+SECTION_UNITS = 2  # blocks around the best match, under its heading, added when they fit
 ANSWER_BUDGET = 700  # characters of quoted Markdown (the first unit may take up to twice that)
 LONG_PROSE = 320  # a longer paragraph is also quoted by its sentences
 WHOLE_LIMIT = 600  # a paragraph or list up to this long is also a unit as a whole
@@ -53,6 +54,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 _ALIASES = re.compile(r"\s*\(aliases: [^)]*\)|^aliases:.*$", re.IGNORECASE | re.MULTILINE)
 _CALLOUT_HEAD = re.compile(r"^\s*>\s*\[!")
 _WORDS = re.compile(r"\w+")
+_BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1:?")
 _QUOTED_KINDS = frozenset({"paragraph", "item", "code", "table", "quote"})
 
 
@@ -121,6 +123,8 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
     heading = " ".join([item.title, *item.heading_path])
     section = item.heading_path[-1] if item.heading_path else ""
     for index, block in enumerate(blocks):
+        if block.kind == "paragraph" and _BOLD_LINE.fullmatch(block.text.strip()):
+            block = replace(block, kind="heading", text=block.text.strip().strip("*_").strip())  # a pseudo-heading
         if block.kind == "heading":
             section = block.text.lstrip("#").strip()
             heading = " ".join([item.title, *item.heading_path, section])
@@ -213,7 +217,6 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             candidates.append(unit)
     if not candidates:
         return []
-    candidates = _wholes_first(candidates)
     best_share = max(unit.share for unit in candidates)
     candidates = [unit for unit in candidates if unit.share >= best_share * RELATIVE_SHARE]
     if embedder is not None and question_vector is not None:
@@ -223,7 +226,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     candidates = [unit for unit in candidates if unit.size <= 2 * budget]  # too long to quote whole
     if not candidates:
         return []
-    candidates.sort(key=lambda u: (-u.score, u.position, u.order))
+    # On a tie a whole list or paragraph goes before its items or sentences (they remain for a tight budget).
+    candidates.sort(key=lambda u: (-u.score, u.kind in ("item", "sentence"), u.position, u.order))
     lead = candidates[0]
     chosen = [lead]
     used = lead.size
@@ -243,25 +247,19 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         seen.append(text_words)
         chosen.append(unit)
         used += unit.size
-    follower = _follower(lead, units_by_position[lead.position])
-    if follower is not None and len(chosen) < max_units and used + follower.size <= budget and \
-            not any(_overlaps(follower, other) for other in chosen):
-        chosen.append(follower)  # what follows the best match under its heading often completes it
+    for neighbour in _neighbours(lead, units_by_position[lead.position])[:SECTION_UNITS]:
+        # what surrounds the best match under its heading often completes it
+        if used + neighbour.size <= budget and not any(_overlaps(neighbour, other) for other in chosen):
+            chosen.append(neighbour)
+            used += neighbour.size
     return [lead, *sorted(chosen[1:], key=lambda u: (u.position, u.order))]
 
 
-def _follower(lead: Unit, units: Sequence[Unit]) -> Unit | None:
-    """The block right after ``lead`` in its passage, under the same heading (None at a section end)."""
-    after = [u for u in units if u.order > lead.order and u.kind not in ("sentence", "list") and
-             u.group != lead.group and u.heading == lead.heading]
-    return min(after, key=lambda u: u.order) if after else None
-
-
-def _wholes_first(candidates: list[Unit]) -> list[Unit]:
-    """Without the items and sentences whose whole list or paragraph covers the question as well."""
-    wholes = {(u.position, u.group): u.share for u in candidates if u.kind in ("list", "paragraph")}
-    return [u for u in candidates if u.kind not in ("item", "sentence") or
-            wholes.get((u.position, u.group), -1.0) < u.share]
+def _neighbours(lead: Unit, units: Sequence[Unit]) -> list[Unit]:
+    """The blocks under ``lead``'s heading in its passage, nearest first (those after it before those before)."""
+    blocks = [u for u in units if u.kind not in ("sentence", "list") and u.group != lead.group and
+              u.heading == lead.heading]
+    return sorted(blocks, key=lambda u: (abs(u.order - lead.order) // 1000, u.order < lead.order, u.order))
 
 
 def _overlaps(unit: Unit, other: Unit) -> bool:
