@@ -305,7 +305,9 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
             continue
         terms = {found[0]} | {analyzer.terms_of_word(word, code)[0] for code in languages[1:]}
         key = found[0]
-        if (len(key) > 1 or key.isdigit()) and any(c.isalnum() for c in key):
+        if not any(c.isalnum() for c in key) and (vocab is None or key not in vocab):
+            continue  # punctuation the vault never uses (quotes, "?)") says nothing about the topic
+        if len(key) > 1 or key.isdigit():  # symbol runs ("[[##", "%%") are what lexical questions hinge on
             concepts.setdefault(key, Concept(key, word, frozenset(terms)))
     return list(concepts.values())
 
