@@ -254,3 +254,14 @@ def test_confidence_is_capped_by_citations_and_by_what_the_quotes_state() -> Non
     assert cap_by_citations(whole, pack, ["S1"], answer_share=1.0).label == "high"
     stated_little = cap_by_citations(whole, pack, ["S1"], answer_share=HIGH_ANSWER / 2)
     assert stated_little.label == "medium" and "quoted passages state" in stated_little.reason
+
+
+async def test_extractive_chat_reads_a_german_question_as_german() -> None:
+    from cognivault.models.chat import ChatMessage
+
+    messages = [ChatMessage("system", "Passages:\n<passages>\n[S1] a.md\nMitochondrien sind die Kraftwerke der "
+                                      "Zelle: Sie produzieren ATP aus Glukose und Sauerstoff.\n\n[S2] b.md\n"
+                                      "Brot braucht Mehl, Wasser und Salz.\n</passages>"),
+                ChatMessage("user", "Was produzieren Mitochondrien?")]
+    text = "".join([c.text async for c in ExtractiveChat().stream(messages) if c.kind == "text"])
+    assert "produzieren ATP" in text and "[S1]" in text and "[S2]" not in text

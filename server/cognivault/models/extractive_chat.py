@@ -5,8 +5,8 @@ answers straight from the evidence pack (``answer.extractive``: the best
 passages quoted whole, each with its label; "the vault doesn't say" when the
 pack does not support an answer). Called directly through the :class:`ChatProvider`
 interface, it reads the passages (``[S1] where`` blocks) from the messages
-and the question from the last user message, and does the same with plain
-term matching.
+and the question from the last user message (its language chosen among the
+passages' languages and English), and does the same with plain term matching.
 """
 
 from __future__ import annotations
@@ -52,9 +52,12 @@ class ExtractiveChat:
 
         question = next((m.content for m in reversed(messages) if m.role == "user"), "")
         context = "\n".join(m.content for m in messages if m.role in ("system", "user", "tool"))
-        lang = detect_language(question)
+        passages = _BLOCK.findall(context)
+        # The question's language is one of the passages' languages (English as well), not any of 97.
+        known = frozenset(filter(None, (detect_language(body) for _, body in passages))) | {"en"}
+        lang = detect_language(question, known)
         items = []
-        for label, body in _BLOCK.findall(context):
+        for label, body in passages:
             items.append(Evidence(label=label, chunk_id=label, path="", title="", heading_path=[], line_start=0,
                                   line_end=0, locator="", text=body.strip(), snippet="", score=0.0, lang=lang,
                                   terms=text_terms(_FALLBACK_ANALYZER, body, lang)))
