@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from cognivault.answer.evidence import Evidence, EvidencePack, text_terms
+from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
 from cognivault.index.analysis import words
 from cognivault.vault.markdown import MarkdownBlock, split_blocks
 
@@ -40,6 +40,7 @@ SCORE_SHARE = 0.6
 OTHER_NOTE_SHARE = 0.8
 CONTEXT_SHARE = 0.75
 CONTEXT_WEIGHT = 0.35
+PHRASE_WEIGHT = 0.1  # a unit that has the question's words side by side ("embed a note") comes first on a tie
 DENSE_FLOOR = 0.2
 DENSE_SHARE = 0.6
 MAX_EMBEDDED_UNITS = 24
@@ -194,6 +195,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     if not total or not items:
         return []
     asked = _WORDS.findall(question.casefold())
+    ordered = [t for t in terms if t in weight]
+    phrases = set(zip(ordered, ordered[1:], strict=False))
     contexts = [sum(weight[t] for t in weight if t in item.terms) / total for item in items]
     best_context = max(contexts)
     candidates: list[Unit] = []
@@ -214,6 +217,9 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             if unit.share < MIN_UNIT_SHARE:
                 continue
             unit.score = (1 - CONTEXT_WEIGHT) * unit.share + CONTEXT_WEIGHT * contexts[position]
+            if phrases:
+                side_by_side = phrases & text_pairs(analyzer, said, item.lang)
+                unit.score += PHRASE_WEIGHT * len(side_by_side) / len(phrases)
             candidates.append(unit)
     if not candidates:
         return []
