@@ -265,3 +265,19 @@ async def test_extractive_chat_reads_a_german_question_as_german() -> None:
                 ChatMessage("user", "Was produzieren Mitochondrien?")]
     text = "".join([c.text async for c in ExtractiveChat().stream(messages) if c.kind == "text"])
     assert "produzieren ATP" in text and "[S1]" in text and "[S2]" not in text
+
+
+def test_the_block_with_the_question_words_side_by_side_leads() -> None:
+    from cognivault.answer.evidence import _FALLBACK_ANALYZER, Evidence, text_terms
+    from cognivault.answer.extractive import choose_units
+
+    def item(label: str, heading: str, text: str) -> Evidence:
+        return Evidence(label, label, f"{label}.md", label, [heading], 1, 3, "", text, "", 0.0, lang="en",
+                        terms=text_terms(_FALLBACK_ANALYZER, f"{heading}\n{text}", "en"))
+
+    canvas = item("S1", "Embed a canvas", "You can embed a canvas in a note with the embed syntax.")
+    note = item("S2", "Embed a note in another note", f"To embed a note:\n\n{FENCE}md\n![[Internal links]]\n{FENCE}")
+    terms = sorted(text_terms(_FALLBACK_ANALYZER, "embed note", "en"))
+    chosen = choose_units([canvas, note], ["emb", "note"], {t: 1.0 for t in terms}, _FALLBACK_ANALYZER,
+                          "How do I embed a note?")
+    assert chosen[0].label == "S2" and chosen[0].kind == "code" and chosen[0].intro == "To embed a note:"
