@@ -281,3 +281,19 @@ def test_the_block_with_the_question_words_side_by_side_leads() -> None:
     chosen = choose_units([canvas, note], ["emb", "note"], {t: 1.0 for t in terms}, _FALLBACK_ANALYZER,
                           "How do I embed a note?")
     assert chosen[0].label == "S2" and chosen[0].kind == "code" and chosen[0].intro == "To embed a note:"
+
+
+def test_a_translated_passage_is_quoted_in_the_questions_language() -> None:
+    from cognivault.answer.evidence import _FALLBACK_ANALYZER, Evidence, EvidencePack, text_terms
+    from cognivault.answer.extractive import choose_units
+
+    german = Evidence("S1", "c1", "de/Bear.md", "Bear", ["Bear"], 1, 2, "", "- **Hervorhebungen**: Konvertiert "
+                      "`::highlight::` zu `==highlight==`", "", 0.0, lang="de")
+    english = Evidence("S2", "c2", "en/Bear.md", "Bear", ["Bear"], 1, 2, "", "- **Highlights**: Converts "
+                       "`::highlight::` to `==highlight==`", "", 0.0, lang="en")
+    for item in (german, english):
+        item.terms = text_terms(_FALLBACK_ANALYZER, item.text, item.lang)
+    pack = EvidencePack(question_terms=["highlight"], term_weights={"highlight": 1.0}, lang="en")
+    chosen = choose_units([german, english], pack.question_terms, pack.term_weights, _FALLBACK_ANALYZER,
+                          "How do I convert `::highlight::`?", pack=pack)
+    assert [unit.label for unit in chosen] == ["S2"]

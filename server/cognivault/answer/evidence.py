@@ -162,6 +162,7 @@ class EvidencePack:
     concepts: dict[str, Concept] = field(default_factory=dict)  # by key (the names in question_terms)
     unknown_share: float = 0.0  # of the question's weight, in words the vault never uses
     unknown: list[str] = field(default_factory=list)  # those words, as the user wrote them
+    lang: str | None = None  # the question's language
 
     def concepts_in(self, terms: frozenset[str] | set[str], text_words: frozenset[str] | set[str]) -> set[str]:
         """The keys of the question's concepts that a text with these terms and words has."""

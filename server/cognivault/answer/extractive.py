@@ -195,14 +195,20 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     if not total or not items:
         return []
     asked = _WORDS.findall(question.casefold())
+    lang = pack.lang if pack is not None else None
+    # Quoted in the question's language where the vault says it in that language (a vault of translated
+    # notes has each passage twice).
+    foreign = {i for i, item in enumerate(items) if item.lang != lang} \
+        if lang is not None and any(item.lang == lang for item in items) else set()
     ordered = [t for t in terms if t in weight]
     phrases = set(zip(ordered, ordered[1:], strict=False))
-    contexts = [sum(weight[t] for t in weight if t in item.terms) / total for item in items]
+    contexts = [sum(weight[t] for t in weight if t in item.terms) / total if i not in foreign else 0.0
+                for i, item in enumerate(items)]
     best_context = max(contexts)
     candidates: list[Unit] = []
     units_by_position: dict[int, list[Unit]] = {}
     for position, item in enumerate(items):
-        if contexts[position] < best_context * CONTEXT_SHARE:
+        if position in foreign or contexts[position] < best_context * CONTEXT_SHARE:
             continue
         units_by_position[position] = units_of(item, position)
         for unit in units_by_position[position]:

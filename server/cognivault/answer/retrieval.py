@@ -44,7 +44,7 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
 
     query = (query or question).strip()
     lang = question_language(engine, query)
-    pack = EvidencePack(max_items=max_items, token_budget=token_budget, query=query)
+    pack = EvidencePack(max_items=max_items, token_budget=token_budget, query=query, lang=lang)
     pack.concepts = {concept.key: concept for concept in question_concepts(engine, query, lang)}
     terms = list(pack.concepts)
     pack.question_terms = terms
