@@ -178,7 +178,12 @@ def test_confidence_rules() -> None:
     weak = EvidencePack(question_terms=terms, term_weights=weights)
     weak.add(_item("the cycle", {"cycl"}))
     result = assess(weak)
-    assert result.label == "low" and result.missing[0] == "calvin" and not result.supported
+    # A weak pack is labelled low; it is refused only when the vault does not cover the question.
+    assert result.label == "low" and result.missing[0] == "calvin" and result.supported
+    off_topic = EvidencePack(question_terms=terms, term_weights=weights, unknown_share=0.8, unknown=["calvin"])
+    off_topic.add(_item("the cycle", {"cycl"}))
+    result = assess(off_topic)
+    assert result.label == "low" and not result.supported and "never mentions: calvin" in result.reason
     no_terms = EvidencePack(question_terms=[], term_weights={})
     no_terms.add(_item("anything", {"anything"}))
     assert assess(no_terms).label == "low"

@@ -14,7 +14,9 @@ is shown as a plain name (``notes/Secret plan.md`` -> ``Secret plan``).
 ``("metadata", label)`` the first time a label is accepted (so the client
 learns about a source before the text that cites it) and ``("text", str)``.
 Text that might still become a citation or link is held back until it is
-complete (at most ``HOLD_LIMIT`` characters).
+complete (at most ``HOLD_LIMIT`` characters). :meth:`CitationFilter.quote`
+takes vault text quoted verbatim by the passage answerer: it is the user's
+own Markdown, not model output, so its links and code stay as written.
 """
 
 from __future__ import annotations
@@ -110,6 +112,12 @@ class CitationFilter:
 
     def flush(self) -> list[tuple[str, str]]:
         return self._drain(final=True)
+
+    def quote(self, text: str) -> list[tuple[str, str]]:
+        """Vault Markdown quoted verbatim: emitted as written, never read for citations or links."""
+        events = self._drain(final=True)
+        self._emit(events, text)
+        return events
 
     # -- internals ----------------------------------------------------------
     def _emit(self, events: list[tuple[str, str]], text: str) -> None:

@@ -46,11 +46,13 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
                      help="retrieve by keywords only (no embedding model is loaded: faster start)")
 
     evaluation = command("eval-answers", cmd_eval_answers,
-                         "measure answers: citations, cited-note precision, honesty on unanswerable questions")
-    evaluation.add_argument("--questions", required=True, help="JSONL: question, relevant (note paths)")
+                         "measure answers: facts stated (nuggets), citations, refusals, reliability of labels")
+    evaluation.add_argument("--questions", required=True, help="JSONL: id, lang, question, relevant (note paths)")
+    evaluation.add_argument("--nuggets", help="JSONL: id, nuggets (the facts a correct answer states)")
     evaluation.add_argument("--unanswerable", help="JSONL: questions the vault cannot answer")
-    evaluation.add_argument("--chat-provider", choices=CHAT_PROVIDERS, default="extractive",
-                            help="chat provider to evaluate (default: extractive)")
+    # dest differs from the shared --provider (the embedding provider of index/search)
+    evaluation.add_argument("--provider", "--chat-provider", dest="chat_provider", choices=CHAT_PROVIDERS,
+                            default="extractive", help="chat provider to evaluate (default: extractive)")
     evaluation.add_argument("--model")
     evaluation.add_argument("--limit", type=int, help="only the first N questions of each file")
     evaluation.add_argument("--per-question", action="store_true")
@@ -167,13 +169,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_eval_answers(args: argparse.Namespace) -> int:
-    from cognivault.answer.evaluation import AnswerQuestionError, evaluate_answers, load_jsonl
+    from cognivault.answer.evaluation import AnswerQuestionError, evaluate_answers, load_jsonl, load_nuggets
     from cognivault.cli import UserError, _open_engine, _print_json
     from cognivault.models.chat import ChatError, resolve_chat_provider
 
     try:
         questions = load_jsonl(Path(args.questions))
         unanswerable = load_jsonl(Path(args.unanswerable)) if args.unanswerable else []
+        nuggets = load_nuggets(Path(args.nuggets)) if args.nuggets else None
     except (OSError, AnswerQuestionError) as exc:
         raise UserError(f"cannot read questions: {exc}") from exc
     if args.limit is not None:
@@ -187,7 +190,8 @@ def cmd_eval_answers(args: argparse.Namespace) -> int:
             provider, note = await resolve_chat_provider(engine.settings, args.chat_provider, args.model,
                                                          embedder=engine.embedder)
             try:
-                report = await evaluate_answers(engine, provider, questions, unanswerable, args.per_question)
+                report = await evaluate_answers(engine, provider, questions, unanswerable, args.per_question,
+                                                nuggets)
             finally:
                 await provider.aclose()
             if note:
@@ -209,11 +213,29 @@ def cmd_eval_answers(args: argparse.Namespace) -> int:
               f"{a['relevant_cited_share']:.1%}, cited-note precision {a['cited_note_precision']:.1%}, "
               f"citation acceptance {a['citation_acceptance']:.1%}, confidence {a['confidence']}, "
               f"errors {a['errors']}")
+    if "nuggets" in report:
+        print(_nugget_lines(report["nuggets"]))
     if "unanswerable" in report:
         u = report["unanswerable"]
         print(f"unanswerable ({u['questions']}): honest {u['honest_share']:.1%} {u['honest_by_kind']}, "
               f"confidence {u['confidence']}, errors {u['errors']}")
     return 0
+
+
+def _nugget_lines(nuggets: dict[str, Any]) -> str:
+    """The nugget metrics and the reliability table as text for people."""
+    lines = []
+    for name, part in [("all", nuggets["overall"]), *nuggets["by_lang"].items()]:
+        if not part.get("questions"):
+            continue
+        lines.append(f"nuggets {name} ({part['questions']}): all stated {part['all_nuggets_share']:.1%}, "
+                     f"recall {part['nugget_recall']:.3f}, false refusals {part['false_refusals']}, "
+                     f"mean answer {part['mean_answer_chars']:.0f} chars")
+    lines.append("reliability (label -> answers, share with all nuggets):")
+    for label, row in nuggets["reliability"].items():
+        share = "-" if row["all_nuggets_share"] is None else f"{row['all_nuggets_share']:.1%}"
+        lines.append(f"  {label:6} {row['answers']:3}  {share}")
+    return "\n".join(lines)
 
 
 # -- transcribe ----------------------------------------------------------------------------------------

@@ -21,11 +21,26 @@ fixed numbers, never the model's opinion. The label:
 
 - ``high``: coverage >= 0.8 and best >= 0.6 (the pack plainly covers the question);
 - ``medium``: coverage >= 0.5 and best >= 0.35;
-- ``low``: anything less, an empty pack, or a question with no key terms.
+- ``low``: anything less, an empty pack, a question with no key terms, or a question about
+  something the vault never mentions: at least ``OFF_TOPIC_SHARE`` of its weight is in words no
+  note uses in any form (``EvidencePack.unknown_share``).
 
 An empty or weak pack is therefore never ``high``, whatever its meaning.
-``supported`` (coverage >= ``SUPPORT_FLOOR``) is what the extractive answerer
-needs to answer at all.
+``supported`` (not off-topic, and at least ``SUPPORT_FLOOR`` of the question
+found as words: meaning alone never is) is what the
+extractive answerer needs to answer at all: it refuses only what the vault
+does not cover, while the label says how sure the answer may sound. ``covered``, ``missing`` and the reason name the
+question's concepts by the user's own words (``EvidencePack.word_of``), not
+by index stems.
+
+Once the answer is written, :func:`cap_by_citations` judges it by what it
+actually cites: the same rule over the cited passages only (an answer that
+cites nothing is ``low``); a subset of the pack never covers more, so this
+never raises the label. A passage answer also knows how much of the question
+its quotes state (``answer_share``: the question's weight found in the quoted
+blocks and their headings); it is ``high`` only when that is at least
+``HIGH_ANSWER`` (chosen by cross-validation on the dev set:
+``bench/bench_answer_quality.py``).
 """
 
 from __future__ import annotations
@@ -37,7 +52,9 @@ from cognivault.answer.evidence import EvidencePack
 
 HIGH_COVERAGE, HIGH_BEST = 0.8, 0.6
 MEDIUM_COVERAGE, MEDIUM_BEST = 0.5, 0.35
-SUPPORT_FLOOR = 0.5
+HIGH_ANSWER = 0.8
+SUPPORT_FLOOR = 0.2
+OFF_TOPIC_SHARE = 0.45
 PHRASE_FACTOR = 1.0
 SEMANTIC_FLOOR, SEMANTIC_FULL = 0.3, 0.8
 SEMANTIC_WEIGHT = 0.25
@@ -53,15 +70,23 @@ class Confidence:
     missing: list[str] = field(default_factory=list)
     keyword_coverage: float = 0.0
     similarity: float | None = None  # the best passage's cosine to the question (None: not measured)
+    unknown_share: float = 0.0  # of the question's weight, in words the vault never uses
+    answer_share: float | None = None  # of the question's weight, stated by a passage answer's quotes
+
+    @property
+    def off_topic(self) -> bool:
+        return self.unknown_share >= OFF_TOPIC_SHARE
 
     @property
     def supported(self) -> bool:
-        return self.coverage >= SUPPORT_FLOOR and self.label != "low"
+        return self.keyword_coverage >= SUPPORT_FLOOR and not self.off_topic
 
     def to_dict(self) -> dict[str, Any]:
         return {"label": self.label, "reason": self.reason, "coverage": round(self.coverage, 3),
                 "best": round(self.best, 3), "keyword_coverage": round(self.keyword_coverage, 3),
                 "similarity": None if self.similarity is None else round(self.similarity, 3),
+                "unknown_share": round(self.unknown_share, 3),
+                "answer_share": None if self.answer_share is None else round(self.answer_share, 3),
                 "covered": self.covered, "missing": self.missing}
 
 
@@ -106,10 +131,13 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
     coverage = _with_meaning(keyword_coverage, meaning)
     similarities = [item.similarity for item in pack.items if item.similarity is not None]
     similarity = max(similarities) if similarities else None
-    covered = [t for t in terms if t in union]
-    missing = sorted((t for t in terms if t not in union), key=lambda t: -weight[t])
-    missing += [" ".join(p) for p in absent]
+    covered = [pack.word_of(t) for t in terms if t in union]
+    missing = [pack.word_of(t) for t in sorted((t for t in terms if t not in union), key=lambda t: -weight[t])]
+    missing += [" ".join(pack.word_of(t) for t in p) for p in absent]
     what = "key terms" if coverage == keyword_coverage else "key terms and meaning"
+    if pack.unknown_share >= OFF_TOPIC_SHARE:
+        return Confidence("low", "the vault never mentions: " + ", ".join(pack.unknown[:5]), coverage, best,
+                          covered, missing, keyword_coverage, similarity, pack.unknown_share)
     if coverage >= HIGH_COVERAGE and best >= HIGH_BEST:
         label = "high"
         reason = f"the passages cover the question's {what} ({coverage:.0%}), mostly in one place"
@@ -121,4 +149,36 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
         reason = f"the passages barely match the question ({coverage:.0%} of its {what})"
     if missing:
         reason += "; not found: " + ", ".join(missing[:5])
-    return Confidence(label, reason, coverage, best, covered, missing, keyword_coverage, similarity)
+    return Confidence(label, reason, coverage, best, covered, missing, keyword_coverage, similarity,
+                      pack.unknown_share)
+
+
+_RANK = {"low": 0, "medium": 1, "high": 2}
+
+
+def cap_by_citations(confidence: Confidence, pack: EvidencePack, cited: list[str],
+                     answer_share: float | None = None) -> Confidence:
+    """``confidence`` lowered to what the cited passages alone support (``low`` when nothing is cited).
+
+    ``answer_share``: how much of the question a passage answer's quotes state; below ``HIGH_ANSWER``
+    it is not ``high``.
+    """
+    if not cited:
+        return Confidence("low", "the answer cites none of the passages", confidence.coverage, confidence.best,
+                          [], confidence.missing, confidence.keyword_coverage, confidence.similarity,
+                          confidence.unknown_share)
+    labels = set(cited)
+    narrowed = EvidencePack(items=[item for item in pack.items if item.label in labels],
+                            question_terms=pack.question_terms, term_weights=pack.term_weights,
+                            question_phrases=pack.question_phrases, concepts=pack.concepts,
+                            unknown_share=pack.unknown_share, unknown=pack.unknown)
+    by_citations = assess(narrowed)
+    if _RANK[by_citations.label] > _RANK[confidence.label]:  # a subset never covers more; kept for safety
+        by_citations.label = confidence.label
+    if len(labels) < len(pack.items):
+        by_citations.reason = "by what the answer cites: " + by_citations.reason
+    by_citations.answer_share = answer_share
+    if answer_share is not None and by_citations.label == "high" and answer_share < HIGH_ANSWER:
+        by_citations.label = "medium"
+        by_citations.reason += f"; the quoted passages state {answer_share:.0%} of the question"
+    return by_citations

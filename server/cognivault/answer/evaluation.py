@@ -8,33 +8,42 @@ For answerable questions (JSONL with ``question`` and ``relevant`` note paths):
 For unanswerable questions (JSONL with ``question``, optional ``kind``):
 - ``honest_share``: answers that say the vault doesn't cover it (no accepted citation,
   or the honest phrase), overall and per kind; and the confidence labels given.
+With answer nuggets (``--nuggets``: JSONL ``{"id", "nuggets": [[alternative, ...], ...]}``, the
+format of the shared eval set), what the answers actually state, overall and per language:
+- ``all_nuggets_share``: answers stating every nugget of their question;
+- ``nugget_recall``: mean share of a question's nuggets stated;
+- ``false_refusals``: answerable questions answered "not in the vault";
+- ``mean_answer_chars``: mean answer length;
+- ``reliability``: per confidence label, how many answers carry it and the share of them stating all
+  nuggets (what a label is worth).
+A nugget is stated when any alternative occurs in the answer text, case-insensitive, with
+whitespace collapsed to one space and citation markers left in.
 The whole pipeline runs per question (no cache, no session), with any provider.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import statistics
 import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cognivault.answer.extractive import says_not_in_vault
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.request import AskRequest
 from cognivault.answer.sessions import SessionStore
 
-HONEST = re.compile(r"vault (?:doesn't|does not) say|not in (?:the|your) vault|steht nichts im vault|"
-                    r"the notes do not (?:cover|say)|nichts (?:dazu )?in (?:deinen|den) notizen", re.IGNORECASE)
 
 
 class AnswerQuestionError(ValueError):
     """A question file cannot be read."""
 
 
-def load_jsonl(path: Path) -> list[dict[str, Any]]:
+def _rows(path: Path, valid: Callable[[Any], bool], needs: str) -> list[dict[str, Any]]:
+    """The JSON objects of a JSONL file, each checked by ``valid`` (else an error naming what it ``needs``)."""
     rows = []
     for number, line in enumerate(Path(path).read_text("utf-8").splitlines(), start=1):
         if not line.strip():
@@ -43,32 +52,103 @@ def load_jsonl(path: Path) -> list[dict[str, Any]]:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise AnswerQuestionError(f"{path}:{number}: {exc}") from exc
-        if not isinstance(row, dict) or not isinstance(row.get("question"), str):
-            raise AnswerQuestionError(f"{path}:{number}: each line needs a \"question\"")
+        if not isinstance(row, dict) or not valid(row):
+            raise AnswerQuestionError(f"{path}:{number}: each line needs {needs}")
         rows.append(row)
     return rows
 
 
+def load_jsonl(path: Path) -> list[dict[str, Any]]:
+    return _rows(path, lambda row: isinstance(row.get("question"), str), 'a "question"')
+
+
+def _valid_nuggets(row: dict[str, Any]) -> bool:
+    nuggets = row.get("nuggets")
+    return "id" in row and isinstance(nuggets, list) and all(
+        isinstance(n, list) and n and all(isinstance(a, str) for a in n) for n in nuggets)
+
+
+def load_nuggets(path: Path) -> dict[str, list[list[str]]]:
+    """Question id -> its nuggets (each a list of alternatives) from a nugget JSONL file."""
+    rows = _rows(path, _valid_nuggets, '"id" and "nuggets" (a list of lists of strings)')
+    return {str(row["id"]): row["nuggets"] for row in rows}
+
+
+def _comparable(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def nuggets_stated(answer: str, nuggets: Sequence[Sequence[str]]) -> list[bool]:
+    """For each nugget, whether ``answer`` states it (any alternative, case- and whitespace-insensitive)."""
+    said = _comparable(answer)
+    return [any(_comparable(alternative) in said for alternative in nugget) for nugget in nuggets]
+
+
+def reliability_table(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Confidence label -> answers with it and the share of them that state all their nuggets."""
+    table: dict[str, dict[str, Any]] = {}
+    for label in ("high", "medium", "low"):
+        given = [row for row in rows if row.get("confidence") == label and "all_nuggets" in row]
+        table[label] = {"answers": len(given),
+                        "all_nuggets_share": round(sum(r["all_nuggets"] for r in given) / len(given), 4)
+                        if given else None}
+    return table
+
+
+def _nugget_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    scored = [row for row in rows if "all_nuggets" in row]
+    if not scored:
+        return {"questions": 0}
+    refused = sum(not row["answered"] for row in scored)
+    return {"questions": len(scored),
+            "all_nuggets_share": round(statistics.fmean(r["all_nuggets"] for r in scored), 4),
+            "nugget_recall": round(statistics.fmean(r["nugget_recall"] for r in scored), 4),
+            "false_refusals": refused, "false_refusal_share": round(refused / len(scored), 4),
+            "mean_answer_chars": round(statistics.fmean(r["answer_chars"] for r in scored), 1)}
+
+
+def nugget_report(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The nugget metrics of scored answer rows: overall, per language, and the reliability table."""
+    by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_lang[str(row.get("lang", "?"))].append(row)
+    return {"overall": _nugget_summary(rows),
+            "by_lang": {lang: _nugget_summary(group) for lang, group in sorted(by_lang.items())},
+            "reliability": reliability_table(rows)}
+
+
 def is_honest(done: dict[str, Any]) -> bool:
-    return not done.get("answered") or bool(HONEST.search(done.get("answer", "")))
+    return not done.get("answered") or says_not_in_vault(done.get("answer", ""))
 
 
 async def run_question(engine: Any, provider: Any, question: str) -> dict[str, Any]:
-    """The ``done`` (or ``error``) data of one full pipeline run, with ``"error"`` set on failure."""
+    """The ``done`` (or ``error``) data of one full pipeline run, with ``"error"`` set on failure.
+
+    ``confidence_detail`` is the ``confidence`` envelope's data (the rule's measures).
+    """
     started = time.perf_counter()
     last: dict[str, Any] = {}
-    confidence = None
+    detail: dict[str, Any] = {}
     async for envelope in stream_answer(engine, AskRequest(question, use_cache=False), provider,
                                         SessionStore(None), cache=None):
         if envelope["type"] == "confidence":
-            confidence = envelope["data"]["label"]
+            detail = dict(envelope["data"])
         if envelope["type"] in ("done", "error"):
             last = dict(envelope["data"])
             if envelope["type"] == "error":
                 last["error"] = True
-    last.setdefault("confidence", confidence)
+    last.setdefault("confidence", detail.get("label"))
+    last["confidence_detail"] = detail
     last["wall_ms"] = round((time.perf_counter() - started) * 1000, 2)
     return last
+
+
+def _measures(done: dict[str, Any]) -> dict[str, Any]:
+    """The confidence rule's numbers for one answer (what a calibration can re-threshold)."""
+    detail = done.get("confidence_detail") or {}
+    return {key: detail[key] for key in ("coverage", "best", "keyword_coverage", "similarity", "unknown_share",
+                                                     "answer_share")
+            if key in detail}
 
 
 def _percentile(values: Sequence[float], q: float) -> float:
@@ -79,10 +159,12 @@ def _percentile(values: Sequence[float], q: float) -> float:
 
 
 async def evaluate_answers(engine: Any, provider: Any, questions: Sequence[dict[str, Any]],
-                           unanswerable: Sequence[dict[str, Any]] = (), per_question: bool = False
-                           ) -> dict[str, Any]:
+                           unanswerable: Sequence[dict[str, Any]] = (), per_question: bool = False,
+                           nuggets: dict[str, list[list[str]]] | None = None) -> dict[str, Any]:
+    """The answer metrics (see the module doc); ``nuggets`` by question id adds the nugget metrics."""
     report: dict[str, Any] = {"provider": provider.name, "model": provider.model}
     rows: list[dict[str, Any]] = []
+    scored: list[dict[str, Any]] = []
     latencies: list[float] = []
     if questions:
         cited = relevant_cited = errors = 0
@@ -107,10 +189,19 @@ async def evaluate_answers(engine: Any, provider: Any, questions: Sequence[dict[
             claimed += int(done.get("claimed_citations", 0))
             confidence[str(done.get("confidence"))] += 1
             by_lang[str(row.get("lang", "?"))].append(hit)
+            entry = {"id": row.get("id"), "lang": row.get("lang", "?"), "question": row["question"],
+                     "answered": not is_honest(done),
+                     "confidence": done.get("confidence"), "measures": _measures(done),
+                     "cited_notes": paths, "relevant_cited": hit, "answer": done.get("answer", ""),
+                     "answer_chars": len(done.get("answer", ""))}
+            wanted = nuggets.get(str(row.get("id"))) if nuggets is not None else None
+            if wanted:
+                stated = nuggets_stated(entry["answer"], wanted)
+                entry.update({"nuggets_stated": sum(stated), "nuggets": len(stated),
+                              "nugget_recall": sum(stated) / len(stated), "all_nuggets": all(stated)})
+                scored.append(entry)
             if per_question:
-                rows.append({"id": row.get("id"), "question": row["question"], "answered": done.get("answered"),
-                             "confidence": done.get("confidence"), "cited_notes": paths,
-                             "relevant_cited": hit, "answer": done.get("answer")})
+                rows.append(entry)
         total = len(questions)
         report["answerable"] = {
             "questions": total,
@@ -122,6 +213,9 @@ async def evaluate_answers(engine: Any, provider: Any, questions: Sequence[dict[
             "confidence": dict(confidence),
             "relevant_cited_by_lang": {lang: round(sum(v) / len(v), 4) for lang, v in sorted(by_lang.items())},
         }
+        if nuggets is not None:
+            report["nuggets"] = nugget_report(scored)
+            report["nuggets"]["unmatched_questions"] = len(questions) - errors - len(scored)
     if unanswerable:
         honest = errors = 0
         labels: Counter[str] = Counter()
@@ -138,8 +232,9 @@ async def evaluate_answers(engine: Any, provider: Any, questions: Sequence[dict[
             labels[str(done.get("confidence"))] += 1
             by_kind[str(row.get("kind", "?"))].append(ok)
             if per_question:
-                rows.append({"id": row.get("id"), "question": row["question"], "honest": ok,
-                             "confidence": done.get("confidence"), "answer": done.get("answer")})
+                rows.append({"id": row.get("id"), "lang": row.get("lang", "?"), "question": row["question"],
+                             "honest": ok, "confidence": done.get("confidence"), "measures": _measures(done),
+                             "answer": done.get("answer")})
         total = len(unanswerable)
         report["unanswerable"] = {
             "questions": total,

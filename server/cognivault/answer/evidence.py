@@ -7,17 +7,36 @@ read notes) within a separate, also hard, allowance; labels keep counting
 (S7, S8...). Key terms of the question (stemmed, stopwords dropped) are
 weighted by inverse document frequency over the whole index, so words every
 note contains (the vault's own name) count for little when judging coverage.
+
+A key term stands for one **concept**: the user's word as written and its
+terms in each language the question may be in (the guessed language and the
+vault's own languages), so a German question read as English still finds
+"produzieren" in a passage that says "produziert". A passage has a concept
+when it has one of those terms, or a word that is the same word inflected (a
+shared start of at least ``INFLECTION_PREFIX`` letters, differing in at most
+``INFLECTION_TAIL`` letters at the end). Passages are tagged with the keys of
+the concepts they have when they enter the pack, so coverage is judged by the
+user's words, and reasons name them as the user wrote them.
+
+A question about something the vault never mentions ("the boiling point on
+Mount Everest") has words no note uses in any form: ``unknown_words`` finds
+them (no term of the word, nor an inflection of it, is in the index), and the
+share of the question's weight they carry is what the confidence rule uses to
+refuse what the vault does not cover. A compound the vault never uses whole
+("Smartwatch") is unknown as a whole, even when its parts are known.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import threading
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cognivault.index.analysis import Analyzer, detect_language, words
+from cognivault.index.analysis import SNOWBALL_BY_ISO, Analyzer, detect_language, words
 
 DEFAULT_MAX_ITEMS = 6
 DEFAULT_TOKEN_BUDGET = 2400
@@ -25,6 +44,9 @@ DEFAULT_ITEM_TOKENS = 600
 TOOL_EXTRA_ITEMS = 8
 TOOL_EXTRA_TOKENS = 3000
 HARD_MAX_ITEMS = 24
+INFLECTION_PREFIX = 5
+INFLECTION_TAIL = 4
+MAX_QUESTION_LANGUAGES = 4  # a vault with more languages: the guessed one and English only
 
 _FALLBACK_ANALYZER = Analyzer()
 
@@ -67,6 +89,7 @@ class Evidence:
     truncated: bool = False
     pairs: frozenset[tuple[str, str]] = frozenset()
     similarity: float | None = None  # cosine to the question, where the embedder knows its language
+    words: frozenset[str] = frozenset()  # its words as written (casefolded), for inflected matches
 
     @property
     def heading(self) -> str:
@@ -91,6 +114,33 @@ class Evidence:
                 "snippet": self.snippet, "score": round(float(self.score), 6), "source": self.source}
 
 
+@dataclass(frozen=True, slots=True)
+class Concept:
+    """One thing the question asks about: the user's word and its terms in each language considered."""
+
+    key: str  # its term in the question's language: the name in ``question_terms``
+    word: str  # as the user wrote it (casefolded)
+    terms: frozenset[str]
+    whole: str = ""  # the compound this concept is a part of ("" when it is a word of its own)
+
+    def found_in(self, terms: frozenset[str] | set[str], text_words: frozenset[str] | set[str]) -> bool:
+        """Whether a text with these index ``terms`` and ``text_words`` has this concept."""
+        if not self.terms.isdisjoint(terms) or self.word in text_words:
+            return True
+        return len(self.word) >= INFLECTION_PREFIX and any(inflected(self.word, w) for w in text_words)
+
+
+def inflected(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` look like one word inflected (produzieren/produziert, capital/capitals)."""
+    if a[:INFLECTION_PREFIX] != b[:INFLECTION_PREFIX] or not b[:INFLECTION_PREFIX].isalpha():
+        return False
+    shared = INFLECTION_PREFIX
+    limit = min(len(a), len(b))
+    while shared < limit and a[shared] == b[shared]:
+        shared += 1
+    return len(a) - shared <= INFLECTION_TAIL and len(b) - shared <= INFLECTION_TAIL
+
+
 @dataclass(slots=True)
 class EvidencePack:
     """Labelled passages for one request, with hard size limits."""
@@ -109,6 +159,19 @@ class EvidencePack:
     notes: list[str] = field(default_factory=list)
     query: str = ""  # the text searched for (a follow-up resolved against the previous turn)
     question_vector: Any = None  # its embedding, where the embedder knows the question's language
+    concepts: dict[str, Concept] = field(default_factory=dict)  # by key (the names in question_terms)
+    unknown_share: float = 0.0  # of the question's weight, in words the vault never uses
+    unknown: list[str] = field(default_factory=list)  # those words, as the user wrote them
+    lang: str | None = None  # the question's language
+
+    def concepts_in(self, terms: frozenset[str] | set[str], text_words: frozenset[str] | set[str]) -> set[str]:
+        """The keys of the question's concepts that a text with these terms and words has."""
+        return {key for key, concept in self.concepts.items() if concept.found_in(terms, text_words)}
+
+    def word_of(self, key: str) -> str:
+        """The user's word for a concept key (the key itself when it names no concept)."""
+        concept = self.concepts.get(key)
+        return concept.word if concept is not None else key
 
     def __len__(self) -> int:
         return len(self.items)
@@ -154,6 +217,8 @@ class EvidencePack:
             return None
         item.text, cut = trim_to_tokens(item.text, allowed)
         item.truncated = item.truncated or cut
+        if self.concepts:
+            item.terms = item.terms | self.concepts_in(item.terms, item.words)
         cost = estimate_tokens(item.text)
         item.label = self.next_label()
         self.items.append(item)
@@ -200,29 +265,109 @@ QUESTION_FILLERS = frozenset("""
 many much look tell explain want need know possible way ways thing things something anything please exactly
 actually really happen happens happened happening work works mean means
 bitte genau eigentlich möchte möchten brauche wissen erkläre erklären gibt viele passiert geschieht
-funktioniert funktionieren bedeutet
+funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum zur vom ins
 """.split())
 
 
-def key_terms(engine: Any, text: str, lang: str | None) -> list[str]:
-    """Stemmed key terms of ``text`` (stopwords and question fillers dropped), in order, without repeats."""
+def question_languages(engine: Any, lang: str | None) -> list[str]:
+    """The languages a question's words are read in: its guessed language, then the vault's own ones."""
+    try:
+        known = sorted(engine.vault_languages() or ())
+    except Exception:  # noqa: BLE001 - a broken catalog still lets us answer
+        known = []
+    others = [code for code in known if code != lang and code in SNOWBALL_BY_ISO]
+    if len(others) + 1 > MAX_QUESTION_LANGUAGES:
+        others = [code for code in others if code == "en"]
+    elif not others and lang not in (None, "en"):
+        others = ["en"]
+    return list(dict.fromkeys([lang or "en", *others]))
+
+
+def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]:
+    """The concepts of ``text`` (stopwords of any language considered and question fillers dropped), in order.
+
+    A German compound the vault never uses whole stands for its parts, one concept each.
+    """
     analyzer = analyzer_of(engine)
     vocab = _vocabulary(engine)
-    content = [w for w in words(text) if w not in QUESTION_FILLERS]
-    terms: list[str] = []
-    for word in content:
-        found = analyzer.terms_of_word(word, lang)
+    languages = question_languages(engine, lang)
+    first = languages[0]
+    concepts: dict[str, Concept] = {}
+    for word in words(text):
+        if word in QUESTION_FILLERS or any(not analyzer.terms_of_word(word, code) for code in languages):
+            continue  # a stopword in one of the languages the question may be in
+        found = analyzer.terms_of_word(word, first)
         if len(found) > 1 and vocab is not None and found[0] not in vocab:
-            found = found[1:]  # a compound the vault never uses whole: its parts are the concepts
-        terms += found
-    if lang not in (None, "en"):
-        # Questions are short and their language guess can be wrong: also try English analysis, for
-        # words that are not stopwords of the guessed language, keeping only terms the index knows.
-        for word in content:
-            if not analyzer.terms_of_word(word, lang):
+            # a compound the vault never uses whole: its parts are the concepts
+            for part in analyzer.split_compound(word):
+                stems = analyzer.terms_of_word(part, first)
+                if stems:
+                    concepts.setdefault(stems[0], Concept(stems[0], part, frozenset(stems[:1]), word))
+            continue
+        terms = {found[0]} | {analyzer.terms_of_word(word, code)[0] for code in languages[1:]}
+        key = found[0]
+        if not any(c.isalnum() for c in key) and (vocab is None or key not in vocab):
+            continue  # punctuation the vault never uses (quotes, "?)") says nothing about the topic
+        if len(key) > 1 or key.isdigit():  # symbol runs ("[[##", "%%") are what lexical questions hinge on
+            concepts.setdefault(key, Concept(key, word, frozenset(terms)))
+    return list(concepts.values())
+
+
+def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, float],
+                  lang: str | None) -> tuple[float, list[str]]:
+    """The share of the question's weight in words the vault never uses in any form, and those words."""
+    lexical = getattr(getattr(engine, "store", None), "lexical", None)
+    if lexical is None or not concepts:
+        return 0.0, []
+    analyzer = analyzer_of(engine)
+    languages = question_languages(engine, lang)
+    weight = {c.key: max(weights.get(c.key, 1.0), 0.05) for c in concepts}
+    unknown: dict[str, float] = {}
+    known: set[str] = set()
+    for concept in concepts:
+        word = concept.whole or concept.word
+        if word in known:
+            continue
+        if word not in unknown:
+            spellings = set(concept.terms) if not concept.whole else \
+                {found[0] for code in languages if (found := analyzer.terms_of_word(word, code))}
+            if any(lexical.document_frequency(t) for t in spellings) or \
+                    _inflection_in_index(lexical, spellings | {word}):
+                known.add(word)
                 continue
-            terms += [t for t in analyzer.terms_of_word(word, "en") if vocab is None or t in vocab]
-    return [t for t in dict.fromkeys(terms) if (len(t) > 1 or t.isdigit()) and any(c.isalnum() for c in t)]
+        unknown[word] = unknown.get(word, 0.0) + weight[concept.key]
+    return sum(unknown.values()) / sum(weight.values()), list(unknown)
+
+
+_SORTED_VOCAB: dict[int, tuple[int, list[str]]] = {}
+_SORTED_LOCK = threading.Lock()
+
+
+def _inflection_in_index(lexical: Any, spellings: set[str]) -> bool:
+    """Whether the index has a term that is an inflection of one of ``spellings`` (by shared start)."""
+    with _SORTED_LOCK:
+        cached = _SORTED_VOCAB.get(id(lexical))
+        if cached is None or cached[0] != len(lexical.vocab):
+            cached = (len(lexical.vocab), sorted(lexical.vocab))
+            _SORTED_VOCAB.clear()
+            _SORTED_VOCAB[id(lexical)] = cached
+    ordered = cached[1]
+    for spelling in spellings:
+        if len(spelling) < INFLECTION_PREFIX:
+            continue
+        head = spelling[:INFLECTION_PREFIX]
+        index = bisect_left(ordered, head)
+        while index < len(ordered) and ordered[index].startswith(head):
+            term = ordered[index]
+            if inflected(spelling, term) and lexical.document_frequency(term):
+                return True
+            index += 1
+    return False
+
+
+def key_terms(engine: Any, text: str, lang: str | None) -> list[str]:
+    """The keys of the concepts of ``text`` (see :func:`question_concepts`)."""
+    return [concept.key for concept in question_concepts(engine, text, lang)]
 
 
 def _vocabulary(engine: Any) -> dict[str, int] | None:
@@ -258,13 +403,19 @@ def text_pairs(analyzer: Analyzer, text: str, lang: str | None) -> frozenset[tup
     return frozenset(zip(sequence, sequence[1:], strict=False))
 
 
-def idf_weights(engine: Any, terms: Iterable[str]) -> dict[str, float]:
-    """BM25-style inverse document frequency of each term over the index (unseen terms weigh most)."""
+def idf_weights(engine: Any, terms: Iterable[str], concepts: dict[str, Concept] | None = None
+                ) -> dict[str, float]:
+    """BM25-style inverse document frequency of each term over the index (unseen terms weigh most).
+
+    A concept's weight is that of its most common spelling in the index (its term in the
+    vault's language, not a foreign stem no passage has).
+    """
     lexical = getattr(getattr(engine, "store", None), "lexical", None)
     total = len(lexical) if lexical is not None else 0
     weights = {}
     for term in terms:
-        df = lexical.document_frequency(term) if lexical is not None else 0
+        spellings = concepts[term].terms if concepts and term in concepts else (term,)
+        df = max((lexical.document_frequency(t) for t in spellings), default=0) if lexical is not None else 0
         weights[term] = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
     return weights
 
@@ -285,7 +436,8 @@ def evidence_from_result(engine: Any, result: Any, text: str | None = None, lang
                     line_end=result.line_end, locator=result.locator, text=_SPACE.sub(" ", body).strip(),
                     snippet=result.snippet, score=float(result.score), source=source, lang=chunk_lang,
                     terms=text_terms(analyzer, f"{crumb}\n{body}", chunk_lang),
-                    pairs=text_pairs(analyzer, f"{crumb}\n{body}", chunk_lang))
+                    pairs=text_pairs(analyzer, f"{crumb}\n{body}", chunk_lang),
+                    words=frozenset(words(f"{crumb}\n{body}")))
 
 
 def evidence_from_record(engine: Any, record: Any, title: str, source: str = "tool") -> Evidence:
@@ -296,4 +448,5 @@ def evidence_from_record(engine: Any, record: Any, title: str, source: str = "to
                     line_end=record.line_end, locator=record.locator, text=_SPACE.sub(" ", record.text).strip(),
                     snippet=record.text[:240], score=0.0, source=source, lang=record.lang,
                     terms=text_terms(analyzer, f"{crumb}\n{record.text}", record.lang),
-                    pairs=text_pairs(analyzer, f"{crumb}\n{record.text}", record.lang))
+                    pairs=text_pairs(analyzer, f"{crumb}\n{record.text}", record.lang),
+                    words=frozenset(words(f"{crumb}\n{record.text}")))

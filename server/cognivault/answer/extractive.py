@@ -1,21 +1,23 @@
-"""Answers with no language model at all: the vault's own best sentences, each with its source.
+"""Answers with no language model at all: the vault's best evidence, quoted whole, each with its source.
 
-Sentences of the evidence pack are scored by the weighted share of the
-question's key terms they contain (stemmed, stopwords ignored, rare words
-weighing more) and, when an embedding model that knows the question's
-language is at hand, by their meaning's similarity to the question.
+The passages of the evidence pack are read block by block with the project's
+Markdown reader (``vault.markdown.split_blocks``): paragraphs, list items
+(with everything nested in them), code blocks, table rows and callouts are the
+units an answer quotes, verbatim, so a code span, an embed or a shortcut the
+answer hinges on is never rewritten, and no code block or list item is cut in
+half. A paragraph that ends with ``:`` introduces the block after it ("To
+embed a note:" + its code block) and is quoted with it; a table row is quoted
+under its table's header. A long paragraph is quoted by its sentences.
 
-A sentence is quoted only when it is really about the question: it covers at
-least ``MIN_SENTENCE_SHARE`` of the question's key concepts and at least
-``RELATIVE_SHARE`` of what the best sentence covers, its passage covers the
-question nearly as well as the best passage, its meaning is close enough to
-the question's (``DENSE_FLOOR``, ``DENSE_SHARE`` of the best), and its score
-is within ``SCORE_SHARE`` of the best sentence's. Questions and sentences that
-merely quote the question ("ask something like ...") are not answers. When
-fewer sentences pass, the answer is shorter: it is never padded.
-Near-duplicates are dropped and the chosen sentences are given in evidence
-order, each ending with its ``[Sn]`` label. When the pack does not support an
-answer (see ``confidence.SUPPORT_FLOOR``) or no sentence passes, the answer
+Each unit is scored by the weighted share of the question's concepts it has
+(``EvidencePack.concepts``: the user's words in the question's languages,
+rare words weighing more) and, less, by how well its passage covers the
+question; an embedding model that knows the question's language re-ranks the
+best units by meaning. The answer leads with the best unit and adds up to
+``MAX_UNITS - 1`` others that are nearly as good (another note's unit must
+nearly match the best one's share), within ``ANSWER_BUDGET`` characters, in
+the order of the notes; each is followed by its ``[Sn]`` label. When the pack
+does not support an answer (see ``confidence``) or no unit passes, the answer
 says the vault does not cover it instead of guessing. Deterministic.
 """
 
@@ -23,31 +25,42 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from cognivault.answer.evidence import Evidence, text_terms
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-ZÄÖÜ0-9])|\n{2,}|\n(?=\s*[-*+] |\s*\d+\. |\|)")
-_MARKUP = re.compile(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)|`")
-_WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
-_HEADING_MARK = re.compile(r"^#{1,6}\s+")
-_LIST_MARK = re.compile(r"^(?:\d{1,3}[.)]|[-*+])\s+")
-_BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
-_CALLOUT = re.compile(r"\[!\w+\][+-]?\s*")
-_ALIASES = re.compile(r"^aliases:.*$|\(aliases: [^)]*\)", re.IGNORECASE)
+from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
+from cognivault.index.analysis import words
+from cognivault.vault.markdown import MarkdownBlock, split_blocks
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
 NOT_IN_VAULT_DE = "Dazu steht nichts im Vault: keine der indizierten Notizen behandelt diese Frage."
-MIN_SENTENCE_SHARE = 0.1
-RELATIVE_SHARE = 0.4
-SCORE_SHARE = 0.5
+MIN_UNIT_SHARE = 0.1
+RELATIVE_SHARE = 0.5
+SCORE_SHARE = 0.6
 OTHER_NOTE_SHARE = 0.8
+CONTEXT_SHARE = 0.75
+CONTEXT_WEIGHT = 0.35
+PHRASE_WEIGHT = 0.1  # a unit that has the question's words side by side ("embed a note") comes first on a tie
 DENSE_FLOOR = 0.2
 DENSE_SHARE = 0.6
-MAX_EMBEDDED_SENTENCES = 24
-CONTEXT_SHARE = 0.75
+MAX_EMBEDDED_UNITS = 24
+MAX_UNITS = 3
+SECTION_UNITS = 2  # blocks around the best match, under its heading, added when they fit
+ANSWER_BUDGET = 700  # characters of quoted Markdown (the first unit may take up to twice that)
+LONG_PROSE = 320  # a longer paragraph is also quoted by its sentences
+WHOLE_LIMIT = 600  # a paragraph or list up to this long is also a unit as a whole
+MAX_INTRO = 240  # a longer paragraph ending in ":" is a passage of its own, not a lead-in
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
+_ALIASES = re.compile(r"\s*\(aliases: [^)]*\)|^aliases:.*$", re.IGNORECASE | re.MULTILINE)
+_CALLOUT_HEAD = re.compile(r"^\s*>\s*\[!")
 _WORDS = re.compile(r"\w+")
+_BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1:?")
+_QUOTED_KINDS = frozenset({"paragraph", "item", "code", "table", "quote"})
+
+
+_HONEST = re.compile(r"vault (?:doesn't|does not) say|not in (?:the|your) vault|steht nichts im vault|"
+                     r"the notes do not (?:cover|say)|nichts (?:dazu )?in (?:deinen|den) notizen", re.IGNORECASE)
 
 
 def not_in_vault(lang: str | None) -> str:
@@ -55,136 +68,295 @@ def not_in_vault(lang: str | None) -> str:
     return NOT_IN_VAULT_DE if lang == "de" else NOT_IN_VAULT
 
 
-_QUOTE = re.compile(r"(?m)^[ \t]*>[ \t]?")
-_CALLOUT_TITLE = re.compile(r"(?m)^[ \t]*\[!\w+\][+-]?[^\n]*(?:\n|$)")
-_HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t][^\n]*(?:\n|$)")
-
-
-def prose_of(text: str) -> str:
-    """Passage text without quote markers, callout titles and heading lines (they are not sentences)."""
-    text = _QUOTE.sub("", text)
-    text = _CALLOUT_TITLE.sub("\n", text)
-    return _HEADING_LINE.sub("\n", text)
+def says_not_in_vault(text: str) -> bool:
+    """Whether an answer says the vault does not cover the question (ours, or a model's words for it)."""
+    return bool(_HONEST.search(text))
 
 
 def split_sentences(text: str) -> list[str]:
-    pieces = (piece.strip(" \t\n-*+>|") for piece in _SENTENCE_END.split(text))
+    """Sentences of plain prose (four words or more), whitespace collapsed."""
+    pieces = (piece.strip(" \t\n-*+>|") for piece in re.split(r"\n{2,}|(?<=[.!?])\s+(?=[A-ZÄÖÜ0-9])", text))
     return [" ".join(piece.split()) for piece in pieces if len(piece.split()) >= 4]
 
 
-def _readable(sentence: str) -> str:
-    sentence = _ALIASES.sub("", sentence.strip())
-    sentence = _CALLOUT.sub("", sentence)
-    sentence = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1) or "").strip(), sentence)
-    sentence = _HEADING_MARK.sub("", sentence)
-    sentence = _LIST_MARK.sub("", sentence)
-    sentence = _BLOCK_ID.sub("", sentence)
-    sentence = _MARKUP.sub("", sentence)
-    sentence = sentence.replace("[", "(").replace("]", ")")  # never a fake citation or link
-    return " ".join(sentence.split())
+def _sentences_of(paragraph: str) -> list[str]:
+    """A paragraph's sentences as written (never split inside a code span)."""
+    found, start = [], 0
+    for match in _SENTENCE_END.finditer(paragraph):
+        if paragraph.count("`", 0, match.start()) % 2:
+            continue
+        found.append(paragraph[start:match.start()].strip())
+        start = match.end()
+    found.append(paragraph[start:].strip())
+    return [sentence for sentence in found if sentence]
 
 
 @dataclass(slots=True)
-class Pick:
+class Unit:
+    """One quotable piece of a passage: verbatim Markdown, scored against the question."""
+
     label: str
-    sentence: str
-    score: float
-    position: int
-    order: int
-    share: float = 0.0  # of the question's key concepts, by weight
+    position: int  # the passage's index in the pack
+    order: int  # where it is in its passage
+    kind: str  # paragraph | sentence | item | list | code | row | quote
+    text: str
+    intro: str = ""  # the paragraph ending in ":" that introduces it
+    header: str = ""  # a table row's header and delimiter rows
+    group: int = 0  # list or table or paragraph it belongs to (units of one group merge)
+    heading: str = ""  # the note title and headings it is under (scored with it)
+    section: str = ""  # the heading right above it (the quote's lead line)
+    share: float = 0.0
+    score: float = 0.0
+    concepts: set[str] = field(default_factory=set)
+
+    @property
+    def size(self) -> int:
+        return len(self.text) + len(self.intro) + len(self.header)
 
 
-def choose_sentences(items: Sequence[Evidence], terms: Sequence[str], weights: dict[str, float],
-                     analyzer: Any, max_sentences: int = 4, question_vector: Any = None,
-                     embedder: Any = None, question: str = "") -> list[Pick]:
-    """The sentences of ``items`` that answer the question, in evidence order (empty: nothing relevant)."""
+def units_of(item: Evidence, position: int) -> list[Unit]:
+    """The quotable units of one passage, in order."""
+    text = _ALIASES.sub("", item.text.removesuffix(" …"))
+    blocks = split_blocks(text)
+    units: list[Unit] = []
+    previous: MarkdownBlock | None = None
+    list_intros: dict[int, str] = {}
+    heading = " ".join([item.title, *item.heading_path])
+    section = item.heading_path[-1] if item.heading_path else ""
+    for index, block in enumerate(blocks):
+        if block.kind == "paragraph" and _BOLD_LINE.fullmatch(block.text.strip()):
+            block = replace(block, kind="heading", text=block.text.strip().strip("*_").strip())  # a pseudo-heading
+        if block.kind == "heading":
+            section = block.text.lstrip("#").strip()
+            heading = " ".join([item.title, *item.heading_path, section])
+        before = len(units)
+        intro = ""
+        if previous is not None and previous.kind == "paragraph" and previous.text.rstrip().endswith(":") \
+                and len(previous.text) <= MAX_INTRO and block.kind in ("code", "item", "table"):
+            intro = previous.text.strip()
+        if block.kind == "item":  # every item of a list is introduced by what introduces the list
+            intro = list_intros.setdefault(block.group, intro)
+        group = index * 1000 if block.kind != "item" else -block.group
+        order = index * 1000
+        if block.kind == "code" and block.closed:
+            units.append(Unit(item.label, position, order, "code", block.text, intro, group=group))
+        elif block.kind == "item":
+            units.append(Unit(item.label, position, order, "item", block.text, intro, group=group))
+        elif block.kind == "quote":
+            units.append(Unit(item.label, position, order, "quote", block.text, group=group))
+        elif block.kind == "table":
+            rows = block.text.split("\n")
+            header = "\n".join(rows[:2])
+            for number, row in enumerate(rows[2:], start=1):
+                units.append(Unit(item.label, position, order + number, "row", row, intro, header, group))
+        elif block.kind == "paragraph" and not (block.text.rstrip().endswith(":") and len(block.text) <= MAX_INTRO):
+            if len(block.text) <= WHOLE_LIMIT:
+                units.append(Unit(item.label, position, order, "paragraph", block.text, group=group))
+            if len(block.text) > LONG_PROSE:
+                for number, sentence in enumerate(_sentences_of(block.text)):
+                    units.append(Unit(item.label, position, order + number, "sentence", sentence, group=group))
+        for unit in units[before:]:
+            unit.heading, unit.section = heading, section
+        if block.kind in _QUOTED_KINDS or block.kind == "heading":
+            previous = block
+    # A short list is also a unit as a whole: the question may be answered by all of its items.
+    lists: dict[int, list[Unit]] = {}
+    for unit in units:
+        if unit.kind == "item":
+            lists.setdefault(unit.group, []).append(unit)
+    for items in lists.values():
+        whole = "\n".join(unit.text for unit in items)
+        if len(items) > 1 and len(whole) <= WHOLE_LIMIT:
+            first = items[0]
+            units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
+                              group=first.group, heading=first.heading, section=first.section))
+    return units
+
+
+def _quotes(text: str, asked: list[str]) -> bool:
+    """Whether ``text`` contains the question word for word (an example of asking it, not an answer)."""
+    if len(asked) < 3:
+        return False
+    said = _WORDS.findall(text.casefold())
+    return any(said[i:i + len(asked)] == asked for i in range(len(said) - len(asked) + 1))
+
+
+def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[str, float], analyzer: Any,
+                 question: str = "", question_vector: Any = None, embedder: Any = None,
+                 pack: EvidencePack | None = None, max_units: int = MAX_UNITS,
+                 budget: int = ANSWER_BUDGET) -> list[Unit]:
+    """The units of ``items`` that answer the question: the best first, then the others in note order.
+
+    ``pack``: where the question's concepts are (matched in the user's words and languages); without
+    it, units are matched on ``terms`` alone. Empty: nothing relevant.
+    """
     weight = {t: max(weights.get(t, 1.0), 0.05) for t in terms}
     total = sum(weight.values())
-    if not total:
+    if not total or not items:
         return []
     asked = _WORDS.findall(question.casefold())
-    candidates: list[Pick] = []
-    contexts = [sum(weight[t] for t in weight if t in item.terms) / total for item in items]
-    best_context = max(contexts, default=0.0)
+    lang = pack.lang if pack is not None else None
+    # Quoted in the question's language where the vault says it in that language (a vault of translated
+    # notes has each passage twice).
+    foreign = {i for i, item in enumerate(items) if item.lang != lang} \
+        if lang is not None and any(item.lang == lang for item in items) else set()
+    ordered = [t for t in terms if t in weight]
+    phrases = set(zip(ordered, ordered[1:], strict=False))
+    contexts = [sum(weight[t] for t in weight if t in item.terms) / total if i not in foreign else 0.0
+                for i, item in enumerate(items)]
+    best_context = max(contexts)
+    candidates: list[Unit] = []
+    units_by_position: dict[int, list[Unit]] = {}
     for position, item in enumerate(items):
-        # A sentence counts for itself and, less, for the passage around it (its note and section);
-        # passages that cover much less of the question than the best one are not quoted at all.
-        context = contexts[position]
-        if context < best_context * CONTEXT_SHARE:
+        if position in foreign or contexts[position] < best_context * CONTEXT_SHARE:
             continue
-        for order, raw in enumerate(split_sentences(prose_of(item.text))):
-            sentence = _readable(raw)
-            if len(sentence) < 12 or sentence.endswith("?") or _quotes(sentence, asked):
+        units_by_position[position] = units_of(item, position)
+        for unit in units_by_position[position]:
+            said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
+            if unit.text.rstrip().endswith("?") or _quotes(f"{unit.intro}\n{unit.text}", asked):
+                continue  # a question, or an example of asking this one: not an answer
+            found = text_terms(analyzer, said, item.lang)
+            if pack is not None and pack.concepts:
+                found = found | pack.concepts_in(found, frozenset(words(said)))
+            unit.concepts = {t for t in weight if t in found}
+            unit.share = sum(weight[t] for t in unit.concepts) / total
+            if unit.share < MIN_UNIT_SHARE:
                 continue
-            present = text_terms(analyzer, sentence, item.lang) & weight.keys()
-            share = sum(weight[t] for t in present) / total
-            if share < MIN_SENTENCE_SHARE:
-                continue
-            candidates.append(Pick(item.label, sentence, 0.7 * share + 0.3 * context, position, order, share))
+            unit.score = (1 - CONTEXT_WEIGHT) * unit.share + CONTEXT_WEIGHT * contexts[position]
+            if phrases:
+                side_by_side = phrases & text_pairs(analyzer, said, item.lang)
+                unit.score += PHRASE_WEIGHT * len(side_by_side) / len(phrases)
+            candidates.append(unit)
     if not candidates:
         return []
-    best_share = max(pick.share for pick in candidates)
-    candidates = [pick for pick in candidates if pick.share >= best_share * RELATIVE_SHARE]
+    best_share = max(unit.share for unit in candidates)
+    candidates = [unit for unit in candidates if unit.share >= best_share * RELATIVE_SHARE]
     if embedder is not None and question_vector is not None:
         candidates = _by_meaning(candidates, question_vector, embedder)
         if not candidates:
             return []
-    best = max(pick.score for pick in candidates)
-    candidates.sort(key=lambda p: (-p.score, p.position, p.order))
-    # The lead note: the passage that covers the question best (the earlier, better-ranked one on a tie).
-    lead = items[max(range(len(items)), key=lambda i: (contexts[i], -i))].path
-    chosen: list[Pick] = []
-    seen: list[set[str]] = []
-    for pick in candidates:
-        if pick.score < best * SCORE_SHARE:
+    candidates = [unit for unit in candidates if unit.size <= 2 * budget]  # too long to quote whole
+    if not candidates:
+        return []
+    # On a tie a whole list or paragraph goes before its items or sentences (they remain for a tight budget).
+    candidates.sort(key=lambda u: (-u.score, u.kind in ("item", "sentence"), u.position, u.order))
+    lead = candidates[0]
+    chosen = [lead]
+    used = lead.size
+    seen = [set(lead.text.casefold().split())]
+    for unit in candidates[1:]:
+        if len(chosen) >= max_units or unit.score < lead.score * SCORE_SHARE:
             break
-        if items[pick.position].path != lead and pick.share < best_share * OTHER_NOTE_SHARE:
-            continue  # another note must earn its place: it is where weak, off-topic sentences come from
-        words = set(pick.sentence.casefold().split())
-        if any(len(words & other) / max(len(words | other), 1) > 0.7 for other in seen):
+        if items[unit.position].path != items[lead.position].path and unit.share < best_share * OTHER_NOTE_SHARE:
+            continue  # another note must earn its place: it is where weak, off-topic passages come from
+        if used + unit.size > budget:
             continue
-        seen.append(words)
-        chosen.append(pick)
-        if len(chosen) >= max_sentences:
-            break
-    chosen.sort(key=lambda p: (p.position, p.order))
-    return chosen
+        if any(_overlaps(unit, other) for other in chosen):
+            continue
+        text_words = set(unit.text.casefold().split())
+        if any(len(text_words & other) / max(len(text_words | other), 1) > 0.7 for other in seen):
+            continue
+        seen.append(text_words)
+        chosen.append(unit)
+        used += unit.size
+    for neighbour in _neighbours(lead, units_by_position[lead.position])[:SECTION_UNITS]:
+        # what surrounds the best match under its heading often completes it
+        if used + neighbour.size <= budget and not any(_overlaps(neighbour, other) for other in chosen):
+            chosen.append(neighbour)
+            used += neighbour.size
+    return [lead, *sorted(chosen[1:], key=lambda u: (u.position, u.order))]
 
 
-def _quotes(sentence: str, asked: list[str]) -> bool:
-    """Whether ``sentence`` contains the question word for word (an example of asking it, not an answer)."""
-    if len(asked) < 3:
-        return False
-    said = _WORDS.findall(sentence.casefold())
-    return any(said[i:i + len(asked)] == asked for i in range(len(said) - len(asked) + 1))
+def _neighbours(lead: Unit, units: Sequence[Unit]) -> list[Unit]:
+    """The blocks under ``lead``'s heading in its passage, nearest first (those after it before those before)."""
+    blocks = [u for u in units if u.kind not in ("sentence", "list") and u.group != lead.group and
+              u.heading == lead.heading]
+    return sorted(blocks, key=lambda u: (abs(u.order - lead.order) // 1000, u.order < lead.order, u.order))
 
 
-def _by_meaning(candidates: list[Pick], question_vector: Any, embedder: Any) -> list[Pick]:
+def _overlaps(unit: Unit, other: Unit) -> bool:
+    """Whether one unit quotes the other (a list and its item, a paragraph and its sentence)."""
+    return unit.position == other.position and (unit.text in other.text or other.text in unit.text)
+
+
+def _by_meaning(candidates: list[Unit], question_vector: Any, embedder: Any) -> list[Unit]:
     """The best candidates re-ranked by meaning; those far from the question's meaning are dropped."""
-    candidates = sorted(candidates, key=lambda p: -p.score)[:MAX_EMBEDDED_SENTENCES]  # embedding is not free
+    candidates = sorted(candidates, key=lambda u: -u.score)[:MAX_EMBEDDED_UNITS]  # embedding is not free
     try:
-        vectors = embedder.embed_documents([pick.sentence for pick in candidates])
+        vectors = embedder.embed_documents([f"{u.intro} {u.header} {u.text}".strip() for u in candidates])
         similarity = [max(0.0, float(vector @ question_vector)) for vector in vectors]
-    except Exception:  # noqa: BLE001 - meaning is a bonus; terms alone still answer
+    except Exception:  # noqa: BLE001 - meaning is a bonus; words alone still answer
         return candidates
     floor = max(DENSE_FLOOR, max(similarity) * DENSE_SHARE)
     kept = []
-    for pick, close in zip(candidates, similarity, strict=True):
+    for unit, close in zip(candidates, similarity, strict=True):
         if close >= floor:
-            pick.score = 0.6 * pick.score + 0.4 * close
-            kept.append(pick)
+            unit.score = 0.6 * unit.score + 0.4 * close
+            kept.append(unit)
     return kept
 
 
-def compose(picks: Sequence[Pick]) -> str:
-    """The answer text: each chosen sentence followed by its label."""
-    parts = []
-    for pick in picks:
-        sentence = pick.sentence.rstrip()
-        if sentence and sentence[-1] not in ".!?:":
-            sentence += "."
-        parts.append(f"{sentence} [{pick.label}]")
-    return " ".join(parts)
+@dataclass(slots=True)
+class Quote:
+    """One part of a passage answer: Markdown quoted verbatim and the label that cites it."""
+
+    label: str
+    text: str
+
+    def cited(self) -> str:
+        """The quote with its label: after the text, or on a line of its own after a block."""
+        last = self.text.rstrip().rsplit("\n", 1)[-1].strip()
+        if last.startswith(("```", "~~~", "|")) or self.text.lstrip().startswith(">"):
+            return f"{self.text.rstrip()}\n[{self.label}]"
+        return f"{self.text.rstrip()} [{self.label}]"
+
+
+def quotes_of(units: Sequence[Unit]) -> list[Quote]:
+    """The units as quotes: neighbours of one list, table or paragraph merge, lead-ins and headers once."""
+    quotes: list[Quote] = []
+    last: Unit | None = None
+    for unit in units:
+        same_group = last is not None and last.position == unit.position and last.group == unit.group and \
+            last.label == unit.label
+        if same_group and quotes:
+            joiner = " " if unit.kind == "sentence" else "\n"
+            quotes[-1].text += joiner + unit.text
+        else:
+            body = f"{unit.header}\n{unit.text}" if unit.header else unit.text
+            if unit.intro:
+                body = f"{unit.intro}\n\n{body}"
+            new_section = last is None or (last.label, last.section) != (unit.label, unit.section)
+            if new_section and unit.section and unit.section.casefold() not in body.casefold():
+                body = f"**{unit.section}**\n\n{body}"  # the section's title leads its quote
+            quotes.append(Quote(unit.label, body))
+        last = unit
+    return quotes
+
+
+def compose(quotes: Sequence[Quote]) -> str:
+    """The answer text: each quote followed by its label, quotes apart by a blank line."""
+    return "\n\n".join(quote.cited() for quote in quotes)
+
+
+@dataclass(slots=True)
+class PassageAnswer:
+    """The quotes that answer a question and how much of the question they cover (weighted, 0..1)."""
+
+    quotes: list[Quote] = field(default_factory=list)
+    share: float = 0.0
+
+    def labels(self) -> list[str]:
+        return list(dict.fromkeys(quote.label for quote in self.quotes))
+
+
+def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedder: Any = None) -> PassageAnswer:
+    """The passage answer to the pack's question (no quotes: the pack does not answer it)."""
+    units = choose_units(pack.items, pack.question_terms, pack.term_weights, analyzer, question or pack.query,
+                         pack.question_vector, embedder, pack)
+    weight = {t: max(pack.term_weights.get(t, 1.0), 0.05) for t in pack.question_terms}
+    said = set().union(*(unit.concepts for unit in units)) if units else set()
+    share = sum(weight[t] for t in said if t in weight) / sum(weight.values()) if weight else 0.0
+    return PassageAnswer(quotes_of(units), share)
 
 
 # -- the simple, synchronous API (kept for callers outside the streaming pipeline) ----------------
@@ -221,10 +393,9 @@ class ExtractiveAnswer:
                 "citations": [c.to_dict() for c in self.citations]}
 
 
-def answer_extractively(engine: Any, question: str, k: int = 5, max_sentences: int = 4,
-                        scope: Any = None) -> ExtractiveAnswer:
+def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = None) -> ExtractiveAnswer:
     """A complete extractive answer in one call (blocking; the streaming pipeline is ``stream_answer``)."""
-    from cognivault.answer.confidence import assess
+    from cognivault.answer.confidence import assess, cap_by_citations
     from cognivault.answer.evidence import analyzer_of
     from cognivault.answer.retrieval import build_pack
 
@@ -232,10 +403,9 @@ def answer_extractively(engine: Any, question: str, k: int = 5, max_sentences: i
     confidence = assess(pack)
     citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
                           i.snippet, i.score) for i in pack.items]
-    picks = choose_sentences(pack.items, pack.question_terms, pack.term_weights, analyzer_of(engine),
-                             max_sentences, pack.question_vector, engine.embedder,
-                             question) if confidence.supported else []
-    if not picks:
-        return ExtractiveAnswer(question, not_in_vault(lang), citations, [], False, confidence.label)
-    cited = list(dict.fromkeys(pick.label for pick in picks))
-    return ExtractiveAnswer(question, compose(picks), citations, cited, True, confidence.label)
+    answer = passage_answer(pack, analyzer_of(engine), question, engine.embedder) if confidence.supported \
+        else PassageAnswer()
+    if not answer.quotes:
+        return ExtractiveAnswer(question, not_in_vault(lang), citations, [], False, "low")
+    label = cap_by_citations(confidence, pack, answer.labels(), answer.share).label
+    return ExtractiveAnswer(question, compose(answer.quotes), citations, answer.labels(), True, label)

@@ -10,11 +10,19 @@
 - ``metadata``: one per accepted citation ``{label, chunk_id, path, title, heading,
   heading_path, line_start, line_end, locator, snippet, score, source}``, always before
   the first ``text`` that cites it;
-- ``text`` ``{text}``: answer tokens, already citation- and link-checked;
+- ``text`` ``{text}``: answer tokens, already citation- and link-checked; a model's text is held back
+  until it cites a passage of the pack;
 - ``memory`` ``{session_id, turns, turns_in_context, tokens_used, token_budget, trimmed_turns}``
   (requests with a session only);
 - then exactly one ``done`` (the full answer, accepted labels and chunk ids, dropped
   citations, timings, ...) or ``error`` ``{code, message}``.
+
+A model answer that cites nothing in the pack, or that loops (``repetition.LoopGuard`` stops the
+stream as soon as it repeats itself), is not shown as the answer: the passage answer of the
+extractive answerer is, followed by the model's text marked as unverified; the ``done`` then has
+``unverified: true`` and the reason. The ``done``'s ``confidence`` is capped by what the answer
+actually cites (``confidence.cap_by_citations``); the extractive answerer chooses its passages
+before the ``confidence`` envelope, so there the envelope already carries the capped label.
 
 Each request runs in its own task with a fresh context (request-local
 scope and citation ledger in ContextVars). Blocking engine work runs in
@@ -39,10 +47,11 @@ from typing import Any, Literal, TypeVar
 
 from cognivault.answer.cache import AnswerCache, cache_for, cache_key
 from cognivault.answer.citations import CitationFilter
-from cognivault.answer.confidence import Confidence, assess
+from cognivault.answer.confidence import Confidence, assess, cap_by_citations
 from cognivault.answer.evidence import EvidencePack, analyzer_of
-from cognivault.answer.extractive import choose_sentences, compose, not_in_vault
+from cognivault.answer.extractive import PassageAnswer, Quote, not_in_vault, passage_answer, says_not_in_vault
 from cognivault.answer.prompts import load_prompt
+from cognivault.answer.repetition import LoopGuard
 from cognivault.answer.request import AskError, AskRequest
 from cognivault.answer.retrieval import build_pack
 from cognivault.answer.sessions import Memory, Resolution, SessionStore, Turn, resolve_follow_up
@@ -66,6 +75,13 @@ _GREETING = re.compile(
     r"^\s*(?:hi|hello|hey|hallo|moin|servus|hi there|good (?:morning|afternoon|evening)|"
     r"guten (?:morgen|tag|abend)|thanks?(?: you)?|thank you|danke(?: schön| dir)?|ok(?:ay)?|cool|"
     r"bye|tschüss)[\s!.,?]*(?:cognivault)?[\s!.,?]*$", re.IGNORECASE)
+UNVERIFIED = {"en": "Unverified: the model's answer ({why}), so the answer above is quoted from the notes.",
+              "de": "Nicht belegt: die Antwort des Modells ({why}), darum ist die Antwort oben aus den Notizen "
+                    "zitiert."}
+UNVERIFIED_WHY = {"en": {"uncited": "cites none of the notes", "looped": "kept repeating itself and was stopped"},
+                  "de": {"uncited": "zitiert keine der Notizen", "looped": "wiederholte sich und wurde angehalten"}}
+FROM_NOTES = {"en": "From the notes instead:", "de": "Stattdessen aus den Notizen:"}
+MAX_UNVERIFIED_CHARS = 400
 GREETING_REPLY = {"en": "Hello! Ask me anything about your notes: I answer from the vault and cite the passages.",
                   "de": "Hallo! Frag mich etwas zu deinen Notizen: Ich antworte aus dem Vault, mit Quellen."}
 _END = object()
@@ -172,6 +188,11 @@ class _AnswerRun:
         self.truncated = False
         self.lang: str | None = None
         self.generation = 0
+        self.shown: list[str] = []  # the answer text as sent in ``text`` envelopes
+        self.held: list[tuple[str, str]] | None = None  # a model's events until it cites the pack
+        self.looped = False
+        self.unverified = ""  # why the model's text was not shown as the answer
+        self.answer_filter: CitationFilter | None = None
 
     # -- plumbing ------------------------------------------------------------
     async def _blocking(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -273,18 +294,27 @@ class _AnswerRun:
         self.lang = lang
         self.notes.extend(pack.notes)
         confidence = assess(pack)
+        answer_filter = self._filter()
+        self.answer_filter = answer_filter
+        if pack and getattr(self.provider, "extractive", False):
+            answer = await self._passages(confidence)
+            confidence = cap_by_citations(confidence, pack, answer.labels(), answer.share)
+            await self._emit_confidence(confidence)
+            await self._feed_quotes(answer_filter, answer.quotes)
+        else:
+            await self._emit_confidence(confidence)
+            if not pack:
+                await self._feed(answer_filter, not_in_vault(lang))
+            else:
+                plan = await self._phase_one(request, question, capabilities, confidence)
+                self.held = []
+                await self._phase_two(answer_filter, question, history, capabilities, confidence, plan, images)
+                await self._verify(answer_filter, confidence)
+        await self._finish(answer_filter, question, resolution, confidence, session_id, memory, key)
+
+    async def _emit_confidence(self, confidence: Confidence) -> None:
         await self.emit("confidence", confidence.to_dict(), replay=True)
         self.timings["first_envelope_ms"] = self._ms()
-
-        answer_filter = self._filter()
-        if not pack:
-            await self._feed(answer_filter, not_in_vault(lang))
-        elif getattr(self.provider, "extractive", False):
-            await self._extractive(answer_filter, confidence)
-        else:
-            plan = await self._phase_one(request, question, capabilities, confidence)
-            await self._phase_two(answer_filter, question, history, capabilities, confidence, plan, images)
-        await self._finish(answer_filter, question, resolution, confidence, session_id, memory, key)
 
     # -- pieces ------------------------------------------------------------------
     async def _capabilities(self) -> ChatCapabilities:
@@ -333,6 +363,11 @@ class _AnswerRun:
         return CitationFilter(self.pack.get, note_for_link, url_in_pack)
 
     async def _feed_events(self, events: list[tuple[str, str]]) -> None:
+        if self.held is not None:  # a model's text waits until it cites the pack
+            self.held.extend(events)
+            if self.answer_filter is None or not self.answer_filter.report.accepted:
+                return
+            events, self.held = self.held, None
         for kind, value in events:
             if kind == "metadata":
                 item = self.pack.get(value)
@@ -341,28 +376,56 @@ class _AnswerRun:
             elif value:
                 if "first_text_ms" not in self.timings:
                     self.timings["first_text_ms"] = self._ms()
+                self.shown.append(value)
                 await self.emit("text", {"text": value}, replay=True)
 
     async def _feed(self, answer_filter: CitationFilter, text: str) -> None:
         await self._feed_events(answer_filter.feed(text))
 
-    async def _extractive(self, answer_filter: CitationFilter, confidence: Confidence) -> None:
-        picks: list[Any] = []
-        if confidence.supported:
-            embedder = getattr(self.provider, "embedder", None)
+    async def _passages(self, confidence: Confidence) -> PassageAnswer:
+        """The passage answer for this request's pack (no quotes when the pack does not support one)."""
+        if not confidence.supported:
+            return PassageAnswer()
+        embedder = getattr(self.provider, "embedder", None) or self.engine.embedder
+        # The pack has the question's vector only where the embedder knows the question's language.
+        return await self._blocking(passage_answer, self.pack, analyzer_of(self.engine), self.pack.query, embedder)
 
-            def choose() -> list[Any]:
-                # The pack has the question's vector only where the embedder knows the question's language.
-                return choose_sentences(self.pack.items, self.pack.question_terms, self.pack.term_weights,
-                                        analyzer_of(self.engine), question_vector=self.pack.question_vector,
-                                        embedder=embedder, question=self.pack.query)
-
-            picks = await self._blocking(choose)
-        if not picks:
+    async def _feed_quotes(self, answer_filter: CitationFilter, quotes: list[Quote]) -> None:
+        """The passage answer, one quote at a time (like a model would stream it), or "the vault doesn't say"."""
+        if not quotes:
             await self._feed(answer_filter, not_in_vault(self.lang))
             return
-        for pick in picks:  # one sentence at a time, like a model would stream it
-            await self._feed(answer_filter, compose([pick]) + " ")
+        for number, quote in enumerate(quotes):
+            await self._feed_events(answer_filter.quote(("\n\n" if number else "") + quote.text))
+            cited = quote.cited()
+            await self._feed(answer_filter, cited[len(quote.text.rstrip()):])
+        await self._feed_events(answer_filter.flush())
+
+    async def _verify(self, answer_filter: CitationFilter, confidence: Confidence) -> None:
+        """A model answer that cited nothing or looped: the passage answer instead, its text marked unverified."""
+        await self._feed_events(answer_filter.flush())
+        if not answer_filter.text.strip():
+            self.held = None
+            return  # the model said nothing at all: _finish reports it
+        held, self.held = self.held, None
+        if (answer_filter.report.accepted or says_not_in_vault(answer_filter.text)) and not self.looped:
+            if held:  # an honest "the vault doesn't say" cites nothing: shown as it is
+                await self._feed_events(held)
+            return
+        why = "looped" if self.looped else "uncited"
+        self.unverified = why
+        lang = "de" if self.lang == "de" else "en"
+        self.notes.append(f"the model's answer {UNVERIFIED_WHY['en'][why]}: answered from the notes")
+        if held is None:  # the model's text was shown (it cited, then looped): say so, then the passages
+            await self._feed_events(answer_filter.quote(f"\n\n{FROM_NOTES[lang]}\n\n"))
+        model_text = "".join(value for kind, value in held or [] if kind == "text").strip()
+        await self._feed_quotes(answer_filter, (await self._passages(confidence)).quotes)
+        if model_text:
+            if len(model_text) > MAX_UNVERIFIED_CHARS:
+                model_text = model_text[:MAX_UNVERIFIED_CHARS].rstrip() + " …"
+            marked = "\n".join(f"> {line}" for line in model_text.splitlines())
+            notice = UNVERIFIED[lang].format(why=UNVERIFIED_WHY[lang][why])
+            await self._feed_events(answer_filter.quote(f"\n\n> [!warning] {notice}\n{marked}"))
 
     def _prompt_values(self, question: str, confidence: Confidence, plan: str = "") -> dict[str, str]:
         return {"evidence": self.pack.render(), "question": question, "confidence": confidence.label,
@@ -417,6 +480,7 @@ class _AnswerRun:
         steps = 0
         loop_deadline = time.monotonic() + TOOL_LOOP_BUDGET_S
         started = time.perf_counter()
+        guard = LoopGuard()
         while True:
             offer = tools if steps < MAX_TOOL_STEPS and time.monotonic() < loop_deadline else None
             calls = []
@@ -428,6 +492,9 @@ class _AnswerRun:
                         if chunk.kind == "text" and chunk.text:
                             step_text.append(chunk.text)
                             await self._feed(answer_filter, chunk.text)
+                            if guard.feed(chunk.text):
+                                self.looped = True
+                                break
                             if len(answer_filter.text) > MAX_ANSWER_CHARS:
                                 self.truncated = True
                                 self.notes.append(f"the answer was cut at {MAX_ANSWER_CHARS} characters")
@@ -444,7 +511,7 @@ class _AnswerRun:
                     tools = None
                     continue
                 raise
-            if not calls or self.truncated:
+            if not calls or self.truncated or self.looped:
                 break
             steps += 1
             calls = calls[:MAX_CALLS_PER_STEP]
@@ -459,12 +526,14 @@ class _AnswerRun:
                       confidence: Confidence, session_id: str | None, memory: Memory | None,
                       key: str | None) -> None:
         await self._feed_events(answer_filter.flush())
-        answer = answer_filter.text.strip()
+        answer = "".join(self.shown).strip()
         if not answer:
             raise ChatError("model_empty", f"the model ({self.provider.model}) returned no answer; try again, "
                                            "or use the extractive answerer")
         report = answer_filter.report
         self.ledger.report = report
+        if not getattr(self.provider, "extractive", False):
+            confidence = cap_by_citations(confidence, self.pack, list(report.accepted)) if self.pack else confidence
         accepted = [self.pack.get(label) for label in report.accepted]
         sources = [item.metadata() for item in accepted if item is not None]
         done = {
@@ -479,6 +548,9 @@ class _AnswerRun:
             "links_removed": report.links_removed,
             "answered": bool(report.accepted),
             "confidence": confidence.label,
+            "confidence_reason": confidence.reason,
+            "unverified": bool(self.unverified),
+            "looped": self.looped,
             "question": question,
             "resolved_question": resolution.query,
             "follow_up": resolution.follow_up,

@@ -1,4 +1,9 @@
-"""Retrieval for one question: hybrid search in scope -> the evidence pack (blocking; run it in a thread)."""
+"""Retrieval for one question: hybrid search in scope -> the evidence pack (blocking; run it in a thread).
+
+Answers come from the user's own notes: study notes CogniVault generated (frontmatter key
+``cognivault``) never enter the pack unless the request's scope names them (the study folder, one of
+those notes, or ``property:cognivault``); the notes they were generated from are searched instead.
+"""
 
 from __future__ import annotations
 
@@ -16,8 +21,9 @@ from cognivault.answer.evidence import (
     evidence_from_result,
     idf_weights,
     key_phrases,
-    key_terms,
+    question_concepts,
     question_language,
+    unknown_words,
 )
 from cognivault.index.scope import Scope
 from cognivault.models.base import ModelUnavailable
@@ -38,10 +44,12 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
 
     query = (query or question).strip()
     lang = question_language(engine, query)
-    terms = key_terms(engine, query, lang)
-    pack = EvidencePack(max_items=max_items, token_budget=token_budget, query=query)
+    pack = EvidencePack(max_items=max_items, token_budget=token_budget, query=query, lang=lang)
+    pack.concepts = {concept.key: concept for concept in question_concepts(engine, query, lang)}
+    terms = list(pack.concepts)
     pack.question_terms = terms
-    pack.term_weights = idf_weights(engine, terms)
+    pack.term_weights = idf_weights(engine, terms, pack.concepts)
+    pack.unknown_share, pack.unknown = unknown_words(engine, list(pack.concepts.values()), pack.term_weights, lang)
     pack.question_phrases = [pair for pair in key_phrases(engine, query, lang) if set(pair) <= set(terms)]
     for item in preset:
         pack.add(item)
@@ -58,8 +66,15 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
             if follow is not None:
                 results += engine.search(question, k=2, mode="hybrid", scope=follow).results
         response = engine.search(query, k=depth, mode="hybrid", scope=scope, query_vector=pack.question_vector)
-        results += response.results
         pack.notes.extend(response.notes)
+        own = response.results
+        if not scope_names_generated(engine, scope):
+            own, sources, at = _without_generated(engine, own)
+            narrowed = _within(scope, sources) if sources else None
+            if narrowed is not None:  # the notes they came from take the place of the first one
+                own[at:at] = engine.search(query, k=2, mode="hybrid", scope=narrowed,
+                                           query_vector=pack.question_vector).results
+        results += own
     except EngineError as exc:
         pack.notes.append(str(exc))
         return pack, lang
@@ -74,6 +89,73 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
     if pack.question_vector is not None:
         _measure_similarity(engine, pack)
     return pack, lang
+
+
+GENERATED_KEY = "cognivault"  # the frontmatter key every generated study note carries
+
+
+def study_folder_of(engine: Any) -> str:
+    return str(getattr(getattr(engine.settings, "study", None), "folder", "Study") or "Study").strip("/")
+
+
+def scope_names_generated(engine: Any, scope: Scope | None) -> bool:
+    """Whether ``scope`` asks for generated study notes: the study folder, one of them, or their property."""
+    if scope is None or scope.is_empty():
+        return False
+    folder = study_folder_of(engine)
+    inside = (folder, f"{folder}/")
+    if any(f == folder or f.startswith(inside[1]) for f in scope.folders):
+        return True
+    if any(f.lstrip("/").startswith(inside[1]) for f in scope.files):
+        return True
+    return any(key == GENERATED_KEY for key, _ in scope.properties)
+
+
+def _without_generated(engine: Any, results: list[Any]) -> tuple[list[Any], list[str], int]:
+    """``results`` without passages of generated study notes, the notes those came from, and where the
+    first one was dropped (its index in the kept results)."""
+    reader = engine.store.reader()
+    kept: list[Any] = []
+    sources: list[str] = []
+    first_drop = -1
+    verdicts: dict[str, list[str] | None] = {}
+    for result in results:
+        if result.path not in verdicts:
+            row = reader.note_row(result.path) if result.path.endswith(".md") else None
+            frontmatter = row["frontmatter"] if row and isinstance(row.get("frontmatter"), dict) else {}
+            verdicts[result.path] = _source_paths(engine, frontmatter) if GENERATED_KEY in frontmatter else None
+        found = verdicts[result.path]
+        if found is None:
+            kept.append(result)
+        else:
+            first_drop = len(kept) if first_drop < 0 else first_drop
+            sources += [path for path in found if path not in sources]
+    return kept, sources, max(first_drop, 0)
+
+
+def _source_paths(engine: Any, frontmatter: dict[str, Any]) -> list[str]:
+    """The vault paths of a generated note's ``source_notes`` (``[[links]]``) that resolve."""
+    listed = frontmatter.get("source_notes") or []
+    paths = []
+    for link in listed if isinstance(listed, list) else [listed]:
+        target = str(link).strip().removeprefix("[[").removesuffix("]]").split("|")[0].split("#")[0]
+        try:
+            path = engine.note_path(target) if target else None
+        except Exception:  # noqa: BLE001 - a source that no longer resolves is simply not searched
+            path = None
+        if path:
+            paths.append(path)
+    return paths
+
+
+def _within(scope: Scope | None, paths: Sequence[str]) -> Scope | None:
+    """``scope`` narrowed to ``paths`` (None when none of them is inside a file scope it already has)."""
+    base = scope or Scope()
+    listed = {f.casefold() for f in base.files} | {f"{f.casefold()}.md" for f in base.files}
+    files = [p for p in paths if not base.files or p.casefold() in listed]
+    if not files:
+        return None
+    return Scope(folders=list(base.folders), tags=list(base.tags), files=files, properties=list(base.properties))
 
 
 def question_vector(engine: Any, query: str, lang: str | None) -> np.ndarray | None:

@@ -2,11 +2,11 @@
 
 Inside the answer pipeline it is recognised by ``extractive = True`` and
 answers straight from the evidence pack (``answer.extractive``: the best
-sentences, each with its label; "the vault doesn't say" when the pack does
-not support an answer). Called directly through the :class:`ChatProvider`
+passages quoted whole, each with its label; "the vault doesn't say" when the
+pack does not support an answer). Called directly through the :class:`ChatProvider`
 interface, it reads the passages (``[S1] where`` blocks) from the messages
-and the question from the last user message, and does the same with plain
-term matching.
+and the question from the last user message (its language chosen among the
+passages' languages and English), and does the same with plain term matching.
 """
 
 from __future__ import annotations
@@ -46,21 +46,24 @@ class ExtractiveChat:
     async def stream(self, messages: Sequence[ChatMessage], *, think: bool = False,
                      schema: dict[str, Any] | None = None, tools: Sequence[ToolSpec] | None = None,
                      options: ChatOptions | None = None) -> AsyncIterator[ChatChunk]:
-        from cognivault.answer.evidence import Evidence, _FALLBACK_ANALYZER, text_terms
-        from cognivault.answer.extractive import NOT_IN_VAULT, choose_sentences, compose
+        from cognivault.answer.evidence import _FALLBACK_ANALYZER, Evidence, text_terms
+        from cognivault.answer.extractive import NOT_IN_VAULT, choose_units, compose, quotes_of
         from cognivault.index.analysis import detect_language
 
         question = next((m.content for m in reversed(messages) if m.role == "user"), "")
         context = "\n".join(m.content for m in messages if m.role in ("system", "user", "tool"))
-        lang = detect_language(question)
+        passages = _BLOCK.findall(context)
+        # The question's language is one of the passages' languages (English as well), not any of 97.
+        known = frozenset(filter(None, (detect_language(body) for _, body in passages))) | {"en"}
+        lang = detect_language(question, known)
         items = []
-        for label, body in _BLOCK.findall(context):
+        for label, body in passages:
             items.append(Evidence(label=label, chunk_id=label, path="", title="", heading_path=[], line_start=0,
                                   line_end=0, locator="", text=body.strip(), snippet="", score=0.0, lang=lang,
                                   terms=text_terms(_FALLBACK_ANALYZER, body, lang)))
         terms = sorted(text_terms(_FALLBACK_ANALYZER, question, lang))
-        picks = choose_sentences(items, terms, {}, _FALLBACK_ANALYZER)
-        text = compose(picks) if picks else NOT_IN_VAULT
-        for piece in re.split(r"(?<=\]) ", text):
-            yield ChatChunk("text", piece + " ")
+        quotes = quotes_of(choose_units(items, terms, {}, _FALLBACK_ANALYZER, question))
+        text = compose(quotes) if quotes else NOT_IN_VAULT
+        for piece in re.split(r"(?<=\])(?=\s)", text):
+            yield ChatChunk("text", piece)
         yield ChatChunk("done", usage=ChatUsage(done_reason="stop"))

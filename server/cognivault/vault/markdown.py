@@ -57,6 +57,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote
@@ -70,7 +71,7 @@ from markdown_it.rules_block.state_block import StateBlock
 from cognivault.vault.types import BlockId, Callout, Heading, Link, ParsedNote, TagRef
 
 __all__ = ["parse_note", "normalize_text", "count_lines", "split_frontmatter", "load_frontmatter",
-           "is_valid_tag"]
+           "is_valid_tag", "MarkdownBlock", "split_blocks"]
 
 MAX_FRONTMATTER_CHARS = 256 * 1024  # larger YAML is not read (the lines still are frontmatter)
 MAX_YAML_NODES = 20_000  # a walk over more nodes than this (alias bombs) rejects the YAML
@@ -851,6 +852,70 @@ def _read_body(body_text: str, lines: list[str], offset: int) -> _Body:
             body.marks.append((offset + first + 1, start - line_starts[first]))
             body.marks.append((offset + last + 1, end - 2 - line_starts[last]))
     return body
+
+
+@dataclass(frozen=True, slots=True)
+class MarkdownBlock:
+    """One block of a Markdown text as written: quoting ``text`` never cuts a construct in half.
+
+    ``kind``: ``paragraph``, ``table`` (a paragraph of ``|`` rows with a delimiter row; CommonMark
+    has no tables), ``heading``, ``code`` (fenced or indented; ``closed`` False for a fence the text
+    ends inside), ``item`` (one top-level list item with everything nested in it; ``group`` numbers
+    its list), ``quote`` (a blockquote or callout), ``html``, ``rule`` or ``comment``. Lines are
+    0-based into the text, ``end`` exclusive.
+    """
+
+    kind: str
+    start: int
+    end: int
+    text: str
+    group: int = 0
+    closed: bool = True
+
+
+_BLOCK_KINDS = {"paragraph_open": "paragraph", "heading_open": "heading", "fence": "code", "code_block": "code",
+                "blockquote_open": "quote", "html_block": "html", "hr": "rule", "obsidian_comment": "comment"}
+_TABLE_DELIMITER_RE = re.compile(r"\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)*\|?\s*")
+
+
+def split_blocks(text: str) -> list[MarkdownBlock]:
+    """The top-level blocks of ``text`` (no frontmatter handling: pass a body or a passage), in order."""
+    lines = normalize_text(text).split("\n")
+    blocks: list[MarkdownBlock] = []
+    group = 0
+
+    def add(kind: str, start: int, end: int, closed: bool = True) -> None:
+        while end > start and not lines[end - 1].strip():
+            end -= 1
+        if end > start:
+            blocks.append(MarkdownBlock(kind, start, end, "\n".join(lines[start:end]), group, closed))
+
+    for token in _MD.parse("\n".join(lines)):
+        if token.map is None:
+            continue
+        start, end = token.map
+        if token.level == 1 and token.type == "list_item_open":
+            add("item", start, end)
+            continue
+        if token.level != 0:
+            continue
+        if token.type in ("bullet_list_open", "ordered_list_open"):
+            group += 1
+            continue
+        kind = _BLOCK_KINDS.get(token.type)
+        if kind is None:
+            continue
+        if kind == "paragraph":
+            rows = lines[start:end]
+            if len(rows) >= 2 and all(row.lstrip().startswith("|") for row in rows) and \
+                    _TABLE_DELIMITER_RE.fullmatch(rows[1]):
+                kind = "table"
+        closed = True
+        if token.type == "fence":
+            last = lines[end - 1].strip() if end - 1 > start else ""
+            closed = last.startswith(token.markup) and not last.strip(token.markup[0])
+        add(kind, start, end, closed)
+    return blocks
 
 
 def _has_markup(content: str) -> bool:

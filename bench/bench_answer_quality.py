@@ -1,0 +1,193 @@
+"""Answer quality on the help vault: facts stated (nuggets), refusals, length, and what a label is worth.
+
+Runs ``eval-answers`` (``cognivault.answer.evaluation``) with the dev questions, their answer
+nuggets and the unanswerable questions, for one chat provider (default: extractive, no model),
+and prints one JSON document:
+
+- ``nuggets``: all-nuggets share, nugget recall, false refusals and mean answer length, overall and
+  per language, and the reliability table (confidence label -> answers, share stating all nuggets);
+- ``unanswerable``: the share refused ("the vault doesn't say") and the labels given;
+- ``calibration``: the threshold for ``high`` chosen by k-fold cross-validation over question ids
+  (on each training fold, the lowest ``answer_share`` threshold, i.e. the share of the question the
+  quoted passages state, whose ``high`` answers state all nuggets at least ``--target`` of the time;
+  that threshold applied to the held-out fold): the cross-validated share of ``high`` answers
+  stating all nuggets, each fold's choice, and the choice on all questions next to the one the code
+  ships (``confidence.HIGH_ANSWER``);
+- ``refusal``: the off-topic threshold (``confidence.OFF_TOPIC_SHARE``: the share of a question's
+  weight in words the vault never uses) chosen the same way over the answerable and unanswerable
+  questions together (on each training fold, the highest threshold that refuses the most
+  unanswerable questions while refusing at most 5 % of the answerable ones): held-out false
+  refusals and unanswerable questions refused, each fold's choice, and the choice on all questions;
+- ``targets``: the issue's targets, checked.
+
+Keyword retrieval unless ``--embedded`` (the help vault is read-only: its index goes to a
+benchmark-private cache).
+
+    .venv/bin/python bench/bench_answer_quality.py [--provider extractive] [--folds 5] [--embedded]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+from pathlib import Path
+from typing import Any
+
+from _common import HELP_VAULT, QUESTIONS, SHARED_EVAL, emit, isolate_cache
+
+NUGGETS = SHARED_EVAL / "answers-dev.jsonl"
+UNANSWERABLE = SHARED_EVAL / "questions-unanswerable.jsonl"
+GRID = [round(0.4 + 0.025 * step, 3) for step in range(25)]  # answer_share thresholds 0.4 .. 1.0
+
+
+def high_share(rows: list[dict[str, Any]], threshold: float) -> tuple[int, int]:
+    """(answers the confidence rule labels high with ``HIGH_ANSWER = threshold``, of those stating all nuggets).
+
+    The rule's measures are those of the passages the answer cites (``cap_by_citations``), as the
+    ``confidence`` envelope of a passage answer carries them.
+    """
+    from cognivault.answer.confidence import HIGH_BEST, HIGH_COVERAGE
+
+    high = [row for row in rows if row["answered"] and row["measures"].get("coverage", 0.0) >= HIGH_COVERAGE
+            and row["measures"].get("best", 0.0) >= HIGH_BEST
+            and (row["measures"].get("answer_share") or 0.0) >= threshold]
+    return len(high), sum(row["all_nuggets"] for row in high)
+
+
+def choose_threshold(rows: list[dict[str, Any]], target: float, min_answers: int = 3) -> float:
+    """The lowest ``answer_share`` threshold whose ``high`` answers state all nuggets ``target`` of the time."""
+    for threshold in GRID:
+        count, good = high_share(rows, threshold)
+        if count >= min_answers and good / count >= target:
+            return threshold
+    return GRID[-1]
+
+
+def _folds(rows: list[dict[str, Any]], folds: int, seed: int = 17) -> dict[str, int]:
+    ids = sorted(row["id"] for row in rows)
+    random.Random(seed).shuffle(ids)
+    return {qid: number % folds for number, qid in enumerate(ids)}
+
+
+REFUSAL_GRID = [round(0.2 + 0.05 * step, 2) for step in range(13)]  # unknown_share thresholds 0.2 .. 0.8
+
+
+def refused(row: dict[str, Any], threshold: float) -> bool:
+    """Whether the answer is refused with ``OFF_TOPIC_SHARE = threshold`` (other refusals stay as they were)."""
+    from cognivault.answer.confidence import OFF_TOPIC_SHARE
+
+    unknown = row["measures"].get("unknown_share", 0.0)
+    was_refused = not row["answered"] if "answered" in row else row["honest"]
+    return unknown >= threshold or (was_refused and unknown < OFF_TOPIC_SHARE)
+
+
+def choose_refusal(answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]]) -> float:
+    """The threshold refusing the most unanswerable questions with at most 5 % false refusals (highest on ties)."""
+    best, best_refused = REFUSAL_GRID[-1], -1
+    for threshold in REFUSAL_GRID:
+        false = sum(refused(row, threshold) for row in answerable)
+        if false > 0.05 * len(answerable):
+            continue
+        caught = sum(refused(row, threshold) for row in unanswerable)
+        if caught > best_refused or (caught == best_refused and threshold > best):
+            best, best_refused = threshold, caught
+    return best
+
+
+def cross_validate_refusal(answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]], folds: int
+                           ) -> dict[str, Any]:
+    fold_of = _folds(answerable + unanswerable, folds)
+    chosen, false, caught = [], 0, 0
+    for fold in range(folds):
+        train_a = [r for r in answerable if fold_of[r["id"]] != fold]
+        train_u = [r for r in unanswerable if fold_of[r["id"]] != fold]
+        threshold = choose_refusal(train_a, train_u)
+        chosen.append(threshold)
+        false += sum(refused(r, threshold) for r in answerable if fold_of[r["id"]] == fold)
+        caught += sum(refused(r, threshold) for r in unanswerable if fold_of[r["id"]] == fold)
+    return {"folds": folds, "thresholds_by_fold": chosen,
+            "cv_false_refusal_share": round(false / len(answerable), 4) if answerable else None,
+            "cv_unanswerable_refused_share": round(caught / len(unanswerable), 4) if unanswerable else None}
+
+
+def cross_validate(rows: list[dict[str, Any]], folds: int, target: float) -> dict[str, Any]:
+    """k-fold over question ids: the threshold chosen on k-1 folds, measured on the held-out one."""
+    fold_of = _folds(rows, folds)
+    held_high = held_good = 0
+    chosen = []
+    for fold in range(folds):
+        train = [row for row in rows if fold_of[row["id"]] != fold]
+        test = [row for row in rows if fold_of[row["id"]] == fold]
+        threshold = choose_threshold(train, target)
+        count, good = high_share(test, threshold)
+        held_high += count
+        held_good += good
+        chosen.append(threshold)
+    return {"folds": folds, "target": target, "thresholds_by_fold": chosen,
+            "cv_high_answers": held_high,
+            "cv_high_all_nuggets_share": round(held_good / held_high, 4) if held_high else None}
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    from cognivault.answer.confidence import HIGH_ANSWER
+    from cognivault.answer.evaluation import evaluate_answers, load_jsonl, load_nuggets
+    from cognivault.engine import Engine
+    from cognivault.models.chat import resolve_chat_provider
+
+    with Engine(HELP_VAULT, embedder="auto" if args.embedded else None) as engine:
+        engine.index()
+        provider, note = await resolve_chat_provider(engine.settings, args.provider, args.model,
+                                                     embedder=engine.embedder)
+        try:
+            report = await evaluate_answers(engine, provider, load_jsonl(args.questions), load_jsonl(UNANSWERABLE),
+                                            per_question=True, nuggets=load_nuggets(args.nuggets))
+        finally:
+            await provider.aclose()
+    per_question = report.pop("per_question")
+    rows = [row for row in per_question if "all_nuggets" in row]
+    unanswerable = [row for row in per_question if "honest" in row]
+    report["calibration"] = cross_validate(rows, args.folds, args.target)
+    report["calibration"].update({"threshold_on_all": choose_threshold(rows, args.target),
+                                  "shipped_high_answer": HIGH_ANSWER})
+    from cognivault.answer.confidence import OFF_TOPIC_SHARE
+
+    report["refusal"] = cross_validate_refusal(rows, unanswerable, args.folds)
+    report["refusal"].update({"threshold_on_all": choose_refusal(rows, unanswerable),
+                              "shipped_off_topic_share": OFF_TOPIC_SHARE})
+    if args.per_question:
+        report["per_question"] = [{k: row[k] for k in ("id", "lang", "answered", "confidence", "nugget_recall",
+                                                       "all_nuggets", "answer_chars", "answer")} for row in rows]
+    if note:
+        report["note"] = note
+    nuggets = report["nuggets"]
+    overall = nuggets["overall"]
+    high = nuggets["reliability"]["high"]
+    report["targets"] = {
+        "all_nuggets>=0.60": overall["all_nuggets_share"] >= 0.60,
+        "all_nuggets_de>=0.55": nuggets["by_lang"].get("de", {}).get("all_nuggets_share", 0) >= 0.55,
+        "false_refusals<=5%": overall["false_refusal_share"] <= 0.05,
+        "unanswerable_refused>=95%": report["unanswerable"]["honest_share"] >= 0.95,
+        "high_states_all>=80%": (high["all_nuggets_share"] or 0) >= 0.80,
+        "mean_answer<=700": overall["mean_answer_chars"] <= 700,
+    }
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument("--nuggets", type=Path, default=NUGGETS)
+    parser.add_argument("--provider", default="extractive", choices=["extractive", "ollama", "llamacpp"])
+    parser.add_argument("--model")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--target", type=float, default=0.8, help="share of high answers that state all nuggets")
+    parser.add_argument("--embedded", action="store_true", help="also retrieve by meaning (embedded model)")
+    parser.add_argument("--per-question", action="store_true")
+    args = parser.parse_args()
+    isolate_cache("answers", fresh=False)
+    emit(asyncio.run(run(args)))
+
+
+if __name__ == "__main__":
+    main()

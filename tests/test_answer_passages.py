@@ -1,0 +1,299 @@
+"""Passage answers a student can use: blocks quoted whole, German read as German, the user's own notes,
+and a model that loops or cites nothing never shown as the answer (Ollama faked over real HTTP)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from answer_support import ScriptedChat, collect, final, make_vault, streamed_text, text
+from fake_ollama import FakeOllama
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cognivault.answer.evaluation import nuggets_stated, reliability_table
+from cognivault.answer.pipeline import stream_answer
+from cognivault.answer.repetition import LoopGuard
+from cognivault.answer.request import AskRequest
+from cognivault.answer.sessions import SessionStore
+from cognivault.cli import main
+from cognivault.engine import Engine
+from cognivault.index.scope import Scope
+from cognivault.models.extractive_chat import ExtractiveChat
+from cognivault.models.ollama_chat import OllamaChat
+from cognivault.vault.markdown import split_blocks
+
+FENCE = "```"
+NOTES = {
+    "Linking/Embedding notes.md": f"""# Embedding notes
+
+An embedded note shows the content of another note inside the current one and stays up to date.
+
+## Embed a note
+
+To embed a note:
+
+{FENCE}md
+![[Meeting notes]]
+{FENCE}
+
+You can also embed one heading of a note with `![[Meeting notes#Agenda]]`.
+
+## Embed settings
+
+- **Embed height**: how tall an embedded note may grow, in pixels, before it scrolls.
+- **Show embed title**: shows the embedded note's name above its content.
+
+| Shortcut | Action |
+|---|---|
+| `Ctrl+E` | Toggle the reading view |
+| `Ctrl+Shift+M` | Embed the selected note |
+""",
+    "Biologie/Mitochondrien.md": """---
+lang: de
+---
+# Mitochondrien
+
+Mitochondrien sind die Kraftwerke der Zelle. In ihnen wird bei der Zellatmung ATP produziert, der
+Energieträger, den fast alle Stoffwechselwege der Zelle verbrauchen.
+
+## Aufbau
+
+Ein Mitochondrium hat eine äußere und eine stark gefaltete innere Membran; die Falten heißen Cristae.
+""",
+    "History/Printing press.md": """# Printing press
+
+Johannes Gutenberg built a printing press with movable metal type in Mainz around 1450. His Bible,
+printed by 1455, was the first major book made that way in Europe.
+""",
+    "Study/Quiz - Embedding notes.md": """---
+cognivault: 1
+type: quiz
+source_notes:
+  - "[[Embedding notes]]"
+---
+# Quiz: Embedding notes
+
+1. Which syntax embeds one note in another one?
+   A) ![[Note]] B) [[Note]] C) #Note D) %%Note%%
+   Answer: A, to embed a note put an exclamation mark before the link of the note to embed.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    vault, settings = make_vault(tmp_path_factory.mktemp("passages"), NOTES)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        yield opened
+
+
+def ask(engine: Any, question: str, provider: Any, **fields: Any) -> Any:
+    return collect(stream_answer(engine, AskRequest(question, use_cache=False, **fields), provider,
+                                 SessionStore(None), cache=None))
+
+
+def test_blocks_come_from_the_markdown_reader() -> None:
+    body = NOTES["Linking/Embedding notes.md"]
+    blocks = split_blocks(body)
+    assert [b.kind for b in blocks] == ["heading", "paragraph", "heading", "paragraph", "code", "paragraph",
+                                        "heading", "item", "item", "table"]
+    code = blocks[4]
+    assert code.text == f"{FENCE}md\n![[Meeting notes]]\n{FENCE}" and code.closed
+    assert blocks[7].group == blocks[8].group and blocks[7].text.startswith("- **Embed height**")
+    assert not split_blocks(f"{FENCE}py\nprint(1)\n")[0].closed  # a passage cut inside a fence
+
+
+async def test_how_do_i_embed_a_note_states_the_syntax_verbatim(engine: Any) -> None:
+    envelopes = await ask(engine, "How do I embed a note?", ExtractiveChat())
+    data = final(envelopes)["data"]
+    assert data["answered"] and "![[Meeting notes]]" in data["answer"]
+    assert f"To embed a note:\n\n{FENCE}md\n![[Meeting notes]]\n{FENCE}" in data["answer"]  # the block whole
+    assert data["answer"].count(FENCE) % 2 == 0
+    assert {s["path"] for s in data["sources"]} == {"Linking/Embedding notes.md"}  # not the generated quiz
+    assert streamed_text(envelopes).strip() == data["answer"]
+    assert len(data["answer"]) <= 700
+
+
+async def test_list_items_and_table_rows_are_quoted_whole(engine: Any) -> None:
+    data = final(await ask(engine, "What does the embed height setting do?", ExtractiveChat()))["data"]
+    assert "- **Embed height**: how tall an embedded note may grow, in pixels, before it scrolls." in data["answer"]
+    row = final(await ask(engine, "Which shortcut embeds the selected note?", ExtractiveChat()))["data"]
+    assert "| Shortcut | Action |\n|---|---|\n| `Ctrl+Shift+M` | Embed the selected note |" in row["answer"]
+
+
+async def test_german_inflection_is_not_a_refusal_and_reasons_use_the_users_words(engine: Any) -> None:
+    envelopes = await ask(engine, "Was produzieren Mitochondrien?", ExtractiveChat())
+    data = final(envelopes)["data"]
+    assert data["answered"] and "ATP produziert" in data["answer"]
+    assert data["confidence"] != "low"
+    weak = next(e["data"] for e in await ask(engine, "Was produzieren Mitochondrien in Pilzhyphen?",
+                                              ExtractiveChat()) if e["type"] == "confidence")
+    assert "pilzhyphen" in weak["missing"] and "pilzhyphen" in weak["reason"]
+    assert all(" " in word or word in "was produzieren mitochondrien in pilzhyphen" for word in weak["missing"])
+
+
+async def test_generated_notes_enter_only_when_the_scope_names_them(engine: Any) -> None:
+    data = final(await ask(engine, "How do I embed a note in another note?", ExtractiveChat()))["data"]
+    assert data["sources"] and all(not s["path"].startswith("Study/") for s in data["sources"])
+    scoped = final(await ask(engine, "How do I embed a note in another note?", ExtractiveChat(),
+                             scope=Scope(folders=["Study"])))["data"]
+    assert {s["path"] for s in scoped["sources"]} == {"Study/Quiz - Embedding notes.md"}
+
+
+@pytest.mark.parametrize("looping", ["Theft: " * 40, "1. Theft 2. Theft 3. Theft 4. Theft " * 12, "!" * 200])
+def test_loop_guard_stops_loops(looping: str) -> None:
+    guard = LoopGuard()
+    stopped_at = next((i for i in range(0, len(looping), 5) if guard.feed(looping[i:i + 5])), None)
+    assert stopped_at is not None and stopped_at < len(looping) * 0.8
+
+
+@given(st.lists(st.sampled_from(["Embeds", "show", "a", "note", "inside", "another", "one", "and", "stay",
+                                 "current", "when", "the", "source", "changes", "[S1].", "Use", "`![[Note]]`"]),
+                min_size=0, max_size=60))
+def test_loop_guard_lets_ordinary_prose_through(chosen: list[str]) -> None:
+    # Shuffled words from a real answer: varied enough that no tail repeats and most triples are new.
+    guard = LoopGuard()
+    prose = "Embedding shows one note inside another and keeps it current [S1]. To embed, write `![[Note]]`. " \
+            "Headings embed with `![[Note#Heading]]` and blocks with `![[Note#^id]]` [S1]. " + " ".join(chosen[:3])
+    assert not guard.feed(prose)
+
+
+async def test_a_looping_model_is_stopped_and_the_passages_answer(engine: Any) -> None:
+    fake = await FakeOllama(models=["tiny:latest"], capabilities=["completion"]).start()
+    try:
+        fake.script_chat(content=["Theft: "] * 400, chunk_delay_s=0.001)
+        provider = OllamaChat(fake.url, "tiny:latest")
+        envelopes = await ask(engine, "How do I embed a note?", provider, think=False, tools=False)
+        await provider.aclose()
+    finally:
+        await fake.stop()
+    data = final(envelopes)["data"]
+    assert data["looped"] and data["unverified"]
+    assert "![[Meeting notes]]" in data["answer"] and data["citations"]  # the passage answer
+    assert data["answer"].count("Theft:") < 40  # stopped early, shown only as unverified text
+    assert "> [!warning] Unverified" in data["answer"]
+    assert streamed_text(envelopes).strip() == data["answer"]
+    assert fake.disconnects  # the model call was closed mid-stream
+
+
+async def test_a_model_answer_citing_nothing_is_not_the_answer(engine: Any) -> None:
+    provider = ScriptedChat(lambda call: text("You can embed notes by ", "using a special syntax."),
+                            caps=ScriptedChat(lambda call: []).caps)
+    envelopes = await ask(engine, "How do I embed a note?", provider, think=False, tools=False)
+    data = final(envelopes)["data"]
+    assert data["unverified"] and not data["looped"]
+    assert data["answer"].index("![[Meeting notes]]") < data["answer"].index("special syntax")
+    assert data["confidence"] != "high" or data["citations"]
+    confidence = next(e["data"] for e in envelopes if e["type"] == "confidence")
+    honest = final(await ask(engine, "How do I embed a note?",
+                             ScriptedChat(lambda call: text("The vault doesn't say.")), think=False))["data"]
+    assert honest["answer"] == "The vault doesn't say." and not honest["unverified"]
+    assert confidence["label"] in ("low", "medium", "high")
+
+
+async def test_confidence_is_capped_by_what_the_model_cites(engine: Any) -> None:
+    cites_other = ScriptedChat(lambda call: text("Gutenberg printed a Bible [S2]." if "[S2]" in call.system
+                                                 else "Gutenberg printed a Bible [S1]."))
+    envelopes = await ask(engine, "How do I embed a note?", cites_other, think=False, tools=False,
+                          max_sources=3)
+    shown = next(e["data"] for e in envelopes if e["type"] == "confidence")["label"]
+    data = final(envelopes)["data"]
+    rank = {"low": 0, "medium": 1, "high": 2}
+    assert rank[data["confidence"]] <= rank[shown]
+
+
+def test_nugget_matching_follows_the_eval_rules() -> None:
+    answer = "To embed a note:\n\n```md\n![[Meeting  notes]]\n```\n[S1] Press CTRL+Shift+M [S2]."
+    assert nuggets_stated(answer, [["![[meeting notes]]"], ["ctrl+shift+m"], ["Strg", "nope"]]) == [True, True, False]
+    assert nuggets_stated(answer, [["notes]] ``` [S1]"]]) == [True]  # whitespace collapsed, markers left in
+    table = reliability_table([{"confidence": "high", "all_nuggets": True},
+                               {"confidence": "high", "all_nuggets": False},
+                               {"confidence": "low", "all_nuggets": False}])
+    assert table["high"] == {"answers": 2, "all_nuggets_share": 0.5} and table["medium"]["answers"] == 0
+
+
+def test_eval_answers_with_nuggets(engine: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COGNIVAULT_INDEX_INDEX_DIR", str(engine.settings.index.index_dir))
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("\n".join(json.dumps(q) for q in [
+        {"id": "e1", "lang": "en", "question": "How do I embed a note?", "relevant": ["Linking/Embedding notes.md"]},
+        {"id": "d1", "lang": "de", "question": "Was produzieren Mitochondrien?",
+         "relevant": ["Biologie/Mitochondrien.md"]},
+    ]) + "\n", "utf-8")
+    nuggets = tmp_path / "n.jsonl"
+    nuggets.write_text(json.dumps({"id": "e1", "nuggets": [["![["], ["embed"]]}) + "\n" +
+                       json.dumps({"id": "d1", "nuggets": [["ATP"], ["Kohlenhydrate"]]}) + "\n", "utf-8")
+    assert main(["eval-answers", "--vault", str(engine.vault), "--keywords-only", "--json", "--no-index",
+                 "--provider", "extractive", "--questions", str(questions), "--nuggets", str(nuggets)]) == 0
+    report = json.loads(capsys.readouterr().out)["nuggets"]
+    assert report["overall"]["questions"] == 2 and report["overall"]["false_refusals"] == 0
+    assert report["by_lang"]["en"]["all_nuggets_share"] == 1.0
+    assert report["by_lang"]["de"]["all_nuggets_share"] == 0.0 and report["by_lang"]["de"]["nugget_recall"] == 0.5
+    assert sum(row["answers"] for row in report["reliability"].values()) == 2
+    assert main(["eval-answers", "--vault", str(engine.vault), "--keywords-only", "--no-index",
+                 "--questions", str(questions), "--nuggets", str(nuggets)]) == 0
+    assert "reliability (label -> answers, share with all nuggets)" in capsys.readouterr().out
+
+
+def test_confidence_is_capped_by_citations_and_by_what_the_quotes_state() -> None:
+    from cognivault.answer.confidence import HIGH_ANSWER, assess, cap_by_citations
+    from cognivault.answer.evidence import Evidence, EvidencePack
+
+    weights = {"embed": 2.0, "note": 1.0}
+    pack = EvidencePack(question_terms=list(weights), term_weights=weights)
+    pack.add(Evidence("", "c1", "a.md", "A", [], 1, 2, "", "embed a note", "", 0.0, terms=frozenset(weights)))
+    pack.add(Evidence("", "c2", "b.md", "B", [], 1, 2, "", "a note", "", 0.0, terms=frozenset({"note"})))
+    whole = assess(pack)
+    assert whole.label == "high"
+    assert cap_by_citations(whole, pack, []).label == "low"  # cites nothing
+    assert cap_by_citations(whole, pack, ["S2"]).label == "low"  # cites only the weak passage
+    assert cap_by_citations(whole, pack, ["S1"], answer_share=1.0).label == "high"
+    stated_little = cap_by_citations(whole, pack, ["S1"], answer_share=HIGH_ANSWER / 2)
+    assert stated_little.label == "medium" and "quoted passages state" in stated_little.reason
+
+
+async def test_extractive_chat_reads_a_german_question_as_german() -> None:
+    from cognivault.models.chat import ChatMessage
+
+    messages = [ChatMessage("system", "Passages:\n<passages>\n[S1] a.md\nMitochondrien sind die Kraftwerke der "
+                                      "Zelle: Sie produzieren ATP aus Glukose und Sauerstoff.\n\n[S2] b.md\n"
+                                      "Brot braucht Mehl, Wasser und Salz.\n</passages>"),
+                ChatMessage("user", "Was produzieren Mitochondrien?")]
+    text = "".join([c.text async for c in ExtractiveChat().stream(messages) if c.kind == "text"])
+    assert "produzieren ATP" in text and "[S1]" in text and "[S2]" not in text
+
+
+def test_the_block_with_the_question_words_side_by_side_leads() -> None:
+    from cognivault.answer.evidence import _FALLBACK_ANALYZER, Evidence, text_terms
+    from cognivault.answer.extractive import choose_units
+
+    def item(label: str, heading: str, text: str) -> Evidence:
+        return Evidence(label, label, f"{label}.md", label, [heading], 1, 3, "", text, "", 0.0, lang="en",
+                        terms=text_terms(_FALLBACK_ANALYZER, f"{heading}\n{text}", "en"))
+
+    canvas = item("S1", "Embed a canvas", "You can embed a canvas in a note with the embed syntax.")
+    note = item("S2", "Embed a note in another note", f"To embed a note:\n\n{FENCE}md\n![[Internal links]]\n{FENCE}")
+    terms = sorted(text_terms(_FALLBACK_ANALYZER, "embed note", "en"))
+    chosen = choose_units([canvas, note], ["emb", "note"], {t: 1.0 for t in terms}, _FALLBACK_ANALYZER,
+                          "How do I embed a note?")
+    assert chosen[0].label == "S2" and chosen[0].kind == "code" and chosen[0].intro == "To embed a note:"
+
+
+def test_a_translated_passage_is_quoted_in_the_questions_language() -> None:
+    from cognivault.answer.evidence import _FALLBACK_ANALYZER, Evidence, EvidencePack, text_terms
+    from cognivault.answer.extractive import choose_units
+
+    german = Evidence("S1", "c1", "de/Bear.md", "Bear", ["Bear"], 1, 2, "", "- **Hervorhebungen**: Konvertiert "
+                      "`::highlight::` zu `==highlight==`", "", 0.0, lang="de")
+    english = Evidence("S2", "c2", "en/Bear.md", "Bear", ["Bear"], 1, 2, "", "- **Highlights**: Converts "
+                       "`::highlight::` to `==highlight==`", "", 0.0, lang="en")
+    for item in (german, english):
+        item.terms = text_terms(_FALLBACK_ANALYZER, item.text, item.lang)
+    pack = EvidencePack(question_terms=["highlight"], term_weights={"highlight": 1.0}, lang="en")
+    chosen = choose_units([german, english], pack.question_terms, pack.term_weights, _FALLBACK_ANALYZER,
+                          "How do I convert `::highlight::`?", pack=pack)
+    assert [unit.label for unit in chosen] == ["S2"]
