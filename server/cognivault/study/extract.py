@@ -17,9 +17,11 @@ Only reliable shapes become facts (English and German):
 - ``definition``: "X is Y" / "X are Y" ("X ist Y", "X sind Y") with X a short
   noun phrase that is not a pronoun; ``called``: "Y are called X"
   ("Y nennt man X");
-- ``bold``: a sentence holding ``**term**`` (a cloze on the term);
+- ``bold`` / ``code``: a sentence holding ``**term**`` or a code span (a
+  cloze on it);
 - ``heading``: a section's heading with its first sentence (and, when that
-  sentence introduces a list, the list's first items).
+  sentence introduces a list, the list's first items); the note's opening
+  sentence under its title.
 
 Each fact knows the *form* of its term (a shortcut, a code span, a UI setting
 in bold, a heading or a plain term), so a quiz can draw wrong options of the
@@ -29,7 +31,7 @@ same form.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from cognivault.study.sources import Source
@@ -38,9 +40,10 @@ from cognivault.vault.markdown import block_tokens, inline_pieces
 _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
 _BOLD_RE = re.compile(r"\*\*([^*\n]{2,80}?)\*\*")
-_EMPHASIS_RE = re.compile(r"(\*\*|__|(?<![\w*])\*(?!\s)|(?<!\w)_(?!\s))")
+_EMPHASIS_RES = (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"),
+                 re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*"), re.compile(r"(?<!\w)_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)"))
 _ALIASES_TAIL_RE = re.compile(r"\s*\(aliases: [^)]*\)\s*$")
-_SHORTCUT_RE = re.compile(r"^(?:Ctrl|Cmd|Alt|Shift|Strg|Umschalt|Opt|Option|Win|Meta|Fn|⌘|⌥|⇧)\s*\+", re.I)
+_SHORTCUT_RE = re.compile(r"^(?:(?:Ctrl|Cmd|Alt|Shift|Strg|Umschalt|Opt|Option|Win|Meta|Fn)\s*\+|[⌘⌥⇧⌃])", re.I)
 _ITEM_RE = re.compile(r"^(?P<term>.{1,70}?)\s*(?:\s[–—-]\s|:\s)\s*(?P<def>.{6,})$")
 _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she", "we", "you", "which", "what",
              "each", "every", "one", "some", "most", "all", "here", "such", "its", "their", "both", "many",
@@ -61,14 +64,15 @@ _COLON_STOP = {"related", "details", "detail", "see", "note", "notes", "evidence
                "read", "why", "how", "result", "results", "ergebnis", "method", "methode", "for example",
                "zum beispiel", "z. b.", "e.g.", "i.e.", "step", "schritt", "windows", "macos", "linux", "ios",
                "android", "optional", "default", "standard"}
-_DEICTIC = {"above", "below", "following", "here", "there", "oben", "unten", "folgende", "folgenden", "hier"}
+_DEICTIC = {"above", "below", "following", "here", "there", "oben", "unten", "folgende", "folgenden", "hier", "obige",
+            "obigen", "obiges", "obiger", "untenstehende", "untenstehenden"}
 _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s*(?P<def>.{6,})$")
 MIN_DEFINITION_WORDS = 3
 
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    kind: str  # definition | called | item | row | bold | heading
+    kind: str  # definition | called | item | row | bold | code | heading
     term: str  # Markdown as the note shows it (code spans verbatim)
     definition: str  # the answer side: what the term is, its description, the section's first sentence
     sentence: str  # the whole sentence, item or row the fact came from (Markdown)
@@ -101,45 +105,48 @@ class Inline:
 
 
 def read_inline(content: str) -> Inline:
+    """Inline content read as Obsidian shows it (see :class:`Inline`)."""
     pieces: list[str] = []
     codes: list[str] = []
     html = embed = False
     pos = 0
     for piece in inline_pieces(content):
         if piece.start < pos:
-            continue  # nested in a link label already rendered
+            continue  # nested in a link label already read
         pieces.append(content[pos:piece.start])
-        raw = content[piece.start:piece.end]
+        pos = piece.end
         if piece.kind == "code":
             pieces.append(f"\ue000{len(codes)}\ue001")
-            codes.append(raw)
-        elif piece.kind in ("wikilink", "mdlink"):
-            label = read_inline(piece.text) if piece.kind == "mdlink" else None
-            if label is not None:
-                html, embed = html or label.html, embed or label.embed
-                text = label.text
-                for number, code in enumerate(label.codes):
-                    text = text.replace(f"\ue000{number}\ue001", f"\ue000{len(codes)}\ue001")
-                    codes.append(code)
-                pieces.append(text)
-            else:
-                pieces.append(piece.text.replace("*", "\\*"))
+            codes.append(content[piece.start:piece.end])
+        elif piece.kind == "mdlink":  # its label may hold code, HTML, emphasis
+            label = read_inline(piece.text)
+            html, embed = html or label.html, embed or label.embed
+            pieces.append(_PLACEHOLDER_RE.sub(lambda m: f"\ue000{len(codes) + int(m.group(1))}\ue001", label.text))
+            codes.extend(label.codes)
+        elif piece.kind == "wikilink":
+            pieces.append(piece.text.replace("*", "\\*"))
         elif piece.kind in ("embed", "image"):
             embed = True
         elif piece.kind == "html":
             html = True
-        elif piece.kind == "autolink":
-            pieces.append(raw)
-        elif piece.kind in ("tag", "escape"):
-            pieces.append(raw)
-        pos = piece.end
+        elif piece.kind in ("tag", "escape", "autolink"):
+            pieces.append(content[piece.start:piece.end])  # as written: a tag stays in its sentence
     pieces.append(content[pos:])
     return Inline(" ".join("".join(pieces).split()), tuple(codes), html, embed)
 
 
 def plain(text: str) -> str:
-    """Markdown emphasis removed (code spans and everything else kept)."""
-    return " ".join(_EMPHASIS_RE.sub("", text).split())
+    """Markdown emphasis removed in pairs, as Obsidian shows it (code spans and everything else kept)."""
+    codes: list[str] = []
+
+    def shield(match: re.Match[str]) -> str:
+        codes.append(match.group(0))
+        return f"\ue002{len(codes) - 1}\ue003"  # not \ue000: the text may hold read_inline's placeholders
+
+    shielded = re.sub(r"(`+)(?!`).+?(?<!`)\1(?!`)", shield, text)
+    for pattern in _EMPHASIS_RES:
+        shielded = pattern.sub(r"\1", shielded)
+    return " ".join(re.sub("\ue002(\\d+)\ue003", lambda m: codes[int(m.group(1))], shielded).split())
 
 
 def unbold(text: str) -> str:
@@ -160,7 +167,7 @@ def form_of(term: str) -> str:
     bare = term.strip()
     if re.fullmatch(r"`[^`]+`", bare):
         return "shortcut" if _SHORTCUT_RE.match(bare.strip("`")) else "code"
-    if _SHORTCUT_RE.match(plain(bare)):
+    if _SHORTCUT_RE.match(plain(bare).replace("`", "")):
         return "shortcut"
     if re.fullmatch(r"\*\*[^*]+\*\*", bare):
         return "setting"
@@ -216,7 +223,8 @@ def blocks_of(source: Source) -> list[Block]:
         elif kind == "inline":
             content = token.content
             if in_heading:
-                heading = read_inline(content).restore(read_inline(content).text)
+                inline = read_inline(content)
+                heading = inline.restore(inline.text)
                 blocks.append(Block("heading", content, heading, "", False))
                 first = True
                 continue
@@ -261,7 +269,7 @@ def _term_ok(term: str, max_words: int = 6) -> bool:
         return False
     if term.count("(") != term.count(")") or term.count("**") % 2:
         return False
-    if words[-1].casefold() in _DEICTIC or plain(term).casefold() in _COLON_STOP:  # "the examples above" points elsewhere
+    if any(word.casefold() in _DEICTIC for word in words) or plain(term).casefold() in _COLON_STOP:  # "the examples above" points elsewhere
         return False
     return not re.search(r"[.!?;:]", _PLACEHOLDER_RE.sub("", term).rstrip(")"))
 
@@ -321,10 +329,14 @@ def _table_rows(content: str) -> tuple[list[str], list[list[str]]]:
     return rows[0], [r for r in rows[2:] if len(r) == len(rows[0])]
 
 
-@lru_cache(maxsize=8192)
 def facts_of(source: Source, lang: str | None = None) -> tuple[Fact, ...]:
-    """Every fact the shapes find in one passage, in text order."""
-    lang = lang or source.lang or "en"
+    """Every fact the shapes find in one passage, in text order (read once per passage: nearby notes' passages
+    are read for every quiz, under a different prompt number each time)."""
+    return _facts_of(replace(source, number=0), lang or source.lang or "en")
+
+
+@lru_cache(maxsize=8192)
+def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
     german = lang == "de"
     found: list[Fact] = []
     seen_terms: set[str] = set()
@@ -332,9 +344,12 @@ def facts_of(source: Source, lang: str | None = None) -> tuple[Fact, ...]:
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
             column: str = "", form: str | None = None, answer_form: str = "text") -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
-        term = term.strip().strip("\"“”„'").strip()
+        term = term.strip() if kind == "code" else term.strip().strip("\"“”„'").strip()
         definition, sentence = _finish(definition), _finish(sentence)
-        if not _term_ok(term, 12 if kind == "heading" else 6) or len(plain(definition)) < 2:
+        if kind == "code":
+            if len(term) > 40 or "==" in term or "::" in term:
+                return
+        elif not _term_ok(term, 12 if kind == "heading" else 6) or len(plain(definition)) < 2:
             return
         key = f"{kind}:{plain(term).casefold()}"
         if key in seen_terms:
@@ -393,24 +408,36 @@ def facts_of(source: Source, lang: str | None = None) -> tuple[Fact, ...]:
                         inline.restore(definition.group("def")), inline.restore(unbold(sentence)),
                         definition.group("verb"), block.heading)
             opener = plain(sentence).split()[0].casefold().strip("\"“„(") if sentence.split() else ""
+            if opener in _PRONOUNS:
+                continue
             for bold in _BOLD_RE.finditer(sentence):
                 term = bold.group(1).strip()
-                if len(term.split()) <= 6 and len(plain(sentence)) > len(term) + 20 and opener not in _PRONOUNS:
+                if len(term.split()) <= 6 and len(plain(sentence)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(sentence), inline.restore(sentence), "",
                         block.heading)
-    first_text = next((b for b in blocks if b.kind == "paragraph" and b.first), None)
-    heading = _section_heading(source)
-    if heading and first_text is not None:
-        inline = read_inline(first_text.content)
-        found_sentences = sentences(inline.text)
-        if found_sentences and not inline.html and not inline.embed:
-            opening = found_sentences[0]
-            items = [b for b in blocks if b.kind == "item" and b.lead == first_text.content]
-            if opening.rstrip().endswith(":") and items:
-                listed = [read_inline(b.content) for b in items[:4] if not read_inline(b.content).html]
-                opening = inline.restore(opening).rstrip() + " " + "; ".join(i.restore(i.text).rstrip(".")
-                                                                             for i in listed)
-            add("heading", heading, inline.restore(opening), inline.restore(opening), "", heading, form="heading")
+            code = _PLACEHOLDER_RE.search(sentence)
+            if code and len(plain(inline.restore(sentence))) > len(inline.codes[int(code.group(1))]) + 20:
+                add("code", inline.codes[int(code.group(1))], inline.restore(sentence), inline.restore(sentence), "",
+                    block.heading)
+    section = _section_heading(source) or ("" if source.heading_path else source.title)
+    opened = False  # the current section's first paragraph was read
+    for block in blocks:
+        if block.kind == "heading":
+            section, opened = block.heading, False
+            continue
+        if opened or not section:
+            continue
+        opened = True
+        inline = read_inline(block.content)
+        found_sentences = sentences(inline.text) if block.kind == "paragraph" and block.first else []
+        if not found_sentences or inline.html or inline.embed:
+            continue
+        opening = inline.restore(found_sentences[0])
+        items = [read_inline(b.content) for b in blocks if b.kind == "item" and b.lead == block.content]
+        if opening.rstrip().endswith(":") and items:  # "To do X:" and the steps
+            opening = opening.rstrip() + " " + "; ".join(i.restore(i.text).rstrip(".") for i in items[:4]
+                                                         if not i.html and not i.embed)
+        add("heading", section, opening, opening, "", section, form="heading")
     return tuple(found)
 
 
@@ -498,6 +525,8 @@ def question_for(fact: Fact) -> str:
     if fact.kind == "item":
         return f"{fact.context or fact.source.title}: Was bedeutet „{fact.term}“?" if fact.german \
             else f"{fact.context or fact.source.title}: what is “{fact.term}”?"
+    if fact.kind == "heading" and fact.term == fact.source.title:
+        return f"Worum geht es in „{fact.term}“?" if fact.german else f"What is “{fact.term}” about?"
     if fact.kind == "heading":
         return f"Was sagt „{fact.source.title}“ unter „{fact.term}“?" if fact.german \
             else f"What does “{fact.source.title}” say under “{fact.term}”?"

@@ -122,7 +122,7 @@ def _plugin_safe(text: str) -> bool:
 
 def card_for(fact: Fact) -> Flashcard | None:
     """A card for a fact, or None when the plugin would misread it or the validator rejects it."""
-    if fact.kind == "bold":
+    if fact.kind in ("bold", "code"):
         if not fact.cloze or not _plugin_safe(fact.cloze.replace("==", "")) or fact.cloze.count("==") != 2:
             return None
         return Flashcard("cloze", "", "", fact.cloze, fact.source) \
@@ -134,14 +134,14 @@ def card_for(fact: Fact) -> Flashcard | None:
 
 
 def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
-    """Cards from list items, table rows, definitions and namings, clozes on bold terms, then section cards.
+    """Cards from list items, table rows, definitions and namings, clozes on bold terms and code, then sections.
 
     Each kind is taken across the note's sections in turn; a term, front or back already carded is skipped,
     so a note gives fewer cards rather than repeated or doubtful ones."""
     facts = all_facts(sources.material, sources.language)
     cards: list[Flashcard] = []
     seen: set[str] = set()
-    for kinds in (("item", "row", "definition", "called"), ("bold",), ("heading",)):
+    for kinds in (("item", "row", "definition", "called"), ("bold", "code"), ("heading",)):
         for fact in spread([f for f in facts if f.kind in kinds], len(facts)):
             if len(cards) >= count:
                 return cards

@@ -111,7 +111,7 @@ def _note_tree(title: str, outline: list[tuple[int, str]], passages: list[Source
         found: list[Node] = []
         for fact in facts:
             label = _label(plain(fact.term), 60)
-            if fact.kind == "heading" or fact.context != context or label.casefold() in taken or not label:
+            if fact.kind in ("heading", "code") or fact.context != context or label.casefold() in taken or not label:
                 continue
             taken.add(label.casefold())
             found.append(Node(label, fact.source))

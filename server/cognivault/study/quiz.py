@@ -172,10 +172,10 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     """Wrong options of the same kind: the same form of thing, the same side of a fact, another section."""
     kinds = {"row": ("row",), "item": ("item", "row") if side == "definition" else ("item", "definition", "called"),
              "definition": ("definition", "called", "item"), "called": ("definition", "called", "item"),
-             "bold": ("bold",), "heading": ("heading",)}[fact.kind]
+             "bold": ("bold",), "code": ("code",), "heading": ("heading",)}[fact.kind]
     found: list[str] = []
     for other in pool:
-        if other.kind not in kinds or (other.source.path == fact.source.path and other.context == fact.context
+        if other.kind not in kinds or other.term == other.source.title or (other.source.path == fact.source.path and other.context == fact.context
                                        and fact.kind not in ("row", "heading")):
             continue
         text, other_form = (other.definition, other.answer_form) if side == "definition" and other.kind in (
@@ -243,7 +243,7 @@ def balance_answers(questions: list[QuizQuestion], seed: str) -> list[QuizQuesti
 
 
 def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
-    """Multiple-choice questions from the note's rows, list items, definitions, bold terms and sections.
+    """Multiple-choice questions from the note's rows, list items, definitions, bold terms, code and sections.
 
     Wrong options are of the right option's kind (another shortcut, setting, date, heading or term), drawn from
     the note and the notes around it, fresh ones first; answer letters are balanced."""
@@ -254,8 +254,8 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
     used: Counter[str] = Counter()  # wrong options so far
     asked: set[str] = set()  # right answers so far
     questions: list[QuizQuestion] = []
-    for kinds in (("row", "item", "definition", "called"), ("bold",), ("heading",)):
-        for fact in spread([f for f in facts if f.kind in kinds], len(facts)):
+    for kinds in (("row", "item", "definition", "called"), ("bold", "code"), ("heading",)):
+        for fact in spread([f for f in facts if f.kind in kinds and f.term != f.source.title], len(facts)):
             if len(questions) >= count:
                 break
             question = _question_from(fact, pool, used, asked, rng)

@@ -81,16 +81,18 @@ def _same_word(first: str, second: str) -> bool:
     return short == long or (len(short) >= 5 and long.startswith(short) and len(long) - len(short) <= 3)
 
 
-def _shares_answer(stem: str, answer: str) -> bool:
-    """The stem gives the answer away: it holds the whole answer, a word of a short answer (up to four content
-    words), or half the words of a longer one."""
+def _shares_answer(stem: str, answer: str, wrong: list[str]) -> bool:
+    """The stem gives the answer away: it holds the whole answer, or words only the answer has (no wrong option
+    has them too): any such word of a short answer (up to four content words), half the words of a longer one."""
     stem_folded = stem.casefold()
     bare = answer.strip().strip("`*").casefold()
     if bare and re.search(r"(?<!\w)" + re.escape(bare) + r"(?!\w)", stem_folded):
         return True
     stem_words = content_words(stem)
+    others = {w for option in wrong for w in content_words(option)}
     words = content_words(answer)
-    shared = [w for w in words if any(_same_word(w, s) for s in stem_words)]
+    shared = [w for w in words if any(_same_word(w, s) for s in stem_words)
+              and not any(_same_word(w, o) for o in others)]
     return bool(shared) and (len(words) <= 4 or len(shared) * 2 >= len(words))
 
 
@@ -121,7 +123,8 @@ def question_problems(stem: str, options: list[str], correct: int, source_text: 
         problems.append("duplicate_options")
     if not 0 <= correct < len(options):
         problems.append("empty_back")
-    elif len(options) > 2 and _shares_answer(stem, options[correct]):
+    elif len(options) > 2 and _shares_answer(stem, options[correct],
+                                             [o for i, o in enumerate(options) if i != correct]):
         problems.append("answer_in_stem")
     return sorted(set(problems))
 
