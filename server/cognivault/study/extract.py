@@ -1,119 +1,152 @@
-"""Facts found in passages without any model: definitions, "X: Y" lines, bold terms, headings.
+"""Facts read from a note's structure without any model, for offline flashcards, quizzes, maps and workshops.
 
-The extractive generators build flashcards, quizzes, mind maps and workshop
-outlines from these. Patterns (English and German):
+The passage is read with the project's own Markdown reader
+(:func:`cognivault.vault.markdown.block_tokens` and :func:`inline_pieces`), so
+code spans, links, embeds, tags, inline HTML and callouts are what Obsidian
+shows: code spans stay verbatim (a ``[[link]]`` inside backticks is code), a
+link outside code reads as its display text, tags stay in their sentence,
+and a sentence holding raw HTML or an embed gives no fact at all. Fenced code,
+HTML blocks and ``%%`` comments are never read.
 
-- definitions: "X is Y", "X are Y" ("X ist Y", "X sind Y"), with X a short
-  noun phrase that is not a pronoun;
-- namings: "Y are called X" ("Y nennt man X");
-- "X: Y" lines whose X is a short term, or ``**X**: Y``;
-- bold terms: a sentence holding ``**term**`` (a cloze on the term);
-- headings: a section's heading with its first sentence.
+Only reliable shapes become facts (English and German):
+
+- ``item``: a list item "term – description" / "term: description"
+  (``**term**``, ``` `code` ``` or plain), framed by the heading above it;
+- ``row``: a table row, its first cell the term, the next cell the answer
+  under that column's header;
+- ``definition``: "X is Y" / "X are Y" ("X ist Y", "X sind Y") with X a short
+  noun phrase that is not a pronoun; ``called``: "Y are called X"
+  ("Y nennt man X");
+- ``bold`` / ``code``: a sentence holding ``**term**`` or a code span (a
+  cloze on it);
+- ``heading``: a section's heading with its first sentence (and, when that
+  sentence introduces a list, the list's first items); the note's opening
+  sentence under its title.
+
+Each fact knows the *form* of its term (a shortcut, a code span, a UI setting
+in bold, a heading or a plain term), so a quiz can draw wrong options of the
+same form.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from cognivault.study.sources import Source
+from cognivault.vault.markdown import block_tokens, inline_pieces
 
-_WIKILINK_RE = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
-_MDLINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_EMBED_LINE_RE = re.compile(r"^\s*!\[")
-_CALLOUT_RE = re.compile(r"^\s*>\s*\[![\w-]+\][+-]?\s*(.*)$")
-_BLOCK_ID_RE = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
-_TAG_RE = re.compile(r"(?<![\w/&])#[\w/-]*[A-Za-z][\w/-]*")
-_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
-_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[\"“„(*]*[A-ZÄÖÜ0-9¹²³])")
+_PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
 _BOLD_RE = re.compile(r"\*\*([^*\n]{2,80}?)\*\*")
+_EMPHASIS_RES = (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"),
+                 re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*"), re.compile(r"(?<!\w)_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)"))
+_ALIASES_TAIL_RE = re.compile(r"\s*\(aliases: [^)]*\)\s*$")
+_SHORTCUT_RE = re.compile(r"^(?:(?:Ctrl|Cmd|Alt|Shift|Strg|Umschalt|Opt|Option|Win|Meta|Fn)\s*\+|[⌘⌥⇧⌃])", re.I)
+_ITEM_RE = re.compile(r"^(?P<term>.{1,70}?)\s*(?:\s[–—-]\s|:\s)\s*(?P<def>.{6,})$")
 _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she", "we", "you", "which", "what",
              "each", "every", "one", "some", "most", "all", "here", "such", "its", "their", "both", "many",
-             "es", "dies", "das", "diese", "dieser", "sie", "er", "man", "hier", "jede", "jeder", "alle", "beide",
-             "welche", "was", "when", "if", "how", "why", "where", "because", "while", "although", "since",
+             "es", "dies", "das", "diese", "dieser", "dieses", "sie", "er", "man", "hier", "jede", "jeder", "alle",
+             "beide", "welche", "was", "when", "if", "how", "why", "where", "because", "while", "although", "since",
              "after", "before", "as", "so", "wenn", "wie", "warum", "wo", "weil", "da", "als", "ob", "dass",
-             "nachdem", "bevor", "only", "also", "nur", "auch"}
+             "nachdem", "bevor", "only", "also", "nur", "auch", "for", "to", "in", "on", "by", "with", "from",
+             "für", "zum", "zur", "mit", "von", "bei", "im", "am", "um", "an", "auf", "durch", "nach", "your", "our",
+             "dein", "deine", "ihr", "ihre", "unser", "note", "example", "beispiel", "hinweis", "tip", "tipp",
+             "und", "and", "or", "oder", "but", "aber", "then", "dann", "now", "jetzt", "there's", "it's"}
 _PARTICIPLES = {"made", "split", "found", "taken", "given", "known", "built", "held", "done", "seen", "shown",
                 "driven", "broken", "kept", "lost", "set", "put", "cut", "brought", "thought", "caught", "sent",
-                "spent", "left", "meant", "read", "run", "won", "bound", "drawn", "grown", "thrown", "written"}
+                "spent", "left", "meant", "read", "run", "won", "bound", "drawn", "grown", "thrown", "written",
+                "available", "enabled", "disabled", "able", "possible", "useful", "helpful", "important"}
 _COLON_STOP = {"related", "details", "detail", "see", "note", "notes", "evidence", "example", "examples", "answer",
                "source", "sources", "compare", "aliases", "tip", "warning", "summary", "ausführlich", "siehe",
                "hinweis", "beispiel", "merksatz", "listen", "question", "frage", "info", "important", "wichtig",
-               "read", "why", "how", "result", "results", "ergebnis", "method", "methode"}
+               "read", "why", "how", "result", "results", "ergebnis", "method", "methode", "for example",
+               "zum beispiel", "z. b.", "e.g.", "i.e.", "step", "schritt", "windows", "macos", "linux", "ios",
+               "android", "optional", "default", "standard"}
+_DEICTIC = {"above", "below", "following", "here", "there", "oben", "unten", "folgende", "folgenden", "hier", "obige",
+            "obigen", "obiges", "obiger", "untenstehende", "untenstehenden"}
+_BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s*(?P<def>.{6,})$")
+MIN_DEFINITION_WORDS = 3
 
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    kind: str  # definition | called | colon | bold | heading
-    term: str
-    definition: str  # the answer side: what the term is / the section's first sentence
-    sentence: str  # the whole cleaned sentence (markup removed)
-    cloze: str  # the sentence with the term marked ==term== ("" when the term is not in it)
+    kind: str  # definition | called | item | row | bold | code | heading
+    term: str  # Markdown as the note shows it (code spans verbatim)
+    definition: str  # the answer side: what the term is, its description, the section's first sentence
+    sentence: str  # the whole sentence, item or row the fact came from (Markdown)
+    cloze: str  # the sentence with the term marked ==term== ("" when that is not possible)
     verb: str  # is / are / ist / sind ("" when none)
     source: Source
     lang: str
+    form: str = "term"  # shortcut | code | setting | heading | term: what kind of thing the term is
+    context: str = ""  # the heading the fact sits under
+    column: str = ""  # for a table row: the header of the answer's column
+    answer_form: str = "text"  # the same kinds, for the definition side (a row's cell, an item's description)
 
     @property
     def german(self) -> bool:
         return self.lang == "de"
 
 
-def _clean_inline(text: str) -> str:
-    text = _COMMENT_RE.sub("", text)
-    text = _WIKILINK_RE.sub(lambda m: (m.group(2) or m.group(1).split("/")[-1]) if not m.group(0).startswith("!")
-                            else "", text)
-    text = _MDLINK_RE.sub(lambda m: m.group(1) if not m.group(0).startswith("!") else "", text)
-    text = _BLOCK_ID_RE.sub("", text)
-    text = _TAG_RE.sub("", text)
-    return " ".join(text.split())
+# -- reading inline content -------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Inline:
+    """Inline content as a student reads it, with code spans shielded as placeholders for pattern matching."""
+
+    text: str  # links as display text, comments gone, code spans as \ue000N\ue001
+    codes: tuple[str, ...]  # the code spans, verbatim with their backticks
+    html: bool  # raw inline HTML was there (such text never becomes a card)
+    embed: bool  # an embed was there (its content is not in this text)
+
+    def restore(self, text: str) -> str:
+        return _PLACEHOLDER_RE.sub(lambda m: self.codes[int(m.group(1))], text)
 
 
-def prose_paragraphs(text: str) -> list[str]:
-    """The prose of a passage as paragraphs: no tables, code, embeds, headings or meta lines; links as text."""
-    paragraphs: list[str] = []
-    current: list[str] = []
-    in_code = False
-
-    def close() -> None:
-        if current:
-            joined = " ".join(current).strip()
-            if joined:
-                paragraphs.append(joined)
-            current.clear()
-
-    for raw in text.replace("\r\n", "\n").split("\n"):
-        line = raw.rstrip()
-        if line.lstrip().startswith(("```", "~~~")):
-            in_code = not in_code
-            close()
-            continue
-        if in_code:
-            continue
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("|", "#")) or _EMBED_LINE_RE.match(stripped) \
-                or stripped.startswith(("Aliases: ", "<!--")) or re.fullmatch(r"[-*_=]{3,}", stripped):
-            close()
-            continue
-        callout = _CALLOUT_RE.match(line)
-        if callout:
-            close()
-            continue
-        if stripped.startswith(">"):
-            stripped = stripped.lstrip("> ").strip()
-        bullet = re.match(r"^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$", stripped)
-        if bullet:
-            close()
-            stripped = bullet.group(1)
-            current.append(_clean_inline(stripped))
-            close()
-            continue
-        current.append(_clean_inline(stripped))
-    close()
-    return [p for p in paragraphs if len(p) >= 3]
+def read_inline(content: str) -> Inline:
+    """Inline content read as Obsidian shows it (see :class:`Inline`)."""
+    pieces: list[str] = []
+    codes: list[str] = []
+    html = embed = False
+    pos = 0
+    for piece in inline_pieces(content):
+        if piece.start < pos:
+            continue  # nested in a link label already read
+        pieces.append(content[pos:piece.start])
+        pos = piece.end
+        if piece.kind == "code":
+            pieces.append(f"\ue000{len(codes)}\ue001")
+            codes.append(content[piece.start:piece.end])
+        elif piece.kind == "mdlink":  # its label may hold code, HTML, emphasis
+            label = read_inline(piece.text)
+            html, embed = html or label.html, embed or label.embed
+            pieces.append(_PLACEHOLDER_RE.sub(lambda m: f"\ue000{len(codes) + int(m.group(1))}\ue001", label.text))
+            codes.extend(label.codes)
+        elif piece.kind == "wikilink":
+            pieces.append(piece.text.replace("*", "\\*"))
+        elif piece.kind in ("embed", "image"):
+            embed = True
+        elif piece.kind == "html":
+            html = True
+        elif piece.kind in ("tag", "escape", "autolink"):
+            pieces.append(content[piece.start:piece.end])  # as written: a tag stays in its sentence
+    pieces.append(content[pos:])
+    return Inline(" ".join("".join(pieces).split()), tuple(codes), html, embed)
 
 
-def sentences(paragraph: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_SPLIT_RE.split(paragraph) if len(s.strip()) >= 8]
+def plain(text: str) -> str:
+    """Markdown emphasis removed in pairs, as Obsidian shows it (code spans and everything else kept)."""
+    codes: list[str] = []
+
+    def shield(match: re.Match[str]) -> str:
+        codes.append(match.group(0))
+        return f"\ue002{len(codes) - 1}\ue003"  # not \ue000: the text may hold read_inline's placeholders
+
+    shielded = re.sub(r"(`+)(?!`).+?(?<!`)\1(?!`)", shield, text)
+    for pattern in _EMPHASIS_RES:
+        shielded = pattern.sub(r"\1", shielded)
+    return " ".join(re.sub("\ue002(\\d+)\ue003", lambda m: codes[int(m.group(1))], shielded).split())
 
 
 def unbold(text: str) -> str:
@@ -124,19 +157,121 @@ def _finish(text: str) -> str:
     text = text.strip().rstrip(",;:")
     if not text:
         return text
-    text = text[0].upper() + text[1:]
-    return text if text[-1] in ".!?)" else text + "."
+    if text[0].islower() and not text.startswith("\ue000"):
+        text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?)`" or text.endswith("\ue001") else text + "."
 
 
+def form_of(term: str) -> str:
+    """What kind of thing a term is, for wrong options of the same kind."""
+    bare = term.strip()
+    if re.fullmatch(r"`[^`]+`", bare):
+        return "shortcut" if _SHORTCUT_RE.match(bare.strip("`")) else "code"
+    if _SHORTCUT_RE.match(plain(bare).replace("`", "")):
+        return "shortcut"
+    if re.fullmatch(r"\*\*[^*]+\*\*", bare):
+        return "setting"
+    if re.search(r"\d", bare) and len(re.findall(r"\d", bare)) * 3 >= len(re.sub(r"\W", "", bare)):
+        return "number"  # a date, a year, a version, an amount
+    return "term"
+
+
+# -- the blocks of a passage ----------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Block:
+    kind: str  # paragraph | item | table | heading
+    content: str  # raw inline content (a table: its lines)
+    heading: str  # the heading this block sits under ("" before any)
+    lead: str  # an item: the paragraph introducing its list
+    first: bool  # the block is the first text of its section
+
+
+def _section_heading(source: Source) -> str:
+    path = [h for h in source.heading_path if h]
+    if path and path[0].casefold() == source.title.casefold():
+        path = path[1:]
+    return path[-1] if path else ""
+
+
+def blocks_of(source: Source) -> list[Block]:
+    """Paragraphs, list items (first paragraph), tables and headings of a passage, in order."""
+    tokens = block_tokens(source.text)
+    blocks: list[Block] = []
+    heading = _section_heading(source)
+    first = True
+    last_paragraph = ""
+    depth_items = 0
+    in_heading = False
+    item_taken = False
+    callout_title_pending = False
+    for index, token in enumerate(tokens):
+        kind = token.type
+        if kind == "heading_open":
+            in_heading = True
+        elif kind == "heading_close":
+            in_heading = False
+        elif kind == "list_item_open":
+            depth_items += 1
+            item_taken = False
+        elif kind == "list_item_close":
+            depth_items -= 1
+            item_taken = True
+        elif kind == "blockquote_open":
+            following = tokens[index + 2] if index + 2 < len(tokens) else None
+            callout_title_pending = bool(following is not None and following.type == "inline"
+                                         and following.content.startswith("[!"))
+        elif kind == "inline":
+            content = token.content
+            if in_heading:
+                inline = read_inline(content)
+                heading = inline.restore(inline.text)
+                blocks.append(Block("heading", content, heading, "", False))
+                first = True
+                continue
+            if callout_title_pending:
+                callout_title_pending = False
+                content = content.split("\n", 1)[1] if "\n" in content else ""
+                if not content.strip():
+                    continue
+            if not blocks and source.text.startswith(content.split("\n", 1)[0]):
+                lead_line = content.split("\n", 1)[0]
+                if lead_line.startswith("Aliases: "):
+                    content = content.split("\n", 1)[1] if "\n" in content else ""
+                else:
+                    content = _ALIASES_TAIL_RE.sub("", lead_line) + content[len(lead_line):]
+                if not content.strip():
+                    continue
+            lines = [line.strip() for line in content.split("\n") if line.strip()]
+            if len(lines) >= 2 and all(line.startswith("|") for line in lines):
+                blocks.append(Block("table", content, heading, "", first))
+            elif depth_items and not item_taken:
+                blocks.append(Block("item", content, heading, last_paragraph, first))
+                item_taken = True
+            elif not depth_items:
+                blocks.append(Block("paragraph", content, heading, "", first))
+                last_paragraph = content
+            first = False
+    return blocks
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_SPLIT_RE.split(text) if len(s.strip()) >= 8]
+
+
+# -- the shapes -------------------------------------------------------------------------
 def _term_ok(term: str, max_words: int = 6) -> bool:
-    words = term.split()
-    if not words or len(words) > max_words or len(term) > 70 or len(term) < 2:
+    words = plain(term).split()
+    if not words or len(words) > max_words or len(term) > 80 or len(plain(term)) < 2:
         return False
     if words[0].casefold().strip("(\"“„") in _PRONOUNS:
         return False
-    if not re.search(r"[A-Za-zÄÖÜäöüß]", term) or term.endswith((",", ";")):
+    if not re.search(r"[A-Za-zÄÖÜäöüß0-9\ue000]", term) or term.endswith((",", ";")):
         return False
-    return not re.search(r"[.!?;:]", term.rstrip(")"))
+    if term.count("(") != term.count(")") or term.count("**") % 2:
+        return False
+    if any(word.casefold() in _DEICTIC for word in words) or plain(term).casefold() in _COLON_STOP:  # "the examples above" points elsewhere
+        return False
+    return not re.search(r"[.!?;:]", _PLACEHOLDER_RE.sub("", term).rstrip(")"))
 
 
 def _passive(definition: str) -> bool:
@@ -145,50 +280,30 @@ def _passive(definition: str) -> bool:
     return first in _PARTICIPLES or (first.endswith("ed") and len(first) > 4)
 
 
-def display_term(term: str, text: str, german: bool) -> str:
-    """An English term written as it appears mid-sentence ('Chloroplasts' → 'chloroplasts')."""
-    if german or not term or not term[0].isupper() or term.split()[0].isupper():
-        return term
-    first = term.split()[0]
-    if any(ch.isupper() for ch in first[1:]):
-        return term  # RuBisCO, NADPH
-    if re.search(r"[a-z,;][ \t]+" + re.escape(term), text):
-        return term  # capitalised in the middle of a sentence: a name
-    return term[0].lower() + term[1:]
-
-
-def _lower_article(term: str) -> str:
-    """'The Calvin cycle' → 'the Calvin cycle' (for use inside a question)."""
-    match = re.match(r"^(The|A|An|Der|Die|Das|Ein|Eine)\s+(.*)$", term)
-    return f"{match.group(1).lower()} {match.group(2)}" if match else term
-
-
 def mark_term(sentence: str, term: str) -> str:
-    """The sentence with the first occurrence of ``term`` as a cloze ``==term==`` ("" when absent)."""
-    plain = unbold(sentence)
-    index = plain.casefold().find(term.casefold())
-    if index < 0 or not term.strip():
+    """The sentence with the first occurrence of ``term`` as a cloze ``==term==`` ("" when absent or in code)."""
+    index = sentence.find(term)
+    if index < 0 or not term.strip() or "==" in sentence:
         return ""
-    return f"{plain[:index]}=={plain[index:index + len(term)]}=={plain[index + len(term):]}"
+    return f"{sentence[:index]}=={term}=={sentence[index + len(term):]}"
 
 
 def blank_term(sentence: str, term: str, filler: str = "____") -> str:
     """The sentence with the first occurrence of ``term`` replaced by ``filler`` ("" when absent)."""
-    plain = unbold(sentence)
-    index = plain.casefold().find(term.casefold())
+    index = sentence.find(term)
     if index < 0 or not term.strip():
         return ""
-    return f"{plain[:index]}{filler}{plain[index + len(term):]}"
+    return f"{sentence[:index]}{filler}{sentence[index + len(term):]}"
 
 
 _DEF_EN = re.compile(r"^(?P<term>(?:(?:The|A|An)\s+)?[^,;:]{2,70}?)\s+(?P<verb>is|are)\s+(?P<def>(?!not\b|also\b|"
-                     r"called\b|then\b|therefore\b|used\b|why\b|how\b|where\b|when\b|what\b)[^\n]{6,})$")
+                     r"called\b|then\b|therefore\b|used\b|why\b|how\b|where\b|when\b|what\b|only\b|now\b|"
+                     r"still\b|already\b|currently\b|available\b|enabled\b|disabled\b)[^\n]{6,})$")
 _DEF_DE = re.compile(r"^(?P<term>(?:(?:Der|Die|Das|Ein|Eine)\s+)?[^,;:]{2,70}?)\s+(?P<verb>ist|sind)\s+"
-                     r"(?P<def>(?!nicht\b|auch\b|dabei\b)[^\n]{6,})$")
+                     r"(?P<def>(?!nicht\b|auch\b|dabei\b|nur\b|jetzt\b|bereits\b|standardmäßig\b|verfügbar\b|"
+                     r"aktiviert\b|deaktiviert\b)[^\n]{6,})$")
 _CALLED_EN = re.compile(r"^(?P<def>.{6,}?)\s+(?P<verb>is|are)\s+called\s+(?P<term>.+)$")
 _CALLED_DE = re.compile(r"^(?P<def>.{6,}?)\s+nennt\s+man\s+(?P<term>.+)$")
-_COLON_BOLD = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*[:—–-]\s*(?P<def>.{5,})$")
-_COLON_PLAIN = re.compile(r"^(?P<term>[A-ZÄÖÜ][^:.!?]{1,40}):\s+(?P<def>.{8,})$")
 
 
 def _short_term(raw: str) -> str:
@@ -200,55 +315,130 @@ def _short_term(raw: str) -> str:
     return cut.strip().rstrip(".")
 
 
-def facts_of(source: Source, lang: str | None = None) -> list[Fact]:
-    """Every fact the patterns find in one passage, in text order."""
-    lang = lang or source.lang or "en"
+def _table_rows(content: str) -> tuple[list[str], list[list[str]]]:
+    """(header cells, body rows) of a pipe table; empty when it is not one."""
+    rows = []
+    for line in content.split("\n"):
+        line = line.strip()
+        if not line.startswith("|"):
+            continue
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip("|"))]
+        rows.append(cells)
+    if len(rows) < 3 or not all(re.fullmatch(r":?-{2,}:?", c.replace(" ", "")) for c in rows[1] if c):
+        return [], []
+    return rows[0], [r for r in rows[2:] if len(r) == len(rows[0])]
+
+
+def facts_of(source: Source, lang: str | None = None) -> tuple[Fact, ...]:
+    """Every fact the shapes find in one passage, in text order (read once per passage: nearby notes' passages
+    are read for every quiz, under a different prompt number each time)."""
+    return _facts_of(replace(source, number=0), lang or source.lang or "en")
+
+
+@lru_cache(maxsize=8192)
+def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
     german = lang == "de"
     found: list[Fact] = []
     seen_terms: set[str] = set()
 
-    def add(kind: str, term: str, definition: str, sentence: str, verb: str) -> None:
-        term = unbold(term).strip().strip("\"“”„'").strip()
-        definition = _finish(unbold(definition))
-        if not _term_ok(term) or len(definition) < 4:
+    def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
+            column: str = "", form: str | None = None, answer_form: str = "text") -> None:
+        """Record a fact; every text is Markdown with its code spans restored."""
+        term = term.strip() if kind == "code" else term.strip().strip("\"“”„'").strip()
+        definition, sentence = _finish(definition), _finish(sentence)
+        if kind == "code":
+            if len(term) > 40 or "==" in term or "::" in term:
+                return
+        elif not _term_ok(term, 12 if kind == "heading" else 6) or len(plain(definition)) < 2:
             return
-        key = f"{kind}:{term.casefold()}"
+        key = f"{kind}:{plain(term).casefold()}"
         if key in seen_terms:
             return
         seen_terms.add(key)
-        plain = _finish(unbold(sentence))
-        found.append(Fact(kind, term, definition, plain, mark_term(plain, term), verb, source, lang))
+        shown = unbold(term)
+        found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, source, lang,
+                          form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form))
 
-    paragraphs = prose_paragraphs(source.text)
-    for paragraph in paragraphs:
-        colon = _COLON_BOLD.match(paragraph) or (_COLON_PLAIN.match(paragraph) if len(paragraph) < 400 else None)
-        if colon:
-            term = colon.group("term").strip()
-            if term.casefold() not in _COLON_STOP and len(term.split()) <= 4 \
-                    and len(colon.group("def").split()) >= 2:
-                add("colon", term, colon.group("def"), f"{term}: {colon.group('def')}", "")
+    blocks = blocks_of(source)
+    for position, block in enumerate(blocks):
+        if block.kind == "heading":
+            continue
+        if block.kind == "table":
+            header, rows = _table_rows(block.content)
+            if len(header) < 2:
                 continue
-        for sentence in sentences(paragraph):
+            column = read_inline(header[1])
+            for row in rows:
+                cells = [read_inline(c) for c in row[:2]]
+                if any(c.html or c.embed for c in cells) or not cells[0].text or not cells[1].text:
+                    continue
+                term, answer = cells[0].restore(cells[0].text), cells[1].restore(cells[1].text)
+                if column.text and len(plain(answer)) <= 160:
+                    add("row", term, answer, f"{term} — {answer}", "", block.heading,
+                        column=plain(column.restore(column.text)), answer_form=form_of(answer))
+            continue
+        inline = read_inline(block.content)
+        if inline.html or inline.embed:
+            continue
+        text = inline.text
+        if block.kind == "item" or _BOLD_ITEM_RE.match(text):
+            match = _BOLD_ITEM_RE.match(text) or _ITEM_RE.match(text)
+            if match:
+                term = match.group("term").strip()
+                bare = plain(term).casefold()
+                if bare not in _COLON_STOP and len(plain(match.group("def")).split()) >= 1 \
+                        and len(plain(term).split()) <= 5 and not plain(term).endswith(")"):
+                    description = inline.restore(match.group("def"))
+                    add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
+                        answer_form=form_of(description.rstrip(".")))
+                    continue
+        for sentence in sentences(text):
+            if "?" in sentence:
+                continue
             called = (_CALLED_DE if german else _CALLED_EN).match(sentence.rstrip("."))
             if called:
                 term = _short_term(called.group("term"))
-                add("called", term, called.group("def"), sentence, called.groupdict().get("verb") or "")
+                add("called", inline.restore(term), inline.restore(called.group("def")), inline.restore(sentence),
+                    called.groupdict().get("verb") or "", block.heading)
             else:
                 definition = (_DEF_DE if german else _DEF_EN).match(unbold(sentence).rstrip("."))
-                if definition and "?" not in sentence and not (not german and _passive(definition.group("def"))):
-                    add("definition", definition.group("term"), definition.group("def"), sentence,
-                        definition.group("verb"))
+                if definition and not (not german and _passive(definition.group("def"))) \
+                        and len(plain(definition.group("def")).split()) >= MIN_DEFINITION_WORDS:
+                    add("definition", inline.restore(definition.group("term")),
+                        inline.restore(definition.group("def")), inline.restore(unbold(sentence)),
+                        definition.group("verb"), block.heading)
+            opener = plain(sentence).split()[0].casefold().strip("\"“„(") if sentence.split() else ""
+            if opener in _PRONOUNS:
+                continue
             for bold in _BOLD_RE.finditer(sentence):
                 term = bold.group(1).strip()
-                opener = unbold(sentence).split()[0].casefold().strip("\"“„(") if sentence.split() else ""
-                if len(term.split()) <= 6 and len(unbold(sentence)) > len(term) + 15 and opener not in _PRONOUNS:
-                    add("bold", term, sentence, sentence, "")
-    headings = [h for h in source.heading_path if h]
-    if len(headings) >= 2 and paragraphs:
-        first = sentences(paragraphs[0])
-        if first:
-            add("heading", headings[-1], first[0], first[0], "")
-    return found
+                if len(term.split()) <= 6 and len(plain(sentence)) > len(term) + 20:
+                    add("bold", inline.restore(term), inline.restore(sentence), inline.restore(sentence), "",
+                        block.heading)
+            code = _PLACEHOLDER_RE.search(sentence)
+            if code and len(plain(inline.restore(sentence))) > len(inline.codes[int(code.group(1))]) + 20:
+                add("code", inline.codes[int(code.group(1))], inline.restore(sentence), inline.restore(sentence), "",
+                    block.heading)
+    section = _section_heading(source) or ("" if source.heading_path else source.title)
+    opened = False  # the current section's first paragraph was read
+    for block in blocks:
+        if block.kind == "heading":
+            section, opened = block.heading, False
+            continue
+        if opened or not section:
+            continue
+        opened = True
+        inline = read_inline(block.content)
+        found_sentences = sentences(inline.text) if block.kind == "paragraph" and block.first else []
+        if not found_sentences or inline.html or inline.embed:
+            continue
+        opening = inline.restore(found_sentences[0])
+        items = [read_inline(b.content) for b in blocks if b.kind == "item" and b.lead == block.content]
+        if opening.rstrip().endswith(":") and items:  # "To do X:" and the steps
+            opening = opening.rstrip() + " " + "; ".join(i.restore(i.text).rstrip(".") for i in items[:4]
+                                                         if not i.html and not i.embed)
+        add("heading", section, opening, opening, "", section, form="heading")
+    return tuple(found)
 
 
 def all_facts(sources: list[Source], lang: str) -> list[Fact]:
@@ -272,46 +462,74 @@ def spread(facts: list[Fact], limit: int) -> list[Fact]:
 
 
 def key_phrases(source: Source, limit: int = 3) -> list[str]:
-    """Short phrases for a mind-map leaf: bold terms and defined terms of the passage."""
+    """Short phrases for a mind-map leaf: the passage's terms (defined, listed, in bold), as plain text."""
     phrases: list[str] = []
     for fact in facts_of(source):
         if fact.kind == "heading":
             continue
-        term = display_term(fact.term, source.text, fact.german)
-        if term.casefold() not in {p.casefold() for p in phrases}:
-            phrases.append(term)
+        term = plain(fact.term)
+        if len(term) > 60 or term.casefold() in {p.casefold() for p in phrases}:
+            continue
+        phrases.append(term)
         if len(phrases) >= limit:
             break
     return phrases
 
 
 def first_sentence(source: Source) -> str:
-    for paragraph in prose_paragraphs(source.text):
-        found = sentences(paragraph)
-        if found:
-            return _finish(unbold(found[0]))
+    for block in blocks_of(source):
+        if block.kind == "paragraph":
+            inline = read_inline(block.content)
+            if inline.html or inline.embed:
+                continue
+            found = sentences(inline.text)
+            if found:
+                return _finish(inline.restore(unbold(found[0])))
     return ""
 
 
+def _lower_article(term: str) -> str:
+    """'The Calvin cycle' → 'the Calvin cycle' (for use inside a question)."""
+    match = re.match(r"^(The|A|An|Der|Die|Das|Ein|Eine)\s+(.*)$", term)
+    return f"{match.group(1).lower()} {match.group(2)}" if match else term
+
+
+def display_term(term: str, text: str, german: bool) -> str:
+    """An English term written as it appears mid-sentence ('Chloroplasts' → 'chloroplasts')."""
+    if german or not term or not term[0].isupper() or term.split()[0].isupper():
+        return term
+    first = term.split()[0]
+    if any(ch.isupper() for ch in first[1:]):
+        return term  # RuBisCO, NADPH
+    if re.search(r"[a-z,;][ \t]+" + re.escape(term), text):
+        return term  # capitalised in the middle of a sentence: a name
+    return term[0].lower() + term[1:]
+
+
 def question_for(fact: Fact) -> str:
-    """The front of a question card for a fact."""
+    """The front of a question card for a fact (German fronts never inflect the term: quoted forms)."""
     term = _lower_article(display_term(fact.term, fact.source.text, fact.german))
     if fact.kind == "definition":
         if fact.german:
             return f"Was {fact.verb or 'ist'} {term}?"
         return f"What {fact.verb or 'is'} {term}?"
     if fact.kind == "called":
-        subject = _lower_article(fact.definition.rstrip("."))
+        subject = _lower_article(plain(fact.definition).rstrip("."))
         subject = subject[0].lower() + subject[1:] if subject[:2].istitle() and not subject[:2].isupper() else subject
         if fact.german:
             return f"Wie nennt man {subject}?"
         return f"What {'are' if fact.verb == 'are' else 'is'} {subject} called?"
-    if fact.kind == "colon":
-        return f"Was bedeutet „{fact.term}“?" if fact.german else f"What does “{fact.term}” mean?"
+    if fact.kind == "row":
+        return f"{fact.context or fact.source.title}: „{fact.term}“ – {fact.column}?" if fact.german \
+            else f"{fact.context or fact.source.title}: “{fact.term}” – {fact.column}?"
+    if fact.kind == "item":
+        return f"{fact.context or fact.source.title}: Was bedeutet „{fact.term}“?" if fact.german \
+            else f"{fact.context or fact.source.title}: what is “{fact.term}”?"
+    if fact.kind == "heading" and fact.term == fact.source.title:
+        return f"Worum geht es in „{fact.term}“?" if fact.german else f"What is “{fact.term}” about?"
     if fact.kind == "heading":
-        title = fact.source.title
-        return f"{title}: Worum geht es bei „{fact.term}“?" if fact.german \
-            else f"{title}: what is “{fact.term}” about?"
+        return f"Was sagt „{fact.source.title}“ unter „{fact.term}“?" if fact.german \
+            else f"What does “{fact.source.title}” say under “{fact.term}”?"
     return fact.cloze or fact.sentence
 
 

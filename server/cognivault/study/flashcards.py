@@ -17,8 +17,9 @@ from pydantic import BaseModel, ValidationError, model_validator
 from cognivault.study.cards import has_cloze, parse_cards
 from cognivault.study.citations import cite, link
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, deck_slug, study_folder
-from cognivault.study.extract import Fact, all_facts, answer_for, question_for, spread
+from cognivault.study.extract import Fact, all_facts, answer_for, plain, question_for, spread
 from cognivault.study.sources import Source, SourceSet, StudyRequest
+from cognivault.study.validate import card_problems, cloze_problems
 
 DEFAULT_COUNT = 10
 MAX_COUNT = 100
@@ -113,38 +114,46 @@ def render_note_body(title: str, cards: list[Flashcard], deck: str, sources: Sou
     return "\n\n".join(parts) + "\n"
 
 
+def _plugin_safe(text: str) -> bool:
+    """Text the plugin reads as written: no card separator, cloze mark or tag line of its own inside."""
+    return "::" not in text and "==" not in text and "<!--" not in text and not text.lstrip().startswith("#") \
+        and "\n" not in text
+
+
+def card_for(fact: Fact) -> Flashcard | None:
+    """A card for a fact, or None when the plugin would misread it or the validator rejects it."""
+    if fact.kind in ("bold", "code"):
+        if not fact.cloze or not _plugin_safe(fact.cloze.replace("==", "")) or fact.cloze.count("==") != 2:
+            return None
+        return Flashcard("cloze", "", "", fact.cloze, fact.source) \
+            if not cloze_problems(fact.cloze, fact.source.text) else None
+    front, back = question_for(fact), answer_for(fact)
+    if not (_plugin_safe(front) and _plugin_safe(back)) or card_problems(front, back, fact.source.text):
+        return None
+    return Flashcard("qa", front, back, "", fact.source)
+
+
 def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
-    """Cards from definitions, namings and "X: Y" lines, clozes on bold terms, then heading cards."""
-    facts = all_facts(sources.sources, sources.language)
-    seen_terms: set[str] = set()
-    ordered: list[Fact] = []
-    for kinds in (("definition", "called", "colon"), ("bold",), ("heading",)):
-        for fact in spread([f for f in facts if f.kind in kinds], len(facts)):
-            key = fact.term.casefold()
-            if key in seen_terms:
-                continue
-            seen_terms.add(key)
-            ordered.append(fact)
+    """Cards from list items, table rows, definitions and namings, clozes on bold terms and code, then sections.
+
+    Each kind is taken across the note's sections in turn; a term, front or back already carded is skipped,
+    so a note gives fewer cards rather than repeated or doubtful ones."""
+    facts = all_facts(sources.material, sources.language)
     cards: list[Flashcard] = []
-    for fact in ordered:
-        if len(cards) >= count:
-            break
-        if fact.kind == "bold":
-            if fact.cloze:
-                cards.append(Flashcard("cloze", "", "", fact.cloze, fact.source))
-            continue
-        card = Flashcard("qa", _clean_side(question_for(fact)), _clean_side(answer_for(fact)), "", fact.source)
-        if card.front and card.back:
+    seen: set[str] = set()
+    for kinds in (("item", "row", "definition", "called"), ("bold", "code"), ("heading",)):
+        for fact in spread([f for f in facts if f.kind in kinds], len(facts)):
+            if len(cards) >= count:
+                return cards
+            card = card_for(fact)
+            keys = {plain(fact.term).casefold()} | ({card.front.casefold(), card.back.casefold()} if card and
+                                                     card.kind == "qa" else {card.text.replace("==", "").casefold()} if card
+                                                     else set())
+            if card is None or keys & seen:
+                continue
+            seen |= keys
             cards.append(card)
-    # clozes on defined terms when the note gave too few cards
-    for fact in ordered:
-        if len(cards) >= count:
-            break
-        if fact.kind in ("definition", "colon") and fact.cloze:
-            candidate = Flashcard("cloze", "", "", fact.cloze, fact.source)
-            if candidate not in cards:
-                cards.append(candidate)
-    return cards[:count]
+    return cards
 
 
 def _compose(engine: Any, request: StudyRequest, sources: SourceSet, draft: Draft[Flashcard],

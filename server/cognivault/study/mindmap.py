@@ -23,7 +23,7 @@ from cognivault.study.common import (
     study_folder,
     unreadable,
 )
-from cognivault.study.extract import key_phrases
+from cognivault.study.extract import Fact, all_facts, plain
 from cognivault.study.jsonparse import JSONParseError
 from cognivault.study.schema import body_of, read_frontmatter
 from cognivault.study.sources import Source, SourceSet, StudyRequest
@@ -98,51 +98,69 @@ def check_node(raw: Any, sources: SourceSet, inherited: Source | None, depth: in
     return node, dropped
 
 
-def extractive_map(sources: SourceSet, branches: int) -> Node:
-    """Root = the scope; branches = notes (several) or sections (one note); leaves = key phrases."""
-    notes: dict[str, list[Source]] = {}
-    for source in sources.sources:
-        notes.setdefault(source.path, []).append(source)
-    named = [s for s in sources.sources if s.title.casefold() == sources.title.casefold()]
-    root = Node(sources.title, named[0] if named else None, heading="")
+LEAVES = 3  # key terms under one heading
 
-    def sections(group: list[Source], levels: int) -> list[Node]:
-        """Nodes for one note's passages, at most ``levels`` deep: sections, sub-sections, key phrases."""
-        nodes: list[Node] = []
-        by_path: dict[tuple[str, ...], Node] = {}
-        for source in group:
-            headings = tuple(h for h in source.heading_path[1:] if h)[:max(0, levels - 1)]
-            parent_children = nodes
-            deepest: Node | None = None
-            for depth in range(len(headings)):
-                key = headings[:depth + 1]
-                node = by_path.get(key)
-                if node is None:
-                    node = by_path[key] = Node(headings[depth], source, heading=headings[depth])
-                    parent_children.append(node)
-                parent_children = node.children
-                deepest = node
-            if len(headings) < levels:
-                taken = {n.label.casefold() for n in parent_children}
-                limit = 3 if deepest is None else 2
-                for phrase in key_phrases(source, limit):
-                    if phrase.casefold() not in taken and (deepest is None or
-                                                           phrase.casefold() != deepest.label.casefold()):
-                        parent_children.append(Node(phrase, source))
-                        taken.add(phrase.casefold())
-        return nodes
+
+def _note_tree(title: str, outline: list[tuple[int, str]], passages: list[Source], facts: list[Fact]) -> list[Node]:
+    """A note's whole heading tree (its title heading left out), each heading with its key terms as leaves."""
+    def source_for(heading: str) -> Source:
+        return next((s for s in passages if heading in s.heading_path), None) \
+            or next((s for s in passages if re.search(rf"(?m)^#+\s+{re.escape(heading)}\s*$", s.text)), passages[0])
+
+    def leaves(context: str, taken: set[str]) -> list[Node]:
+        found: list[Node] = []
+        for fact in facts:
+            label = _label(plain(fact.term), 60)
+            if fact.kind in ("heading", "code") or fact.context != context or label.casefold() in taken or not label:
+                continue
+            taken.add(label.casefold())
+            found.append(Node(label, fact.source))
+            if len(found) >= LEAVES:
+                break
+        return found
+
+    headings = [(level, text) for level, text in outline if text.strip()]
+    if headings and headings[0][0] == 1 and headings[0][1].casefold() == title.casefold():
+        headings = headings[1:]
+    taken = {title.casefold()} | {text.casefold() for _, text in headings}
+    top: list[Node] = leaves("", taken)
+    stack: list[tuple[int, Node]] = []
+    for level, text in headings:
+        node = Node(_label(text), source_for(text), heading=text)
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        (stack[-1][1].children if stack else top).append(node)
+        stack.append((level, node))
+        node.children.extend(leaves(text, taken))
+    return top
+
+
+def extractive_map(sources: SourceSet, branches: int) -> Node:
+    """Root = the note (or the scope, a branch per note); below it each note's heading tree with key terms.
+
+    The offline map follows the notes' structure, so every heading is on it; ``branches`` limits the notes of
+    a scope, never a note's sections."""
+    material = sources.material
+    notes: dict[str, list[Source]] = {}
+    for source in material:
+        notes.setdefault(source.path, []).append(source)
+    facts = all_facts(material, sources.language)
+
+    def tree(path: str, passages: list[Source]) -> list[Node]:
+        return _note_tree(passages[0].title, sources.outlines.get(path, []), passages,
+                          [f for f in facts if f.source.path == path])
 
     if len(notes) == 1:
-        root.source = sources.sources[0]
-        root.children = sections(next(iter(notes.values())), MAX_DEPTH)
-    else:
-        for group in notes.values():
-            branch = Node(group[0].title, group[0], heading="")
-            branch.children = sections(group, MAX_DEPTH - 1)[:MAX_CHILDREN]
-            root.children.append(branch)
-    root.children = root.children[:branches]
-    for node in root.children:
-        node.children = node.children[:MAX_CHILDREN]
+        path, passages = next(iter(notes.items()))
+        root = Node(sources.title, passages[0], heading="")
+        root.children = tree(path, passages)
+        return root
+    named = [s for s in material if s.title.casefold() == sources.title.casefold()]
+    root = Node(sources.title, named[0] if named else None, heading="")
+    for path, passages in list(notes.items())[:branches]:
+        branch = Node(passages[0].title, passages[0], heading="")
+        branch.children = tree(path, passages)
+        root.children.append(branch)
     return root
 
 

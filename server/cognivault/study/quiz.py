@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -30,9 +31,10 @@ from pydantic import BaseModel, ValidationError, field_validator
 
 from cognivault.study.citations import CITATION_RE, cite, link
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, Text, short_id, study_folder
-from cognivault.study.extract import Fact, all_facts, blank_term, display_term, spread
+from cognivault.study.extract import MIN_DEFINITION_WORDS, Fact, all_facts, blank_term, plain, spread
 from cognivault.study.schema import body_of, read_frontmatter
 from cognivault.study.sources import Source, SourceSet, StudyRequest
+from cognivault.study.validate import question_problems
 from cognivault.vault.notewriter import update_note
 
 if TYPE_CHECKING:
@@ -52,7 +54,6 @@ SCHEMA: dict[str, Any] = {
         "required": ["type", "question", "options", "correct_index", "explanation", "source"]}}},
     "required": ["questions"],
 }
-_TRUE_FALSE = {"en": ("True", "False"), "de": ("Wahr", "Falsch")}
 
 
 class QuestionItem(BaseModel):
@@ -111,91 +112,156 @@ def check_question(raw: Any, sources: SourceSet) -> QuizQuestion | None:
 
 
 # -- extractive ------------------------------------------------------------------
-def _distractors(fact: Fact, pool: list[Fact], wanted: int) -> list[str]:
-    """Sibling terms: from the same note first, then from the rest of the scope."""
-    term = fact.term.casefold()
-    same = [f for f in pool if f.source.path == fact.source.path]
-    other = [f for f in pool if f.source.path != fact.source.path]
-    picked: list[str] = []
-    for candidate in same + other:
-        name = display_term(candidate.term, candidate.source.text, candidate.german)
-        key = candidate.term.casefold()
-        if key == term or key in term or term in key or name.casefold() in {p.casefold() for p in picked}:
+OPTIONS = 4  # the right option and up to three wrong ones
+MAX_OPTION_USES = 2  # a wrong option comes back once at most, and only when no fresh one of its kind is left
+_WORDS_RE = re.compile(r"\S+")
+
+
+def _option(text: str) -> str:
+    """An option as shown: emphasis gone, no closing period (code spans kept verbatim)."""
+    text = plain(text)
+    return text[:-1] if text.endswith(".") and not text.endswith("..") else text
+
+
+def _like(option: str, answer: str, german: bool) -> str | None:
+    """A wrong option written in the right option's case, so the capital letter gives nothing away; None when
+    it cannot be (a name such as "Third Estate" next to a lower-case answer)."""
+    if not option or not answer or not option[0].isalpha() or not answer[0].isalpha():
+        return option
+    if answer[0].isupper() == option[0].isupper():
+        return option
+    words = option.split()
+    ordinary = not german and words[0][1:].islower() and all(not w[:1].isupper() for w in words[1:])
+    if answer[0].isupper():
+        return option[0].upper() + option[1:] if not german or ordinary else None
+    return option[0].lower() + option[1:] if ordinary else None
+
+
+def _stem(fact: Fact, reverse: bool) -> str:
+    """The question for a fact; every template quotes the note's words, so German never needs inflecting."""
+    context = fact.context or fact.source.title
+    description = _option(fact.definition)
+    if fact.kind == "row":
+        return (f"{context}: Was gehört in der Spalte „{fact.column}“ zu „{_option(fact.term)}“?" if fact.german
+                else f"{context}: which “{fact.column}” goes with “{_option(fact.term)}”?")
+    if fact.kind == "item" and reverse:
+        return (f"{context}: Was gehört zu „{_option(fact.term)}“?" if fact.german
+                else f"{context}: what goes with “{_option(fact.term)}”?")
+    if fact.kind == "item":
+        return (f"{context}: Welcher Begriff gehört zu „{description}“?" if fact.german
+                else f"{context}: which term goes with “{description}”?")
+    if fact.kind in ("definition", "called"):
+        return (f"Welcher Begriff wird hier beschrieben: „{description}“?" if fact.german
+                else f"Which term is described here: “{description}”?")
+    if fact.kind == "heading":
+        return (f"Welcher Abschnitt von „{fact.source.title}“ beginnt so: „{description}“?" if fact.german
+                else f"Which section of “{fact.source.title}” begins like this: “{description}”?")
+    blank = blank_term(fact.sentence, fact.term, "…")
+    return (f"Welcher Begriff ergänzt den Satz: „{_option(blank)}“?" if fact.german
+            else f"Which term completes the sentence: “{_option(blank)}”?")
+
+
+def _answer_side(fact: Fact) -> tuple[str, str, str]:
+    """(the right option, its form, which side of other facts gives wrong options: term | definition)."""
+    if fact.kind == "row" or (fact.kind == "item" and len(plain(fact.definition).split()) < 3):
+        return _option(fact.definition), fact.answer_form, "definition"
+    return _option(fact.term), fact.form, "term"
+
+
+def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str) -> list[str]:
+    """Wrong options of the same kind: the same form of thing, the same side of a fact, another section."""
+    kinds = {"row": ("row",), "item": ("item", "row") if side == "definition" else ("item", "definition", "called"),
+             "definition": ("definition", "called", "item"), "called": ("definition", "called", "item"),
+             "bold": ("bold",), "code": ("code",), "heading": ("heading",)}[fact.kind]
+    found: list[str] = []
+    for other in pool:
+        if other.kind not in kinds or other.term == other.source.title or (other.source.path == fact.source.path and other.context == fact.context
+                                       and fact.kind not in ("row", "heading")):
             continue
-        if candidate.kind == "heading":
+        text, other_form = (other.definition, other.answer_form) if side == "definition" and other.kind in (
+            "row", "item") else (other.term, other.form)
+        if side == "definition" and other.kind == "item" and len(plain(other.definition).split()) >= 3:
             continue
-        picked.append(name)
-        if len(picked) >= wanted:
+        if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()
+                                  and form == "text"):
+            continue
+        option = _option(text)
+        if option and option.casefold() != answer.casefold() and len(option) <= 120:
+            found.append(option)
+    return list(dict.fromkeys(found))
+
+
+def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[str],
+                   rng: random.Random) -> QuizQuestion | None:
+    """A question on ``fact`` whose wrong options are ones the quiz has not used yet (else used once before)."""
+    answer, form, side = _answer_side(fact)
+    if not answer or answer.casefold() in asked:
+        return None
+    if fact.kind in ("definition", "called", "item") and side == "term" \
+            and len(plain(fact.definition).split()) < MIN_DEFINITION_WORDS:
+        return None  # "Which term matches: 'Available'?" cannot be answered
+    candidates = [c for c in _candidates(fact, pool, side, form, answer) if used[c.casefold()] < MAX_OPTION_USES]
+    rng.shuffle(candidates)
+    size = len(_WORDS_RE.findall(answer))
+    candidates.sort(key=lambda c: (used[c.casefold()], abs(len(_WORDS_RE.findall(c)) - size) > max(2, size // 2)))
+    stem = _stem(fact, side == "definition")
+    wrong: list[str] = []
+    for candidate in candidates:
+        option = _like(candidate, answer, fact.german)
+        keys = {o.casefold() for o in [answer, *wrong]}
+        if option is None or option.casefold() in keys or question_problems(stem, [answer, *wrong, option], 0, fact.source.text):
+            continue
+        wrong.append(option)
+        if len(wrong) == OPTIONS - 1:
             break
-    return picked
+    if len(wrong) < 2 or question_problems(stem, [answer, *wrong], 0, fact.source.text):
+        return None
+    used.update(o.casefold() for o in wrong)
+    asked.add(answer.casefold())
+    return QuizQuestion("mcq", stem, [answer, *wrong], 0, fact.sentence, fact.source)
+
+
+def balance_answers(questions: list[QuizQuestion], seed: str) -> list[QuizQuestion]:
+    """Place each right option on the letter used least so far (ties broken by a seeded draw), wrong ones shuffled.
+
+    Deterministic for the same note, and no letter carries more than its share."""
+    rng = random.Random(seed)
+    used = [0] * len(LETTERS)
+    placed: list[QuizQuestion] = []
+    for question in questions:
+        right = question.options[question.correct_index]
+        wrong = [o for i, o in enumerate(question.options) if i != question.correct_index]
+        rng.shuffle(wrong)
+        slots = range(len(question.options))
+        fewest = min(used[i] for i in slots)
+        position = rng.choice([i for i in slots if used[i] == fewest])
+        used[position] += 1
+        options = wrong[:position] + [right] + wrong[position:]
+        placed.append(QuizQuestion(question.kind, question.question, options, position, question.explanation,
+                                   question.source))
+    return placed
 
 
 def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
-    facts = [f for f in all_facts(sources.sources, sources.language) if f.kind != "heading"]
-    unique: dict[str, Fact] = {}
-    for fact in facts:
-        unique.setdefault(fact.term.casefold(), fact)
-    pool = list(unique.values())
-    chosen = spread(pool, count)
-    questions: list[QuizQuestion] = []
-    for number, fact in enumerate(chosen):
-        german = fact.german
-        rng = random.Random(f"{fact.source.chunk_id}:{fact.term}")
-        term = display_term(fact.term, fact.source.text, german)
-        distractors = _distractors(fact, pool, 3)
-        if fact.kind in ("definition", "colon"):
-            description = fact.definition.rstrip(".")
-            stem = (f"Welcher Begriff passt zu dieser Beschreibung: „{description}“?" if german else
-                    f"Which term matches this description: “{description}”?")
-        else:
-            blank = blank_term(fact.sentence, fact.term)
-            stem = (f"Welcher Begriff ergänzt den Satz: „{blank}“" if german else
-                    f"Which term completes the sentence: “{blank}”") if blank else \
-                (f"Welcher Begriff passt: „{fact.definition}“" if german else f"Which term fits: “{fact.definition}”")
-        use_true_false = len(distractors) < 2 or number % 3 == 2
-        if use_true_false:
-            true_word, false_word = _TRUE_FALSE["de" if german else "en"]
-            statement = fact.sentence
-            correct = 0
-            swapped = blank_term(fact.sentence, fact.term, distractors[0]) if distractors else ""
-            if swapped and rng.random() < 0.5:
-                statement, correct = swapped, 1
-            question = (f"Stimmt das? {statement}" if german else f"True or false: {statement}")
-            explanation = fact.sentence
-            questions.append(QuizQuestion("tf", question, [true_word, false_word], correct, explanation,
-                                          fact.source))
-            continue
-        options = [term, *distractors[:3]]
-        rng.shuffle(options)
-        questions.append(QuizQuestion("mcq", stem, options, options.index(term), fact.sentence, fact.source))
-    if len(questions) < count:
-        questions.extend(_section_questions(sources, count - len(questions)))
-    return questions
+    """Multiple-choice questions from the note's rows, list items, definitions, bold terms, code and sections.
 
-
-def _section_questions(sources: SourceSet, wanted: int) -> list[QuizQuestion]:
-    """"Which section explains: …?" with the note's other section headings as wrong options."""
-    facts = [f for f in all_facts(sources.sources, sources.language) if f.kind == "heading"]
-    by_note: dict[str, list[Fact]] = {}
-    for fact in facts:
-        by_note.setdefault(fact.source.path, []).append(fact)
+    Wrong options are of the right option's kind (another shortcut, setting, date, heading or term), drawn from
+    the note and the notes around it, fresh ones first; answer letters are balanced."""
+    facts = all_facts(sources.material, sources.language)
+    pool = facts + all_facts(sources.neighbours, sources.language)
+    seed = short_id("quiz-order", *(s.content_hash for s in sources.material))
+    rng = random.Random(seed)
+    used: Counter[str] = Counter()  # wrong options so far
+    asked: set[str] = set()  # right answers so far
     questions: list[QuizQuestion] = []
-    for fact in spread(facts, len(facts)):
-        if len(questions) >= wanted:
-            break
-        siblings = list(dict.fromkeys(f.term for f in by_note[fact.source.path] if f.term != fact.term))
-        if len(siblings) < 2:
-            continue
-        rng = random.Random(f"section:{fact.source.chunk_id}")
-        options = [fact.term, *rng.sample(siblings, min(3, len(siblings)))]
-        rng.shuffle(options)
-        excerpt = fact.definition
-        stem = (f"Welcher Abschnitt von „{fact.source.title}“ erklärt: „{excerpt}“?" if fact.german else
-                f"Which section of “{fact.source.title}” explains: “{excerpt}”?")
-        questions.append(QuizQuestion("mcq", stem, options, options.index(fact.term),
-                                      (f"Das steht im Abschnitt „{fact.term}“." if fact.german else
-                                       f"This is in the section “{fact.term}”."), fact.source))
-    return questions
+    for kinds in (("row", "item", "definition", "called"), ("bold", "code"), ("heading",)):
+        for fact in spread([f for f in facts if f.kind in kinds and f.term != f.source.title], len(facts)):
+            if len(questions) >= count:
+                break
+            question = _question_from(fact, pool, used, asked, rng)
+            if question is not None:
+                questions.append(question)
+    return balance_answers(questions, seed)
 
 
 # -- rendering and reading back ----------------------------------------------------

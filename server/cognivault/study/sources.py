@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 MAX_SOURCES = 24
 MAX_SOURCE_CHARS = 1500
 MAX_TOTAL_CHARS = 14000
+MAX_NEIGHBOUR_NOTES = 40  # notes whose terms may serve as a quiz's wrong options
 
 
 class GenerationError(CogniVaultError, ValueError):
@@ -83,6 +84,15 @@ class SourceSet:
     title: str  # what the material is about (note title, topic, folder names)
     note_path: str | None
     language: str
+    # Only the extractive path reads these (a model's prompt holds ``sources`` alone):
+    whole: list[Source] = field(default_factory=list)  # a note's every passage, uncut (a note request)
+    outlines: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # per note: (level, heading)
+    neighbours: list[Source] = field(default_factory=list)  # passages of nearby notes, for wrong quiz options
+
+    @property
+    def material(self) -> list[Source]:
+        """What the extractive path studies: the note's every passage when there is one note, else the sources."""
+        return self.whole or self.sources
 
     def by_number(self, number: Any) -> Source | None:
         if isinstance(number, bool):
@@ -119,14 +129,16 @@ def _in_study_folder(engine: Engine, path: str) -> bool:
     return bool(folder) and (path == folder or path.startswith(folder + "/"))
 
 
-def _make_sources(engine: Engine, records: list[Any]) -> list[Source]:
+def _make_sources(engine: Engine, records: list[Any], *, budget: bool = True) -> list[Source]:
+    """Numbered passages; with ``budget``, cut to what a model's prompt holds."""
     titles: dict[str, str] = {}
     sources: list[Source] = []
     total = 0
     for record in records:
-        if len(sources) >= MAX_SOURCES or total >= MAX_TOTAL_CHARS:
+        if budget and (len(sources) >= MAX_SOURCES or total >= MAX_TOTAL_CHARS):
             break
-        text = record.text if len(record.text) <= MAX_SOURCE_CHARS else record.text[:MAX_SOURCE_CHARS] + " …"
+        text = record.text if len(record.text) <= MAX_SOURCE_CHARS or not budget \
+            else record.text[:MAX_SOURCE_CHARS] + " …"
         if not text.strip():
             continue
         total += len(text)
@@ -187,7 +199,8 @@ def gather_sources(engine: Engine, request: StudyRequest, max_sources: int = MAX
         title = request.title or _title_of(engine, path)
         if not sources:
             raise GenerationError(f"{path} has no text to study from", "empty_scope")
-        return SourceSet(sources, title, path, _language(sources))
+        whole = _make_sources(engine, chunks, budget=False)
+        return _with_surroundings(engine, SourceSet(sources, title, path, _language(sources), whole=whole))
 
     scope = request.scope
     if not scope.is_empty():
@@ -217,7 +230,30 @@ def gather_sources(engine: Engine, request: StudyRequest, max_sources: int = MAX
     sources = _make_sources(engine, chunks)
     if not sources:
         raise GenerationError("nothing in the vault matches; try another topic or a wider scope", "empty_scope")
-    return SourceSet(sources, title, None, _language(sources))
+    return _with_surroundings(engine, SourceSet(sources, title, None, _language(sources)))
+
+
+def _with_surroundings(engine: Engine, sources: SourceSet) -> SourceSet:
+    """Add the notes' heading outlines and the passages of nearby notes (same folders, same language)."""
+    catalog = engine.store.catalog
+    studied = sources.notes()
+    for path in studied:
+        row = catalog.note_row(path)
+        sources.outlines[path] = [(int(h[0]), str(h[1])) for h in (row or {}).get("headings") or []]
+    folders = {str(PurePosixPath(path).parent) for path in studied}
+    nearby = sorted(f.path for f in catalog.files()
+                    if f.state == "indexed" and f.path not in studied and str(PurePosixPath(f.path).parent) in folders
+                    and f.path.endswith(".md") and not _in_study_folder(engine, f.path))
+    if len(nearby) < MAX_NEIGHBOUR_NOTES // 2:  # a small folder: add its parent folder's other notes
+        parents = {str(PurePosixPath(folder).parent).removeprefix(".") for folder in folders}
+        nearby += sorted(f.path for f in catalog.files()
+                         if f.state == "indexed" and f.path not in studied and f.path not in nearby
+                         and f.path.endswith(".md") and not _in_study_folder(engine, f.path)
+                         and str(PurePosixPath(f.path).parent).startswith(tuple(parents)))
+    records = [c for path in nearby[:MAX_NEIGHBOUR_NOTES] for c in catalog.chunks_of(path)
+               if (c.lang or sources.language) == sources.language]
+    sources.neighbours = _make_sources(engine, records, budget=False)
+    return sources
 
 
 def _scope_title(scope: Scope) -> str:

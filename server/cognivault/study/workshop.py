@@ -324,7 +324,7 @@ def extractive_lesson(lesson_title: str, objective: str, sources: SourceSet) -> 
         heading = " › ".join([source.title, *[h for h in source.heading_path[1:] if h]])
         quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in source.text.strip().split("\n"))
         parts.append(f"### {heading}\n\n{quoted}\n\n{cite(source)}")
-    questions = [f for f in facts if f.kind in ("definition", "called", "colon")][:3]
+    questions = [f for f in facts if f.kind in ("definition", "called", "item", "row")][:3]
     if questions:
         parts.append("## " + ("Prüfe dich selbst" if german else "Check yourself"))
         answer_word = "Antwort" if german else "Answer"

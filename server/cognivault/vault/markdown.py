@@ -71,7 +71,7 @@ from markdown_it.rules_block.state_block import StateBlock
 from cognivault.vault.types import BlockId, Callout, Heading, Link, ParsedNote, TagRef
 
 __all__ = ["parse_note", "normalize_text", "count_lines", "split_frontmatter", "load_frontmatter",
-           "is_valid_tag", "MarkdownBlock", "split_blocks"]
+           "is_valid_tag", "MarkdownBlock", "split_blocks", "block_tokens", "inline_pieces", "InlinePiece"]
 
 MAX_FRONTMATTER_CHARS = 256 * 1024  # larger YAML is not read (the lines still are frontmatter)
 MAX_YAML_NODES = 20_000  # a walk over more nodes than this (alias bombs) rejects the YAML
@@ -968,3 +968,51 @@ def _callout(tokens: list[Any], index: int, lines: list[str], offset: int) -> Ca
         title = _plain_text(title, _scan_inline(title))
     return Callout(kind=kind, title=title or kind[:1].upper() + kind[1:], line=offset + inline.map[0] + 1,
                    foldable=match.group(2))
+
+
+# ---------------------------------------------------------------------------
+# the reader for other features (study notes): blocks and inline pieces
+
+
+def block_tokens(body_text: str) -> list[Any]:
+    """markdown-it block tokens of a note body, read exactly as the index reads it (inline tokens hold raw
+    content: scan it with :func:`inline_pieces`)."""
+    return _MD.parse(normalize_text(body_text))
+
+
+@dataclass(frozen=True, slots=True)
+class InlinePiece:
+    """One piece of Obsidian or CommonMark inline syntax in an inline token's content."""
+
+    kind: str  # code | wikilink | embed | mdlink | image | tag | html | autolink | comment | escape
+    start: int
+    end: int  # exclusive offsets into the content
+    text: str  # what a reader sees: code's content, a link's display text, "" for html, embeds, comments
+
+
+def inline_pieces(content: str) -> list[InlinePiece]:
+    """Code spans, links, embeds, tags, inline HTML, autolinks, comments and escapes in ``content``, in order.
+
+    The same scanner as the index: a link inside a code span is code, an HTML tag inside code is code."""
+    scan = _scan_inline(content)
+    pieces = [InlinePiece("embed" if embed else "wikilink", start, end, "" if embed else _wikilink_display(inside))
+              for start, end, inside, embed in scan.wikilinks]
+    pieces += [InlinePiece("image" if image else "mdlink", start, end,
+                           "" if image else content[label_start:label_end])
+               for start, end, label_start, label_end, _, image in scan.mdlinks]
+    pieces += [InlinePiece("tag", start, end, content[start:end]) for start, end, _ in scan.tags]
+    pieces += [InlinePiece("comment", start, end, "") for start, end in scan.comments]
+    covered = {(p.start, p.end) for p in pieces}
+    link_edges = {start for _, _, start, _, _, _ in scan.mdlinks} | {end for _, end, *_ in scan.mdlinks}
+    for start, end, text in scan.replacements:
+        if (start, end) in covered or end in link_edges or start in {p.start for p in pieces}:
+            continue
+        head = content[start]
+        if head == "`":
+            pieces.append(InlinePiece("code", start, end, text))
+        elif head == "\\":
+            pieces.append(InlinePiece("escape", start, end, text))
+        elif head == "<":
+            pieces.append(InlinePiece("autolink" if text else "html", start, end, text))
+    pieces.sort(key=lambda piece: piece.start)
+    return pieces

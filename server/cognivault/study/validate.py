@@ -1,0 +1,150 @@
+"""The check every generated study item passes before it is written, and the verdict the generation bench reports.
+
+An item is rejected when a student would be misled or puzzled by it:
+
+- ``mangled_code``: a code span that is not in the source as written (a link
+  stripped inside backticks, a changed character), or a stray backtick;
+- ``mangled_link``: link syntax cut in half (``[[`` without ``]]``, ``](``
+  left over) or a link that is not in the source;
+- ``raw_html``: an HTML tag outside code (``<h1>``, ``<br>``);
+- ``answer_in_stem``: a quiz stem that names the right option (a content word
+  of the answer in the stem, or the whole answer);
+- ``duplicate_options``: two options that read the same;
+- ``back_equals_front`` / ``empty_back``: a card that asks what it shows, or
+  shows nothing;
+- ``empty_label``: a mind-map node with no text.
+
+Generators drop items with problems (so what is written passes), and
+``bench/bench_generation.py`` runs the same check on the notes as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from cognivault.vault.markdown import inline_pieces
+
+_WORD_RE = re.compile(r"[^\W_]{4,}", re.UNICODE)
+_STOPWORDS = frozenset(
+    "with from that this these those what which when where there their they them than then have your into "
+    "about also only more most such each other some same will would could should been being does done make "
+    "note notes true false wahr falsch eine einer eines einem einen nicht auch oder sind sein seine ihre "
+    "ihren wird werden wurde dass diese dieser dieses kann können muss haben hier dort wenn dann beim durch "
+    "über unter nach noch mehr sich".split())
+
+
+def _outside_code(text: str) -> tuple[str, list[str]]:
+    """(the text with code spans blanked, the code spans verbatim)."""
+    codes: list[str] = []
+    pieces: list[str] = []
+    pos = 0
+    for piece in inline_pieces(text):
+        if piece.kind != "code" or piece.start < pos:
+            continue
+        pieces.append(text[pos:piece.start])
+        pieces.append(" ")
+        codes.append(text[piece.start:piece.end])
+        pos = piece.end
+    pieces.append(text[pos:])
+    return "".join(pieces), codes
+
+
+def markup_problems(text: str, source_text: str | None) -> list[str]:
+    """Problems with the Markdown of one item side against the text it came from (form only when None)."""
+    problems: list[str] = []
+    prose, codes = _outside_code(text)
+    if any(source_text is not None and code not in source_text for code in codes) or "`" in prose:
+        problems.append("mangled_code")
+    pieces = inline_pieces(prose)
+    links = [prose[p.start:p.end] for p in pieces if p.kind in ("wikilink", "mdlink", "embed", "image")]
+    bare = prose
+    for found in links:
+        bare = bare.replace(found, " ")
+    bare = re.sub(r"\\.", " ", bare)  # escaped brackets are text
+    if any(source_text is not None and found not in source_text for found in links) or "[[" in bare or "]]" in bare or "](" in bare:
+        problems.append("mangled_link")
+    if any(p.kind == "html" and not prose.startswith("<!--", p.start) for p in pieces):  # comments are hidden
+        problems.append("raw_html")
+    return problems
+
+
+def content_words(text: str) -> set[str]:
+    prose, codes = _outside_code(text)
+    words = {w.casefold() for w in _WORD_RE.findall(prose)} - _STOPWORDS
+    return words | {c.strip("`").casefold() for c in codes}
+
+
+def _same_word(first: str, second: str) -> bool:
+    """Equal, or one an inflection of the other (search/searches, Notiz/Notizen), never a mere shared prefix."""
+    short, long = sorted((first, second), key=len)
+    return short == long or (len(short) >= 5 and long.startswith(short) and len(long) - len(short) <= 3)
+
+
+def _shares_answer(stem: str, answer: str, wrong: list[str]) -> bool:
+    """The stem gives the answer away: it holds the whole answer, or words only the answer has (no wrong option
+    has them too): any such word of a short answer (up to four content words), half the words of a longer one."""
+    stem_folded = stem.casefold()
+    bare = answer.strip().strip("`*").casefold()
+    if bare and re.search(r"(?<!\w)" + re.escape(bare) + r"(?!\w)", stem_folded):
+        return True
+    stem_words = content_words(stem)
+    others = {w for option in wrong for w in content_words(option)}
+    words = content_words(answer)
+    shared = [w for w in words if any(_same_word(w, s) for s in stem_words)
+              and not any(_same_word(w, o) for o in others)]
+    return bool(shared) and (len(words) <= 4 or len(shared) * 2 >= len(words))
+
+
+def card_problems(front: str, back: str, source_text: str) -> list[str]:
+    problems = markup_problems(front, source_text) + markup_problems(back, source_text)
+    if not back.strip():
+        problems.append("empty_back")
+    elif " ".join(front.split()).casefold().rstrip("?.") == " ".join(back.split()).casefold().rstrip("?."):
+        problems.append("back_equals_front")
+    return sorted(set(problems))
+
+
+def cloze_problems(text: str, source_text: str) -> list[str]:
+    without = text.replace("==", "")
+    problems = markup_problems(without, source_text)
+    if not re.search(r"==[^=\n]+==", text):
+        problems.append("empty_back")
+    return sorted(set(problems))
+
+
+def question_problems(stem: str, options: list[str], correct: int, source_text: str) -> list[str]:
+    """Wrong options come from across the vault: only their form is checked, the right one against the source."""
+    problems = markup_problems(stem, source_text)
+    for index, option in enumerate(options):
+        problems += markup_problems(option, source_text if index == correct else None)
+    normalised = [" ".join(o.split()).casefold().strip("`*. ") for o in options]
+    if len(set(normalised)) != len(normalised) or any(not o for o in normalised):
+        problems.append("duplicate_options")
+    if not 0 <= correct < len(options):
+        problems.append("empty_back")
+    elif len(options) > 2 and _shares_answer(stem, options[correct],
+                                             [o for i, o in enumerate(options) if i != correct]):
+        problems.append("answer_in_stem")
+    return sorted(set(problems))
+
+
+def label_problems(label: str) -> list[str]:
+    problems = [p for p in markup_problems(label, None) if p == "raw_html"]
+    prose, _ = _outside_code(label)
+    if re.search(r"</?[A-Za-z][A-Za-z0-9]*\b", prose) or re.match(r"^h[1-6]\s", prose):
+        problems.append("raw_html")
+    if not label.strip(" .…-"):
+        problems.append("empty_label")
+    return sorted(set(problems))
+
+
+def tally(problem_lists: Iterable[list[str]]) -> dict[str, int]:
+    """How many items have each problem, and how many have any (``rejected``)."""
+    counts: dict[str, int] = {"rejected": 0}
+    for problems in problem_lists:
+        if problems:
+            counts["rejected"] += 1
+        for problem in problems:
+            counts[problem] = counts.get(problem, 0) + 1
+    return counts
