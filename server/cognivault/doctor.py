@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cognivault import __version__
 from cognivault.config import Settings
+from cognivault.extras import install_hint
 from cognivault.paths import index_dir_for
 
 EXTRAS = {
@@ -23,7 +24,7 @@ def _extras() -> dict[str, str]:
     for extra, modules in EXTRAS.items():
         missing = [m for m in modules if importlib.util.find_spec(m) is None]
         found[extra] = "installed" if not missing else (
-            f"missing ({', '.join(missing)}): pip install 'cognivault[{extra}]'")
+            f"missing ({', '.join(missing)}): {install_hint(extra)}")
     return found
 
 
@@ -44,3 +45,4 @@ def diagnose(vault: Path, settings: Settings) -> dict[str, object]:
         report["vault"] = {"path": str(vault.resolve()), "index_dir": str(index_dir),
                            "indexed": (index_dir / "catalog.sqlite3").exists()}
     return report
+

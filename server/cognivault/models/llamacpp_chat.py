@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from cognivault.extras import install_hint
 from cognivault.models.chat import (
     ChatCapabilities,
     ChatChunk,
@@ -49,7 +50,7 @@ def _load(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
             from llama_cpp import Llama
         except ImportError as exc:
             raise ChatError("model_unavailable", "llama-cpp-python is not installed "
-                                                 "(pip install 'cognivault[llamacpp]')") from exc
+                                                 f"({install_hint('llamacpp')})") from exc
         try:
             model = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=max(1, min(4, os.cpu_count() or 1)),
                           verbose=False)
@@ -86,7 +87,7 @@ class LlamaCppChat:
 
         if importlib.util.find_spec("llama_cpp") is None:
             return ChatError("model_unavailable", "llama-cpp-python is not installed "
-                                                  "(pip install 'cognivault[llamacpp]')")
+                                                  f"({install_hint('llamacpp')})")
         return None
 
     async def aclose(self) -> None:

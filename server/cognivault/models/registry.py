@@ -6,8 +6,8 @@
   unless ``models.allow_remote_model_host``). Checked at once (``/api/show``), so
   a stopped server or a missing model raises :class:`ModelUnavailable` naming
   ``ollama serve`` / ``ollama pull <model>`` instead of failing later.
-- ``"embedded"``: the in-process :class:`EmbeddedProvider` (``pip install
-  'cognivault[embedded]'``).
+- ``"embedded"``: the in-process :class:`EmbeddedProvider` (installed as
+  :func:`cognivault.extras.install_hint` says).
 - ``"none"``: no model; search, related notes and completion use keywords only
   (:func:`make_embedding_provider` raises :class:`ModelUnavailable` saying so).
 - ``"auto"`` (default): Ollama when a fast probe (``GET /api/tags``, 300 ms) on an
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from cognivault.config import Settings
+from cognivault.extras import install_hint
 from cognivault.models.base import EmbeddingProvider, ModelUnavailable
 from cognivault.models.embedded import INSTALL_HINT, EmbeddedProvider, embedded_status
 from cognivault.models.hostpolicy import check_model_host, is_loopback_host, parse_host
@@ -143,7 +144,7 @@ def describe_gguf(gguf_path: str) -> dict[str, Any]:
     """For ``cognivault doctor``: the llama.cpp model file (``models.gguf_path``) and whether it can run."""
     installed = importlib.util.find_spec("llama_cpp") is not None
     report: dict[str, Any] = {"gguf_path": gguf_path, "installed": installed}
-    fixes = [] if installed else ["pip install 'cognivault[llamacpp]'"]
+    fixes = [] if installed else [install_hint("llamacpp")]
     if not gguf_path:
         fixes.append("set models.gguf_path to a .gguf file to use chat_provider = llamacpp")
     else:

