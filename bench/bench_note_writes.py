@@ -43,6 +43,7 @@ def run_rounds(root: Path, rounds: int) -> dict[str, Any]:
     """Run ``rounds`` rounds in a fresh vault under ``root``; the counts of what was kept and lost."""
     from cognivault.study.common import write_new_note
     from cognivault.study.review import ReviewConflict, ReviewDeck
+    from cognivault.vault.notewriter import settle
 
     vault = root / "stress-vault"
     deck_note = vault / "Study" / "Deck.md"
@@ -97,27 +98,28 @@ def run_rounds(root: Path, rounds: int) -> dict[str, Any]:
         if user.stdin:
             user.stdin.close()
         user.wait(timeout=30)
+        settle()  # the last notes replaced are looked at once more now, not a moment later
     elapsed = time.perf_counter() - started
 
     everything = {path: path.read_text("utf-8") for path in vault.rglob("*.md")}
     deck_text = everything[deck_note]
-    lines_lost = bytes_lost = lessons_lost = 0
+    lost: list[str] = []
+    lessons_lost = 0
     for n in range(rounds):
         line = f"user line {n}\n"
         if deck_text.count(line) != 1:
-            lines_lost += 1
-            bytes_lost += len(line)
+            lost.append(line)
         typed = f"user typed {n}\n"
         if typed not in everything.get(lessons / f"Lesson {n}.md", ""):
-            lines_lost += 1
-            bytes_lost += len(typed)
+            lost.append(typed)
         if not any(f"generated {n}\n" in everything.get(lessons / name, "")
                    for name in (f"Lesson {n}.md", f"Lesson {n} 2.md")):
             lessons_lost += 1
     graded = sum(1 for card in ReviewDeck(vault).cards(paths=["Study/Deck.md"]) if not card.is_new)
     return {"rounds": rounds, "seconds": round(elapsed, 2), "grades_saved": saved, "grades_refused": refused,
             "grades_redone_after_a_user_edit": redone,
-            "cards_with_a_schedule": graded, "user_lines_lost": lines_lost, "user_bytes_lost": bytes_lost,
+            "cards_with_a_schedule": graded, "user_lines_lost": len(lost),
+            "user_bytes_lost": sum(len(line) for line in lost), "lost_lines": lost[:5],
             "lessons_lost": lessons_lost, "lessons_into_placeholder": sum(
                 1 for n in range(rounds) if f"generated {n}\n" in everything.get(lessons / f"Lesson {n}.md", "")),
             "conflict_copies": sum(1 for path in everything if "(conflict" in path.name), "errors": errors[:5],

@@ -21,7 +21,7 @@ import pytest
 from cognivault import atomic
 from cognivault.study.common import write_new_note
 from cognivault.study.review import ReviewDeck
-from cognivault.vault.notewriter import NoteConflict, update_note
+from cognivault.vault.notewriter import NoteConflict, settle, update_note
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from bench_note_writes import run_rounds  # noqa: E402
@@ -86,6 +86,30 @@ def test_an_edit_written_into_the_old_file_after_the_check_is_put_back(tmp_path:
     assert "Written into the old file." in text
     assert f"<!--SR:!{outcome.due},{outcome.interval},{outcome.ease}-->" in text
     assert not list(note.parent.glob(".*.tmp"))
+
+
+def test_an_editor_writing_into_the_old_file_after_the_grade_loses_nothing(tmp_path: Path) -> None:
+    """An editor that opened the note before the rename and writes after it: its bytes land in the
+    replaced file, which is looked at again a moment later (here: at once, with settle())."""
+    note, deck, card_id = _first_card(tmp_path)
+    with open(note, "a", encoding="utf-8") as editor:  # opened before the grade's rename...
+        outcome = deck.grade(card_id, 3, now=NOW)
+        editor.write("Saved by an editor that had the old file open.\n")  # ...written after it
+    settle()
+    text = note.read_text("utf-8")
+    assert text.endswith("Saved by an editor that had the old file open.\n")
+    assert f"<!--SR:!{outcome.due},{outcome.interval},{outcome.ease}-->" in text
+
+
+def test_a_rewrite_of_the_old_file_is_kept_beside_the_note(tmp_path: Path) -> None:
+    vault, note = _deck(tmp_path)
+    with open(note, "r+", encoding="utf-8") as editor:
+        update_note(vault, note, lambda text: text + "mine\n")
+        editor.write("REWRITTEN")  # not an append: cannot be merged into the new note
+    settle()
+    assert note.read_text("utf-8").endswith("mine\n")
+    [copy] = note.parent.glob("Deck (conflict *).md")
+    assert copy.read_text("utf-8").startswith("REWRITTEN")
 
 
 def test_a_note_that_keeps_changing_is_left_alone_with_a_conflict(tmp_path: Path) -> None:

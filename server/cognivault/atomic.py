@@ -52,7 +52,8 @@ def _staged(path: Path, data: bytes, mode: int | None) -> Path:
     return tmp
 
 
-def _read_fd(fd: int) -> bytes:
+def read_fd(fd: int) -> bytes:
+    """All of the file behind ``fd``, from its start (whatever the descriptor's position)."""
     chunks = []
     offset = 0
     while block := os.pread(fd, 1 << 20, offset):
@@ -63,13 +64,18 @@ def _read_fd(fd: int) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Replaced:
-    """What :func:`replace_if_unchanged` did: ``done``; else ``current`` is the file's content now."""
+    """What :func:`replace_if_unchanged` did: ``done``; else ``current`` is the file's content now.
+
+    ``replaced_fd``: with ``keep_replaced``, a descriptor of the replaced file, left open for the
+    caller to look at again later (and close).
+    """
 
     done: bool
     current: bytes | None = None
+    replaced_fd: int | None = None
 
 
-def replace_if_unchanged(path: Path, expected: bytes, data: bytes) -> Replaced:
+def replace_if_unchanged(path: Path, expected: bytes, data: bytes, *, keep_replaced: bool = False) -> Replaced:
     """Replace ``path`` with ``data`` only if it still holds exactly ``expected``; never lose a write.
 
     The new content is staged (written, fsynced, its mode set) first; the comparison comes
@@ -89,20 +95,24 @@ def replace_if_unchanged(path: Path, expected: bytes, data: bytes) -> Replaced:
         tmp.unlink(missing_ok=True)
         raise
     try:
-        current = _read_fd(old_fd)
+        current = read_fd(old_fd)
         if current != expected or os.fstat(old_fd).st_ino != os.stat(path).st_ino:
             tmp.unlink(missing_ok=True)
+            os.close(old_fd)
             return Replaced(False, path.read_bytes())
         os.replace(tmp, path)
-        late = _read_fd(old_fd)
+        late = read_fd(old_fd)
     except BaseException:
         tmp.unlink(missing_ok=True)
-        raise
-    finally:
         os.close(old_fd)
+        raise
     _fsync_dir(path.parent)
     if late == expected:
+        if keep_replaced:
+            return Replaced(True, replaced_fd=old_fd)
+        os.close(old_fd)
         return Replaced(True)
+    os.close(old_fd)
     # Someone wrote into the replaced file after the comparison: their bytes are in ``late``.
     # Put that content back, followed by what was appended to the new file meanwhile, if anything.
     for _ in range(10):
@@ -112,10 +122,15 @@ def replace_if_unchanged(path: Path, expected: bytes, data: bytes) -> Replaced:
         restored = late + now[len(data):]
         if replace_if_unchanged(path, now, restored).done:
             return Replaced(False, restored)
-    # The new file was rewritten meanwhile: keep that, and the other version beside it.
-    kept = atomic_create([path.with_name(f"{path.stem} (conflict {n}){path.suffix}") for n in range(1, 100)], late)
-    log.warning("%s was changed in two places at once; the other version is kept as %s", path, kept)
+    keep_beside(path, late)  # the new file was rewritten meanwhile: keep that, and the other version beside it
     return Replaced(False, path.read_bytes())
+
+
+def keep_beside(path: Path, data: bytes) -> Path | None:
+    """Save ``data``, another version of ``path`` that cannot be merged into it, as ``name (conflict N).md``."""
+    kept = atomic_create([path.with_name(f"{path.stem} (conflict {n}){path.suffix}") for n in range(1, 100)], data)
+    log.warning("%s was changed in two places at once; the other version is kept as %s", path, kept)
+    return kept
 
 
 @contextlib.contextmanager

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -69,6 +70,8 @@ async def raw(tmp_path_factory: pytest.TempPathFactory):
     tmp_path = tmp_path_factory.mktemp("raw")
     vault = tmp_path / "vault"
     shutil.copytree(TEST_VAULT, vault)
+    # Issue 13: a file name that is not UTF-8 made the first index fail ("phase: failed").
+    (vault / os.fsdecode(b"bad\xffname.md")).write_text("# Bad name\n\nFrom a Latin-1 system.\n", "utf-8")
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "cognivault.cli", "lsp", stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=server_env(tmp_path / "home"))
@@ -145,6 +148,12 @@ async def _ready(client: RawClient) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError("the index never got ready")
+
+
+async def test_a_file_name_that_is_not_utf8_leaves_the_index_ready(raw: RawClient) -> None:
+    await _ready(raw)
+    status = (await raw.request("cognivault/status", {}))["result"]
+    assert status["indexing"]["phase"] == "ready" and not status["indexing"].get("errors")
 
 
 async def _idle(client: RawClient) -> None:

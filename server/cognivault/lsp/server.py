@@ -32,6 +32,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInva
 from pygls.lsp.server import LanguageServer
 
 from cognivault import __version__
+from cognivault.errors import CogniVaultError
 from cognivault.lsp import transport
 from cognivault.lsp.collector import IdleCollector
 from cognivault.lsp.model import Document, Snapshot, VaultView
@@ -522,6 +523,10 @@ class CogniVaultServer(LanguageServer):
             with self.collector.busy(), contextlib.nullcontext() if background else self.requests.request():
                 return await asyncio.to_thread(work)
         except FeatureError as exc:
+            raise JsonRpcInvalidParams(message=str(exc)) from exc
+        except CogniVaultError as exc:  # its one line: a mistake in the request, or a failing machine
+            if exc.exit_code == 1:
+                raise JsonRpcInternalError(message=str(exc)) from exc
             raise JsonRpcInvalidParams(message=str(exc)) from exc
         except JsonRpcException:
             raise

@@ -101,6 +101,17 @@ def _reason(exc: BaseException) -> str:
     return text.splitlines()[0][:300]
 
 
+_HEADER_NAME = b"content-length:"
+_LENGTH_DIGITS = 12  # a Content-Length of more digits than this is refused unread (~1 TB)
+SNIFF_BYTES = 4096  # of a refused message: enough to find its method and document
+
+
+class _Overrun(Exception):
+    def __init__(self, chunk: bytes) -> None:
+        super().__init__(len(chunk))
+        self.chunk = chunk
+
+
 class FramedReader:
     """The client's byte stream with a push-back buffer, over an asyncio reader or a thread reader."""
 
@@ -112,15 +123,37 @@ class FramedReader:
         self.pending = data + self.pending
 
     async def readline(self) -> bytes:
-        """One line (with its newline); ValueError for a line over MAX_HEADER_BYTES (its bytes dropped)."""
+        """One line (with its newline), or b"" at the end of the stream.
+
+        ValueError for :data:`MAX_HEADER_BYTES` without a line break: those bytes are dropped,
+        except a ``Content-Length`` header they end with (or the start of one), which is read
+        again, so garbage running straight into the next message does not take its header along.
+        """
+        head = b""
         if self.pending:
             at = self.pending.find(b"\n")
             if at >= 0:
                 line, self.pending = self.pending[:at + 1], self.pending[at + 1:]
                 return line
             head, self.pending = self.pending, b""
-            return head + await self.reader.readline()
-        return await self.reader.readline()
+        try:
+            return head + await self._line()
+        except _Overrun as over:
+            chunk = head + over.chunk
+            at = chunk.lower().rfind(_HEADER_NAME)
+            self.pending = chunk[at:] if at > 0 else b"" if at == 0 else chunk[1 - len(_HEADER_NAME):]
+            raise ValueError(f"{len(chunk)} bytes without a line break") from None
+
+    async def _line(self) -> bytes:
+        readuntil = getattr(self.reader, "readuntil", None)
+        if readuntil is None:  # a thread reader over a blocking stream: no line limit there
+            return await self.reader.readline()
+        try:
+            return await readuntil(b"\n")
+        except asyncio.IncompleteReadError as end:
+            return end.partial
+        except asyncio.LimitOverrunError as over:
+            raise _Overrun(await self.reader.readexactly(max(1, over.consumed))) from None
 
     async def readexactly(self, size: int) -> bytes:
         head, self.pending = self.pending[:size], self.pending[size:]
@@ -132,11 +165,6 @@ class FramedReader:
             head, self.pending = self.pending[:size], self.pending[size:]
             return head
         return await self.reader.read(size)
-
-
-_HEADER_NAME = b"content-length:"
-_LENGTH_DIGITS = 12  # a Content-Length of more digits than this is refused unread (~1 TB)
-SNIFF_BYTES = 4096  # of a refused message: enough to find its method and document
 
 
 def _sniff(head: bytes) -> tuple[str | None, str | None]:

@@ -62,6 +62,7 @@ _TAG_RE = re.compile(r"(?<![\w#])#([\w/-]+)")
 _TAG_ONLY_LINE_RE = re.compile(r"^\s*(#[\w/-]+\s*)+$")
 _LEADING_TAGS_RE = re.compile(r"^\s*((?:#[\w/-]+\s+)+)")
 _HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
+_LINE_BREAK_RE = re.compile(r"(\r\n|\r|\n)")
 _FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 
@@ -632,10 +633,11 @@ def with_schedule(text: str, flashcard: Flashcard, sibling: int, schedule: Sched
     Siblings without a schedule get the plugin's new-card placeholder. The
     comment goes where it already is (own line or end of the last line);
     a new one goes on the line after the card's last line, as the plugin
-    writes it. Line endings (LF or CRLF) are kept.
+    writes it. Every line keeps its own ending (LF or CRLF, also mixed in one note); a new
+    comment line ends as the card's last line does.
     """
-    newline = "\r\n" if "\r\n" in text else "\n"
-    lines = text.replace("\r\n", "\n").split("\n")
+    parts = _LINE_BREAK_RE.split(text)  # the parser's lines (CRLF, CR and LF all end one), with their endings
+    lines, ends = parts[0::2], [*parts[1::2], ""]
     schedules = list(flashcard.schedules)
     count = max(len(flashcard.cards), sibling + 1)
     while len(schedules) < count:
@@ -654,5 +656,8 @@ def with_schedule(text: str, flashcard: Flashcard, sibling: int, schedule: Sched
         if match:  # same-line comment
             lines[flashcard.last_line] = last[:match.start()] + comment + last[match.end():]
         else:
-            lines.insert(flashcard.last_line + 1, comment)
-    return newline.join(lines)
+            at = flashcard.last_line
+            lines.insert(at + 1, comment)
+            ends.insert(at + 1, ends[at])  # the comment ends as the card's last line did...
+            ends[at] = ends[at] or ("\r\n" if "\r\n" in text else "\n")  # ...which now needs an ending
+    return "".join(line + end for line, end in zip(lines, ends))

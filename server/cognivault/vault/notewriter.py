@@ -13,7 +13,12 @@ applies it so that nothing anyone else saves is lost:
   :func:`cognivault.atomic.replace_if_unchanged`: the note is compared with
   what the change was computed from right before the rename, and an edit found
   there (or, just after, in the replaced file) makes the change be computed
-  again on the fresh text, up to ``MAX_ATTEMPTS`` times.
+  again on the fresh text, up to ``MAX_ATTEMPTS`` times;
+- an editor that opened the note just before the rename may still write into
+  the replaced file a moment later: that file is looked at again
+  ``SETTLE_S`` after the rename (or at :func:`settle`), and bytes appended
+  there are appended to the note (other changes are kept beside it as a
+  conflict copy), so they are not lost with the old file.
 
 The bytes of the note are kept as they are: text that is not valid UTF-8
 passes through unchanged (``surrogateescape``). New notes are created with
@@ -23,16 +28,20 @@ passes through unchanged (``surrogateescape``). New notes are created with
 from __future__ import annotations
 
 import logging
+import os
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from cognivault.atomic import replace_if_unchanged
+from cognivault.atomic import keep_beside, read_fd, replace_if_unchanged
 from cognivault.errors import CogniVaultError, describe_os_error, display_path
 from cognivault.study.locks import vault_lock
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 8
+SETTLE_S = 2.0  # how long after a rename writes that still land in the old file are looked for
 
 
 class NoteConflict(CogniVaultError):
@@ -40,6 +49,68 @@ class NoteConflict(CogniVaultError):
 
     code = "note_conflict"
     status = 409
+
+
+@dataclass(eq=False)
+class _Replaced:
+    """A note's old file, just replaced: what it held, and a descriptor to see if it still changes."""
+
+    vault: Path
+    path: Path
+    fd: int
+    held: bytes
+
+
+_WATCHED: set[_Replaced] = set()
+_WATCHED_GUARD = threading.Lock()
+
+
+def _watch(replaced: _Replaced) -> None:
+    with _WATCHED_GUARD:
+        _WATCHED.add(replaced)
+    timer = threading.Timer(SETTLE_S, _settle, (replaced,))
+    timer.daemon = True
+    timer.start()
+
+
+def _settle(replaced: _Replaced) -> None:
+    """Put back what was written into ``replaced`` after the rename (once; then stop watching it)."""
+    with _WATCHED_GUARD:
+        if replaced not in _WATCHED:
+            return
+        _WATCHED.discard(replaced)
+    try:
+        late = read_fd(replaced.fd)
+        if late != replaced.held:
+            with vault_lock(replaced.vault, "notes"):
+                _put_back(replaced.path, replaced.held, late)
+    except OSError as exc:
+        log.warning("could not look at the old version of %s again: %s", display_path(replaced.path), exc)
+    finally:
+        os.close(replaced.fd)
+
+
+def _put_back(path: Path, held: bytes, late: bytes) -> None:
+    extra = late[len(held):] if late.startswith(held) else None
+    for _ in range(MAX_ATTEMPTS):
+        if extra is None:
+            break
+        try:
+            current = path.read_bytes()
+        except FileNotFoundError:
+            break
+        if replace_if_unchanged(path, current, current + extra).done:
+            log.info("%s: %d bytes written into its old file are appended", display_path(path), len(extra))
+            return
+    keep_beside(path, late)
+
+
+def settle() -> None:
+    """Look at every note replaced in the last ``SETTLE_S`` seconds once more, now (shutdown, tests)."""
+    with _WATCHED_GUARD:
+        pending = list(_WATCHED)
+    for replaced in pending:
+        _settle(replaced)
 
 
 def decode_note(raw: bytes) -> str:
@@ -71,8 +142,10 @@ def update_note(vault: Path, path: Path, update: Callable[[str], str | None], *,
                     return None
                 if before_replace is not None:
                     before_replace(attempt)
-                result = replace_if_unchanged(path, raw, encode_note(new_text))
+                result = replace_if_unchanged(path, raw, encode_note(new_text), keep_replaced=True)
                 if result.done:
+                    assert result.replaced_fd is not None
+                    _watch(_Replaced(vault, path, result.replaced_fd, raw))
                     return new_text
                 log.info("%s changed on disk while being updated; updating the fresh content",
                          display_path(path))
