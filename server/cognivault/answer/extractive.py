@@ -9,16 +9,23 @@ half. A paragraph that ends with ``:`` introduces the block after it ("To
 embed a note:" + its code block) and is quoted with it; a table row is quoted
 under its table's header. A long paragraph is quoted by its sentences.
 
-Each unit is scored by the weighted share of the question's concepts it has
-(``EvidencePack.concepts``: the user's words in the question's languages,
-rare words weighing more) and, less, by how well its passage covers the
-question; an embedding model that knows the question's language re-ranks the
-best units by meaning. The answer leads with the best unit and adds up to
-``MAX_UNITS - 1`` others that are nearly as good (another note's unit must
-nearly match the best one's share), within ``ANSWER_BUDGET`` characters, in
-the order of the notes; each is followed by its ``[Sn]`` label. When the pack
-does not support an answer (see ``confidence``) or no unit passes, the answer
-says the vault does not cover it instead of guessing. Deterministic.
+A line of bold text alone is read as the heading it stands for.
+
+Each unit is scored, under its headings (the note's title, its section), by the
+weighted share of the question's concepts it has (``EvidencePack.concepts``:
+the user's words in the question's languages, rare words weighing more), less
+by how well its passage covers the question, and a little by having the
+question's words side by side ("embed a note"); an embedding model that knows
+the question's language re-ranks the best units by meaning. Units are quoted in
+the question's language where the vault has the passage in it. The answer leads
+with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
+(another note's unit must nearly match the best one's share), then up to
+``SECTION_UNITS`` blocks around the best unit under its heading, within
+``ANSWER_BUDGET`` characters; a whole short list or paragraph goes before its
+item or sentence. Quotes follow the lead in the order of the notes, each led by
+its section's title and followed by its ``[Sn]`` label. When the pack does not
+support an answer (see ``confidence``) or no unit passes, the answer says the
+vault does not cover it instead of guessing. Deterministic.
 """
 
 from __future__ import annotations
@@ -53,7 +60,6 @@ MAX_INTRO = 240  # a longer paragraph ending in ":" is a passage of its own, not
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 _ALIASES = re.compile(r"\s*\(aliases: [^)]*\)|^aliases:.*$", re.IGNORECASE | re.MULTILINE)
-_CALLOUT_HEAD = re.compile(r"^\s*>\s*\[!")
 _WORDS = re.compile(r"\w+")
 _BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1:?")
 _QUOTED_KINDS = frozenset({"paragraph", "item", "code", "table", "quote"})
