@@ -299,7 +299,8 @@ class _AnswerRun:
         self.answer_filter = answer_filter
         if pack and getattr(self.provider, "extractive", False):
             answer = await self._passages(confidence)
-            confidence = cap_by_citations(confidence, pack, answer.labels(), answer.share)
+            if confidence.supported:  # else it is low already, for its own reason
+                confidence = cap_by_citations(confidence, pack, answer.labels(), answer.share)
             await self._emit_confidence(confidence)
             await self._feed_quotes(answer_filter, answer.quotes)
         else:
