@@ -13,9 +13,10 @@ and prints one JSON document:
   that threshold applied to the held-out fold): the cross-validated share of ``high`` answers
   stating all nuggets, each fold's choice, and the choice on all questions next to the one the code
   ships (``confidence.HIGH_ANSWER``);
-- ``refusal``: the off-topic threshold (``confidence.OFF_TOPIC_SHARE``: the share of a question's
-  weight in words the vault never uses) chosen the same way over the answerable and unanswerable
-  questions together (on each training fold, the highest threshold that refuses the most
+- ``refusal``: the refusal thresholds (``confidence.OFF_TOPIC_SHARE``: the share of a question's
+  weight in words the vault never uses; ``extractive.ANSWER_FLOOR``: the least share of the
+  question the quoted passages must state) chosen the same way over the answerable and
+  unanswerable questions together (on each training fold, the pair that refuses the most
   unanswerable questions while refusing at most 5 % of the answerable ones): held-out false
   refusals and unanswerable questions refused, each fold's choice, and the choice on all questions;
 - ``targets``: the issue's targets, checked.
@@ -70,28 +71,37 @@ def _folds(rows: list[dict[str, Any]], folds: int, seed: int = 17) -> dict[str, 
     return {qid: number % folds for number, qid in enumerate(ids)}
 
 
-REFUSAL_GRID = [round(0.2 + 0.05 * step, 2) for step in range(13)]  # unknown_share thresholds 0.2 .. 0.8
+OFF_TOPIC_GRID = [round(0.2 + 0.05 * step, 2) for step in range(13)]  # unknown_share 0.2 .. 0.8
+FLOOR_GRID = [round(0.05 * step, 2) for step in range(9)]  # answer_share 0.0 .. 0.4
+Thresholds = tuple[float, float]  # (OFF_TOPIC_SHARE, ANSWER_FLOOR)
 
 
-def refused(row: dict[str, Any], threshold: float) -> bool:
-    """Whether the answer is refused with ``OFF_TOPIC_SHARE = threshold`` (other refusals stay as they were)."""
+def refused(row: dict[str, Any], thresholds: Thresholds) -> bool:
+    """Whether the answer is refused with these thresholds (refusals for other reasons stay as they were)."""
     from cognivault.answer.confidence import OFF_TOPIC_SHARE
+    from cognivault.answer.extractive import ANSWER_FLOOR
 
+    off_topic, floor = thresholds
     unknown = row["measures"].get("unknown_share", 0.0)
+    stated = row["measures"].get("answer_share")
     was_refused = not row["answered"] if "answered" in row else row["honest"]
-    return unknown >= threshold or (was_refused and unknown < OFF_TOPIC_SHARE)
+    by_rule = unknown >= OFF_TOPIC_SHARE or (stated is not None and stated < ANSWER_FLOOR)
+    return unknown >= off_topic or (stated is not None and stated < floor) or (was_refused and not by_rule)
 
 
-def choose_refusal(answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]]) -> float:
-    """The threshold refusing the most unanswerable questions with at most 5 % false refusals (highest on ties)."""
-    best, best_refused = REFUSAL_GRID[-1], -1
-    for threshold in REFUSAL_GRID:
-        false = sum(refused(row, threshold) for row in answerable)
-        if false > 0.05 * len(answerable):
-            continue
-        caught = sum(refused(row, threshold) for row in unanswerable)
-        if caught > best_refused or (caught == best_refused and threshold > best):
-            best, best_refused = threshold, caught
+def choose_refusal(answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]]) -> Thresholds:
+    """The thresholds refusing the most unanswerable questions with at most 5 % false refusals
+    (on a tie, the ones that refuse least: the highest off-topic share, the lowest floor)."""
+    best: Thresholds = (OFF_TOPIC_GRID[-1], FLOOR_GRID[0])
+    best_key = (-1, 0.0, 0.0)
+    for off_topic in OFF_TOPIC_GRID:
+        for floor in FLOOR_GRID:
+            false = sum(refused(row, (off_topic, floor)) for row in answerable)
+            if false > 0.05 * len(answerable):
+                continue
+            key = (sum(refused(row, (off_topic, floor)) for row in unanswerable), off_topic, -floor)
+            if key > best_key:
+                best, best_key = (off_topic, floor), key
     return best
 
 
@@ -102,10 +112,10 @@ def cross_validate_refusal(answerable: list[dict[str, Any]], unanswerable: list[
     for fold in range(folds):
         train_a = [r for r in answerable if fold_of[r["id"]] != fold]
         train_u = [r for r in unanswerable if fold_of[r["id"]] != fold]
-        threshold = choose_refusal(train_a, train_u)
-        chosen.append(threshold)
-        false += sum(refused(r, threshold) for r in answerable if fold_of[r["id"]] == fold)
-        caught += sum(refused(r, threshold) for r in unanswerable if fold_of[r["id"]] == fold)
+        thresholds = choose_refusal(train_a, train_u)
+        chosen.append(thresholds)
+        false += sum(refused(r, thresholds) for r in answerable if fold_of[r["id"]] == fold)
+        caught += sum(refused(r, thresholds) for r in unanswerable if fold_of[r["id"]] == fold)
     return {"folds": folds, "thresholds_by_fold": chosen,
             "cv_false_refusal_share": round(false / len(answerable), 4) if answerable else None,
             "cv_unanswerable_refused_share": round(caught / len(unanswerable), 4) if unanswerable else None}
@@ -151,10 +161,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     report["calibration"].update({"threshold_on_all": choose_threshold(rows, args.target),
                                   "shipped_high_answer": HIGH_ANSWER})
     from cognivault.answer.confidence import OFF_TOPIC_SHARE
+    from cognivault.answer.extractive import ANSWER_FLOOR
 
     report["refusal"] = cross_validate_refusal(rows, unanswerable, args.folds)
-    report["refusal"].update({"threshold_on_all": choose_refusal(rows, unanswerable),
-                              "shipped_off_topic_share": OFF_TOPIC_SHARE})
+    report["refusal"].update({"thresholds_on_all": choose_refusal(rows, unanswerable),
+                              "shipped": [OFF_TOPIC_SHARE, ANSWER_FLOOR]})
     if args.per_question:
         report["per_question"] = [{k: row[k] for k in ("id", "lang", "answered", "confidence", "nugget_recall",
                                                        "all_nuggets", "answer_chars", "answer")} for row in rows]

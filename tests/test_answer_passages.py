@@ -297,3 +297,16 @@ def test_a_translated_passage_is_quoted_in_the_questions_language() -> None:
     chosen = choose_units([german, english], pack.question_terms, pack.term_weights, _FALLBACK_ANALYZER,
                           "How do I convert `::highlight::`?", pack=pack)
     assert [unit.label for unit in chosen] == ["S2"]
+
+
+async def test_a_model_that_cites_then_loops_is_stopped_and_marked(engine: Any) -> None:
+    provider = ScriptedChat(lambda call: text("Notes are embedded with an exclamation mark [S1]. ",
+                                              *["Embed: "] * 200))
+    envelopes = await ask(engine, "How do I embed a note?", provider, think=False, tools=False)
+    data = final(envelopes)["data"]
+    assert data["looped"] and data["unverified"]
+    shown = streamed_text(envelopes)
+    assert shown.startswith("Notes are embedded with an exclamation mark [S1].")
+    assert shown.count("Embed: ") < 20  # stopped as it began to repeat
+    assert "> [!warning] Unverified: the model's answer above kept repeating itself" in shown
+    assert shown.index("[!warning]") < shown.index("![[Meeting notes]]")  # then the passages

@@ -52,7 +52,7 @@ from cognivault.answer.evidence import EvidencePack
 
 HIGH_COVERAGE, HIGH_BEST = 0.8, 0.6
 MEDIUM_COVERAGE, MEDIUM_BEST = 0.5, 0.35
-HIGH_ANSWER = 0.8
+HIGH_ANSWER = 0.4
 SUPPORT_FLOOR = 0.2
 OFF_TOPIC_SHARE = 0.45
 PHRASE_FACTOR = 1.0
@@ -164,9 +164,10 @@ def cap_by_citations(confidence: Confidence, pack: EvidencePack, cited: list[str
     it is not ``high``.
     """
     if not cited:
-        return Confidence("low", "the answer cites none of the passages", confidence.coverage, confidence.best,
-                          [], confidence.missing, confidence.keyword_coverage, confidence.similarity,
-                          confidence.unknown_share)
+        reason = "the answer cites none of the passages" if answer_share is None else \
+            f"the best passages state only {answer_share:.0%} of the question"
+        return Confidence("low", reason, confidence.coverage, confidence.best, [], confidence.missing,
+                          confidence.keyword_coverage, confidence.similarity, confidence.unknown_share, answer_share)
     labels = set(cited)
     narrowed = EvidencePack(items=[item for item in pack.items if item.label in labels],
                             question_terms=pack.question_terms, term_weights=pack.term_weights,

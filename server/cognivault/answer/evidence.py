@@ -314,8 +314,11 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
 
 
 def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, float],
-                  lang: str | None) -> tuple[float, list[str]]:
-    """The share of the question's weight in words the vault never uses in any form, and those words."""
+                  lang: str | None, given: Sequence[Evidence] = ()) -> tuple[float, list[str]]:
+    """The share of the question's weight in words the vault never uses in any form, and those words.
+
+    Words of the ``given`` passages (attachments) count as known.
+    """
     lexical = getattr(getattr(engine, "store", None), "lexical", None)
     if lexical is None or not concepts:
         return 0.0, []
@@ -326,7 +329,7 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
     known: set[str] = set()
     for concept in concepts:
         word = concept.whole or concept.word
-        if word in known:
+        if word in known or any(concept.key in item.terms for item in given):
             continue
         if word not in unknown:
             spellings = set(concept.terms) if not concept.whole else \

@@ -9,16 +9,24 @@ half. A paragraph that ends with ``:`` introduces the block after it ("To
 embed a note:" + its code block) and is quoted with it; a table row is quoted
 under its table's header. A long paragraph is quoted by its sentences.
 
-Each unit is scored by the weighted share of the question's concepts it has
-(``EvidencePack.concepts``: the user's words in the question's languages,
-rare words weighing more) and, less, by how well its passage covers the
-question; an embedding model that knows the question's language re-ranks the
-best units by meaning. The answer leads with the best unit and adds up to
-``MAX_UNITS - 1`` others that are nearly as good (another note's unit must
-nearly match the best one's share), within ``ANSWER_BUDGET`` characters, in
-the order of the notes; each is followed by its ``[Sn]`` label. When the pack
-does not support an answer (see ``confidence``) or no unit passes, the answer
-says the vault does not cover it instead of guessing. Deterministic.
+A line of bold text alone is read as the heading it stands for.
+
+Each unit is scored, under its headings (the note's title, its section), by the
+weighted share of the question's concepts it has (``EvidencePack.concepts``:
+the user's words in the question's languages, rare words weighing more), less
+by how well its passage covers the question, and a little by having the
+question's words side by side ("embed a note"); an embedding model that knows
+the question's language re-ranks the best units by meaning. Units are quoted in
+the question's language where the vault has the passage in it. The answer leads
+with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
+(another note's unit must nearly match the best one's share), then up to
+``SECTION_UNITS`` blocks around the best unit under its heading, within
+``ANSWER_BUDGET`` characters; a whole short list or paragraph goes before its
+item or sentence. Quotes follow the lead in the order of the notes, each led by
+its section's title and followed by its ``[Sn]`` label. When the pack does not
+support an answer (see ``confidence``), no unit passes, or the quotes would
+state less than ``ANSWER_FLOOR`` of the question, the answer says the vault
+does not cover it instead of guessing. Deterministic.
 """
 
 from __future__ import annotations
@@ -50,10 +58,10 @@ ANSWER_BUDGET = 700  # characters of quoted Markdown (the first unit may take up
 LONG_PROSE = 320  # a longer paragraph is also quoted by its sentences
 WHOLE_LIMIT = 600  # a paragraph or list up to this long is also a unit as a whole
 MAX_INTRO = 240  # a longer paragraph ending in ":" is a passage of its own, not a lead-in
+ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answer (bench_answer_quality.py)
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 _ALIASES = re.compile(r"\s*\(aliases: [^)]*\)|^aliases:.*$", re.IGNORECASE | re.MULTILINE)
-_CALLOUT_HEAD = re.compile(r"^\s*>\s*\[!")
 _WORDS = re.compile(r"\w+")
 _BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1:?")
 _QUOTED_KINDS = frozenset({"paragraph", "item", "code", "table", "quote"})
@@ -198,7 +206,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     lang = pack.lang if pack is not None else None
     # Quoted in the question's language where the vault says it in that language (a vault of translated
     # notes has each passage twice).
-    foreign = {i for i, item in enumerate(items) if item.lang != lang} \
+    foreign = {i for i, item in enumerate(items) if item.lang not in (lang, None)} \
         if lang is not None and any(item.lang == lang for item in items) else set()
     ordered = [t for t in terms if t in weight]
     phrases = set(zip(ordered, ordered[1:], strict=False))
@@ -356,6 +364,8 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     weight = {t: max(pack.term_weights.get(t, 1.0), 0.05) for t in pack.question_terms}
     said = set().union(*(unit.concepts for unit in units)) if units else set()
     share = sum(weight[t] for t in said if t in weight) / sum(weight.values()) if weight else 0.0
+    if share < ANSWER_FLOOR:
+        return PassageAnswer([], share)  # what the passages would say is not an answer to this
     return PassageAnswer(quotes_of(units), share)
 
 

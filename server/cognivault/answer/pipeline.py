@@ -80,7 +80,8 @@ UNVERIFIED = {"en": "Unverified: the model's answer ({why}), so the answer above
                     "zitiert."}
 UNVERIFIED_WHY = {"en": {"uncited": "cites none of the notes", "looped": "kept repeating itself and was stopped"},
                   "de": {"uncited": "zitiert keine der Notizen", "looped": "wiederholte sich und wurde angehalten"}}
-FROM_NOTES = {"en": "From the notes instead:", "de": "Stattdessen aus den Notizen:"}
+SHOWN_UNVERIFIED = {"en": "Unverified: the model's answer above {why}. From the notes instead:",
+                    "de": "Nicht belegt: die Antwort des Modells oben {why}. Stattdessen aus den Notizen:"}
 MAX_UNVERIFIED_CHARS = 400
 GREETING_REPLY = {"en": "Hello! Ask me anything about your notes: I answer from the vault and cite the passages.",
                   "de": "Hallo! Frag mich etwas zu deinen Notizen: Ich antworte aus dem Vault, mit Quellen."}
@@ -298,7 +299,8 @@ class _AnswerRun:
         self.answer_filter = answer_filter
         if pack and getattr(self.provider, "extractive", False):
             answer = await self._passages(confidence)
-            confidence = cap_by_citations(confidence, pack, answer.labels(), answer.share)
+            if confidence.supported:  # else it is low already, for its own reason
+                confidence = cap_by_citations(confidence, pack, answer.labels(), answer.share)
             await self._emit_confidence(confidence)
             await self._feed_quotes(answer_filter, answer.quotes)
         else:
@@ -417,7 +419,8 @@ class _AnswerRun:
         lang = "de" if self.lang == "de" else "en"
         self.notes.append(f"the model's answer {UNVERIFIED_WHY['en'][why]}: answered from the notes")
         if held is None:  # the model's text was shown (it cited, then looped): say so, then the passages
-            await self._feed_events(answer_filter.quote(f"\n\n{FROM_NOTES[lang]}\n\n"))
+            notice = SHOWN_UNVERIFIED[lang].format(why=UNVERIFIED_WHY[lang][why])
+            await self._feed_events(answer_filter.quote(f"\n\n> [!warning] {notice}\n\n"))
         model_text = "".join(value for kind, value in held or [] if kind == "text").strip()
         await self._feed_quotes(answer_filter, (await self._passages(confidence)).quotes)
         if model_text:

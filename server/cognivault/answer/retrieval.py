@@ -49,10 +49,11 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
     terms = list(pack.concepts)
     pack.question_terms = terms
     pack.term_weights = idf_weights(engine, terms, pack.concepts)
-    pack.unknown_share, pack.unknown = unknown_words(engine, list(pack.concepts.values()), pack.term_weights, lang)
     pack.question_phrases = [pair for pair in key_phrases(engine, query, lang) if set(pair) <= set(terms)]
     for item in preset:
         pack.add(item)
+    pack.unknown_share, pack.unknown = unknown_words(engine, list(pack.concepts.values()), pack.term_weights, lang,
+                                                     pack.items)
     lexical = engine.store.lexical
     if lexical is None or len(lexical) == 0:
         pack.notes.append("the index is empty: run `cognivault index` first")
