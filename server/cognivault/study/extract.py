@@ -202,7 +202,9 @@ def blocks_of(source: Source) -> list[Block]:
     """Paragraphs, list items (first paragraph), tables, code blocks and headings of a passage, in order."""
     tokens = block_tokens(source.text)
     blocks: list[Block] = []
-    heading = _section_heading(source)
+    heading = owner = _section_heading(source)
+    ancestors = {h for h in source.heading_path[:-1] if h}
+    owner_pending = False  # a carried ancestor heading was read: the owner's own text follows it
     first = True
     last_paragraph = ""
     depth_items = 0
@@ -234,8 +236,12 @@ def blocks_of(source: Source) -> list[Block]:
                 inline = read_inline(content)
                 heading = inline.restore(inline.text)
                 blocks.append(Block("heading", content, heading, "", False))
+                owner_pending = owner != heading and plain(inline.text) in ancestors
                 first = True
                 continue
+            if owner_pending:  # the passage's own heading travels outside its text: its text starts here
+                owner_pending, heading = False, owner
+                blocks.append(Block("heading", "", owner, "", False))
             if callout_title_pending:
                 callout_title_pending = False
                 content = content.split("\n", 1)[1] if "\n" in content else ""
@@ -359,7 +365,10 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         if kind in ("code", "example"):
             if len(term) > 80 or "==" in term or "::" in term:
                 return
-        elif not _term_ok(term, 12 if kind == "heading" else 6) or len(plain(definition)) < 2:
+        elif kind == "heading":  # the author's own heading: any wording, a question too
+            if not plain(term) or len(plain(term).split()) > 12:
+                return
+        elif not _term_ok(term) or len(plain(definition)) < 2:
             return
         key = f"{kind}:{plain(term).casefold()}"
         if key in seen_terms:
@@ -542,6 +551,8 @@ def question_for(fact: Fact) -> str:
     if fact.kind == "item":
         return f"{fact.context or fact.source.title}: Was bedeutet „{fact.term}“?" if fact.german \
             else f"{fact.context or fact.source.title}: what is “{fact.term}”?"
+    if fact.kind == "heading" and fact.term.endswith("?"):
+        return fact.term  # the note's heading already asks it
     if fact.kind == "heading" and fact.term == fact.source.title:
         return f"Worum geht es in „{fact.term}“?" if fact.german else f"What is “{fact.term}” about?"
     if fact.kind == "heading":
