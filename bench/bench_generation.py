@@ -36,7 +36,13 @@ from cognivault.study.generate import run_generation  # noqa: E402
 from cognivault.study.mindmap import parse_mindmap  # noqa: E402
 from cognivault.study.quiz import LETTERS, parse_quiz  # noqa: E402
 from cognivault.study.sources import GenerationError, StudyRequest  # noqa: E402
-from cognivault.study.validate import card_problems, cloze_problems, label_problems, question_problems, tally  # noqa: E402
+from cognivault.study.validate import (  # noqa: E402
+    card_problems,
+    cloze_problems,
+    label_problems,
+    question_problems,
+    tally,
+)
 from cognivault.vault.markdown import parse_note  # noqa: E402
 
 KINDS = ("flashcards", "quiz", "mindmap")

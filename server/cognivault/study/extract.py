@@ -20,8 +20,8 @@ Only reliable shapes become facts (English and German):
 - ``bold`` / ``code``: a sentence holding ``**term**`` or a code span (a
   cloze on it);
 - ``heading``: a section's heading with its first sentence (and, when that
-  sentence introduces a list, the list's first items); the note's opening
-  sentence under its title.
+  sentence introduces a list, the list's first items, or a one-line code
+  example: ``example``); the note's opening sentence under its title.
 
 Each fact knows the *form* of its term (a shortcut, a code span, a UI setting
 in bold, a heading or a plain term), so a quiz can draw wrong options of the
@@ -41,7 +41,8 @@ _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
 _BOLD_RE = re.compile(r"\*\*([^*\n]{2,80}?)\*\*")
 _EMPHASIS_RES = (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"),
-                 re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*"), re.compile(r"(?<!\w)_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)"))
+                 re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*"),
+                 re.compile(r"(?<!\w)_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)"))
 _ALIASES_TAIL_RE = re.compile(r"\s*\(aliases: [^)]*\)\s*$")
 _SHORTCUT_RE = re.compile(r"^(?:(?:Ctrl|Cmd|Alt|Shift|Strg|Umschalt|Opt|Option|Win|Meta|Fn)\s*\+|[⌘⌥⇧⌃])", re.I)
 _ITEM_RE = re.compile(r"^(?P<term>.{1,70}?)\s*(?:\s[–—-]\s|:\s)\s*(?P<def>.{6,})$")
@@ -67,12 +68,16 @@ _COLON_STOP = {"related", "details", "detail", "see", "note", "notes", "evidence
 _DEICTIC = {"above", "below", "following", "here", "there", "oben", "unten", "folgende", "folgenden", "hier", "obige",
             "obigen", "obiges", "obiger", "untenstehende", "untenstehenden"}
 _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s*(?P<def>.{6,})$")
+_TASK_RE = re.compile(r"^\[[ xX]\]\s+")
+_CLAUSE_WORDS = {"that", "which", "who", "your", "you", "we", "they", "it", "dass", "du", "dein", "deine", "deinen",
+                 "wir", "ihr", "sie", "es", "man"}  # a "term" holding these is a clause, not a name
+_UNFINISHED_RE = re.compile(r"(?:,|\b(?:or|and|oder|und|but|aber))\s*$")
 MIN_DEFINITION_WORDS = 3
 
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    kind: str  # definition | called | item | row | bold | code | heading
+    kind: str  # definition | called | item | row | bold | code | example | heading
     term: str  # Markdown as the note shows it (code spans verbatim)
     definition: str  # the answer side: what the term is, its description, the section's first sentence
     sentence: str  # the whole sentence, item or row the fact came from (Markdown)
@@ -179,8 +184,8 @@ def form_of(term: str) -> str:
 # -- the blocks of a passage ----------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Block:
-    kind: str  # paragraph | item | table | heading
-    content: str  # raw inline content (a table: its lines)
+    kind: str  # paragraph | item | table | code | heading
+    content: str  # raw inline content (a table: its lines, code: its text)
     heading: str  # the heading this block sits under ("" before any)
     lead: str  # an item: the paragraph introducing its list
     first: bool  # the block is the first text of its section
@@ -194,10 +199,12 @@ def _section_heading(source: Source) -> str:
 
 
 def blocks_of(source: Source) -> list[Block]:
-    """Paragraphs, list items (first paragraph), tables and headings of a passage, in order."""
+    """Paragraphs, list items (first paragraph), tables, code blocks and headings of a passage, in order."""
     tokens = block_tokens(source.text)
     blocks: list[Block] = []
-    heading = _section_heading(source)
+    heading = owner = _section_heading(source)
+    ancestors = {h for h in source.heading_path[:-1] if h}
+    owner_pending = False  # a carried ancestor heading was read: the owner's own text follows it
     first = True
     last_paragraph = ""
     depth_items = 0
@@ -220,14 +227,21 @@ def blocks_of(source: Source) -> list[Block]:
             following = tokens[index + 2] if index + 2 < len(tokens) else None
             callout_title_pending = bool(following is not None and following.type == "inline"
                                          and following.content.startswith("[!"))
+        elif kind in ("fence", "code_block"):
+            blocks.append(Block("code", token.content, heading, "", first))
+            first = False
         elif kind == "inline":
             content = token.content
             if in_heading:
                 inline = read_inline(content)
                 heading = inline.restore(inline.text)
                 blocks.append(Block("heading", content, heading, "", False))
+                owner_pending = owner != heading and plain(inline.text) in ancestors
                 first = True
                 continue
+            if owner_pending:  # the passage's own heading travels outside its text: its text starts here
+                owner_pending, heading = False, owner
+                blocks.append(Block("heading", "", owner, "", False))
             if callout_title_pending:
                 callout_title_pending = False
                 content = content.split("\n", 1)[1] if "\n" in content else ""
@@ -245,6 +259,7 @@ def blocks_of(source: Source) -> list[Block]:
             if len(lines) >= 2 and all(line.startswith("|") for line in lines):
                 blocks.append(Block("table", content, heading, "", first))
             elif depth_items and not item_taken:
+                content = _TASK_RE.sub("", content)  # "[x] Done": the box is not text
                 blocks.append(Block("item", content, heading, last_paragraph, first))
                 item_taken = True
             elif not depth_items:
@@ -269,7 +284,8 @@ def _term_ok(term: str, max_words: int = 6) -> bool:
         return False
     if term.count("(") != term.count(")") or term.count("**") % 2:
         return False
-    if any(word.casefold() in _DEICTIC for word in words) or plain(term).casefold() in _COLON_STOP:  # "the examples above" points elsewhere
+    if any(word.casefold() in _DEICTIC or word.casefold() in _CLAUSE_WORDS for word in words) \
+            or plain(term).casefold() in _COLON_STOP:  # "the examples above" points elsewhere
         return False
     return not re.search(r"[.!?;:]", _PLACEHOLDER_RE.sub("", term).rstrip(")"))
 
@@ -344,12 +360,15 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
             column: str = "", form: str | None = None, answer_form: str = "text") -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
-        term = term.strip() if kind == "code" else term.strip().strip("\"“”„'").strip()
+        term = term.strip() if kind in ("code", "example") else term.strip().strip("\"“”„'").strip()
         definition, sentence = _finish(definition), _finish(sentence)
-        if kind == "code":
-            if len(term) > 40 or "==" in term or "::" in term:
+        if kind in ("code", "example"):
+            if len(term) > 80 or "==" in term or "::" in term:
                 return
-        elif not _term_ok(term, 12 if kind == "heading" else 6) or len(plain(definition)) < 2:
+        elif kind == "heading":  # the author's own heading: any wording, a question too
+            if not plain(term) or len(plain(term).split()) > 12:
+                return
+        elif not _term_ok(term) or len(plain(definition)) < 2:
             return
         key = f"{kind}:{plain(term).casefold()}"
         if key in seen_terms:
@@ -360,8 +379,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                           form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form))
 
     blocks = blocks_of(source)
-    for position, block in enumerate(blocks):
-        if block.kind == "heading":
+    for block in blocks:
+        if block.kind in ("heading", "code"):
             continue
         if block.kind == "table":
             header, rows = _table_rows(block.content)
@@ -393,7 +412,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         answer_form=form_of(description.rstrip(".")))
                     continue
         for sentence in sentences(text):
-            if "?" in sentence:
+            if "?" in sentence or _UNFINISHED_RE.search(sentence):
                 continue
             called = (_CALLED_DE if german else _CALLED_EN).match(sentence.rstrip("."))
             if called:
@@ -412,6 +431,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 continue
             for bold in _BOLD_RE.finditer(sentence):
                 term = bold.group(1).strip()
+                if len(term.split()) == 1 and term.islower() and (len(term) < 6 or term in _PRONOUNS):
+                    continue  # "**not**", "**more**": emphasis, not a term
                 if len(term.split()) <= 6 and len(plain(sentence)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(sentence), inline.restore(sentence), "",
                         block.heading)
@@ -421,7 +442,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     block.heading)
     section = _section_heading(source) or ("" if source.heading_path else source.title)
     opened = False  # the current section's first paragraph was read
-    for block in blocks:
+    for position, block in enumerate(blocks):
         if block.kind == "heading":
             section, opened = block.heading, False
             continue
@@ -434,9 +455,14 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue
         opening = inline.restore(found_sentences[0])
         items = [read_inline(b.content) for b in blocks if b.kind == "item" and b.lead == block.content]
+        following = blocks[position + 1] if position + 1 < len(blocks) else None
+        example = following.content.strip() if following is not None and following.kind == "code" else ""
         if opening.rstrip().endswith(":") and items:  # "To do X:" and the steps
             opening = opening.rstrip() + " " + "; ".join(i.restore(i.text).rstrip(".") for i in items[:4]
                                                          if not i.html and not i.embed)
+        elif opening.rstrip().endswith(":") and example and "\n" not in example and "`" not in example:
+            opening = f"{opening.rstrip()} `{example}`"  # "To embed a note:" and its one-line example
+            add("example", f"`{example}`", opening, opening, "", section)
         add("heading", section, opening, opening, "", section, form="heading")
     return tuple(found)
 
@@ -525,6 +551,8 @@ def question_for(fact: Fact) -> str:
     if fact.kind == "item":
         return f"{fact.context or fact.source.title}: Was bedeutet „{fact.term}“?" if fact.german \
             else f"{fact.context or fact.source.title}: what is “{fact.term}”?"
+    if fact.kind == "heading" and fact.term.endswith("?"):
+        return fact.term  # the note's heading already asks it
     if fact.kind == "heading" and fact.term == fact.source.title:
         return f"Worum geht es in „{fact.term}“?" if fact.german else f"What is “{fact.term}” about?"
     if fact.kind == "heading":

@@ -137,7 +137,8 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     """Cards from list items, table rows, definitions and namings, clozes on bold terms and code, then sections.
 
     Each kind is taken across the note's sections in turn; a term, front or back already carded is skipped,
-    so a note gives fewer cards rather than repeated or doubtful ones."""
+    so a note gives fewer cards rather than repeated or doubtful ones (a section's one-line example is on its
+    section card)."""
     facts = all_facts(sources.material, sources.language)
     cards: list[Flashcard] = []
     seen: set[str] = set()
@@ -146,10 +147,11 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
             if len(cards) >= count:
                 return cards
             card = card_for(fact)
-            keys = {plain(fact.term).casefold()} | ({card.front.casefold(), card.back.casefold()} if card and
-                                                     card.kind == "qa" else {card.text.replace("==", "").casefold()} if card
-                                                     else set())
-            if card is None or keys & seen:
+            if card is None:
+                continue
+            sides = {card.front, card.back} if card.kind == "qa" else {card.text.replace("==", "")}
+            keys = {plain(fact.term).casefold()} | {side.casefold() for side in sides}
+            if keys & seen:
                 continue
             seen |= keys
             cards.append(card)

@@ -141,18 +141,21 @@ def _stem(fact: Fact, reverse: bool) -> str:
     """The question for a fact; every template quotes the note's words, so German never needs inflecting."""
     context = fact.context or fact.source.title
     description = _option(fact.definition)
+    term = _option(fact.term)
     if fact.kind == "row":
-        return (f"{context}: Was gehört in der Spalte „{fact.column}“ zu „{_option(fact.term)}“?" if fact.german
-                else f"{context}: which “{fact.column}” goes with “{_option(fact.term)}”?")
+        return (f"{context}: Was gehört in der Spalte „{fact.column}“ zu „{term}“?" if fact.german
+                else f"{context}: which “{fact.column}” goes with “{term}”?")
     if fact.kind == "item" and reverse:
-        return (f"{context}: Was gehört zu „{_option(fact.term)}“?" if fact.german
-                else f"{context}: what goes with “{_option(fact.term)}”?")
+        return f"{context}: Was gehört zu „{term}“?" if fact.german else f"{context}: what goes with “{term}”?"
     if fact.kind == "item":
         return (f"{context}: Welcher Begriff gehört zu „{description}“?" if fact.german
                 else f"{context}: which term goes with “{description}”?")
     if fact.kind in ("definition", "called"):
         return (f"Welcher Begriff wird hier beschrieben: „{description}“?" if fact.german
                 else f"Which term is described here: “{description}”?")
+    if fact.kind == "example":
+        return (f"„{fact.source.title}“ › „{context}“: Welches Beispiel gehört hierher?" if fact.german
+                else f"“{fact.source.title}” › “{context}”: which example belongs here?")
     if fact.kind == "heading":
         return (f"Welcher Abschnitt von „{fact.source.title}“ beginnt so: „{description}“?" if fact.german
                 else f"Which section of “{fact.source.title}” begins like this: “{description}”?")
@@ -172,11 +175,13 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     """Wrong options of the same kind: the same form of thing, the same side of a fact, another section."""
     kinds = {"row": ("row",), "item": ("item", "row") if side == "definition" else ("item", "definition", "called"),
              "definition": ("definition", "called", "item"), "called": ("definition", "called", "item"),
-             "bold": ("bold",), "code": ("code",), "heading": ("heading",)}[fact.kind]
+             "bold": ("bold",), "code": ("code", "example"), "example": ("example", "code"),
+             "heading": ("heading",)}[fact.kind]
     found: list[str] = []
     for other in pool:
-        if other.kind not in kinds or other.term == other.source.title or (other.source.path == fact.source.path and other.context == fact.context
-                                       and fact.kind not in ("row", "heading")):
+        same_section = other.source.path == fact.source.path and other.context == fact.context
+        if other.kind not in kinds or other.term == other.source.title or (
+                same_section and fact.kind not in ("row", "heading")):  # a table's rows are each other's options
             continue
         text, other_form = (other.definition, other.answer_form) if side == "definition" and other.kind in (
             "row", "item") else (other.term, other.form)
@@ -191,6 +196,18 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     return list(dict.fromkeys(found))
 
 
+def _shape(text: str) -> str:
+    """The punctuation skeleton of an option: "`![[Internal links]]`" → "`![[a a]]`"."""
+    return re.sub(r"[^\W_]+", "a", text)
+
+
+def _common_prefix(first: str, second: str, cap: int = 5) -> int:
+    length = 0
+    while length < min(cap, len(first), len(second)) and first[length] == second[length]:
+        length += 1
+    return length
+
+
 def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[str],
                    rng: random.Random) -> QuizQuestion | None:
     """A question on ``fact`` whose wrong options are ones the quiz has not used yet (else used once before)."""
@@ -203,13 +220,16 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     candidates = [c for c in _candidates(fact, pool, side, form, answer) if used[c.casefold()] < MAX_OPTION_USES]
     rng.shuffle(candidates)
     size = len(_WORDS_RE.findall(answer))
-    candidates.sort(key=lambda c: (used[c.casefold()], abs(len(_WORDS_RE.findall(c)) - size) > max(2, size // 2)))
+    shape = _shape(answer)
+    candidates.sort(key=lambda c: (used[c.casefold()], -_common_prefix(_shape(c), shape),
+                                   abs(len(_WORDS_RE.findall(c)) - size) > max(2, size // 2)))
     stem = _stem(fact, side == "definition")
     wrong: list[str] = []
     for candidate in candidates:
         option = _like(candidate, answer, fact.german)
         keys = {o.casefold() for o in [answer, *wrong]}
-        if option is None or option.casefold() in keys or question_problems(stem, [answer, *wrong, option], 0, fact.source.text):
+        if option is None or option.casefold() in keys \
+                or question_problems(stem, [answer, *wrong, option], 0, fact.source.text):
             continue
         wrong.append(option)
         if len(wrong) == OPTIONS - 1:
@@ -254,7 +274,7 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
     used: Counter[str] = Counter()  # wrong options so far
     asked: set[str] = set()  # right answers so far
     questions: list[QuizQuestion] = []
-    for kinds in (("row", "item", "definition", "called"), ("bold", "code"), ("heading",)):
+    for kinds in (("row", "item", "definition", "called", "example"), ("bold", "code"), ("heading",)):
         for fact in spread([f for f in facts if f.kind in kinds and f.term != f.source.title], len(facts)):
             if len(questions) >= count:
                 break

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from cognivault.vault.markdown import inline_pieces
+from cognivault.vault.markdown import block_tokens, inline_pieces
 
 _WORD_RE = re.compile(r"[^\W_]{4,}", re.UNICODE)
 _STOPWORDS = frozenset(
@@ -50,11 +50,28 @@ def _outside_code(text: str) -> tuple[str, list[str]]:
     return "".join(pieces), codes
 
 
+def _source_code(source_text: str) -> set[str]:
+    """What the source shows as code, read as the index reads it: code spans' text, code blocks' lines."""
+    shown: set[str] = set()
+    for token in block_tokens(source_text):
+        if token.type in ("fence", "code_block"):
+            shown.update(line.strip() for line in token.content.split("\n"))
+        elif token.type == "inline":
+            shown.update(piece.text for piece in inline_pieces(token.content) if piece.kind == "code")
+    return shown
+
+
+def _code_text(code: str) -> str:
+    inner = code.strip("`")
+    return inner[1:-1] if len(inner) >= 2 and inner[0] == inner[-1] == " " and inner.strip() else inner
+
+
 def markup_problems(text: str, source_text: str | None) -> list[str]:
     """Problems with the Markdown of one item side against the text it came from (form only when None)."""
     problems: list[str] = []
     prose, codes = _outside_code(text)
-    if any(source_text is not None and code not in source_text for code in codes) or "`" in prose:
+    shown = _source_code(source_text) if codes and source_text is not None else set()
+    if any(source_text is not None and _code_text(code) not in shown for code in codes) or "`" in prose:
         problems.append("mangled_code")
     pieces = inline_pieces(prose)
     links = [prose[p.start:p.end] for p in pieces if p.kind in ("wikilink", "mdlink", "embed", "image")]
@@ -62,7 +79,8 @@ def markup_problems(text: str, source_text: str | None) -> list[str]:
     for found in links:
         bare = bare.replace(found, " ")
     bare = re.sub(r"\\.", " ", bare)  # escaped brackets are text
-    if any(source_text is not None and found not in source_text for found in links) or "[[" in bare or "]]" in bare or "](" in bare:
+    if any(source_text is not None and found not in source_text for found in links) \
+            or any(fragment in bare for fragment in ("[[", "]]", "](")):
         problems.append("mangled_link")
     if any(p.kind == "html" and not prose.startswith("<!--", p.start) for p in pieces):  # comments are hidden
         problems.append("raw_html")
