@@ -193,6 +193,8 @@ async def test_valid_requests_pass_on_every_route(client):
             body = await response.read()
             if path == "/api/import-url":
                 assert response.status == 403 and b"import_disabled" in body  # off by default
+            elif path == "/":  # leads to the dashboard (the study hub is installed)
+                assert (response.status, response.headers.get("Location")) == (303, "/dashboard")
             elif path == "/api/transcribe":  # no whisper model folder in this vault's settings
                 assert response.status == 503 and b"transcription_unavailable" in body
             elif client.app[api.ROUTES_KEY][(method, path)].tag != "core":

@@ -16,6 +16,7 @@ siblings, which run work on the lanes of :mod:`cognivault.companion.workers`.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import importlib
 import importlib.util
 import logging
@@ -55,6 +56,21 @@ class CompanionConfig:
     extra_origins: frozenset[str] = frozenset()  # exact extra Origins to allow (none by default)
     info: dict[str, Any] = field(default_factory=dict)  # url/pid written to companion.json, once known
     watching: bool = False  # the vault is being watched and the index follows its files (cognivault serve)
+    login_codes: list[str] = field(default_factory=list)  # one-time codes of printed links, not yet opened
+
+    def issue_login_code(self) -> str:
+        """A fresh one-time code for a page link (``?code=``): a browser exchanges it once for the cookie."""
+        code = secrets.token_urlsafe(24)
+        self.login_codes.append(code)
+        return code
+
+    def redeem_login_code(self, given: str) -> bool:
+        """True (once) for an issued code: it is used up whether or not the browser gets further."""
+        for code in self.login_codes:
+            if hmac.compare_digest(given.encode("utf-8", "surrogatepass"), code.encode("utf-8")):
+                self.login_codes.remove(code)
+                return True
+        return False
 
 
 def _setup_feature(app: web.Application, feature: FeatureSpec) -> None:

@@ -46,8 +46,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     vault, settings = _settings(args)
     engine = _engine(args, vault, settings, writable=True, embedder=None if args.keyword_only else "auto")
     try:
+        # Programs that start serve read its first line through a pipe: they keep getting JSON.
         return serve_forever(engine, settings, port=args.port, index=not args.no_index,
-                             watch=not args.no_watch, force=args.force)
+                             watch=not args.no_watch, force=args.force,
+                             json_line=args.json or not sys.stdout.isatty())
     except CompanionRunning as exc:
         raise _user_error(str(exc)) from exc
     except OSError as exc:
@@ -100,7 +102,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def register(command) -> None:  # type: ignore[no-untyped-def]
-    serve = command("serve", cmd_serve, "run the localhost companion HTTP server (for Obsidian and webviews)")
+    serve = command("serve", cmd_serve, "run the localhost companion HTTP server (dashboard, Obsidian, webviews); on a "
+                    "terminal it prints a dashboard link that opens once, else (or with --json) one JSON "
+                    "line: url, token, pid, vault")
     serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: any free port)")
     serve.add_argument("--no-index", action="store_true", help="do not update the index on start")
     serve.add_argument("--no-watch", action="store_true",
@@ -112,7 +116,7 @@ def register(command) -> None:  # type: ignore[no-untyped-def]
 
     importer = command("import-url", cmd_import_url,
                        "save a web page as a note (off unless url_import.enabled; public hosts only)")
-    importer.add_argument("url")
+    importer.add_argument("url", help="the page's http(s) address")
     importer.add_argument("--folder", help="vault folder for the note (default: Imported)")
 
     command("audit", cmd_audit, "vault audit: model host, this process's sockets, external connections")

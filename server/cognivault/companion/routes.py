@@ -164,7 +164,9 @@ async def openapi(request: web.Request) -> web.Response:
 
 
 async def landing_page(request: web.Request) -> web.Response:
-    """A minimal page: what this server is and which routes it has (the study hub adds the dashboard)."""
+    """The dashboard (a 303 to it) when the study hub is installed; else what this server is and its routes."""
+    if ("GET", DASHBOARD_PATH) in request.app[api.ROUTES_KEY]:
+        return web.Response(status=303, headers={"Location": DASHBOARD_PATH})
     specs = sorted(request.app[api.ROUTES_KEY].values(), key=lambda s: (s.path, s.method))
     rows = "\n".join(f"<tr><td>{html.escape(s.method)}</td><td><code>{html.escape(s.path)}</code></td>"
                      f"<td>{html.escape(s.summary)}</td></tr>" for s in specs)
@@ -185,12 +187,15 @@ fetch("/api/status?per_file=false", {{credentials: "same-origin"}}).then(r => r.
     return web.Response(text=page, content_type="text/html")
 
 
+DASHBOARD_PATH = "/dashboard"
+
+
 def _dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, default=str)
 
 
 def setup_routes(app: web.Application) -> None:
-    add_route(app, "GET", "/", landing_page, summary="Landing page (open once with ?token=)", page=True,
+    add_route(app, "GET", "/", landing_page, summary="The dashboard, or a list of routes without the study hub (open with ?code= or ?token=)", page=True,
               content_type="text/html")
     add_route(app, "GET", "/api/openapi.json", openapi, summary="This API, described in OpenAPI 3.1")
     add_route(app, "POST", "/api/search", search, summary="Search passages (hybrid, lexical or dense)",

@@ -86,6 +86,10 @@ class Companion:
     def info(self) -> dict[str, Any]:
         return {"url": self.url, "token": self.token, "pid": os.getpid(), "vault": str(self.vault)}
 
+    def dashboard_link(self) -> str:
+        """A link for a person: opens the dashboard once (a one-time code, exchanged for the session cookie)."""
+        return f"{self.url}/?code={self.app[api.CONFIG_KEY].issue_login_code()}"
+
     async def stop(self) -> None:
         try:
             if self.info_file is not None:
@@ -137,8 +141,13 @@ async def start_companion(engine: Engine, settings: Settings, *, port: int = 0, 
 
 
 def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: bool = True,
-                  watch: bool = True, force: bool = False, out: IO[str] | None = None) -> int:
-    """``cognivault serve``: print the companion.json line, serve until SIGINT/SIGTERM, clean up."""
+                  watch: bool = True, force: bool = False, out: IO[str] | None = None,
+                  json_line: bool = True) -> int:
+    """``cognivault serve``: warm up, print one line, serve until SIGINT/SIGTERM, clean up.
+
+    The line is the companion.json document (``json_line``, for programs) or the dashboard link
+    for a person (:meth:`Companion.dashboard_link`); it comes once :func:`warm_up` is done.
+    """
     out = out or sys.stdout
 
     async def main() -> None:
@@ -149,7 +158,9 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
                 loop.add_signal_handler(signum, stop.set)
         companion = await start_companion(engine, settings, port=port, force=force)
         try:
-            out.write(json.dumps(companion.info()) + "\n")
+            await warm_up(companion.app)
+            out.write((json.dumps(companion.info()) if json_line else
+                       f"CogniVault dashboard: {companion.dashboard_link()}  (Ctrl+C stops the server)") + "\n")
             out.flush()
             if engine.store.writable:
                 await _start_writing(companion.app, engine, index=index, watch=watch)
@@ -162,6 +173,25 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
 
     asyncio.run(main())
     return 0
+
+
+async def warm_up(app: web.Application) -> None:
+    """Load what the first question waits for (models, indexes, the chat provider), off the event loop.
+
+    The server already answers meanwhile; ``serve`` prints its line after this, so a question sent
+    as soon as the line appears finds everything loaded.
+    """
+    from cognivault.companion import answering
+    from cognivault.warmup import warm_answering
+
+    async def resolve_chat_provider() -> None:
+        try:
+            await answering.provider_of(app)
+            answering.sessions_of(app)
+        except Exception as exc:  # noqa: BLE001 - the first ask reports it properly
+            log.info("warm-up could not resolve the chat provider: %s", exc)
+
+    await asyncio.gather(api.run_in_background(app, warm_answering, app[api.ENGINE_KEY]), resolve_chat_provider())
 
 
 async def _start_writing(app: web.Application, engine: Engine, *, index: bool, watch: bool) -> None:

@@ -11,10 +11,16 @@
   ``vscode-webview://<id>``; anything else is refused (403). CORS headers name the
   exact allowed origin, never ``*``; a preflight is answered only for allowed origins.
 - Every route and method, known or not, needs the token: ``Authorization: Bearer``,
-  or the HttpOnly SameSite=Strict cookie that a page URL's one-time ``?token=`` is
+  or the HttpOnly SameSite=Strict cookie that a page URL's ``?token=`` is
   exchanged for (303 to the same URL without it). A token in the query string of
   anything but a page is refused even when it is right (401), so it never lands in
   logs or history next to API calls.
+- The link ``cognivault serve`` prints carries no token but a one-time ``?code=``
+  (``CompanionConfig.issue_login_code``): a page opened with it gets the same
+  cookie and the same 303; the code is then used up (a second use is 401), so the
+  link in the terminal's scrollback or the browser's history opens nothing. The
+  cookie is only accepted with no Origin or the server's own, and SameSite=Strict
+  keeps other sites' pages from sending it at all.
 - Bodies: ``Content-Length`` over the route's cap is refused before reading (413);
   chunked bodies are capped while reading (``api.read_body``).
 """
@@ -217,6 +223,16 @@ async def rate_limit_middleware(request: web.Request, handler):  # type: ignore[
         limiter.release(client)
 
 
+def _session_cookie_redirect(request: web.Request, credential: str) -> web.Response:
+    """303 to the same page without ``credential`` in the query, setting the session cookie."""
+    rest = [(k, v) for k, v in request.query.items() if k != credential]
+    location = request.path + (f"?{urlencode(rest)}" if rest else "")
+    response = web.Response(status=303, headers={hdrs.LOCATION: location})
+    response.set_cookie(COOKIE_NAME, request.app[CONFIG_KEY].cookie_secret, httponly=True, samesite="Strict",
+                        path="/", secure=False)
+    return response
+
+
 @web.middleware
 async def auth_middleware(request: web.Request, handler):  # type: ignore[no-untyped-def]
     config = request.app[CONFIG_KEY]
@@ -229,12 +245,12 @@ async def auth_middleware(request: web.Request, handler):  # type: ignore[no-unt
         given = request.query.get("token", "")
         if len(request.query.getall("token")) != 1 or not _tokens_equal(given, config.token):
             raise ApiError(401, "unauthorized", "missing or wrong token")
-        rest = [(k, v) for k, v in request.query.items() if k != "token"]
-        location = request.path + (f"?{urlencode(rest)}" if rest else "")
-        response = web.Response(status=303, headers={hdrs.LOCATION: location})
-        response.set_cookie(COOKIE_NAME, config.cookie_secret, httponly=True, samesite="Strict",
-                            path="/", secure=False)
-        return response
+        return _session_cookie_redirect(request, "token")
+    if "code" in request.query and is_page:
+        if len(request.query.getall("code")) != 1 or not config.redeem_login_code(request.query["code"]):
+            raise ApiError(401, "code_used", "this link was opened already (each link opens once) or is "
+                                             "wrong; restart `cognivault serve` for a new one")
+        return _session_cookie_redirect(request, "code")
     bearer = _bearer(request)
     if bearer is not None:
         if not _tokens_equal(bearer, config.token):

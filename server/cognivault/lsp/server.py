@@ -41,6 +41,7 @@ from cognivault.lsp.positions import Codec, split_lines
 from cognivault.lsp.uris import relative_path, vault_uri
 from cognivault.threads import RequestGate
 from cognivault.vault.links import alias_keys, path_keys
+from cognivault.warmup import warm_answering, warm_embedder
 
 if TYPE_CHECKING:
     from cognivault.engine import FileUpdates
@@ -581,6 +582,7 @@ class CogniVaultServer(LanguageServer):
             return
         if self.embedding_note:
             self.log_to_client(f"CogniVault: {self.embedding_note}", types.MessageType.Info)
+        self.spawn(asyncio.to_thread(warm_embedder, self.engine))  # while the first pass reads the vault
         if not self.engine.store.writable:
             self.state.phase = "read-only"
             self.state.last_summary = "another CogniVault process keeps this index up to date"
@@ -1014,7 +1016,7 @@ def _warm_up(server: CogniVaultServer, engine: Any) -> None:
     stemmers, the snapshot's indexes), then move all of it out of the garbage collector's way
     (``gc.freeze``, see :mod:`cognivault.lsp.collector`)."""
     try:
-        engine.search("warm up the keyword index", k=1, mode="lexical")
+        warm_answering(engine)  # indexes, language model, embedder, one retrieval
         _prepare_snapshot(server, engine)
         from cognivault.lsp import citations
 
