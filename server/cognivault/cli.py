@@ -284,8 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("query")
     search.add_argument("--mode", choices=["hybrid", "lexical", "dense"], default="hybrid")
     search.add_argument("-k", type=int, default=10, help="number of results (default 10)")
-    search.add_argument("--scope", action="append", help="folder:X, tag:Y, file:Z, property:key=value "
-                                                         "(repeatable)")
+    search.add_argument("--scope", action="append", help="folder:X, tag:Y, file:Z, property:key=value, "
+                                                         "study:only|exclude (repeatable)")
     search.add_argument("--per-note", action="store_true", help="one result per note")
 
     related = command("related", cmd_related, "notes related to a note (meaning, links, tags)")

@@ -21,17 +21,19 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 import numpy as np
 
 from cognivault.config import Settings, load_settings
-from cognivault.index.analysis import detect_language
 from cognivault.index.catalog import Catalog, ChunkRecord, FileRecord
-from cognivault.index.hybrid import RRF_K, FusionWeights, reciprocal_rank_fusion
+from cognivault.index.generated import GeneratedNotes, study_prefix
+from cognivault.index.hybrid import FusionWeights, reciprocal_rank_fusion
 from cognivault.index.pipeline import (
     EMBED_BATCH,
     IndexReport,
     Indexer,
+    Progress,
     ProgressCallback,
     breadcrumb,
     vector_of_note,
 )
+from cognivault.index.query_language import QueryLanguage, query_language
 from cognivault.index.scope import Scope
 from cognivault.index.snippets import make_snippet
 from cognivault.index.store import IndexStore
@@ -81,11 +83,16 @@ class SearchResponse:
     results: list[SearchResult]
     notes: list[str] = field(default_factory=list)  # e.g. "dense search unavailable: ..."
     elapsed_ms: float = 0.0
+    indexing: dict[str, int] | None = None  # {"done", "total"} while an index pass runs
 
     def to_dict(self) -> dict[str, object]:
-        return {"query": self.query, "mode": self.mode, "language": self.language,
-                "results": [r.to_dict() for r in self.results], "notes": self.notes,
-                "elapsed_ms": round(self.elapsed_ms, 2)}
+        answer: dict[str, object] = {
+            "query": self.query, "mode": self.mode, "language": self.language,
+            "results": [r.to_dict() for r in self.results], "notes": self.notes,
+            "elapsed_ms": round(self.elapsed_ms, 2)}
+        if self.indexing is not None:
+            answer["indexing"] = self.indexing
+        return answer
 
 
 @dataclass(slots=True)
@@ -151,6 +158,11 @@ class NoteNeighbours:
     tags_of: Callable[[str], Iterable[str]]  # another note's tags
 
 
+def note_keywords(title: str, headings: Iterable[str]) -> str:
+    """A note's key words, the query of its related notes while it has no vector: title and headings."""
+    return " ".join([title, *headings])
+
+
 class LinkGraph:
     """Every note's resolved links both ways, its tags and its keywords, read once per catalog generation."""
 
@@ -167,7 +179,7 @@ class LinkGraph:
         self.keywords: dict[str, str] = {}
         for record in catalog.note_records():
             self.tags[record.path] = tuple(record.tags)
-            self.keywords[record.path] = " ".join([record.title] + [str(h[1]) for h in record.headings])
+            self.keywords[record.path] = note_keywords(record.title, [str(h[1]) for h in record.headings])
 
     def neighbours(self, path: str) -> NoteNeighbours:
         return NoteNeighbours(frozenset(self.outgoing.get(path, ())), frozenset(self.incoming.get(path, ())),
@@ -223,6 +235,8 @@ class Engine:
         self._languages: frozenset[str] | None = None
         self._graph: LinkGraph | None = None
         self._graph_lock = threading.Lock()
+        self._generated: tuple[int, GeneratedNotes] | None = None
+        self._progress: Progress | None = None  # the running index pass's last step
 
     def _make_embedder(self, embedder: EmbeddingProvider | None | str) -> EmbeddingProvider | None:
         if embedder != "auto":
@@ -269,12 +283,20 @@ class Engine:
     def index(self, progress: ProgressCallback | None = None) -> IndexReport:
         """Bring the index up to date with the vault (incremental by content)."""
         self._require_writer()
+
+        def track(event: Progress) -> None:
+            self._progress = event
+            if progress is not None:
+                progress(event)
+
         with self._index_lock:
             self._indexer = Indexer(self.vault, self.settings, self.store, self._embedder)
+            self._progress = Progress("scan", 0, 0)
             try:
-                report = self._indexer.run(progress)
+                report = self._indexer.run(track)
             finally:
                 self._indexer = None
+                self._progress = None
             self.store.catalog.set_meta("embedding_model", report.embedding_model)
             self._languages = None
             if self.embedder_error:
@@ -407,6 +429,11 @@ class Engine:
         self._languages = None
         return True
 
+    def indexing(self) -> dict[str, int] | None:
+        """``{"done": n, "total": m}`` (files read, then passages embedded) while an index pass runs, else None."""
+        event = self._progress
+        return None if event is None else {"done": event.done, "total": event.total}
+
     def stop_indexing(self) -> None:
         if self._indexer is not None:
             self._indexer.stop()
@@ -417,7 +444,22 @@ class Engine:
             self._languages = self.store.reader().languages()
         return self._languages
 
-    def dense_weight(self, lang: str | None) -> float:
+    def query_language(self, query: str) -> QueryLanguage:
+        """The language ``query`` is read as, among the vault's (see :mod:`cognivault.index.query_language`)."""
+        return query_language(query, self.store.lexical, self.vault_languages())
+
+    def main_language(self) -> str | None:
+        """The language most of the vault's passages are written in."""
+        lexical = self.store.lexical
+        return lexical.main_languages[0] if lexical is not None and lexical.main_languages else None
+
+    def dense_weight(self, lang: str | None, keyword_hits: bool = True) -> float:
+        """The say of meaning search in a hybrid ranking for a query in ``lang`` (None: no clear
+        language, weighted as the vault's main language); full when no passage holds the query's
+        words (``keyword_hits`` False): meaning search is then all there is."""
+        if not keyword_hits:
+            return 1.0
+        lang = lang or self.main_language()
         known = self._embedder.languages if self._embedder is not None else None
         if known is None or (lang is not None and lang in known):
             return self.weights.dense_known_language
@@ -440,25 +482,29 @@ class Engine:
         store = self.store
         lexical = store.lexical
         notes: list[str] = []
-        lang = detect_language(query, self.vault_languages() or None)
-        allowed_paths = scope.resolve(store.reader(), lexical.paths if lexical else []) if scope else None
+        lang = self.query_language(query).lang
+        allowed_paths = scope.resolve(store.reader(), lexical.paths if lexical else [],
+                                      self.generated_notes().paths) if scope else None
         ranked_lexical: list[str] = []
         ranked_dense: list[str] = []
         depth = max(CANDIDATES, k * 5)
         if mode in ("hybrid", "lexical") and lexical is not None:
             ranked_lexical = [hit.chunk_id for hit in lexical.search(query, lang, depth, allowed_paths)]
-        dense_weight = self.dense_weight(lang) if mode == "hybrid" else 1.0
+        dense_weight = self.dense_weight(lang, bool(ranked_lexical)) if mode == "hybrid" else 1.0
         if mode == "dense" or (mode == "hybrid" and dense_weight > 0):
             ranked_dense, note = self._dense_ranking(query, depth, allowed_paths, query_vector)
             if note:
                 notes.append(note)
         if mode == "hybrid":
             fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, self.weights.lexical,
-                                           dense_weight, RRF_K)
+                                           dense_weight, self.weights.rrf_k)
         else:
-            fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, 1.0, 1.0, RRF_K)
+            fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, 1.0, 1.0, self.weights.rrf_k)
+        if lexical is not None:
+            fused = self.generated_notes().below_sources(fused, lambda hit: lexical.path_of(hit.chunk_id))
         results = self._results(fused, query, lang, k, per_note)
-        return SearchResponse(query, mode, lang, results, notes, (time.perf_counter() - started) * 1000)
+        return SearchResponse(query, mode, lang, results, notes, (time.perf_counter() - started) * 1000,
+                              self.indexing())
 
     def _dense_ranking(self, query: str, depth: int, allowed_paths: set[str] | None,
                        vector: np.ndarray | None = None) -> tuple[list[str], str | None]:
@@ -549,6 +595,21 @@ class Engine:
             raise EngineError(f"no indexed note matches {name!r}")
         return resolved
 
+    def generated_notes(self) -> GeneratedNotes:
+        """The vault's generated study notes and their sources, read once per catalog generation."""
+        catalog = self.store.reader()
+        generation = catalog.generation()
+        cached = self._generated
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        candidates = catalog.frontmatter_of_generated(study_prefix(self.settings.study.folder))
+        resolver = self.resolver() if candidates else None
+        generated = GeneratedNotes.build(candidates, self.settings.study.folder,
+                                         lambda target, source: resolver.resolve(target, source)
+                                         if resolver is not None else None)
+        self._generated = (generation, generated)
+        return generated
+
     def link_graph(self) -> LinkGraph:
         """The vault's link graph at the catalog's current generation (built once per generation)."""
         generation = self.store.reader().generation()
@@ -557,13 +618,41 @@ class Engine:
                 self._graph = LinkGraph(generation, self.store.reader(), self.resolver())
             return self._graph
 
-    def related(self, note: str, k: int = 10, include_linked: bool = False) -> list[RelatedNote]:
-        """Notes closest in meaning to ``note`` plus its link neighbours, best first."""
-        path = self.note_path(note)
-        return self.related_to(path, self.link_graph().neighbours(path), k, include_linked)
+    def related(self, note: str, k: int = 10, include_linked: bool = False,
+                include_generated: bool = False) -> list[RelatedNote]:
+        """Notes closest in meaning to ``note`` plus its link neighbours, best first; generated
+        study notes left out unless ``include_generated``. A note on disk that is not indexed yet
+        (the first pass has not reached it, it was just written) is read now and answered by its
+        key words and links."""
+        try:
+            path = self.note_path(note)
+            neighbours = self.link_graph().neighbours(path)
+        except EngineError:
+            path = note.strip().lstrip("/")
+            absolute = self.vault / path
+            if file_kind(path) != "markdown" or not absolute.is_file() or \
+                    not absolute.resolve().is_relative_to(self.vault):
+                raise
+            neighbours = self.neighbours_of_text(path, absolute.read_text("utf-8", errors="replace"))
+        return self.related_to(path, neighbours, k, include_linked, include_generated)
+
+    def neighbours_of_text(self, path: str, text: str) -> NoteNeighbours:
+        """The graph data of a note read from ``text`` (a note the index does not have yet): its links
+        resolved against the index, the notes already linking to it, its tags and key words."""
+        from cognivault.vault.markdown import parse_note
+
+        parsed = parse_note(text, path)
+        resolver = self.resolver()
+        graph = self.link_graph()
+        outgoing = {target for link in parsed.links if link.target
+                    and (target := resolver.resolve(link.target, path)) is not None and target != path}
+        return NoteNeighbours(frozenset(outgoing), frozenset(graph.incoming.get(path, ())),
+                              frozenset(t.casefold() for t in parsed.tags),
+                              note_keywords(parsed.title, [h.text for h in parsed.headings]),
+                              lambda other: graph.tags.get(other, ()))
 
     def related_to(self, path: str, neighbours: NoteNeighbours, k: int = 10,
-                   include_linked: bool = False) -> list[RelatedNote]:
+                   include_linked: bool = False, include_generated: bool = False) -> list[RelatedNote]:
         """The ranking of :meth:`related` for ``path`` with its graph given (the language server
         passes its own, already resolved, with the editor's view of the vault)."""
         scores: dict[str, float] = defaultdict(float)
@@ -599,6 +688,9 @@ class Engine:
         if not include_linked:
             for linked in neighbours.outgoing:
                 scores.pop(linked, None)
+        if not include_generated:
+            for generated in self.generated_notes().paths & scores.keys():
+                scores.pop(generated)
         ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
         titles = self._titles({p for p, _ in ranked})
         return [RelatedNote(p, titles.get(p, p), round(s, 4), reasons[p]) for p, s in ranked]

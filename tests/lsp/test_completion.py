@@ -273,3 +273,44 @@ async def test_edited_passages_embedded_after_the_pause_then_found_by_meaning(se
     await session.wait_idle()
     assert _document_embeds(fake, word) == 1
     assert await found_by_meaning()
+
+
+async def test_typed_names_rank_prefix_matches_first_and_forgive_typing_errors(tmp_path) -> None:  # noqa: ANN001
+    """Prefix matches of titles and aliases first, generated study notes only when their name is
+    typed, a swapped or wrong letter forgiven."""
+    fresh = await start_session(tmp_path)
+    try:
+        (fresh.vault / "Photons and light.md").write_text("# Photons and light\n\nLight comes in photons.\n",
+                                                          "utf-8")
+        (fresh.vault / "Study").mkdir()
+        (fresh.vault / "Study" / "Workshop - Photosynthesis.md").write_text(
+            "---\ncognivault: 1\ntype: workshop\nsource_notes: ['[[Photosynthesis]]']\n---\n"
+            "# Workshop - Photosynthesis\n\nPhotosynthesis, chlorophyll, light reactions, Calvin cycle, glucose, "
+            "thylakoid: photosynthesis photosynthesis.\n", "utf-8")
+        await fresh.request("cognivault/reindex", {})
+        for _ in range(400):
+            status = await fresh.wait_idle()
+            if status["index"]["files"].get("indexed") == 7:
+                break
+            await asyncio.sleep(0.05)
+        assert status["index"]["files"]["indexed"] == 7
+
+        async def labels(typed: str, version: int) -> list[str]:
+            text = ("# Scratch\n\nPhotosynthesis captures light with chlorophyll in the thylakoid; "
+                    f"see [[{typed}\n")
+            found = await _complete(fresh, text, f"[[{typed}", version)
+            return [item.label for item in sorted(found.items, key=lambda i: i.sort_text)]
+
+        found = await labels("pho", 1)
+        assert set(found[:2]) == {"Photosynthesis", "Photons and light"}, found
+        assert "Workshop - Photosynthesis" not in found and "Study/Workshop - Photosynthesis" not in found
+        assert (await labels("Work", 2))[0] in ("Workshop - Photosynthesis", "Study/Workshop - Photosynthesis")
+        assert (await labels("Photosytnhesis", 3))[0] == "Photosynthesis"  # two letters swapped
+        assert (await labels("Enzmyes", 4))[0] == "Enzymes"
+        alias = await labels("Übersciht", 5)  # an alias of Index, two letters swapped
+        assert alias[0] == "Index" and "Übersicht" in alias[:3]
+        # The paragraph's ranking still orders notes when nothing is typed, generated notes left out.
+        empty = await labels("", 6)
+        assert empty[0] == "Photosynthesis" and not any("Workshop" in label for label in empty)
+    finally:
+        await stop_session(fresh)

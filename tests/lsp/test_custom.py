@@ -117,3 +117,34 @@ async def test_provider_none_in_the_vault_config_loads_no_model(tmp_path) -> Non
         assert answer["notes"] == ["meaning-based search is off (embedding.provider = none); showing keyword results"]
     finally:
         await stop_session(session)
+
+
+async def test_related_of_a_note_not_indexed_yet_answers_from_its_file(tmp_path) -> None:  # noqa: ANN001
+    """A note just written (here: on disk, the server not told) is not in the index: its related
+    notes come from its key words and links, marked noteIndexed false, never an error."""
+    session = await start_session(tmp_path)
+    try:
+        (session.vault / "Study").mkdir()
+        (session.vault / "Study" / "Mitochondria deck.md").write_text(
+            "---\ncognivault: 1\nsource_notes: ['[[Cells]]']\n---\n# Mitochondria and membranes\n\n"
+            "Q :: what do mitochondria produce? A :: ATP, see [[Cells]]\n", "utf-8")
+        answer = plain(await session.request("cognivault/related", {
+            "uri": session.uri("Study/Mitochondria deck.md"), "includeLinked": True}))
+        assert answer["noteIndexed"] is False and "indexing" not in answer
+        by_path = {note["path"]: note for note in answer["related"]}
+        assert "Cells.md" in by_path and "linked" in by_path["Cells.md"]["why"]
+        indexed = plain(await session.request("cognivault/related", {"uri": session.uri("Cells.md")}))
+        assert "noteIndexed" not in indexed
+    finally:
+        await stop_session(session)
+
+
+async def test_related_and_search_on_an_index_not_built_yet_are_empty_not_errors(tmp_path) -> None:  # noqa: ANN001
+    session = await start_session(tmp_path, options={"indexing": {"onStart": False}})
+    try:
+        answer = plain(await session.request("cognivault/related", {"uri": session.uri("Cells.md")}))
+        assert answer["related"] == [] and answer["noteIndexed"] is False
+        found = plain(await session.request("cognivault/search", {"query": "mitochondria"}))
+        assert found["results"] == []
+    finally:
+        await stop_session(session)

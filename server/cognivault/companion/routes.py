@@ -21,6 +21,8 @@ SCOPE_SCHEMA: dict[str, Any] = {
         "folders": _PATHS, "files": _PATHS,
         "tags": {"type": ["array", "string"], "items": {"type": "string", "maxLength": 256}, "maxItems": 64},
         "properties": {"type": "object", "description": "key -> value (null: the key is present)"},
+        "study": {"type": "string", "enum": ["only", "exclude"],
+                  "description": "only generated study notes, or none of them"},
     },
 }
 SEARCH_BODY: dict[str, Any] = {
@@ -44,6 +46,8 @@ SEARCH_RESULT: dict[str, Any] = {
             "line_start": {"type": "integer"}, "line_end": {"type": "integer"},
             "locator": {"type": "string"}, "score": {"type": "number"}, "snippet": {"type": "string"},
             "highlights": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}}}},
+        "indexing": {"type": "object", "description": "while an index pass runs: files read, then passages "
+                     "embedded", "properties": {"done": {"type": "integer"}, "total": {"type": "integer"}}},
     },
 }
 IMPORT_BODY: dict[str, Any] = {
@@ -99,7 +103,11 @@ async def related(request: web.Request) -> web.Response:
                                    include_linked=params["include_linked"])
     except EngineError as exc:
         raise ApiError(404, "not_found", str(exc)) from None
-    return web.json_response({"note": note, "related": [n.to_dict() for n in notes]})
+    answer: dict[str, Any] = {"note": note, "related": [n.to_dict() for n in notes]}
+    progress = engine.indexing()
+    if progress is not None:
+        answer["indexing"] = progress  # results may be missing while the index is being built
+    return web.json_response(answer)
 
 
 async def status(request: web.Request) -> web.Response:

@@ -121,6 +121,12 @@ def normalize_language(lang: str | None) -> str | None:
     return lowered.split("-")[0] or None
 
 
+def is_stopword(word: str, lang: str | None) -> bool:
+    """Whether casefolded ``word`` is a stopword of ``lang`` (known for English and German)."""
+    stop = _STOPWORDS.get(lang or "")
+    return stop is not None and word in stop
+
+
 @lru_cache(maxsize=64)
 def _stemmer(lang: str) -> Stemmer.Stemmer | None:
     algorithm = SNOWBALL_BY_ISO.get(lang)
@@ -149,8 +155,7 @@ class Analyzer:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        stop = _STOPWORDS.get(lang or "")
-        if stop is not None and word in stop:
+        if is_stopword(word, lang):
             result: tuple[str, ...] = ()
         else:
             stemmer = _stemmer(lang) if lang else None

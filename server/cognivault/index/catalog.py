@@ -179,6 +179,11 @@ def _in_clause(column: str, values: Sequence[str] | None) -> tuple[str, list[str
     return f" AND {column} IN ({','.join('?' * len(values))})", list(values)
 
 
+def _like_prefix(prefix: str) -> str:
+    """A LIKE pattern (with ESCAPE '\\') matching text that starts with ``prefix``."""
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
 def _batches(values: Sequence[str] | None, size: int = 500) -> Iterator[Sequence[str] | None]:
     if values is None:
         yield None
@@ -489,8 +494,22 @@ class Catalog:
         tag = tag.lstrip("#")
         rows = self.db.execute(
             "SELECT DISTINCT path FROM tags WHERE tag = ? COLLATE NOCASE OR tag LIKE ? ESCAPE '\\'",
-            (tag, tag.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"))
+            (tag, _like_prefix(tag + "/")))
         return {row[0] for row in rows}
+
+    def frontmatter_of_generated(self, study_prefix: str) -> list[tuple[str, dict[str, Any]]]:
+        """(path, frontmatter) of the notes that may be generated study notes: a ``cognivault`` key in
+        their frontmatter, or a path starting with ``study_prefix`` (a folder path ending in "/")."""
+        found = []
+        for path, raw in self.db.execute(
+                "SELECT path, frontmatter FROM notes WHERE frontmatter LIKE '%\"cognivault\"%' "
+                "OR (? != '' AND path LIKE ? ESCAPE '\\')", (study_prefix, _like_prefix(study_prefix))):
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                data = {}
+            found.append((path, data if isinstance(data, dict) else {}))
+        return found
 
     def paths_with_property(self, key: str, value: str | None) -> set[str]:
         found = set()

@@ -25,6 +25,7 @@ class FusionWeights:
     lexical: float = 1.0
     dense_known_language: float = 1.0  # the embedder was trained on the query's language
     dense_other_language: float = 0.0  # it was not: on the dev set any weight here lowered German nDCG
+    rrf_k: int = RRF_K
 
 
 @dataclass(frozen=True, slots=True)

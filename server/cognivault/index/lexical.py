@@ -241,6 +241,32 @@ class LexicalIndex:
             number = self.vocab.get(term)
             return int(self._df.data[number]) if number is not None and number < self._df.size else 0
 
+    def path_of(self, chunk_id: str) -> str | None:
+        """The vault path of a searched chunk (None when it is not in the index)."""
+        with self._lock:
+            row = self._row_of.get(chunk_id)
+            return self._row_paths[row] if row is not None else None
+
+    def language_counts(self) -> dict[str, int]:
+        """Passages per language (files whose language is unknown left out)."""
+        with self._lock:
+            return {lang: n for lang, n in self._lang_counts.items() if lang and n > 0}
+
+    def language_frequencies(self, term: str) -> dict[str, int]:
+        """How many passages of each language hold index term ``term`` (read from its postings)."""
+        with self._lock:
+            number = self.vocab.get(term)
+            if number is None or number >= self._df.size or self._df.data[number] <= 0:
+                return {}
+            rows = [self._main.rows[self._main.indptr[number]:self._main.indptr[number + 1]]] \
+                if number < self._main.vocab_size else []
+            rows += [np.fromiter((r for r, _ in self._delta.get(number, ())), np.int64)]
+            found = np.concatenate(rows).astype(np.int64)
+            found = found[self._alive.view()[found]]
+            counts = np.bincount(self._lang.view()[found], minlength=len(self._lang_codes))
+            names = self._lang_names()
+            return {names[code]: int(n) for code, n in enumerate(counts.tolist()) if n and names[code]}
+
     @property
     def delta_share(self) -> float:
         """Rows added since the last compaction plus masked rows, as a share of the main segment."""

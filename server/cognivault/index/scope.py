@@ -1,16 +1,23 @@
-"""Limiting a search to part of the vault: folders, tags (with sub-tags), files, frontmatter properties.
+"""Limiting a search to part of the vault: folders, tags (with sub-tags), files, frontmatter properties,
+generated study notes.
 
 Filters of the same kind widen the scope (``folder:A folder:B`` is either);
 filters of different kinds narrow it (``folder:A tag:x`` is both).
 Written on the command line as ``folder:"Obsidian Sync"``, ``tag:howto``,
-``file:Plugins/Search.md``, ``property:status=done`` (or ``prop:status``).
+``file:Plugins/Search.md``, ``property:status=done`` (or ``prop:status``),
+``study:only`` (only generated study notes, see :mod:`cognivault.index.generated`)
+or ``study:exclude`` (none of them).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from cognivault.index.catalog import Catalog
+from cognivault.index.generated import GeneratedNotes
+
+STUDY_VALUES = ("only", "exclude")
 
 
 class ScopeError(ValueError):
@@ -23,13 +30,18 @@ class Scope:
     tags: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     properties: list[tuple[str, str | None]] = field(default_factory=list)
+    study: str | None = None  # "only": generated study notes alone; "exclude": none of them
 
     def is_empty(self) -> bool:
-        return not (self.folders or self.tags or self.files or self.properties)
+        return not (self.folders or self.tags or self.files or self.properties or self.study)
 
     def describe(self) -> dict[str, object]:
-        return {"folders": self.folders, "tags": self.tags, "files": self.files,
-                "properties": [f"{k}={v}" if v is not None else k for k, v in self.properties]}
+        described: dict[str, object] = {
+            "folders": self.folders, "tags": self.tags, "files": self.files,
+            "properties": [f"{k}={v}" if v is not None else k for k, v in self.properties]}
+        if self.study:
+            described["study"] = self.study
+        return described
 
     @classmethod
     def parse(cls, filters: list[str] | None) -> Scope:
@@ -50,8 +62,10 @@ class Scope:
             elif kind in ("property", "prop"):
                 key, eq, wanted = value.partition("=")
                 scope.properties.append((key.strip(), wanted.strip() if eq else None))
+            elif kind == "study":
+                scope.study = _study_value(value, raw)
             else:
-                raise ScopeError(f"scope {raw!r}: unknown kind {kind!r} (folder, tag, file, property)")
+                raise ScopeError(f"scope {raw!r}: unknown kind {kind!r} (folder, tag, file, property, study)")
         return scope
 
     @classmethod
@@ -73,15 +87,30 @@ class Scope:
         properties = data.get("properties", {})
         if not isinstance(properties, dict):
             raise ScopeError("scope.properties must be an object")
+        study = data.get("study")
+        if study is not None and not isinstance(study, str):
+            raise ScopeError("scope.study must be \"only\" or \"exclude\"")
         return cls([f.strip("/") for f in strings("folders")], [t.lstrip("#") for t in strings("tags")],
                    [f.lstrip("/") for f in strings("files")],
-                   [(str(k), None if v is None else str(v)) for k, v in properties.items()])
+                   [(str(k), None if v is None else str(v)) for k, v in properties.items()],
+                   _study_value(study, "scope.study") if study else None)
 
-    def resolve(self, catalog: Catalog, all_paths: list[str]) -> set[str] | None:
-        """The vault paths inside this scope, or None for the whole vault."""
+    def resolve(self, catalog: Catalog, all_paths: list[str], generated: Collection[str] | None = None
+                ) -> set[str] | None:
+        """The vault paths inside this scope, or None for the whole vault.
+
+        ``generated``: the vault's generated study notes (``Engine.generated_notes``); without it a
+        ``study`` filter knows them by their frontmatter alone.
+        """
         if self.is_empty():
             return None
         allowed = set(all_paths)
+        if self.study:
+            if generated is None:
+                generated = GeneratedNotes.build(catalog.frontmatter_of_generated(""), "",
+                                                 lambda target, source: None).paths
+            marked = set(generated)
+            allowed = allowed & marked if self.study == "only" else allowed - marked
         if self.folders:
             prefixes = tuple(f"{folder}/" for folder in self.folders if folder)
             allowed = {p for p in allowed if not prefixes or p.startswith(prefixes)}
@@ -97,3 +126,10 @@ class Scope:
         for key, value in self.properties:
             allowed &= catalog.paths_with_property(key, value)
         return allowed
+
+
+def _study_value(value: str, raw: str) -> str:
+    wanted = value.strip().lower()
+    if wanted not in STUDY_VALUES:
+        raise ScopeError(f"scope {raw!r}: study takes only or exclude (study:only, study:exclude)")
+    return wanted

@@ -246,11 +246,9 @@ def keyword_hits(ctx: Context, query: str, depth: int) -> list[tuple[str, str, f
     What ``Engine.search`` does minus the passages and snippets a result list needs: completion
     ranking and workspace symbols only want to know *which* notes and sections match.
     """
-    from cognivault.index.analysis import detect_language
-
     engine = ctx.engine
     lexical = engine.store.lexical
     if lexical is None or not query.strip():
         return []
-    lang = detect_language(query, engine.vault_languages() or None)
+    lang = engine.query_language(query).lang
     return [(hit.chunk_id, hit.path, hit.score) for hit in lexical.search(query, lang, depth)]

@@ -26,6 +26,7 @@ vector is there.
 
 from __future__ import annotations
 
+import heapq
 import re
 import threading
 from collections import OrderedDict
@@ -34,7 +35,10 @@ from typing import Any
 
 import numpy as np
 from lsprotocol import types
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 
+from cognivault.index.generated import is_generated
 from cognivault.lsp import common
 from cognivault.lsp.model import Document, insert_sorted
 from cognivault.lsp.paragraph_vectors import vectors_of
@@ -52,6 +56,9 @@ _WIKILINK_SYNTAX = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]
 _MARKUP = re.compile(r"[#*_`>~=\[\]()|^-]+")
 
 Ranking = dict[str, tuple[int, float]]  # note path -> (rank, score)
+# How a typed name matches a note, best first; related notes come first within a tier.
+MATCH_TIERS = ("prefix of its name, title or an alias", "start of a word in them", "inside them",
+               "prefix with a typing error", "letters in order")
 
 _ranking_cache: OrderedDict[tuple[Any, ...], Ranking] = OrderedDict()
 _ranking_lock = threading.Lock()
@@ -177,21 +184,21 @@ def _hybrid_ranking(ctx: Context, query: str, vector: np.ndarray) -> Ranking:
     """Notes in the order ``Engine.search(mode="hybrid", per_note=True)`` gives them, without the
     passages and snippets a result list needs (they cost more than the search itself)."""
     from cognivault.engine import CANDIDATES
-    from cognivault.index.analysis import detect_language
     from cognivault.index.hybrid import reciprocal_rank_fusion
 
     engine = ctx.engine
     store = engine.store
     depth = max(CANDIDATES, RELATED_DEPTH * 5)
-    lang = detect_language(query, engine.vault_languages() or None)
+    lang = engine.query_language(query).lang
     lexical = store.lexical.search(query, lang, depth) if store.lexical is not None else []
     paths = {hit.chunk_id: hit.path for hit in lexical}
     dense: list[str] = []
-    dense_weight = engine.dense_weight(lang)
+    dense_weight = engine.dense_weight(lang, bool(lexical))
     if dense_weight > 0:
         with store.lock:
             dense = [hit.chunk_id for hit in store.dense.search(vector, depth)]
-    fused = reciprocal_rank_fusion([hit.chunk_id for hit in lexical], dense, engine.weights.lexical, dense_weight)
+    fused = reciprocal_rank_fusion([hit.chunk_id for hit in lexical], dense, engine.weights.lexical, dense_weight,
+                                   engine.weights.rrf_k)
     unknown = [hit.chunk_id for hit in fused if hit.chunk_id not in paths]
     paths.update((chunk_id, record.path) for chunk_id, record in store.reader().chunks(unknown).items())
     ranking: Ranking = {}
@@ -258,21 +265,61 @@ def fuzzy(partial: str) -> re.Pattern[str]:
     return re.compile(".*?".join(re.escape(char) for char in partial), re.DOTALL)
 
 
-def _matches(partial: str, *names: str) -> bool:
-    if not partial:
-        return True
-    wanted = partial.casefold()
-    for name in names:
-        folded = name.casefold()
-        if wanted in folded:
-            return True
-        position = 0
-        for char in folded:
-            if position < len(wanted) and char == wanted[position]:
-                position += 1
-        if position == len(wanted):
-            return True
-    return False
+def typos_allowed(partial: str) -> int:
+    """Typing errors tolerated in a name typed so far: none in short ones, one from 4 letters, two from 8."""
+    return 0 if len(partial) < 4 else 1 if len(partial) < 8 else 2
+
+
+def matching_tiers(entries: list[_Entry], wanted: str, limit: int) -> dict[str, int]:
+    """path -> how well a note's name, title or aliases match ``wanted`` (casefolded), lower is
+    better (see ``MATCH_TIERS``); notes that do not match at all are left out. Fuzzy matches are
+    looked for only while the better tiers give fewer than ``limit`` notes, and generated study
+    notes are offered only when one of their names starts with what was typed."""
+    if not wanted:
+        return {e.path: 0 for e in entries if not e.generated}
+    tiers: dict[str, int] = {}
+    starts = ("\x00" + wanted, "/" + wanted)
+    words = tuple(separator + wanted for separator in " -_(")
+    for entry in entries:
+        hay = entry.haystack
+        if hay.startswith(wanted) or any(s in hay for s in starts):
+            tiers[entry.path] = 0
+        elif entry.generated:
+            continue
+        elif any(w in hay for w in words):
+            tiers[entry.path] = 1
+        elif wanted in hay:
+            tiers[entry.path] = 2
+    if len(tiers) < limit:
+        rest = [e for e in entries if e.path not in tiers and not e.generated]
+        typos = typos_allowed(wanted)
+        if typos:
+            tiers.update((path, 3) for path in _near_prefix(rest, wanted, typos))
+        pattern = fuzzy(wanted)
+        tiers.update((e.path, 4) for e in rest if e.path not in tiers and pattern.search(e.haystack))
+    return tiers
+
+
+def _near_prefix(entries: list[_Entry], wanted: str, typos: int) -> set[str]:
+    """Paths of the entries with a name, title or alias (or its last path part) that starts with
+    ``wanted`` give or take ``typos`` typing errors (a wrong, missing, extra or swapped letter)."""
+    pieces: list[str] = []
+    paths: list[str] = []
+    for entry in entries:
+        for name in entry.haystack.split("\x00"):
+            pieces.append(name)
+            paths.append(entry.path)
+            if "/" in name:
+                pieces.append(name.rsplit("/", 1)[-1])
+                paths.append(entry.path)
+    found: set[str] = set()
+    width = len(wanted)
+    for cut in (width - 1, width, width + 1):  # an extra, a wrong or swapped, a missing letter
+        heads = [piece[:cut] for piece in pieces]
+        for _head, _distance, index in process.extract(wanted, heads, scorer=OSA.distance,
+                                                       score_cutoff=typos, limit=None):
+            found.add(paths[index])
+    return found
 
 
 def completion(ctx: Context, doc: Document, position: types.Position) -> types.CompletionList | None:
@@ -304,11 +351,18 @@ class _Entry:
     aliases: tuple[str, ...]
     haystack: str  # name, title and aliases, case-folded, for filtering by what was typed
     markdown: bool
+    generated: bool = False  # a generated study note: offered only when its name is being typed
+
+
+def _haystack(name: str, title: str, aliases: tuple[str, ...]) -> str:
+    return "\x00".join([name, title, *aliases]).casefold()
 
 
 def _entries(ctx: Context, embed: bool) -> list[_Entry]:
     """Every note (and, for embeds, attachment) sorted by link name: built once per snapshot,
     and after an edit updated for the edited note only."""
+    study_folder = ctx.engine.settings.study.folder
+
     def entry(snapshot: Any, path: str) -> _Entry | None:
         kind = snapshot.files.get(path)
         if kind is None or not (embed or kind == "markdown"):
@@ -317,8 +371,8 @@ def _entries(ctx: Context, embed: bool) -> list[_Entry]:
         name = snapshot.link_name(path)
         title = note.title if note else name
         aliases = note.aliases if note else ()
-        haystack = "\x00".join([name, title, *aliases]).casefold()
-        return _Entry(path, name, title, aliases, haystack, kind == "markdown")
+        return _Entry(path, name, title, aliases, _haystack(name, title, aliases), kind == "markdown",
+                      is_generated(path, note.frontmatter if note else None, study_folder))
 
     def key(item: _Entry) -> tuple[str, str]:
         return item.name.casefold(), item.path
@@ -344,34 +398,26 @@ def _notes(ctx: Context, doc: Document, line: int, trigger: Trigger, replace: ty
     view = ctx.view
     entries = _entries(ctx, trigger.embed)
     known = {e.path for e in entries} if view.open_docs else set()
+    study_folder = ctx.engine.settings.study.folder
     for path, other in view.open_docs.items():  # notes that exist only in a buffer so far
         if path not in known and path.lower().endswith((".md", ".markdown")):
             info = other.info()
             name = view.link_name(path, doc.path)
             entries = [*entries, _Entry(path, name, info.title, info.aliases,
-                                        "\x00".join([name, info.title, *info.aliases]).casefold(), True)]
+                                        _haystack(name, info.title, info.aliases), True,
+                                        is_generated(path, info.frontmatter, study_folder))]
     limit = ctx.options.completion_max_items
     wanted = trigger.partial.strip().casefold()
-    if wanted:
-        matches = [e for e in entries if wanted in e.haystack]
-        if len(matches) < limit:  # then fuzzy: the letters in order
-            chosen = {e.path for e in matches}
-            pattern = fuzzy(wanted)
-            matches += [e for e in entries if e.path not in chosen and pattern.search(e.haystack)]
-    else:
-        matches = entries
-    matches = [e for e in matches if e.path != doc.path]
+    tiers = matching_tiers(entries, wanted, limit)
     ranking, complete = relatedness(ctx, doc, line, trigger)
-    related = sorted((e for e in matches if e.path in ranking), key=lambda e: ranking[e.path][0])
-    rest = (e for e in matches if e.path not in ranking)
-    chosen_entries: list[_Entry] = []
-    for entry in related:
-        chosen_entries.append(entry)
-    for entry in rest:
-        if len(chosen_entries) >= limit:
-            break
-        chosen_entries.append(entry)
-    chosen_entries = chosen_entries[:limit]
+    unranked = len(ranking)
+
+    def order(entry: _Entry) -> tuple[int, int, int, str]:
+        tier = tiers[entry.path] + (len(MATCH_TIERS) if entry.generated else 0)
+        return tier, ranking.get(entry.path, (unranked,))[0], len(entry.name), entry.name.casefold()
+
+    matches = [e for e in entries if e.path in tiers and e.path != doc.path]
+    chosen_entries = heapq.nsmallest(limit, matches, key=order)
     incomplete = len(matches) > len(chosen_entries) or not complete
     items = []
     for order, entry in enumerate(chosen_entries):

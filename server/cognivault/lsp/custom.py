@@ -8,7 +8,13 @@ range, headingPath, snippet, highlights, score, chunkId, locator}]}``.
 
 ``cognivault/related`` ``{uri, k?, includeLinked?}`` returns ``{uri, related:
 [{uri, path, title, score, reasons, why}]}`` where ``why`` names the kinds of
-evidence: ``semantic``, ``keywords``, ``linked``, ``shared tags``.
+evidence: ``semantic``, ``keywords``, ``linked``, ``shared tags``. Generated
+study notes are left out. A note the index does not have yet (the first pass
+has not reached it, it was just generated) is answered from its buffer or file
+(key words and links) with ``noteIndexed: false``, never with an error.
+
+Both answers carry ``indexing: {done, total}`` while an index pass runs (files
+read, then passages embedded): results may be missing meanwhile.
 
 ``cognivault/status`` returns the index state (phase, per-stage progress of
 the running pass, last summary), the embedding provider, counts per file
@@ -102,8 +108,11 @@ def search(ctx: Context, params: Any) -> dict[str, Any]:
             "highlights": [list(h) for h in result.highlights], "score": result.score,
             "chunkId": result.chunk_id, "locator": result.locator,
             "lexicalRank": result.lexical_rank, "denseRank": result.dense_rank})
-    return {"query": response.query, "mode": response.mode, "language": response.language,
-            "notes": list(response.notes), "elapsedMs": round(response.elapsed_ms, 2), "results": results}
+    answer = {"query": response.query, "mode": response.mode, "language": response.language,
+              "notes": list(response.notes), "elapsedMs": round(response.elapsed_ms, 2), "results": results}
+    if response.indexing is not None:
+        answer["indexing"] = response.indexing
+    return answer
 
 
 def _range_dict(range_: types.Range) -> dict[str, Any]:
@@ -135,6 +144,8 @@ def related_notes(ctx: Context, path: str, k: int = 10, include_linked: bool = F
     The link graph and tags come from the server's snapshot, where links are already resolved
     for this generation.
     """
+    if path not in ctx.view.snapshot.files:
+        return _related_unindexed(ctx, path, k, include_linked)
     key = (str(ctx.vault), path, k, include_linked, ctx.view.snapshot.generation)
     with _related_lock:
         if key in _related_cache:
@@ -151,12 +162,10 @@ def related_notes(ctx: Context, path: str, k: int = 10, include_linked: bool = F
 def _related(ctx: Context, path: str, k: int, include_linked: bool) -> list[Any]:
     from dataclasses import replace
 
-    from cognivault.engine import EngineError, NoteNeighbours
+    from cognivault.engine import NoteNeighbours
 
     view = ctx.view
     snapshot = view.snapshot
-    if path not in snapshot.files:
-        raise EngineError(f"no indexed note matches {path!r}")
     note = snapshot.notes.get(path)
     resolved = snapshot.resolved()
     neighbours = NoteNeighbours(
@@ -170,6 +179,15 @@ def _related(ctx: Context, path: str, k: int, include_linked: bool) -> list[Any]
     return [replace(item, title=view.title(item.path)) for item in found]
 
 
+def _related_unindexed(ctx: Context, path: str, k: int, include_linked: bool) -> list[Any]:
+    """Related notes of a note the index does not have yet, from its buffer or file (none when
+    there is neither): its key words and links, no vector."""
+    doc = ctx.view.document(path) if path.lower().endswith((".md", ".markdown")) else None
+    if doc is None:
+        return []
+    return ctx.engine.related_to(path, ctx.engine.neighbours_of_text(path, doc.text), k, include_linked)
+
+
 def related(ctx: Context, params: Any) -> dict[str, Any]:
     uri = _get(params, "uri")
     if not isinstance(uri, str):
@@ -181,9 +199,15 @@ def related(ctx: Context, params: Any) -> dict[str, Any]:
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
         raise FeatureError(f"k: expected an integer from 1 to {MAX_K}")
     found = related_notes(ctx, path, k, bool(_get(params, "includeLinked", False)))
-    return {"uri": uri, "path": path, "related": [
+    answer: dict[str, Any] = {"uri": uri, "path": path, "related": [
         {"uri": ctx.view.uri(note.path), "path": note.path, "title": note.title, "score": note.score,
          "reasons": list(note.reasons), "why": why(note.reasons)} for note in found]}
+    if path not in ctx.view.snapshot.files:
+        answer["noteIndexed"] = False
+    progress = ctx.engine.indexing()
+    if progress is not None:
+        answer["indexing"] = progress
+    return answer
 
 
 def engine_status(ctx: Context) -> dict[str, Any]:
