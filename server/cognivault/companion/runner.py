@@ -19,6 +19,7 @@ import os
 import secrets
 import signal
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -133,7 +134,8 @@ async def start_companion(engine: Engine, settings: Settings, *, port: int = 0, 
 
 
 def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: bool = True,
-                  watch: bool = True, force: bool = False, out: IO[str] | None = None) -> int:
+                  watch: bool = True, force: bool = False, out: IO[str] | None = None,
+                  extra_origins: Sequence[str] = ()) -> int:
     """``cognivault serve``: print the companion.json line, serve until SIGINT/SIGTERM, clean up."""
     out = out or sys.stdout
 
@@ -143,7 +145,7 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(signum, stop.set)
-        companion = await start_companion(engine, settings, port=port, force=force)
+        companion = await start_companion(engine, settings, port=port, force=force, extra_origins=extra_origins)
         try:
             out.write(json.dumps(companion.info()) + "\n")
             out.flush()
