@@ -12,6 +12,11 @@ import asyncio
 import io
 import json
 import re
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
 import wave
 from pathlib import Path
 
@@ -22,7 +27,7 @@ from yarl import URL
 
 from cognivault.companion import api
 from cognivault.companion.app import create_app
-from cognivault.companion.security import COOKIE_NAME, RateLimiter
+from cognivault.companion.security import COOKIE_NAME, RateLimiter, parse_origin
 from cognivault.config import load_settings
 from cognivault.engine import Engine
 
@@ -557,3 +562,55 @@ async def test_engine_calls_run_off_the_event_loop(client, indexed, monkeypatch)
         assert response.status == 200
     assert seen and seen[0].startswith("cognivault-requests")
     assert threading.current_thread().name != seen[0]
+
+
+# -- an origin registered at start (browser-hosted editors) --------------------
+@pytest.mark.parametrize("value, expected", [
+    ("http://127.0.0.1:8080", "http://127.0.0.1:8080"), ("HTTP://LocalHost:80", "http://localhost"),
+    ("https://code.example.org:443", "https://code.example.org"), ("http://[::1]:3000", "http://[::1]:3000")])
+def test_parse_origin_normalizes_as_browsers_send_it(value: str, expected: str) -> None:
+    assert parse_origin(value) == expected
+
+
+@pytest.mark.parametrize("value", ["http://127.0.0.1:8080/", "http://127.0.0.1:8080/x", "*", "127.0.0.1:8080",
+                                   "ftp://host", "http://host:99999", "http://a b", "null"])
+def test_parse_origin_refuses_anything_but_an_exact_origin(value: str) -> None:
+    with pytest.raises(ValueError):
+        parse_origin(value)
+
+
+def test_serve_allow_origin_accepts_that_origin_only(tmp_path: Path) -> None:
+    """``cognivault serve --allow-origin``: the editor's page origin passes, every other still gets 403."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Energy.md").write_text(NOTES["Energy.md"], "utf-8")
+    page = "http://127.0.0.1:8123"
+    process = subprocess.Popen([sys.executable, "-m", "cognivault.cli", "serve", "--vault", str(vault),
+                                "--keyword-only", "--no-watch", "--allow-origin", page],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        info = json.loads(process.stdout.readline())  # type: ignore[union-attr]
+
+        def status_from(origin: str) -> tuple[int, str | None]:
+            request = urllib.request.Request(info["url"] + "/api/status", headers={
+                "Authorization": f"Bearer {info['token']}", "Origin": origin})
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    return response.status, response.headers.get("Access-Control-Allow-Origin")
+            except urllib.error.HTTPError as exc:
+                return exc.code, exc.headers.get("Access-Control-Allow-Origin")
+
+        assert status_from(page) == (200, page)
+        for other in ("http://127.0.0.1:8124", "https://127.0.0.1:8123", "http://evil.example", "null"):
+            assert status_from(other) == (403, None), other
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=15)
+
+
+def test_serve_refuses_a_malformed_allow_origin_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "cognivault.cli", "serve", "--vault", str(tmp_path),
+                           "--allow-origin", "http://127.0.0.1:8123/dashboard"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and "--allow-origin" in done.stderr, done.stderr

@@ -13,5 +13,7 @@ export default defineConfig({
     pool: "threads",
     poolOptions: { threads: { maxThreads: 2, minThreads: 1 } },
     testTimeout: 60_000,
+    // the integration suite's beforeAll waits (bounded, 60 s) for the companion's first index run
+    hookTimeout: 120_000,
   },
 });

@@ -1,7 +1,8 @@
 /**
  * One question-and-answer turn as DOM, shared by the VS Code chat webview and the Obsidian chat
  * view: the question, a confidence chip, a collapsible reasoning fold, the answer (with `[S1]`
- * markers turned into source links), an error line and the numbered sources.
+ * markers and the vault's citation links `[[Note#Heading|label]]<!--cv:cite id=… h=…-->` turned
+ * into source chips, never shown as raw comments), an error line and the numbered sources.
  *
  * Everything is built with textContent: nothing from an answer is ever parsed as HTML.
  * The host decides what a source link does (`link` returns the clickable element).
@@ -23,6 +24,59 @@ function el<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, classN
     node.textContent = text;
   }
   return node;
+}
+
+/** One piece of an answer's text: plain text, an `[S1]` marker, or a citation link of the vault. */
+export type AnswerPiece =
+  | { kind: "text"; text: string }
+  | { kind: "source"; source: Source; text: string }
+  | { kind: "cite"; label: string; target: string; source: Source | undefined };
+
+// `[S1]`, a citation (`[[target#heading|label]]<!--cv:cite …-->`, see vault_schema/citation.md),
+// or any other CogniVault comment (`<!--cv:…-->`), which is dropped.
+const PIECE_RE = /\[(S\d+)\]|\[\[([^[\]|#\n]+)(?:#([^[\]|\n]+))?(?:\|([^[\]\n]+))?\]\] ?<!--cv:cite\b[^>]*?-->|<!--cv:[^>]*?-->/g;
+// The unfinished start of such a comment (and the link before it) at the end of a streamed text:
+// held back until it completes.
+const PARTIAL_COMMENT_RE = /(?:\[\[[^[\]\n]*\]\] ?)?<(?:!(?:-(?:-(?:c(?:v(?::[^>]*)?)?)?)?)?)?$/;
+
+function noteKey(value: string): string {
+  return value.replace(/\\/g, "/").replace(/\.md$/i, "").toLowerCase();
+}
+
+/** The answer's source a citation's target names (by path, path tail or title). */
+function citedSource(target: string, sources: readonly Source[]): Source | undefined {
+  const key = noteKey(target.trim());
+  return sources.find((s) => noteKey(s.path) === key) ?? sources.find((s) => noteKey(s.path).endsWith(`/${key}`))
+    ?? sources.find((s) => s.title.toLowerCase() === key);
+}
+
+/**
+ * Splits an answer's text into what the view shows: text, source markers and citation chips.
+ * While `streaming`, an unfinished comment at the end is held back (it completes in a later chunk).
+ */
+export function answerPieces(text: string, sources: readonly Source[], streaming = false): AnswerPiece[] {
+  const pieces: AnswerPiece[] = [];
+  const visible = streaming ? text.replace(PARTIAL_COMMENT_RE, "") : text;
+  let last = 0;
+  const pushText = (piece: string): void => {
+    if (piece) {
+      pieces.push({ kind: "text", text: piece });
+    }
+  };
+  for (const match of visible.matchAll(PIECE_RE)) {
+    pushText(visible.slice(last, match.index));
+    last = match.index + match[0].length;
+    const [whole, marker, target, heading, label] = match;
+    if (marker) {
+      const source = sources.find((s) => s.label === marker);
+      pieces.push(source ? { kind: "source", source, text: whole } : { kind: "text", text: whole });
+    } else if (target) {
+      const shown = label?.trim() || [target.trim(), heading?.trim()].filter(Boolean).join(" › ");
+      pieces.push({ kind: "cite", label: shown, target: target.trim(), source: citedSource(target, sources) });
+    }
+  }
+  pushText(visible.slice(last));
+  return pieces;
 }
 
 /** The empty skeleton of a turn for `question` (fill it with `renderTurn`). */
@@ -56,13 +110,16 @@ export function renderTurn(root: HTMLElement, state: AnswerState, link: SourceLi
 
   const answer = part(root, ".cv-answer");
   answer.replaceChildren();
-  for (const piece of state.text.split(/(\[S\d+\])/)) {
-    const label = /^\[(S\d+)\]$/.exec(piece)?.[1];
-    const source = label ? state.sources.find((s) => s.label === label) : undefined;
-    if (source) {
-      answer.append(link(source, piece));
-    } else if (piece) {
-      answer.append(doc.createTextNode(piece));
+  for (const piece of answerPieces(state.text, state.sources, !state.done)) {
+    if (piece.kind === "text") {
+      answer.append(doc.createTextNode(piece.text));
+    } else if (piece.kind === "source") {
+      answer.append(link(piece.source, piece.text));
+    } else {
+      const chip = piece.source ? link(piece.source, piece.label) : el(doc, "span", "", piece.label);
+      chip.classList.add("cv-cite");
+      chip.title ||= piece.target;
+      answer.append(chip);
     }
   }
   answer.classList.toggle("cv-streaming", !state.done);

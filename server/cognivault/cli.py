@@ -28,7 +28,7 @@ log = logging.getLogger("cognivault")
 # Feature packages add their own subcommands: each module has
 # ``register(command)`` where ``command(name, handler, help) -> ArgumentParser``.
 FEATURE_COMMANDS: list[str] = ["cognivault.companion.commands", "cognivault.lsp.commands",
-                               "cognivault.answer.commands", "cognivault.study.commands"]
+                               "cognivault.answer.commands", "cognivault.study.commands", "cognivault.obsidian"]
 
 
 class UserError(CogniVaultError):
@@ -333,4 +333,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # `python -m cognivault.cli` runs this file as __main__; feature commands raise
+    # cognivault.cli.UserError, so run the imported module's main to catch that class.
+    from cognivault.cli import main as cli_main
+
+    raise SystemExit(cli_main())

@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -183,7 +184,8 @@ plain = _plain
 
 async def start_session(root: Path, *, options: dict[str, Any] | None = None,
                         capabilities: types.ClientCapabilities | None = None,
-                        wait: bool = True, copy: bool = True, vault_source: Path = TEST_VAULT) -> Session:
+                        wait: bool = True, copy: bool = True, vault_source: Path = TEST_VAULT,
+                        transport_args: Sequence[str] = ()) -> Session:
     vault = root / "vault"
     if copy and not vault.exists():
         shutil.copytree(vault_source, vault)
@@ -192,7 +194,7 @@ async def start_session(root: Path, *, options: dict[str, Any] | None = None,
             "indexing": {"debounceMs": 40}, "diagnostics": {"debounceMs": 30}}
     for key, value in (options or {}).items():
         init[key] = {**init[key], **value} if isinstance(value, dict) and isinstance(init.get(key), dict) else value
-    config = ClientServerConfig(server_command=[sys.executable, "-m", "cognivault.cli", "lsp"],
+    config = ClientServerConfig(server_command=[sys.executable, "-m", "cognivault.cli", "lsp", *transport_args],
                                 server_env=server_env(home))
     client = await config.start()
     client.diagnostics = Published()

@@ -1,4 +1,5 @@
-"""`cognivault lsp`: the command line (stdio is used by every other test; here TCP and its guard)."""
+"""`cognivault lsp`: the command line (stdio is used by every other test; here TCP and its guard, and the
+transport flags language clients append)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from cognivault.lsp.commands import _UsageError, parse_tcp
-from harness import TEST_VAULT, server_env
+from lsprotocol import types
+
+from harness import TEST_VAULT, position_of, server_env, start_session, stop_session
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -79,3 +82,28 @@ async def test_tcp_server_on_loopback(tmp_path: Path) -> None:
         if process.returncode is None:
             process.kill()
         await process.wait()
+
+
+async def test_stdio_flag_as_language_clients_pass_it(tmp_path: Path) -> None:
+    """vscode-languageclient runs ``<command> <args> --stdio``: the server answers over stdio."""
+    session = await start_session(tmp_path, transport_args=["--stdio"])
+    try:
+        assert session.result.server_info is not None and session.result.server_info.name == "cognivault"
+        hover = await session.client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=session.uri("Index.md")),
+            position=position_of(session.text("Index.md"), "[[Photosynthesis]]", offset=5)))
+        assert hover is not None and "**Photosynthesis**" in hover.contents.value
+    finally:
+        await stop_session(session)
+
+
+@pytest.mark.parametrize("flag", ["--socket=6009", "--pipe=/tmp/lsp-pipe-test"])
+async def test_other_transports_refused_in_one_line(tmp_path: Path, flag: str) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "cognivault.cli", "lsp", "--vault", str(TEST_VAULT), flag,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env=server_env(tmp_path / "home"))
+    out, err = await asyncio.wait_for(process.communicate(), 30)
+    lines = err.decode().strip().splitlines()
+    assert process.returncode == 2 and out == b""
+    assert len(lines) == 1 and flag.split("=")[0] in lines[0] and "--stdio" in lines[0], lines

@@ -1,15 +1,24 @@
 /**
  * CogniVault for Obsidian (desktop): a chat view, a related-notes pane and the study dashboard,
  * plus commands to generate flashcards / quizzes / mind maps, review due cards and re-index —
- * all through the CogniVault companion (`cognivault serve`) running on this machine.
+ * all through the CogniVault companion (`cognivault serve`) running on this machine. When none
+ * runs for the vault, the plugin starts one (`cognivault` from the vault's .venv, pipx's bin
+ * folder, PATH or its setting) and stops the one it started when it unloads.
  */
 
-import { FileSystemAdapter, MarkdownView, Notice, Plugin, TFile, type WorkspaceLeaf } from "obsidian";
+import { spawn } from "node:child_process";
+import { constants as fsConstants, promises as fs } from "node:fs";
+import * as os from "node:os";
+
+import { FileSystemAdapter, MarkdownView, Notice, Platform, Plugin, TFile, type WorkspaceLeaf } from "obsidian";
 
 import {
   CompanionClient, CompanionError, type FetchLike, type GenerateKind, type GenerateRequest,
-  discoverCompanion, isAlive, isLoopbackUrl, startCommand,
+  isAlive, isLoopbackUrl, startCommand,
 } from "../../shared/companion";
+import { type CompanionLaunch, CompanionManager, CompanionUnavailable, type SpawnLike }
+  from "../../shared/companionProcess";
+import { locateCognivault } from "../../shared/locate";
 import { ReviewModal } from "./review";
 import { CogniVaultSettingTab, type CogniVaultSettings, mergeSettings } from "./settings";
 import { ChatView, VIEW_CHAT } from "./views/chat";
@@ -29,9 +38,11 @@ const KIND_LABEL: Record<GenerateKind, string> = { flashcards: "flashcards", qui
 
 export default class CogniVaultPlugin extends Plugin {
   override settings: CogniVaultSettings = mergeSettings(undefined);
-  /** How the plugin reaches the network; tests may swap it. */
+  /** How the plugin reaches the network and starts processes; tests may swap them. */
   fetchImpl: FetchLike = (input, init) => fetch(input, init);
+  spawnImpl: SpawnLike = (command, args, options) => spawn(command, args, options);
   private client: CompanionClient | null = null;
+  private managed: CompanionManager | null = null;
 
   override async onload(): Promise<void> {
     this.settings = mergeSettings(await this.loadData());
@@ -73,6 +84,12 @@ export default class CogniVaultPlugin extends Plugin {
     }));
   }
 
+  /** Stops the companion this plugin started (one found running is left alone). */
+  override onunload(): void {
+    this.managed?.dispose();
+    this.managed = null;
+  }
+
   /** data.json changed on disk (a sync service): take the new settings. */
   override async onExternalSettingsChange(): Promise<void> {
     this.settings = mergeSettings(await this.loadData());
@@ -88,6 +105,23 @@ export default class CogniVaultPlugin extends Plugin {
   vaultPath(): string {
     const adapter = this.app.vault.adapter;
     return adapter instanceof FileSystemAdapter ? adapter.getBasePath() : this.app.vault.getName();
+  }
+
+  /** How to start `cognivault serve` for this vault, or why the plugin does not. */
+  private async launch(): Promise<CompanionLaunch | string> {
+    const howTo = `Start it in a terminal: ${startCommand(this.vaultPath())}`;
+    if (!Platform.isDesktopApp || !this.settings.startCompanion) {
+      return `The CogniVault companion is not running. ${howTo}`;
+    }
+    const isExecutable = (file: string): Promise<boolean> =>
+      fs.access(file, fsConstants.X_OK).then(async () => (await fs.stat(file)).isFile(), () => false);
+    const found = await locateCognivault(this.settings.cognivaultPath || null, {
+      folders: [this.vaultPath()], env: process.env, home: os.homedir(), platform: process.platform, isExecutable });
+    if (!found) {
+      return "The CogniVault companion is not running and cognivault was not found (not in the vault's .venv, " +
+        `pipx's bin folder or on PATH): set its path in the CogniVault settings, or ${howTo.charAt(0).toLowerCase()}${howTo.slice(1)}`;
+    }
+    return { command: found.command, args: ["serve", "--vault", this.vaultPath(), "--port", "0"], env: {} };
   }
 
   /** The companion: the configured one, or the one `.cognivault/companion.json` names, if it answers. */
@@ -107,17 +141,20 @@ export default class CogniVaultPlugin extends Plugin {
         this.client = configured;
         return configured;
       }
-    } else {
-      const adapter = this.app.vault.adapter;
-      const found = await discoverCompanion(
-        async () => (await adapter.exists(COMPANION_FILE)) ? adapter.read(COMPANION_FILE) : null,
-        (line) => console.debug(`CogniVault: ${line}`), this.fetchImpl);
-      if (found) {
-        this.client = found;
-        return found;
-      }
+      throw new CompanionMissing(`The CogniVault companion is not running. Start it in a terminal: ${startCommand(this.vaultPath())}`);
     }
-    throw new CompanionMissing(`The CogniVault companion is not running. Start it in a terminal: ${startCommand(this.vaultPath())}`);
+    const adapter = this.app.vault.adapter;
+    this.managed ??= new CompanionManager(this.vaultPath(), () => this.launch(),
+      (line) => console.debug(`CogniVault: ${line}`), {
+        spawn: (command, args, options) => this.spawnImpl(command, args, options),
+        readFile: async () => (await adapter.exists(COMPANION_FILE)) ? adapter.read(COMPANION_FILE) : Promise.reject(new Error("none")),
+        fetch: (input, init) => this.fetchImpl(input, init), env: process.env, startTimeoutMs: 120_000 });
+    try {
+      this.client = await this.managed.get();
+      return this.client;
+    } catch (error) {
+      throw error instanceof CompanionUnavailable ? new CompanionMissing(error.message) : error;
+    }
   }
 
   /** Shows a failure to the user (how to start the companion when that is the problem). */

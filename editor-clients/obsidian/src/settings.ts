@@ -12,6 +12,10 @@ export interface CogniVaultSettings {
   openGeneratedNote: boolean;
   /** Cards / questions per generation; 0 lets the companion decide. */
   generationCount: number;
+  /** Start `cognivault serve` when none runs for the vault (desktop), and stop it on unload. */
+  startCompanion: boolean;
+  /** The `cognivault` executable; empty: the vault's .venv, pipx's bin folder, then PATH. */
+  cognivaultPath: string;
 }
 
 export const DEFAULT_SETTINGS: CogniVaultSettings = {
@@ -20,6 +24,8 @@ export const DEFAULT_SETTINGS: CogniVaultSettings = {
   relatedCount: 10,
   openGeneratedNote: true,
   generationCount: 0,
+  startCompanion: true,
+  cognivaultPath: "",
 };
 
 export function mergeSettings(saved: unknown): CogniVaultSettings {
@@ -33,6 +39,8 @@ export function mergeSettings(saved: unknown): CogniVaultSettings {
   if (typeof record.relatedCount === "number" && record.relatedCount >= 1) out.relatedCount = Math.min(50, Math.floor(record.relatedCount));
   if (typeof record.openGeneratedNote === "boolean") out.openGeneratedNote = record.openGeneratedNote;
   if (typeof record.generationCount === "number" && record.generationCount >= 0) out.generationCount = Math.min(100, Math.floor(record.generationCount));
+  if (typeof record.startCompanion === "boolean") out.startCompanion = record.startCompanion;
+  if (typeof record.cognivaultPath === "string") out.cognivaultPath = record.cognivaultPath.trim();
   return out;
 }
 
@@ -45,10 +53,26 @@ export class CogniVaultSettingTab extends PluginSettingTab {
     const { containerEl } = this;
     containerEl.replaceChildren();
     const intro = containerEl.ownerDocument.createElement("p");
-    intro.textContent = "CogniVault talks to the companion running on this machine. Start it in a terminal with " +
-      `\`cognivault serve --vault ${this.plugin.vaultPath()}\`; the plugin finds it through .cognivault/companion.json. ` +
-      "Nothing leaves your computer.";
+    intro.textContent = "CogniVault talks to the companion running on this machine: the plugin finds it through " +
+      ".cognivault/companion.json, or starts one itself (below). To run it yourself: " +
+      `\`cognivault serve --vault ${this.plugin.vaultPath()}\`. Nothing leaves your computer.`;
     containerEl.append(intro);
+
+    new Setting(containerEl)
+      .setName("Start the companion")
+      .setDesc("Start `cognivault serve` when none runs for this vault, and stop it when Obsidian closes.")
+      .addToggle((toggle) => toggle.setValue(this.plugin.settings.startCompanion).onChange(async (value) => {
+        this.plugin.settings.startCompanion = value;
+        await this.plugin.saveSettings();
+      }));
+    new Setting(containerEl)
+      .setName("cognivault executable")
+      .setDesc("Empty: the vault's .venv, then pipx's bin folder (~/.local/bin), then PATH.")
+      .addText((text) => text.setPlaceholder("/home/me/.local/bin/cognivault").setValue(this.plugin.settings.cognivaultPath)
+        .onChange(async (value) => {
+          this.plugin.settings.cognivaultPath = value.trim();
+          await this.plugin.saveSettings();
+        }));
 
     new Setting(containerEl)
       .setName("Companion URL")

@@ -3,10 +3,12 @@
  * companion discovery and the "start it like this" message.
  */
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { EventEmitter } from "node:events";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PassThrough } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import CogniVaultPlugin from "../src/main";
 import { ReviewModal } from "../src/review";
@@ -93,9 +95,14 @@ beforeEach(() => {
   calls = [];
   notices.length = 0;
   Modal.opened.length = 0;
+  // no real cognivault is ever found: tests that start one put a launcher in the vault's .venv
+  vi.stubEnv("PATH", path.join(vault, "empty-path"));
+  vi.stubEnv("PIPX_BIN_DIR", path.join(vault, "no-pipx"));
 });
 
 afterEach(() => {
+  plugin?.onunload();
+  vi.unstubAllEnvs();
   rmSync(vault, { recursive: true, force: true });
 });
 
@@ -125,6 +132,48 @@ describe("plugin wiring", () => {
     expect(notices.at(-1)?.message).toContain(`cognivault serve --vault ${vault}`);
   });
 
+  it("starts `cognivault serve` from the vault's .venv when none runs, and stops it on unload", async () => {
+    const cli = path.join(vault, ".venv", "bin", "cognivault");
+    mkdirSync(path.dirname(cli), { recursive: true });
+    writeFileSync(cli, "#!/bin/sh\n");
+    chmodSync(cli, 0o755);
+    const child = Object.assign(new EventEmitter(), {
+      stdout: new PassThrough(), stderr: new PassThrough(), exitCode: null as number | null, pid: 77, killed: [] as string[],
+      kill(signal: string) {
+        child.killed.push(signal);
+        child.exitCode = 0;
+        child.emit("exit", 0);
+        return true;
+      },
+    });
+    const spawned: { command: string; args: string[] }[] = [];
+    await load();
+    plugin.spawnImpl = (command, args) => {
+      spawned.push({ command, args });
+      setTimeout(() => child.stdout.write(`${JSON.stringify({ url: ORIGIN, token: TOKEN, pid: 77, vault })}\n`), 0);
+      return child as never;
+    };
+    const client = await plugin.companion();
+    expect(client.origin).toBe(ORIGIN);
+    expect(spawned).toEqual([{ command: cli, args: ["serve", "--vault", vault, "--port", "0"] }]);
+    expect(await plugin.companion()).toBe(client); // one companion, reused
+    plugin.onunload();
+    expect(child.killed).toEqual(["SIGTERM"]);
+  });
+
+  it("starts nothing when starting is turned off, and says how to", async () => {
+    const cli = path.join(vault, ".venv", "bin", "cognivault");
+    mkdirSync(path.dirname(cli), { recursive: true });
+    writeFileSync(cli, "#!/bin/sh\n");
+    chmodSync(cli, 0o755);
+    await load();
+    plugin.settings.startCompanion = false;
+    plugin.spawnImpl = () => {
+      throw new Error("must not start");
+    };
+    await expect(plugin.companion()).rejects.toThrow(`Start it in a terminal: cognivault serve --vault ${vault}`);
+  });
+
   it("ignores a stale companion.json", async () => {
     writeCompanionJson();
     await load();
@@ -148,8 +197,9 @@ describe("plugin wiring", () => {
     tab.display();
     expect(tab.containerEl.textContent).toContain(`cognivault serve --vault ${vault}`);
     const names = [...tab.containerEl.querySelectorAll<HTMLElement>(".setting-item")].map((e) => e.dataset.name);
-    expect(names).toEqual(["Companion URL", "Companion token", "Related notes", "Items per generation", "Open generated notes"]);
-    expect(tab.containerEl.querySelectorAll("input")[1].type).toBe("password");
+    expect(names).toEqual(["Start the companion", "cognivault executable", "Companion URL", "Companion token", "Related notes", "Items per generation", "Open generated notes"]);
+    expect(tab.containerEl.querySelector<HTMLInputElement>('.setting-item[data-name="Companion token"] input')?.type)
+      .toBe("password");
   });
 });
 
@@ -174,6 +224,24 @@ describe("views", () => {
     const body = JSON.parse(calls.find((c) => c.url.endsWith("/api/ask"))?.init?.body as string) as Record<string, unknown>;
     expect(body.question).toBe("What do chloroplasts hold?");
     expect(String(body.session_id)).toMatch(/^obsidian-/);
+  });
+
+  it("shows citation comments in an answer as source chips, never as raw text", async () => {
+    writeCompanionJson();
+    await load();
+    plugin.fetchImpl = (url, init) => url.endsWith("/api/ask") ? Promise.resolve(ndjson([
+      { type: "metadata", data: { label: "S1", path: "Cells/Chloroplast.md", title: "Chloroplast", heading_path: ["Chloroplast"], line_start: 5, line_end: 9, snippet: "" } },
+      { type: "text", data: { text: "Chlorophyll is green [[Chloroplast#Pigments|Chloroplast › Pigments]]<!--cv:c" } },
+      { type: "text", data: { text: "ite id=63e8b4962cfd15c8 h=fe49eb37-->." } },
+      { type: "done", data: {} },
+    ])) : fakeCompanion(url, init);
+    const view = (await plugin.openView(VIEW_CHAT))?.view as ChatView;
+    await view.ask("Why green?");
+    const answer = view.contentEl.querySelector(".cv-answer") as HTMLElement;
+    expect(answer.textContent).toBe("Chlorophyll is green Chloroplast › Pigments.");
+    const chip = answer.querySelector(".cv-cite") as HTMLAnchorElement;
+    expect(chip.classList.contains("internal-link")).toBe(true);
+    expect(chip.dataset.href).toBe("Cells/Chloroplast.md");
   });
 
   it("shows the start command in the chat view when the companion is missing", async () => {

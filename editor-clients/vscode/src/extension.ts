@@ -3,23 +3,28 @@
  * plus palette commands backed by it and by the companion (`cognivault serve`).
  */
 
+import { constants as fsConstants, promises as fs } from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 
 import { ChatPanel } from "./chatPanel";
 import { CompanionManager } from "./companionManager";
 import { DashboardPanel } from "./dashboardPanel";
+import { type Found, locateCognivault } from "../../shared/locate";
 import { createLspClient } from "./lsp";
 import { type LspClient, REINDEX } from "./protocol";
 import { RelatedNotesProvider } from "./related";
 import { searchVault } from "./search";
-import { RESTART_KEYS, type Settings, initializationOptions, lspCommand, readSettings } from "./settings";
+import { DEFAULT_COMMAND, RESTART_KEYS, type Settings, initializationOptions, lspCommand, readSettings } from "./settings";
 import { StatusBar, statusReport } from "./status";
 import { generate, reviewDue } from "./study";
 import { MIN_NOTES, looksLikeVault, vaultRelative } from "./vault";
+import { defaultVoiceDeps, voiceQuestion } from "./voice";
 
 export const COMMANDS = {
   ask: "cognivault.askVault",
+  askByVoice: "cognivault.askByVoice",
   search: "cognivault.searchVault",
   related: "cognivault.relatedNotes",
   flashcards: "cognivault.generateFlashcards",
@@ -30,7 +35,10 @@ export const COMMANDS = {
   status: "cognivault.showStatus",
   reindex: "cognivault.reindex",
   restart: "cognivault.restartServer",
+  chooseExecutable: "cognivault.chooseExecutable",
 } as const;
+
+export const CHOOSE_EXECUTABLE = "Choose the cognivault executable";
 
 /** What `activate` returns (the extension's API; the unit tests drive the extension through it). */
 export interface CogniVault {
@@ -68,7 +76,40 @@ async function folderLooksLikeVault(vault: string): Promise<boolean> {
   return looksLikeVault({ entries, markdownFiles: notes.length });
 }
 
+function isExecutable(file: string): Promise<boolean> {
+  return fs.access(file, fsConstants.X_OK).then(async () => (await fs.stat(file)).isFile(), () => false);
+}
+
+/** Where the language server and the companion are run from (see locate.ts). */
+function locate(settings: Settings): Promise<Found | null> {
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
+  const configured = settings.pythonPath || settings.command !== DEFAULT_COMMAND ? settings.command : null;
+  return locateCognivault(configured, { folders, env: process.env, home: os.homedir(), platform: process.platform, isExecutable });
+}
+
+/**
+ * Origins the companion must accept besides `vscode-webview://`: in VS Code hosted in a browser
+ * page (code-server), webviews call it from that page's origin, which `asExternalUri` reveals
+ * (it maps a loopback address to the page's own origin).
+ */
+export async function webviewHostOrigins(): Promise<string[]> {
+  if (vscode.env.uiKind !== vscode.UIKind.Web) {
+    return [];
+  }
+  const probe = "http://127.0.0.1:1";
+  const external = await vscode.env.asExternalUri(vscode.Uri.parse(probe));
+  try {
+    const origin = new URL(external.toString(true)).origin;
+    return origin === probe || origin === "null" ? [] : [origin];
+  } catch {
+    return [];
+  }
+}
+
 let shutdown: (() => Promise<void>) | undefined;
+
+/** How "Ask by voice" finds and runs a recorder (the unit tests put fake recorders here). */
+export const voiceDeps = { ...defaultVoiceDeps };
 
 export async function activate(context: vscode.ExtensionContext): Promise<CogniVault> {
   const output = vscode.window.createOutputChannel("CogniVault");
@@ -81,6 +122,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<CogniV
   await vscode.commands.executeCommand("setContext", "cognivault.active", active);
 
   let lsp: LspClient | undefined;
+  let located: Found | null = null;
+  // the settings with the executable found (a workspace .venv, pipx's bin folder, PATH)
+  const effectiveSettings = (): Settings => {
+    const settings = settingsNow();
+    return located && located.from !== "setting" ? { ...settings, command: located.command } : settings;
+  };
+  const offerChooser = async (problem: string): Promise<void> => {
+    const choice = await vscode.window.showErrorMessage(`CogniVault: ${problem}`, CHOOSE_EXECUTABLE);
+    if (choice === CHOOSE_EXECUTABLE) {
+      await vscode.commands.executeCommand(COMMANDS.chooseExecutable);
+    }
+  };
   // set up below once the folder is known to be a vault
   const services: { companion?: CompanionManager; related?: RelatedNotesProvider; statusBar?: StatusBar } = {};
 
@@ -117,9 +170,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<CogniV
     if (!vault) {
       return;
     }
-    const settings = settingsNow();
+    located = await locate(settingsNow());
+    if (!located) {
+      log("no cognivault executable: none in the workspace's .venv, pipx's bin folder or on PATH");
+      void offerChooser("cognivault was not found (not in the workspace's .venv, pipx's bin folder or on PATH). " +
+        "Install CogniVault or choose its executable.");
+      return;
+    }
+    const settings = effectiveSettings();
     const command = lspCommand(settings, vault);
-    log(`starting the language server: ${command.command} ${command.args.join(" ")}`);
+    log(`starting the language server (${located.from}): ${command.command} ${command.args.join(" ")}`);
     const client = createLspClient({ command, vault, env: {}, initializationOptions: initializationOptions(settings, vault),
       outputChannel: output });
     lsp = client;
@@ -129,8 +189,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<CogniV
       lsp = undefined;
       const message = error instanceof Error ? error.message : String(error);
       log(`the language server did not start: ${message}`);
-      void vscode.window.showErrorMessage(`CogniVault: the language server did not start (${message}). ` +
-        "Install CogniVault or set cognivault.server.command / cognivault.server.pythonPath.");
+      void offerChooser(`the language server did not start (${message}). ` +
+        "Install CogniVault, or choose its executable (the cognivault.server.command setting).");
     }
     void services.statusBar?.poll();
   };
@@ -180,6 +240,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<CogniV
     const panel = ChatPanel.show({ extensionUri: context.extensionUri, companion: companionClient, openSource, log });
     if (text?.trim()) {
       await panel.ask(text);
+    }
+  });
+
+  register(COMMANDS.askByVoice, async () => {
+    if (!needVault()) {
+      return;
+    }
+    try {
+      const question = await voiceQuestion(companionClient, voiceDeps);
+      if (question === "") {
+        void vscode.window.showWarningMessage("CogniVault: no words were heard in the recording.");
+      } else if (question) {
+        await vscode.commands.executeCommand(COMMANDS.ask, question);
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      log(`ask by voice: ${message}`);
+      void vscode.window.showErrorMessage(`CogniVault: ask by voice: ${message}`);
     }
   });
 
@@ -258,6 +336,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<CogniV
     }
   });
 
+  register(COMMANDS.chooseExecutable, async () => {
+    const picked = await vscode.window.showOpenDialog({ title: CHOOSE_EXECUTABLE, openLabel: "Use this executable",
+      canSelectFiles: true, canSelectFolders: false, canSelectMany: false });
+    const file = picked?.[0];
+    if (file) {
+      // a changed server.command restarts the language server (onDidChangeConfiguration below)
+      await vscode.workspace.getConfiguration("cognivault").update("server.command", file.fsPath,
+        vscode.ConfigurationTarget.Global);
+      log(`cognivault.server.command set to ${file.fsPath}`);
+    }
+  });
+
   register(COMMANDS.restart, async () => {
     if (needVault()) {
       await stopLsp();
@@ -272,7 +362,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<CogniV
   }
 
   shutdown = stopLsp;
-  const managed = new CompanionManager(vault, settingsNow, log);
+  const managed = new CompanionManager(vault, effectiveSettings, log, { allowOrigins: webviewHostOrigins });
   const relatedProvider = new RelatedNotesProvider(() => lsp, (uri) => vaultRelative(vault, uri.fsPath) !== null);
   const bar = new StatusBar(() => lsp);
   services.companion = managed;

@@ -7,6 +7,9 @@
 
 import * as path from "node:path";
 
+/** The `cognivault.server.command` default: found on PATH (or in a workspace .venv / pipx, see locate.ts). */
+export const DEFAULT_COMMAND = "cognivault";
+
 export type EmbeddingProvider = "auto" | "embedded" | "ollama" | "none";
 export type ChatProvider = "auto" | "ollama" | "llamacpp" | "extractive";
 export type SearchMode = "hybrid" | "lexical" | "dense";
@@ -40,7 +43,7 @@ function text(value: unknown): string {
 
 export function readSettings(config: ConfigSource): Settings {
   return {
-    command: text(config.get("server.command", "cognivault")) || "cognivault",
+    command: text(config.get("server.command", DEFAULT_COMMAND)) || DEFAULT_COMMAND,
     pythonPath: text(config.get("server.pythonPath", "")),
     vault: text(config.get("vault", "")),
     embeddingProvider: choice(config.get("embedding.provider", "auto"), ["auto", "embedded", "ollama", "none"], "auto"),
@@ -74,10 +77,14 @@ export function lspCommand(settings: Settings, vault: string): CommandLine {
   return cognivaultCommand(settings, vault, ["lsp", "--vault", vault]);
 }
 
-export function companionCommand(settings: Settings, vault: string): CommandLine {
+/** `cognivault serve` for the vault; `allowOrigins`: the page origins its webviews call from (browser-hosted VS Code). */
+export function companionCommand(settings: Settings, vault: string, allowOrigins: readonly string[] = []): CommandLine {
   const args = ["serve", "--vault", vault, "--port", "0"];
   if (settings.embeddingProvider === "none") {
     args.push("--keyword-only");
+  }
+  for (const origin of allowOrigins) {
+    args.push("--allow-origin", origin);
   }
   return cognivaultCommand(settings, vault, args);
 }

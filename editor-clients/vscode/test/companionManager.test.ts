@@ -56,6 +56,21 @@ describe("CompanionManager", () => {
     expect(child.killed).toEqual(["SIGTERM"]);
   });
 
+  it("passes the webview host origins as --allow-origin", async () => {
+    const child = new FakeChild();
+    const spawn = vi.fn(() => child);
+    const manager = new CompanionManager("/vault", settings(), () => undefined, {
+      spawn: spawn as never, readFile: () => Promise.reject(new Error("ENOENT")), fetch: statusOk,
+      allowOrigins: () => Promise.resolve(["http://127.0.0.1:8080"]) });
+    const pending = manager.get();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    child.stdout.write(JSON.stringify({ url: "http://127.0.0.1:5123", token: TOKEN, pid: 4242, vault: "/vault" }) + "\n");
+    await pending;
+    const [, args] = spawn.mock.calls[0] as unknown as [string, string[]];
+    expect(args).toEqual(["serve", "--vault", "/vault", "--port", "0", "--allow-origin", "http://127.0.0.1:8080"]);
+    manager.dispose();
+  });
+
   it("uses a live companion from companion.json instead of starting one", async () => {
     const spawn = vi.fn();
     const manager = new CompanionManager("/vault", settings(), () => undefined, {

@@ -3,7 +3,7 @@
  * registered, and each command driving the (fake) language server or companion.
  */
 
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -46,6 +46,7 @@ const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.me
 };
 
 let vault: string;
+const transcribed: { route: string; bytes: Buffer }[] = [];
 const fetchCalls: { url: string; init?: RequestInit }[] = [];
 
 function ndjson(lines: unknown[]): Response {
@@ -61,6 +62,12 @@ function fakeCompanion(url: string, init?: RequestInit): Promise<Response> {
   const route = url.slice(ORIGIN.length);
   if (route === "/api/status") {
     return Promise.resolve(Response.json({ files: { total: 3 } }));
+  }
+  if (route === "/api/transcribe?name=question.wav" || route === "/api/transcribe?name=spoken.ogg") {
+    return (init?.body as Blob).arrayBuffer().then((body) => {
+      transcribed.push({ route, bytes: Buffer.from(body) });
+      return Response.json({ text: " What do plants make? ", language: "en", duration_s: 1.5, segments: [] });
+    });
   }
   if (route === "/api/ask") {
     return Promise.resolve(ndjson([
@@ -126,6 +133,10 @@ async function activateVault(): Promise<Awaited<ReturnType<typeof extension.acti
   return extension.activate(context());
 }
 
+function venvCli(): string {
+  return path.join(vault, ".venv", "bin", "cognivault");
+}
+
 function flush(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
@@ -135,11 +146,16 @@ beforeEach(() => {
   lspCalls.length = 0;
   lspStarts.length = 0;
   fetchCalls.length = 0;
+  transcribed.length = 0;
   for (const key of Object.keys(lspAnswers)) {
     delete lspAnswers[key];
   }
   lspAnswers["cognivault/status"] = () => ({ vault, indexing: { phase: "ready", stage: "", done: 0, total: 0, current: "", summary: "3 indexed", errors: [] }, index: { files: { indexed: 3 } } });
   vault = mkdtempSync(path.join(tmpdir(), "cognivault-vscode-"));
+  // CogniVault installed in the workspace's virtual environment (found before pipx and PATH)
+  mkdirSync(path.join(vault, ".venv", "bin"), { recursive: true });
+  writeFileSync(venvCli(), "#!/bin/sh\n");
+  chmodSync(venvCli(), 0o755);
   vi.stubGlobal("fetch", fakeCompanion);
   ChatPanel.current = undefined;
   DashboardPanel.current = undefined;
@@ -153,6 +169,7 @@ afterEach(async () => {
     }
   }
   vi.unstubAllGlobals();
+  vi.unstubAllEnvs();
   rmSync(vault, { recursive: true, force: true });
 });
 
@@ -165,7 +182,7 @@ describe("activation", () => {
     expect([...mock.commands.keys()].sort()).toEqual(contributed);
     expect(Object.values(extension.COMMANDS).sort()).toEqual(contributed);
     expect(lspStarts).toHaveLength(1);
-    expect(lspStarts[0].command).toEqual({ command: "cognivault", args: ["lsp", "--vault", vault] });
+    expect(lspStarts[0].command).toEqual({ command: venvCli(), args: ["lsp", "--vault", vault] });
     expect(lspStarts[0].initializationOptions).toMatchObject({ vault });
     expect(mock.treeProviders.has("cognivault.related")).toBe(true);
   });
@@ -213,6 +230,49 @@ describe("activation", () => {
     await flush();
     await flush();
     expect(lspStarts.at(-1)?.command.command).toBe("/opt/cv/bin/cognivault");
+  });
+});
+
+describe("webviews in a browser-hosted VS Code", () => {
+  it("registers the page's origin (from asExternalUri) only when VS Code runs in a browser", async () => {
+    mock.externalUri = () => ({ toString: () => "http://127.0.0.1:8080/proxy/1/" }) as unknown as Uri;
+    expect(await extension.webviewHostOrigins()).toEqual([]);
+    mock.uiKind = vscode.UIKind.Web;
+    expect(await extension.webviewHostOrigins()).toEqual(["http://127.0.0.1:8080"]);
+    mock.externalUri = () => ({ toString: () => "http://127.0.0.1:1" }) as unknown as Uri;
+    expect(await extension.webviewHostOrigins()).toEqual([]);
+  });
+});
+
+describe("finding the cognivault executable", () => {
+  it("with none in the .venv, pipx's folder or PATH, offers the chooser, which sets the command and starts the server", async () => {
+    rmSync(path.join(vault, ".venv"), { recursive: true });
+    vi.stubEnv("PIPX_BIN_DIR", path.join(vault, "no-pipx"));
+    vi.stubEnv("PATH", path.join(vault, "empty-path"));
+    mock.messageAnswers.push(extension.CHOOSE_EXECUTABLE);
+    const chosen = path.join(vault, "elsewhere", "cognivault");
+    mock.openDialogAnswers.push([Uri.file(chosen)]);
+    await activateVault();
+    await flush();
+    await flush();
+    const error = mock.messages.find((m) => m.level === "error");
+    expect(error?.text).toContain("cognivault was not found");
+    expect(error?.items).toEqual([extension.CHOOSE_EXECUTABLE]);
+    expect(mock.openDialogCalls[0]).toMatchObject({ canSelectFiles: true, canSelectMany: false });
+    expect(mock.config["cognivault.server.command"]).toBe(chosen);
+    await flush();
+    expect(lspStarts.map((start) => start.command.command)).toEqual([chosen]);
+  });
+
+  it("uses pipx's bin folder when the workspace has no .venv", async () => {
+    rmSync(path.join(vault, ".venv"), { recursive: true });
+    const pipx = path.join(vault, "pipx-bin");
+    mkdirSync(pipx);
+    writeFileSync(path.join(pipx, "cognivault"), "#!/bin/sh\n");
+    chmodSync(path.join(pipx, "cognivault"), 0o755);
+    vi.stubEnv("PIPX_BIN_DIR", pipx);
+    await activateVault();
+    expect(lspStarts[0].command.command).toBe(path.join(pipx, "cognivault"));
   });
 });
 
@@ -305,6 +365,50 @@ describe("companion commands", () => {
     await flush();
     expect(mock.opened.at(-1)).toBe(opened);
     expect(mock.output.join("\n")).not.toContain(TOKEN);
+  });
+
+  /** Runs "Ask by voice" with `which` finding the recorders, until the chat asked the transcript. */
+  async function askByVoice(which: (program: string) => string | null): Promise<void> {
+    const saved = { ...extension.voiceDeps };
+    extension.voiceDeps.which = which;
+    try {
+      const asking = vscode.commands.executeCommand("cognivault.askByVoice");
+      await vi.waitFor(() => expect(mock.panels.some((p) => p.viewType === "cognivault.chat")).toBe(true), { timeout: 10_000 });
+      panelOf("cognivault.chat").webview.receive({ type: "ready" });
+      await asking;
+    } finally {
+      Object.assign(extension.voiceDeps, saved);
+    }
+  }
+
+  it("asks by voice: records with arecord until it stops, transcribes, and asks the transcript", async () => {
+    writeCompanionJson();
+    await activateVault();
+    // a stand-in for arecord at the process boundary: writes a WAV into its last argument and exits
+    const recorder = path.join(vault, "fake-arecord");
+    writeFileSync(recorder, `#!/bin/sh\nfor last in "$@"; do :; done\necho "$*" > "${vault}/recorder-args"\n` +
+      `printf 'RIFF----WAVEfmt ' > "$last"\nhead -c 400 /dev/zero >> "$last"\n`);
+    chmodSync(recorder, 0o755);
+    await askByVoice((program) => (program === "arecord" ? recorder : null));
+    expect(readFileSync(path.join(vault, "recorder-args"), "utf-8")).toMatch(/^-q -f S16_LE -c 1 -r 16000 -d 120 \/.*question\.wav\n$/);
+    expect(transcribed).toHaveLength(1);
+    expect(transcribed[0].bytes.subarray(0, 4).toString()).toBe("RIFF");
+    expect(transcribed[0].bytes.length).toBe(416);
+    const ask = fetchCalls.find((c) => c.url.endsWith("/api/ask"));
+    expect(JSON.parse(ask?.init?.body as string)).toMatchObject({ question: "What do plants make?" });
+  });
+
+  it("asks by voice from an audio file when no recorder is installed", async () => {
+    writeCompanionJson();
+    await activateVault();
+    const audio = path.join(vault, "spoken.ogg");
+    writeFileSync(audio, Buffer.from("OggS-some-audio"));
+    mock.openDialogAnswers.push([Uri.file(audio)]);
+    await askByVoice(() => null);
+    expect(mock.openDialogCalls[0]).toMatchObject({ filters: { Audio: expect.arrayContaining(["wav", "ogg", "webm"]) as unknown } });
+    expect(transcribed.map((t) => [t.route, t.bytes.toString()])).toEqual([["/api/transcribe?name=spoken.ogg", "OggS-some-audio"]]);
+    expect(JSON.parse(fetchCalls.find((c) => c.url.endsWith("/api/ask"))?.init?.body as string))
+      .toMatchObject({ question: "What do plants make?" });
   });
 
   it("tells the user how to start the companion when none runs and auto-start is off", async () => {

@@ -57,6 +57,28 @@ describe("chat webview", () => {
     expect(listed.textContent).toBe("Photosynthesis › Where it happens");
   });
 
+  it("shows citation comments as source chips, never as raw text, also while they stream in pieces", () => {
+    const { sent, deliver } = page();
+    deliver({ type: "turn", id: 1, question: "Where does the Calvin cycle run?" });
+    deliver({ type: "envelope", id: 1, envelope: { type: "metadata", data: { label: "S1", path: "Biology/Photosynthesis.md",
+      title: "Photosynthesis", heading_path: ["Photosynthesis"], line_start: 12, line_end: 14, snippet: "" } } });
+    const answer = () => document.querySelector(".cv-turn .cv-answer") as HTMLElement;
+    const cite = "[[Photosynthesis#Calvin cycle|Photosynthesis › Calvin cycle]]<!--cv:cite id=63e8b4962cfd15c8 h=fe49eb37-->";
+    const chunks = ["In the stroma. ", cite.slice(0, 70), cite.slice(70), " Also [[Cells|Cells]] <!--cv:cite id=0123456789abcdef h=89abcdef--> and <!--cv:note x-->."];
+    for (const chunk of chunks) {
+      deliver({ type: "envelope", id: 1, envelope: { type: "text", data: { text: chunk } } });
+      expect(answer().textContent).not.toMatch(/<!--|cv:cite|<!-?$|\[\[Photosynthesis/);
+    }
+    deliver({ type: "envelope", id: 1, envelope: { type: "done", data: {} } });
+    expect(answer().textContent).toBe("In the stroma. Photosynthesis › Calvin cycle Also Cells and .");
+    const chips = [...answer().querySelectorAll(".cv-cite")] as HTMLElement[];
+    expect(chips.map((chip) => chip.textContent)).toEqual(["Photosynthesis › Calvin cycle", "Cells"]);
+    (chips[0] as HTMLAnchorElement).click(); // cites a source of the answer: opens it
+    expect(sent.at(-1)).toEqual({ type: "open", path: "Biology/Photosynthesis.md", lineStart: 12, lineEnd: 14 });
+    expect(chips[1].tagName).toBe("SPAN"); // a note the answer did not list: a chip naming it
+    expect(chips[1].title).toBe("Cells");
+  });
+
   it("shows an error envelope and sends questions", () => {
     const { sent, deliver } = page();
     deliver({ type: "turn", id: 7, question: "Q" });

@@ -43,12 +43,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise _user_error(f"--port {args.port}: use 0 (any free port) or 1-65535")
+    from cognivault.companion.security import parse_origin
+
+    try:
+        origins = [parse_origin(value) for value in args.allow_origin]
+    except ValueError as exc:
+        raise _user_error(f"--allow-origin: {exc}") from exc
     vault, settings = _settings(args)
     engine = _engine(args, vault, settings, writable=True, embedder=None if args.keyword_only else "auto")
     try:
         # Programs that start serve read its first line through a pipe: they keep getting JSON.
         return serve_forever(engine, settings, port=args.port, index=not args.no_index,
-                             watch=not args.no_watch, force=args.force,
+                             watch=not args.no_watch, force=args.force, extra_origins=origins,
                              json_line=args.json or not sys.stdout.isatty())
     except CompanionRunning as exc:
         raise _user_error(str(exc)) from exc
@@ -111,6 +117,9 @@ def register(command) -> None:  # type: ignore[no-untyped-def]
                        help="do not follow notes changed on disk (default: the index follows them while "
                             "this process writes it; otherwise only Re-index updates it)")
     serve.add_argument("--keyword-only", action="store_true", help="no embedding model: keyword search only")
+    serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                       help="also accept requests from this exact origin (the page of a browser-hosted "
+                            "editor, e.g. http://127.0.0.1:8080); repeatable")
     serve.add_argument("--force", action="store_true",
                        help="start even if companion.json names another live companion")
 

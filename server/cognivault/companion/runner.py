@@ -19,6 +19,7 @@ import os
 import secrets
 import signal
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -142,11 +143,12 @@ async def start_companion(engine: Engine, settings: Settings, *, port: int = 0, 
 
 def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: bool = True,
                   watch: bool = True, force: bool = False, out: IO[str] | None = None,
-                  json_line: bool = True) -> int:
+                  json_line: bool = True, extra_origins: Sequence[str] = ()) -> int:
     """``cognivault serve``: warm up, print one line, serve until SIGINT/SIGTERM, clean up.
 
     The line is the companion.json document (``json_line``, for programs) or the dashboard link
     for a person (:meth:`Companion.dashboard_link`); it comes once :func:`warm_up` is done.
+    ``extra_origins`` are the exact origins (an editor's webview host) accepted besides loopback's.
     """
     out = out or sys.stdout
 
@@ -156,7 +158,7 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(signum, stop.set)
-        companion = await start_companion(engine, settings, port=port, force=force)
+        companion = await start_companion(engine, settings, port=port, force=force, extra_origins=extra_origins)
         try:
             await warm_up(companion.app)
             out.write((json.dumps(companion.info()) if json_line else

@@ -7,8 +7,9 @@
   requests in flight (streams count); over either, 429 with ``Retry-After``.
   Applied before the token check (so guessing the token is throttled too) and
   before CORS preflights are answered.
-- Origin, when sent, must be the server's own, ``app://obsidian.md`` or
-  ``vscode-webview://<id>``; anything else is refused (403). CORS headers name the
+- Origin, when sent, must be the server's own, ``app://obsidian.md``,
+  ``vscode-webview://<id>`` or one given to ``serve --allow-origin`` (the page of a
+  browser-hosted editor); anything else is refused (403). CORS headers name the
   exact allowed origin, never ``*``; a preflight is answered only for allowed origins.
 - Every route and method, known or not, needs the token: ``Authorization: Bearer``,
   or the HttpOnly SameSite=Strict cookie that a page URL's ``?token=`` is
@@ -134,6 +135,23 @@ def origin_allowed(request: web.Request, origin: str) -> bool:
     if origin in own_origins(request) or origin in FIXED_ORIGINS or origin in config.extra_origins:
         return True
     return any(pattern.fullmatch(origin) for pattern in ORIGIN_PATTERNS)
+
+
+_ORIGIN_RE = re.compile(r"(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?", re.IGNORECASE)
+
+
+def parse_origin(value: str) -> str:
+    """An exact origin to allow (``http(s)://host[:port]``, as browsers send it), or ValueError.
+
+    For an editor hosted in a browser page (code-server): its webviews call the companion
+    with that page's origin, which the editor registers when it starts ``cognivault serve``.
+    """
+    match = _ORIGIN_RE.fullmatch(value.strip())
+    if match is None or (match.group(3) is not None and not 0 < int(match.group(3)) <= 65535):
+        raise ValueError(f"{value!r} is not an origin (scheme://host[:port], nothing after it)")
+    scheme, host, port = match.group(1).lower(), match.group(2).lower(), match.group(3)
+    default = {"http": "80", "https": "443"}[scheme]
+    return f"{scheme}://{host}" + (f":{int(port)}" if port and port != default else "")
 
 
 def client_key(request: web.Request) -> str:

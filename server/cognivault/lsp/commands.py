@@ -1,4 +1,9 @@
-"""``cognivault lsp``: the language server over stdio, or ``--tcp HOST:PORT`` (loopback only)."""
+"""``cognivault lsp``: the language server over stdio, or ``--tcp HOST:PORT`` (loopback only).
+
+Editors' language clients add their transport flag to the command line: vscode-languageclient
+appends ``--stdio`` (accepted: stdio is what this server speaks), ``--pipe=NAME`` or
+``--socket=PORT`` (refused with one line naming what works instead, exit 2).
+"""
 
 from __future__ import annotations
 
@@ -44,6 +49,11 @@ def cmd_lsp(args: argparse.Namespace) -> int:
     level = os.environ.get("COGNIVAULT_LOG", "WARNING")
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s",
                         force=True)
+    if args.pipe is not None or args.socket is not None:
+        flag = "--pipe" if args.pipe is not None else "--socket"
+        print(f"cognivault: lsp {flag} is not supported; use stdio (the default, or --stdio) "
+              "or --tcp HOST:PORT", file=sys.stderr)
+        return 2
     tcp = None
     if args.tcp:
         try:
@@ -84,7 +94,11 @@ class _VaultGiven(argparse.Action):
 
 def register(command: Any) -> None:
     parser = command("lsp", cmd_lsp, "run the language server (stdio; --tcp HOST:PORT on loopback for debugging)")
-    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a loopback TCP port instead of stdio")
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a loopback TCP port instead of stdio")
+    transport.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
+    parser.add_argument("--pipe", metavar="NAME", help=argparse.SUPPRESS)  # refused with a message
+    parser.add_argument("--socket", metavar="PORT", help=argparse.SUPPRESS)  # refused with a message
     parser.set_defaults(vault_given=False)
     for action in parser._actions:  # --vault is optional here: the workspace root is the default
         if "--vault" in action.option_strings:

@@ -47,6 +47,53 @@ local function source_line(src)
   return ("[%s] %s  (%s)"):format(src.label or "?", heading, where)
 end
 
+local function note_key(value)
+  return (value or ""):gsub("\\", "/"):gsub("%.[mM][dD]$", ""):lower()
+end
+
+--- The label of the answer's source a citation's target names (by path, path tail or title), or nil.
+local function cited_label(target, state)
+  local key = note_key(vim.trim(target))
+  for _, label in ipairs(state.order) do
+    local src = state.sources[label]
+    local path = note_key(src.path)
+    if path == key or path:sub(-(#key + 1)) == "/" .. key or (src.title or ""):lower() == key then
+      return label
+    end
+  end
+  return nil
+end
+
+--- An answer's text as shown: the vault's citation links (`[[Note#Heading|label]]<!--cv:cite …-->`)
+--- become `[S1]` when they cite one of the answer's sources (<CR> opens it), else `[label]`; other
+--- `<!--cv:…-->` comments are dropped. While `streaming`, an unfinished comment at the end (and the
+--- link before it) is held back until the next chunk completes it.
+function M.answer_text(text, state, streaming)
+  if streaming then
+    local tail_start = text:find("<[^<]*$")
+    if tail_start then
+      local tail = text:sub(tail_start)
+      local prefix = ("<!--cv:"):sub(1, #tail)
+      if (tail == prefix or tail:sub(1, 7) == "<!--cv:") and not tail:find("-->", 1, true) then
+        text = text:sub(1, tail_start - 1):gsub("%[%[[^%[%]\n]*%]%] ?$", "")
+      end
+    end
+  end
+  text = text:gsub("%[%[([^%[%]\n]-)%]%] ?<!%-%-cv:cite[^>]-%-%->", function(inner)
+    local target, label = inner:match("^([^|]*)|(.*)$")
+    target = target or inner
+    local note, heading = target:match("^([^#]*)#(.*)$")
+    note = note or target
+    local shown = (label and vim.trim(label) ~= "") and vim.trim(label)
+      or table.concat(vim.tbl_filter(function(part)
+        return part ~= ""
+      end, { vim.trim(note), vim.trim(heading or "") }), " › ")
+    local source = cited_label(note, state)
+    return source and ("[" .. source .. "]") or ("[" .. shown .. "]")
+  end)
+  return (text:gsub("<!%-%-cv:[^>]-%-%->", ""))
+end
+
 --- The buffer's lines and, per line, the source a <CR> on it opens.
 local function render_lines(state)
   local lines, targets = {}, {}
@@ -82,7 +129,7 @@ local function render_lines(state)
     add("")
   end
   if state.text ~= "" then
-    add(state.text)
+    add(M.answer_text(state.text, state, not state.done))
   elseif not state.done then
     add("_" .. state.status .. "…_")
   end
@@ -317,7 +364,7 @@ function M.ask(question, opts)
   end
   local previous = opts.follow_up and M.state or nil
   if previous and previous.done then
-    table.insert(previous.turns, { question = previous.question, answer = previous.text })
+    table.insert(previous.turns, { question = previous.question, answer = M.answer_text(previous.text, previous, false) })
   end
   cancel(M.state)
   local origin = (M.state and M.state.origin_win) or vim.api.nvim_get_current_win()

@@ -45,6 +45,9 @@ export class TFile extends TAbstractFile {
 
 export class TFolder extends TAbstractFile {}
 
+/** The desktop app (the plugin is desktop only); tests may flip it. */
+export const Platform = { isDesktopApp: true, isMobile: false };
+
 export class FileSystemAdapter {
   constructor(private readonly base: string) {}
   getBasePath(): string {

@@ -99,6 +99,8 @@ export const ViewColumn = { Active: -1, Beside: -2, One: 1, Two: 2 };
 export const ProgressLocation = { SourceControl: 1, Window: 10, Notification: 15 };
 export const StatusBarAlignment = { Left: 1, Right: 2 };
 export const TextEditorRevealType = { Default: 0, InCenter: 1, InCenterIfOutsideViewport: 2, AtTop: 3 };
+export const UIKind = { Desktop: 1, Web: 2 };
+export const ConfigurationTarget = { Global: 1, Workspace: 2, WorkspaceFolder: 3 };
 
 export interface FakeWebview {
   html: string;
@@ -232,6 +234,11 @@ export const mock = {
   markdownFiles: 0,
   workspaceFolders: [] as { uri: Uri; name: string; index: number }[],
   activeEditor: undefined as FakeEditor | undefined,
+  openDialogAnswers: [] as (Uri[] | undefined)[],
+  openDialogCalls: [] as Record<string, unknown>[],
+  uiKind: UIKind.Desktop,
+  /** What `env.asExternalUri` maps a URI to (the identity, as on the desktop). */
+  externalUri: (uri: Uri): Uri => uri,
   reset(): void {
     this.commands.clear();
     this.executed = [];
@@ -255,6 +262,10 @@ export const mock = {
     this.markdownFiles = 0;
     this.workspaceFolders = [];
     this.activeEditor = undefined;
+    this.openDialogAnswers = [];
+    this.openDialogCalls = [];
+    this.uiKind = UIKind.Desktop;
+    this.externalUri = (uri: Uri) => uri;
   },
 };
 
@@ -314,6 +325,10 @@ export const window = {
     return Promise.resolve(answer ? answer(items, options) : undefined);
   },
   showInputBox: () => Promise.resolve(mock.inputAnswers.shift()),
+  showOpenDialog(options: Record<string, unknown>) {
+    mock.openDialogCalls.push(options);
+    return Promise.resolve(mock.openDialogAnswers.shift());
+  },
   showInformationMessage: message("info"),
   showWarningMessage: message("warning"),
   showErrorMessage: message("error"),
@@ -354,6 +369,12 @@ export const workspace = {
         const full = section ? `${section}.${key}` : key;
         return (full in mock.config ? mock.config[full] : fallback) as T;
       },
+      update(key: string, value: unknown): Promise<void> {
+        const full = section ? `${section}.${key}` : key;
+        mock.config[full] = value;
+        mock.configListeners.fire({ affectsConfiguration: (s: string) => full === s || full.startsWith(`${s}.`) });
+        return Promise.resolve();
+      },
     };
   },
   fs: {
@@ -364,4 +385,11 @@ export const workspace = {
   openTextDocument: (uri: Uri) => Promise.resolve(fakeDocument(uri, "")),
   onDidChangeConfiguration: (listener: Listener<{ affectsConfiguration(section: string): boolean }>) =>
     mock.configListeners.event(listener),
+};
+
+export const env = {
+  get uiKind() {
+    return mock.uiKind;
+  },
+  asExternalUri: (uri: Uri) => Promise.resolve(mock.externalUri(uri)),
 };
