@@ -95,3 +95,15 @@ def test_a_config_file_of_random_bytes_is_a_one_line_error(tmp_path: Path, conte
     with pytest.raises(ConfigError) as error:
         load_settings(tmp_path, environ={})
     assert "config.toml" in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("folder", ["/home/someone/.ssh", "../../elsewhere", "~/x"])
+def test_a_vault_cannot_put_its_index_outside_itself(tmp_path: Path, folder: str, caplog) -> None:
+    _vault_config(tmp_path, f'[index]\nindex_dir = "{folder}"\n')
+    with caplog.at_level("WARNING", logger="cognivault.config"):
+        settings = load_settings(tmp_path, environ={})
+    assert settings.index.index_dir == ""  # the per-user cache, as if unset
+    assert any("index.index_dir" in r.getMessage() and "ignored" in r.getMessage() for r in caplog.records)
+    _vault_config(tmp_path, '[index]\nindex_dir = ".index"\n')  # inside the vault: the vault may
+    assert load_settings(tmp_path, environ={}).index.index_dir == ".index"
+    assert load_settings(tmp_path, {"index": {"index_dir": folder}}, environ={}).index.index_dir == folder

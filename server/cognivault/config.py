@@ -10,8 +10,9 @@ is ``vault_schema/config.schema.json``.
 A vault travels (sync, git, a shared folder), so what a vault's own file may
 say is limited: settings that decide where questions may go
 (``models.allow_remote_model_host``) are read only from the user's own file,
-the environment or a front end, and a vault file that sets one gets a warning
-that it was ignored. Settings naming a folder inside the vault
+the environment or a front end, and so is an index folder outside the vault
+(``index.index_dir``); a vault file that sets one gets a warning that it was
+ignored. Settings naming a folder inside the vault
 (``study.folder``, ``url_import.folder``) must be vault-relative paths without
 ``..``: the one path guard of :mod:`cognivault.vault.guard` checks them here.
 """
@@ -99,6 +100,8 @@ class Settings:
 
 # Settings only the user's own config (or environment, or a front end) may set: never a vault's file.
 USER_ONLY = frozenset({("models", "allow_remote_model_host")})
+# A vault's own file may put the index only inside the vault; elsewhere is for the user's config to say.
+INDEX_INSIDE = frozenset({("index", "index_dir")})
 # Settings that name a folder inside the vault.
 VAULT_FOLDERS = frozenset({("study", "folder"), ("url_import", "folder")})
 
@@ -178,15 +181,25 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{display_path(path)}: cannot read it ({exc.strerror or exc})") from None
 
 
-def _without_user_only(tables: dict[str, Any], path: Path) -> dict[str, Any]:
-    """A vault file's tables minus the settings only the user's own config may set (with a warning)."""
+def _vault_file_tables(tables: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A vault file's tables minus what a vault may not decide for its user (each with a warning): the
+    settings only the user's own config may set, and an index folder outside the vault."""
     kept = dict(tables)
-    for section, key in USER_ONLY:
+    for section, key in USER_ONLY | INDEX_INSIDE:
         values = kept.get(section)
-        if isinstance(values, dict) and key in values:
-            kept[section] = {k: v for k, v in values.items() if k != key}
-            log.warning("%s sets %s.%s, which is ignored there: a vault's settings travel with it; set it in "
-                        "your own %s instead", display_path(path), section, key, display_path(user_config_file()))
+        if not isinstance(values, dict) or key not in values:
+            continue
+        if (section, key) in INDEX_INSIDE:
+            try:
+                clean_relative(values[key], f"{section}.{key}", allow_root=True)
+                continue
+            except VaultPathError:
+                pass
+        kept[section] = {k: v for k, v in values.items() if k != key}
+        log.warning("%s sets %s.%s%s, which is ignored there: a vault's settings travel with it; set it in "
+                    "your own %s instead", display_path(path), section, key,
+                    " to a folder outside the vault" if (section, key) in INDEX_INSIDE else "",
+                    display_path(user_config_file()))
     return kept
 
 
@@ -196,7 +209,7 @@ def load_settings(vault: Path, overrides: dict[str, Any] | None = None,
     settings = Settings()
     apply_overrides(settings, _read_config_file(user_config_file()))
     path = config_file(vault)
-    apply_overrides(settings, _without_user_only(_read_config_file(path), path))
+    apply_overrides(settings, _vault_file_tables(_read_config_file(path), path))
     apply_overrides(settings, _env_overrides(dict(os.environ if environ is None else environ)))
     if overrides:
         apply_overrides(settings, overrides)
