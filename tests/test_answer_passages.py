@@ -310,3 +310,20 @@ async def test_a_model_that_cites_then_loops_is_stopped_and_marked(engine: Any) 
     assert shown.count("Embed: ") < 20  # stopped as it began to repeat
     assert "> [!warning] Unverified: the model's answer above kept repeating itself" in shown
     assert shown.index("[!warning]") < shown.index("![[Meeting notes]]")  # then the passages
+
+
+def test_a_question_in_two_parts_is_answered_from_two_notes_and_embeds_alone_are_not_quoted() -> None:
+    from cognivault.answer.evidence import _FALLBACK_ANALYZER, Evidence, text_terms
+    from cognivault.answer.extractive import choose_units
+
+    def item(label: str, text: str) -> Evidence:
+        return Evidence(label, label, f"{label}.md", label, [], 1, 3, "", text, "", 0.0, lang="en",
+                        terms=text_terms(_FALLBACK_ANALYZER, text, "en"))
+
+    convert = item("S1", "Bear highlights are converted to ==highlight== marks.\n\n![[converter.png]]")
+    backup = item("S2", "Make a backup in Bear with File, then Backup notes.")
+    terms = ["backup", "bear", "highlight", "convert"]
+    chosen = choose_units([convert, backup], terms, {t: 1.0 for t in terms}, _FALLBACK_ANALYZER,
+                          "Which Bear backup do I import, and how are highlights converted?")
+    assert [unit.label for unit in chosen] == ["S1", "S2"]  # the second note states the other part
+    assert all("![[converter.png]]" != unit.text for unit in chosen)
