@@ -107,8 +107,10 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
     terms = list(pack.question_terms if terms is None else terms)
     weights = dict(pack.term_weights if weights is None else weights)
     if not pack.items:
-        return Confidence("low", "no passage in the vault (or in this scope) matches the question",
-                          missing=terms)
+        reason = "no passage in the vault (or in this scope) matches the question"
+        if pack.unknown:
+            reason += "; the vault never mentions: " + ", ".join(pack.unknown[:5])
+        return Confidence("low", reason, missing=[pack.word_of(t) for t in terms], unknown_share=pack.unknown_share)
     if not terms:
         return Confidence("low", "the question has no key words to check the passages against")
     weight = {t: max(weights.get(t, 1.0), 0.05) for t in terms}

@@ -46,6 +46,7 @@ MIN_UNIT_SHARE = 0.1
 RELATIVE_SHARE = 0.5
 SCORE_SHARE = 0.6
 OTHER_NOTE_SHARE = 0.8
+COMPLETING_SHARE = 0.2  # a unit adding this much of the question's weight to the answer is always welcome
 CONTEXT_SHARE = 0.75
 CONTEXT_WEIGHT = 0.35
 PHRASE_WEIGHT = 0.1  # a unit that has the question's words side by side ("embed a note") comes first on a tie
@@ -57,6 +58,7 @@ SECTION_UNITS = 2  # blocks around the best match, under its heading, added when
 ANSWER_BUDGET = 700  # characters of quoted Markdown (the first unit may take up to twice that)
 LONG_PROSE = 320  # a longer paragraph is also quoted by its sentences
 WHOLE_LIMIT = 600  # a paragraph or list up to this long is also a unit as a whole
+MIN_WORDS = 3  # a paragraph, item or callout with fewer words (embeds aside) is not quoted alone
 MAX_INTRO = 240  # a longer paragraph ending in ":" is a passage of its own, not a lead-in
 ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answer (bench_answer_quality.py)
 
@@ -64,6 +66,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 _ALIASES = re.compile(r"\s*\(aliases: [^)]*\)|^aliases:.*$", re.IGNORECASE | re.MULTILINE)
 _WORDS = re.compile(r"\w+")
 _BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1:?")
+_EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
+_PROSE_KINDS = frozenset({"paragraph", "sentence", "item", "quote"})
 _QUOTED_KINDS = frozenset({"paragraph", "item", "code", "table", "quote"})
 
 
@@ -172,6 +176,8 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
     for unit in units:
         if unit.kind == "item":
             lists.setdefault(unit.group, []).append(unit)
+    # An image or embed alone, or a word or two, says nothing on its own.
+    units = [u for u in units if u.kind not in _PROSE_KINDS or len(_WORDS.findall(_EMBED.sub("", u.text))) >= MIN_WORDS]
     for items in lists.values():
         whole = "\n".join(unit.text for unit in items)
         if len(items) > 1 and len(whole) <= WHOLE_LIMIT:
@@ -213,11 +219,13 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     contexts = [sum(weight[t] for t in weight if t in item.terms) / total if i not in foreign else 0.0
                 for i, item in enumerate(items)]
     best_context = max(contexts)
+    best_terms = items[contexts.index(best_context)].terms
     candidates: list[Unit] = []
     units_by_position: dict[int, list[Unit]] = {}
     for position, item in enumerate(items):
-        if position in foreign or contexts[position] < best_context * CONTEXT_SHARE:
-            continue
+        adds = sum(weight[t] for t in weight if t in item.terms and t not in best_terms) / total
+        if position in foreign or (contexts[position] < best_context * CONTEXT_SHARE and adds < COMPLETING_SHARE):
+            continue  # a passage much weaker than the best, unless it covers a part of the question the best does not
         units_by_position[position] = units_of(item, position)
         for unit in units_by_position[position]:
             said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
@@ -252,11 +260,17 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     chosen = [lead]
     used = lead.size
     seen = [set(lead.text.casefold().split())]
+    covered = set(lead.concepts)
     for unit in candidates[1:]:
-        if len(chosen) >= max_units or unit.score < lead.score * SCORE_SHARE:
+        if len(chosen) >= max_units:
             break
-        if items[unit.position].path != items[lead.position].path and unit.share < best_share * OTHER_NOTE_SHARE:
-            continue  # another note must earn its place: it is where weak, off-topic passages come from
+        # A unit that states a part of the question the answer does not state yet is welcome (a question
+        # in two parts); otherwise it must nearly match the best, and come from another note only when
+        # it covers the question nearly as well (that is where weak, off-topic passages come from).
+        completes = sum(weight[t] for t in unit.concepts - covered) / total >= COMPLETING_SHARE
+        if not completes and (unit.score < lead.score * SCORE_SHARE or (
+                items[unit.position].path != items[lead.position].path and unit.share < best_share * OTHER_NOTE_SHARE)):
+            continue
         if used + unit.size > budget:
             continue
         if any(_overlaps(unit, other) for other in chosen):
@@ -266,6 +280,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             continue
         seen.append(text_words)
         chosen.append(unit)
+        covered |= unit.concepts
         used += unit.size
     for neighbour in _neighbours(lead, units_by_position[lead.position])[:SECTION_UNITS]:
         # what surrounds the best match under its heading often completes it

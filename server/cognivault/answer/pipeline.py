@@ -19,8 +19,8 @@
 
 A model answer that cites nothing in the pack, or that loops (``repetition.LoopGuard`` stops the
 stream as soon as it repeats itself), is not shown as the answer: the passage answer of the
-extractive answerer is, followed by the model's text marked as unverified; the ``done`` then has
-``unverified: true`` and the reason. The ``done``'s ``confidence`` is capped by what the answer
+extractive answerer is, with the model's text marked as unverified; the ``done`` then has
+``unverified: true`` (``looped`` says whether it looped) and a note says why. The ``done``'s ``confidence`` is capped by what the answer
 actually cites (``confidence.cap_by_citations``); the extractive answerer chooses its passages
 before the ``confidence`` envelope, so there the envelope already carries the capped label.
 
