@@ -263,6 +263,16 @@ def test_mind_map_covers_every_heading(engine: Engine, note: str) -> None:
     assert len(labels) > len(headings) + 1  # key terms as leaves
 
 
+def test_mind_map_of_a_selection_covers_that_part_only(engine: Engine) -> None:
+    lines = NOTES["History/French Revolution.md"].splitlines()
+    start = lines.index("## Causes") + 1
+    end = lines.index("## Estates-General")
+    result = asyncio.run(run_generation("mindmap", engine, StudyRequest(note="History/French Revolution.md",
+                                                                        lines=(start, end)), None))
+    labels = _labels(parse_mindmap((engine.vault / result.path).read_text("utf-8"))["root"])
+    assert "Causes" in labels and "The Terror" not in labels and "Key events" not in labels
+
+
 def test_validator_names_each_failure() -> None:
     source = "- Markdown: `[[Three laws of motion]]` and <b>bold</b>"
     assert card_problems("What does “Markdown” mean?", "`Three laws of motion`", source) == ["mangled_code"]

@@ -31,6 +31,7 @@ same form.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -54,7 +55,10 @@ _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she
              "nachdem", "bevor", "only", "also", "nur", "auch", "for", "to", "in", "on", "by", "with", "from",
              "für", "zum", "zur", "mit", "von", "bei", "im", "am", "um", "an", "auf", "durch", "nach", "your", "our",
              "dein", "deine", "ihr", "ihre", "unser", "note", "example", "beispiel", "hinweis", "tip", "tipp",
-             "und", "and", "or", "oder", "but", "aber", "then", "dann", "now", "jetzt", "there's", "it's"}
+             "und", "and", "or", "oder", "but", "aber", "then", "dann", "now", "jetzt", "there's", "it's",
+             "derzeit", "aktuell", "standardmäßig", "außerdem", "zudem", "dabei", "hierbei", "danach", "zuerst",
+             "heute", "oft", "manchmal", "meistens", "normalerweise", "zusätzlich", "alternativ", "ebenfalls",
+             "currently", "usually", "often", "sometimes", "additionally", "alternatively", "first", "finally"}
 _PARTICIPLES = {"made", "split", "found", "taken", "given", "known", "built", "held", "done", "seen", "shown",
                 "driven", "broken", "kept", "lost", "set", "put", "cut", "brought", "thought", "caught", "sent",
                 "spent", "left", "meant", "read", "run", "won", "bound", "drawn", "grown", "thrown", "written",
@@ -68,6 +72,11 @@ _COLON_STOP = {"related", "details", "detail", "see", "note", "notes", "evidence
 _DEICTIC = {"above", "below", "following", "here", "there", "oben", "unten", "folgende", "folgenden", "hier", "obige",
             "obigen", "obiges", "obiger", "untenstehende", "untenstehenden"}
 _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s*(?P<def>.{6,})$")
+_KEYS = {"enter", "eingabe", "return", "escape", "esc", "tab", "space", "leertaste", "backspace", "delete", "entf",
+         "alt", "shift", "umschalt", "ctrl", "strg", "cmd", "option", "up", "down", "left", "right", "home", "end",
+         "pos1", "ende", "page up", "page down", "bild auf", "bild ab", "f1", "f2", "f11", "f12"}
+_DE_DEFINITION_START = re.compile(r"^(?:der|die|das|ein|eine|einer|eines|einem|einen|kein|keine|[A-ZÄÖÜ\ue000])")
+_EN_DEFINITION_START = re.compile(r"^(?:(?:a|an|the|one|any|another)\b|[A-Z\ue000])")
 _TASK_RE = re.compile(r"^\[[ xX]\]\s+")
 _CLAUSE_WORDS = {"that", "which", "who", "your", "you", "we", "they", "it", "dass", "du", "dein", "deine", "deinen",
                  "wir", "ihr", "sie", "es", "man"}  # a "term" holding these is a clause, not a name
@@ -171,7 +180,10 @@ def form_of(term: str) -> str:
     """What kind of thing a term is, for wrong options of the same kind."""
     bare = term.strip()
     if re.fullmatch(r"`[^`]+`", bare):
-        return "shortcut" if _SHORTCUT_RE.match(bare.strip("`")) else "code"
+        inner = bare.strip("` ")
+        if _SHORTCUT_RE.match(inner) or inner.casefold() in _KEYS:
+            return "shortcut"
+        return "code" if re.search(r"\w", inner) else "symbol"  # `#`, `>`, `- `: Markdown's own marks
     if _SHORTCUT_RE.match(plain(bare).replace("`", "")):
         return "shortcut"
     if re.fullmatch(r"\*\*[^*]+\*\*", bare):
@@ -290,10 +302,15 @@ def _term_ok(term: str, max_words: int = 6) -> bool:
     return not re.search(r"[.!?;:]", _PLACEHOLDER_RE.sub("", term).rstrip(")"))
 
 
-def _passive(definition: str) -> bool:
-    """"are rearranged", "is split": a passive verb, not a definition."""
-    first = definition.split()[0].casefold().strip(",") if definition.split() else ""
-    return first in _PARTICIPLES or (first.endswith("ed") and len(first) > 4)
+def _defines(definition: str, verb: str, german: bool) -> bool:
+    """"X is a/the …" names what X is; "X is tied to …", "X sind davon nicht betroffen" only say something about
+    it. A definition starts with an article or a noun (a plural noun after "are")."""
+    first = definition.split()[0].strip(",") if definition.split() else ""
+    if german:
+        return bool(_DE_DEFINITION_START.match(first))
+    if first.casefold() in _PARTICIPLES or (first.endswith("ed") and len(first) >= 4):
+        return False
+    return bool(_EN_DEFINITION_START.match(first)) or (verb == "are" and first.endswith("s") and len(first) > 3)
 
 
 def mark_term(sentence: str, term: str) -> str:
@@ -421,7 +438,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     called.groupdict().get("verb") or "", block.heading)
             else:
                 definition = (_DEF_DE if german else _DEF_EN).match(unbold(sentence).rstrip("."))
-                if definition and not (not german and _passive(definition.group("def"))) \
+                if definition and _defines(definition.group("def"), definition.group("verb"), german) \
                         and len(plain(definition.group("def")).split()) >= MIN_DEFINITION_WORDS:
                     add("definition", inline.restore(definition.group("term")),
                         inline.restore(definition.group("def")), inline.restore(unbold(sentence)),
@@ -463,12 +480,22 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         elif opening.rstrip().endswith(":") and example and "\n" not in example and "`" not in example:
             opening = f"{opening.rstrip()} `{example}`"  # "To embed a note:" and its one-line example
             add("example", f"`{example}`", opening, opening, "", section)
-        add("heading", section, opening, opening, "", section, form="heading")
+        add("heading", section, opening, opening, "", section,
+            form="question" if section.endswith("?") else "heading")  # a question heading among questions
     return tuple(found)
 
 
+CLOZE_KINDS = ("bold", "code")
+
+
 def all_facts(sources: list[Source], lang: str) -> list[Fact]:
-    return [fact for source in sources for fact in facts_of(source, source.lang or lang)]
+    """The facts of the passages; a cloze whose sentence reads like another's ("Right-click the canvas and then
+    select …") gets its section heading in front, so each one can only be completed one way."""
+    facts = [fact for source in sources for fact in facts_of(source, source.lang or lang)]
+    blanks = Counter(blank_term(f.sentence, f.term) for f in facts if f.kind in CLOZE_KINDS)
+    return [replace(f, sentence=f"{f.context}: {f.sentence}", cloze=f"{f.context}: {f.cloze}")
+            if f.kind in CLOZE_KINDS and f.context and f.cloze and blanks[blank_term(f.sentence, f.term)] > 1 else f
+            for f in facts]
 
 
 def spread(facts: list[Fact], limit: int) -> list[Fact]:
