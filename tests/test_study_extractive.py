@@ -94,6 +94,13 @@ declared themselves the **National Assembly** in June.
 
 From 1793 the **Committee of Public Safety** ruled France. Robespierre led the committee until 1794.
 Thousands were executed by the **guillotine** during the Terror.
+
+## People
+
+- Robespierre
+  - Leader of the Committee of Public Safety until 1794.
+- Marie Antoinette
+  - Queen of France, executed in October 1793.
 """,
     "Biologie/Zellorganellen.md": """---
 lang: de
@@ -118,6 +125,10 @@ Der Zellkern ist der Speicher der Erbinformation. Die **DNA** liegt im Zellkern.
 ## Tags
 
 `#1984` ist kein gültiger Tag, aber `#y1984` schon. Notizen mit #biologie erscheinen im **Tag-Bereich**.
+
+## Wo liegt die Erbinformation?
+
+Die Erbinformation liegt als DNA im Zellkern der Zelle.
 
 ## Begriffe
 
@@ -206,6 +217,15 @@ def test_a_history_note_without_definitions_still_gives_cards(engine: Engine) ->
     assert_cards_valid(cards, NOTES["History/French Revolution.md"])
     assert any("The storming of the Bastille in Paris" in back for _, _, back in cards)
     assert any(kind == "cloze" and "==guillotine==" in front for kind, front, _ in cards)
+
+
+def test_nested_descriptions_and_question_headings_make_cards(engine: Engine) -> None:
+    _, text = generate(engine, "flashcards", "History/French Revolution.md", count=30)
+    assert ("qa", "People: what is “Robespierre”?", "Leader of the Committee of Public Safety until 1794.") \
+        in cards_of(text)
+    _, text = generate(engine, "flashcards", "Biologie/Zellorganellen.md", count=30)
+    assert ("qa", "Wo liegt die Erbinformation?", "Die Erbinformation liegt als DNA im Zellkern der Zelle.") \
+        in cards_of(text)
 
 
 def test_german_stays_grammatical(engine: Engine) -> None:

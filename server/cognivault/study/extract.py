@@ -199,7 +199,7 @@ class Block:
     kind: str  # paragraph | item | table | code | heading
     content: str  # raw inline content (a table: its lines, code: its text)
     heading: str  # the heading this block sits under ("" before any)
-    lead: str  # an item: the paragraph introducing its list
+    lead: str  # an item: the paragraph introducing its list, or the item it is nested in
     first: bool  # the block is the first text of its section
 
 
@@ -220,6 +220,7 @@ def blocks_of(source: Source) -> list[Block]:
     first = True
     last_paragraph = ""
     depth_items = 0
+    open_items: list[str] = []  # the first paragraph of each enclosing list item
     in_heading = False
     item_taken = False
     callout_title_pending = False
@@ -234,6 +235,7 @@ def blocks_of(source: Source) -> list[Block]:
             item_taken = False
         elif kind == "list_item_close":
             depth_items -= 1
+            del open_items[depth_items + 1:]
             item_taken = True
         elif kind == "blockquote_open":
             following = tokens[index + 2] if index + 2 < len(tokens) else None
@@ -272,7 +274,10 @@ def blocks_of(source: Source) -> list[Block]:
                 blocks.append(Block("table", content, heading, "", first))
             elif depth_items and not item_taken:
                 content = _TASK_RE.sub("", content)  # "[x] Done": the box is not text
-                blocks.append(Block("item", content, heading, last_paragraph, first))
+                del open_items[depth_items - 1:]
+                parent = open_items[-1] if open_items else last_paragraph
+                blocks.append(Block("item", content, heading, parent, first))
+                open_items.append(content)
                 item_taken = True
             elif not depth_items:
                 blocks.append(Block("paragraph", content, heading, "", first))
@@ -417,6 +422,14 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         if inline.html or inline.embed:
             continue
         text = inline.text
+        child = next((b for b in blocks if b.kind == "item" and b.lead == block.content), None) \
+            if block.kind == "item" else None
+        if child is not None and len(plain(text).split()) <= 5 and not _ITEM_RE.match(text):
+            described = read_inline(child.content)  # "- [[Reader]]" with "- Read web pages in a clean view." below
+            if not described.html and not described.embed and len(plain(described.text).split()) >= 3:
+                add("item", inline.restore(text), described.restore(described.text), inline.restore(text), "",
+                    block.heading, answer_form="text")
+                continue
         if block.kind == "item" or _BOLD_ITEM_RE.match(text):
             match = _BOLD_ITEM_RE.match(text) or _ITEM_RE.match(text)
             if match:
@@ -552,8 +565,8 @@ def display_term(term: str, text: str, german: bool) -> str:
     if german or not term or not term[0].isupper() or term.split()[0].isupper():
         return term
     first = term.split()[0]
-    if any(ch.isupper() for ch in first[1:]):
-        return term  # RuBisCO, NADPH
+    if any(ch.isupper() for ch in first[1:]) or any(word[:1].isupper() for word in term.split()[1:]):
+        return term  # RuBisCO, NADPH, Obsidian Web Clipper: names
     if re.search(r"[a-z,;][ \t]+" + re.escape(term), text):
         return term  # capitalised in the middle of a sentence: a name
     return term[0].lower() + term[1:]
