@@ -94,6 +94,13 @@ declared themselves the **National Assembly** in June.
 
 From 1793 the **Committee of Public Safety** ruled France. Robespierre led the committee until 1794.
 Thousands were executed by the **guillotine** during the Terror.
+
+## People
+
+- Robespierre
+  - Leader of the Committee of Public Safety until 1794.
+- Marie Antoinette
+  - Queen of France, executed in October 1793.
 """,
     "Biologie/Zellorganellen.md": """---
 lang: de
@@ -118,6 +125,10 @@ Der Zellkern ist der Speicher der Erbinformation. Die **DNA** liegt im Zellkern.
 ## Tags
 
 `#1984` ist kein gültiger Tag, aber `#y1984` schon. Notizen mit #biologie erscheinen im **Tag-Bereich**.
+
+## Wo liegt die Erbinformation?
+
+Die Erbinformation liegt als DNA im Zellkern der Zelle.
 
 ## Begriffe
 
@@ -208,6 +219,15 @@ def test_a_history_note_without_definitions_still_gives_cards(engine: Engine) ->
     assert any(kind == "cloze" and "==guillotine==" in front for kind, front, _ in cards)
 
 
+def test_nested_descriptions_and_question_headings_make_cards(engine: Engine) -> None:
+    _, text = generate(engine, "flashcards", "History/French Revolution.md", count=30)
+    assert ("qa", "People: what is “Robespierre”?", "Leader of the Committee of Public Safety until 1794.") \
+        in cards_of(text)
+    _, text = generate(engine, "flashcards", "Biologie/Zellorganellen.md", count=30)
+    assert ("qa", "Wo liegt die Erbinformation?", "Die Erbinformation liegt als DNA im Zellkern der Zelle.") \
+        in cards_of(text)
+
+
 def test_german_stays_grammatical(engine: Engine) -> None:
     for kind in ("flashcards", "quiz"):
         _, text = generate(engine, kind, "Biologie/Zellorganellen.md", count=30)
@@ -261,6 +281,16 @@ def test_mind_map_covers_every_heading(engine: Engine, note: str) -> None:
     assert set(headings) <= set(labels)
     assert not [label for label in labels if label_problems(label)]
     assert len(labels) > len(headings) + 1  # key terms as leaves
+
+
+def test_mind_map_of_a_selection_covers_that_part_only(engine: Engine) -> None:
+    lines = NOTES["History/French Revolution.md"].splitlines()
+    start = lines.index("## Causes") + 1
+    end = lines.index("## Estates-General")
+    result = asyncio.run(run_generation("mindmap", engine, StudyRequest(note="History/French Revolution.md",
+                                                                        lines=(start, end)), None))
+    labels = _labels(parse_mindmap((engine.vault / result.path).read_text("utf-8"))["root"])
+    assert "Causes" in labels and "The Terror" not in labels and "Key events" not in labels
 
 
 def test_validator_names_each_failure() -> None:

@@ -31,6 +31,7 @@ same form.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -54,7 +55,10 @@ _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she
              "nachdem", "bevor", "only", "also", "nur", "auch", "for", "to", "in", "on", "by", "with", "from",
              "für", "zum", "zur", "mit", "von", "bei", "im", "am", "um", "an", "auf", "durch", "nach", "your", "our",
              "dein", "deine", "ihr", "ihre", "unser", "note", "example", "beispiel", "hinweis", "tip", "tipp",
-             "und", "and", "or", "oder", "but", "aber", "then", "dann", "now", "jetzt", "there's", "it's"}
+             "und", "and", "or", "oder", "but", "aber", "then", "dann", "now", "jetzt", "there's", "it's",
+             "derzeit", "aktuell", "standardmäßig", "außerdem", "zudem", "dabei", "hierbei", "danach", "zuerst",
+             "heute", "oft", "manchmal", "meistens", "normalerweise", "zusätzlich", "alternativ", "ebenfalls",
+             "currently", "usually", "often", "sometimes", "additionally", "alternatively", "first", "finally"}
 _PARTICIPLES = {"made", "split", "found", "taken", "given", "known", "built", "held", "done", "seen", "shown",
                 "driven", "broken", "kept", "lost", "set", "put", "cut", "brought", "thought", "caught", "sent",
                 "spent", "left", "meant", "read", "run", "won", "bound", "drawn", "grown", "thrown", "written",
@@ -68,6 +72,11 @@ _COLON_STOP = {"related", "details", "detail", "see", "note", "notes", "evidence
 _DEICTIC = {"above", "below", "following", "here", "there", "oben", "unten", "folgende", "folgenden", "hier", "obige",
             "obigen", "obiges", "obiger", "untenstehende", "untenstehenden"}
 _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s*(?P<def>.{6,})$")
+_KEYS = {"enter", "eingabe", "return", "escape", "esc", "tab", "space", "leertaste", "backspace", "delete", "entf",
+         "alt", "shift", "umschalt", "ctrl", "strg", "cmd", "option", "up", "down", "left", "right", "home", "end",
+         "pos1", "ende", "page up", "page down", "bild auf", "bild ab", "f1", "f2", "f11", "f12"}
+_DE_DEFINITION_START = re.compile(r"^(?:der|die|das|ein|eine|einer|eines|einem|einen|kein|keine|[A-ZÄÖÜ\ue000])")
+_EN_DEFINITION_START = re.compile(r"^(?:(?:a|an|the|one|any|another)\b|[A-Z\ue000])")
 _TASK_RE = re.compile(r"^\[[ xX]\]\s+")
 _CLAUSE_WORDS = {"that", "which", "who", "your", "you", "we", "they", "it", "dass", "du", "dein", "deine", "deinen",
                  "wir", "ihr", "sie", "es", "man"}  # a "term" holding these is a clause, not a name
@@ -171,7 +180,10 @@ def form_of(term: str) -> str:
     """What kind of thing a term is, for wrong options of the same kind."""
     bare = term.strip()
     if re.fullmatch(r"`[^`]+`", bare):
-        return "shortcut" if _SHORTCUT_RE.match(bare.strip("`")) else "code"
+        inner = bare.strip("` ")
+        if _SHORTCUT_RE.match(inner) or inner.casefold() in _KEYS:
+            return "shortcut"
+        return "code" if re.search(r"\w", inner) else "symbol"  # `#`, `>`, `- `: Markdown's own marks
     if _SHORTCUT_RE.match(plain(bare).replace("`", "")):
         return "shortcut"
     if re.fullmatch(r"\*\*[^*]+\*\*", bare):
@@ -187,7 +199,7 @@ class Block:
     kind: str  # paragraph | item | table | code | heading
     content: str  # raw inline content (a table: its lines, code: its text)
     heading: str  # the heading this block sits under ("" before any)
-    lead: str  # an item: the paragraph introducing its list
+    lead: str  # an item: the paragraph introducing its list, or the item it is nested in
     first: bool  # the block is the first text of its section
 
 
@@ -208,6 +220,7 @@ def blocks_of(source: Source) -> list[Block]:
     first = True
     last_paragraph = ""
     depth_items = 0
+    open_items: list[str] = []  # the first paragraph of each enclosing list item
     in_heading = False
     item_taken = False
     callout_title_pending = False
@@ -222,6 +235,7 @@ def blocks_of(source: Source) -> list[Block]:
             item_taken = False
         elif kind == "list_item_close":
             depth_items -= 1
+            del open_items[depth_items + 1:]
             item_taken = True
         elif kind == "blockquote_open":
             following = tokens[index + 2] if index + 2 < len(tokens) else None
@@ -260,7 +274,10 @@ def blocks_of(source: Source) -> list[Block]:
                 blocks.append(Block("table", content, heading, "", first))
             elif depth_items and not item_taken:
                 content = _TASK_RE.sub("", content)  # "[x] Done": the box is not text
-                blocks.append(Block("item", content, heading, last_paragraph, first))
+                del open_items[depth_items - 1:]
+                parent = open_items[-1] if open_items else last_paragraph
+                blocks.append(Block("item", content, heading, parent, first))
+                open_items.append(content)
                 item_taken = True
             elif not depth_items:
                 blocks.append(Block("paragraph", content, heading, "", first))
@@ -290,10 +307,15 @@ def _term_ok(term: str, max_words: int = 6) -> bool:
     return not re.search(r"[.!?;:]", _PLACEHOLDER_RE.sub("", term).rstrip(")"))
 
 
-def _passive(definition: str) -> bool:
-    """"are rearranged", "is split": a passive verb, not a definition."""
-    first = definition.split()[0].casefold().strip(",") if definition.split() else ""
-    return first in _PARTICIPLES or (first.endswith("ed") and len(first) > 4)
+def _defines(definition: str, verb: str, german: bool) -> bool:
+    """"X is a/the …" names what X is; "X is tied to …", "X sind davon nicht betroffen" only say something about
+    it. A definition starts with an article or a noun (a plural noun after "are")."""
+    first = definition.split()[0].strip(",") if definition.split() else ""
+    if german:
+        return bool(_DE_DEFINITION_START.match(first))
+    if first.casefold() in _PARTICIPLES or (first.endswith("ed") and len(first) >= 4):
+        return False
+    return bool(_EN_DEFINITION_START.match(first)) or (verb == "are" and first.endswith("s") and len(first) > 3)
 
 
 def mark_term(sentence: str, term: str) -> str:
@@ -400,6 +422,14 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         if inline.html or inline.embed:
             continue
         text = inline.text
+        child = next((b for b in blocks if b.kind == "item" and b.lead == block.content), None) \
+            if block.kind == "item" else None
+        if child is not None and len(plain(text).split()) <= 5 and not _ITEM_RE.match(text):
+            described = read_inline(child.content)  # "- [[Reader]]" with "- Read web pages in a clean view." below
+            if not described.html and not described.embed and len(plain(described.text).split()) >= 3:
+                add("item", inline.restore(text), described.restore(described.text), inline.restore(text), "",
+                    block.heading, answer_form="text")
+                continue
         if block.kind == "item" or _BOLD_ITEM_RE.match(text):
             match = _BOLD_ITEM_RE.match(text) or _ITEM_RE.match(text)
             if match:
@@ -421,7 +451,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     called.groupdict().get("verb") or "", block.heading)
             else:
                 definition = (_DEF_DE if german else _DEF_EN).match(unbold(sentence).rstrip("."))
-                if definition and not (not german and _passive(definition.group("def"))) \
+                if definition and _defines(definition.group("def"), definition.group("verb"), german) \
                         and len(plain(definition.group("def")).split()) >= MIN_DEFINITION_WORDS:
                     add("definition", inline.restore(definition.group("term")),
                         inline.restore(definition.group("def")), inline.restore(unbold(sentence)),
@@ -463,12 +493,22 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         elif opening.rstrip().endswith(":") and example and "\n" not in example and "`" not in example:
             opening = f"{opening.rstrip()} `{example}`"  # "To embed a note:" and its one-line example
             add("example", f"`{example}`", opening, opening, "", section)
-        add("heading", section, opening, opening, "", section, form="heading")
+        add("heading", section, opening, opening, "", section,
+            form="question" if section.endswith("?") else "heading")  # a question heading among questions
     return tuple(found)
 
 
+CLOZE_KINDS = ("bold", "code")
+
+
 def all_facts(sources: list[Source], lang: str) -> list[Fact]:
-    return [fact for source in sources for fact in facts_of(source, source.lang or lang)]
+    """The facts of the passages; a cloze whose sentence reads like another's ("Right-click the canvas and then
+    select …") gets its section heading in front, so each one can only be completed one way."""
+    facts = [fact for source in sources for fact in facts_of(source, source.lang or lang)]
+    blanks = Counter(blank_term(f.sentence, f.term) for f in facts if f.kind in CLOZE_KINDS)
+    return [replace(f, sentence=f"{f.context}: {f.sentence}", cloze=f"{f.context}: {f.cloze}")
+            if f.kind in CLOZE_KINDS and f.context and f.cloze and blanks[blank_term(f.sentence, f.term)] > 1 else f
+            for f in facts]
 
 
 def spread(facts: list[Fact], limit: int) -> list[Fact]:
@@ -525,8 +565,8 @@ def display_term(term: str, text: str, german: bool) -> str:
     if german or not term or not term[0].isupper() or term.split()[0].isupper():
         return term
     first = term.split()[0]
-    if any(ch.isupper() for ch in first[1:]):
-        return term  # RuBisCO, NADPH
+    if any(ch.isupper() for ch in first[1:]) or any(word[:1].isupper() for word in term.split()[1:]):
+        return term  # RuBisCO, NADPH, Obsidian Web Clipper: names
     if re.search(r"[a-z,;][ \t]+" + re.escape(term), text):
         return term  # capitalised in the middle of a sentence: a name
     return term[0].lower() + term[1:]

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError, model_validator
 from cognivault.study.cards import has_cloze, parse_cards
 from cognivault.study.citations import cite, link
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, deck_slug, study_folder
-from cognivault.study.extract import Fact, all_facts, answer_for, plain, question_for, spread
+from cognivault.study.extract import CLOZE_KINDS, Fact, all_facts, answer_for, plain, question_for, spread
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import card_problems, cloze_problems
 
@@ -122,7 +122,7 @@ def _plugin_safe(text: str) -> bool:
 
 def card_for(fact: Fact) -> Flashcard | None:
     """A card for a fact, or None when the plugin would misread it or the validator rejects it."""
-    if fact.kind in ("bold", "code"):
+    if fact.kind in CLOZE_KINDS:
         if not fact.cloze or not _plugin_safe(fact.cloze.replace("==", "")) or fact.cloze.count("==") != 2:
             return None
         return Flashcard("cloze", "", "", fact.cloze, fact.source) \

@@ -23,7 +23,7 @@ from cognivault.study.common import (
     study_folder,
     unreadable,
 )
-from cognivault.study.extract import Fact, all_facts, plain
+from cognivault.study.extract import Fact, all_facts, blocks_of, plain
 from cognivault.study.jsonparse import JSONParseError
 from cognivault.study.schema import body_of, read_frontmatter
 from cognivault.study.sources import Source, SourceSet, StudyRequest
@@ -102,7 +102,8 @@ LEAVES = 3  # key terms under one heading
 
 
 def _note_tree(title: str, outline: list[tuple[int, str]], passages: list[Source], facts: list[Fact]) -> list[Node]:
-    """A note's whole heading tree (its title heading left out), each heading with its key terms as leaves."""
+    """The note's heading tree over the passages (its title heading left out), each heading with its key terms
+    as leaves."""
     def source_for(heading: str) -> Source:
         return next((s for s in passages if heading in s.heading_path), None) \
             or next((s for s in passages if re.search(rf"(?m)^#+\s+{re.escape(heading)}\s*$", s.text)), passages[0])
@@ -120,7 +121,13 @@ def _note_tree(title: str, outline: list[tuple[int, str]], passages: list[Source
                 break
         return found
 
-    headings = [(level, text) for level, text in outline if text.strip()]
+    def shown(text: str) -> str:
+        return plain(text).replace("`", "").casefold()
+
+    # the headings of the passages studied: the whole tree for a note, a selection's part of it
+    present = {shown(h) for s in passages for h in s.heading_path} \
+        | {shown(b.heading) for s in passages for b in blocks_of(s) if b.kind == "heading"}
+    headings = [(level, text) for level, text in outline if text.strip() and shown(text) in present]
     if headings and headings[0][0] == 1 and headings[0][1].casefold() == title.casefold():
         headings = headings[1:]
     taken = {title.casefold()} | {text.casefold() for _, text in headings}

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ValidationError, field_validator
 
 from cognivault.study.citations import CITATION_RE, cite, link
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, Text, short_id, study_folder
-from cognivault.study.extract import MIN_DEFINITION_WORDS, Fact, all_facts, blank_term, plain, spread
+from cognivault.study.extract import CLOZE_KINDS, MIN_DEFINITION_WORDS, Fact, all_facts, plain, spread
 from cognivault.study.schema import body_of, read_frontmatter
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import question_problems
@@ -159,7 +159,7 @@ def _stem(fact: Fact, reverse: bool) -> str:
     if fact.kind == "heading":
         return (f"Welcher Abschnitt von „{fact.source.title}“ beginnt so: „{description}“?" if fact.german
                 else f"Which section of “{fact.source.title}” begins like this: “{description}”?")
-    blank = blank_term(fact.sentence, fact.term, "…")
+    blank = fact.cloze.replace(f"=={fact.term}==", "…", 1)
     return (f"Welcher Begriff ergänzt den Satz: „{_option(blank)}“?" if fact.german
             else f"Which term completes the sentence: “{_option(blank)}”?")
 
@@ -212,7 +212,7 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
                    rng: random.Random) -> QuizQuestion | None:
     """A question on ``fact`` whose wrong options are ones the quiz has not used yet (else used once before)."""
     answer, form, side = _answer_side(fact)
-    if not answer or answer.casefold() in asked:
+    if not answer or answer.casefold() in asked or (fact.kind in CLOZE_KINDS and not fact.cloze):
         return None
     if fact.kind in ("definition", "called", "item") and side == "term" \
             and len(plain(fact.definition).split()) < MIN_DEFINITION_WORDS:

@@ -7,8 +7,9 @@ An item is rejected when a student would be misled or puzzled by it:
 - ``mangled_link``: link syntax cut in half (``[[`` without ``]]``, ``](``
   left over) or a link that is not in the source;
 - ``raw_html``: an HTML tag outside code (``<h1>``, ``<br>``);
-- ``answer_in_stem``: a quiz stem that names the right option (a content word
-  of the answer in the stem, or the whole answer);
+- ``answer_in_stem``: a quiz stem that names the right option (the whole
+  answer, or words of it no wrong option shares), or a cloze whose hidden
+  words all stay readable in its sentence;
 - ``duplicate_options``: two options that read the same;
 - ``back_equals_front`` / ``empty_back``: a card that asks what it shows, or
   shows nothing;
@@ -124,10 +125,17 @@ def card_problems(front: str, back: str, source_text: str) -> list[str]:
 
 
 def cloze_problems(text: str, source_text: str) -> list[str]:
+    """A cloze gives its answer away when every word hidden is still readable in the rest of the sentence."""
     without = text.replace("==", "")
     problems = markup_problems(without, source_text)
-    if not re.search(r"==[^=\n]+==", text):
+    deletions = list(re.finditer(r"==([^=\n]+)==", text))
+    if not deletions:
         problems.append("empty_back")
+    for deletion in deletions:
+        rest = (text[:deletion.start()] + " … " + text[deletion.end():]).replace("==", "")
+        words = content_words(deletion.group(1))
+        if words and all(any(_same_word(w, s) for s in content_words(rest)) for w in words):
+            problems.append("answer_in_stem")
     return sorted(set(problems))
 
 

@@ -153,7 +153,8 @@ def extractive_outline(sources: SourceSet, count: int) -> Outline:
     lessons: list[Lesson] = []
     for key, group in list(groups.items())[:count]:
         title = group[0].title if notes_mode else (key or group[0].title)
-        terms = [t for s in group for t in key_phrases(s, 2)][:3]
+        # quoted as the note writes them: "Erkläre „Ein Alias“" stays grammatical where "Erkläre Ein Alias" is not
+        terms = [f"„{t}“" if german else f"“{t}”" for s in group for t in key_phrases(s, 2)][:3]
         if terms:
             joined = ", ".join(terms[:-1]) + (f" und {terms[-1]}" if german else f" and {terms[-1]}") \
                 if len(terms) > 1 else terms[0]
