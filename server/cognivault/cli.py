@@ -68,26 +68,49 @@ def _open_engine(args: argparse.Namespace, writable: bool = True, embedder: obje
         raise UserError(str(exc)) from exc
 
 
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}" if seconds >= 3600 \
+        else f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def progress_text(stage: str, done: int, total: int, elapsed_s: float, current: str = "") -> str:
+    """One progress line: stage, bar, done/total with unit, rate and time left (once there is a rate)."""
+    label, unit = {"read": ("reading", "files"), "embed": ("embedding", "chunks"), "finish": ("done", "files"),
+                   "scan": ("scanning", "files")}[stage]
+    width = 24
+    filled = min(width, int(width * done / total)) if total else width
+    text = f"{label:9} [{'#' * filled}{'-' * (width - filled)}] {done}/{total} {unit}"
+    if stage != "finish" and done > 0 and elapsed_s > 0:
+        rate = done / elapsed_s
+        text += f"  {rate:.0f}/s  {_duration((total - done) / rate)} left" if rate >= 1 \
+            else f"  {rate * 60:.0f}/min  {_duration((total - done) / rate)} left"
+    return f"{text}  {current[-40:]}" if current else text
+
+
 class _ProgressLine:
-    """A one-line progress display on a terminal's stderr (silent when not a terminal)."""
+    """A one-line progress display on a terminal's stderr (silent when not a terminal).
+
+    Rate and time left are per stage (files read, chunks embedded), measured from the stage's first event.
+    """
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
         self.last = 0.0
+        self.stage = ""
+        self.stage_started = 0.0
 
     def __call__(self, event) -> None:  # type: ignore[no-untyped-def]
         if not self.enabled:
             return
         now = time.monotonic()
+        if event.stage != self.stage:
+            self.stage, self.stage_started = event.stage, now
         if now - self.last < 0.1 and event.stage != "finish":
             return
         self.last = now
-        width = 24
-        filled = int(width * event.done / event.total) if event.total else width
-        bar = "#" * filled + "-" * (width - filled)
-        label = {"read": "reading", "embed": "embedding", "finish": "done", "scan": "scanning"}[event.stage]
-        current = event.current[-40:]
-        sys.stderr.write(f"\r\x1b[2K{label:9} [{bar}] {event.done}/{event.total} {current}")
+        text = progress_text(event.stage, event.done, event.total, now - self.stage_started, event.current)
+        sys.stderr.write(f"\r\x1b[2K{text}")
         if event.stage == "finish":
             sys.stderr.write("\n")
         sys.stderr.flush()
@@ -238,7 +261,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from cognivault.doctor import diagnose
+    from cognivault.doctor import diagnose, format_report
 
     vault = Path(args.vault).expanduser()
     try:
@@ -249,19 +272,27 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(report)
         return 0
-    for section, entries in report.items():
-        print(f"{section}:")
-        if isinstance(entries, dict):
-            for key, value in entries.items():
-                print(f"  {key}: {value}")
-        else:
-            print(f"  {entries}")
+    print(format_report(report))
     return 0
 
 
 # -- parser ------------------------------------------------------------------
+EXAMPLES = """examples:
+  cognivault index --vault ~/notes                      index (again: only changed files are read)
+  cognivault search --vault ~/notes "embed a note" -k 5
+  cognivault search --vault ~/notes "§3 Absatz 2" --mode lexical
+  cognivault ask --vault ~/notes "How do I embed a note?"
+  cognivault review --vault ~/notes                     due flashcards, one key per grade
+  cognivault serve --vault ~/notes                      prints a dashboard link to click
+  cognivault doctor                                     what works here, and how to fix the rest
+
+Every command takes --vault (default: the current folder) and --json.
+`cognivault COMMAND --help` shows a command's options."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cognivault", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="cognivault", description=__doc__.splitlines()[0], epilog=EXAMPLES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
 
@@ -270,7 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
         sub_parser = sub.add_parser(name, help=help_text, description=help_text)
         sub_parser.add_argument("--vault", default=os.getcwd(), help="vault folder (default: current folder)")
         sub_parser.add_argument("--json", action="store_true", help="print one JSON document")
-        sub_parser.add_argument("-v", "--verbose", action="store_true")
+        sub_parser.add_argument("-v", "--verbose", action="store_true",
+                                help="say more (per-file lines, details of each step)")
         sub_parser.set_defaults(handler=handler)
         return sub_parser
 
@@ -281,8 +313,10 @@ def build_parser() -> argparse.ArgumentParser:
     command("status", cmd_status, "show how far indexing got, per stage and per file")
 
     search = command("search", cmd_search, "search the vault by keywords and meaning")
-    search.add_argument("query")
-    search.add_argument("--mode", choices=["hybrid", "lexical", "dense"], default="hybrid")
+    search.add_argument("query", help="what to look for: words, a phrase or a question")
+    search.add_argument("--mode", choices=["hybrid", "lexical", "dense"], default="hybrid",
+                        help="hybrid (default): keywords and meaning fused; lexical: keywords only, no "
+                             "model; dense: meaning only")
     search.add_argument("-k", type=int, default=10, help="number of results (default 10)")
     search.add_argument("--scope", action="append", help="folder:X, tag:Y, file:Z, property:key=value, "
                                                          "study:only|exclude (repeatable)")
@@ -290,15 +324,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     related = command("related", cmd_related, "notes related to a note (meaning, links, tags)")
     related.add_argument("note", help="vault-relative path or note name")
-    related.add_argument("-k", type=int, default=10)
+    related.add_argument("-k", type=int, default=10, help="number of notes (default 10)")
     related.add_argument("--include-linked", action="store_true",
                          help="also list notes this note already links to")
 
     evaluation = command("eval", cmd_eval, "measure search quality on a graded question set")
     evaluation.add_argument("--questions", required=True, help="JSONL question file")
     evaluation.add_argument("--modes", nargs="+", choices=["lexical", "dense", "hybrid"],
-                            default=["lexical", "dense", "hybrid"])
-    evaluation.add_argument("--per-question", action="store_true")
+                            default=["lexical", "dense", "hybrid"], help="search modes to measure (default: all)")
+    evaluation.add_argument("--per-question", action="store_true", help="also report every question's ranks")
     evaluation.add_argument("--no-index", action="store_true", help="do not update the index first")
 
     command("doctor", cmd_doctor, "what is available here: models, OCR, speech, extras")

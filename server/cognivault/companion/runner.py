@@ -144,11 +144,13 @@ async def start_companion(engine: Engine, settings: Settings, *, port: int = 0, 
 def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: bool = True,
                   watch: bool = True, force: bool = False, out: IO[str] | None = None,
                   json_line: bool = True, extra_origins: Sequence[str] = ()) -> int:
-    """``cognivault serve``: warm up, print one line, serve until SIGINT/SIGTERM, clean up.
+    """``cognivault serve``: print one line, serve until SIGINT/SIGTERM, clean up.
 
-    The line is the companion.json document (``json_line``, for programs) or the dashboard link
-    for a person (:meth:`Companion.dashboard_link`); it comes once :func:`warm_up` is done.
-    ``extra_origins`` are the exact origins (an editor's webview host) accepted besides loopback's.
+    :func:`warm_up` starts as soon as the server listens. The line is the companion.json document
+    (``json_line``: for programs, printed at once, as editors wait for it with a timeout) or the
+    dashboard link for a person (:meth:`Companion.dashboard_link`), printed once the warm-up is
+    done, so a first question finds the models loaded. ``extra_origins`` are the exact origins (an
+    editor's webview host) accepted besides loopback's.
     """
     out = out or sys.stdout
 
@@ -160,9 +162,13 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
                 loop.add_signal_handler(signum, stop.set)
         companion = await start_companion(engine, settings, port=port, force=force, extra_origins=extra_origins)
         try:
-            await warm_up(companion.app)
-            out.write((json.dumps(companion.info()) if json_line else
-                       f"CogniVault dashboard: {companion.dashboard_link()}  (Ctrl+C stops the server)") + "\n")
+            warming = api.spawn(companion.app, warm_up(companion.app))
+            if json_line:
+                out.write(json.dumps(companion.info()) + "\n")
+            else:
+                sys.stderr.write("CogniVault: loading the models and the index...\n")
+                await warming
+                out.write(f"CogniVault dashboard: {companion.dashboard_link()}  (Ctrl+C stops the server)\n")
             out.flush()
             if engine.store.writable:
                 await _start_writing(companion.app, engine, index=index, watch=watch)

@@ -245,16 +245,17 @@ class Indexer:
 
     # -- embedding --------------------------------------------------------
     def embed_pending(self, progress: ProgressCallback | None = None,
-                      between_batches: Callable[[], None] | None = None) -> tuple[int, int]:
+                      between_batches: Callable[[], None] | None = None, done_before: int = 0) -> tuple[int, int]:
         """Embed chunks that have no vector for the current model; add all missing vectors to FAISS.
 
-        Returns (vectors computed, chunks served from the cache).
+        Progress counts on from ``done_before`` (chunks this pass embedded already). Returns
+        (vectors computed, chunks served from the cache).
         """
         if self.embedder is None or self.store.dense is None:
             return 0, 0
         model_id = self.embedder.model_id
         computed = 0
-        done_total = 0
+        done_total = done_before
         while not self._stopping:
             pending = self.store.catalog.missing_embeddings(model_id)
             if not pending:
@@ -362,8 +363,8 @@ class Indexer:
             if self._stopping:
                 report.interrupted = True
                 break
-            if progress:
-                progress(Progress("read", number, total, vault_file.path))
+            if progress:  # attachments sent to the extractor count once their text comes back (collect)
+                progress(Progress("read", number - len(attachments), total, vault_file.path))
             try:
                 digest = _sha256_file(vault_file.absolute)
             except OSError as exc:
@@ -414,7 +415,7 @@ class Indexer:
         try:
             computed, reused = self.embed_pending(progress, between_batches=collect)
             collect(block=True)
-            more_computed, more_reused = self.embed_pending(progress)
+            more_computed, more_reused = self.embed_pending(progress, done_before=computed)
         finally:
             extractor.stop()
         report.embedded_chunks = computed + more_computed

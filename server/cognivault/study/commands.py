@@ -270,7 +270,8 @@ def cmd_progress(args: argparse.Namespace) -> int:
 def register(command) -> None:  # type: ignore[no-untyped-def]
     generate = command("generate", cmd_generate, "write flashcards, a quiz, a mind map or a workshop into the "
                                                   "study folder")
-    generate.add_argument("kind", choices=["flashcards", "quiz", "mindmap", "workshop", "lesson"])
+    generate.add_argument("kind", choices=["flashcards", "quiz", "mindmap", "workshop", "lesson"],
+                          help="what to write into the vault's study folder")
     generate.add_argument("--note", help="a note (vault path or name) to study")
     generate.add_argument("--scope", action="append", help="folder:X, tag:Y, file:Z, property:k=v (repeatable)")
     generate.add_argument("--topic", help="a free topic (searched in the vault, or within --scope)")
@@ -303,7 +304,7 @@ def register(command) -> None:  # type: ignore[no-untyped-def]
                           "tags. Anki imports one note type per file, so question cards go to --out FILE as "
                           "Basic notes and cloze cards next to it (cards.txt: cards.cloze.txt) as Cloze notes whose "
                           "deletions are {{c1::term}}; import both files.")
-    export.add_argument("format", choices=["anki"])
+    export.add_argument("format", choices=["anki"], help="anki: tab-separated text files Anki imports")
     export.add_argument("--out", help="Basic notes to this file, Cloze notes to <name>.cloze.txt next to it "
                                       "(default: standard output, when the cards are all of one kind)")
     export.add_argument("--deck", help="only this deck")

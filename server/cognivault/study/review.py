@@ -24,6 +24,7 @@ from cognivault.study.cards import DEFAULT_OPTIONS, Card, Flashcard, NoteCards, 
 from cognivault.study.citations import parse_citations, strip_citations, without_cited_links
 from cognivault.study.progress import ProgressStore
 from cognivault.study.scheduler import RATING_NAMES, CardScheduler, ReviewResult, is_due, parse_rating
+from cognivault.study.terminal import grade_prompt, interval_preview, read_choice
 from cognivault.vault.notewriter import NoteConflict, update_note
 
 log = logging.getLogger(__name__)
@@ -234,20 +235,12 @@ class ReviewDeck:
         return outcome
 
 
-# -- the terminal review -----------------------------------------------------
-def _prompt(stdout: IO[str], stdin: IO[str], text: str) -> str | None:
-    stdout.write(text)
-    stdout.flush()
-    line = stdin.readline()
-    if not line:
-        stdout.write("\n")
-        return None
-    return line.strip()
-
-
+# -- the terminal review (keys and interval previews: cognivault.study.terminal) ----
 def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], stdout: IO[str],
                         max_again: int = 3, clock: Callable[[], float] = time.monotonic) -> dict[str, Any]:
-    """Show each card, reveal on Enter, read a grade 1–4; "Again" cards come back later this session."""
+    """Show each card, reveal on Enter, read a grade 1–4 (one key on a terminal), each shown with the
+    interval it would give; "Again" cards come back later this session."""
+
     queue = list(cards)
     again_count: Counter[str] = Counter()
     summary: Counter[str] = Counter()
@@ -261,7 +254,7 @@ def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], 
                      f"{' (new)' if card.is_new else ''}\n\n")
         stdout.write(_indent(card.front) + "\n\n")
         shown = clock()
-        answer = _prompt(stdout, stdin, "Enter: show answer · s: skip · q: quit > ")
+        answer = read_choice(stdin, stdout, "Enter: show answer · s: skip · q: quit > ", "sq")
         if answer is None or answer.lower() == "q":
             summary["quit"] += 1
             break
@@ -270,8 +263,14 @@ def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], 
             continue
         stdout.write("\n" + _indent(card.back) + "\n\n")
         rating: int | None = None
+        try:
+            prompt = grade_prompt(interval_preview(deck, card.id, card.path))
+        except CardNotFound as exc:
+            stdout.write(f"Skipped: {exc}\n")
+            summary["changed"] += 1
+            continue
         for _ in range(5):
-            answer = _prompt(stdout, stdin, "Grade 1 again · 2 hard · 3 good · 4 easy (s skip, q quit) > ")
+            answer = read_choice(stdin, stdout, prompt, "1234sq")
             if answer is None or answer.lower() in ("q", "s"):
                 break
             try:
