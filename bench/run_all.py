@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ["bench_embedding.py", "bench_eval.py", "bench_index.py", "bench_query.py", "bench_companion.py",
-              "bench_answer_quality.py"]
+BENCHMARKS = ["bench_embedding.py", "bench_eval.py", "bench_short_queries.py", "bench_index.py", "bench_query.py",
+              "bench_companion.py", "bench_answer_quality.py"]
 
 
 def main() -> None:

@@ -61,3 +61,33 @@ def test_lexical_eval_smoke_on_dev_set(help_notes: Path, help_vault: Path) -> No
     assert lexical["overall"]["ndcg@10"] >= 0.76
     assert lexical["by_kind"]["lexical"]["ndcg@10"] >= 0.85
     json.dumps(report)  # the CLI prints it as JSON
+
+
+def test_cross_validation_reports_held_out_figures_and_breaks_ties_by_grid_order(tmp_path: Path) -> None:
+    from cognivault.evaluation import Question, cross_validate
+    from cognivault.index.hybrid import FusionWeights
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    notes = {"Cells.md": "# Cells\n\nMitochondria produce ATP.\n", "Plants.md": "# Plants\n\nLeaves capture light.\n",
+             "Zelle.md": "---\nlang: de\n---\n# Zelle\n\nMitochondrien erzeugen ATP in der Zelle.\n",
+             "Pflanze.md": "---\nlang: de\n---\n# Pflanze\n\nBlätter fangen das Licht ein.\n"}
+    for name, text in notes.items():
+        (vault / name).write_text(text, "utf-8")
+    questions = [Question("en-1", "en", "lexical", "mitochondria ATP", {"Cells.md": 2}),
+                 Question("en-2", "en", "lexical", "leaves light", {"Plants.md": 2}),
+                 Question("de-1", "de", "lexical", "Mitochondrien Zelle", {"Zelle.md": 2}),
+                 Question("de-2", "de", "lexical", "Blätter Licht", {"Pflanze.md": 1, "Plants.md": 1})]
+    grid = [FusionWeights(), FusionWeights(rrf_k=5), FusionWeights(dense_known_language=2.0)]
+    with Engine(vault, embedder=None) as engine:
+        engine.index()
+        before = engine.weights
+        report = cross_validate(engine, questions, grid, folds=2, repeats=3)
+        assert engine.weights is before
+    # Keyword-only: every weighting ranks alike, so the held-out figure is the defaults' figure
+    # and the defaults (first in the grid) are chosen in every fold.
+    cv, defaults = report["cross_validated"], report["defaults"]
+    assert cv == {key: defaults[key] for key in ("overall", "by_lang")}
+    assert set(cv["by_lang"]) == {"en", "de"} and cv["overall"]["n"] == 4
+    assert report["chosen_in_folds"] == [{"weights": defaults["weights"], "times": 6}]
+    assert 0 < cv["overall"]["ndcg@10"] <= 1

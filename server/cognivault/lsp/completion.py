@@ -261,8 +261,17 @@ def _paragraph_at_edit(ls: CogniVaultServer, uri: str, text: str, version: int |
 
 
 def fuzzy(partial: str) -> re.Pattern[str]:
-    """Matches text holding the letters of ``partial`` in order (C-speed, for large vaults)."""
-    return re.compile(".*?".join(re.escape(char) for char in partial), re.DOTALL)
+    """Matches text holding the letters of ``partial`` in order (C-speed, for large vaults).
+
+    Each letter is taken at its first occurrence after the previous one, without backtracking
+    (possessive ``[^x]*+``): a lazy ``.*?`` pattern backtracked through every way to place the
+    letters in a long name (84 ms for an 11-letter word over 5,900 notes, now a few)."""
+    if not partial:
+        return re.compile("")
+    parts = [re.escape(partial[0])]
+    for char in partial[1:]:
+        parts.append(f"[^{re.escape(char)}]*+{re.escape(char)}")
+    return re.compile("".join(parts), re.DOTALL)
 
 
 def typos_allowed(partial: str) -> int:
@@ -280,42 +289,53 @@ def matching_tiers(entries: list[_Entry], wanted: str, limit: int) -> dict[str, 
     tiers: dict[str, int] = {}
     starts = ("\x00" + wanted, "/" + wanted)
     words = tuple(separator + wanted for separator in " -_(")
-    for entry in entries:
+    for entry in [e for e in entries if wanted in e.haystack]:  # C-speed filter first: few are left
         hay = entry.haystack
         if hay.startswith(wanted) or any(s in hay for s in starts):
             tiers[entry.path] = 0
-        elif entry.generated:
-            continue
-        elif any(w in hay for w in words):
-            tiers[entry.path] = 1
-        elif wanted in hay:
-            tiers[entry.path] = 2
+        elif not entry.generated:
+            tiers[entry.path] = 1 if any(w in hay for w in words) else 2
     if len(tiers) < limit:
-        rest = [e for e in entries if e.path not in tiers and not e.generated]
         typos = typos_allowed(wanted)
         if typos:
-            tiers.update((path, 3) for path in _near_prefix(rest, wanted, typos))
+            tiers.update((path, 3) for path in _near_prefix(entries, wanted, typos) if path not in tiers)
         pattern = fuzzy(wanted)
-        tiers.update((e.path, 4) for e in rest if e.path not in tiers and pattern.search(e.haystack))
+        tiers.update((e.path, 4) for e in entries
+                     if e.path not in tiers and not e.generated and pattern.search(e.haystack))
     return tiers
+
+
+_pieces_cache: list[Any] = [None, None]  # [entries, (first letter -> (names, paths))], the last list seen
+
+
+def _names_by_first_letter(entries: list[_Entry]) -> dict[str, tuple[list[str], list[str]]]:
+    """Every name, title and alias of ``entries`` (and a path name's last part), grouped by first
+    letter; kept for the last list of entries asked about (one per snapshot)."""
+    if _pieces_cache[0] is entries:
+        return _pieces_cache[1]
+    grouped: dict[str, tuple[list[str], list[str]]] = {}
+    for entry in entries:
+        if entry.generated:
+            continue
+        for name in entry.haystack.split("\x00"):
+            for piece in {name, name.rsplit("/", 1)[-1]}:
+                if piece:
+                    names, paths = grouped.setdefault(piece[0], ([], []))
+                    names.append(piece)
+                    paths.append(entry.path)
+    _pieces_cache[:] = [entries, grouped]
+    return grouped
 
 
 def _near_prefix(entries: list[_Entry], wanted: str, typos: int) -> set[str]:
     """Paths of the entries with a name, title or alias (or its last path part) that starts with
-    ``wanted`` give or take ``typos`` typing errors (a wrong, missing, extra or swapped letter)."""
-    pieces: list[str] = []
-    paths: list[str] = []
-    for entry in entries:
-        for name in entry.haystack.split("\x00"):
-            pieces.append(name)
-            paths.append(entry.path)
-            if "/" in name:
-                pieces.append(name.rsplit("/", 1)[-1])
-                paths.append(entry.path)
+    ``wanted`` give or take ``typos`` typing errors after the first letter (a wrong, missing, extra
+    or swapped letter)."""
+    names, paths = _names_by_first_letter(entries).get(wanted[0], ([], []))
     found: set[str] = set()
     width = len(wanted)
     for cut in (width - 1, width, width + 1):  # an extra, a wrong or swapped, a missing letter
-        heads = [piece[:cut] for piece in pieces]
+        heads = [name[:cut] for name in names]
         for _head, _distance, index in process.extract(wanted, heads, scorer=OSA.distance,
                                                        score_cutoff=typos, limit=None):
             found.add(paths[index])
