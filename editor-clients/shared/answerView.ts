@@ -32,9 +32,13 @@ export type AnswerPiece =
   | { kind: "source"; source: Source; text: string }
   | { kind: "cite"; label: string; target: string; source: Source | undefined };
 
+// A CogniVault comment: `<!--cv:…-->`, or one that lost its `-->` on the way (a model or a
+// sentence splitter trimmed it): up to the next punctuation, `[S1]` marker or line end.
+const CV_COMMENT = String.raw`<!--cv:[^>\n]*?(?:-->|(?=[.,;:!?]|\s*\[S\d+\]|\s*$))`;
 // `[S1]`, a citation (`[[target#heading|label]]<!--cv:cite …-->`, see vault_schema/citation.md),
-// or any other CogniVault comment (`<!--cv:…-->`), which is dropped.
-const PIECE_RE = /\[(S\d+)\]|\[\[([^[\]|#\n]+)(?:#([^[\]|\n]+))?(?:\|([^[\]\n]+))?\]\] ?<!--cv:cite\b[^>]*?-->|<!--cv:[^>]*?-->/g;
+// or any other CogniVault comment, which is dropped.
+const PIECE_RE = new RegExp(String.raw`\[(S\d+)\]|\[\[([^[\]|#\n]+)(?:#([^[\]|\n]+))?(?:\|([^[\]\n]+))?\]\] ?(?=<!--cv:cite\b)` +
+  `${CV_COMMENT}|${CV_COMMENT}`, "gm");
 // The unfinished start of such a comment (and the link before it) at the end of a streamed text:
 // held back until it completes.
 const PARTIAL_COMMENT_RE = /(?:\[\[[^[\]\n]*\]\] ?)?<(?:!(?:-(?:-(?:c(?:v(?::[^>]*)?)?)?)?)?)?$/;

@@ -524,6 +524,25 @@ def test_ndjson_parser_takes_lines_split_across_chunks(editor: Editor) -> None:
     assert seen == {"n": 3, "before": 2, "bad": ["not json"], "second": "ä", "last": "done"}
 
 
+def test_citation_comments_show_as_source_labels_never_raw(editor: Editor) -> None:
+    seen = editor.lua("""
+        local ask = require("cognivault.ask")
+        local state = { order = { "S1" }, sources = { S1 = { label = "S1", path = "Biology/Photosynthesis.md",
+                                                             title = "Photosynthesis" } } }
+        local cite = "[[Photosynthesis#Calvin cycle|Photosynthesis › Calvin cycle]]<!--cv:cite id=63e8b4962cfd15c8 h=fe49eb37-->"
+        local cut = cite:find("<!--", 1, true) + 6
+        return {
+          done = ask.answer_text("In the stroma " .. cite .. ". Also [[Cells|Cells]] <!--cv:cite id=0123456789abcdef"
+            .. " h=89abcdef--> and <!--cv:note x-->.", state, false),
+          partial = ask.answer_text("In the stroma " .. cite:sub(1, cut), state, true),
+          opening = ask.answer_text("Light <!-", state, true),
+          plain = ask.answer_text("x < y and <b>", state, true),
+          cut = ask.answer_text("Light reactions<!--cv:cite id=0123456789abcdef h=89abcdef. [S1]", state, false),
+        }""")
+    assert seen == {"done": "In the stroma [S1]. Also [Cells] and .", "partial": "In the stroma ",
+                    "opening": "Light ", "plain": "x < y and <b>", "cut": "Light reactions. [S1]"}
+
+
 # -- streaming and companion discovery without the real server --------------------------------------
 
 class _GatedStream(BaseHTTPRequestHandler):

@@ -79,6 +79,16 @@ describe("chat webview", () => {
     expect(chips[1].title).toBe("Cells");
   });
 
+  it("drops a citation comment that lost its closing -->", () => {
+    const { deliver } = page();
+    deliver({ type: "turn", id: 1, question: "What does chlorophyll absorb?" });
+    deliver({ type: "envelope", id: 1, envelope: { type: "done", data: {
+      answer: "Red and blue light. Photosynthesis › Light reactions<!--cv:cite id=0123456789abcdef h=89abcdef. [S1]\n" +
+        "Also <!--cv:cite id=fedcba9876543210 h=01234567" } } });
+    expect(document.querySelector(".cv-answer")?.textContent)
+      .toBe("Red and blue light. Photosynthesis › Light reactions. [S1]\nAlso ");
+  });
+
   it("shows an error envelope and sends questions", () => {
     const { sent, deliver } = page();
     deliver({ type: "turn", id: 7, question: "Q" });

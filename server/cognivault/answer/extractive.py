@@ -58,10 +58,14 @@ def not_in_vault(lang: str | None) -> str:
 _QUOTE = re.compile(r"(?m)^[ \t]*>[ \t]?")
 _CALLOUT_TITLE = re.compile(r"(?m)^[ \t]*\[!\w+\][+-]?[^\n]*(?:\n|$)")
 _HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}[ \t][^\n]*(?:\n|$)")
+# Hidden in the rendered note (citation markers, review schedules): never quoted. Removed before
+# sentences are split, whose trimming of trailing "->" would otherwise leave "<!--cv:cite id=…".
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 def prose_of(text: str) -> str:
-    """Passage text without quote markers, callout titles and heading lines (they are not sentences)."""
+    """Passage text without comments, quote markers, callout titles and heading lines (they are not sentences)."""
+    text = _HTML_COMMENT.sub("", text)
     text = _QUOTE.sub("", text)
     text = _CALLOUT_TITLE.sub("\n", text)
     return _HEADING_LINE.sub("\n", text)
