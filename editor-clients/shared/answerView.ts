@@ -83,6 +83,11 @@ export function answerPieces(text: string, sources: readonly Source[], streaming
   return pieces;
 }
 
+/** Text as a reader sees it: citation links as their labels, CogniVault comments dropped. */
+export function readableText(text: string): string {
+  return answerPieces(text, []).map((piece) => (piece.kind === "cite" ? piece.label : piece.text)).join("");
+}
+
 /** The empty skeleton of a turn for `question` (fill it with `renderTurn`). */
 export function createTurn(doc: Document, question: string): HTMLElement {
   const root = el(doc, "section", "cv-turn");
@@ -144,7 +149,7 @@ export function renderTurn(root: HTMLElement, state: AnswerState, link: SourceLi
     item.append(el(doc, "span", "cv-label", source.label), link(source, title),
       el(doc, "span", "cv-lines", ` ${source.path}:${source.lineStart}`));
     if (source.snippet) {
-      item.append(el(doc, "div", "cv-snippet", source.snippet));
+      item.append(el(doc, "div", "cv-snippet", readableText(source.snippet)));
     }
     list.append(item);
   }
