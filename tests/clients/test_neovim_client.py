@@ -678,3 +678,97 @@ def test_plugin_starts_and_stops_a_companion_when_configured(editor: Editor, tmp
     while (small / ".cognivault" / "companion.json").exists():
         assert time.monotonic() < deadline, "the companion did not stop"
         time.sleep(0.05)
+
+
+class _VoiceCompanion(BaseHTTPRequestHandler):
+    """/api/transcribe: the uploaded recording's bytes are kept and a transcript answered;
+    /api/ask: a short answer stream."""
+
+    token = "voice-token"
+    uploads: list[dict[str, Any]] = []
+    questions: list[str] = []
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path.startswith("/api/transcribe"):
+            type(self).uploads.append({"path": self.path, "type": self.headers.get("Content-Type"), "body": body})
+            reply = json.dumps({"text": " Why are leaves green? ", "language": "en"}).encode()
+            content_type = "application/json"
+        else:
+            type(self).questions.append(json.loads(body)["question"])
+            reply = json.dumps({"type": "done", "data": {"answer": "Chlorophyll reflects green light."}}).encode() + b"\n"
+            content_type = "application/x-ndjson"
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+
+@pytest.fixture()
+def voice_server() -> Iterator[str]:
+    _VoiceCompanion.uploads, _VoiceCompanion.questions = [], []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _VoiceCompanion)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+@pytest.mark.parametrize("recorder", ["arecord", None])
+def test_ask_by_voice_records_until_enter_or_takes_a_file(editor: Editor, voice_server: str, tmp_path: Path,
+                                                          recorder: str | None) -> None:
+    """:CogniAskVoice: a stand-in arecord (a real process) records until <Enter> (SIGINT), or, with
+    no recorder on PATH, a file is asked for; the bytes go to /api/transcribe and the transcript is asked."""
+    bin_dir = tmp_path / "bin"  # the editor's whole PATH: curl, and the recorder when there is one
+    bin_dir.mkdir()
+    (bin_dir / "curl").symlink_to(shutil.which("curl") or "/usr/bin/curl")
+    audio = tmp_path / "spoken.ogg"
+    audio.write_bytes(b"OggS-recorded-question")
+    if recorder:
+        fake = bin_dir / recorder
+        fake.write_text('#!/bin/sh\nPATH=/usr/bin:/bin\nfor last in "$@"; do :; done\necho "$*" > "$(dirname "$0")/args"\n'
+                        "trap 'head -c 400 /dev/zero >> \"$last\"; exit 0' INT\n"
+                        'printf "RIFF----WAVEfmt " > "$last"\nwhile :; do sleep 0.05; done\n')
+        fake.chmod(0o755)
+    editor.open("Start here.md")
+    editor.lua("""
+        local o = require('cognivault.config').options.companion; o.url, o.token = ...
+        _G.voice_saved = { path = vim.env.PATH, input = vim.ui.input }
+        vim.env.PATH = select(3, ...)
+        _G.voice_prompt = nil
+        require('cognivault.ask').state = nil
+        vim.ui.input = function(opts, done) _G.voice_prompt = opts.prompt; _G.voice_answer = done end""",
+               voice_server, _VoiceCompanion.token, str(bin_dir))
+    try:
+        editor.nvim.command("CogniAskVoice")
+        editor.wait("_G.voice_prompt ~= nil", 10000, "the prompt")
+        prompt = editor.lua("return _G.voice_prompt")
+        if recorder:
+            editor.wait(f"vim.fn.filereadable({json.dumps(str(bin_dir / 'args'))}) == 1", 10000, "the recorder")
+        editor.lua("_G.voice_answer(...)", "" if recorder else str(audio))
+        editor.wait("require('cognivault.ask').state and require('cognivault.ask').state.done", 15000, "the answer")
+        asked = editor.lua("return require('cognivault.ask').state.question")
+    finally:
+        editor.lua("""
+            local o = require('cognivault.config').options.companion; o.url, o.token = nil, nil
+            vim.env.PATH = _G.voice_saved.path; vim.ui.input = _G.voice_saved.input""")
+    assert asked == "Why are leaves green?" and _VoiceCompanion.questions == ["Why are leaves green?"]
+    [upload] = _VoiceCompanion.uploads
+    assert upload["type"] == "application/octet-stream"
+    if recorder:
+        assert "press <Enter> to stop" in prompt
+        assert (bin_dir / "args").read_text().startswith("-q -f S16_LE -c 1 -r 16000 -d 120 ")
+        assert upload["path"] == "/api/transcribe?name=question.wav"
+        assert upload["body"].startswith(b"RIFF----WAVEfmt ") and len(upload["body"]) == 416
+    else:
+        assert "audio file" in prompt
+        assert upload["path"] == "/api/transcribe?name=spoken.ogg" and upload["body"] == b"OggS-recorded-question"
