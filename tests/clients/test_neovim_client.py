@@ -15,6 +15,7 @@ elsewhere and would cost the index ~10 s here).
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import importlib.util
 import json
@@ -589,21 +590,30 @@ class _GatedStream(BaseHTTPRequestHandler):
         send(done[20:])  # no final newline: the parser must still take the last line
 
 
-@pytest.fixture()
-def gated_server() -> Iterator[str]:
-    _GatedStream.gate = threading.Event()
-    _GatedStream.requests = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _GatedStream)
+@contextlib.contextmanager
+def _serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A loopback HTTP server with ``handler`` in a thread; yields its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
-        _GatedStream.gate.set()
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+@pytest.fixture()
+def gated_server() -> Iterator[str]:
+    _GatedStream.gate = threading.Event()
+    _GatedStream.requests = []
+    try:
+        with _serving(_GatedStream) as url:
+            yield url
+    finally:
+        _GatedStream.gate.set()
 
 
 def test_ask_shows_text_while_the_stream_is_open(editor: Editor, gated_server: str) -> None:
@@ -711,16 +721,8 @@ class _VoiceCompanion(BaseHTTPRequestHandler):
 @pytest.fixture()
 def voice_server() -> Iterator[str]:
     _VoiceCompanion.uploads, _VoiceCompanion.questions = [], []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _VoiceCompanion)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with _serving(_VoiceCompanion) as url:
+        yield url
 
 
 @pytest.mark.parametrize("recorder", ["arecord", None])
