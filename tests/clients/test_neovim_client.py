@@ -15,6 +15,7 @@ elsewhere and would cost the index ~10 s here).
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import importlib.util
 import json
@@ -524,6 +525,25 @@ def test_ndjson_parser_takes_lines_split_across_chunks(editor: Editor) -> None:
     assert seen == {"n": 3, "before": 2, "bad": ["not json"], "second": "ä", "last": "done"}
 
 
+def test_citation_comments_show_as_source_labels_never_raw(editor: Editor) -> None:
+    seen = editor.lua("""
+        local ask = require("cognivault.ask")
+        local state = { order = { "S1" }, sources = { S1 = { label = "S1", path = "Biology/Photosynthesis.md",
+                                                             title = "Photosynthesis" } } }
+        local cite = "[[Photosynthesis#Calvin cycle|Photosynthesis › Calvin cycle]]<!--cv:cite id=63e8b4962cfd15c8 h=fe49eb37-->"
+        local cut = cite:find("<!--", 1, true) + 6
+        return {
+          done = ask.answer_text("In the stroma " .. cite .. ". Also [[Cells|Cells]] <!--cv:cite id=0123456789abcdef"
+            .. " h=89abcdef--> and <!--cv:note x-->.", state, false),
+          partial = ask.answer_text("In the stroma " .. cite:sub(1, cut), state, true),
+          opening = ask.answer_text("Light <!-", state, true),
+          plain = ask.answer_text("x < y and <b>", state, true),
+          cut = ask.answer_text("Light reactions<!--cv:cite id=0123456789abcdef h=89abcdef. [S1]", state, false),
+        }""")
+    assert seen == {"done": "In the stroma [S1]. Also [Cells] and .", "partial": "In the stroma ",
+                    "opening": "Light ", "plain": "x < y and <b>", "cut": "Light reactions. [S1]"}
+
+
 # -- streaming and companion discovery without the real server --------------------------------------
 
 class _GatedStream(BaseHTTPRequestHandler):
@@ -570,21 +590,30 @@ class _GatedStream(BaseHTTPRequestHandler):
         send(done[20:])  # no final newline: the parser must still take the last line
 
 
-@pytest.fixture()
-def gated_server() -> Iterator[str]:
-    _GatedStream.gate = threading.Event()
-    _GatedStream.requests = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _GatedStream)
+@contextlib.contextmanager
+def _serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A loopback HTTP server with ``handler`` in a thread; yields its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
-        _GatedStream.gate.set()
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+@pytest.fixture()
+def gated_server() -> Iterator[str]:
+    _GatedStream.gate = threading.Event()
+    _GatedStream.requests = []
+    try:
+        with _serving(_GatedStream) as url:
+            yield url
+    finally:
+        _GatedStream.gate.set()
 
 
 def test_ask_shows_text_while_the_stream_is_open(editor: Editor, gated_server: str) -> None:
@@ -659,3 +688,89 @@ def test_plugin_starts_and_stops_a_companion_when_configured(editor: Editor, tmp
     while (small / ".cognivault" / "companion.json").exists():
         assert time.monotonic() < deadline, "the companion did not stop"
         time.sleep(0.05)
+
+
+class _VoiceCompanion(BaseHTTPRequestHandler):
+    """/api/transcribe: the uploaded recording's bytes are kept and a transcript answered;
+    /api/ask: a short answer stream."""
+
+    token = "voice-token"
+    uploads: list[dict[str, Any]] = []
+    questions: list[str] = []
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path.startswith("/api/transcribe"):
+            type(self).uploads.append({"path": self.path, "type": self.headers.get("Content-Type"), "body": body})
+            reply = json.dumps({"text": " Why are leaves green? ", "language": "en"}).encode()
+            content_type = "application/json"
+        else:
+            type(self).questions.append(json.loads(body)["question"])
+            reply = json.dumps({"type": "done", "data": {"answer": "Chlorophyll reflects green light."}}).encode() + b"\n"
+            content_type = "application/x-ndjson"
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+
+@pytest.fixture()
+def voice_server() -> Iterator[str]:
+    _VoiceCompanion.uploads, _VoiceCompanion.questions = [], []
+    with _serving(_VoiceCompanion) as url:
+        yield url
+
+
+@pytest.mark.parametrize("recorder", ["arecord", None])
+def test_ask_by_voice_records_until_enter_or_takes_a_file(editor: Editor, voice_server: str, tmp_path: Path,
+                                                          recorder: str | None) -> None:
+    """:CogniAskVoice: a stand-in arecord (a real process) records until <Enter> (SIGINT), or, with
+    no recorder on PATH, a file is asked for; the bytes go to /api/transcribe and the transcript is asked."""
+    bin_dir = tmp_path / "bin"  # the editor's whole PATH: curl, and the recorder when there is one
+    bin_dir.mkdir()
+    (bin_dir / "curl").symlink_to(shutil.which("curl") or "/usr/bin/curl")
+    audio = tmp_path / "spoken.ogg"
+    audio.write_bytes(b"OggS-recorded-question")
+    if recorder:
+        fake = bin_dir / recorder
+        fake.write_text('#!/bin/sh\nPATH=/usr/bin:/bin\nfor last in "$@"; do :; done\necho "$*" > "$(dirname "$0")/args"\n'
+                        "trap 'head -c 400 /dev/zero >> \"$last\"; exit 0' INT\n"
+                        'printf "RIFF----WAVEfmt " > "$last"\nwhile :; do sleep 0.05; done\n')
+        fake.chmod(0o755)
+    editor.open("Start here.md")
+    editor.lua("""
+        local o = require('cognivault.config').options.companion; o.url, o.token = ...
+        _G.voice_saved = { path = vim.env.PATH, input = vim.ui.input }
+        vim.env.PATH = select(3, ...)
+        _G.voice_prompt = nil
+        require('cognivault.ask').state = nil
+        vim.ui.input = function(opts, done) _G.voice_prompt = opts.prompt; _G.voice_answer = done end""",
+               voice_server, _VoiceCompanion.token, str(bin_dir))
+    try:
+        editor.nvim.command("CogniAskVoice")
+        editor.wait("_G.voice_prompt ~= nil", 10000, "the prompt")
+        prompt = editor.lua("return _G.voice_prompt")
+        if recorder:
+            editor.wait(f"vim.fn.filereadable({json.dumps(str(bin_dir / 'args'))}) == 1", 10000, "the recorder")
+        editor.lua("_G.voice_answer(...)", "" if recorder else str(audio))
+        editor.wait("require('cognivault.ask').state and require('cognivault.ask').state.done", 15000, "the answer")
+        asked = editor.lua("return require('cognivault.ask').state.question")
+    finally:
+        editor.lua("""
+            local o = require('cognivault.config').options.companion; o.url, o.token = nil, nil
+            vim.env.PATH = _G.voice_saved.path; vim.ui.input = _G.voice_saved.input""")
+    assert asked == "Why are leaves green?" and _VoiceCompanion.questions == ["Why are leaves green?"]
+    [upload] = _VoiceCompanion.uploads
+    assert upload["type"] == "application/octet-stream"
+    if recorder:
+        assert "press <Enter> to stop" in prompt
+        assert (bin_dir / "args").read_text().startswith("-q -f S16_LE -c 1 -r 16000 -d 120 ")
+        assert upload["path"] == "/api/transcribe?name=question.wav"
+        assert upload["body"].startswith(b"RIFF----WAVEfmt ") and len(upload["body"]) == 416
+    else:
+        assert "audio file" in prompt
+        assert upload["path"] == "/api/transcribe?name=spoken.ogg" and upload["body"] == b"OggS-recorded-question"

@@ -15,6 +15,10 @@ command("CogniAsk", function(args)
   cv().ask(args.args, { range = args.range, line1 = args.line1, line2 = args.line2 })
 end, { nargs = "*", range = true, desc = "CogniVault: ask the vault (answer streams into a window)" })
 
+command("CogniAskVoice", function()
+  require("cognivault.voice").ask_by_voice()
+end, { nargs = 0, desc = "CogniVault: ask a spoken question (records with rec/arecord, else an audio file)" })
+
 command("CogniSearch", function(args)
   cv().search(args.args)
 end, { nargs = "*", desc = "CogniVault: search the vault (quickfix or picker)" })

@@ -40,6 +40,11 @@ function fakeCompanion(url: string, init?: RequestInit): Promise<Response> {
   if (route.startsWith("/api/related")) {
     return Promise.resolve(Response.json({ related: [{ path: "Cells/Chloroplast.md", title: "Chloroplast", score: 0.6, reasons: ["links here", "shared tags: bio"] }] }));
   }
+  if (route === "/api/transcribe?name=question.webm") {
+    return (init?.body as Blob).text().then((audio) => Response.json(
+      audio === "spoken-question" ? { text: "What do chloroplasts hold?", language: "en", duration_s: 1, segments: [] }
+        : { error: { code: "audio_unreadable", message: "not audio" } }, { status: audio === "spoken-question" ? 200 : 422 }));
+  }
   if (route === "/api/ask") {
     return Promise.resolve(ndjson([
       { type: "thinking", data: { text: "S1 covers it" } },
@@ -242,6 +247,46 @@ describe("views", () => {
     const chip = answer.querySelector(".cv-cite") as HTMLAnchorElement;
     expect(chip.classList.contains("internal-link")).toBe(true);
     expect(chip.dataset.href).toBe("Cells/Chloroplast.md");
+  });
+
+  it("asks by voice: the microphone button records until pressed again, then the transcript is asked", async () => {
+    writeCompanionJson();
+    await load();
+    const stopped: string[] = [];
+    class FakeRecorder extends EventTarget {
+      state = "inactive";
+      mimeType = "audio/webm;codecs=opus";
+      constructor(readonly stream: { getTracks(): { stop(): void }[] }) {
+        super();
+      }
+      start() {
+        this.state = "recording";
+      }
+      stop() {
+        this.state = "inactive";
+        this.dispatchEvent(Object.assign(new Event("dataavailable"), { data: new Blob(["spoken-question"]) }));
+        this.dispatchEvent(new Event("stop"));
+      }
+    }
+    vi.stubGlobal("MediaRecorder", FakeRecorder);
+    vi.stubGlobal("navigator", { mediaDevices: { getUserMedia: (constraints: unknown) => {
+      expect(constraints).toEqual({ audio: true });
+      return Promise.resolve({ getTracks: () => [{ stop: () => stopped.push("track") }] });
+    } } });
+    try {
+      const view = (await plugin.openView(VIEW_CHAT))?.view as ChatView;
+      const mic = view.contentEl.querySelector("button.cv-mic") as HTMLButtonElement;
+      mic.click();
+      await vi.waitFor(() => expect(mic.classList.contains("cv-recording")).toBe(true));
+      mic.click();
+      await vi.waitFor(() => expect(view.contentEl.querySelector(".cv-turn .cv-answer")?.textContent)
+        .toBe("Chloroplasts hold chlorophyll. [S1]"));
+      expect(view.contentEl.querySelector(".cv-turn .cv-question")?.textContent).toBe("What do chloroplasts hold?");
+      expect(stopped).toEqual(["track"]); // the microphone is released
+      expect(mic.classList.contains("cv-recording")).toBe(false);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it("shows the start command in the chat view when the companion is missing", async () => {

@@ -61,7 +61,8 @@ describe("chat webview", () => {
     const { sent, deliver } = page();
     deliver({ type: "turn", id: 1, question: "Where does the Calvin cycle run?" });
     deliver({ type: "envelope", id: 1, envelope: { type: "metadata", data: { label: "S1", path: "Biology/Photosynthesis.md",
-      title: "Photosynthesis", heading_path: ["Photosynthesis"], line_start: 12, line_end: 14, snippet: "" } } });
+      title: "Photosynthesis", heading_path: ["Photosynthesis"], line_start: 12, line_end: 14,
+      snippet: "Fixes CO2. [[Photosynthesis#Calvin cycle|Calvin cycle]]<!--cv:cite id=63e8b4962cfd15c8 h=fe49eb37-->" } } });
     const answer = () => document.querySelector(".cv-turn .cv-answer") as HTMLElement;
     const cite = "[[Photosynthesis#Calvin cycle|Photosynthesis › Calvin cycle]]<!--cv:cite id=63e8b4962cfd15c8 h=fe49eb37-->";
     const chunks = ["In the stroma. ", cite.slice(0, 70), cite.slice(70), " Also [[Cells|Cells]] <!--cv:cite id=0123456789abcdef h=89abcdef--> and <!--cv:note x-->."];
@@ -77,6 +78,17 @@ describe("chat webview", () => {
     expect(sent.at(-1)).toEqual({ type: "open", path: "Biology/Photosynthesis.md", lineStart: 12, lineEnd: 14 });
     expect(chips[1].tagName).toBe("SPAN"); // a note the answer did not list: a chip naming it
     expect(chips[1].title).toBe("Cells");
+    expect(document.querySelector(".cv-snippet")?.textContent).toBe("Fixes CO2. Calvin cycle"); // snippets too
+  });
+
+  it("drops a citation comment that lost its closing -->", () => {
+    const { deliver } = page();
+    deliver({ type: "turn", id: 1, question: "What does chlorophyll absorb?" });
+    deliver({ type: "envelope", id: 1, envelope: { type: "done", data: {
+      answer: "Red and blue light. Photosynthesis › Light reactions<!--cv:cite id=0123456789abcdef h=89abcdef. [S1]\n" +
+        "Also <!--cv:cite id=fedcba9876543210 h=01234567" } } });
+    expect(document.querySelector(".cv-answer")?.textContent)
+      .toBe("Red and blue light. Photosynthesis › Light reactions. [S1]\nAlso ");
   });
 
   it("shows an error envelope and sends questions", () => {

@@ -64,6 +64,8 @@ ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answ
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 _ALIASES = re.compile(r"\s*\(aliases: [^)]*\)|^aliases:.*$", re.IGNORECASE | re.MULTILINE)
+# Hidden in the rendered note (citation markers, review schedules): never quoted outside code.
+_HTML_COMMENT = re.compile(r"[ \t]*<!--.*?-->", re.DOTALL)
 _WORDS = re.compile(r"\w+")
 _BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1:?")
 _EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
@@ -136,6 +138,8 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
     heading = " ".join([item.title, *item.heading_path])
     section = item.heading_path[-1] if item.heading_path else ""
     for index, block in enumerate(blocks):
+        if block.kind != "code":
+            block = replace(block, text=_HTML_COMMENT.sub("", block.text))
         if block.kind == "paragraph" and _BOLD_LINE.fullmatch(block.text.strip()):
             block = replace(block, kind="heading", text=block.text.strip().strip("*_").strip())  # a pseudo-heading
         if block.kind == "heading":

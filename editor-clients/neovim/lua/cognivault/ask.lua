@@ -66,8 +66,9 @@ end
 
 --- An answer's text as shown: the vault's citation links (`[[Note#Heading|label]]<!--cv:cite …-->`)
 --- become `[S1]` when they cite one of the answer's sources (<CR> opens it), else `[label]`; other
---- `<!--cv:…-->` comments are dropped. While `streaming`, an unfinished comment at the end (and the
---- link before it) is held back until the next chunk completes it.
+--- `<!--cv:…-->` comments (also one without its `-->`) are dropped. While `streaming`, an
+--- unfinished comment at the end (and the link before it) is held back until the next chunk
+--- completes it.
 function M.answer_text(text, state, streaming)
   if streaming then
     local tail_start = text:find("<[^<]*$")
@@ -91,7 +92,9 @@ function M.answer_text(text, state, streaming)
     local source = cited_label(note, state)
     return source and ("[" .. source .. "]") or ("[" .. shown .. "]")
   end)
-  return (text:gsub("<!%-%-cv:[^>]-%-%->", ""))
+  text = text:gsub("<!%-%-cv:[^>\n]-%-%->", "")
+  -- one that lost its --> on the way (a model or a sentence splitter trimmed it): up to punctuation
+  return (text:gsub("<!%-%-cv:[^\n%.,;:!%?%[]*", ""))
 end
 
 --- The buffer's lines and, per line, the source a <CR> on it opens.

@@ -150,7 +150,8 @@ local function quote(value)
   return '"' .. tostring(value):gsub("\\", "\\\\"):gsub('"', '\\"'):gsub("\n", "\\n"):gsub("\r", "\\r") .. '"'
 end
 
---- curl's config (read from stdin): URL, headers with the token, and the body.
+--- curl's config (read from stdin): URL, headers with the token, and the body (JSON, or
+--- `{ upload = path }` for a file's bytes).
 function M.curl_config(info, method, path, body)
   local lines = {
     "url = " .. quote(info.url .. path),
@@ -158,7 +159,10 @@ function M.curl_config(info, method, path, body)
     "header = " .. quote("Authorization: Bearer " .. info.token),
     "header = " .. quote("Accept: application/json, application/x-ndjson"),
   }
-  if body ~= nil then
+  if type(body) == "table" and body.upload then -- a file's bytes as the raw body (/api/transcribe)
+    table.insert(lines, "header = " .. quote("Content-Type: application/octet-stream"))
+    table.insert(lines, "data-binary = " .. quote("@" .. body.upload))
+  elseif body ~= nil then
     table.insert(lines, "header = " .. quote("Content-Type: application/json"))
     table.insert(lines, "data-binary = " .. quote(vim.json.encode(body)))
   end

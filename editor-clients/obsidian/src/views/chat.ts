@@ -1,4 +1,8 @@
-/** The chat view: ask the vault, the answer streams in with its reasoning fold and its sources. */
+/**
+ * The chat view: ask the vault, the answer streams in with its reasoning fold and its sources.
+ * The microphone button records a spoken question (getUserMedia + MediaRecorder) until pressed
+ * again; the companion's /api/transcribe turns it into text, which is asked like a typed question.
+ */
 
 import { ItemView, type WorkspaceLeaf } from "obsidian";
 
@@ -14,6 +18,8 @@ export class ChatView extends ItemView {
   private input!: HTMLTextAreaElement;
   private askButton!: HTMLButtonElement;
   private stopButton!: HTMLButtonElement;
+  private micButton!: HTMLButtonElement;
+  private recording: MediaRecorder | null = null;
   private abort: AbortController | null = null;
   private readonly sessionId = `obsidian-${makeNonce().slice(0, 16)}`;
 
@@ -49,6 +55,10 @@ export class ChatView extends ItemView {
     this.stopButton.type = "button";
     this.stopButton.hidden = true;
     this.stopButton.addEventListener("click", () => this.abort?.abort());
+    this.micButton = h(actions, "button", "cv-mic", "🎤 Speak");
+    this.micButton.type = "button";
+    this.micButton.setAttribute("aria-label", "Ask by voice");
+    this.micButton.addEventListener("click", () => void (this.recording ? this.stopRecording() : this.record()));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const question = this.input.value;
@@ -66,6 +76,7 @@ export class ChatView extends ItemView {
 
   override async onClose(): Promise<void> {
     this.abort?.abort();
+    this.stopRecording();
     await Promise.resolve();
   }
 
@@ -102,6 +113,71 @@ export class ChatView extends ItemView {
       }
     }
     return state;
+  }
+
+  /** Starts recording from the microphone; the recording is transcribed and asked when it stops. */
+  async record(): Promise<void> {
+    const media = globalThis.navigator?.mediaDevices;
+    if (!media?.getUserMedia || typeof MediaRecorder === "undefined") {
+      this.showVoiceError("this Obsidian cannot record audio (no microphone access)");
+      return;
+    }
+    let stream: MediaStream;
+    try {
+      stream = await media.getUserMedia({ audio: true });
+    } catch (error) {
+      this.showVoiceError(`no microphone: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    const recorder = new MediaRecorder(stream);
+    const chunks: Blob[] = [];
+    recorder.addEventListener("dataavailable", (event) => chunks.push(event.data));
+    recorder.addEventListener("stop", () => {
+      for (const track of stream.getTracks()) {
+        track.stop();
+      }
+      void this.askRecording(new Blob(chunks, { type: recorder.mimeType || "audio/webm" }));
+    });
+    this.recording = recorder;
+    recorder.start();
+    this.micButton.textContent = "■ Stop recording";
+    this.micButton.classList.add("cv-recording");
+  }
+
+  stopRecording(): void {
+    const recorder = this.recording;
+    this.recording = null;
+    this.micButton?.classList.remove("cv-recording");
+    if (this.micButton) {
+      this.micButton.textContent = "🎤 Speak";
+    }
+    if (recorder && recorder.state !== "inactive") {
+      recorder.stop();
+    }
+  }
+
+  /** Transcribes a recorded question and asks it (resolves when the answer has streamed). */
+  async askRecording(audio: Blob): Promise<AnswerState | null> {
+    this.micButton.disabled = true;
+    try {
+      const client = await this.plugin.companion();
+      const extension = /ogg/.test(audio.type) ? "ogg" : /mp4|m4a|aac/.test(audio.type) ? "m4a" : "webm";
+      const transcript = await client.transcribe(audio, `question.${extension}`);
+      if (!transcript.text.trim()) {
+        this.showVoiceError("no words were heard in the recording");
+        return null;
+      }
+      return await this.ask(transcript.text);
+    } catch (error) {
+      this.showVoiceError(this.plugin.describeError(error));
+      return null;
+    } finally {
+      this.micButton.disabled = false;
+    }
+  }
+
+  private showVoiceError(message: string): void {
+    this.plugin.fail("ask by voice", new Error(message));
   }
 
   private setBusy(busy: boolean): void {
