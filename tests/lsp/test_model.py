@@ -41,7 +41,7 @@ def test_patch_equals_reload(engine: Engine, path: str, change) -> None:  # type
     before = Snapshot.load(catalog)
     before.backlinks()
     before.link_index()
-    _derived(before)
+    _derived(before, engine)
     file = engine.vault / path
     file.write_text(change(file.read_text("utf-8") if file.exists() else ""), "utf-8")
     Indexer(engine.vault, engine.settings, engine.store, None).index_markdown(VaultFile(path, file, "markdown"))
@@ -50,16 +50,16 @@ def test_patch_equals_reload(engine: Engine, path: str, change) -> None:  # type
     assert _backlinks(patched) == _backlinks(reloaded)
     assert patched.generation == reloaded.generation
     assert {k: len(v) for k, v in patched.link_index().items()} == {k: len(v) for k, v in reloaded.link_index().items()}
-    assert _derived(patched) == _derived(reloaded)  # updated from the previous snapshot's = built anew
+    assert _derived(patched, engine) == _derived(reloaded, engine)  # updated from the previous snapshot's = built anew
 
 
-def _derived(snapshot: Snapshot) -> tuple[list[object], list[object]]:
+def _derived(snapshot: Snapshot, engine: Engine) -> tuple[list[object], list[object]]:
     """The symbol and completion indexes features derive per snapshot."""
     from types import SimpleNamespace
 
     from cognivault.lsp import completion, workspace_symbols
 
-    ctx = SimpleNamespace(view=SimpleNamespace(snapshot=snapshot))
+    ctx = SimpleNamespace(view=SimpleNamespace(snapshot=snapshot), engine=engine)
     return (list(workspace_symbols._entries(ctx)),  # type: ignore[arg-type]
             [(e.path, e.name, e.haystack) for e in completion._entries(ctx, True)])  # type: ignore[arg-type]
 
