@@ -169,6 +169,7 @@ async function main() {
         const hover = [...document.querySelectorAll(".monaco-hover")].find((n) => n.offsetParent !== null);
         return hover && /Photosynthesis turns light energy/.test(hover.textContent) ? hover.textContent.trim() : null;
       });
+      await shot("hover-open");
       await escape();
       return text.slice(0, 300);
     });
@@ -194,6 +195,7 @@ async function main() {
           .map((row) => row.getAttribute("aria-label") || row.textContent);
         return rows.some((row) => /Enzymes/.test(row)) ? rows : null;
       });
+      await shot("completion-open");
       await escape(1);
       await command("File: Revert File");
       return items.slice(0, 5);
@@ -226,6 +228,7 @@ async function main() {
           .map((row) => row.getAttribute("aria-label") || row.textContent);
         return labels.some((label) => /Photosynthesis/.test(label)) ? labels : null;
       });
+      await shot("search-open");
       await page.keyboard.press("Enter");
       await until(() => document.querySelector(".editor-group-container.active .tab.active")?.getAttribute("aria-label")?.includes(".md"));
       return rows.slice(0, 5);
