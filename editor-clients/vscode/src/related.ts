@@ -16,7 +16,26 @@ export interface RelatedEntry {
   why: string[];
 }
 
+/** `cognivault/related`'s answer: while an index pass runs it says how far it got. */
+export interface RelatedAnswer {
+  related: RelatedEntry[];
+  noteIndexed?: boolean;
+  indexing?: { done: number; total: number };
+}
+
 type Node = { kind: "note"; entry: RelatedEntry } | { kind: "message"; text: string };
+
+/** A line above the list while the vault is still being indexed (the list may grow), else undefined. */
+export function indexingMessage(answer: RelatedAnswer): string | undefined {
+  if (answer.indexing) {
+    const { done, total } = answer.indexing;
+    return `Indexing the vault (${done} of ${total}): related notes may be incomplete`;
+  }
+  if (answer.noteIndexed === false) {
+    return "This note is not indexed yet: related notes from its words and links";
+  }
+  return undefined;
+}
 
 export class RelatedNotesProvider implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -43,10 +62,12 @@ export class RelatedNotesProvider implements vscode.TreeDataProvider<Node> {
       return [];
     }
     try {
-      const answer = await client.sendRequest<{ related: RelatedEntry[] }>(RELATED, { uri: uri.toString(), k: 15 });
+      const answer = await client.sendRequest<RelatedAnswer>(RELATED, { uri: uri.toString(), k: 15 });
       if (mine === this.request) {
-        this.set(answer.related.length ? answer.related.map((entry) => ({ kind: "note", entry }))
-          : [{ kind: "message", text: "No related notes found" }]);
+        const notes: Node[] = answer.related.map((entry) => ({ kind: "note", entry }));
+        const progress = indexingMessage(answer);
+        this.set(progress ? [{ kind: "message", text: progress }, ...notes]
+          : notes.length ? notes : [{ kind: "message", text: "No related notes found" }]);
       }
       return answer.related;
     } catch (error) {

@@ -315,6 +315,21 @@ describe("search and related notes (language server)", () => {
     expect(item?.command?.command).toBe("vscode.open");
   });
 
+  it("says so above the related notes while the vault is indexed or the note is not yet", async () => {
+    lspAnswers["cognivault/related"] = () => ({ related: [], noteIndexed: false, indexing: { done: 3, total: 40 } });
+    const api = await activateVault();
+    openEditor("Photosynthesis.md", "# Photosynthesis\n");
+    await vscode.commands.executeCommand("cognivault.relatedNotes");
+    const provider = api.related;
+    const labels = (provider?.getChildren() ?? []).map((node) => provider?.getTreeItem(node).label);
+    expect(labels).toEqual(["Indexing the vault (3 of 40): related notes may be incomplete"]);
+    lspAnswers["cognivault/related"] = () => ({ related: [], noteIndexed: false });
+    openEditor("Calvin cycle.md", "# Calvin cycle\n");
+    await vscode.commands.executeCommand("cognivault.relatedNotes");
+    expect((provider?.getChildren() ?? []).map((node) => provider?.getTreeItem(node).label))
+      .toEqual(["This note is not indexed yet: related notes from its words and links"]);
+  });
+
   it("reports the index status and can re-index", async () => {
     lspAnswers["cognivault/reindex"] = () => ({ started: true });
     await activateVault();
