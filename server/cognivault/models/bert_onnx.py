@@ -9,9 +9,11 @@ module writes the graph itself with ``onnx.helper``, reading the weights with
 The graph uses ONNX Runtime's fused BERT operators (domain ``com.microsoft``),
 the same ones its transformer optimizer would fuse a torch export into:
 
-- ``EmbedLayerNormalization``: word + position + token-type embeddings, LayerNorm;
+- ``EmbedLayerNormalization``: word + position + token-type embeddings, LayerNorm,
+  and each row's token count from the attention mask;
 - per layer ``Attention`` (one QKV projection, ``num_heads`` heads, softmax over
-  the tokens the raw 0/1 attention mask keeps), the output projection, ``SkipLayerNormalization``
+  each row's first token-count tokens, so padding must be on the right, as the
+  embedder always pads; the padded tail is not attended to, and costs less), the output projection, ``SkipLayerNormalization``
   (residual + bias + LayerNorm), the FFN up-projection with ``BiasGelu`` (exact
   erf GELU, BERT's ``"gelu"``), the down-projection and a second
   ``SkipLayerNormalization``.
@@ -137,7 +139,7 @@ def build_bert_encoder(model_dir: Path) -> Any:
 
     for name in INPUT_NAMES:
         graph.node("Cast", [name], [f"{name}_int32"], name=f"cast_{name}", to=TensorProto.INT32)
-    hidden, _token_counts = graph.node(  # the op always writes the per-row count; Attention takes the raw mask
+    hidden, token_counts = graph.node(
         "EmbedLayerNormalization",
         ["input_ids_int32", "token_type_ids_int32",
          graph.param("embeddings.word_embeddings.weight"),
@@ -154,7 +156,7 @@ def build_bert_encoder(model_dir: Path) -> Any:
             [graph.weight(f"{part}.weight", transpose=True) for part in qkv], axis=1))
         qkv_bias = graph.constant(f"{at}attention.qkv.bias", np.concatenate(
             [graph.weight(f"{part}.bias") for part in qkv]))
-        (context,) = graph.node("Attention", [hidden, qkv_weight, qkv_bias, "attention_mask_int32"],
+        (context,) = graph.node("Attention", [hidden, qkv_weight, qkv_bias, token_counts],
                                 [f"{at}attention.context"], name=f"{at}attention", num_heads=shape.num_heads)
         attended = graph.dense_add_norm(f"{at}attention.output", context, hidden, f"{at}attention.out", eps)
         (up,) = graph.node("MatMul", [attended, graph.param(f"{at}intermediate.dense.weight", True)],
