@@ -332,3 +332,52 @@ def test_a_question_in_two_parts_is_answered_from_two_notes_and_embeds_alone_are
                           "Which Bear backup do I import, and how are highlights converted?")
     assert [unit.label for unit in chosen] == ["S1", "S2"]  # the second note states the other part
     assert all("![[converter.png]]" != unit.text for unit in chosen)
+
+
+NAMED_NOTES = {
+    "Install on iPhone.md": """# Install on iPhone
+
+1. Find Obsidian on the App Store from Apple and tap **Get** to install it.
+2. Open the app and create a vault.
+
+Keep an eye on the sync status while you watch the first notes arrive.
+""",
+    "Printing press.md": """# Printing press
+
+Johannes Gutenberg built a printing press with movable metal type in Mainz around 1450.
+""",
+    "Werbung.md": """---
+lang: de
+---
+# Werbung
+
+Werbeinhalte müssen für Obsidian relevant sein. Wer Werbung schaltet, nennt den Anbieter offen.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def named_engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    vault, settings = make_vault(tmp_path_factory.mktemp("names"), NAMED_NOTES)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        yield opened
+
+
+async def test_a_name_the_vault_never_has_side_by_side_is_refused(named_engine: Any) -> None:
+    # "Apple" and "watch" are both in the vault, never as the name "Apple Watch": the thing asked about is not.
+    envelopes = await ask(named_engine, "Can I install Obsidian on an Apple Watch?", ExtractiveChat())
+    data = final(envelopes)["data"]
+    assert not data["answered"] and "doesn't say" in data["answer"]
+    confidence = next(e["data"] for e in envelopes if e["type"] == "confidence")
+    assert "apple watch" in confidence["reason"]
+    # A name the vault has side by side is no reason to refuse.
+    named = final(await ask(named_engine, "Where did Johannes Gutenberg build his press?", ExtractiveChat()))["data"]
+    assert named["answered"] and "Mainz" in named["answer"]
+
+
+async def test_german_question_words_are_not_what_a_question_is_about(named_engine: Any) -> None:
+    # "Wer" is in the vault ("Wer Werbung schaltet"), but a question about investors is not answered by it.
+    envelopes = await ask(named_engine, "Wer sind die Investoren hinter Obsidian?", ExtractiveChat())
+    assert not final(envelopes)["data"]["answered"]
+    confidence = next(e["data"] for e in envelopes if e["type"] == "confidence")
+    assert "wer" not in confidence["covered"] + confidence["missing"]

@@ -23,7 +23,9 @@ Mount Everest") has words no note uses in any form: ``unknown_words`` finds
 them (no term of the word, nor an inflection of it, is in the index), and the
 share of the question's weight they carry is what the confidence rule uses to
 refuse what the vault does not cover. A compound the vault never uses whole
-("Smartwatch") is unknown as a whole, even when its parts are known.
+("Smartwatch") is unknown as a whole, even when its parts are known, and so is
+a name of two capitalised words ("Apple Watch") that no passage has side by
+side (``add_unknown_names``).
 """
 
 from __future__ import annotations
@@ -260,12 +262,14 @@ def analyzer_of(engine: Any) -> Analyzer:
 
 
 # Words that shape a question without naming what it is about ("how *many*", "*tell* me", "what
-# *happens* in X", "how does X *work*", "what does X *mean*").
+# *happens* in X", "how does X *work*", "what does X *mean*"), and the German question words the
+# stopword list lacks ("*wer*", "*warum*": English has "who" and "why" among its stopwords).
 QUESTION_FILLERS = frozenset("""
 many much look tell explain want need know possible way ways thing things something anything please exactly
 actually really happen happens happened happening work works mean means
 bitte genau eigentlich möchte möchten brauche wissen erkläre erklären gibt viele passiert geschieht
 funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum zur vom ins
+wer wen wem wessen warum wieso weshalb weswegen wozu wann woher wohin
 """.split())
 
 
@@ -366,6 +370,29 @@ def _inflection_in_index(lexical: Any, spellings: set[str]) -> bool:
                 return True
             index += 1
     return False
+
+
+def add_unknown_names(pack: EvidencePack, names: Sequence[tuple[str, str]]) -> None:
+    """Count ``names`` of the question the vault never has side by side as unknown, each as a whole.
+
+    A name is one thing: "Apple Watch" in a vault that says "Apple" and "watch" only apart is as
+    unknown as a compound the vault never uses whole ("Smartwatch"), so both its words' weight
+    counts towards the off-topic share (``EvidencePack.unknown_share``).
+    """
+    if not names or not pack.question_terms:
+        return
+    weight = {t: max(pack.term_weights.get(t, 1.0), 0.05) for t in pack.question_terms}
+    total = sum(weight.values())
+    already = set(pack.unknown)
+    unknown_weight = pack.unknown_share * total
+    for name in names:
+        keys = [key for key in name if key in weight and pack.word_of(key) not in already]
+        if not keys:
+            continue
+        unknown_weight += sum(weight[key] for key in keys)
+        already.update(pack.word_of(key) for key in keys)
+        pack.unknown.append(" ".join(pack.word_of(key) for key in name))
+    pack.unknown_share = min(1.0, unknown_weight / total)
 
 
 def key_terms(engine: Any, text: str, lang: str | None) -> list[str]:

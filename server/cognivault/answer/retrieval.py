@@ -1,5 +1,8 @@
 """Retrieval for one question: hybrid search in scope -> the evidence pack (blocking; run it in a thread).
 
+A name in the question ("Apple Watch") that neither the pack nor a keyword search for its words finds
+side by side counts as unknown to the vault as a whole (``evidence.add_unknown_names``).
+
 Answers come from the user's own notes: study notes CogniVault generated (frontmatter key
 ``cognivault``) never enter the pack unless the request's scope names them (the study folder, one of
 those notes, or ``property:cognivault``); the notes they were generated from are searched instead.
@@ -18,11 +21,14 @@ from cognivault.answer.evidence import (
     DEFAULT_TOKEN_BUDGET,
     Evidence,
     EvidencePack,
+    add_unknown_names,
+    analyzer_of,
     evidence_from_result,
     idf_weights,
     key_phrases,
     question_concepts,
     question_language,
+    text_pairs,
     unknown_words,
 )
 from cognivault.index.scope import Scope
@@ -89,7 +95,34 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
         pack.add(evidence_from_result(engine, result))
     if pack.question_vector is not None:
         _measure_similarity(engine, pack)
+    add_unknown_names(pack, [name for name in pack.question_phrases if not _said_together(engine, pack, name, scope)])
     return pack, lang
+
+
+NAME_DEPTH = 10  # passages searched for a name's words when the pack does not have them side by side
+
+
+def _said_together(engine: Any, pack: EvidencePack, name: tuple[str, str], scope: Scope | None) -> bool:
+    """Whether a passage of the pack, or of a keyword search for the name's words, has them side by side."""
+    from cognivault.engine import EngineError
+
+    if any(name in item.pairs or name[::-1] in item.pairs for item in pack.items):
+        return True
+    try:
+        results = engine.search(" ".join(pack.word_of(key) for key in name), k=NAME_DEPTH, mode="lexical",
+                                scope=scope).results
+    except EngineError:
+        return True  # not knowing is no reason to refuse
+    analyzer = analyzer_of(engine)
+    for result in results:
+        record = engine.chunk(result.chunk_id)
+        if record is None:
+            continue
+        crumb = " ".join([result.title, *result.heading_path])
+        pairs = text_pairs(analyzer, f"{crumb}\n{record.text}", record.lang)
+        if name in pairs or name[::-1] in pairs:
+            return True
+    return False
 
 
 GENERATED_KEY = "cognivault"  # the frontmatter key every generated study note carries
