@@ -489,10 +489,12 @@ async def test_a_burst_of_500_from_one_client_is_limited(indexed):
             await asyncio.gather(*(one() for _ in range(500)))
             elapsed = asyncio.get_running_loop().time() - started
         assert len(statuses) == 500 and set(statuses) <= {200, 429}
-        assert statuses.count(429) >= 1 and statuses.count(200) >= 50
+        assert statuses.count(200) >= 50
         assert limiter.peak <= limiter.max_in_flight  # never more open at once than the cap
-        assert statuses.count(200) <= limiter.burst + limiter.rate * elapsed + 1  # nor more than the bucket
-        assert retry_after and all(int(v) >= 1 for v in retry_after)
+        # Nor more than the bucket held, measured over this burst's own duration: a burst faster than the
+        # bucket refills (any quiet machine) meets refusals, a slow machine's may all fit.
+        assert statuses.count(200) <= limiter.burst + limiter.rate * elapsed + 1
+        assert bool(retry_after) == (429 in statuses) and all(int(v) >= 1 for v in retry_after)
         await asyncio.sleep(1.1)  # the bucket refills: the client is served again
         async with client.get("/api/status", headers=AUTH) as response:
             assert response.status == 200
