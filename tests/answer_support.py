@@ -203,7 +203,6 @@ class ScriptedChat:
     calls: list[Call] = field(default_factory=list)
     opened: int = 0
     closed: int = 0
-    closed_at: list[float] = field(default_factory=list)
 
     async def capabilities(self) -> ChatCapabilities:
         return self.caps
@@ -230,7 +229,6 @@ class ScriptedChat:
                     yield item
         finally:
             self.closed += 1
-            self.closed_at.append(time.perf_counter())
 
 
 def answer_citing(*labels: str) -> Script:

@@ -330,7 +330,7 @@ class FakeOllama:
         texts = body.get("input", [])
         texts = [texts] if isinstance(texts, str) else list(texts)
         if self.embed_delay_s:
-            await asyncio.sleep(self.embed_delay_s)
+            await self._sleep(request, lambda: self.embed_delay_s)  # lowering the delay releases waiting requests
         limit_chars = int(facts["context_length"] * facts["chars_per_token"])
         if any(len(text) > limit_chars for text in texts):
             if body.get("truncate") is False:
@@ -465,14 +465,16 @@ class FakeOllama:
         return web.json_response(self._final(model, kind, scripted, count, body, merged))
 
     @staticmethod
-    async def _sleep(request: web.Request, seconds: float) -> None:
-        """Sleep, but notice a client that went away (aiohttp does not cancel handlers by default)."""
-        deadline = time.perf_counter() + seconds
-        while time.perf_counter() < deadline:
+    async def _sleep(request: web.Request, seconds: float | Callable[[], float]) -> None:
+        """Sleep, but notice a client that went away (aiohttp does not cancel handlers by default).
+        A callable length is read again as time passes, so a test can end the sleep early."""
+        length = seconds if callable(seconds) else lambda: seconds
+        started = time.perf_counter()
+        while (left := started + length() - time.perf_counter()) > 0:
             transport = request.transport
             if transport is None or transport.is_closing():
                 raise ConnectionResetError("client went away")
-            await asyncio.sleep(min(0.02, max(0.0, deadline - time.perf_counter())))
+            await asyncio.sleep(min(0.02, left))
 
 
 @contextmanager

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -220,32 +219,31 @@ async def test_tools_read_notes_within_scope_and_their_passages_can_be_cited(sha
     assert data["sources"][0]["source"] == "tool"
 
 
-async def test_cancel_frees_the_model_call_within_a_second(shared_engine) -> None:  # noqa: ANN001
-    provider = ScriptedChat(lambda call: [ChatChunk("text", "Slow [S1] ")] + [30.0])
+async def test_cancel_frees_the_model_call_without_waiting_for_it(shared_engine) -> None:  # noqa: ANN001
+    provider = ScriptedChat(lambda call: [ChatChunk("text", "Slow [S1] ")] + [600.0])
     cancel = asyncio.Event()
     stream = stream_answer(shared_engine, AskRequest("What do mitochondria store energy as?", think=False),
                            provider, SessionStore(None), cancel)
     envelopes = []
-    async for envelope in stream:
-        envelopes.append(envelope)
-        if envelope["type"] == "text":
-            cancel.set()
-            cancelled_at = time.perf_counter()
+    async with asyncio.timeout(120):  # the model is silent for 600 s: only the cancel ends the answer sooner
+        async for envelope in stream:
+            envelopes.append(envelope)
+            if envelope["type"] == "text":
+                cancel.set()
     assert envelopes[-1]["data"]["code"] == "cancelled"
     assert provider.closed == provider.opened == 1
-    assert provider.closed_at[0] - cancelled_at < 1.0
 
 
 async def test_closing_the_stream_closes_the_model_call(shared_engine) -> None:  # noqa: ANN001
-    provider = ScriptedChat(lambda call: [ChatChunk("text", "Slow [S1] ")] + [30.0])
+    provider = ScriptedChat(lambda call: [ChatChunk("text", "Slow [S1] ")] + [600.0])
     stream = stream_answer(shared_engine, AskRequest("What do mitochondria store energy as?", think=False),
                            provider, SessionStore(None))
     async for envelope in stream:
         if envelope["type"] == "text":
             break
-    started = time.perf_counter()
-    await stream.aclose()
-    assert provider.closed == 1 and time.perf_counter() - started < 1.0
+    async with asyncio.timeout(120):  # the model is silent for 600 s: closing must not wait for it
+        await stream.aclose()
+    assert provider.closed == 1
 
 
 async def test_sessions_budget_truncate_follow_up_and_persistence(shared_engine,  # noqa: ANN001

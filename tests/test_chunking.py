@@ -288,7 +288,9 @@ def test_huge_single_line_note_chunks_quickly() -> None:
     chunks = chunks_of(huge)
     assert len(chunks) > 9_000
     assert {(c.line_start, c.line_end) for c in chunks} == {(1, 1)}
-    assert time.perf_counter() - started < 20  # ~1.5 s on a quiet machine
+    # Bounds a blow-up only (~1.5 s on a quiet machine; quadratic work on 10 MB would take hours):
+    # how fast hostile files are read is measured by bench/bench_hostile_files.py.
+    assert time.perf_counter() - started < 120
 
 
 # ---------------------------------------------------------------------------
@@ -377,8 +379,7 @@ def test_every_body_word_lands_in_a_chunk_and_no_comment_does(
 # the shared help vault
 
 
-def test_help_vault_chunks(help_vault: Path) -> None:
-    started = time.perf_counter()
+def test_help_vault_chunks(help_vault: Path) -> None:  # its speed: bench/bench_index.py
     total = 0
     for file in sorted(help_vault.rglob("*.md")):
         text = file.read_text(encoding="utf-8")
@@ -392,4 +393,3 @@ def test_help_vault_chunks(help_vault: Path) -> None:
             assert len(chunk.text) >= MIN_CHARS or len(chunks) == 1
         total += len(chunks)
     assert total > 1000
-    assert time.perf_counter() - started < 10  # about half a second on a quiet machine

@@ -489,10 +489,12 @@ async def test_a_burst_of_500_from_one_client_is_limited(indexed):
             await asyncio.gather(*(one() for _ in range(500)))
             elapsed = asyncio.get_running_loop().time() - started
         assert len(statuses) == 500 and set(statuses) <= {200, 429}
-        assert statuses.count(429) >= 1 and statuses.count(200) >= 50
+        assert statuses.count(200) >= 50
         assert limiter.peak <= limiter.max_in_flight  # never more open at once than the cap
-        assert statuses.count(200) <= limiter.burst + limiter.rate * elapsed + 1  # nor more than the bucket
-        assert retry_after and all(int(v) >= 1 for v in retry_after)
+        # Nor more than the bucket held, measured over this burst's own duration: a burst faster than the
+        # bucket refills (any quiet machine) meets refusals, a slow machine's may all fit.
+        assert statuses.count(200) <= limiter.burst + limiter.rate * elapsed + 1
+        assert bool(retry_after) == (429 in statuses) and all(int(v) >= 1 for v in retry_after)
         await asyncio.sleep(1.1)  # the bucket refills: the client is served again
         async with client.get("/api/status", headers=AUTH) as response:
             assert response.status == 200
@@ -595,7 +597,7 @@ def test_serve_allow_origin_accepts_that_origin_only(tmp_path: Path) -> None:
             request = urllib.request.Request(info["url"] + "/api/status", headers={
                 "Authorization": f"Bearer {info['token']}", "Origin": origin})
             try:
-                with urllib.request.urlopen(request, timeout=10) as response:
+                with urllib.request.urlopen(request, timeout=60) as response:
                     return response.status, response.headers.get("Access-Control-Allow-Origin")
             except urllib.error.HTTPError as exc:
                 return exc.code, exc.headers.get("Access-Control-Allow-Origin")
@@ -605,7 +607,7 @@ def test_serve_allow_origin_accepts_that_origin_only(tmp_path: Path) -> None:
             assert status_from(other) == (403, None), other
     finally:
         process.send_signal(signal.SIGTERM)
-        process.wait(timeout=15)
+        process.wait(timeout=60)
 
 
 def test_serve_refuses_a_malformed_allow_origin_in_one_line(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ from cognivault.index import watch
 from cognivault.index.watch import VaultWatcher
 from test_two_process import _http as _api  # an authorized JSON call to a running companion
 
-WAIT_S = 10.0  # a batch is formed within 2.5 s of the first event; generous for a loaded machine
+WAIT_S = 60.0  # bounds a hang only: a batch is formed within 2.5 s of the first event on a quiet machine
 
 
 def _vault(root: Path) -> Path:
@@ -322,7 +322,7 @@ def test_an_update_waits_between_its_steps_while_a_request_runs(tmp_path: Path) 
 
     def pause() -> None:
         steps.append(time.monotonic())
-        gate.wait_quiet(5.0)
+        gate.wait_quiet(600.0)  # longer than any test: only the request's end lets the update go on
 
     with Engine(vault, load_settings(vault), embedder=WordHashEmbedder()) as engine:
         engine.index()
@@ -331,11 +331,12 @@ def test_an_update_waits_between_its_steps_while_a_request_runs(tmp_path: Path) 
                                   kwargs={"pause": pause})
         with gate.request():  # a request in flight: the update stops at its first step
             update.start()
-            time.sleep(0.3)
+            _until(lambda: len(steps) >= 1, "the update's first step")
+            time.sleep(0.3)  # room for steps that would (wrongly) not wait
             assert len(steps) == 1 and update.is_alive()
             assert not engine.search("ribosomes", mode="lexical").results  # parsed, not stored yet
             request_done = time.monotonic()
-        update.join(5)
+        update.join(120)  # bounds a hang only
         assert not update.is_alive()
         # after parsing, before dropping the old vectors, after the note, before the keyword index
         assert len(steps) == 4 and steps[1] >= request_done

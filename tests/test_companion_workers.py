@@ -23,14 +23,14 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 def test_answer_work_starts_once_the_requests_in_flight_are_done() -> None:
     gate = RequestGate()
-    pool = YieldingExecutor(gate, max_workers=1, max_wait_s=5.0)
+    pool = YieldingExecutor(gate, max_workers=1, max_wait_s=600.0)  # longer than any test: only the request ends it
     try:
         with gate.request():
             started = pool.submit(time.monotonic)
             time.sleep(0.2)
             assert not started.done()
             request_done = time.monotonic()
-        assert started.result(timeout=5) >= request_done
+        assert started.result(timeout=120) >= request_done  # the timeout bounds a hang only
     finally:
         pool.shutdown()
 
@@ -39,10 +39,10 @@ def test_answer_work_waits_for_requests_only_so_long() -> None:
     gate = RequestGate()
     pool = YieldingExecutor(gate, max_workers=1, max_wait_s=0.1)
     try:
-        with gate.request():  # requests that never pause
+        with gate.request():  # requests that never pause: the work starts while this one is still in flight
             submitted = time.monotonic()
-            started = pool.submit(time.monotonic).result(timeout=5)
-        assert 0.09 <= started - submitted < 2.0
+            started = pool.submit(time.monotonic).result(timeout=120)  # bounds a hang only
+        assert started - submitted >= 0.09
     finally:
         pool.shutdown()
 
@@ -68,12 +68,20 @@ async def companion(tmp_path: Path):
 async def test_a_search_is_answered_while_long_and_answer_work_fill_their_lanes(companion) -> None:
     app, client = companion
     release = threading.Event()
-    long_work = [asyncio.ensure_future(api.run_in_background(app, release.wait, 30))
+    holding: list[str] = []
+
+    def hold(lane: str) -> bool:
+        holding.append(lane)
+        return release.wait(600)  # longer than the search's bound: a search queued behind this fails
+
+    long_work = [asyncio.ensure_future(api.run_in_background(app, hold, "background"))
                  for _ in range(BACKGROUND_THREADS)]
-    answer_work = asyncio.ensure_future(api.run_answer_work(app, release.wait, 30))
+    answer_work = asyncio.ensure_future(api.run_answer_work(app, hold, "answers"))
     try:
-        await asyncio.sleep(0.1)
-        async with asyncio.timeout(5):
+        async with asyncio.timeout(120):  # bounds a hang only: every lane's thread is taken before the search
+            while len(holding) < BACKGROUND_THREADS + 1:
+                await asyncio.sleep(0.01)
+        async with asyncio.timeout(60):
             async with client.post("/api/search", json={"query": "moon tides", "mode": "lexical"},
                                    headers=AUTH) as response:
                 assert response.status == 200

@@ -367,7 +367,9 @@ def test_huge_single_line_note_finishes_quickly() -> None:
     started = time.perf_counter()
     note = parse_note(huge, "big.md")
     assert note.line_count == 1 and len(note.links) > 5_000 and note.tags == ["tag"]
-    assert time.perf_counter() - started < 15  # ~1 s on a quiet machine
+    # Bounds a blow-up only (~1 s on a quiet machine; quadratic work on 10 MB would take hours):
+    # how fast hostile files are read is measured by bench/bench_hostile_files.py.
+    assert time.perf_counter() - started < 120
 
 
 @pytest.mark.parametrize("text", [
@@ -395,7 +397,7 @@ def test_deep_nesting_and_hostile_inline_finish_quickly(text: str) -> None:
     started = time.perf_counter()
     note = parse_note(text, "deep.md")
     assert note.line_count >= 1
-    assert time.perf_counter() - started < 10  # well under a second on a quiet machine
+    assert time.perf_counter() - started < 60  # a blow-up only: well under a second on a quiet machine
 
 
 # ---------------------------------------------------------------------------

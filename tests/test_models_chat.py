@@ -47,6 +47,14 @@ async def _chunks(provider: OllamaChat, **kwargs) -> list:  # noqa: ANN003
     return [chunk async for chunk in provider.stream([ChatMessage("user", "hi")], **kwargs)]
 
 
+async def _until_disconnected(ollama: FakeOllama) -> None:
+    """Wait until the fake server saw the client hang up. Its reply streams for at least 200 s and a
+    hang-up is only recorded before the reply's end, so any speed passes and a kept connection fails."""
+    async with asyncio.timeout(120):
+        while not ollama.disconnects:
+            await asyncio.sleep(0.025)
+
+
 async def test_streams_thinking_text_tool_calls_and_usage(ollama: FakeOllama) -> None:
     ollama.reply = lambda body: [{"thinking": "let me see "}, {"content": "Hello "}, {"content": "there"},
                                  tool_calls("calculator", expression="2+2")]
@@ -83,24 +91,24 @@ async def test_missing_model_names_the_pull_command(ollama: FakeOllama) -> None:
 
 
 async def test_ollama_down_names_ollama_serve_quickly() -> None:
-    provider = OllamaChat(f"http://127.0.0.1:{_free_port()}", "gemma4:e4b", timeout_s=30)
+    provider = OllamaChat(f"http://127.0.0.1:{_free_port()}", "gemma4:e4b", timeout_s=120)
     started = time.perf_counter()
     with pytest.raises(ChatError) as error:
         await _chunks(provider)
     assert error.value.code == "model_unreachable" and "ollama serve" in error.value.message
     problem = await provider.probe()
     assert problem is not None and problem.code == "model_unreachable"
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 60  # reported as refused, not waited out to the 120 s timeout
     await provider.aclose()
 
 
 async def test_silence_times_out_instead_of_hanging(ollama: FakeOllama) -> None:
-    ollama.reply = lambda body: [{"content": "a"}, ("sleep", 10.0), {"content": "b"}]
+    ollama.reply = lambda body: [{"content": "a"}, ("sleep", 600.0), {"content": "b"}]
     provider = OllamaChat(ollama.url, "gemma4:e4b", timeout_s=0.5)
-    started = time.perf_counter()
-    with pytest.raises(ChatError) as error:
-        await _chunks(provider)
-    assert error.value.code == "model_timeout" and time.perf_counter() - started < 3
+    async with asyncio.timeout(120):  # the server stays silent for 600 s: only the provider's own timeout ends this
+        with pytest.raises(ChatError) as error:
+            await _chunks(provider)
+    assert error.value.code == "model_timeout"
     await provider.aclose()
 
 
@@ -121,19 +129,14 @@ def test_loopback_hosts_are_accepted(host: str) -> None:
 
 
 async def test_closing_the_stream_closes_the_connection(ollama: FakeOllama) -> None:
-    ollama.reply = lambda body: [{"content": "first "}] + [("sleep", 0.05), {"content": "more "}] * 200
+    ollama.reply = lambda body: [{"content": "first "}] + [("sleep", 0.05), {"content": "more "}] * 4000
     provider = OllamaChat(ollama.url, "gemma4:e4b")
     stream = provider.stream([ChatMessage("user", "hi")])
     async for chunk in stream:
         if chunk.kind == "text":
             break
-    closed_at = time.perf_counter()
     await stream.aclose()
-    for _ in range(40):
-        if ollama.disconnects:
-            break
-        await asyncio.sleep(0.025)
-    assert ollama.disconnects and ollama.disconnects[0] - closed_at < 1.0
+    await _until_disconnected(ollama)
     await provider.aclose()
 
 
@@ -178,7 +181,7 @@ async def test_pipeline_over_http_two_phases_tools_and_citations(ollama: FakeOll
 
 async def test_pipeline_cancel_over_http_frees_the_model_call(ollama: FakeOllama,
                                                               shared_engine) -> None:  # noqa: ANN001
-    ollama.reply = lambda body: [{"content": "Slowly [S1] "}] + [("sleep", 0.05), {"content": "more "}] * 400
+    ollama.reply = lambda body: [{"content": "Slowly [S1] "}] + [("sleep", 0.05), {"content": "more "}] * 4000
     provider = OllamaChat(ollama.url, "gemma4:e4b")
     cancel = asyncio.Event()
     stream = stream_answer(shared_engine, AskRequest(QUESTION, think=False, tools=False), provider,
@@ -186,14 +189,9 @@ async def test_pipeline_cancel_over_http_frees_the_model_call(ollama: FakeOllama
     async for envelope in stream:
         if envelope["type"] == "text" and not cancel.is_set():
             cancel.set()
-            cancelled_at = time.perf_counter()
         last = envelope
     assert last["type"] == "error" and last["data"]["code"] == "cancelled"
-    for _ in range(40):
-        if ollama.disconnects:
-            break
-        await asyncio.sleep(0.025)
-    assert ollama.disconnects and ollama.disconnects[0] - cancelled_at < 1.0
+    await _until_disconnected(ollama)
     await provider.aclose()
 
 

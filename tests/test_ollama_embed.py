@@ -133,18 +133,18 @@ def test_stopped_server_names_ollama_serve(url: str) -> None:
     url = closed_loopback_url() if url == "closed" else url
     started = time.perf_counter()
     with pytest.raises(ModelUnavailable, match="ollama serve"):
-        OllamaEmbedder(url, "embeddinggemma", timeout_s=2).embed_documents(["x"])
-    assert time.perf_counter() - started < 3
+        OllamaEmbedder(url, "embeddinggemma", timeout_s=120).embed_documents(["x"])
+    assert time.perf_counter() - started < 60  # a refused connection is reported, not waited out to the timeout
 
 
 def test_slow_server_times_out_with_a_clear_message(fake: FakeOllama) -> None:
     embedder = OllamaEmbedder(fake.url, "embeddinggemma", timeout_s=0.3)
     embedder.check()
-    fake.embed_delay_s = 2.0
+    fake.embed_delay_s = 120.0
     started = time.perf_counter()
     with pytest.raises(ModelUnavailable, match="did not answer within"):
         embedder.embed_documents(["x"])
-    assert time.perf_counter() - started < 1.5
+    assert time.perf_counter() - started < 60  # gave up on its own 0.3 s timeout, not on the server's answer
 
 
 def test_probe_lists_models_fast(fake: FakeOllama) -> None:

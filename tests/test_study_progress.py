@@ -187,8 +187,8 @@ def test_two_processes_appending_lose_nothing(tmp_path: Path) -> None:
     assert len(events) == 50 and {e.data["writer"] for e in events} == {"a", "b"}
 
 
-def _count_rewrites(monkeypatch: pytest.MonkeyPatch, first_write_delay_s: float = 0.0) -> list[int]:
-    """Counts rewrites of month files; the first one can be made slow so that callers queue behind it."""
+def _count_rewrites(monkeypatch: pytest.MonkeyPatch, callers: int) -> list[int]:
+    """Counts rewrites of month files; the first one is held until all ``callers`` queued behind it."""
     from cognivault.study import progress
 
     writes: list[int] = []
@@ -197,7 +197,11 @@ def _count_rewrites(monkeypatch: pytest.MonkeyPatch, first_write_delay_s: float 
     def counted(path: Path, data: bytes, mode: int | None = None) -> None:
         writes.append(len(data))
         if len(writes) == 1:
-            time.sleep(first_write_delay_s)
+            queue = progress._group_of(path)._queue
+            written = len(json.loads(data)[progress._TABLE])  # events in the first batch
+            deadline = time.monotonic() + 120  # bounds a hang only: no clock decides who queues
+            while written + len(queue) < callers and time.monotonic() < deadline:
+                time.sleep(0.01)
         real(path, data, mode)
 
     monkeypatch.setattr(progress, "atomic_write_bytes", counted)
@@ -208,7 +212,7 @@ def test_concurrent_records_share_rewrites_and_each_gets_its_own_event(tmp_path:
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    writes = _count_rewrites(monkeypatch, first_write_delay_s=0.3)
+    writes = _count_rewrites(monkeypatch, callers=20)
     store = ProgressStore(tmp_path, tz=UTC)
     start = threading.Barrier(20)
     returned: dict[int, Event] = {}
@@ -226,8 +230,8 @@ def test_concurrent_records_share_rewrites_and_each_gets_its_own_event(tmp_path:
     assert all(returned[n].data["n"] == n for n in range(20))
     stored = ProgressStore(tmp_path, tz=UTC).events()
     assert sorted(e.id for e in stored) == sorted(e.id for e in returned.values())
-    # the 19 callers that queued behind the slow first write were written together
-    assert len(writes) <= 3, writes
+    # the callers that queued behind the first write were written together, in the next one
+    assert len(writes) == 2, writes
 
 
 def test_a_failed_rewrite_fails_every_caller_of_its_batch_and_loses_nothing_written(

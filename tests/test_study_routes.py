@@ -307,7 +307,7 @@ class DevTools:
         assert "exceptionDetails" not in result, result
         return result["result"].get("value")
 
-    async def wait_for(self, expression: str, timeout: float = 15) -> None:
+    async def wait_for(self, expression: str, timeout: float = 60) -> None:  # bounds a hang only
         for _ in range(int(timeout * 10)):
             if await self.evaluate(expression):
                 return

@@ -101,13 +101,14 @@ class Session:
     def text(self, path: str) -> str:
         return (self.vault / path).read_text("utf-8")
 
-    async def request(self, method: str, params: Any, timeout: float = 15) -> Any:
+    # The timeouts below bound a hang only: a busy 2-core machine may be many times slower than a quiet one.
+    async def request(self, method: str, params: Any, timeout: float = 60) -> Any:
         return await asyncio.wait_for(self.client.protocol.send_request_async(method, params), timeout)
 
     async def status(self) -> dict[str, Any]:
         return _plain(await self.request("cognivault/status", {}))
 
-    async def wait_ready(self, timeout: float = 45) -> dict[str, Any]:
+    async def wait_ready(self, timeout: float = 120) -> dict[str, Any]:
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
             status = await self.status()
@@ -117,7 +118,7 @@ class Session:
                 raise AssertionError(f"index not ready: {status['indexing']}")
             await asyncio.sleep(0.05)
 
-    async def wait_idle(self, timeout: float = 20) -> dict[str, Any]:
+    async def wait_idle(self, timeout: float = 120) -> dict[str, Any]:
         """Ready, with no per-file update pending (edits reached the index)."""
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
@@ -149,7 +150,7 @@ class Session:
         """How many times diagnostics of ``path`` were published so far."""
         return self.client.diagnostics.count[self.uri(path)]
 
-    async def diagnostics(self, path: str, predicate: Any = None, timeout: float = 10) -> list[types.Diagnostic]:
+    async def diagnostics(self, path: str, predicate: Any = None, timeout: float = 60) -> list[types.Diagnostic]:
         """Wait for diagnostics of ``path`` that satisfy ``predicate`` (any published, by default)."""
         uri = self.uri(path)
         deadline = asyncio.get_running_loop().time() + timeout
@@ -203,7 +204,7 @@ async def start_session(root: Path, *, options: dict[str, Any] | None = None,
     result = await asyncio.wait_for(client.initialize_session(types.InitializeParams(
         capabilities=capabilities or client_capabilities(), root_uri=vault.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=vault.as_uri(), name="vault")],
-        initialization_options=init)), 30)
+        initialization_options=init)), 120)
     session = Session(client, vault, result)
     if wait:
         await session.wait_ready()
@@ -212,7 +213,7 @@ async def start_session(root: Path, *, options: dict[str, Any] | None = None,
 
 async def stop_session(session: Session) -> None:
     try:
-        await asyncio.wait_for(session.client.shutdown_session(), 20)
+        await asyncio.wait_for(session.client.shutdown_session(), 60)
     finally:
         await session.client.stop()
 

@@ -67,8 +67,7 @@ async def test_changed_and_missing_sources(shared, generated: str) -> None:
     changed = photo.replace("fixes carbon dioxide into sugar", "fixes CO2 into sugars")
     shared.open("Photosynthesis.md")
     shared.replace_all("Photosynthesis.md", changed, 2)  # unsaved: the index follows the buffer
-    found = await shared.diagnostics(generated, lambda found: any(d.code == "citation-changed" for d in found),
-                                     timeout=15)
+    found = await shared.diagnostics(generated, lambda found: any(d.code == "citation-changed" for d in found))
     (diagnostic,) = found
     text = shared.text(generated)
     assert diagnostic.range.start == position_of(text, CALVIN)
@@ -86,5 +85,5 @@ async def test_changed_and_missing_sources(shared, generated: str) -> None:
     # The section goes away: the passage no longer exists.
     gone = changed.split("## Calvin cycle")[0]
     shared.replace_all("Photosynthesis.md", gone, 3)
-    await shared.diagnostics(generated, lambda found: any(d.code == "citation-missing" for d in found), timeout=15)
+    await shared.diagnostics(generated, lambda found: any(d.code == "citation-missing" for d in found))
     await asyncio.sleep(0)

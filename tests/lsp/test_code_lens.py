@@ -42,8 +42,6 @@ async def test_lens_can_be_switched_off(shared) -> None:
         settings={"codeLens": {"enabled": False}}))
     import asyncio
 
-    for _ in range(50):
-        if not await _lenses(shared, "Cells.md"):
-            break
-        await asyncio.sleep(0.02)
-    assert not await _lenses(shared, "Cells.md")
+    async with asyncio.timeout(60):  # bounds a hang only
+        while await _lenses(shared, "Cells.md"):
+            await asyncio.sleep(0.02)

@@ -61,14 +61,19 @@ async def test_full_collections_wait_for_an_idle_moment(collections: list[int]) 
 
 async def test_activity_postpones_the_collection(collections: list[int]) -> None:
     collector = IdleCollector(idle_ms=200)
+    loop = asyncio.get_running_loop()
     collector.start()
     try:
+        longest_gap, last = 0.0, loop.time()
         for _ in range(6):
             await asyncio.sleep(0.08)
+            longest_gap, last = max(longest_gap, loop.time() - last), loop.time()
             collector.touched()  # an edit every 80 ms
-        assert collector.collections == 0
-        await asyncio.sleep(0.4)
-        assert collector.collections == 1
+        before = collector.collections
+        if longest_gap < 0.15:  # every edit came within the idle time (a loaded machine may sleep longer)
+            assert before == 0
+        await asyncio.sleep(0.4)  # the loop runs the idle timer, due earlier, before this wakes
+        assert collector.collections == before + 1
     finally:
         collector.stop()
 
@@ -82,8 +87,10 @@ async def test_the_sweep_frees_garbage_cycles_among_frozen_objects(collections: 
     collector = IdleCollector(idle_ms=50, sweep_idle_ms=200, sweep_every_s=0)
     collector.start()
     try:
-        await asyncio.sleep(0.1)
-        assert collector.collections == 1 and cycle() is not None  # frozen: out of reach
+        await asyncio.sleep(0.1)  # the timers due earlier run first: the collection, and on a slow machine the sweep
+        assert collector.collections == 1
+        if collector.sweeps == 0:
+            assert cycle() is not None  # frozen: out of the ordinary collection's reach
         await asyncio.sleep(0.3)
         assert collector.sweeps == 1 and cycle() is None
     finally:

@@ -37,7 +37,7 @@ async def test_cli_refuses_public_bind(tmp_path: Path) -> None:
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "cognivault.cli", "lsp", "--tcp", "0.0.0.0:0", stderr=asyncio.subprocess.PIPE,
         env=server_env(tmp_path / "home"))
-    _, err = await asyncio.wait_for(process.communicate(), 30)
+    _, err = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 2 and b"loopback only" in err
 
 
@@ -52,9 +52,9 @@ async def test_tcp_server_on_loopback(tmp_path: Path) -> None:
         stderr=asyncio.subprocess.PIPE, env=server_env(tmp_path / "home"))
     try:
         assert process.stderr is not None
-        line = await asyncio.wait_for(process.stderr.readline(), 30)
+        line = await asyncio.wait_for(process.stderr.readline(), 60)
         while b"listening" not in line:
-            line = await asyncio.wait_for(process.stderr.readline(), 30)
+            line = await asyncio.wait_for(process.stderr.readline(), 60)
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
 
         async def call(msg_id: int, method: str, params: object) -> dict:
@@ -72,11 +72,11 @@ async def test_tcp_server_on_loopback(tmp_path: Path) -> None:
 
         answer = await asyncio.wait_for(call(1, "initialize", {
             "processId": None, "rootUri": None, "capabilities": {},
-            "initializationOptions": {"embeddings": False, "index": {"index_dir": str(tmp_path / "index")}}}), 30)
+            "initializationOptions": {"embeddings": False, "index": {"index_dir": str(tmp_path / "index")}}}), 60)
         assert answer["result"]["serverInfo"]["name"] == "cognivault"
-        status = await asyncio.wait_for(call(2, "cognivault/status", {}), 30)
+        status = await asyncio.wait_for(call(2, "cognivault/status", {}), 60)
         assert status["result"]["vault"] == str(vault.resolve())
-        await asyncio.wait_for(call(3, "shutdown", None), 30)
+        await asyncio.wait_for(call(3, "shutdown", None), 60)
         writer.close()
     finally:
         if process.returncode is None:
@@ -103,7 +103,7 @@ async def test_other_transports_refused_in_one_line(tmp_path: Path, flag: str) -
         sys.executable, "-m", "cognivault.cli", "lsp", "--vault", str(TEST_VAULT), flag,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         env=server_env(tmp_path / "home"))
-    out, err = await asyncio.wait_for(process.communicate(), 30)
+    out, err = await asyncio.wait_for(process.communicate(), 60)
     lines = err.decode().strip().splitlines()
     assert process.returncode == 2 and out == b""
     assert len(lines) == 1 and flag.split("=")[0] in lines[0] and "--stdio" in lines[0], lines

@@ -150,7 +150,7 @@ def _query_embeds(fake: FakeOllama, wanted: Callable[[str], bool]) -> int:
     return count
 
 
-async def _until(predicate: Callable[[], bool], timeout: float = 15) -> None:
+async def _until(predicate: Callable[[], bool], timeout: float = 120) -> None:  # the timeout bounds a hang only
     deadline = asyncio.get_running_loop().time() + timeout
     while not predicate():
         assert asyncio.get_running_loop().time() < deadline, "timed out"
@@ -207,11 +207,10 @@ async def test_ranking_follows_the_paragraph_meaning(semantic) -> None:
     # Just opened, no pause: the request embedded the paragraph itself (the link left out) ...
     sent = "Mitochondria and the nucleus are organelles of every organism."
     await _until(lambda: _query_embeds(fake, lambda query: query == sent) == 1)
-    for _attempt in range(50):  # ... and when the model was slower than the budget, the editor asks again
-        if not found.is_incomplete:
-            break
-        await asyncio.sleep(0.05)
-        found = await _complete_at(session, "Draft2.md", 2, column)
+    async with asyncio.timeout(120):  # ... and when the model was slower than the budget, the editor asks again
+        while found.is_incomplete:
+            await asyncio.sleep(0.05)
+            found = await _complete_at(session, "Draft2.md", 2, column)
     assert not found.is_incomplete and _first(found) == "Cells"
     assert _query_embeds(fake, lambda query: query == sent) == 1
 
@@ -221,18 +220,18 @@ async def test_stand_in_ranking_is_incomplete_until_the_vector_is_ready(semantic
     session.open("Photosynthesis.md")
     line = 12  # "Water is split, oxygen is released, and ATP and NADPH are produced."
     end = len(session.text("Photosynthesis.md").splitlines()[line])
-    fake.embed_delay_s = 1.0  # a model far slower than a keystroke
+    fake.embed_delay_s = 600.0  # a model far slower than a keystroke: it answers when the test lets it
     try:
         _insert(session, "Photosynthesis.md", line, end, " [[", 2)
         found = await _complete_at(session, "Photosynthesis.md", line, end + 3)
         assert found.is_incomplete  # ranked by a stand-in: the client asks again
         assert {"Cells", "Enzymes", "Index"} <= {item.label for item in found.items}
+        fake.embed_delay_s = 0.0  # the model answers now
         again = found
-        for _attempt in range(100):
-            if not again.is_incomplete:
-                break
-            await asyncio.sleep(0.1)
-            again = await _complete_at(session, "Photosynthesis.md", line, end + 3)
+        async with asyncio.timeout(120):  # bounds a hang only
+            while again.is_incomplete:
+                await asyncio.sleep(0.1)
+                again = await _complete_at(session, "Photosynthesis.md", line, end + 3)
         assert not again.is_incomplete  # the vector arrived: the full ranking
     finally:
         fake.embed_delay_s = 0.0
@@ -253,7 +252,7 @@ async def test_edited_passages_embedded_after_the_pause_then_found_by_meaning(se
     session, fake = semantic
     word = "Quokkazymes"
     paragraph = f"{word} carry pigments through the stroma of every chloroplast membrane."
-    before = (await session.status())["indexing"]["updatesDone"]
+    before = (await session.wait_idle())["indexing"]["updatesDone"]  # earlier tests' edits are all done
     session.open("Cells.md")
     end = len(session.text("Cells.md").splitlines())
     loop = asyncio.get_running_loop()

@@ -81,11 +81,12 @@ async def test_failures_are_listed(shared) -> None:
     await shared.request("cognivault/reindex", {})
     import asyncio
 
-    for _ in range(200):
-        status = await shared.status()
-        if status["indexing"]["phase"] == "ready" and status["index"]["failures"]:
-            break
-        await asyncio.sleep(0.05)
+    async with asyncio.timeout(120):  # bounds a hang only
+        while True:
+            status = await shared.status()
+            if status["indexing"]["phase"] == "ready" and status["index"]["failures"]:
+                break
+            await asyncio.sleep(0.05)
     (failure,) = status["index"]["failures"]
     assert failure["path"] == "broken.md" and "binary" in failure["reason"]
 

@@ -258,7 +258,7 @@ class _SlowEmbedder:
     def embed_query(self, text: str) -> list[float]:
         self.texts.append(text)
         self.started.set()
-        assert self.release.wait(10)
+        assert self.release.wait(120)  # bounds a hang only
         return [1.0, 0.0]
 
 
@@ -272,8 +272,9 @@ def test_closing_the_server_stops_the_paragraph_thread() -> None:
     queued = vectors.embedding(embedder, "a paragraph waiting its turn")
     server.close_engine()
     # Whoever waits is answered at once (completion falls back to keywords); nothing new is taken on.
-    assert running.result(timeout=1) is None and queued.result(timeout=1) is None
-    assert vectors_of(server).embedding(embedder, "typed after closing").result(timeout=1) is None
+    # (The model is held until after these: waiting for it would end only at the hang bound.)
+    assert running.result(timeout=60) is None and queued.result(timeout=60) is None
+    assert vectors_of(server).embedding(embedder, "typed after closing").result(timeout=60) is None
     vectors_of(server).speculate("file:///vault/Note.md", lambda: (embedder, "typed after closing"))
     embedder.release.set()
     thread.join(10)

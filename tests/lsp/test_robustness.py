@@ -47,7 +47,7 @@ class RawClient:
             elif line in (b"\r\n", b"\n") and length:
                 return json.loads(await self.process.stdout.readexactly(length))
 
-    async def reply(self, msg_id: Any, timeout: float = 15) -> dict[str, Any]:
+    async def reply(self, msg_id: Any, timeout: float = 60) -> dict[str, Any]:  # bounds a hang only
         """The response to ``msg_id`` (answering server requests on the way)."""
         async def wait() -> dict[str, Any]:
             while True:
@@ -107,9 +107,9 @@ async def _alive(client: RawClient) -> None:
 ])
 async def test_malformed_messages_get_errors(raw: RawClient, body: bytes, code: int) -> None:
     await raw.send_bytes(body)
-    message = await asyncio.wait_for(raw.read(), 10)
+    message = await asyncio.wait_for(raw.read(), 60)
     while "method" in message:  # progress or log notifications may come first
-        message = await asyncio.wait_for(raw.read(), 10)
+        message = await asyncio.wait_for(raw.read(), 60)
     assert message["error"]["code"] == code
     await _alive(raw)
 

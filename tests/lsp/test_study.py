@@ -57,7 +57,7 @@ def _events(session: Session, kind: str) -> list[Any]:
     return ProgressStore(session.vault).events(kinds=[kind])
 
 
-async def _until(predicate: Any, timeout: float = 10) -> None:
+async def _until(predicate: Any, timeout: float = 60) -> None:  # the timeout bounds a hang only
     deadline = asyncio.get_running_loop().time() + timeout
     while not predicate():
         if asyncio.get_running_loop().time() > deadline:
