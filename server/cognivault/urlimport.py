@@ -322,6 +322,7 @@ def fetch(url: str, policy: ImportPolicy) -> Fetched:
                 target, timeout, policy.ssl_context or ssl.create_default_context())
         else:
             connection = _PinnedHTTP(target, timeout)
+        response: http.client.HTTPResponse | None = None
         try:
             connection.request("GET", target.path, headers={
                 "User-Agent": policy.user_agent, "Accept-Encoding": "gzip, deflate",
@@ -349,6 +350,8 @@ def fetch(url: str, policy: ImportPolicy) -> Fetched:
         except (OSError, http.client.HTTPException) as exc:
             raise ImportFailed(f"cannot fetch {target.host}: {exc}") from None
         finally:
+            if response is not None:  # the response holds the socket: closing only the connection left it open
+                response.close()
             connection.close()
     raise ImportRefused(f"more than {policy.max_redirects} redirects", "import_too_many_redirects")
 
