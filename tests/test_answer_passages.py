@@ -381,3 +381,29 @@ async def test_german_question_words_are_not_what_a_question_is_about(named_engi
     assert not final(envelopes)["data"]["answered"]
     confidence = next(e["data"] for e in envelopes if e["type"] == "confidence")
     assert "wer" not in confidence["covered"] + confidence["missing"]
+
+
+
+
+def test_steps_of_a_procedure_are_quoted_whole_and_in_order() -> None:
+    """Steps 2, 1 and 4 chosen apart (the lead first, as the help vault's 'Create a vault' was
+    answered) are quoted as the whole list, steps 1 to 4 in order; one numbered step alone too."""
+    from cognivault.answer.evidence import Evidence
+    from cognivault.answer.extractive import _in_note_order, compose, quotes_of, units_of
+
+    text = ("To create a new empty vault:\n\n"
+            "1. To the right of **Create new vault**, click **Create**.\n"
+            "2. In **Vault name**, enter the name of your vault.\n"
+            "3. Click **Browse** to select where your new vault will be created.\n"
+            "4. Click **Create**.\n")
+    passage = Evidence("S1", "c1", "Create a vault.md", "Create a vault", ["Create empty vault"], 12, 17, "", text,
+                       "", 0.0, lang="en")
+    units = units_of(passage, 0)
+    steps = {unit.text[:1]: unit for unit in units if unit.kind == "item"}
+
+    def numbers(chosen: list[Any]) -> list[str]:
+        answer = compose(quotes_of(_in_note_order(chosen[0], chosen, {0: units}, 700)))
+        return [line[:1] for line in answer.splitlines() if line[:1].isdigit()]
+
+    assert numbers([steps["2"], steps["1"], steps["4"]]) == ["1", "2", "3", "4"]
+    assert numbers([steps["3"]]) == ["1", "2", "3", "4"]

@@ -291,7 +291,40 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         if used + neighbour.size <= budget and not any(_overlaps(neighbour, other) for other in chosen):
             chosen.append(neighbour)
             used += neighbour.size
-    return [lead, *sorted(chosen[1:], key=lambda u: (u.position, u.order))]
+    return _in_note_order(lead, chosen, units_by_position, budget)
+
+
+_NUMBERED_ITEM = re.compile(r"\s*\d{1,3}[.)]\s")
+
+
+def _in_note_order(lead: Unit, chosen: list[Unit], units_by_position: dict[int, list[Unit]],
+                   budget: int) -> list[Unit]:
+    """The lead's group (list, table) first, then the others, each in the note's order (a table's
+    answering row first).
+
+    Items of a list chosen apart (steps 2, 1 and 4 of a procedure), or one step of a numbered list, are
+    quoted as the whole list where it fits the budget, so no step is skipped or out of place.
+    """
+    groups: dict[tuple[int, int], list[Unit]] = {}
+    for unit in chosen:
+        groups.setdefault((unit.position, unit.group), []).append(unit)
+    used = sum(unit.size for unit in chosen)
+    ordered: list[list[Unit]] = []
+    for (position, group), members in groups.items():
+        items = all(u.kind == "item" for u in members)
+        # A list reads in its order; of a table's rows, the one that answers comes right under the header.
+        members.sort(key=lambda u: (u is not lead or items, u.order))
+        steps = items and (len(members) > 1 or _NUMBERED_ITEM.match(members[0].text))
+        whole = next((u for u in units_by_position.get(position, ()) if u.kind == "list" and u.group == group), None)
+        if steps and whole is not None and used - sum(u.size for u in members) + whole.size <= budget:
+            used += whole.size - sum(u.size for u in members)
+            whole.concepts = set().union(whole.concepts, *(u.concepts for u in members))
+            members = [whole]
+        ordered.append(members)
+    lead_group = (lead.position, lead.group)
+    ordered.sort(key=lambda members: ((members[0].position, members[0].group) != lead_group,
+                                      members[0].position, members[0].order))
+    return [unit for members in ordered for unit in members]
 
 
 def _neighbours(lead: Unit, units: Sequence[Unit]) -> list[Unit]:
