@@ -262,9 +262,11 @@ class Engine:
         return self._embedder
 
     def close(self) -> None:
-        if self._indexer is not None:
-            self._indexer.stop()
-        self.store.close()
+        try:
+            if self._indexer is not None:
+                self._indexer.stop()
+        finally:
+            self.store.close()
 
     def __enter__(self) -> Engine:
         return self

@@ -288,10 +288,12 @@ class IndexStore:
         }
 
     def close(self) -> None:
-        with self.lock:
-            for reader in self._reader_list:
-                with contextlib.suppress(sqlite3.Error):
-                    reader.close()
-            self._reader_list.clear()
-        self.catalog.close()
-        self.writer.release()
+        try:
+            with self.lock:
+                for reader in self._reader_list:
+                    with contextlib.suppress(sqlite3.Error):
+                        reader.close()
+                self._reader_list.clear()
+            self.catalog.close()
+        finally:  # another process may take over writing only once the lock says it is free
+            self.writer.release()
