@@ -31,6 +31,7 @@ from cognivault.answer.evidence import (
     text_pairs,
     unknown_words,
 )
+from cognivault.index.generated import GENERATED_KEY, source_targets
 from cognivault.index.scope import Scope
 from cognivault.models.base import ModelUnavailable
 
@@ -125,9 +126,6 @@ def _said_together(engine: Any, pack: EvidencePack, name: tuple[str, str], scope
     return False
 
 
-GENERATED_KEY = "cognivault"  # the frontmatter key every generated study note carries
-
-
 def study_folder_of(engine: Any) -> str:
     return str(getattr(getattr(engine.settings, "study", None), "folder", "Study") or "Study").strip("/")
 
@@ -169,12 +167,10 @@ def _without_generated(engine: Any, results: list[Any]) -> tuple[list[Any], list
 
 def _source_paths(engine: Any, frontmatter: dict[str, Any]) -> list[str]:
     """The vault paths of a generated note's ``source_notes`` (``[[links]]``) that resolve."""
-    listed = frontmatter.get("source_notes") or []
     paths = []
-    for link in listed if isinstance(listed, list) else [listed]:
-        target = str(link).strip().removeprefix("[[").removesuffix("]]").split("|")[0].split("#")[0]
+    for target in source_targets(frontmatter):
         try:
-            path = engine.note_path(target) if target else None
+            path = engine.note_path(target)
         except Exception:  # noqa: BLE001 - a source that no longer resolves is simply not searched
             path = None
         if path:
