@@ -320,7 +320,11 @@ async function main() {
       if (seen.failed) {
         throw new Error(`the dashboard did not load its data: ${seen.failed}`);
       }
-      return seen;
+      // Read while the editor is still open: once the browser goes, code-server may stop the
+      // extension host, and the companion removes its companion.json on the way out.
+      const companion = JSON.parse(fs.readFileSync(path.join(config.vault, ".cognivault", "companion.json"), "utf-8"));
+      const companionCommand = fs.readFileSync(`/proc/${companion.pid}/cmdline`, "utf-8").split("\0");
+      return { ...seen, companionCommand };
     });
   } finally {
     await browser.close().catch(() => undefined);
