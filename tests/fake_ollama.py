@@ -129,6 +129,7 @@ class FakeOllama:
     context_length: int = 2048
     chars_per_token: float = 3.0  # how the fake counts tokens for the context check
     embed_delay_s: float = 0.0  # per /api/embed request: makes indexing slow enough to interrupt
+    tags_delay_s: float = 0.0  # before /api/tags answers: an Ollama on a busy machine
     reply: Reply = default_reply
     requests: list[dict[str, Any]] = field(default_factory=list)
     disconnects: list[float] = field(default_factory=list)
@@ -286,6 +287,8 @@ class FakeOllama:
 
     async def _tags(self, request: web.Request) -> web.Response:
         self.requests.append({"_path": request.path, "_method": request.method})
+        if self.tags_delay_s:
+            await asyncio.sleep(self.tags_delay_s)
         entries = []
         for name in sorted(self.models):
             facts = self._facts(name)

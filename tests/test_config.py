@@ -107,3 +107,14 @@ def test_a_vault_cannot_put_its_index_outside_itself(tmp_path: Path, folder: str
     _vault_config(tmp_path, '[index]\nindex_dir = ".index"\n')  # inside the vault: the vault may
     assert load_settings(tmp_path, environ={}).index.index_dir == ".index"
     assert load_settings(tmp_path, {"index": {"index_dir": folder}}, environ={}).index.index_dir == folder
+
+
+def test_a_vault_cannot_put_its_index_outside_itself_through_a_symlink(tmp_path: Path, caplog) -> None:
+    vault, elsewhere = tmp_path / "vault", tmp_path / "elsewhere"
+    vault.mkdir()
+    elsewhere.mkdir()
+    (vault / "index-link").symlink_to(elsewhere, target_is_directory=True)
+    _vault_config(vault, '[index]\nindex_dir = "index-link/idx"\n')
+    with caplog.at_level("WARNING", logger="cognivault.config"):
+        assert load_settings(vault, environ={}).index.index_dir == ""
+    assert any("index.index_dir" in r.getMessage() and "ignored" in r.getMessage() for r in caplog.records)

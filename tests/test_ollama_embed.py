@@ -156,6 +156,12 @@ def test_probe_lists_models_fast(fake: FakeOllama) -> None:
     assert not OllamaEmbedder(fake.url, "nomic-embed-text").available()
 
 
+def test_probe_waits_for_a_busy_ollama_that_accepted_the_connection(fake: FakeOllama) -> None:
+    fake.tags_delay_s = 1.0  # over the 0.3 s connect budget: only the connect is meant to be that fast
+    probe = probe_ollama(fake.url)
+    assert probe.reachable and "embeddinggemma:latest" in probe.models, probe.error
+
+
 # -- host policy ---------------------------------------------------------------------------------
 
 

@@ -30,7 +30,7 @@ from typing import Any, get_type_hints
 import platformdirs
 
 from cognivault.errors import CogniVaultError, display_path
-from cognivault.vault.guard import VaultPathError, clean_relative
+from cognivault.vault.guard import VaultPathError, clean_relative, inside_vault
 
 log = logging.getLogger(__name__)
 
@@ -181,9 +181,10 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{display_path(path)}: cannot read it ({exc.strerror or exc})") from None
 
 
-def _vault_file_tables(tables: dict[str, Any], path: Path) -> dict[str, Any]:
+def _vault_file_tables(tables: dict[str, Any], vault: Path, path: Path) -> dict[str, Any]:
     """A vault file's tables minus what a vault may not decide for its user (each with a warning): the
-    settings only the user's own config may set, and an index folder outside the vault."""
+    settings only the user's own config may set, and an index folder outside the vault (also through a
+    symlink inside it, since the index is written where the link points)."""
     kept = dict(tables)
     for section, key in USER_ONLY | INDEX_INSIDE:
         values = kept.get(section)
@@ -191,7 +192,7 @@ def _vault_file_tables(tables: dict[str, Any], path: Path) -> dict[str, Any]:
             continue
         if (section, key) in INDEX_INSIDE:
             try:
-                clean_relative(values[key], f"{section}.{key}", allow_root=True)
+                inside_vault(vault, values[key], f"{section}.{key}", allow_root=True)
                 continue
             except VaultPathError:
                 pass
@@ -209,7 +210,7 @@ def load_settings(vault: Path, overrides: dict[str, Any] | None = None,
     settings = Settings()
     apply_overrides(settings, _read_config_file(user_config_file()))
     path = config_file(vault)
-    apply_overrides(settings, _vault_file_tables(_read_config_file(path), path))
+    apply_overrides(settings, _vault_file_tables(_read_config_file(path), vault, path))
     apply_overrides(settings, _env_overrides(dict(os.environ if environ is None else environ)))
     if overrides:
         apply_overrides(settings, overrides)

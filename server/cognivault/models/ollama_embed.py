@@ -35,7 +35,11 @@ from cognivault.models.hostpolicy import check_model_host, is_loopback_host, par
 
 DEFAULT_MODEL = "embeddinggemma"
 DEFAULT_HOST = "http://127.0.0.1:11434"
+# The probe connects within 0.3 s (nothing listening is refused at once, so "auto" decides fast), but a
+# server that accepted the connection gets PROBE_ANSWER_TIMEOUT_S to list its models: a busy machine
+# must not make a running Ollama look absent.
 PROBE_TIMEOUT_S = 0.3
+PROBE_ANSWER_TIMEOUT_S = 3.0
 CHARS_PER_TOKEN_ESTIMATE = 3.0  # conservative: real text averages ~4 characters per token
 PREFIX_RESERVE_TOKENS = 16  # BOS/EOS and the like on top of the prompt prefix
 MAX_SPLIT_DEPTH = 8
@@ -58,15 +62,18 @@ def model_family(name: str) -> str:
     return normalize_model_name(name).split(":", 1)[0]
 
 
-def make_client(base_url: str, timeout_s: float) -> Any:
-    """An ``ollama.Client`` that follows no redirects and, for loopback, ignores proxy variables."""
+def make_client(base_url: str, timeout_s: float, connect_timeout_s: float | None = None) -> Any:
+    """An ``ollama.Client`` that follows no redirects and, for loopback, ignores proxy variables.
+
+    ``connect_timeout_s`` defaults to ``timeout_s`` capped at 5 s."""
     try:
         import httpx
         import ollama
     except ImportError as exc:  # pragma: no cover - ollama is a core dependency
         raise ModelUnavailable(f"the ollama client library is missing: pip install ollama ({exc})") from exc
     _, host, _, _ = parse_host(base_url)
-    timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 5.0))
+    connect = min(timeout_s, 5.0) if connect_timeout_s is None else connect_timeout_s
+    timeout = httpx.Timeout(timeout_s, connect=connect)
     return ollama.Client(host=base_url, timeout=timeout, follow_redirects=False,
                          trust_env=not is_loopback_host(host))
 
@@ -369,8 +376,10 @@ class OllamaProbe:
 
 
 def probe_ollama(base_url: str, timeout_s: float = PROBE_TIMEOUT_S) -> OllamaProbe:
-    """One fast ``GET /api/tags``: is Ollama answering, and which models are pulled?"""
-    client = make_client(base_url, timeout_s)
+    """One fast ``GET /api/tags``: is Ollama answering, and which models are pulled?
+
+    ``timeout_s`` bounds the connect; once connected, the listing may take ``PROBE_ANSWER_TIMEOUT_S``."""
+    client = make_client(base_url, max(timeout_s, PROBE_ANSWER_TIMEOUT_S), connect_timeout_s=timeout_s)
     try:
         listed = client.list()
     except Exception as exc:  # noqa: BLE001 - reported, not raised

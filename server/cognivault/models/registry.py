@@ -10,7 +10,7 @@
   :func:`cognivault.extras.install_hint` says).
 - ``"none"``: no model; search, related notes and completion use keywords only
   (:func:`make_embedding_provider` raises :class:`ModelUnavailable` saying so).
-- ``"auto"`` (default): Ollama when a fast probe (``GET /api/tags``, 300 ms) on an
+- ``"auto"`` (default): Ollama when a fast probe (``GET /api/tags``: 300 ms to connect, 3 s to answer) on an
   allowed host answers and lists the embedding model, else embedded. A caller
   that already has an index can pass ``prefer_model_id`` (the index's model id)
   so that ``auto`` keeps using that model while it is available, instead of
