@@ -102,6 +102,59 @@ Thousands were executed by the **guillotine** during the Terror.
 - Marie Antoinette
   - Queen of France, executed in October 1793.
 """,
+    "Markdown/Lists and paragraphs.md": """# Lists and paragraphs
+
+A note that teaches Markdown shows each piece of syntax as code and then as it renders.
+
+## Paragraphs
+
+Paragraph rule 1 says that text separated by a blank line renders as its own block in reading view. Paragraph rule 2 says that text separated by a blank line renders as its own block in reading view. Paragraph rule 3 says that text separated by a blank line renders as its own block in reading view. Paragraph rule 4 says that text separated by a blank line renders as its own block in reading view. Paragraph rule 5 says that text separated by a blank line renders as its own block in reading view. Paragraph rule 6 says that text separated by a blank line renders as its own block in reading view. Paragraph rule 7 says that text separated by a blank line renders as its own block in reading view. Paragraph rule 8 says that text separated by a blank line renders as its own block in reading view. Paragraph rule 9 says that text separated by a blank line renders as its own block in reading view. Paragraph rule 10 says that text separated by a blank line renders as its own block in reading view. Paragraph rule 11 says that text separated by a blank line renders as its own block in reading view. Paragraph rule 12 says that text separated by a blank line renders as its own block in reading view.
+
+A blank line between lines of text creates separate paragraphs, which is the default behaviour in Markdown.
+
+## Nesting lists
+
+To create a nested list, indent one or more list items under another item:
+
+```md
+1. First list item
+   1. Ordered nested list item
+2. Second list item
+   - Unordered nested list item
+```
+
+1. First list item
+   1. Ordered nested list item
+2. Second list item
+   - Unordered nested list item
+
+Use `Tab` or `Shift+Tab` to indent or unindent the selected list items.
+
+## Horizontal rule
+
+Three or more hyphens `---` on their own line draw a **horizontal rule** across the note. The rule separates
+two parts of a note without starting a new section.
+
+## Footnotes
+
+A **footnote** is written as `[^1]` in the text and explained at the bottom of the note. Reading view shows
+the footnotes as a numbered list after the last paragraph.
+
+## Quotes
+
+A quote starts each of its lines with a `>` symbol followed by a space. Quotes can hold other Markdown,
+such as lists and links, and can be nested by adding more symbols.
+
+## Headings
+
+A heading starts with one to six `#` symbols and a space; the number of symbols sets its level in the
+outline of the note.
+
+## Task lists
+
+A **task list** item starts with a hyphen, a space and a pair of brackets `[ ]`; an `x` between the brackets
+marks the task as done.
+""",
     "Biologie/Zellorganellen.md": """---
 lang: de
 ---
@@ -260,6 +313,25 @@ def test_quiz_distractors_come_from_other_notes_when_the_note_has_too_few(engine
     options = {o for q in parse_quiz(text).questions for o in q.options}
     french = NOTES["History/French Revolution.md"]
     assert any(o not in french for o in options)
+
+
+def test_rendered_examples_and_cut_sentences_are_not_study_material(engine: Engine) -> None:
+    note = "Markdown/Lists and paragraphs.md"
+    paragraphs = [c for c in engine.store.catalog.chunks_of(note) if c.heading_path[-1:] == ("Paragraphs",)]
+    assert len(paragraphs) >= 2, "the long section is cut into parts, a later one starting mid-sentence"
+    _, cards = generate(engine, "flashcards", note, count=20)
+    _, quiz = generate(engine, "quiz", note, count=20)
+    for text in (cards, quiz):
+        body = text.split("---", 2)[2]
+        assert "First list item" not in body and "nested list item" not in body, body  # shows the code above
+    questions = parse_quiz(quiz).questions
+    sections = {"Paragraphs", "Nesting lists", "Horizontal rule", "Footnotes", "Quotes", "Headings", "Task lists"}
+    openings = [q for q in questions if "begins like this" in q.question]
+    assert openings, [q.question for q in questions]
+    for question in openings:
+        assert set(question.options) <= sections, question.options  # sections of this note, as it asks
+        quoted = question.question.split("“", 2)[2]
+        assert quoted[:1].isupper() and quoted[:40] in " ".join(NOTES[note].split()), quoted  # a sentence start
 
 
 def test_same_note_gives_the_same_quiz(engine: Engine) -> None:

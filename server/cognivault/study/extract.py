@@ -201,6 +201,10 @@ class Block:
     heading: str  # the heading this block sits under ("" before any)
     lead: str  # an item: the paragraph introducing its list, or the item it is nested in
     first: bool  # the block is the first text of its section
+    # a heading: whether the text after it is known to be where its section starts. Not so for a small
+    # section carried into the next one (the chunker keeps the carried heading line but not the next
+    # section's), where the text cannot say which section its first paragraph belongs to
+    opening_known: bool = True
 
 
 def _section_heading(source: Source) -> str:
@@ -210,8 +214,16 @@ def _section_heading(source: Source) -> str:
     return path[-1] if path else ""
 
 
+def _flat(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
 def blocks_of(source: Source) -> list[Block]:
-    """Paragraphs, list items (first paragraph), tables, code blocks and headings of a passage, in order."""
+    """Paragraphs, list items (first paragraph), tables, code blocks and headings of a passage, in order.
+
+    Left out: text that only shows what a code block above it in the same section renders to (a note on
+    Markdown writes the list ``- Second list item`` as code, then the rendered list: an example, not a
+    fact), and, in a later part of a long section, the sentence the part starts in the middle of."""
     tokens = block_tokens(source.text)
     blocks: list[Block] = []
     heading = owner = _section_heading(source)
@@ -224,10 +236,13 @@ def blocks_of(source: Source) -> list[Block]:
     in_heading = False
     item_taken = False
     callout_title_pending = False
+    section_code: list[str] = []  # the code blocks of the current section, flattened
+    cut_start = source.continues_section
     for index, token in enumerate(tokens):
         kind = token.type
         if kind == "heading_open":
             in_heading = True
+            section_code = []
         elif kind == "heading_close":
             in_heading = False
         elif kind == "list_item_open":
@@ -243,19 +258,20 @@ def blocks_of(source: Source) -> list[Block]:
                                          and following.content.startswith("[!"))
         elif kind in ("fence", "code_block"):
             blocks.append(Block("code", token.content, heading, "", first))
-            first = False
+            section_code.append(_flat(token.content))
+            first = cut_start = False
         elif kind == "inline":
             content = token.content
             if in_heading:
                 inline = read_inline(content)
                 heading = inline.restore(inline.text)
-                blocks.append(Block("heading", content, heading, "", False))
                 owner_pending = owner != heading and plain(inline.text) in ancestors
+                blocks.append(Block("heading", content, heading, "", False, opening_known=not owner_pending))
                 first = True
                 continue
             if owner_pending:  # the passage's own heading travels outside its text: its text starts here
                 owner_pending, heading = False, owner
-                blocks.append(Block("heading", "", owner, "", False))
+                blocks.append(Block("heading", "", owner, "", False, opening_known=False))
             if callout_title_pending:
                 callout_title_pending = False
                 content = content.split("\n", 1)[1] if "\n" in content else ""
@@ -269,6 +285,15 @@ def blocks_of(source: Source) -> list[Block]:
                     content = _ALIASES_TAIL_RE.sub("", lead_line) + content[len(lead_line):]
                 if not content.strip():
                     continue
+            rendered_example = any(_flat(content) in code for code in section_code)
+            started_before = cut_start and not content.lstrip()[:1].isupper()
+            cut_start = False
+            if rendered_example or started_before:
+                if depth_items and not item_taken:  # its nested items still know their parent
+                    del open_items[depth_items - 1:]
+                    open_items.append(content)
+                    item_taken = True
+                continue
             lines = [line.strip() for line in content.split("\n") if line.strip()]
             if len(lines) >= 2 and all(line.startswith("|") for line in lines):
                 blocks.append(Block("table", content, heading, "", first))
@@ -471,10 +496,10 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 add("code", inline.codes[int(code.group(1))], inline.restore(sentence), inline.restore(sentence), "",
                     block.heading)
     section = _section_heading(source) or ("" if source.heading_path else source.title)
-    opened = False  # the current section's first paragraph was read
+    opened = source.continues_section  # the current section's first paragraph was read (or is elsewhere)
     for position, block in enumerate(blocks):
         if block.kind == "heading":
-            section, opened = block.heading, False
+            section, opened = block.heading, not block.opening_known
             continue
         if opened or not section:
             continue

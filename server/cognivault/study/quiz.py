@@ -179,9 +179,12 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
              "heading": ("heading",)}[fact.kind]
     found: list[str] = []
     for other in pool:
-        same_section = other.source.path == fact.source.path and other.context == fact.context
+        same_note = other.source.path == fact.source.path
+        same_section = same_note and other.context == fact.context
         if other.kind not in kinds or other.term == other.source.title or (
                 same_section and fact.kind not in ("row", "heading")):  # a table's rows are each other's options
+            continue
+        if fact.kind == "heading" and not same_note:  # "which section of this note": another note's is no option
             continue
         text, other_form = (other.definition, other.answer_form) if side == "definition" and other.kind in (
             "row", "item") else (other.term, other.form)

@@ -70,6 +70,7 @@ class Source(CitedPassage):
     number: int = 0
     text: str = ""
     lang: str | None = None
+    continues_section: bool = False  # a later part of a long section: it starts mid-section, maybe mid-sentence
 
     @property
     def label(self) -> str:
@@ -129,9 +130,24 @@ def _in_study_folder(engine: Engine, path: str) -> bool:
     return bool(folder) and (path == folder or path.startswith(folder + "/"))
 
 
+def _section_continuations(engine: Engine, path: str) -> set[str]:
+    """Ids of the chunks of ``path`` that continue a section cut into parts: each part after the first
+    repeats the end of the part before it, so it overlaps that part's lines under the same headings, which
+    two different sections never do."""
+    continuing: set[str] = set()
+    previous = None
+    for chunk in engine.store.catalog.chunks_of(path):
+        if previous is not None and previous.heading_path == chunk.heading_path \
+                and chunk.line_start <= previous.line_end:
+            continuing.add(chunk.id)
+        previous = chunk
+    return continuing
+
+
 def _make_sources(engine: Engine, records: list[Any], *, budget: bool = True) -> list[Source]:
     """Numbered passages; with ``budget``, cut to what a model's prompt holds."""
     titles: dict[str, str] = {}
+    continuations: dict[str, set[str]] = {}
     sources: list[Source] = []
     total = 0
     for record in records:
@@ -144,9 +160,10 @@ def _make_sources(engine: Engine, records: list[Any], *, budget: bool = True) ->
         total += len(text)
         if record.path not in titles:
             titles[record.path] = _title_of(engine, record.path)
+            continuations[record.path] = _section_continuations(engine, record.path)
         sources.append(Source(record.id, record.path, titles[record.path], tuple(record.heading_path),
                               record.content_hash, record.line_start, record.line_end, len(sources) + 1, text,
-                              record.lang))
+                              record.lang, record.id in continuations[record.path]))
     return sources
 
 
