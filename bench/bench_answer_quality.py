@@ -23,8 +23,8 @@ and prints one JSON document:
   (``extractive.NOTE_WEIGHT``: how much a passage is judged by its note's other passages;
   ``extractive.COMPLETING_SHARE``: how much of the question a block must add to join the answer),
   chosen the same way: the answers are run once per setting of ``SELECTION_GRID``; on each training
-  fold the setting whose answers state all nuggets most often (on a tie, the shipped one, else the
-  first), applied to the held-out fold: the cross-validated all-nuggets share, each fold's choice,
+  fold the setting whose answers state all nuggets most often (on a tie, the first in the grid),
+  applied to the held-out fold: the cross-validated all-nuggets share, each fold's choice,
   and the choice on all questions next to the shipped one;
 - ``targets``: the issue's targets, checked.
 
@@ -172,11 +172,11 @@ def shipped_selection() -> Selection:
 
 
 def choose_selection(stated: dict[Selection, dict[str, bool]], ids: set[str]) -> Selection:
-    """The setting whose answers to ``ids`` state all nuggets most often (a tie: the shipped one, else the first)."""
+    """The setting whose answers to ``ids`` state all nuggets most often (a tie: the first in the grid, so the
+    choice never leans on what ships)."""
     scores = {setting: sum(by_id[qid] for qid in ids) for setting, by_id in stated.items()}
     best = max(scores.values())
-    shipped = shipped_selection()
-    return shipped if scores.get(shipped) == best else next(s for s in SELECTION_GRID if scores[s] == best)
+    return next(setting for setting in SELECTION_GRID if scores[setting] == best)
 
 
 def cross_validate_selection(stated: dict[Selection, dict[str, bool]], folds: int) -> dict[str, Any]:
