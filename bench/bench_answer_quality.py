@@ -19,12 +19,19 @@ and prints one JSON document:
   unanswerable questions together (on each training fold, the pair that refuses the most
   unanswerable questions while refusing at most 5 % of the answerable ones): held-out false
   refusals and unanswerable questions refused, each fold's choice, and the choice on all questions;
+- ``selection`` (with ``--select``): the parameters of which blocks the answer quotes
+  (``extractive.NOTE_WEIGHT``: how much a passage is judged by its note's other passages;
+  ``extractive.COMPLETING_SHARE``: how much of the question a block must add to join the answer),
+  chosen the same way: the answers are run once per setting of ``SELECTION_GRID``; on each training
+  fold the setting whose answers state all nuggets most often (on a tie, the first in the grid),
+  applied to the held-out fold: the cross-validated all-nuggets share, each fold's choice,
+  and the choice on all questions next to the shipped one;
 - ``targets``: the issue's targets, checked.
 
 Keyword retrieval unless ``--embedded`` (the help vault is read-only: its index goes to a
 benchmark-private cache).
 
-    .venv/bin/python bench/bench_answer_quality.py [--provider extractive] [--folds 5] [--embedded]
+    .venv/bin/python bench/bench_answer_quality.py [--provider extractive] [--folds 5] [--embedded] [--select]
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +148,52 @@ def cross_validate(rows: list[dict[str, Any]], folds: int, target: float) -> dic
             "cv_high_all_nuggets_share": round(held_good / held_high, 4) if held_high else None}
 
 
+SELECTION_GRID = [(note, completing) for note in (0.0, 0.5, 1.0) for completing in (0.1, 0.15, 0.2, 0.25)]
+Selection = tuple[float, float]  # (NOTE_WEIGHT, COMPLETING_SHARE)
+
+
+@contextmanager
+def selection(setting: Selection) -> Iterator[None]:
+    """The extractive answerer with these block-selection parameters, for the time of the block."""
+    from cognivault.answer import extractive
+
+    shipped = (extractive.NOTE_WEIGHT, extractive.COMPLETING_SHARE)
+    extractive.NOTE_WEIGHT, extractive.COMPLETING_SHARE = setting
+    try:
+        yield
+    finally:
+        extractive.NOTE_WEIGHT, extractive.COMPLETING_SHARE = shipped
+
+
+def shipped_selection() -> Selection:
+    from cognivault.answer import extractive
+
+    return extractive.NOTE_WEIGHT, extractive.COMPLETING_SHARE
+
+
+def choose_selection(stated: dict[Selection, dict[str, bool]], ids: set[str]) -> Selection:
+    """The setting whose answers to ``ids`` state all nuggets most often (a tie: the first in the grid, so the
+    choice never leans on what ships)."""
+    scores = {setting: sum(by_id[qid] for qid in ids) for setting, by_id in stated.items()}
+    best = max(scores.values())
+    return next(setting for setting in SELECTION_GRID if scores[setting] == best)
+
+
+def cross_validate_selection(stated: dict[Selection, dict[str, bool]], folds: int) -> dict[str, Any]:
+    ids = sorted(next(iter(stated.values())))
+    fold_of = _folds([{"id": qid} for qid in ids], folds)
+    chosen, held = [], 0
+    for fold in range(folds):
+        setting = choose_selection(stated, {qid for qid in ids if fold_of[qid] != fold})
+        chosen.append(setting)
+        held += sum(stated[setting][qid] for qid in ids if fold_of[qid] == fold)
+    return {"folds": folds, "grid": SELECTION_GRID, "settings_by_fold": chosen,
+            "cv_all_nuggets_share": round(held / len(ids), 4),
+            "all_nuggets_share_by_setting": {f"{note}/{completing}": round(sum(by_id.values()) / len(ids), 4)
+                                             for (note, completing), by_id in stated.items()},
+            "choice_on_all": choose_selection(stated, set(ids)), "shipped": shipped_selection()}
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     from cognivault.answer.confidence import HIGH_ANSWER
     from cognivault.answer.evaluation import evaluate_answers, load_jsonl, load_nuggets
@@ -152,6 +207,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         try:
             report = await evaluate_answers(engine, provider, load_jsonl(args.questions), load_jsonl(UNANSWERABLE),
                                             per_question=True, nuggets=load_nuggets(args.nuggets))
+            stated: dict[Selection, dict[str, bool]] = {}
+            for setting in SELECTION_GRID if args.select else ():
+                with selection(setting):
+                    runs = await evaluate_answers(engine, provider, load_jsonl(args.questions), per_question=True,
+                                                  nuggets=load_nuggets(args.nuggets))
+                stated[setting] = {row["id"]: row["all_nuggets"] for row in runs["per_question"] if "all_nuggets" in row}
         finally:
             await provider.aclose()
     per_question = report.pop("per_question")
@@ -163,6 +224,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     from cognivault.answer.confidence import OFF_TOPIC_SHARE
     from cognivault.answer.extractive import ANSWER_FLOOR
 
+    if stated:
+        report["selection"] = cross_validate_selection(stated, args.folds)
     report["refusal"] = cross_validate_refusal(rows, unanswerable, args.folds)
     report["refusal"].update({"thresholds_on_all": choose_refusal(rows, unanswerable),
                               "shipped": [OFF_TOPIC_SHARE, ANSWER_FLOOR]})
@@ -195,6 +258,8 @@ def main() -> None:
     parser.add_argument("--target", type=float, default=0.8, help="share of high answers that state all nuggets")
     parser.add_argument("--embedded", action="store_true", help="also retrieve by meaning (embedded model)")
     parser.add_argument("--per-question", action="store_true")
+    parser.add_argument("--select", action="store_true",
+                        help="also cross-validate the block-selection parameters (runs the answers once per setting)")
     args = parser.parse_args()
     isolate_cache("answers", fresh=False)
     emit(asyncio.run(run(args)))

@@ -4,7 +4,8 @@ The key covers everything an answer depends on: the resolved question
 (whitespace and case folded), the scope, the session context that went into
 the prompt, the index generation (bumped by every change to the catalog),
 the provider and the model (and the vault, the answer options and the
-program's version, since an upgrade may answer differently). Answers
+answering code itself: a digest of this package's source, so a changed
+answerer, in development as after an upgrade, never replays old answers). Answers
 with attachments, tool calls that read the clock, errors or cancellations
 are never stored.
 
@@ -32,7 +33,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from cognivault import __version__
 from cognivault.atomic import atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -44,10 +44,22 @@ CACHE_FILE = "answer-cache.json"
 FORMAT = 1
 
 
+def source_digest(package: Path) -> str:
+    """A digest of the Python source under ``package``: it changes whenever the code in it does."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode("utf-8") + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+ANSWER_CODE = source_digest(Path(__file__).resolve().parent)  # the answer package's source, as it runs
+
+
 def cache_key(question: str, scope: dict[str, Any] | None, session_context: str, generation: int,
               provider: str, model: str, vault: str = "", options: dict[str, Any] | None = None) -> str:
     normalized = " ".join(question.casefold().split())
-    raw = json.dumps([__version__, vault, normalized, scope or {}, session_context, generation, provider, model,
+    raw = json.dumps([ANSWER_CODE, vault, normalized, scope or {}, session_context, generation, provider, model,
                       options or {}],
                      sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()

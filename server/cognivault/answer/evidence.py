@@ -297,7 +297,13 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
     languages = question_languages(engine, lang)
     first = languages[0]
     concepts: dict[str, Concept] = {}
+    symbols: set[str] = set()
     for word in words(text):
+        if not any(c.isalnum() for c in word):
+            bare = word.strip("`")  # `::x::` is one symbol run, not "`::" and "::`"
+            if bare in symbols:
+                continue
+            symbols.add(bare)
         if word in QUESTION_FILLERS or any(not analyzer.terms_of_word(word, code) for code in languages):
             continue  # a stopword in one of the languages the question may be in
         found = analyzer.terms_of_word(word, first)

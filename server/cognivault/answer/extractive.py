@@ -9,18 +9,23 @@ half. A paragraph that ends with ``:`` introduces the block after it ("To
 embed a note:" + its code block) and is quoted with it; a table row is quoted
 under its table's header. A long paragraph is quoted by its sentences.
 
-A line of bold text alone is read as the heading it stands for.
+A line of bold text alone is read as the heading it stands for. A link or
+an embed alone says nothing on its own: a unit needs ``MIN_WORDS`` words a
+reader sees.
 
 Each unit is scored, under its headings (the note's title, its section), by the
 weighted share of the question's concepts it has (``EvidencePack.concepts``:
 the user's words in the question's languages, rare words weighing more), less
-by how well its passage covers the question, and a little by having the
+by how well its passage covers the question (half by the passage itself, half
+by all the passages of its note in the pack: ``NOTE_WEIGHT``), and a little by having the
 question's words side by side ("embed a note"); an embedding model that knows
 the question's language re-ranks the best units by meaning. Units are quoted in
 the question's language where the vault has the passage in it. The answer leads
 with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
-(another note's unit must nearly match the best one's share), then up to
-``SECTION_UNITS`` blocks around the best unit under its heading, within
+(another note's unit must nearly match the best one's share, unless it states
+``COMPLETING_SHARE`` of the question the others do not), then up to
+``SECTION_UNITS`` blocks around the chosen units under their headings (the
+nearest block of each first), within
 ``ANSWER_BUDGET`` characters; a whole short list or paragraph goes before its
 item or sentence. Quotes follow the lead in the order of the notes, each led by
 its section's title and followed by its ``[Sn]`` label. When the pack does not
@@ -38,7 +43,7 @@ from typing import Any
 
 from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
 from cognivault.index.analysis import words
-from cognivault.vault.markdown import MarkdownBlock, split_blocks
+from cognivault.vault.markdown import MarkdownBlock, inline_pieces, split_blocks
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
 NOT_IN_VAULT_DE = "Dazu steht nichts im Vault: keine der indizierten Notizen behandelt diese Frage."
@@ -46,9 +51,10 @@ MIN_UNIT_SHARE = 0.1
 RELATIVE_SHARE = 0.5
 SCORE_SHARE = 0.6
 OTHER_NOTE_SHARE = 0.8
-COMPLETING_SHARE = 0.2  # a unit adding this much of the question's weight to the answer is always welcome
+COMPLETING_SHARE = 0.1  # a unit adding this much of the question's weight to the answer is always welcome
 CONTEXT_SHARE = 0.75
 CONTEXT_WEIGHT = 0.35
+NOTE_WEIGHT = 0.5  # of a passage's context, the share judged over all its note's passages in the pack
 PHRASE_WEIGHT = 0.1  # a unit that has the question's words side by side ("embed a note") comes first on a tie
 DENSE_FLOOR = 0.2
 DENSE_SHARE = 0.6
@@ -180,8 +186,9 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
     for unit in units:
         if unit.kind == "item":
             lists.setdefault(unit.group, []).append(unit)
-    # An image or embed alone, or a word or two, says nothing on its own.
-    units = [u for u in units if u.kind not in _PROSE_KINDS or len(_WORDS.findall(_EMBED.sub("", u.text))) >= MIN_WORDS]
+    # An image or embed alone, a link alone ("- [[Variables#Prompt variables|Prompt variables]]"), or a word
+    # or two, says nothing on its own: words a reader does not see (link targets) do not count.
+    units = [u for u in units if u.kind not in _PROSE_KINDS or len(_WORDS.findall(_visible(u.text))) >= MIN_WORDS]
     for items in lists.values():
         whole = "\n".join(unit.text for unit in items)
         if len(items) > 1 and len(whole) <= WHOLE_LIMIT:
@@ -189,6 +196,18 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
             units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
                               group=first.group, heading=first.heading, section=first.section))
     return units
+
+
+def _visible(text: str) -> str:
+    """``text`` as a reader sees its words: links by their display text; embeds, HTML and comments gone."""
+    shown, at = [], 0
+    for piece in inline_pieces(text):
+        if piece.start < at:
+            continue
+        shown += [text[at:piece.start], piece.text]
+        at = piece.end
+    shown.append(text[at:])
+    return "".join(shown)
 
 
 def _quotes(text: str, asked: list[str]) -> bool:
@@ -220,7 +239,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         if lang is not None and any(item.lang == lang for item in items) else set()
     ordered = [t for t in terms if t in weight]
     phrases = set(zip(ordered, ordered[1:], strict=False))
-    contexts = [sum(weight[t] for t in weight if t in item.terms) / total if i not in foreign else 0.0
+    # A passage is judged in its note's context: the note whose passages together cover the question
+    # ("Fotos" in one section of Apple Journal, "Tagebucheinträge" in another) is what the question is about.
+    note_terms: dict[str, set[str]] = {}
+    for i, item in enumerate(items):
+        if i not in foreign:
+            note_terms.setdefault(item.path, set()).update(item.terms)
+    contexts = [(1 - NOTE_WEIGHT) * _weighed(item.terms, weight, total)
+                + NOTE_WEIGHT * _weighed(note_terms[item.path], weight, total) if i not in foreign else 0.0
                 for i, item in enumerate(items)]
     best_context = max(contexts)
     best_terms = items[contexts.index(best_context)].terms
@@ -286,15 +312,28 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         chosen.append(unit)
         covered |= unit.concepts
         used += unit.size
-    for neighbour in _neighbours(lead, units_by_position[lead.position])[:SECTION_UNITS]:
-        # what surrounds the best match under its heading often completes it
-        if used + neighbour.size <= budget and not any(_overlaps(neighbour, other) for other in chosen):
+    # What surrounds a match under its heading often completes it ("... vom oberen Bildschirmrand ausgelöst."
+    # + "Die Schnell-Aktion öffnet standardmäßig die Befehlspalette."): each chosen unit's nearest block
+    # first, the best unit's before the others', then the next nearest ones.
+    around = [_neighbours(unit, units_by_position[unit.position]) for unit in chosen]
+    added = 0
+    for neighbour in (near[rank] for rank in range(SECTION_UNITS) for near in around if rank < len(near)):
+        if added >= SECTION_UNITS:
+            break
+        if used + neighbour.size <= budget and not any(
+                neighbour is other or _overlaps(neighbour, other) for other in chosen):
             chosen.append(neighbour)
             used += neighbour.size
+            added += 1
     return _in_note_order(lead, chosen, units_by_position, budget)
 
 
 _NUMBERED_ITEM = re.compile(r"\s*\d{1,3}[.)]\s")
+
+
+def _weighed(found: set[str] | frozenset[str], weight: dict[str, float], total: float) -> float:
+    """The share of the question's weight in ``found``."""
+    return sum(value for term, value in weight.items() if term in found) / total
 
 
 def _in_note_order(lead: Unit, chosen: list[Unit], units_by_position: dict[int, list[Unit]],

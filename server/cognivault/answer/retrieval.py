@@ -1,6 +1,7 @@
 """Retrieval for one question: hybrid search in scope -> the evidence pack (blocking; run it in a thread).
 
-A name in the question ("Apple Watch") that neither the pack nor a keyword search for its words finds
+The best passage comes with the one right after it in its note (the next section often finishes what it
+starts). A name in the question ("Apple Watch") that neither the pack nor a keyword search for its words finds
 side by side counts as unknown to the vault as a whole (``evidence.add_unknown_names``).
 
 Answers come from the user's own notes: study notes CogniVault generated (frontmatter key
@@ -23,6 +24,7 @@ from cognivault.answer.evidence import (
     EvidencePack,
     add_unknown_names,
     analyzer_of,
+    evidence_from_record,
     evidence_from_result,
     idf_weights,
     key_phrases,
@@ -94,10 +96,23 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
         if len(pack) >= max_items:
             break
         pack.add(evidence_from_result(engine, result))
+        if len(pack) == 1 + len(preset):
+            following = _following_passage(engine, result)
+            if following is not None and following.id not in seen and len(pack) < max_items:
+                seen.add(following.id)
+                pack.add(evidence_from_record(engine, following, result.title, source="vault"))
     if pack.question_vector is not None:
         _measure_similarity(engine, pack)
     add_unknown_names(pack, [name for name in pack.question_phrases if not _said_together(engine, pack, name, scope)])
     return pack, lang
+
+
+def _following_passage(engine: Any, result: Any) -> Any:
+    """The passage right after ``result`` in its note (None at the note's end): the next section often
+    finishes what the best one starts (how to send the gift after what a gift is)."""
+    chunks = engine.store.reader().chunks_of(result.path)
+    at = next((index for index, chunk in enumerate(chunks) if chunk.id == result.chunk_id), None)
+    return chunks[at + 1] if at is not None and at + 1 < len(chunks) else None
 
 
 NAME_DEPTH = 10  # passages searched for a name's words when the pack does not have them side by side
