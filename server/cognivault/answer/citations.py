@@ -26,6 +26,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from cognivault.vault.markdown import MAX_WIKILINK_CHARS, WIKILINK_RE
+
 log = logging.getLogger(__name__)
 
 HOLD_LIMIT = 1200
@@ -33,8 +35,7 @@ LINK_REMOVED = "(link removed)"
 
 _CITE = re.compile(r"[\[(]\s*([Ss]\d{1,3}(?:\s*[,;]\s*[Ss]?\d{1,3})*)\s*[\])]")
 _CITE_PARTIAL = re.compile(r"[\[(]\s*(?:[Ss](?:\d{1,3}(?:\s*[,;]\s*(?:[Ss]?\d{0,3})?)*)?)?\s*")
-_WIKI = re.compile(r"\[\[([^\[\]\n]{1,300})\]\]")
-_WIKI_PARTIAL = re.compile(r"\[(?:\[[^\[\]\n]{0,300}\]?)?")
+_WIKI_PARTIAL = re.compile(r"\[(?:\[[^\[\]\n]{0,%d}\]?)?" % MAX_WIKILINK_CHARS)
 _DESTINATION = r"(?:[^()\s]|\([^()\s]{0,200}\)){0,1000}"
 _MDLINK = re.compile(r"\[([^\[\]\n]{0,300})\]\(\s*(" + _DESTINATION + r")(?:\s+\"[^\"\n]{0,200}\")?\s*\)")
 # Anything else that a Markdown renderer could still read as a link: its target is never kept.
@@ -203,9 +204,9 @@ class CitationFilter:
                 self._citation_group(match.group(1), events)
                 return match.end()
             if head == "[":
-                wiki = _WIKI.match(buf)
+                wiki = WIKILINK_RE.match(buf)
                 if wiki:
-                    self._wikilink(wiki.group(1), events)
+                    self._wikilink(wiki["inside"], events)
                     return wiki.end()
                 link = _MDLINK.match(buf)
                 if link:

@@ -32,9 +32,9 @@ from pydantic import BaseModel, ValidationError, field_validator
 from cognivault.study.citations import CITATION_RE, cite, link
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, Text, short_id, study_folder
 from cognivault.study.extract import CLOZE_KINDS, MIN_DEFINITION_WORDS, Fact, all_facts, plain, spread
-from cognivault.study.schema import body_of, read_frontmatter
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import question_problems
+from cognivault.vault.markdown import body_of, read_frontmatter
 from cognivault.vault.notewriter import update_note
 
 if TYPE_CHECKING:

@@ -337,7 +337,7 @@ async def record_event(request: web.Request) -> web.Response:
 # -- study notes of one type (mind maps, quizzes) --------------------------------------------------
 def _study_notes(vault: Path, folder: str, kind: str) -> list[dict[str, Any]]:
     """The generated notes of ``kind`` in the study folder, newest first."""
-    from cognivault.study.schema import read_frontmatter
+    from cognivault.vault.markdown import read_frontmatter
 
     root = vault / folder
     found = []

@@ -135,28 +135,3 @@ def render_frontmatter(data: dict[str, Any]) -> str:
     validate_frontmatter(data)
     body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000)
     return f"---\n{body}---\n"
-
-
-def read_frontmatter(text: str) -> dict[str, Any]:
-    """The YAML frontmatter of a note (empty when there is none or it is not a mapping)."""
-    lines = text.replace("\r\n", "\n").split("\n")
-    if not lines or lines[0].rstrip() != "---":
-        return {}
-    for index in range(1, len(lines)):
-        if lines[index].rstrip() in ("---", "..."):
-            try:
-                data = yaml.safe_load("\n".join(lines[1:index]))
-            except yaml.YAMLError:
-                return {}
-            return data if isinstance(data, dict) else {}
-    return {}
-
-
-def body_of(text: str) -> str:
-    """The note without its frontmatter."""
-    lines = text.replace("\r\n", "\n").split("\n")
-    if lines and lines[0].rstrip() == "---":
-        for index in range(1, len(lines)):
-            if lines[index].rstrip() in ("---", "..."):
-                return "\n".join(lines[index + 1:])
-    return text
