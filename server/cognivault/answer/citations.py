@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from cognivault.vault.extractors import ATTACHMENT_EXTENSIONS
 from cognivault.vault.markdown import MAX_WIKILINK_CHARS, WIKILINK_RE
 
 log = logging.getLogger(__name__)
@@ -49,8 +50,9 @@ _SCHEMES = ("https://", "http://", "ftp://", "file://", "www.")
 _LABEL_NUMBER = re.compile(r"\d{1,3}")
 
 
-_PATH = re.compile(r"(?<![\w/.~-])(?:[~\w.-]*/)*[\w.-]*\w\.(?:md|markdown|canvas|base|pdf|docx|pptx|xlsx|csv|"
-                   r"html?|png|jpe?g|gif|webp|svg|txt|ogg|mp3|wav|m4a)(?![\w/])", re.IGNORECASE)
+# A vault file's path: notes, Obsidian's canvases and bases, plain files, and every attachment read
+_FILE_SUFFIXES = sorted({"md", "markdown", "canvas", "base", "svg", "txt", *(s[1:] for s in ATTACHMENT_EXTENSIONS)})
+_PATH = re.compile(r"(?<![\w/.~-])(?:[~\w.-]*/)*[\w.-]*\w\.(?:%s)(?![\w/])" % "|".join(_FILE_SUFFIXES), re.IGNORECASE)
 _WORD_TAIL_LIMIT = 300
 
 

@@ -17,6 +17,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from cognivault.index.scope import Scope, ScopeError
+from cognivault.vault.extractors import DOCUMENT_FORMATS, suffixes_of
 
 MAX_QUESTION_CHARS = 4000
 MAX_ATTACHMENTS = 4
@@ -25,8 +26,8 @@ MAX_TOTAL_ATTACHMENT_BYTES = 20 * 1024 * 1024
 MAX_SOURCES = 12
 
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text"})
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".tif", ".tiff"})
-DOCUMENT_SUFFIXES = frozenset({".pdf", ".docx", ".pptx", ".xlsx", ".csv", ".tsv", ".html", ".htm"})
+IMAGE_SUFFIXES = suffixes_of("image")
+DOCUMENT_SUFFIXES = suffixes_of(*DOCUMENT_FORMATS)
 ATTACHMENT_KINDS = TEXT_SUFFIXES | IMAGE_SUFFIXES | DOCUMENT_SUFFIXES
 
 

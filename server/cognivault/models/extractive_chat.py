@@ -20,6 +20,11 @@ from cognivault.models.chat import ChatCapabilities, ChatChunk, ChatMessage, Cha
 _BLOCK = re.compile(r"^\[(S\d{1,3})\][^\n]*\n(.*?)(?=^\[S\d{1,3}\]|</passages>|\Z)", re.MULTILINE | re.DOTALL)
 
 
+def from_settings(settings: Any, model: str | None, embedder: Any) -> ExtractiveChat:
+    """``chat_provider = "extractive"``: needs no model (``model`` is ignored)."""
+    return ExtractiveChat(embedder=embedder)
+
+
 class ExtractiveChat:
     extractive = True
 

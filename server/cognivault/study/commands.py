@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from cognivault.cli import UserError, _open_engine, _print_json, vault_folder
+from cognivault.models.providers import CHAT_PROVIDER_CHOICES
+from cognivault.study.kinds import KINDS
 
 
 # -- helpers -----------------------------------------------------------------------
@@ -270,7 +272,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
 def register(command) -> None:  # type: ignore[no-untyped-def]
     generate = command("generate", cmd_generate, "write flashcards, a quiz, a mind map or a workshop into the "
                                                   "study folder")
-    generate.add_argument("kind", choices=["flashcards", "quiz", "mindmap", "workshop", "lesson"],
+    generate.add_argument("kind", choices=KINDS,
                           help="what to write into the vault's study folder")
     generate.add_argument("--note", help="a note (vault path or name) to study")
     generate.add_argument("--scope", action="append", help="folder:X, tag:Y, file:Z, property:k=v (repeatable)")
@@ -279,7 +281,7 @@ def register(command) -> None:  # type: ignore[no-untyped-def]
     generate.add_argument("--selection", help="with --note: only the passage holding this text")
     generate.add_argument("--count", type=int, help="cards / questions / main branches / lessons")
     generate.add_argument("--deck", help="flashcards: deck name (default: from the title)")
-    generate.add_argument("--chat-provider", choices=["auto", "ollama", "extractive", "llamacpp"],
+    generate.add_argument("--chat-provider", choices=CHAT_PROVIDER_CHOICES,
                           help="chat provider (default: settings; auto falls back to extractive)")
     generate.add_argument("--model", help="model id for the provider")
     generate.add_argument("--workshop", help="lesson: the workshop outline note (vault path)")

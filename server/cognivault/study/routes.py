@@ -34,11 +34,12 @@ from aiohttp import web
 from cognivault.companion import api
 from cognivault.companion.api import ApiError, add_route, bad_request, engine_of, read_json, run_answer_work, run_blocking
 from cognivault.errors import CogniVaultError, describe_os_error
+from cognivault.models.providers import CHAT_PROVIDER_CHOICES
+from cognivault.study.kinds import KINDS
 
 log = logging.getLogger(__name__)
 
 TAG = "study"
-KINDS = ("flashcards", "quiz", "mindmap", "workshop", "lesson")
 ASSETS = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
 CLIENT_EVENTS = ("mindmap_view", "lesson_read", "note_edit", "ask")
 CARD_ID = re.compile(r"[0-9a-f]{12}(?:~[0-9]{1,4})?-[0-9]{1,3}")
@@ -55,7 +56,7 @@ GENERATE_BODY: dict[str, Any] = {
         "scope": {"type": "object"}, "selection": {"type": "string", "maxLength": 20000},
         "lines": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2, "maxItems": 2},
         "count": {"type": "integer", "minimum": 1, "maximum": 100}, "deck": {"type": "string", "maxLength": 100},
-        "chat_provider": {"type": "string", "enum": ["auto", "ollama", "extractive", "llamacpp"]},
+        "chat_provider": {"type": "string", "enum": list(CHAT_PROVIDER_CHOICES)},
         "workshop": {"type": "string", "maxLength": 1024}, "lesson": {"type": "integer", "minimum": 1},
     },
 }
