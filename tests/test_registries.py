@@ -69,14 +69,15 @@ def test_the_command_line_offers_the_registered_kinds_and_providers() -> None:
         assert _choices(_subcommand(parser, command), "chat_provider") == list(CHAT_PROVIDER_CHOICES), command
 
 
-def test_the_vscode_manifest_and_the_docs_list_the_registered_names() -> None:
+def test_the_docs_list_the_registered_names_and_the_vscode_manifest_no_other() -> None:
     manifest = json.loads((ROOT / "editor-clients" / "vscode" / "package.json").read_text("utf-8"))
     properties = manifest["contributes"]["configuration"]
     if isinstance(properties, list):
         properties = {k: v for part in properties for k, v in part["properties"].items()}
     else:
         properties = properties["properties"]
-    assert set(properties["cognivault.models.chatProvider"]["enum"]) == set(CHAT_PROVIDER_CHOICES)
+    # the editor may offer fewer (a provider it has no settings for yet), never one the server lacks
+    assert set(properties["cognivault.models.chatProvider"]["enum"]) <= set(CHAT_PROVIDER_CHOICES)
     readme = (ROOT / "README.md").read_text("utf-8")
     row = next(line for line in readme.splitlines() if line.startswith("| `models.chat_provider`"))
     assert set(re.findall(r"`(\w+)`", row.split("|")[3])) == set(CHAT_PROVIDER_CHOICES)

@@ -55,17 +55,11 @@ def _print_json(data: object) -> None:
 
 
 def _open_engine(args: argparse.Namespace, writable: bool = True, embedder: object = "auto"):  # type: ignore[no-untyped-def]
-    from cognivault.engine import Engine, EngineError
+    from cognivault.engine import open_engine
 
-    vault = vault_folder(args.vault)
-    overrides = {}
-    if getattr(args, "provider", None):
-        overrides["embedding"] = {"provider": args.provider}
-    try:
-        settings = load_settings(vault, overrides)
-        return Engine(vault, settings, embedder=embedder, writable=writable)  # type: ignore[arg-type]
-    except (ConfigError, EngineError) as exc:
-        raise UserError(str(exc)) from exc
+    overrides = {"embedding": {"provider": args.provider}} if getattr(args, "provider", None) else None
+    return open_engine(vault_folder(args.vault), overrides, writable=writable,
+                       embedder=embedder)  # type: ignore[arg-type]
 
 
 def _duration(seconds: float) -> str:

@@ -157,9 +157,11 @@ async def _ask(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from cognivault.cli import _open_engine
+    from cognivault.cli import vault_folder
+    from cognivault.engine import open_engine
 
-    with _open_engine(args, writable=False, embedder=None if args.keywords_only else "auto") as engine:
+    with open_engine(vault_folder(args.vault), writable=False,
+                     embedder=None if args.keywords_only else "auto") as engine:
         try:
             return asyncio.run(_ask(args, engine))
         except KeyboardInterrupt:
@@ -172,7 +174,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_eval_answers(args: argparse.Namespace) -> int:
     from cognivault.answer.evaluation import AnswerQuestionError, evaluate_answers, load_jsonl, load_nuggets
-    from cognivault.cli import UserError, _open_engine, _print_json
+    from cognivault.cli import UserError, _print_json, vault_folder
+    from cognivault.engine import open_engine
     from cognivault.models.chat import ChatError, resolve_chat_provider
 
     try:
@@ -183,8 +186,8 @@ def cmd_eval_answers(args: argparse.Namespace) -> int:
         raise UserError(f"cannot read questions: {exc}") from exc
     if args.limit is not None:
         questions, unanswerable = questions[: args.limit], unanswerable[: args.limit]
-    with _open_engine(args, writable=not args.no_index,
-                      embedder=None if args.keywords_only else "auto") as engine:
+    with open_engine(vault_folder(args.vault), writable=not args.no_index,
+                     embedder=None if args.keywords_only else "auto") as engine:
         if not args.no_index:
             engine.index()
 

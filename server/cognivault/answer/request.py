@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import Any
 
+from cognivault.errors import CogniVaultError
 from cognivault.index.scope import Scope, ScopeError
 from cognivault.vault.extractors import DOCUMENT_FORMATS, suffixes_of
 
@@ -31,7 +32,7 @@ DOCUMENT_SUFFIXES = suffixes_of(*DOCUMENT_FORMATS)
 ATTACHMENT_KINDS = TEXT_SUFFIXES | IMAGE_SUFFIXES | DOCUMENT_SUFFIXES
 
 
-class AskError(ValueError):
+class AskError(CogniVaultError, ValueError):
     """A request that cannot be served as asked; ``code`` and ``status`` for clients."""
 
     def __init__(self, code: str, message: str, status: int = 400) -> None:

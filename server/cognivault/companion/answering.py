@@ -19,14 +19,6 @@ from aiohttp import web
 from cognivault.companion import api
 
 
-class AskRejected(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-
 @dataclass
 class AskStream:
     envelopes: AsyncIterator[dict[str, Any]]
@@ -81,19 +73,11 @@ def setup(app: web.Application) -> None:
     app.on_cleanup.append(close_owned_provider)
 
 
-def parse_request(body: dict[str, Any]) -> Any:
-    from cognivault.answer.request import AskError, AskRequest
-
-    try:
-        return AskRequest.from_json(body)
-    except AskError as exc:
-        raise AskRejected(exc.status, exc.code, exc.message) from None
-
-
 async def _pipeline_stream(request: web.Request, body: dict[str, Any]) -> AskStream:
     from cognivault.answer.pipeline import stream_answer
+    from cognivault.answer.request import AskRequest
 
-    ask_request = parse_request(body)
+    ask_request = AskRequest.from_json(body)  # an AskError is answered by the error middleware
     app = request.app
     provider = await provider_of(app)
     sessions = sessions_of(app)
@@ -104,11 +88,5 @@ async def _pipeline_stream(request: web.Request, body: dict[str, Any]) -> AskStr
 
 
 async def truncate_session(app: web.Application, session_id: str, turn: int) -> dict[str, Any]:
-    from cognivault.answer.sessions import SessionError
-
-    sessions = sessions_of(app)
-    try:
-        session = await sessions.truncate(session_id, turn)
-    except SessionError as exc:
-        raise AskRejected(400, exc.code, exc.message) from None
+    session = await sessions_of(app).truncate(session_id, turn)  # a SessionError is a 400 with its code
     return {"session_id": session_id, "turns": len(session.turns)}

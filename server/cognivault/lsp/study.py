@@ -166,13 +166,13 @@ def quiz_attempt(ctx: Context, params: dict[str, Any], store: ProgressStore) -> 
 def study_request(ctx: Context, params: dict[str, Any]) -> Any:
     """The StudyRequest a ``cognivault/generate`` request (or the code action's command) asks for."""
     from cognivault.index.scope import Scope
-    from cognivault.lsp.custom import parse_scope
+    from cognivault.search_request import parse_scope
     from cognivault.study.sources import StudyRequest
 
     path = params.get("path") if isinstance(params.get("path"), str) else _path_of(ctx, params)
     topic = params.get("topic")
     topic = (topic.strip() or None) if isinstance(topic, str) else None
-    scope = parse_scope(params.get("scope"), [])
+    scope = parse_scope(ctx.vault, params.get("scope"))
     if not (path or topic or scope):
         raise FeatureError("say what to study from: uri (a note), scope or topic")
     count = params.get("count")

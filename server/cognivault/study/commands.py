@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cognivault.cli import UserError, _open_engine, _print_json, vault_folder
+from cognivault.cli import UserError, _print_json, vault_folder
 from cognivault.models.providers import CHAT_PROVIDER_CHOICES
 from cognivault.study.kinds import KINDS
 
@@ -31,18 +31,20 @@ def _progress_store(vault: Path):  # type: ignore[no-untyped-def]
 
 def _engine_for_generation(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """An engine whose index is current (indexing first when this process may write it)."""
+    from cognivault.engine import open_engine
     from cognivault.index.store import IndexBusy
 
-    def open_engine(writable: bool):  # type: ignore[no-untyped-def]
+    def opened(writable: bool):  # type: ignore[no-untyped-def]
+        vault = vault_folder(args.vault)
         try:
-            return _open_engine(args, writable=writable)
+            return open_engine(vault, writable=writable)
         except ImportError:  # no embedding backend in this install: keyword retrieval only
-            return _open_engine(args, writable=writable, embedder=None)
+            return open_engine(vault, writable=writable, embedder=None)
 
     try:
-        engine = open_engine(True)
+        engine = opened(True)
     except IndexBusy:
-        return open_engine(False)
+        return opened(False)
     if engine.store.writable:
         try:
             engine.index()

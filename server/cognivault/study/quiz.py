@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError, field_validator
 
+from cognivault.errors import CogniVaultError
 from cognivault.study.citations import CITATION_RE, cite, link
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, Text, short_id, study_folder
 from cognivault.study.extract import CLOZE_KINDS, MIN_DEFINITION_WORDS, Fact, all_facts, plain, spread
@@ -425,8 +426,10 @@ def record_attempt(progress: ProgressStore, quiz_path: str, result: dict[str, An
                     duration_s=duration_s)
 
 
-class NotAQuiz(ValueError):
+class NotAQuiz(CogniVaultError, ValueError):
     """The note holds no quiz questions (any more)."""
+
+    code = "not_a_quiz"
 
 
 def quiz_to_take(text: str, quiz_path: str) -> ParsedQuiz:

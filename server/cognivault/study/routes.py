@@ -114,7 +114,6 @@ async def review_due(request: web.Request) -> web.Response:
 
 
 async def review_grade(request: web.Request) -> web.Response:
-    from cognivault.study.review import CardNotFound, ReviewConflict
     from cognivault.study.scheduler import parse_rating
 
     card_id = request.match_info["card"]
@@ -128,13 +127,9 @@ async def review_grade(request: web.Request) -> web.Response:
     path = _note_path(request, body["path"]) if body.get("path") else None
     duration = body.get("duration_ms")
     deck = _deck(request.app)
-    try:
-        outcome = await run_blocking(request, deck.grade, card_id, rating, path=path,
-                                     duration_s=duration / 1000 if duration is not None else None)
-    except CardNotFound as exc:
-        raise ApiError(404, "card_not_found", str(exc)) from None
-    except ReviewConflict as exc:
-        raise ApiError(409, "review_conflict", str(exc)) from None
+    # CardNotFound (404 card_not_found) and ReviewConflict (409) are answered by the error middleware
+    outcome = await run_blocking(request, deck.grade, card_id, rating, path=path,
+                                 duration_s=duration / 1000 if duration is not None else None)
     return web.json_response(outcome.to_dict())
 
 
@@ -148,12 +143,9 @@ async def _provider(request: web.Request, name: str | None):  # type: ignore[no-
 
         provider = await answering.provider_of(request.app)
     else:
-        from cognivault.models.chat import ChatError, make_chat_provider
+        from cognivault.models.chat import make_chat_provider
 
-        try:
-            provider = make_chat_provider(request.app[api.SETTINGS_KEY], name)
-        except ChatError as exc:
-            raise ApiError(503, exc.code, exc.message) from None
+        provider = make_chat_provider(request.app[api.SETTINGS_KEY], name)  # a ChatError is a 503 with its code
     return None if getattr(provider, "name", "") == "extractive" else provider
 
 
@@ -277,14 +269,12 @@ async def quiz_questions(request: web.Request) -> web.Response:
 
 
 def _read_quiz(absolute: Path, path: str):  # type: ignore[no-untyped-def]
-    from cognivault.study.quiz import NotAQuiz, quiz_to_take
+    from cognivault.study.quiz import quiz_to_take  # a note without questions: NotAQuiz, a 400 not_a_quiz
 
     try:
         return quiz_to_take(absolute.read_text("utf-8"), path)
     except (OSError, UnicodeDecodeError):
         raise ApiError(404, "not_found", f"no quiz note at {path}") from None
-    except NotAQuiz as exc:
-        raise ApiError(400, "not_a_quiz", str(exc)) from None
 
 
 async def progress_summary(request: web.Request) -> web.Response:
@@ -405,6 +395,7 @@ async def dashboard_asset(request: web.Request) -> web.Response:
 
 
 def setup_routes(app: web.Application) -> None:
+    api.on_answered(app, answered)
     add_route(app, "GET", "/api/review/due", review_due, tag=TAG, summary="Flashcards due for review",
               query={"deck": {"type": "string", "maxLength": 200}, "note": {"type": "string", "maxLength": 1024},
                      "limit": {"type": "integer", "minimum": 1, "maximum": 1000}})

@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from cognivault.errors import CogniVaultError
 from cognivault.shipped import shipped
 
 SCHEMA_FILE = "generated-note.schema.json"
@@ -30,8 +31,11 @@ _TYPES: dict[str, tuple[type, ...]] = {"object": (dict,), "array": (list,), "str
                                        "integer": (int,), "number": (int, float), "null": (type(None),)}
 
 
-class SchemaError(ValueError):
+class SchemaError(CogniVaultError, ValueError):
     """A document does not match the schema; the message says where and why."""
+
+    code = "schema_mismatch"
+    status = 422
 
 
 def vault_schema_dir() -> Traversable:
