@@ -65,6 +65,7 @@ def test_the_command_line_offers_the_registered_kinds_and_providers() -> None:
     parser = build_parser()
     generate = _subcommand(parser, "generate")
     assert _choices(generate, "kind") == list(KINDS)
+    assert _choices(_subcommand(parser, "index"), "provider") == list(EMBEDDING_PROVIDER_CHOICES)
     for command in ("generate", "ask", "eval-answers"):
         assert _choices(_subcommand(parser, command), "chat_provider") == list(CHAT_PROVIDER_CHOICES), command
 

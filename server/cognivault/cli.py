@@ -22,6 +22,7 @@ from pathlib import Path
 
 from cognivault.config import ConfigError, load_settings
 from cognivault.errors import CogniVaultError, describe_os_error, display_path
+from cognivault.models.providers import EMBEDDING_PROVIDER_CHOICES
 
 log = logging.getLogger("cognivault")
 
@@ -301,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
         return sub_parser
 
     index = command("index", cmd_index, "index the vault (incremental: only changed files are read)")
-    index.add_argument("--provider", choices=["auto", "embedded", "ollama", "none"],
+    index.add_argument("--provider", choices=EMBEDDING_PROVIDER_CHOICES,
                        help="embedding provider (none: no model, keyword search only)")
 
     command("status", cmd_status, "show how far indexing got, per stage and per file")
