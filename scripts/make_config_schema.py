@@ -8,18 +8,20 @@ import typing
 from pathlib import Path
 
 from cognivault.config import _CHOICES, Settings
+from cognivault.models.providers import CHAT_PROVIDERS, EMBEDDING_PROVIDERS
 
 DESCRIPTIONS = {
-    ("embedding", "provider"): "auto: Ollama when it runs on a loopback host with the model pulled, else the "
-                               "embedded model; embedded; ollama; none: no model at all, keyword search only",
+    ("embedding", "provider"): "; ".join([
+        "auto: Ollama when it runs on a loopback host with the model pulled, else the embedded model",
+        *(entry.summary for entry in EMBEDDING_PROVIDERS.values()), "none: no model at all, keyword search only"]),
     ("embedding", "ollama_model"): "Ollama embedding model (ollama pull <name>)",
     ("embedding", "embedded_model"): "offline in-process embedding model (pip extra 'embedded')",
     ("embedding", "batch_size"): "texts per embedding call",
     ("models", "ollama_host"): "Ollama base URL; must be a loopback host unless allow_remote_model_host is true",
     ("models", "allow_remote_model_host"): "allow an Ollama host that is not loopback (your notes then leave "
                                            "this machine)",
-    ("models", "chat_provider"): "auto: Ollama when reachable, else extractive; ollama; extractive (no LLM); "
-                                 "llamacpp",
+    ("models", "chat_provider"): "; ".join(["auto: Ollama when reachable, else extractive",
+                                            *(entry.summary for entry in CHAT_PROVIDERS.values())]),
     ("models", "chat_model"): "Ollama chat model",
     ("models", "gguf_path"): "path of the GGUF model file that chat_provider = llamacpp runs (pip extra "
                              "'llamacpp')",

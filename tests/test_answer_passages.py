@@ -273,23 +273,23 @@ async def test_extractive_chat_reads_a_german_question_as_german() -> None:
 
 
 def test_the_block_with_the_question_words_side_by_side_leads() -> None:
-    from cognivault.answer.evidence import _FALLBACK_ANALYZER, Evidence, text_terms
+    from cognivault.answer.evidence import FALLBACK_ANALYZER, Evidence, text_terms
     from cognivault.answer.extractive import choose_units
 
     def item(label: str, heading: str, text: str) -> Evidence:
         return Evidence(label, label, f"{label}.md", label, [heading], 1, 3, "", text, "", 0.0, lang="en",
-                        terms=text_terms(_FALLBACK_ANALYZER, f"{heading}\n{text}", "en"))
+                        terms=text_terms(FALLBACK_ANALYZER, f"{heading}\n{text}", "en"))
 
     canvas = item("S1", "Embed a canvas", "You can embed a canvas in a note with the embed syntax.")
     note = item("S2", "Embed a note in another note", f"To embed a note:\n\n{FENCE}md\n![[Internal links]]\n{FENCE}")
-    terms = sorted(text_terms(_FALLBACK_ANALYZER, "embed note", "en"))
-    chosen = choose_units([canvas, note], ["emb", "note"], {t: 1.0 for t in terms}, _FALLBACK_ANALYZER,
+    terms = sorted(text_terms(FALLBACK_ANALYZER, "embed note", "en"))
+    chosen = choose_units([canvas, note], ["emb", "note"], {t: 1.0 for t in terms}, FALLBACK_ANALYZER,
                           "How do I embed a note?")
     assert chosen[0].label == "S2" and chosen[0].kind == "code" and chosen[0].intro == "To embed a note:"
 
 
 def test_a_translated_passage_is_quoted_in_the_questions_language() -> None:
-    from cognivault.answer.evidence import _FALLBACK_ANALYZER, Evidence, EvidencePack, text_terms
+    from cognivault.answer.evidence import FALLBACK_ANALYZER, Evidence, EvidencePack, text_terms
     from cognivault.answer.extractive import choose_units
 
     german = Evidence("S1", "c1", "de/Bear.md", "Bear", ["Bear"], 1, 2, "", "- **Hervorhebungen**: Konvertiert "
@@ -297,9 +297,9 @@ def test_a_translated_passage_is_quoted_in_the_questions_language() -> None:
     english = Evidence("S2", "c2", "en/Bear.md", "Bear", ["Bear"], 1, 2, "", "- **Highlights**: Converts "
                        "`::highlight::` to `==highlight==`", "", 0.0, lang="en")
     for item in (german, english):
-        item.terms = text_terms(_FALLBACK_ANALYZER, item.text, item.lang)
+        item.terms = text_terms(FALLBACK_ANALYZER, item.text, item.lang)
     pack = EvidencePack(question_terms=["highlight"], term_weights={"highlight": 1.0}, lang="en")
-    chosen = choose_units([german, english], pack.question_terms, pack.term_weights, _FALLBACK_ANALYZER,
+    chosen = choose_units([german, english], pack.question_terms, pack.term_weights, FALLBACK_ANALYZER,
                           "How do I convert `::highlight::`?", pack=pack)
     assert [unit.label for unit in chosen] == ["S2"]
 
@@ -318,17 +318,17 @@ async def test_a_model_that_cites_then_loops_is_stopped_and_marked(engine: Any) 
 
 
 def test_a_question_in_two_parts_is_answered_from_two_notes_and_embeds_alone_are_not_quoted() -> None:
-    from cognivault.answer.evidence import _FALLBACK_ANALYZER, Evidence, text_terms
+    from cognivault.answer.evidence import FALLBACK_ANALYZER, Evidence, text_terms
     from cognivault.answer.extractive import choose_units
 
     def item(label: str, text: str) -> Evidence:
         return Evidence(label, label, f"{label}.md", label, [], 1, 3, "", text, "", 0.0, lang="en",
-                        terms=text_terms(_FALLBACK_ANALYZER, text, "en"))
+                        terms=text_terms(FALLBACK_ANALYZER, text, "en"))
 
     convert = item("S1", "Bear highlights are converted to ==highlight== marks.\n\n![[converter.png]]")
     backup = item("S2", "Make a backup in Bear with File, then Backup notes.")
     terms = ["backup", "bear", "highlight", "convert"]
-    chosen = choose_units([convert, backup], terms, {t: 1.0 for t in terms}, _FALLBACK_ANALYZER,
+    chosen = choose_units([convert, backup], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER,
                           "Which Bear backup do I import, and how are highlights converted?")
     assert [unit.label for unit in chosen] == ["S1", "S2"]  # the second note states the other part
     assert all("![[converter.png]]" != unit.text for unit in chosen)

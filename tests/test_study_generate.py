@@ -23,7 +23,8 @@ from cognivault.study.jsonparse import JSONParseError, items_of, parse_model_jso
 from cognivault.study.mindmap import parse_mindmap
 from cognivault.study.progress import ProgressStore
 from cognivault.study.quiz import parse_quiz, score_attempt
-from cognivault.study.schema import SchemaError, read_frontmatter, validate_frontmatter
+from cognivault.study.schema import SchemaError, validate_frontmatter
+from cognivault.vault.markdown import read_frontmatter
 from cognivault.study.sources import GenerationError, StudyRequest
 from cognivault.study.workshop import parse_outline
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from cognivault.config import ConfigError, load_settings
 from cognivault.errors import CogniVaultError, describe_os_error, display_path
+from cognivault.models.providers import EMBEDDING_PROVIDER_CHOICES
 
 log = logging.getLogger("cognivault")
 
@@ -55,17 +56,11 @@ def _print_json(data: object) -> None:
 
 
 def _open_engine(args: argparse.Namespace, writable: bool = True, embedder: object = "auto"):  # type: ignore[no-untyped-def]
-    from cognivault.engine import Engine, EngineError
+    from cognivault.engine import open_engine
 
-    vault = vault_folder(args.vault)
-    overrides = {}
-    if getattr(args, "provider", None):
-        overrides["embedding"] = {"provider": args.provider}
-    try:
-        settings = load_settings(vault, overrides)
-        return Engine(vault, settings, embedder=embedder, writable=writable)  # type: ignore[arg-type]
-    except (ConfigError, EngineError) as exc:
-        raise UserError(str(exc)) from exc
+    overrides = {"embedding": {"provider": args.provider}} if getattr(args, "provider", None) else None
+    return open_engine(vault_folder(args.vault), overrides, writable=writable,
+                       embedder=embedder)  # type: ignore[arg-type]
 
 
 def _duration(seconds: float) -> str:
@@ -307,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
         return sub_parser
 
     index = command("index", cmd_index, "index the vault (incremental: only changed files are read)")
-    index.add_argument("--provider", choices=["auto", "embedded", "ollama", "none"],
+    index.add_argument("--provider", choices=EMBEDDING_PROVIDER_CHOICES,
                        help="embedding provider (none: no model, keyword search only)")
 
     command("status", cmd_status, "show how far indexing got, per stage and per file")

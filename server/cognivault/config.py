@@ -30,6 +30,7 @@ from typing import Any, get_type_hints
 import platformdirs
 
 from cognivault.errors import CogniVaultError, display_path
+from cognivault.models.providers import CHAT_PROVIDER_CHOICES, EMBEDDING_PROVIDER_CHOICES
 from cognivault.vault.guard import VaultPathError, clean_relative, inside_vault
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,7 @@ class EmbeddingSettings:
 class ModelSettings:
     ollama_host: str = "http://127.0.0.1:11434"
     allow_remote_model_host: bool = False
-    chat_provider: str = "auto"  # auto | ollama | extractive | llamacpp
+    chat_provider: str = "auto"  # auto or a name in models.providers.CHAT_PROVIDERS
     chat_model: str = "gemma4:e4b"
     gguf_path: str = ""  # the GGUF file that chat_provider = "llamacpp" runs
     request_timeout_s: float = 120.0
@@ -106,8 +107,8 @@ INDEX_INSIDE = frozenset({("index", "index_dir")})
 VAULT_FOLDERS = frozenset({("study", "folder"), ("url_import", "folder")})
 
 _CHOICES = {
-    ("embedding", "provider"): {"auto", "embedded", "ollama", "none"},
-    ("models", "chat_provider"): {"auto", "ollama", "extractive", "llamacpp"},
+    ("embedding", "provider"): frozenset(EMBEDDING_PROVIDER_CHOICES),
+    ("models", "chat_provider"): frozenset(CHAT_PROVIDER_CHOICES),
 }
 
 

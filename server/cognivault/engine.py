@@ -16,11 +16,12 @@ from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 
 from cognivault.config import Settings, load_settings
+from cognivault.errors import CogniVaultError
 from cognivault.index.catalog import Catalog, ChunkRecord, FileRecord
 from cognivault.index.generated import GeneratedNotes, study_prefix
 from cognivault.index.hybrid import FusionWeights, reciprocal_rank_fusion
@@ -51,8 +52,10 @@ SEARCH_MODES = ("hybrid", "lexical", "dense")
 CANDIDATES = 100
 
 
-class EngineError(ValueError):
+class EngineError(CogniVaultError, ValueError):
     """A request the engine cannot serve (bad mode, unknown note, ...); the message says why."""
+
+    code = "bad_request"
 
 
 @dataclass(slots=True)
@@ -736,3 +739,12 @@ class Engine:
                 {"path": r.path, "kind": r.kind, "state": r.state, "reason": r.reason,
                  "chunks": r.chunk_count, "lang": r.lang} for r in files]
         return status
+
+
+def open_engine(vault: Path, overrides: dict[str, Any] | None = None, *,
+                writable: bool = True, embedder: EmbeddingProvider | str | None = "auto") -> Engine:
+    """The engine of ``vault`` with its settings (``overrides`` on top), as the commands open it.
+
+    Raises ConfigError or EngineError (both :class:`CogniVaultError`: one line for the user).
+    """
+    return Engine(vault, load_settings(vault, overrides), embedder=embedder, writable=writable)

@@ -1,10 +1,15 @@
-"""The one error type for mistakes a user can fix: a stable code and a one-line message.
+"""The root of CogniVault's errors: a stable code and a one-line message the user can act on.
 
-Every front end maps it once: the CLI prints ``cognivault: <message>`` and
-exits non-zero, the companion answers ``{"error": {"code", "message"}}`` with
-``status``, the language server returns a JSON-RPC error with the message. A
-feature raises a subclass (or this class with its own code); nobody prints a
-traceback for one.
+Every exception class of the project derives from :class:`CogniVaultError` (keeping the
+built-in base it had, ``ValueError``, ``RuntimeError``..., so existing handlers still
+match), except four private signals that never leave their module and the language
+server's ``FeatureError``. Each class says its ``code``, the HTTP ``status`` and the CLI
+``exit_code`` (2 for a mistake in what was asked, 1 for a failure of the machine or a
+missing part). Every front end maps the root once: the CLI prints
+``cognivault: <message>`` and exits with ``exit_code`` (``cli.main``), the companion
+answers ``{"error": {"code", "message"}}`` with ``status`` (``security.error_middleware``),
+the language server returns a JSON-RPC error, internal for ``exit_code`` 1, invalid params
+otherwise (``CogniVaultServer.run_feature``). Nobody prints a traceback for one.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ class CogniVaultError(Exception):
     status: int = 400  # the HTTP status the companion answers with
     exit_code: int = 2  # the CLI's: 2 for a mistake in what was asked, 1 for a failure of the machine
 
-    def __init__(self, message: str, code: str | None = None, status: int | None = None,
+    def __init__(self, message: str = "", code: str | None = None, status: int | None = None,
                  headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.message = message

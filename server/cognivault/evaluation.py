@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from cognivault.engine import SEARCH_MODES, Engine
+from cognivault.errors import CogniVaultError
 from cognivault.index.hybrid import FusionWeights
 
 NDCG_DEPTH = 10
@@ -34,8 +35,10 @@ RECALL_DEPTH = 5
 MRR_DEPTH = 10
 
 
-class QuestionFileError(ValueError):
+class QuestionFileError(CogniVaultError, ValueError):
     """A question file line is not valid JSON or lacks a required field."""
+
+    code = "bad_question_file"
 
 
 @dataclass(frozen=True, slots=True)

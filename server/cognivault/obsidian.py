@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cognivault.atomic import atomic_write_bytes, atomic_write_text
+from cognivault.errors import CogniVaultError
 
 PLUGIN_FILES = ("manifest.json", "main.js", "styles.css")
 REQUIRED_FILES = ("manifest.json", "main.js")
@@ -25,8 +26,12 @@ BUILD_HINT = "cd editor-clients/obsidian && npm ci && npm run build"
 _PLUGIN_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 
 
-class InstallError(Exception):
+class InstallError(CogniVaultError):
     """The plugin could not be installed; the message says why and what to do."""
+
+    code = "install_failed"
+    status = 500
+    exit_code = 1
 
 
 @dataclass(frozen=True)

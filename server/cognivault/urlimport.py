@@ -43,6 +43,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from cognivault.atomic import atomic_create, atomic_write_text
+from cognivault.errors import CogniVaultError
 from cognivault.vault.guard import VaultPathError, inside_vault
 from cognivault.config import Settings
 from cognivault.paths import vault_data_dir
@@ -62,8 +63,10 @@ _SIX_TO_FOUR = ipaddress.ip_network("2002::/16")
 _NUMERIC_V4 = re.compile(r"[0-9a-fA-FxX.]+")
 
 
-class ImportRefused(ValueError):
+class ImportRefused(CogniVaultError, ValueError):
     """The URL (or a redirect) points somewhere we do not go, or the import is off."""
+
+    status = 400
 
     def __init__(self, message: str, code: str = "import_refused") -> None:
         super().__init__(message)
@@ -71,8 +74,11 @@ class ImportRefused(ValueError):
         self.message = message
 
 
-class ImportFailed(RuntimeError):
+class ImportFailed(CogniVaultError, RuntimeError):
     """The fetch or the conversion failed (network error, HTTP error, too big, too slow, no text)."""
+
+    status = 502
+    exit_code = 1
 
     def __init__(self, message: str, code: str = "import_failed") -> None:
         super().__init__(message)

@@ -75,6 +75,7 @@ async def test_study_actions_and_ask(shared) -> None:
     assert "Generate flashcards from this selection" in titles
     assert "Generate a quiz from this selection" in titles
     assert "Generate a mind map from this selection" in titles
+    assert "Generate a workshop from this selection" in titles  # every kind made from notes (study/kinds.py)
     answer = plain(await shared.request(types.WORKSPACE_EXECUTE_COMMAND, types.ExecuteCommandParams(
         command="cognivault.ask", arguments=[{"question": "What does photosynthesis turn light energy into?"}])))
     assert answer["answered"] and "chemical energy" in answer["text"]

@@ -17,7 +17,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from cognivault.study.progress import ProgressStore
-from cognivault.study.schema import read_frontmatter, validate_frontmatter
+from cognivault.study.schema import validate_frontmatter
+from cognivault.vault.markdown import read_frontmatter
 from harness import TEST_VAULT, Session, plain, start_session, stop_session
 
 DECK = "Decks/Organelles.md"

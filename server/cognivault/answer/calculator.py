@@ -14,6 +14,8 @@ import ast
 import math
 import operator
 
+from cognivault.errors import CogniVaultError
+
 MAX_EXPRESSION_CHARS = 200
 MAX_DEPTH = 40
 MAX_EXPONENT = 1000
@@ -21,8 +23,10 @@ MAX_INT_BITS = 4096
 MAX_ABS_FLOAT = 1e300
 
 
-class CalculatorError(ValueError):
+class CalculatorError(CogniVaultError, ValueError):
     """The expression is not allowed or cannot be computed; the message says why."""
+
+    code = "bad_expression"
 
 
 _BINARY = {

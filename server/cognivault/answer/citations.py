@@ -26,6 +26,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from cognivault.vault.extractors import ATTACHMENT_EXTENSIONS
+from cognivault.vault.markdown import MAX_WIKILINK_CHARS, WIKILINK_RE
+
 log = logging.getLogger(__name__)
 
 HOLD_LIMIT = 1200
@@ -33,8 +36,7 @@ LINK_REMOVED = "(link removed)"
 
 _CITE = re.compile(r"[\[(]\s*([Ss]\d{1,3}(?:\s*[,;]\s*[Ss]?\d{1,3})*)\s*[\])]")
 _CITE_PARTIAL = re.compile(r"[\[(]\s*(?:[Ss](?:\d{1,3}(?:\s*[,;]\s*(?:[Ss]?\d{0,3})?)*)?)?\s*")
-_WIKI = re.compile(r"\[\[([^\[\]\n]{1,300})\]\]")
-_WIKI_PARTIAL = re.compile(r"\[(?:\[[^\[\]\n]{0,300}\]?)?")
+_WIKI_PARTIAL = re.compile(r"\[(?:\[[^\[\]\n]{0,%d}\]?)?" % MAX_WIKILINK_CHARS)
 _DESTINATION = r"(?:[^()\s]|\([^()\s]{0,200}\)){0,1000}"
 _MDLINK = re.compile(r"\[([^\[\]\n]{0,300})\]\(\s*(" + _DESTINATION + r")(?:\s+\"[^\"\n]{0,200}\")?\s*\)")
 # Anything else that a Markdown renderer could still read as a link: its target is never kept.
@@ -48,8 +50,9 @@ _SCHEMES = ("https://", "http://", "ftp://", "file://", "www.")
 _LABEL_NUMBER = re.compile(r"\d{1,3}")
 
 
-_PATH = re.compile(r"(?<![\w/.~-])(?:[~\w.-]*/)*[\w.-]*\w\.(?:md|markdown|canvas|base|pdf|docx|pptx|xlsx|csv|"
-                   r"html?|png|jpe?g|gif|webp|svg|txt|ogg|mp3|wav|m4a)(?![\w/])", re.IGNORECASE)
+# A vault file's path: notes, Obsidian's canvases and bases, plain files, and every attachment read
+_FILE_SUFFIXES = sorted({"md", "markdown", "canvas", "base", "svg", "txt", *(s[1:] for s in ATTACHMENT_EXTENSIONS)})
+_PATH = re.compile(r"(?<![\w/.~-])(?:[~\w.-]*/)*[\w.-]*\w\.(?:%s)(?![\w/])" % "|".join(_FILE_SUFFIXES), re.IGNORECASE)
 _WORD_TAIL_LIMIT = 300
 
 
@@ -203,9 +206,9 @@ class CitationFilter:
                 self._citation_group(match.group(1), events)
                 return match.end()
             if head == "[":
-                wiki = _WIKI.match(buf)
+                wiki = WIKILINK_RE.match(buf)
                 if wiki:
-                    self._wikilink(wiki.group(1), events)
+                    self._wikilink(wiki["inside"], events)
                     return wiki.end()
                 link = _MDLINK.match(buf)
                 if link:

@@ -17,11 +17,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cognivault.models.providers import CHAT_PROVIDER_CHOICES
+
 INPUT_ERRORS = {"empty_question", "question_too_long", "invalid_question", "invalid_request", "invalid_turn",
                 "invalid_session", "too_many_attachments", "attachment_too_large", "attachment_type",
                 "attachment_empty", "attachment_unreadable", "invalid_scope", "invalid_attachment",
                 "model_host_refused"}
-CHAT_PROVIDERS = ["auto", "ollama", "extractive", "llamacpp"]
 
 
 def register(command: Callable[..., argparse.ArgumentParser]) -> None:
@@ -32,7 +33,7 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     ask.add_argument("--session", help="continue a conversation (stored under <vault>/.cognivault/sessions)")
     ask.add_argument("--new-topic", action="store_true", help="do not treat the question as a follow-up")
     ask.add_argument("--truncate-to", type=int, help="with --session: keep only this many earlier turns")
-    ask.add_argument("--chat-provider", choices=CHAT_PROVIDERS, help="chat model provider (default: settings)")
+    ask.add_argument("--chat-provider", choices=CHAT_PROVIDER_CHOICES, help="chat model provider (default: settings)")
     ask.add_argument("--model", help="chat model (Ollama name, or a GGUF file for llamacpp)")
     ask.add_argument("--attach", action="append", default=[], metavar="FILE",
                      help="a file to answer from as well (text, PDF, DOCX, image...; repeatable)")
@@ -52,7 +53,7 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     evaluation.add_argument("--nuggets", help="JSONL: id, nuggets (the facts a correct answer states)")
     evaluation.add_argument("--unanswerable", help="JSONL: questions the vault cannot answer")
     # dest differs from the shared --provider (the embedding provider of index/search)
-    evaluation.add_argument("--provider", "--chat-provider", dest="chat_provider", choices=CHAT_PROVIDERS,
+    evaluation.add_argument("--provider", "--chat-provider", dest="chat_provider", choices=CHAT_PROVIDER_CHOICES,
                             default="extractive", help="chat provider to evaluate (default: extractive)")
     evaluation.add_argument("--model", help="chat model (Ollama name, or a GGUF file for llamacpp)")
     evaluation.add_argument("--limit", type=int, help="only the first N questions of each file")
@@ -156,9 +157,11 @@ async def _ask(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from cognivault.cli import _open_engine
+    from cognivault.cli import vault_folder
+    from cognivault.engine import open_engine
 
-    with _open_engine(args, writable=False, embedder=None if args.keywords_only else "auto") as engine:
+    with open_engine(vault_folder(args.vault), writable=False,
+                     embedder=None if args.keywords_only else "auto") as engine:
         try:
             return asyncio.run(_ask(args, engine))
         except KeyboardInterrupt:
@@ -171,7 +174,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_eval_answers(args: argparse.Namespace) -> int:
     from cognivault.answer.evaluation import AnswerQuestionError, evaluate_answers, load_jsonl, load_nuggets
-    from cognivault.cli import UserError, _open_engine, _print_json
+    from cognivault.cli import UserError, _print_json, vault_folder
+    from cognivault.engine import open_engine
     from cognivault.models.chat import ChatError, resolve_chat_provider
 
     try:
@@ -182,8 +186,8 @@ def cmd_eval_answers(args: argparse.Namespace) -> int:
         raise UserError(f"cannot read questions: {exc}") from exc
     if args.limit is not None:
         questions, unanswerable = questions[: args.limit], unanswerable[: args.limit]
-    with _open_engine(args, writable=not args.no_index,
-                      embedder=None if args.keywords_only else "auto") as engine:
+    with open_engine(vault_folder(args.vault), writable=not args.no_index,
+                     embedder=None if args.keywords_only else "auto") as engine:
         if not args.no_index:
             engine.index()
 

@@ -35,11 +35,14 @@ from cognivault.answer.extractive import says_not_in_vault
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.request import AskRequest
 from cognivault.answer.sessions import SessionStore
+from cognivault.errors import CogniVaultError
 
 
 
-class AnswerQuestionError(ValueError):
+class AnswerQuestionError(CogniVaultError, ValueError):
     """A question file cannot be read."""
+
+    code = "bad_question_file"
 
 
 def _rows(path: Path, valid: Callable[[Any], bool], needs: str) -> list[dict[str, Any]]:

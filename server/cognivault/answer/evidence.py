@@ -50,7 +50,7 @@ INFLECTION_PREFIX = 5
 INFLECTION_TAIL = 4
 MAX_QUESTION_LANGUAGES = 4  # a vault with more languages: the guessed one and English only
 
-_FALLBACK_ANALYZER = Analyzer()
+FALLBACK_ANALYZER = Analyzer()  # analysis without an index: the extractive chat provider reads passages with it
 
 
 def estimate_tokens(text: str) -> int:
@@ -258,7 +258,7 @@ def question_language(engine: Any, question: str) -> str | None:
 
 def analyzer_of(engine: Any) -> Analyzer:
     lexical = getattr(getattr(engine, "store", None), "lexical", None)
-    return lexical.analyzer if lexical is not None else _FALLBACK_ANALYZER
+    return lexical.analyzer if lexical is not None else FALLBACK_ANALYZER
 
 
 # Words that shape a question without naming what it is about ("how *many*", "*tell* me", "what

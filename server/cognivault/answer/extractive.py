@@ -43,7 +43,7 @@ from typing import Any
 
 from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
 from cognivault.index.analysis import words
-from cognivault.vault.markdown import MarkdownBlock, inline_pieces, split_blocks
+from cognivault.vault.markdown import HTML_COMMENT_RE, MarkdownBlock, inline_pieces, split_blocks
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
 NOT_IN_VAULT_DE = "Dazu steht nichts im Vault: keine der indizierten Notizen behandelt diese Frage."
@@ -71,7 +71,7 @@ ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answ
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 _ALIASES = re.compile(r"\s*\(aliases: [^)]*\)|^aliases:.*$", re.IGNORECASE | re.MULTILINE)
 # Hidden in the rendered note (citation markers, review schedules): never quoted outside code.
-_HTML_COMMENT = re.compile(r"[ \t]*<!--.*?-->", re.DOTALL)
+_HTML_COMMENT = re.compile(r"[ \t]*" + HTML_COMMENT_RE.pattern, re.DOTALL)  # with the blanks before it
 _WORDS = re.compile(r"\w+")
 _BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1:?")
 _EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")

@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from cognivault.shipped import read_shipped, shipped
+from cognivault.vault.markdown import HTML_COMMENT_RE
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,6 @@ Question to plan for (do not answer it): {{question}}
 """,
 }
 
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _SECTION = re.compile(r"^##\s+(system|user)\s*$", re.IGNORECASE | re.MULTILINE)
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 
@@ -87,7 +87,7 @@ def _tidy(text: str) -> str:
 
 def parse_template(name: str, text: str, source: str) -> PromptTemplate:
     """Split a template file into its sections; ValueError when it lacks them or a required placeholder."""
-    body = _COMMENT.sub("", text)
+    body = HTML_COMMENT_RE.sub("", text)
     missing = [p for p in REQUIRED.get(name, ()) if p not in body.replace(" ", "")]
     if missing:
         raise ValueError(f"{source}: missing placeholder(s) {', '.join(missing)}")

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import Any
 
+from cognivault.errors import CogniVaultError
 from cognivault.index.scope import Scope, ScopeError
+from cognivault.vault.extractors import DOCUMENT_FORMATS, suffixes_of
 
 MAX_QUESTION_CHARS = 4000
 MAX_ATTACHMENTS = 4
@@ -25,12 +27,12 @@ MAX_TOTAL_ATTACHMENT_BYTES = 20 * 1024 * 1024
 MAX_SOURCES = 12
 
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text"})
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".tif", ".tiff"})
-DOCUMENT_SUFFIXES = frozenset({".pdf", ".docx", ".pptx", ".xlsx", ".csv", ".tsv", ".html", ".htm"})
+IMAGE_SUFFIXES = suffixes_of("image")
+DOCUMENT_SUFFIXES = suffixes_of(*DOCUMENT_FORMATS)
 ATTACHMENT_KINDS = TEXT_SUFFIXES | IMAGE_SUFFIXES | DOCUMENT_SUFFIXES
 
 
-class AskError(ValueError):
+class AskError(CogniVaultError, ValueError):
     """A request that cannot be served as asked; ``code`` and ``status`` for clients."""
 
     def __init__(self, code: str, message: str, status: int = 400) -> None:

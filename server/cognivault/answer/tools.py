@@ -26,6 +26,7 @@ from typing import Any
 from cognivault.answer.calculator import CalculatorError, calculate
 from cognivault.answer.evidence import Evidence, evidence_from_record, evidence_from_result, key_terms
 from cognivault.answer.state import current_ledger, current_scope
+from cognivault.errors import CogniVaultError
 from cognivault.index.scope import Scope, ScopeError
 from cognivault.models.chat import ToolCall, ToolSpec
 
@@ -62,8 +63,10 @@ TOOL_SPECS: list[ToolSpec] = [
 TOOL_NAMES = frozenset(spec.name for spec in TOOL_SPECS)
 
 
-class ToolError(ValueError):
+class ToolError(CogniVaultError, ValueError):
     """A tool call that cannot be served; its message goes back to the model."""
+
+    code = "tool_error"
 
 
 def _text_arg(arguments: dict[str, Any], name: str, required: bool = True, limit: int = 500) -> str:

@@ -66,6 +66,7 @@ CONFIG_KEY: web.AppKey[CompanionConfig] = web.AppKey("cognivault_companion_confi
 WORKERS_KEY: web.AppKey[Workers] = web.AppKey("cognivault_workers")
 TASKS_KEY = web.AppKey("cognivault_background_tasks", set)
 SERVICES_KEY = web.AppKey("cognivault_services", dict)  # name -> object given to create_app(**services)
+ANSWERED_KEY = web.AppKey("cognivault_answered", list)  # what runs after each answer of POST /api/ask
 
 
 def add_route(app: web.Application, method: str, path: str, handler: Handler, *, summary: str,
@@ -124,6 +125,21 @@ def service(request_or_app: web.Request | web.Application, name: str, default: A
 
 def set_service(app: web.Application, name: str, value: Any) -> None:
     app[SERVICES_KEY][name] = value
+
+
+AnswerListener = Callable[[web.Request, dict[str, Any]], Awaitable[None]]
+
+
+def on_answered(app: web.Application, listener: AnswerListener) -> None:
+    """Run ``listener(request, done)`` after every answer ``POST /api/ask`` completes (a feature, such as
+    the study hub recording the question, subscribes here; the ask route knows no feature)."""
+    app.setdefault(ANSWERED_KEY, []).append(listener)
+
+
+async def answered(request: web.Request, done: dict[str, Any]) -> None:
+    """Tell every listener of :func:`on_answered` about a completed answer (its ``done`` envelope's data)."""
+    for listener in request.app.get(ANSWERED_KEY, ()):
+        await listener(request, done)
 
 
 def workers_of(request_or_app: web.Request | web.Application) -> Workers:

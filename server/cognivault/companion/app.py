@@ -6,7 +6,7 @@ registering through :func:`cognivault.companion.api.add_route`:
 - ``cognivault.companion.routes``: search, related, status, audit, import-url, OpenAPI, the landing page
 - ``cognivault.companion.ask``: ``/api/ask`` (NDJSON stream) and session truncation
 - ``cognivault.companion.transcribe``: ``/api/transcribe`` (voice input)
-- every module in :data:`FEATURE_ROUTES` that exists (the study hub adds its own there)
+- every module in :data:`FEATURE_ROUTES` (the study hub adds its own there)
 
 Every one of them sits behind the same middlewares (``security.MIDDLEWARES``).
 The engine is never called on the event loop: handlers use ``api.run_blocking`` and its
@@ -18,8 +18,6 @@ from __future__ import annotations
 import asyncio
 import hmac
 import importlib
-import importlib.util
-import logging
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -36,11 +34,10 @@ if TYPE_CHECKING:
     from cognivault.config import Settings
     from cognivault.engine import Engine
 
-log = logging.getLogger(__name__)
 
 CORE_ROUTES = ("cognivault.companion.routes", "cognivault.companion.ask", "cognivault.companion.transcribe")
 # Feature packages add their HTTP routes here: a module with ``setup_routes(app)``.
-# A listed module that does not exist (yet) is skipped; one that fails to import is an error.
+# A listed module that does not exist or fails to import is an error.
 FEATURE_ROUTES: list[str] = ["cognivault.study.routes"]
 
 FeatureSpec = str | ModuleType | Callable[[web.Application], None]
@@ -78,14 +75,7 @@ def _setup_feature(app: web.Application, feature: FeatureSpec) -> None:
         feature(app)
         return
     if isinstance(feature, str):
-        try:
-            spec = importlib.util.find_spec(feature)
-        except ModuleNotFoundError:
-            spec = None
-        if spec is None:
-            log.debug("companion feature %s is not installed; skipped", feature)
-            return
-        feature = importlib.import_module(feature)
+        feature = importlib.import_module(feature)  # a misspelt module fails here, never silently
     setup = getattr(feature, "setup_routes", None)
     if setup is None:
         raise TypeError(f"companion feature module {feature.__name__} has no setup_routes(app)")

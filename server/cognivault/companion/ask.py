@@ -19,6 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
+from cognivault.companion import api
 from cognivault.companion.api import ApiError, add_route, read_json
 from cognivault.companion.routes import SCOPE_SCHEMA, parse_scope
 
@@ -71,7 +72,6 @@ async def _watch_disconnect(request: web.Request, cancel: asyncio.Event) -> None
 
 async def ask(request: web.Request) -> web.StreamResponse:
     from cognivault.companion import answering
-    from cognivault.study import routes as study_routes
 
     body = await read_json(request)
     question = body["question"].strip()
@@ -80,10 +80,7 @@ async def ask(request: web.Request) -> web.StreamResponse:
     body["question"] = question
     parse_scope(request, body.get("scope"))  # vault paths checked before anything streams
     stream_factory = answering.stream_factory(request.app)
-    try:
-        stream = await stream_factory(request, body)
-    except answering.AskRejected as exc:
-        raise ApiError(exc.status, exc.code, exc.message) from None
+    stream = await stream_factory(request, body)
     response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson; charset=utf-8",
                                            "X-Accel-Buffering": "no"})
     await response.prepare(request)
@@ -95,7 +92,7 @@ async def ask(request: web.Request) -> web.StreamResponse:
             await response.write((json.dumps(envelope, ensure_ascii=False, default=str) + "\n").encode("utf-8"))
             finished = envelope.get("type") in ("done", "error")
             if envelope.get("type") == "done":
-                await study_routes.answered(request, envelope["data"])
+                await api.answered(request, envelope["data"])
             if finished or cancel.is_set():
                 break
         if not finished and not cancel.is_set():
@@ -135,10 +132,7 @@ async def truncate(request: web.Request) -> web.Response:
 
     session_id = request.match_info["session_id"]
     body = await read_json(request)
-    try:
-        result = await answering.truncate_session(request.app, session_id, body["turn"])
-    except answering.AskRejected as exc:
-        raise ApiError(exc.status, exc.code, exc.message) from None
+    result = await answering.truncate_session(request.app, session_id, body["turn"])
     return web.json_response(result)
 
 

@@ -8,8 +8,11 @@ from typing import Any
 
 from aiohttp import web
 
+from cognivault import search_request
 from cognivault.companion import api
-from cognivault.companion.api import ApiError, add_route, bad_request, engine_of, read_json, run_blocking
+from cognivault.companion.api import ApiError, add_route, engine_of, read_json, run_blocking
+from cognivault.engine import SEARCH_MODES
+from cognivault.search_request import MAX_K, MAX_QUERY_CHARS, SearchRequest
 
 _PATHS = {"type": ["array", "string"], "items": {"type": "string", "maxLength": 1024}, "maxItems": 64}
 SCOPE_SCHEMA: dict[str, Any] = {
@@ -28,9 +31,9 @@ SCOPE_SCHEMA: dict[str, Any] = {
 SEARCH_BODY: dict[str, Any] = {
     "type": "object", "additionalProperties": False, "required": ["query"],
     "properties": {
-        "query": {"type": "string", "minLength": 1, "maxLength": 2000},
-        "k": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
-        "mode": {"type": "string", "enum": ["hybrid", "lexical", "dense"], "default": "hybrid"},
+        "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
+        "k": {"type": "integer", "minimum": 1, "maximum": MAX_K, "default": 10},
+        "mode": {"type": "string", "enum": list(SEARCH_MODES), "default": "hybrid"},
         "scope": SCOPE_SCHEMA,
         "per_note": {"type": "boolean", "default": False},
     },
@@ -61,34 +64,16 @@ IMPORT_BODY: dict[str, Any] = {
 
 
 def parse_scope(request: web.Request, raw: Any) -> Any:
-    """A Scope from a JSON request, its folders and files checked as vault paths."""
-    from cognivault.index.scope import Scope, ScopeError
-
-    if not raw:
-        return None
-    vault = engine_of(request).vault
-    for key in ("folders", "files"):
-        values = raw.get(key, [])
-        for value in [values] if isinstance(values, str) else values:
-            api.safe_vault_path(vault, value, f"scope.{key}")
-    try:
-        scope = Scope.from_dict(raw)
-    except ScopeError as exc:
-        raise bad_request(str(exc), "bad_scope") from None
-    return None if scope.is_empty() else scope
+    """A Scope from a JSON request, its folders and files checked as vault paths (``search_request``)."""
+    return search_request.parse_scope(engine_of(request).vault, raw or None)
 
 
 async def search(request: web.Request) -> web.Response:
-    from cognivault.engine import EngineError
-
     body = await read_json(request)
-    scope = parse_scope(request, body.get("scope"))
     engine = engine_of(request)
-    try:
-        response = await run_blocking(request, engine.search, body["query"], k=body["k"], mode=body["mode"],
-                                      scope=scope, per_note=body["per_note"])
-    except EngineError as exc:
-        raise bad_request(str(exc)) from None
+    query = SearchRequest.build(engine.vault, body["query"], k=body["k"], mode=body["mode"],
+                                scope=body.get("scope") or None, per_note=body["per_note"])
+    response = await run_blocking(request, query.run, engine)  # an EngineError is a 400 bad_request
     return web.json_response(response.to_dict())
 
 
@@ -142,13 +127,9 @@ async def import_url(request: web.Request) -> web.Response:
     if folder is not None:
         folder = api.safe_vault_path(engine.vault, folder, "folder", allow_root=True)
     policy = api.service(request, "import_policy") or urlimport.policy_from_settings(settings)
-    try:
-        result = await api.run_in_background(request, urlimport.import_url, engine.vault, body["url"], policy,
-                                             folder=folder, settings=settings)
-    except urlimport.ImportRefused as exc:
-        raise ApiError(400, exc.code, exc.message) from None
-    except urlimport.ImportFailed as exc:
-        raise ApiError(502, exc.code, exc.message) from None
+    # ImportRefused (400) and ImportFailed (502) carry their code: the error middleware answers them
+    result = await api.run_in_background(request, urlimport.import_url, engine.vault, body["url"], policy,
+                                         folder=folder, settings=settings)
     if engine.store.writable:
         api.spawn(request.app, api.run_in_background(request.app, engine.index))
     return web.json_response(result.to_dict())

@@ -30,6 +30,7 @@ from aiohttp import web
 from cognivault.atomic import atomic_write_text
 from cognivault.companion import api
 from cognivault.companion.app import create_app
+from cognivault.errors import CogniVaultError
 from cognivault.index.watch import VaultWatcher
 from cognivault.paths import vault_data_dir
 
@@ -44,8 +45,12 @@ INFO_FILE = "companion.json"
 FOLLOW_INTERVAL_S = 2.0  # how often a read-only companion looks for the writer's changes (or its exit)
 
 
-class CompanionRunning(RuntimeError):
+class CompanionRunning(CogniVaultError, RuntimeError):
     """Another live process already serves this vault (its companion.json says so)."""
+
+    code = "companion_running"
+    status = 409
+    exit_code = 1
 
 
 def info_path(vault: Path) -> Path:

@@ -14,7 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
-from cognivault.answer.voice import MAX_AUDIO_BYTES, TranscribeError, transcribe_bytes
+from cognivault.answer.voice import MAX_AUDIO_BYTES, transcribe_bytes
 from cognivault.companion import api
 from cognivault.companion.api import ApiError, add_route
 
@@ -43,10 +43,8 @@ async def transcribe(request: web.Request) -> web.Response:
     if not audio:
         raise ApiError(400, "empty_audio", "the request body is empty; send the recording's bytes")
     index_settings = request.app[api.SETTINGS_KEY].index
-    try:
-        transcript = await api.run_in_background(request, transcribe_bytes, params["name"], audio, index_settings)
-    except TranscribeError as exc:
-        raise ApiError(exc.status, exc.code, exc.message) from None
+    # a TranscribeError carries its status and code: the error middleware answers it
+    transcript = await api.run_in_background(request, transcribe_bytes, params["name"], audio, index_settings)
     return web.json_response(transcript.to_dict())
 
 

@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from cognivault.atomic import atomic_write_text
+from cognivault.errors import CogniVaultError
 from cognivault.index.analysis import ANALYZER_VERSION, Analyzer, words
 from cognivault.index.catalog import Catalog
 
@@ -99,8 +100,12 @@ def _concatenate(arrays: Sequence[np.ndarray], dtype: type) -> np.ndarray:
     return out
 
 
-class CorruptIndex(RuntimeError):
+class CorruptIndex(CogniVaultError, RuntimeError):
     """A derived index file exists but cannot be read; it is moved aside and rebuilt."""
+
+    code = "corrupt_index"
+    status = 500
+    exit_code = 1
 
 
 @dataclass(slots=True)

@@ -14,14 +14,17 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from cognivault.errors import CogniVaultError
 from cognivault.index.catalog import Catalog
 from cognivault.index.generated import GeneratedNotes
 
 STUDY_VALUES = ("only", "exclude")
 
 
-class ScopeError(ValueError):
+class ScopeError(CogniVaultError, ValueError):
     """A scope filter could not be understood."""
+
+    code = "bad_scope"
 
 
 @dataclass(slots=True)

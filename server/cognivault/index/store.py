@@ -19,6 +19,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from cognivault.errors import CogniVaultError
 from cognivault.index.catalog import Catalog
 from cognivault.index.dense import DenseIndex
 from cognivault.index.lexical import CorruptIndex, LexicalIndex
@@ -29,8 +30,12 @@ CATALOG_FILE = "catalog.sqlite3"
 LEXICAL_DIR = "lexical"
 
 
-class IndexBusy(RuntimeError):
+class IndexBusy(CogniVaultError, RuntimeError):
     """Another process holds the writer lock of this index."""
+
+    code = "index_busy"
+    status = 409
+    exit_code = 1
 
 
 class WriterLock:

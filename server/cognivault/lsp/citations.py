@@ -30,21 +30,17 @@ MAX_PASSAGE_LINES = 14
 
 
 def _module() -> Any:
-    try:
-        from cognivault.study import citations
-    except ImportError:  # the study package is not part of this build
-        return None
+    """``cognivault.study.citations``, imported on first use (the server imports it once warm)."""
+    from cognivault.study import citations
+
     return citations
 
 
 def citations_of(doc: Document) -> list[Any]:
-    module = _module()
-    if module is None:
-        return []
     text = "\n".join(doc.lines)
     if "cv:cite" not in text:
         return []
-    return module.parse_citations(text)
+    return _module().parse_citations(text)
 
 
 def citation_at(doc: Document, line: int, column: int) -> Any:
@@ -63,8 +59,7 @@ def _chunks(ctx: Any, ids: list[str]) -> dict[str, Any]:
 
 
 def _status(citation: Any, chunk: Any) -> str:
-    module = _module()
-    return module.citation_status(citation, chunk) if module is not None else "ok"
+    return _module().citation_status(citation, chunk)
 
 
 def _passage_range(ctx: Any, chunk: Any) -> tuple[str, types.Range] | None:

@@ -6,16 +6,15 @@ Quick fixes (for this server's diagnostics):
 - missing block: change the link to the closest block id.
 Refactorings:
 - insert a link to one of the most related notes not yet linked (at the cursor).
-Commands (offered when the capability exists in this build):
+Commands:
 - "Ask about this selection": an answer from the vault with its sources (``cognivault.ask``);
-- "Generate flashcards / quiz / mind map" from the note or the selection (``cognivault.generate``),
-  offered once the study generators are installed.
+- "Generate flashcards / a quiz / a mind map / a workshop" from the note or the selection
+  (``cognivault.generate``), one per study kind made from notes (``cognivault.study.kinds``).
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib.util
 import posixpath
 import re
 from typing import Any
@@ -28,6 +27,7 @@ from cognivault.lsp.diagnostics import SOURCE, data_of
 from cognivault.lsp.model import Document
 from cognivault.lsp.server import CogniVaultServer, Context, FeatureError
 from cognivault.lsp.uris import vault_uri
+from cognivault.study.kinds import NOTE_KINDS, STUDY_KINDS
 
 INSERT_LINK_KIND = "refactor.rewrite.cognivault.link"
 RELATED_ACTIONS = 3
@@ -228,37 +228,20 @@ def _selection(doc: Document, ctx: Context, range_: types.Range) -> str:
     return "\n".join(parts)
 
 
-GENERATORS = {"flashcards": "cognivault.study.flashcards", "quiz": "cognivault.study.quiz",
-              "mindmap": "cognivault.study.mindmap"}
-
-
-def study_generators() -> list[str]:
-    """The study kinds whose generator is installed in this build."""
-    kinds = []
-    for kind, module in GENERATORS.items():
-        try:
-            found = importlib.util.find_spec(module) is not None
-        except ImportError:
-            found = False
-        if found:
-            kinds.append(kind)
-    return kinds
-
-
 def _study_actions(ctx: Context, doc: Document, range_: types.Range) -> list[types.CodeAction]:
     actions = []
     selection = _selection(doc, ctx, range_).strip()
-    if selection and importlib.util.find_spec("cognivault.answer.extractive") is not None:
+    if selection:
         actions.append(types.CodeAction(
             title="Ask CogniVault about this selection", kind="source.cognivault.ask",
             command=types.Command(title="Ask about this selection", command=ASK_COMMAND,
                                   arguments=[{"uri": doc.uri, "question": selection[:2000]}])))
-    labels = {"flashcards": "flashcards", "quiz": "a quiz", "mindmap": "a mind map"}
-    for kind in study_generators():
-        what = "this selection" if selection else "this note"
+    what = "this selection" if selection else "this note"
+    for kind in NOTE_KINDS:
+        label = STUDY_KINDS[kind].label
         actions.append(types.CodeAction(
-            title=f"Generate {labels[kind]} from {what}", kind=f"source.cognivault.generate.{kind}",
-            command=types.Command(title=f"Generate {labels[kind]}", command=GENERATE_COMMAND,
+            title=f"Generate {label} from {what}", kind=f"source.cognivault.generate.{kind}",
+            command=types.Command(title=f"Generate {label}", command=GENERATE_COMMAND,
                                   arguments=[{"uri": doc.uri, "kind": kind, "path": doc.path,
                                               "selection": selection or None}])))
     return actions

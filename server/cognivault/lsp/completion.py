@@ -44,6 +44,7 @@ from cognivault.lsp.model import Document, insert_sorted
 from cognivault.lsp.paragraph_vectors import vectors_of
 from cognivault.lsp.positions import split_lines
 from cognivault.lsp.server import CogniVaultServer, Context, parse_text
+from cognivault.vault.markdown import TAG_OPENERS, WIKILINK_RE
 
 TRIGGER_CHARACTERS = ["[", "#", "^"]
 RELATED_DEPTH = 30
@@ -51,8 +52,7 @@ MIN_QUERY_WORDS = 3
 EMBED_BUDGET_MS = 15  # longest a request waits for a paragraph vector already being embedded
 SPECULATE_AFTER_MS = 150  # pause in typing after which the paragraph at the last edit is embedded
 
-_TAG_PREFIX = re.compile(r"(?:^|(?<=[\s(\[{\"'*_]))#([^\s#\[\](){}<>,;:!?\"'`|]*)$")
-_WIKILINK_SYNTAX = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+_TAG_PREFIX = re.compile(r"(?:^|(?<=[\s%s]))#([^\s#\[\](){}<>,;:!?\"'`|]*)$" % re.escape(TAG_OPENERS))
 _MARKUP = re.compile(r"[#*_`>~=\[\]()|^-]+")
 
 Ranking = dict[str, tuple[int, float]]  # note path -> (rank, score)
@@ -116,8 +116,14 @@ def paragraph_text(lines: list[str], line: int, trigger: Trigger | None) -> str:
             text = text[:trigger.link_start] + " " + text[trigger.start + len(trigger.partial):]
         parts.append(text)
     text = "\n".join(parts)
-    text = _WIKILINK_SYNTAX.sub(lambda m: " ".join(g for g in m.groups() if g), text)
+    text = WIKILINK_RE.sub(_link_words, text)
     return " ".join(_MARKUP.sub(" ", text).split())
+
+
+def _link_words(link: re.Match[str]) -> str:
+    """A wikilink as words for the query: its target and its alias (not its heading)."""
+    ref, _, alias = link["inside"].partition("|")
+    return f" {ref.partition('#')[0]} {alias} "
 
 
 def _section_query(doc: Document, line: int) -> str:

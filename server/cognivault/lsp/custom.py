@@ -4,7 +4,8 @@
 ``{query, mode, language, notes, elapsedMs, results: [{uri, path, title,
 range, headingPath, snippet, highlights, score, chunkId, locator}]}``.
 ``scope`` is a list of filters as on the command line (``["folder:Biology",
-"tag:exam"]``) or an object ``{folders, tags, files, properties}``.
+"tag:exam"]``) or an object ``{folders, tags, files, properties}``. The request is checked by
+``cognivault.search_request.SearchRequest`` (``k`` from 1 to 200), as the companion's search is.
 
 ``cognivault/related`` ``{uri, k?, includeLinked?}`` returns ``{uri, related:
 [{uri, path, title, score, reasons, why}]}`` where ``why`` names the kinds of
@@ -34,12 +35,12 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from cognivault.lsp.server import CogniVaultServer, Context, FeatureError
 from cognivault.lsp.uris import relative_path
+from cognivault.search_request import MAX_K, SearchRequest
 
 SEARCH = "cognivault/search"
 RELATED = "cognivault/related"
 STATUS = "cognivault/status"
 REINDEX = "cognivault/reindex"
-MAX_K = 200
 
 _related_cache: OrderedDict[tuple[Any, ...], list[Any]] = OrderedDict()
 _related_lock = threading.Lock()
@@ -62,24 +63,6 @@ def _get(params: Any, name: str, default: Any = None) -> Any:
     return getattr(params, name, default)
 
 
-def parse_scope(raw: Any, default: list[str]) -> Any:
-    from cognivault.index.scope import Scope
-
-    if raw is None:
-        raw = default
-    if isinstance(raw, str):
-        raw = [raw]
-    if isinstance(raw, list):
-        if not all(isinstance(item, str) for item in raw):
-            raise FeatureError("scope: expected filters like \"folder:Biology\" or an object")
-        scope = Scope.parse(raw)
-    elif isinstance(raw, dict):
-        scope = Scope.from_dict(raw)
-    else:
-        raise FeatureError("scope: expected a list of filters or an object")
-    return None if scope.is_empty() else scope
-
-
 def result_range(ctx: Context, path: str, line_start: int, line_end: int) -> types.Range:
     if line_start <= 0:
         return types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
@@ -89,16 +72,12 @@ def result_range(ctx: Context, path: str, line_start: int, line_end: int) -> typ
 
 
 def search(ctx: Context, params: Any) -> dict[str, Any]:
-    query = _get(params, "query")
-    if not isinstance(query, str) or not query.strip():
-        raise FeatureError("query: a non-empty string is required")
-    k = _get(params, "k", ctx.options.search_k)
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise FeatureError(f"k: expected an integer from 1 to {MAX_K}")
-    mode = _get(params, "mode", ctx.options.search_mode)
-    per_note = bool(_get(params, "perNote", False))
-    scope = parse_scope(_get(params, "scope"), ctx.options.search_scope)
-    response = ctx.engine.search(query, k=k, mode=mode, scope=scope, per_note=per_note)
+    scope = _get(params, "scope")
+    request = SearchRequest.build(ctx.vault, _get(params, "query"), k=_get(params, "k", ctx.options.search_k),
+                                  mode=_get(params, "mode", ctx.options.search_mode),
+                                  scope=ctx.options.search_scope if scope is None else scope,
+                                  per_note=_get(params, "perNote", False))
+    response = request.run(ctx.engine)
     results = []
     for result in response.results:
         results.append({

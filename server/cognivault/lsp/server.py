@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import gc
 import importlib
-import importlib.util
 import logging
 import os
 import sys
@@ -552,9 +551,6 @@ class CogniVaultServer(LanguageServer):
         if not self.options.embeddings or settings.embedding.provider == "none":
             embedder = None
             self.embedding_note = "embeddings are off (keyword search only)"
-        elif importlib.util.find_spec("cognivault.models.registry") is None:
-            embedder = None
-            self.embedding_note = "no embedding provider is available in this build (keyword search only)"
         try:
             return Engine(self.vault, settings, embedder=embedder)
         except ImportError as exc:
@@ -1045,11 +1041,9 @@ FEATURE_MODULES = (
 
 
 def create_server(vault: Path | None = None) -> CogniVaultServer:
-    """A server with every feature module that exists registered."""
+    """A server with every feature module registered (a module that fails to import fails loudly)."""
     server = CogniVaultServer(vault)
     for name in FEATURE_MODULES:
-        if importlib.util.find_spec(name) is None:
-            continue
         importlib.import_module(name).register(server)
         server.feature_modules.append(name)
     return server

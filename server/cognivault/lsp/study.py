@@ -39,7 +39,9 @@ from pygls.exceptions import JsonRpcContentModified, JsonRpcInvalidParams
 
 from cognivault.lsp.server import CogniVaultServer, Context, FeatureError
 from cognivault.lsp.uris import relative_path, vault_uri
+from cognivault.models.providers import CHAT_PROVIDER_CHOICES
 from cognivault.study.activity import EditThrottle, record_answer, record_edit
+from cognivault.study.kinds import NOTE_KINDS
 from cognivault.study.progress import ProgressStore
 from cognivault.study.review import CardNotFound, ReviewConflict, ReviewDeck
 
@@ -47,8 +49,6 @@ REVIEW_DUE = "cognivault/reviewDue"
 REVIEW_GRADE = "cognivault/reviewGrade"
 QUIZ_ATTEMPT = "cognivault/quizAttempt"
 GENERATE = "cognivault/generate"
-KINDS = ("flashcards", "quiz", "mindmap", "workshop")
-CHAT_PROVIDERS = ("auto", "ollama", "extractive", "llamacpp")
 MAX_DUE = 1000
 _tokens = itertools.count(1)
 
@@ -166,13 +166,13 @@ def quiz_attempt(ctx: Context, params: dict[str, Any], store: ProgressStore) -> 
 def study_request(ctx: Context, params: dict[str, Any]) -> Any:
     """The StudyRequest a ``cognivault/generate`` request (or the code action's command) asks for."""
     from cognivault.index.scope import Scope
-    from cognivault.lsp.custom import parse_scope
+    from cognivault.search_request import parse_scope
     from cognivault.study.sources import StudyRequest
 
     path = params.get("path") if isinstance(params.get("path"), str) else _path_of(ctx, params)
     topic = params.get("topic")
     topic = (topic.strip() or None) if isinstance(topic, str) else None
-    scope = parse_scope(params.get("scope"), [])
+    scope = parse_scope(ctx.vault, params.get("scope"))
     if not (path or topic or scope):
         raise FeatureError("say what to study from: uri (a note), scope or topic")
     count = params.get("count")
@@ -193,8 +193,8 @@ def generate(ctx: Context, kind: str, params: dict[str, Any], store: ProgressSto
 
     request = study_request(ctx, params)
     name = params.get("chatProvider")
-    if name not in (None, *CHAT_PROVIDERS):
-        raise FeatureError(f"chatProvider: one of {', '.join(CHAT_PROVIDERS)}")
+    if name not in (None, *CHAT_PROVIDER_CHOICES):
+        raise FeatureError(f"chatProvider: one of {', '.join(CHAT_PROVIDER_CHOICES)}")
 
     async def main() -> Any:
         provider = None
@@ -221,8 +221,8 @@ def generate(ctx: Context, kind: str, params: dict[str, Any], store: ProgressSto
 async def generate_note(ls: CogniVaultServer, params: dict[str, Any]) -> dict[str, Any]:
     """``cognivault/generate`` and the ``cognivault.generate`` command: write the note, return its uri."""
     kind = params.get("kind")
-    if kind not in KINDS:
-        raise JsonRpcInvalidParams(message=f"kind: one of {', '.join(KINDS)}")
+    if kind not in NOTE_KINDS:  # a lesson is opened from its workshop outline, not generated from notes here
+        raise JsonRpcInvalidParams(message=f"kind: one of {', '.join(NOTE_KINDS)}")
     state = await _ready_state(ls)
     token = params.get("workDoneToken")
     if token is None and ls.capability("window.work_done_progress", False):

@@ -12,9 +12,15 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from cognivault.errors import CogniVaultError
 
-class ModelUnavailable(RuntimeError):
+
+class ModelUnavailable(CogniVaultError, RuntimeError):
     """A provider cannot run: the message names the fix (``ollama pull embeddinggemma``)."""
+
+    code = "model_unavailable"
+    status = 503
+    exit_code = 1
 
 
 @runtime_checkable

@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from cognivault.errors import CogniVaultError
+
 MS_DOMAIN = "com.microsoft"
 OPSET = 17
 IR_VERSION = 8  # old enough for every onnxruntime that has these contrib ops
@@ -39,8 +41,10 @@ INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT_NAME = "last_hidden_state"
 
 
-class UnsupportedModel(ValueError):
+class UnsupportedModel(CogniVaultError, ValueError):
     """The folder's config or weights are not a plain BERT encoder this builder knows."""
+
+    code = "unsupported_model"
 
 
 @dataclass(frozen=True)

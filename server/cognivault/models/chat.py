@@ -9,7 +9,8 @@ output and optional tools. Chunks are :class:`ChatChunk` of kind
 ``code`` and a message that names the fix (``ollama serve``,
 ``ollama pull gemma4:e4b``); a provider never hangs: it times out.
 
-``make_chat_provider(settings)`` picks the configured backend;
+``make_chat_provider(settings)`` builds the configured backend (the names and
+their factories are listed once, in :mod:`cognivault.models.providers`);
 ``resolve_chat_provider(settings)`` does the same for ``auto`` by probing
 the local Ollama once and falling back to the offline extractive provider.
 """
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from cognivault.models.base import ModelUnavailable
+from cognivault.models.providers import CHAT_PROVIDER_CHOICES, CHAT_PROVIDERS
 
 log = logging.getLogger(__name__)
 
@@ -169,36 +171,19 @@ async def complete(provider: ChatProvider, messages: Sequence[ChatMessage], **kw
     return "".join(parts)
 
 
-PROVIDER_NAMES = ("auto", "ollama", "extractive", "llamacpp")
-
-
 def make_chat_provider(settings: Any, name: str | None = None, model: str | None = None,
                        embedder: Any = None) -> ChatProvider:
     """The chat provider ``name`` (default: ``settings.models.chat_provider``; ``auto`` means ollama).
 
     Raises :class:`ChatError` (``model_host_refused``, ``model_unavailable``) when it cannot be built.
     """
-    models = settings.models
-    chosen = (name or models.chat_provider or "auto").lower()
-    if chosen not in PROVIDER_NAMES:
+    chosen = (name or settings.models.chat_provider or "auto").lower()
+    if chosen not in CHAT_PROVIDER_CHOICES:
         raise ChatError("model_unavailable", f"unknown chat provider {chosen!r}: use one of "
-                                             f"{', '.join(PROVIDER_NAMES)}")
-    if chosen == "extractive":
-        from cognivault.models.extractive_chat import ExtractiveChat
-
-        return ExtractiveChat(embedder=embedder)
-    if chosen == "llamacpp":
-        from cognivault.models.llamacpp_chat import LlamaCppChat
-
-        path = model or models.gguf_path
-        if not path:
-            raise ChatError("model_unavailable", "the llamacpp provider needs a GGUF file: set models.gguf_path "
-                                                 "(or pass --model /path/to/model.gguf)")
-        return LlamaCppChat(path, timeout_s=models.request_timeout_s)
-    from cognivault.models.ollama_chat import OllamaChat
-
-    return OllamaChat(models.ollama_host, model or models.chat_model,
-                      allow_remote=models.allow_remote_model_host, timeout_s=models.request_timeout_s)
+                                             f"{', '.join(CHAT_PROVIDER_CHOICES)}")
+    entry = CHAT_PROVIDERS["ollama" if chosen == "auto" else chosen]
+    provider: ChatProvider = entry.build(settings, model, embedder)
+    return provider
 
 
 async def resolve_chat_provider(settings: Any, name: str | None = None, model: str | None = None,

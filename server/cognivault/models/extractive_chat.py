@@ -20,6 +20,11 @@ from cognivault.models.chat import ChatCapabilities, ChatChunk, ChatMessage, Cha
 _BLOCK = re.compile(r"^\[(S\d{1,3})\][^\n]*\n(.*?)(?=^\[S\d{1,3}\]|</passages>|\Z)", re.MULTILINE | re.DOTALL)
 
 
+def from_settings(settings: Any, model: str | None, embedder: Any) -> ExtractiveChat:
+    """``chat_provider = "extractive"``: needs no model (``model`` is ignored)."""
+    return ExtractiveChat(embedder=embedder)
+
+
 class ExtractiveChat:
     extractive = True
 
@@ -46,7 +51,7 @@ class ExtractiveChat:
     async def stream(self, messages: Sequence[ChatMessage], *, think: bool = False,
                      schema: dict[str, Any] | None = None, tools: Sequence[ToolSpec] | None = None,
                      options: ChatOptions | None = None) -> AsyncIterator[ChatChunk]:
-        from cognivault.answer.evidence import _FALLBACK_ANALYZER, Evidence, text_terms
+        from cognivault.answer.evidence import FALLBACK_ANALYZER, Evidence, text_terms
         from cognivault.answer.extractive import NOT_IN_VAULT, choose_units, compose, quotes_of
         from cognivault.index.analysis import detect_language
 
@@ -60,9 +65,9 @@ class ExtractiveChat:
         for label, body in passages:
             items.append(Evidence(label=label, chunk_id=label, path="", title="", heading_path=[], line_start=0,
                                   line_end=0, locator="", text=body.strip(), snippet="", score=0.0, lang=lang,
-                                  terms=text_terms(_FALLBACK_ANALYZER, body, lang)))
-        terms = sorted(text_terms(_FALLBACK_ANALYZER, question, lang))
-        quotes = quotes_of(choose_units(items, terms, {}, _FALLBACK_ANALYZER, question))
+                                  terms=text_terms(FALLBACK_ANALYZER, body, lang)))
+        terms = sorted(text_terms(FALLBACK_ANALYZER, question, lang))
+        quotes = quotes_of(choose_units(items, terms, {}, FALLBACK_ANALYZER, question))
         text = compose(quotes) if quotes else NOT_IN_VAULT
         for piece in re.split(r"(?<=\])(?=\s)", text):
             yield ChatChunk("text", piece)

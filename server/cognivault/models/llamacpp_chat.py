@@ -61,6 +61,15 @@ def _load(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
         return _models[key]
 
 
+def from_settings(settings: Any, model: str | None, embedder: Any) -> LlamaCppChat:
+    """``chat_provider = "llamacpp"``: the GGUF file ``model`` or ``models.gguf_path``."""
+    path = model or settings.models.gguf_path
+    if not path:
+        raise ChatError("model_unavailable", "the llamacpp provider needs a GGUF file: set models.gguf_path "
+                                             "(or pass --model /path/to/model.gguf)")
+    return LlamaCppChat(path, timeout_s=settings.models.request_timeout_s)
+
+
 class LlamaCppChat:
     def __init__(self, model_path: str, *, timeout_s: float = 120.0, n_ctx: int = DEFAULT_CONTEXT,
                  max_tokens: int | None = None) -> None:

@@ -52,6 +52,13 @@ def _text_of_response_error(exc: Exception) -> str:
     return str(getattr(exc, "error", "") or exc)
 
 
+def from_settings(settings: Any, model: str | None, embedder: Any) -> OllamaChat:
+    """``chat_provider = "ollama"`` (and ``auto`` before its probe): ``model`` or ``models.chat_model``."""
+    models = settings.models
+    return OllamaChat(models.ollama_host, model or models.chat_model,
+                      allow_remote=models.allow_remote_model_host, timeout_s=models.request_timeout_s)
+
+
 class OllamaChat:
     """A :class:`~cognivault.models.chat.ChatProvider` over Ollama's ``/api/chat``."""
 

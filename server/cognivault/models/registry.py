@@ -39,6 +39,7 @@ from cognivault.models.ollama_embed import (
     normalize_model_name,
     probe_ollama,
 )
+from cognivault.models.providers import EMBEDDING_PROVIDER_CHOICES, EMBEDDING_PROVIDERS
 
 
 @dataclass
@@ -80,8 +81,16 @@ def _ollama_embedder(settings: Settings) -> OllamaEmbedder:
     )
 
 
-def _embedded(settings: Settings) -> EmbeddedProvider:
+def embedded_provider(settings: Settings) -> EmbeddedProvider:
+    """``embedding.provider = "embedded"``: the in-process model ``embedding.embedded_model``."""
     return EmbeddedProvider(settings.embedding.embedded_model)
+
+
+def checked_ollama_embedder(settings: Settings) -> OllamaEmbedder:
+    """``embedding.provider = "ollama"``: the Ollama model, checked at once (a stopped server fails here)."""
+    embedder = _ollama_embedder(settings)
+    embedder.check()
+    return embedder
 
 
 def make_embedding_provider(settings: Settings, *, prefer_model_id: str | None = None) -> EmbeddingProvider:
@@ -95,20 +104,17 @@ def _choose(settings: Settings, *, prefer_model_id: str | None = None,
     choice = settings.embedding.provider
     if choice == "none":
         raise ModelUnavailable("embedding.provider = none: no embedding model, keyword search only")
-    if choice == "embedded":
-        return _embedded(settings), "embedding.provider = embedded"
-    if choice == "ollama":
-        embedder = _ollama_embedder(settings)
-        embedder.check()
-        return embedder, "embedding.provider = ollama"
+    if choice in EMBEDDING_PROVIDERS:
+        return EMBEDDING_PROVIDERS[choice].build(settings), f"embedding.provider = {choice}"
     if choice != "auto":
-        raise ModelUnavailable(f"unknown embedding.provider {choice!r}: use auto, ollama, embedded or none")
+        raise ModelUnavailable(f"unknown embedding.provider {choice!r}: use "
+                               f"{', '.join(EMBEDDING_PROVIDER_CHOICES)}")
 
     ollama_id = f"ollama:{normalize_model_name(settings.embedding.ollama_model)}"
     embedded_error: ModelUnavailable | None = None
     if prefer_model_id and prefer_model_id.startswith("embedded:"):
         try:
-            embedded = _embedded(settings)
+            embedded = embedded_provider(settings)
             if embedded.model_id == prefer_model_id:
                 return embedded, "auto: the index was built with this embedded model"
         except ModelUnavailable as exc:
@@ -129,7 +135,7 @@ def _choose(settings: Settings, *, prefer_model_id: str | None = None,
         model = settings.embedding.ollama_model
         why_not_ollama = f"Ollama has no {model!r} (`ollama pull {model}`)"
     try:
-        return _embedded(settings), f"auto: embedded model ({why_not_ollama or 'Ollama not available'})"
+        return embedded_provider(settings), f"auto: embedded model ({why_not_ollama or 'Ollama not available'})"
     except ModelUnavailable as exc:
         embedded_error = exc
     model = settings.embedding.ollama_model

@@ -47,6 +47,10 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
+from cognivault.vault.markdown import (
+    HTML_COMMENT_RE, TAG_NAME_PATTERN, frontmatter_tags, load_frontmatter, split_frontmatter, tag_names
+)
+
 DUMMY_DUE = date(2000, 1, 1)  # the plugin's marker for a sibling that was never reviewed
 BASE_EASE = 250  # the plugin's default base ease
 NEW_INTERVAL = 1
@@ -58,10 +62,8 @@ _SM2_GROUP_RE = re.compile(r"(\d{4}-\d{2}-\d{2}),(\d+),(\d+)")
 FSRS_PREFIX = "fsrs"
 FSRS_EASE_MIN, FSRS_EASE_MAX = 130, 370  # the plugin's ease scale for an FSRS difficulty (10 .. 1)
 _LEGACY_SCHEDULE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2}),(\d+),(\d+)$")
-_TAG_RE = re.compile(r"(?<![\w#])#([\w/-]+)")
-_TAG_ONLY_LINE_RE = re.compile(r"^\s*(#[\w/-]+\s*)+$")
-_LEADING_TAGS_RE = re.compile(r"^\s*((?:#[\w/-]+\s+)+)")
-_HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
+_TAG_ONLY_LINE_RE = re.compile(rf"^\s*(#{TAG_NAME_PATTERN}\s*)+$")
+_LEADING_TAGS_RE = re.compile(rf"^\s*((?:#{TAG_NAME_PATTERN}\s+)+)")
 _LINE_BREAK_RE = re.compile(r"(\r\n|\r|\n)")
 _FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 
@@ -285,7 +287,7 @@ class NoteCards:
 # -- display helpers ---------------------------------------------------------
 def strip_comments(text: str) -> str:
     """Card text as a person reads it: no HTML comments (citation markers, schedules)."""
-    cleaned = _HTML_COMMENT_RE.sub("", text)
+    cleaned = HTML_COMMENT_RE.sub("", text)
     return "\n".join(line.rstrip() for line in cleaned.split("\n")).strip()
 
 
@@ -405,31 +407,6 @@ def _cloze_sides(text: str, deletions: list[_Deletion]) -> list[tuple[str, str]]
 
 
 # -- parsing -----------------------------------------------------------------
-def _frontmatter_end(lines: list[str]) -> int:
-    """Index of the first body line (0 when there is no frontmatter)."""
-    if lines and lines[0].rstrip() == "---":
-        for index in range(1, len(lines)):
-            if lines[index].rstrip() in ("---", "..."):
-                return index + 1
-    return 0
-
-
-def _frontmatter_tags(lines: list[str], end: int) -> list[str]:
-    if end == 0:
-        return []
-    import yaml
-
-    try:
-        data = yaml.safe_load("\n".join(lines[1:end - 1])) or {}
-    except yaml.YAMLError:
-        return []
-    if not isinstance(data, dict):
-        return []
-    raw = data.get("tags", data.get("tag", []))
-    values = raw if isinstance(raw, list) else re.split(r"[,\s]+", str(raw or ""))
-    return [str(v).lstrip("#").strip() for v in values if str(v).strip()]
-
-
 def card_key(path: str, text: str) -> str:
     normalized = re.sub(r"\s+", " ", strip_comments(text)).strip()
     return hashlib.sha256(f"{path}\x00{normalized}".encode()).hexdigest()[:12]
@@ -455,8 +432,9 @@ def _split_schedule(lines: list[str]) -> tuple[list[str], list[Schedule], int | 
 def parse_cards(text: str, path: str = "", options: ParserOptions = DEFAULT_OPTIONS) -> NoteCards:
     """Every flashcard in a note's text, with its siblings, schedules, decks and stable ids."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    body_start = _frontmatter_end(lines)
-    fm_tags = [t for t in _frontmatter_tags(lines, body_start) if _is_flashcard_tag(t, options)]
+    fm_lines, body_start = split_frontmatter(lines)
+    frontmatter = load_frontmatter("\n".join(fm_lines)) if fm_lines is not None else {}
+    fm_tags = [t for t in frontmatter_tags(frontmatter) if _is_flashcard_tag(t, options)]
     body_tags = []
     in_fence: str | None = None
     for line in lines[body_start:]:
@@ -466,7 +444,7 @@ def parse_cards(text: str, path: str = "", options: ParserOptions = DEFAULT_OPTI
             continue
         if in_fence:
             continue
-        body_tags.extend(t for t in _TAG_RE.findall(_HTML_COMMENT_RE.sub("", line)) if _is_flashcard_tag(t, options))
+        body_tags.extend(t for t in tag_names(line) if _is_flashcard_tag(t, options))
     note_tags = fm_tags or body_tags[:1]
     is_flashcard_note = bool(fm_tags or body_tags) or not options.require_tag
     current_decks = [deck_name(t, options.flashcard_tags) for t in note_tags[:1]] or ["default"]
@@ -531,7 +509,7 @@ def parse_cards(text: str, path: str = "", options: ParserOptions = DEFAULT_OPTI
             index += 1
             continue
         if not buffer and _TAG_ONLY_LINE_RE.match(line):
-            tags = [t for t in _TAG_RE.findall(line) if _is_flashcard_tag(t, options)]
+            tags = [t for t in tag_names(line) if _is_flashcard_tag(t, options)]
             if tags:
                 current_decks = [deck_name(t, options.flashcard_tags) for t in tags]
                 index += 1
@@ -549,7 +527,7 @@ def parse_cards(text: str, path: str = "", options: ParserOptions = DEFAULT_OPTI
                     break
             index += 1
             continue
-        check = _HTML_COMMENT_RE.sub("", line)
+        check = HTML_COMMENT_RE.sub("", line)
         if options.single_line_reversed in check or options.single_line in check:
             card_kind = "reversed" if options.single_line_reversed in check else "basic"
             card_lines = [(index, line)]
@@ -581,13 +559,13 @@ def _leading_decks(line: str, options: ParserOptions) -> list[str] | None:
     leading = _LEADING_TAGS_RE.match(line)
     if not leading:
         return None
-    tags = [t for t in _TAG_RE.findall(leading[1]) if _is_flashcard_tag(t, options)]
+    tags = [t for t in tag_names(leading[1]) if _is_flashcard_tag(t, options)]
     return [deck_name(t, options.flashcard_tags) for t in tags] or None
 
 
 def _strip_leading_tags(text: str, options: ParserOptions) -> str:
     leading = _LEADING_TAGS_RE.match(text)
-    if leading and any(_is_flashcard_tag(t, options) for t in _TAG_RE.findall(leading[1])):
+    if leading and any(_is_flashcard_tag(t, options) for t in tag_names(leading[1])):
         return text[leading.end():]
     return text
 

@@ -13,7 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cognivault.cli import UserError, _open_engine, _print_json, vault_folder
+from cognivault.cli import UserError, _print_json, vault_folder
+from cognivault.models.providers import CHAT_PROVIDER_CHOICES
+from cognivault.study.kinds import KINDS
 
 
 # -- helpers -----------------------------------------------------------------------
@@ -29,18 +31,20 @@ def _progress_store(vault: Path):  # type: ignore[no-untyped-def]
 
 def _engine_for_generation(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """An engine whose index is current (indexing first when this process may write it)."""
+    from cognivault.engine import open_engine
     from cognivault.index.store import IndexBusy
 
-    def open_engine(writable: bool):  # type: ignore[no-untyped-def]
+    def opened(writable: bool):  # type: ignore[no-untyped-def]
+        vault = vault_folder(args.vault)
         try:
-            return _open_engine(args, writable=writable)
+            return open_engine(vault, writable=writable)
         except ImportError:  # no embedding backend in this install: keyword retrieval only
-            return _open_engine(args, writable=writable, embedder=None)
+            return open_engine(vault, writable=writable, embedder=None)
 
     try:
-        engine = open_engine(True)
+        engine = opened(True)
     except IndexBusy:
-        return open_engine(False)
+        return opened(False)
     if engine.store.writable:
         try:
             engine.index()
@@ -270,7 +274,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
 def register(command) -> None:  # type: ignore[no-untyped-def]
     generate = command("generate", cmd_generate, "write flashcards, a quiz, a mind map or a workshop into the "
                                                   "study folder")
-    generate.add_argument("kind", choices=["flashcards", "quiz", "mindmap", "workshop", "lesson"],
+    generate.add_argument("kind", choices=KINDS,
                           help="what to write into the vault's study folder")
     generate.add_argument("--note", help="a note (vault path or name) to study")
     generate.add_argument("--scope", action="append", help="folder:X, tag:Y, file:Z, property:k=v (repeatable)")
@@ -279,7 +283,7 @@ def register(command) -> None:  # type: ignore[no-untyped-def]
     generate.add_argument("--selection", help="with --note: only the passage holding this text")
     generate.add_argument("--count", type=int, help="cards / questions / main branches / lessons")
     generate.add_argument("--deck", help="flashcards: deck name (default: from the title)")
-    generate.add_argument("--chat-provider", choices=["auto", "ollama", "extractive", "llamacpp"],
+    generate.add_argument("--chat-provider", choices=CHAT_PROVIDER_CHOICES,
                           help="chat provider (default: settings; auto falls back to extractive)")
     generate.add_argument("--model", help="model id for the provider")
     generate.add_argument("--workshop", help="lesson: the workshop outline note (vault path)")

@@ -11,13 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cognivault.study.common import GenerationResult, Progress, no_progress, study_folder
+from cognivault.study.kinds import KINDS, STUDY_KINDS
 from cognivault.study.sources import GenerationError, StudyRequest
 
 if TYPE_CHECKING:
     from cognivault.models.chat import ChatProvider
     from cognivault.study.progress import ProgressStore
-
-KINDS = ("flashcards", "quiz", "mindmap", "workshop", "lesson")
 
 
 async def run_generation(kind: str, engine: Any, request: StudyRequest, provider: ChatProvider | None, *,
@@ -26,27 +25,19 @@ async def run_generation(kind: str, engine: Any, request: StudyRequest, provider
                          sources: Any = None) -> GenerationResult:
     """Generate one artifact of ``kind`` and write it into the vault (see the module docstring)."""
     study_folder(engine.vault, engine.settings)  # a study folder outside the vault is refused before any work
-    if kind == "flashcards":
-        from cognivault.study.flashcards import generate_flashcards as generator
-    elif kind == "quiz":
-        from cognivault.study.quiz import generate_quiz as generator
-    elif kind == "mindmap":
-        from cognivault.study.mindmap import generate_mindmap as generator
-    elif kind == "workshop":
-        from cognivault.study.workshop import generate_workshop as generator
-    elif kind == "lesson":
-        from cognivault.study.workshop import generate_lesson
-
+    spec = STUDY_KINDS.get(kind)
+    if spec is None:
+        raise GenerationError(f"unknown kind {kind!r}: one of {', '.join(KINDS)}", "bad_request")
+    generator = spec.load()
+    if not spec.from_notes:
         if not workshop or not lesson:
             raise GenerationError("a lesson needs the workshop outline note and the lesson number", "bad_request")
-        result = await generate_lesson(engine, workshop, int(lesson), provider, progress=progress)
+        result = await generator(engine, workshop, int(lesson), provider, progress=progress)
         if store is not None:
             store.record("lesson_read", {"workshop_id": result.extra["workshop_id"], "workshop": workshop,
                                          "lesson": result.extra["lesson"],
                                          "lessons_total": result.extra["lessons_total"], "path": result.path})
         return result
-    else:
-        raise GenerationError(f"unknown kind {kind!r}: one of {', '.join(KINDS)}", "bad_request")
     result = await generator(engine, request, provider, progress=progress, sources=sources)
     if store is not None:
         data: dict[str, Any] = {"kind": kind, "path": result.path, "produced": result.produced,

@@ -10,11 +10,17 @@ import json
 import re
 from typing import Any
 
+from cognivault.errors import CogniVaultError
+
 _FENCE_RE = re.compile(r"```(?:json|JSON)?[ \t]*\n(?P<body>.*?)(?:\n```|$)", re.S)
 
 
-class JSONParseError(ValueError):
+class JSONParseError(CogniVaultError, ValueError):
     """The model's reply holds no readable JSON."""
+
+    code = "unreadable_model_output"
+    status = 502
+    exit_code = 1
 
 
 def _remove_trailing_commas(text: str) -> str:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from cognivault.errors import CogniVaultError
 from cognivault.paths import vault_data_dir
 
 try:
@@ -26,8 +27,12 @@ _THREAD_LOCKS: dict[str, threading.Lock] = {}
 _GUARD = threading.Lock()
 
 
-class LockTimeout(RuntimeError):
+class LockTimeout(CogniVaultError, RuntimeError):
     """Another process held a study lock for too long."""
+
+    code = "busy"
+    status = 503
+    exit_code = 1
 
 
 def _thread_lock(key: str) -> threading.Lock:

@@ -25,8 +25,8 @@ from cognivault.study.common import (
 )
 from cognivault.study.extract import Fact, all_facts, blocks_of, plain
 from cognivault.study.jsonparse import JSONParseError
-from cognivault.study.schema import body_of, read_frontmatter
 from cognivault.study.sources import Source, SourceSet, StudyRequest
+from cognivault.vault.markdown import body_of, read_frontmatter
 
 if TYPE_CHECKING:
     from cognivault.models.chat import ChatProvider

@@ -45,6 +45,7 @@ from typing import Any
 import orjson
 
 from cognivault.atomic import atomic_write_bytes
+from cognivault.errors import CogniVaultError
 from cognivault.paths import vault_data_dir
 from cognivault.study.locks import file_lock
 
@@ -58,8 +59,10 @@ IDLE_GAP_SECONDS = 300.0
 HEATMAP_LEVELS = (0, 600, 1800, 3600)  # seconds: above 0 → 1, ≥10 min → 2, ≥30 min → 3, ≥1 h → 4
 
 
-class ProgressError(ValueError):
+class ProgressError(CogniVaultError, ValueError):
     """A malformed event (unknown kind, bad timestamp)."""
+
+    code = "bad_event"
 
 
 _FileSignature = tuple[int, int, int]

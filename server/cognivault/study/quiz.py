@@ -29,12 +29,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError, field_validator
 
+from cognivault.errors import CogniVaultError
 from cognivault.study.citations import CITATION_RE, cite, link
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, Text, short_id, study_folder
 from cognivault.study.extract import CLOZE_KINDS, MIN_DEFINITION_WORDS, Fact, all_facts, plain, spread
-from cognivault.study.schema import body_of, read_frontmatter
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import question_problems
+from cognivault.vault.markdown import body_of, read_frontmatter
 from cognivault.vault.notewriter import update_note
 
 if TYPE_CHECKING:
@@ -428,8 +429,10 @@ def record_attempt(progress: ProgressStore, quiz_path: str, result: dict[str, An
                     duration_s=duration_s)
 
 
-class NotAQuiz(ValueError):
+class NotAQuiz(CogniVaultError, ValueError):
     """The note holds no quiz questions (any more)."""
+
+    code = "not_a_quiz"
 
 
 def quiz_to_take(text: str, quiz_path: str) -> ParsedQuiz:

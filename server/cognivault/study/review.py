@@ -19,6 +19,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
+from cognivault.errors import CogniVaultError
 from cognivault.study.cards import DEFAULT_OPTIONS, Card, Flashcard, NoteCards, ParserOptions, parse_cards, \
     with_schedule
 from cognivault.study.citations import parse_citations, strip_citations, without_cited_links
@@ -30,8 +31,11 @@ from cognivault.vault.notewriter import NoteConflict, update_note
 log = logging.getLogger(__name__)
 
 
-class CardNotFound(LookupError):
+class CardNotFound(CogniVaultError, LookupError):
     """No card with that id: it was deleted or its text was edited since it was shown."""
+
+    code = "card_not_found"
+    status = 404
 
 
 class ReviewConflict(NoteConflict):

@@ -34,11 +34,12 @@ from aiohttp import web
 from cognivault.companion import api
 from cognivault.companion.api import ApiError, add_route, bad_request, engine_of, read_json, run_answer_work, run_blocking
 from cognivault.errors import CogniVaultError, describe_os_error
+from cognivault.models.providers import CHAT_PROVIDER_CHOICES
+from cognivault.study.kinds import KINDS
 
 log = logging.getLogger(__name__)
 
 TAG = "study"
-KINDS = ("flashcards", "quiz", "mindmap", "workshop", "lesson")
 ASSETS = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
 CLIENT_EVENTS = ("mindmap_view", "lesson_read", "note_edit", "ask")
 CARD_ID = re.compile(r"[0-9a-f]{12}(?:~[0-9]{1,4})?-[0-9]{1,3}")
@@ -55,7 +56,7 @@ GENERATE_BODY: dict[str, Any] = {
         "scope": {"type": "object"}, "selection": {"type": "string", "maxLength": 20000},
         "lines": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2, "maxItems": 2},
         "count": {"type": "integer", "minimum": 1, "maximum": 100}, "deck": {"type": "string", "maxLength": 100},
-        "chat_provider": {"type": "string", "enum": ["auto", "ollama", "extractive", "llamacpp"]},
+        "chat_provider": {"type": "string", "enum": list(CHAT_PROVIDER_CHOICES)},
         "workshop": {"type": "string", "maxLength": 1024}, "lesson": {"type": "integer", "minimum": 1},
     },
 }
@@ -113,7 +114,6 @@ async def review_due(request: web.Request) -> web.Response:
 
 
 async def review_grade(request: web.Request) -> web.Response:
-    from cognivault.study.review import CardNotFound, ReviewConflict
     from cognivault.study.scheduler import parse_rating
 
     card_id = request.match_info["card"]
@@ -127,13 +127,9 @@ async def review_grade(request: web.Request) -> web.Response:
     path = _note_path(request, body["path"]) if body.get("path") else None
     duration = body.get("duration_ms")
     deck = _deck(request.app)
-    try:
-        outcome = await run_blocking(request, deck.grade, card_id, rating, path=path,
-                                     duration_s=duration / 1000 if duration is not None else None)
-    except CardNotFound as exc:
-        raise ApiError(404, "card_not_found", str(exc)) from None
-    except ReviewConflict as exc:
-        raise ApiError(409, "review_conflict", str(exc)) from None
+    # CardNotFound (404 card_not_found) and ReviewConflict (409) are answered by the error middleware
+    outcome = await run_blocking(request, deck.grade, card_id, rating, path=path,
+                                 duration_s=duration / 1000 if duration is not None else None)
     return web.json_response(outcome.to_dict())
 
 
@@ -147,12 +143,9 @@ async def _provider(request: web.Request, name: str | None):  # type: ignore[no-
 
         provider = await answering.provider_of(request.app)
     else:
-        from cognivault.models.chat import ChatError, make_chat_provider
+        from cognivault.models.chat import make_chat_provider
 
-        try:
-            provider = make_chat_provider(request.app[api.SETTINGS_KEY], name)
-        except ChatError as exc:
-            raise ApiError(503, exc.code, exc.message) from None
+        provider = make_chat_provider(request.app[api.SETTINGS_KEY], name)  # a ChatError is a 503 with its code
     return None if getattr(provider, "name", "") == "extractive" else provider
 
 
@@ -276,14 +269,12 @@ async def quiz_questions(request: web.Request) -> web.Response:
 
 
 def _read_quiz(absolute: Path, path: str):  # type: ignore[no-untyped-def]
-    from cognivault.study.quiz import NotAQuiz, quiz_to_take
+    from cognivault.study.quiz import quiz_to_take  # a note without questions: NotAQuiz, a 400 not_a_quiz
 
     try:
         return quiz_to_take(absolute.read_text("utf-8"), path)
     except (OSError, UnicodeDecodeError):
         raise ApiError(404, "not_found", f"no quiz note at {path}") from None
-    except NotAQuiz as exc:
-        raise ApiError(400, "not_a_quiz", str(exc)) from None
 
 
 async def progress_summary(request: web.Request) -> web.Response:
@@ -337,7 +328,7 @@ async def record_event(request: web.Request) -> web.Response:
 # -- study notes of one type (mind maps, quizzes) --------------------------------------------------
 def _study_notes(vault: Path, folder: str, kind: str) -> list[dict[str, Any]]:
     """The generated notes of ``kind`` in the study folder, newest first."""
-    from cognivault.study.schema import read_frontmatter
+    from cognivault.vault.markdown import read_frontmatter
 
     root = vault / folder
     found = []
@@ -404,6 +395,7 @@ async def dashboard_asset(request: web.Request) -> web.Response:
 
 
 def setup_routes(app: web.Application) -> None:
+    api.on_answered(app, answered)
     add_route(app, "GET", "/api/review/due", review_due, tag=TAG, summary="Flashcards due for review",
               query={"deck": {"type": "string", "maxLength": 200}, "note": {"type": "string", "maxLength": 1024},
                      "limit": {"type": "integer", "minimum": 1, "maximum": 1000}})

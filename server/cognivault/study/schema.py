@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from cognivault.errors import CogniVaultError
 from cognivault.shipped import shipped
 
 SCHEMA_FILE = "generated-note.schema.json"
@@ -30,8 +31,11 @@ _TYPES: dict[str, tuple[type, ...]] = {"object": (dict,), "array": (list,), "str
                                        "integer": (int,), "number": (int, float), "null": (type(None),)}
 
 
-class SchemaError(ValueError):
+class SchemaError(CogniVaultError, ValueError):
     """A document does not match the schema; the message says where and why."""
+
+    code = "schema_mismatch"
+    status = 422
 
 
 def vault_schema_dir() -> Traversable:
@@ -135,28 +139,3 @@ def render_frontmatter(data: dict[str, Any]) -> str:
     validate_frontmatter(data)
     body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000)
     return f"---\n{body}---\n"
-
-
-def read_frontmatter(text: str) -> dict[str, Any]:
-    """The YAML frontmatter of a note (empty when there is none or it is not a mapping)."""
-    lines = text.replace("\r\n", "\n").split("\n")
-    if not lines or lines[0].rstrip() != "---":
-        return {}
-    for index in range(1, len(lines)):
-        if lines[index].rstrip() in ("---", "..."):
-            try:
-                data = yaml.safe_load("\n".join(lines[1:index]))
-            except yaml.YAMLError:
-                return {}
-            return data if isinstance(data, dict) else {}
-    return {}
-
-
-def body_of(text: str) -> str:
-    """The note without its frontmatter."""
-    lines = text.replace("\r\n", "\n").split("\n")
-    if lines and lines[0].rstrip() == "---":
-        for index in range(1, len(lines)):
-            if lines[index].rstrip() in ("---", "..."):
-                return "\n".join(lines[index + 1:])
-    return text

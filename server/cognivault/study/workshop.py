@@ -45,8 +45,8 @@ from cognivault.study.common import (
 from cognivault.study.extract import all_facts, answer_for, first_sentence, key_phrases, question_for, spread
 from cognivault.study.jsonparse import JSONParseError, parse_model_json
 from cognivault.study.prompts import load_study_prompt
-from cognivault.study.schema import body_of, read_frontmatter
 from cognivault.study.sources import GenerationError, Source, SourceSet, StudyRequest
+from cognivault.vault.markdown import body_of, read_frontmatter
 from cognivault.vault.notewriter import update_note
 
 if TYPE_CHECKING:

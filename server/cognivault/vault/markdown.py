@@ -71,7 +71,9 @@ from markdown_it.rules_block.state_block import StateBlock
 from cognivault.vault.types import BlockId, Callout, Heading, Link, ParsedNote, TagRef
 
 __all__ = ["parse_note", "normalize_text", "count_lines", "split_frontmatter", "load_frontmatter",
-           "is_valid_tag", "MarkdownBlock", "split_blocks", "block_tokens", "inline_pieces", "InlinePiece"]
+           "read_frontmatter", "body_of", "frontmatter_tags", "is_valid_tag", "tag_names", "TAG_NAME_PATTERN",
+           "TAG_OPENERS", "WIKILINK_RE", "HTML_COMMENT_RE", "MarkdownBlock", "split_blocks", "block_tokens",
+           "inline_pieces", "InlinePiece"]
 
 MAX_FRONTMATTER_CHARS = 256 * 1024  # larger YAML is not read (the lines still are frontmatter)
 MAX_YAML_NODES = 20_000  # a walk over more nodes than this (alias bombs) rejects the YAML
@@ -83,6 +85,9 @@ MAX_HTML_CHARS = 4_096  # an inline HTML tag, comment or autolink longer than th
 
 _NEWLINE_RE = re.compile(r"\r\n?")
 _FENCE_LINE_RE = re.compile(r"---[ \t]*")
+# An HTML comment in raw text (card schedules, citation markers, prompt notes); the note reader
+# itself finds comments with its inline scanner and markdown-it's HTML blocks.
+HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 # ---------------------------------------------------------------------------
@@ -156,6 +161,18 @@ def load_frontmatter(source: str) -> dict[str, Any]:
     return {str(key): value for key, value in data.items()}
 
 
+def read_frontmatter(text: str) -> dict[str, Any]:
+    """The frontmatter mapping of a whole note's text, read exactly as :func:`parse_note` reads it."""
+    fm_lines, _ = split_frontmatter(normalize_text(text).split("\n"))
+    return load_frontmatter("\n".join(fm_lines)) if fm_lines is not None else {}
+
+
+def body_of(text: str) -> str:
+    """A note's text after its frontmatter (all of it when there is none), normalized as positions are."""
+    lines = normalize_text(text).split("\n")
+    return "\n".join(lines[split_frontmatter(lines)[1]:])
+
+
 def _values(value: Any) -> list[str]:
     """Strings from a frontmatter value that may be a string, a number or a (nested) list."""
     out: list[str] = []
@@ -174,7 +191,9 @@ def _values(value: Any) -> list[str]:
 
 
 _TAG_SPLIT_RE = re.compile(r"[,\s]+")
-_TAG_NAME_RE = re.compile(r"[\w/-]+")
+TAG_NAME_PATTERN = r"[\w/-]+"  # the characters of a tag's name (see is_valid_tag for the rest of the rule)
+_TAG_NAME_RE = re.compile(TAG_NAME_PATTERN)
+TAG_OPENERS = "([{*_~\"'“‘«"  # what may stand right before a tag's "#" besides whitespace and a line start
 
 
 def is_valid_tag(name: str) -> bool:
@@ -187,7 +206,8 @@ def _tag_body_ok(name: str) -> bool:
     return not name.isdigit() and bool(name.strip("_/-"))
 
 
-def _frontmatter_tags(frontmatter: dict[str, Any]) -> list[str]:
+def frontmatter_tags(frontmatter: dict[str, Any]) -> list[str]:
+    """Tags from ``tags``/``tag`` (a list or a comma- or space-separated string; ``#`` optional)."""
     tags: list[str] = []
     for key in ("tags", "tag"):
         for value in _values(frontmatter.get(key)):
@@ -229,7 +249,9 @@ def _frontmatter_title(frontmatter: dict[str, Any], path: str) -> str:
     return stem or name
 
 
-_FM_WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]{1,%d})\]\]" % MAX_WIKILINK_CHARS)
+# A wikilink or embed in text that is not read as Markdown (frontmatter values, a model's answer);
+# in a note's body the inline scanner finds them (it skips code, HTML and escapes first).
+WIKILINK_RE = re.compile(r"(?P<embed>!?)\[\[(?P<inside>[^\[\]\n]{1,%d})\]\]" % MAX_WIKILINK_CHARS)
 
 
 def _frontmatter_links(lines: list[str]) -> list[Link]:
@@ -237,8 +259,8 @@ def _frontmatter_links(lines: list[str]) -> list[Link]:
     for index, line in enumerate(lines):
         if "[[" not in line:
             continue
-        for match in _FM_WIKILINK_RE.finditer(line):
-            link = _make_link(match.group(2), bool(match.group(1)), index + 2, match.start(), match.end())
+        for match in WIKILINK_RE.finditer(line):
+            link = _make_link(match["inside"], bool(match["embed"]), index + 2, match.start(), match.end())
             if link is not None:
                 links.append(link)
     return links
@@ -309,7 +331,7 @@ _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _SPECIAL_RE = re.compile(r"!\[|[\\`\[\]%#^<]")
 _BACKTICKS_RE = re.compile(r"`+")
 _BLOCK_ID_BODY_RE = re.compile(r"[A-Za-z0-9-]+")
-_TAG_PREFIX = frozenset("([{*_~\"'“‘«")
+_TAG_PREFIX = frozenset(TAG_OPENERS)
 _ANGLE_RE = re.compile(
     r"<(?P<url>[A-Za-z][A-Za-z0-9+.\-]{1,31}:[^<>\x00-\x20]*)>"  # autolink
     r"|<(?P<mail>[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
@@ -705,7 +727,7 @@ def parse_note(text: str, path: str) -> ParsedNote:
     fm_lines, body_index = split_frontmatter(lines)
     frontmatter = load_frontmatter("\n".join(fm_lines)) if fm_lines is not None else {}
 
-    tag_refs = [TagRef(tag=name, line=0, start_col=0, end_col=0) for name in _frontmatter_tags(frontmatter)]
+    tag_refs = [TagRef(tag=name, line=0, start_col=0, end_col=0) for name in frontmatter_tags(frontmatter)]
     links: list[Link] = _frontmatter_links(fm_lines) if fm_lines else []
     body = _Body()
     body_text = "\n".join(lines[body_index:]) if body_index else text
@@ -1016,3 +1038,11 @@ def inline_pieces(content: str) -> list[InlinePiece]:
             pieces.append(InlinePiece("autolink" if text else "html", start, end, text))
     pieces.sort(key=lambda piece: piece.start)
     return pieces
+
+
+def tag_names(content: str) -> list[str]:
+    """The tags (without ``#``) in a line or paragraph of body text, found as the index finds them:
+    Obsidian's rule, none inside code spans, HTML, comments or links."""
+    if "#" not in content:
+        return []
+    return [piece.text[1:] for piece in inline_pieces(content) if piece.kind == "tag"]

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from cognivault.errors import CogniVaultError
+
 
 @dataclass(frozen=True, slots=True)
 class Link:
@@ -114,9 +116,17 @@ class Extraction:
     metadata: dict[str, Any] = field(default_factory=dict)  # e.g. page count, OCR used
 
 
-class ExtractionSkipped(Exception):
+class ExtractionSkipped(CogniVaultError):
     """The file's format needs an optional part that is missing (``tesseract not installed``)."""
 
+    code = "extraction_skipped"
+    status = 422
+    exit_code = 1
 
-class ExtractionFailed(Exception):
+
+class ExtractionFailed(CogniVaultError):
     """The file is corrupt, hostile or unreadable; the message says why."""
+
+    code = "extraction_failed"
+    status = 422
+    exit_code = 1

@@ -1,7 +1,9 @@
 """Attachment extractors: one module per format, dispatched on the file suffix.
 
 Public API
-- ``ATTACHMENT_EXTENSIONS``: the suffixes (lower case, with the dot) read here.
+- ``FORMATS``: suffix (lower case, with the dot) -> format name; the one list of the
+  attachments CogniVault reads (``ATTACHMENT_EXTENSIONS`` is its keys, ``suffixes_of``
+  a part of it for the ask attachments and the answer filter).
 - ``extract_attachment(path, settings) -> Extraction``: chunks of one attachment.
   Raises ``ExtractionSkipped`` when an optional part is missing (tesseract,
   faster-whisper, a whisper model) and ``ExtractionFailed`` with a readable
@@ -35,6 +37,7 @@ __all__ = [
     "availability",
     "extract_attachment",
     "format_of",
+    "suffixes_of",
 ]
 
 # suffix -> format name
@@ -68,6 +71,16 @@ FORMATS: dict[str, str] = {
 }
 
 ATTACHMENT_EXTENSIONS: frozenset[str] = frozenset(FORMATS)
+DOCUMENT_FORMATS = ("pdf", "docx", "pptx", "xlsx", "csv", "html")  # text documents (not images, not audio)
+
+
+def suffixes_of(*formats: str) -> frozenset[str]:
+    """The suffixes of files in these formats (``suffixes_of("image")``: ``.png``, ``.jpg``...)."""
+    unknown = set(formats) - set(FORMATS.values())
+    if unknown:
+        raise ValueError(f"unknown attachment format(s): {', '.join(sorted(unknown))}")
+    return frozenset(suffix for suffix, name in FORMATS.items() if name in formats)
+
 
 # format -> (module, function), imported on first use so that startup stays light.
 _EXTRACTORS: dict[str, tuple[str, str]] = {
@@ -130,7 +143,7 @@ def availability(settings: IndexSettings) -> dict[str, str | None]:
     from . import audio, ocr
 
     result: dict[str, str | None] = {}
-    for kind in ("pdf", "docx", "pptx", "xlsx", "csv", "html", "image", "audio"):
+    for kind in (*DOCUMENT_FORMATS, "image", "audio"):
         module_and_package = _LIBRARIES.get(kind)
         if module_and_package and importlib.util.find_spec(module_and_package[0]) is None:
             result[kind] = f"{module_and_package[1]} not installed"

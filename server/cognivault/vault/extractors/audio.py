@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cognivault.config import IndexSettings
+from cognivault.errors import CogniVaultError
 from cognivault.extras import install_hint
 from cognivault.vault.types import ChunkDraft, Extraction, ExtractionFailed, ExtractionSkipped
 
@@ -39,8 +40,12 @@ _model_cache: dict[tuple[str, str], Any] = {}
 # --- the model folder --------------------------------------------------------------------------
 
 
-class WhisperPackagesMissing(LookupError):
+class WhisperPackagesMissing(CogniVaultError, LookupError):
     """The PyPI packages that carry the Whisper base model are not installed."""
+
+    code = "transcription_unavailable"
+    status = 503
+    exit_code = 1
 
 
 def _package_data(name: str) -> Path:
