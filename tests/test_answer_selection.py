@@ -15,7 +15,7 @@ import pytest
 from answer_support import make_vault
 
 from cognivault.answer import cache
-from cognivault.answer.evidence import _FALLBACK_ANALYZER, Evidence, question_concepts, text_terms
+from cognivault.answer.evidence import FALLBACK_ANALYZER, Evidence, question_concepts, text_terms
 from cognivault.answer.extractive import choose_units, units_of
 from cognivault.answer.retrieval import build_pack
 from cognivault.engine import Engine
@@ -23,11 +23,11 @@ from cognivault.engine import Engine
 
 def passage(label: str, path: str, text: str, heading: str = "") -> Evidence:
     return Evidence(label, label, path, Path(path).stem, [heading] if heading else [], 1, 3, "", text, "", 0.0,
-                    lang="en", terms=text_terms(_FALLBACK_ANALYZER, f"{heading}\n{text}", "en"))
+                    lang="en", terms=text_terms(FALLBACK_ANALYZER, f"{heading}\n{text}", "en"))
 
 
 def stems(words: str) -> list[str]:
-    return sorted(text_terms(_FALLBACK_ANALYZER, words, "en"))
+    return sorted(text_terms(FALLBACK_ANALYZER, words, "en"))
 
 
 def test_a_passage_is_judged_with_the_other_passages_of_its_note() -> None:
@@ -37,7 +37,7 @@ def test_a_passage_is_judged_with_the_other_passages_of_its_note() -> None:
     importer = passage("S2", "Help.md", "Photos are not imported: the importer ignores them.")
     moving = passage("S3", "Help.md", "Move your journal entries to Markdown files in one go.")
     terms = stems("photos import journal move")
-    chosen = choose_units([gallery, importer, moving], terms, {t: 1.0 for t in terms}, _FALLBACK_ANALYZER,
+    chosen = choose_units([gallery, importer, moving], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER,
                           "Are the photos kept when I import and move my journal?")
     assert chosen[0].label == "S2"
 
@@ -56,7 +56,7 @@ def test_the_block_after_each_chosen_block_completes_it() -> None:
     about = passage("S2", "Mobile.md", "On mobile you can define an action that runs when you pull down from "
                     "the top of the screen.\n\nBy default the quick action opens the command palette.", "Quick action")
     terms = stems("pull down top screen")
-    chosen = choose_units([steps, about], terms, {t: 1.0 for t in terms}, _FALLBACK_ANALYZER,
+    chosen = choose_units([steps, about], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER,
                           "What happens when I pull down from the top of the screen?")
     assert chosen[0].label == "S1"  # the best block, then the other note's, each with what follows it
     assert any("command palette" in unit.text for unit in chosen)
