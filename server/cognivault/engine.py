@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 import numpy as np
 
 from cognivault.config import Settings, load_settings
+from cognivault.graph import Snapshot
 from cognivault.index.catalog import Catalog, ChunkRecord, FileRecord
 from cognivault.index.generated import GeneratedNotes, study_prefix
 from cognivault.index.hybrid import FusionWeights, reciprocal_rank_fusion
@@ -164,22 +165,20 @@ def note_keywords(title: str, headings: Iterable[str]) -> str:
 
 
 class LinkGraph:
-    """Every note's resolved links both ways, its tags and its keywords, read once per catalog generation."""
+    """Every note's resolved links both ways, its tags and its keywords: what related notes weigh,
+    read from the note graph (:class:`cognivault.graph.Snapshot`) of one catalog generation."""
 
-    def __init__(self, generation: int, catalog: Catalog, resolver: LinkResolver) -> None:
-        self.generation = generation
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.generation = snapshot.generation
         self.outgoing: dict[str, set[str]] = defaultdict(set)
         self.incoming: dict[str, set[str]] = defaultdict(set)
-        for link in catalog.link_rows():
-            target = resolver.resolve(link.target, link.src)
+        for link, target in snapshot.resolved().items():
             if target is not None and target != link.src:
                 self.outgoing[link.src].add(target)
                 self.incoming[target].add(link.src)
-        self.tags: dict[str, tuple[str, ...]] = {}
-        self.keywords: dict[str, str] = {}
-        for record in catalog.note_records():
-            self.tags[record.path] = tuple(record.tags)
-            self.keywords[record.path] = note_keywords(record.title, [str(h[1]) for h in record.headings])
+        self.tags: dict[str, tuple[str, ...]] = {path: note.tags for path, note in snapshot.notes.items()}
+        self.keywords: dict[str, str] = {path: note_keywords(note.title, [h.text for h in note.headings])
+                                         for path, note in snapshot.notes.items()}
 
     def neighbours(self, path: str) -> NoteNeighbours:
         return NoteNeighbours(frozenset(self.outgoing.get(path, ())), frozenset(self.incoming.get(path, ())),
@@ -617,7 +616,7 @@ class Engine:
         generation = self.store.reader().generation()
         with self._graph_lock:
             if self._graph is None or self._graph.generation != generation:
-                self._graph = LinkGraph(generation, self.store.reader(), self.resolver())
+                self._graph = LinkGraph(Snapshot.load(self.store.reader()))
             return self._graph
 
     def related(self, note: str, k: int = 10, include_linked: bool = False,

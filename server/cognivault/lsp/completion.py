@@ -40,7 +40,8 @@ from rapidfuzz.distance import OSA
 
 from cognivault.index.generated import is_generated
 from cognivault.lsp import common
-from cognivault.lsp.model import Document, insert_sorted
+from cognivault.graph import insert_sorted
+from cognivault.lsp.model import Document
 from cognivault.lsp.paragraph_vectors import vectors_of
 from cognivault.lsp.positions import split_lines
 from cognivault.lsp.server import CogniVaultServer, Context, parse_text

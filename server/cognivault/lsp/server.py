@@ -35,7 +35,8 @@ from cognivault import __version__
 from cognivault.errors import CogniVaultError
 from cognivault.lsp import transport
 from cognivault.lsp.collector import IdleCollector
-from cognivault.lsp.model import Document, Snapshot, VaultView
+from cognivault.graph import SnapshotCache
+from cognivault.lsp.model import Document, VaultView
 from cognivault.lsp.options import LspOptions
 from cognivault.lsp.positions import Codec, split_lines
 from cognivault.lsp.uris import relative_path, vault_uri
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SNAPSHOT_STALENESS_WHILE_INDEXING_S = 1.0
 DISK_CACHE_SIZE = 256
 # An edit is searchable by keywords as soon as its update ran; its passages are embedded once the
 # user paused this long after the last update, a few at a time, so the model (which takes every
@@ -213,65 +213,6 @@ class DiskNames:
     def invalidate(self) -> None:
         with self._lock:
             self._built = 0.0
-
-
-class SnapshotCache:
-    """The current :class:`Snapshot`, reloaded when the catalog's generation moves."""
-
-    def __init__(self) -> None:
-        self._snapshot = Snapshot.empty()
-        self._lock = threading.Lock()
-        self._pending_lock = threading.Lock()
-        self._updates = 0
-
-    def updating(self) -> contextlib.AbstractContextManager[None]:
-        """Around a per-file write: readers keep the current snapshot until :meth:`patch` ran."""
-        cache = self
-
-        class _Updating:
-            def __enter__(self) -> None:
-                with cache._pending_lock:
-                    cache._updates += 1
-
-            def __exit__(self, *exc: object) -> None:
-                with cache._pending_lock:
-                    cache._updates -= 1
-
-        return _Updating()
-
-    def patch(self, engine: Any, paths: set[str], before: int) -> None:
-        """The writer changed ``paths`` (committed) starting from catalog generation ``before``:
-        read just those into the snapshot when it was exactly at ``before``, else everything.
-
-        Runs on the writer thread with the writer's own connection and without the lock, so
-        readers are never held up: meanwhile they keep using the current snapshot.
-        """
-        current = self._snapshot
-        catalog = engine.store.catalog
-        if current.generation < 0 or current.generation != before:
-            fresh = Snapshot.load(catalog)
-        else:
-            fresh = current.patched(catalog, paths)
-        with self._lock:
-            if self._snapshot is current or self._snapshot.generation <= fresh.generation:
-                self._snapshot = fresh
-
-    def get(self, engine: Any, indexing: bool) -> Snapshot:
-        with self._lock:
-            current = self._snapshot
-            catalog = engine.store.reader()
-            try:
-                generation = catalog.generation()
-            except Exception:  # noqa: BLE001 - a catalog being created: keep what we have
-                return current
-            if generation == current.generation or current.generation >= 0 and self._updates:
-                return current  # a per-file write is in flight: the writer patches the snapshot
-            if indexing and time.monotonic() - current.built_at < SNAPSHOT_STALENESS_WHILE_INDEXING_S \
-                    and current.generation >= 0:
-                return current
-            snapshot = Snapshot.load(catalog)
-            self._snapshot = snapshot
-            return snapshot
 
 
 class CogniVaultServer(LanguageServer):
