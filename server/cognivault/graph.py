@@ -439,8 +439,10 @@ class SnapshotCache:
         readers are never held up: meanwhile they keep using the current snapshot.
         """
         current = self._snapshot
+        if current.generation < 0:
+            return  # nobody read one yet (the companion never does): the first reader loads it
         catalog = engine.store.catalog
-        if current.generation < 0 or current.generation != before:
+        if current.generation != before:
             fresh = Snapshot.load(catalog)
         else:
             fresh = current.patched(catalog, paths)

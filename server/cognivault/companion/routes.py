@@ -150,7 +150,7 @@ async def import_url(request: web.Request) -> web.Response:
     except urlimport.ImportFailed as exc:
         raise ApiError(502, exc.code, exc.message) from None
     if engine.store.writable:
-        api.spawn(request.app, api.run_in_background(request.app, engine.index))
+        api.spawn(request.app, api.live_of(request).index_vault())
     return web.json_response(result.to_dict())
 
 
@@ -161,7 +161,7 @@ async def reindex(request: web.Request) -> web.Response:
     if not engine.store.writable:
         raise ApiError(409, "index_busy", "another CogniVault process writes this index and keeps it up to "
                        "date; nothing to start here")
-    api.spawn(request.app, api.run_in_background(request.app, engine.index))
+    api.spawn(request.app, api.live_of(request).index_vault())
     return web.json_response({"started": True})
 
 

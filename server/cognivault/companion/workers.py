@@ -13,8 +13,10 @@ were refused; split as below, every search was answered, p50 12 ms.
   request work is in flight, or after :data:`ANSWER_YIELD_S` at the latest, so
   answers give way to searches but never starve;
 - **background**: a few threads for long work that must hold up neither lane:
-  index passes, updates from the file watcher, index saves, URL imports and
-  transcriptions.
+  URL imports, transcriptions, the warm-up. Index passes, the file watcher's
+  updates and index saves run on the live vault's writer thread
+  (:mod:`cognivault.live`), which waits between its steps while request work
+  counted by the same :class:`RequestGate` runs.
 """
 
 from __future__ import annotations

@@ -44,7 +44,8 @@ from cognivault.graph import insert_sorted
 from cognivault.lsp.model import Document
 from cognivault.lsp.paragraph_vectors import vectors_of
 from cognivault.lsp.positions import split_lines
-from cognivault.lsp.server import CogniVaultServer, Context, parse_text
+from cognivault.lsp.documents import parse_text
+from cognivault.lsp.server import CogniVaultServer, Context
 
 TRIGGER_CHARACTERS = ["[", "#", "^"]
 RELATED_DEPTH = 30
@@ -239,7 +240,7 @@ def paragraph_edited(ls: CogniVaultServer, params: types.DidChangeTextDocumentPa
             text, version, path = entry
             vectors_of(ls).speculate(uri, lambda: _paragraph_at_edit(ls, uri, text, version, path, change))
 
-    ls._debounce(f"paragraph:{uri}", SPECULATE_AFTER_MS, schedule)
+    ls.live.debounce(f"paragraph:{uri}", SPECULATE_AFTER_MS, schedule)
 
 
 def _paragraph_at_edit(ls: CogniVaultServer, uri: str, text: str, version: int | None, path: str,
