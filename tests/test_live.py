@@ -1,7 +1,7 @@
 """The live vault (``cognivault.live``), the one service the language server and the companion keep
 their index current with: an unsaved buffer is searchable once its debounced update ran and the
 file is the truth again once the buffer is dropped; a watcher's batch is read on the writer thread
-and a change one file cannot settle runs a whole pass.
+and a change one file cannot settle runs a whole pass; the index pass gives way to requests.
 
 A real engine on real files, keyword-only (no model); waits bound a hang only.
 """
@@ -9,6 +9,7 @@ A real engine on real files, keyword-only (no model); waits bound a hang only.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from pathlib import Path
 
@@ -96,3 +97,38 @@ async def test_a_batch_is_read_on_the_writer_thread_and_an_attachment_runs_a_who
         live.close()
         assert await live.update_files(["New.md"]) is None  # closed: nothing is written
 
+
+async def test_the_index_pass_waits_between_files_while_a_request_runs(tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    for n in range(5):
+        (vault / f"Note {n}.md").write_text(f"# Note {n}\n\nText {n}.\n", "utf-8")
+    live = LiveVault()
+    pauses: list[bool] = []
+    real_wait = live.gate.wait_quiet
+
+    def recording_wait(timeout: float) -> bool:
+        quiet = real_wait(timeout)
+        pauses.append(quiet)
+        return quiet
+
+    live.gate.wait_quiet = recording_wait  # type: ignore[method-assign]
+    with Engine(vault, load_settings(vault), embedder=None) as engine:
+        live.attach(engine)
+        request_done = threading.Event()
+
+        def request() -> None:
+            with live.request():
+                request_done.wait(WAIT_S)
+
+        holder = threading.Thread(target=request)
+        holder.start()
+        try:
+            await live.index_vault()
+        finally:
+            request_done.set()
+            holder.join()
+        # Every file of the pass waited for the request (which outlived it), at most 50 ms each.
+        assert len(pauses) >= 6 and not any(pauses)
+        await live.index_vault()
+        assert pauses[-1] is True  # quiet: no wait
+        live.close()

@@ -292,7 +292,8 @@ class Engine:
                             "it keeps it up to date")
 
     def index(self, progress: ProgressCallback | None = None) -> IndexReport:
-        """Bring the index up to date with the vault (incremental by content)."""
+        """Bring the index up to date with the vault (incremental by content); :attr:`live` pauses
+        it between files while requests run."""
         self._require_writer()
 
         def track(event: Progress) -> None:
@@ -301,7 +302,7 @@ class Engine:
                 progress(event)
 
         with self._index_lock:
-            self._indexer = Indexer(self.vault, self.settings, self.store, self._embedder)
+            self._indexer = Indexer(self.vault, self.settings, self.store, self._embedder, self.live.pause)
             self._progress = Progress("scan", 0, 0)
             try:
                 report = self._indexer.run(track)
