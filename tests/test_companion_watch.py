@@ -5,8 +5,8 @@ The real command on a loopback port and real files, keyword-only (no model). Ign
 places (``.obsidian/``, ``.cognivaultignore``) stay out of the index; ``--no-watch``
 turns following off; a companion that takes over writing from a writer that went
 away starts watching; a batch whose update fails does not end the watching.
-``Engine.update_files`` is also the language server's per-file update: unsaved
-buffers, a view of the catalog patched around the writes, reshaped notes reported.
+``Engine.read_files`` is also the live vault's per-file update (language server and companion):
+unsaved buffers, the note graph patched around the writes, reshaped notes reported.
 """
 
 from __future__ import annotations
@@ -166,16 +166,16 @@ async def test_a_failed_update_is_logged_and_watching_goes_on(tmp_path: Path, fo
     engine = Engine(vault, load_settings(vault), embedder=None)
     engine.index()
     app = create_app(engine, load_settings(vault), "watch-test-token-" + "w" * 32, features=[])
-    real_update = engine.update_files
+    real_read = engine.read_files
     calls: list[set[str]] = []
 
-    def update_failing_once(paths: set[str]) -> object:
+    def read_failing_once(paths: list[str], **options: Any) -> object:
         calls.append(set(paths))
         if len(calls) == 1:
             raise OSError("disk trouble")
-        return real_update(paths)
+        return real_read(paths, **options)
 
-    engine.update_files = update_failing_once  # type: ignore[method-assign]
+    engine.read_files = read_failing_once  # type: ignore[method-assign]
     watcher = VaultWatcher(vault, engine.store.folder, force_polling=force_polling)
     task = asyncio.ensure_future(watch_vault(app, engine, watcher))
     try:
@@ -231,7 +231,7 @@ def test_update_files_reads_notes_skips_touches_and_passes_over_attachments_and_
 
 
 class _RecordingView:
-    """A catalog view like the language server's snapshot: what update_files told it, and when."""
+    """A live vault's side of the engine's writes (``Engine.live``): what read_files told it, and when."""
 
     def __init__(self) -> None:
         self.events: list[tuple[str, object]] = []
@@ -246,38 +246,43 @@ class _RecordingView:
         assert engine.store.catalog.generation() > before  # called after the writes, with the old generation
         self.events.append(("patch", sorted(paths)))
 
+    def pause(self) -> None:
+        self.events.append(("pause", None))
 
-def test_update_files_indexes_unsaved_buffers_and_reports_reshaped_notes_to_a_view(tmp_path: Path) -> None:
+
+def test_read_files_indexes_unsaved_buffers_and_reports_reshaped_notes_to_the_live_vault(tmp_path: Path) -> None:
     vault = _vault(tmp_path)
     (vault / "Prices.csv").write_text("item,price\nflurbonite,3\n", "utf-8")
     with Engine(vault, load_settings(vault), embedder=None) as engine:
         engine.index()
         cells = (vault / "Biology" / "Cells.md").read_text("utf-8")
-        view = _RecordingView()
+        view = engine.live = _RecordingView()
         # An unsaved buffer is indexed though the file's bytes did not change; same headings: not reshaped.
         buffer = cells + "\nZorbulent vesicles, typed but not saved.\n"
-        updates = engine.update_files(["Biology/Cells.md"], texts={"Biology/Cells.md": buffer}, view=view)
+        updates = engine.read_files(["Biology/Cells.md"], texts={"Biology/Cells.md": buffer})
         assert (updates.updated, updates.reshaped, updates.removed) == (["Biology/Cells.md"], [], [])
-        assert view.events == [("enter", None), ("patch", ["Biology/Cells.md"]), ("exit", None)]
+        assert [e for e in view.events if e[0] != "pause"] == [
+            ("enter", None), ("patch", ["Biology/Cells.md"]), ("exit", None)]
+        assert ("pause", None) in view.events  # between the update's steps
         assert [r.path for r in engine.search("zorbulent", mode="lexical").results] == ["Biology/Cells.md"]
         # A new heading changes what other notes' links can reach.
-        updates = engine.update_files(["Biology/Cells.md"], texts={"Biology/Cells.md": buffer + "## Vesicles\n"})
+        updates = engine.read_files(["Biology/Cells.md"], texts={"Biology/Cells.md": buffer + "## Vesicles\n"})
         assert updates.reshaped == ["Biology/Cells.md"]
         # The buffer outlives its file: still indexed from the buffer, not removed.
         (vault / "Biology" / "Cells.md").unlink()
-        updates = engine.update_files(["Biology/Cells.md"], texts={"Biology/Cells.md": buffer})
+        updates = engine.read_files(["Biology/Cells.md"], texts={"Biology/Cells.md": buffer})
         assert (updates.updated, updates.removed) == (["Biology/Cells.md"], [])
         # Without the buffer the deletion counts; a deleted attachment is forgotten without a whole pass.
         (vault / "Prices.csv").unlink()
-        view = _RecordingView()
-        updates = engine.update_files(["Biology/Cells.md", "Prices.csv"], view=view)
+        view = engine.live = _RecordingView()
+        updates = engine.read_files(["Biology/Cells.md", "Prices.csv"])
         assert (sorted(updates.removed), updates.whole_pass_needed) == (["Biology/Cells.md", "Prices.csv"], False)
-        assert view.events[1] == ("patch", ["Biology/Cells.md", "Prices.csv"])
+        assert ("patch", ["Biology/Cells.md", "Prices.csv"]) in view.events
         assert not engine.search("zorbulent", mode="lexical").results
         assert not engine.search("flurbonite", mode="lexical").results
-        # A caller that runs the whole pass itself is only told one is needed.
+        # read_files only tells its caller that a whole pass is needed.
         (vault / "Later.csv").write_text("item,price\nquendrite,4\n", "utf-8")
-        updates = engine.update_files(["Later.csv"], run_whole_pass=False)
+        updates = engine.read_files(["Later.csv"])
         assert (updates.whole_pass_needed, updates.full_pass) == (True, None)
         assert not engine.search("quendrite", mode="lexical").results
 
@@ -320,15 +325,16 @@ def test_an_update_waits_between_its_steps_while_a_request_runs(tmp_path: Path) 
     gate = RequestGate()
     steps: list[float] = []
 
-    def pause() -> None:
-        steps.append(time.monotonic())
-        gate.wait_quiet(600.0)  # longer than any test: only the request's end lets the update go on
+    class HeldByTheRequest(_RecordingView):  # a live vault whose pause lasts as long as the request
+        def pause(self) -> None:
+            steps.append(time.monotonic())
+            gate.wait_quiet(600.0)  # longer than any test: only the request's end lets the update go on
 
     with Engine(vault, load_settings(vault), embedder=WordHashEmbedder()) as engine:
         engine.index()
+        engine.live = HeldByTheRequest()
         (vault / "Biology" / "Cells.md").write_text("# Cells\n\nRibosomes build proteins.\n", "utf-8")
-        update = threading.Thread(target=engine.update_files, args=(["Biology/Cells.md"],),
-                                  kwargs={"pause": pause})
+        update = threading.Thread(target=engine.update_files, args=(["Biology/Cells.md"],))
         with gate.request():  # a request in flight: the update stops at its first step
             update.start()
             _until(lambda: len(steps) >= 1, "the update's first step")

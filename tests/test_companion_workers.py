@@ -47,6 +47,18 @@ def test_answer_work_waits_for_requests_only_so_long() -> None:
         pool.shutdown()
 
 
+def test_a_running_answer_step_holds_background_work_back() -> None:
+    """The index writer (cognivault.live) waits between its steps while an answer step runs, as it
+    does for requests: a question sent as ``serve`` starts is not slowed down by the start-up pass."""
+    gate = RequestGate()
+    pool = YieldingExecutor(gate, max_workers=1)
+    try:
+        assert pool.submit(gate.wait_quiet, 0).result(timeout=120) is False  # bounds a hang only
+        assert gate.wait_quiet(0) is True  # and lets it go on once the step is done
+    finally:
+        pool.shutdown()
+
+
 @pytest.fixture
 async def companion(tmp_path: Path):
     vault = tmp_path / "vault"

@@ -365,7 +365,7 @@ class BatchRecordingEmbedder(WordHashEmbedder):
 
 
 def test_edit_searchable_at_once_and_embedded_later_in_stoppable_batches(vault: Path) -> None:
-    """``update_files(embed=False)`` (the language server while the user types): the keyword index has
+    """``read_files`` (the live vault while the user types): the keyword index has
     the edit at once, the model is not called; ``embed_files`` adds the vectors later, a batch at a
     time until told to stop, and a second call finishes the rest; an undo gets its cached vectors back
     at once."""
@@ -380,7 +380,7 @@ def test_edit_searchable_at_once_and_embedded_later_in_stoppable_batches(vault: 
     with Engine(vault, settings, embedder=embedder) as engine:
         engine.index()
         embedder.batches.clear()
-        updates = engine.update_files([path], texts={path: text}, embed=False)
+        updates = engine.read_files([path], texts={path: text})
         assert updates.updated == [path] and embedder.batches == []
         assert engine.search("marmalade oranges", k=1, mode="lexical").results[0].path == path
         missing = len(engine.store.catalog.missing_embeddings(embedder.model_id, [path]))
@@ -398,7 +398,7 @@ def test_edit_searchable_at_once_and_embedded_later_in_stoppable_batches(vault: 
         assert engine.search(query, k=1, mode="dense").results[0].heading_path == ["Marmalade"]
 
         calls = len(embedder.batches)
-        engine.update_files([path], embed=False)  # undone: the file's own text, whose vectors are cached
+        engine.read_files([path])  # undone: the file's own text, whose vectors are cached
         assert engine.store.consistency()["agree"] and len(embedder.batches) == calls
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from cognivault.config import Settings, load_settings
 from cognivault.errors import CogniVaultError
+from cognivault.graph import Snapshot
 from cognivault.index.catalog import Catalog, ChunkRecord, FileRecord
 from cognivault.index.generated import GeneratedNotes, study_prefix
 from cognivault.index.hybrid import FusionWeights, reciprocal_rank_fusion
@@ -120,7 +121,7 @@ class Reshape:
 
 @dataclass(slots=True)
 class FileUpdates:
-    """What :meth:`Engine.update_files` did."""
+    """What :meth:`Engine.read_files` (and :meth:`Engine.update_files`) did."""
 
     updated: list[str] = field(default_factory=list)  # notes read again (new or changed)
     reshaped: list[str] = field(default_factory=list)  # of those, notes whose link targets changed (see _shape)
@@ -131,9 +132,10 @@ class FileUpdates:
     full_pass: IndexReport | None = None  # that pass, when update_files ran it
 
 
-class CatalogView(Protocol):
-    """A front end's copy of catalog data (the language server's snapshot of titles, headings and
-    links) that :meth:`Engine.update_files` keeps current by patching instead of reloading it."""
+class LiveWrites(Protocol):
+    """What a live vault (:class:`cognivault.live.LiveVault`) asks of the engine's writes: its copy
+    of the note graph patched around them instead of reloaded, and a pause between their steps
+    while requests run (so they are not slowed down by the writes)."""
 
     def updating(self) -> AbstractContextManager[None]:
         """Entered around the writes of one update: readers keep the copy they have meanwhile."""
@@ -141,12 +143,20 @@ class CatalogView(Protocol):
     def patch(self, engine: Engine, paths: set[str], before: int) -> None:
         """Still inside :meth:`updating`: ``paths`` were written, from catalog generation ``before`` on."""
 
+    def pause(self) -> None:
+        """Between two steps of a write."""
 
-class _NoView:
+
+class _Unobserved:
+    """Writes nobody watches (the CLI): nothing to patch, no pauses."""
+
     def updating(self) -> AbstractContextManager[None]:
         return nullcontext()
 
     def patch(self, engine: Engine, paths: set[str], before: int) -> None:
+        pass
+
+    def pause(self) -> None:
         pass
 
 
@@ -167,22 +177,20 @@ def note_keywords(title: str, headings: Iterable[str]) -> str:
 
 
 class LinkGraph:
-    """Every note's resolved links both ways, its tags and its keywords, read once per catalog generation."""
+    """Every note's resolved links both ways, its tags and its keywords: what related notes weigh,
+    read from the note graph (:class:`cognivault.graph.Snapshot`) of one catalog generation."""
 
-    def __init__(self, generation: int, catalog: Catalog, resolver: LinkResolver) -> None:
-        self.generation = generation
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.generation = snapshot.generation
         self.outgoing: dict[str, set[str]] = defaultdict(set)
         self.incoming: dict[str, set[str]] = defaultdict(set)
-        for link in catalog.link_rows():
-            target = resolver.resolve(link.target, link.src)
+        for link, target in snapshot.resolved().items():
             if target is not None and target != link.src:
                 self.outgoing[link.src].add(target)
                 self.incoming[target].add(link.src)
-        self.tags: dict[str, tuple[str, ...]] = {}
-        self.keywords: dict[str, str] = {}
-        for record in catalog.note_records():
-            self.tags[record.path] = tuple(record.tags)
-            self.keywords[record.path] = note_keywords(record.title, [str(h[1]) for h in record.headings])
+        self.tags: dict[str, tuple[str, ...]] = {path: note.tags for path, note in snapshot.notes.items()}
+        self.keywords: dict[str, str] = {path: note_keywords(note.title, [h.text for h in note.headings])
+                                         for path, note in snapshot.notes.items()}
 
     def neighbours(self, path: str) -> NoteNeighbours:
         return NoteNeighbours(frozenset(self.outgoing.get(path, ())), frozenset(self.incoming.get(path, ())),
@@ -240,6 +248,7 @@ class Engine:
         self._graph_lock = threading.Lock()
         self._generated: tuple[int, GeneratedNotes] | None = None
         self._progress: Progress | None = None  # the running index pass's last step
+        self.live: LiveWrites = _Unobserved()  # set by the live vault that keeps this engine current
 
     def _make_embedder(self, embedder: EmbeddingProvider | None | str) -> EmbeddingProvider | None:
         if embedder != "auto":
@@ -286,7 +295,8 @@ class Engine:
                             "it keeps it up to date")
 
     def index(self, progress: ProgressCallback | None = None) -> IndexReport:
-        """Bring the index up to date with the vault (incremental by content)."""
+        """Bring the index up to date with the vault (incremental by content); :attr:`live` pauses
+        it between files while requests run."""
         self._require_writer()
 
         def track(event: Progress) -> None:
@@ -295,7 +305,7 @@ class Engine:
                 progress(event)
 
         with self._index_lock:
-            self._indexer = Indexer(self.vault, self.settings, self.store, self._embedder)
+            self._indexer = Indexer(self.vault, self.settings, self.store, self._embedder, self.live.pause)
             self._progress = Progress("scan", 0, 0)
             try:
                 report = self._indexer.run(track)
@@ -308,30 +318,35 @@ class Engine:
                 report.messages.append(f"no embeddings: {self.embedder_error}")
             return report
 
-    def update_files(self, paths: Iterable[str], *, texts: Mapping[str, str] | None = None,
-                     view: CatalogView | None = None, run_whole_pass: bool = True,
-                     embed: bool = True, pause: Callable[[], object] | None = None) -> FileUpdates:
+    def update_files(self, paths: Iterable[str], *, texts: Mapping[str, str] | None = None) -> FileUpdates:
         """The files at these vault paths changed (written, created or deleted; a rename is its old
-        and its new path), on disk or in an editor: bring just them up to date.
+        and its new path), on disk or in an editor: bring just them up to date, embeddings included,
+        and run the incremental whole pass when one of them needs it (see :meth:`read_files`)."""
+        updates = self.read_files(paths, texts=texts)
+        if updates.updated:
+            self.embed_files(updates.updated)
+        if updates.whole_pass_needed:
+            updates.full_pass = self.index()
+        return updates
 
-        Notes are read again and deleted files forgotten, their keyword entries patched at once,
-        embeddings computed after; a note whose bytes did not change is left alone (so the answer
-        cache survives a touch). ``texts``: editors' unsaved buffers of Markdown notes, indexed as
-        they are (never skipped as unchanged; a buffer outlives its file's deletion). ``view``: a
-        copy of the catalog to patch around the writes (the language server's snapshot).
-        ``embed=False`` leaves new passages without vectors for now (keyword search has them at
-        once; a passage whose text has a cached vector gets it): the caller embeds them later with
-        :meth:`embed_files` (the language server does when the user pauses, so the model does not
-        compete with requests while they type). ``pause`` is called between the steps of the update
-        (the language server waits there while requests run, so they are not slowed down by it).
+    def read_files(self, paths: Iterable[str], *, texts: Mapping[str, str] | None = None) -> FileUpdates:
+        """Read these changed files again: what :meth:`update_files` does first, alone.
 
-        What one file cannot settle needs an incremental whole pass, run here unless
-        ``run_whole_pass`` is False (the caller runs it, e.g. with its own progress reports): an
-        attachment on disk (read in the isolated extractor of a pass; a deleted one is simply
-        forgotten), a folder (added or moved in), a path gone from disk with indexed files under it
-        (a folder removed or moved away), or a changed ``.cognivaultignore``.
+        Notes are read again and deleted files forgotten, their keyword entries patched at once; a
+        note whose bytes did not change is left alone (so the answer cache survives a touch).
+        ``texts``: editors' unsaved buffers of Markdown notes, indexed as they are (never skipped as
+        unchanged; a buffer outlives its file's deletion). New passages get no vector here (keyword
+        search has them at once; a passage whose text has a cached vector gets it): the caller
+        embeds them with :meth:`embed_files` (the live vault does when the user pauses, so the model
+        does not compete with requests while they type). :attr:`live` patches its note graph around
+        the writes and pauses between their steps.
 
-        Holds the index lock as :meth:`index` does, and releases it before running that pass.
+        What one file cannot settle needs an incremental whole pass, which the caller runs
+        (``whole_pass_needed``): an attachment on disk (read in the isolated extractor of a pass; a
+        deleted one is simply forgotten), a folder (added or moved in), a path gone from disk with
+        indexed files under it (a folder removed or moved away), or a changed ``.cognivaultignore``.
+
+        Holds the index lock as :meth:`index` does.
         """
         self._require_writer()
         updates = FileUpdates()
@@ -340,18 +355,15 @@ class Engine:
             spec = load_ignore_spec(self.vault)
             updates.whole_pass_needed = any(self._needs_whole_pass(path, spec) for path in paths)
             if not updates.whole_pass_needed:
-                self._update_each(paths, texts or {}, spec, view or _NoView(), updates, embed, pause)
-        if updates.whole_pass_needed and run_whole_pass:
-            updates.full_pass = self.index()
+                self._update_each(paths, texts or {}, spec, updates)
         return updates
 
     def _update_each(self, paths: list[str], texts: Mapping[str, str], spec: GitIgnoreSpec,
-                     view: CatalogView, updates: FileUpdates, embed: bool,
-                     pause: Callable[[], object] | None) -> None:
-        store = self.store
-        indexer = self._indexer = Indexer(self.vault, self.settings, store, self._embedder, pause)
+                     updates: FileUpdates) -> None:
+        store, live = self.store, self.live
+        indexer = self._indexer = Indexer(self.vault, self.settings, store, self._embedder, live.pause)
         try:
-            with view.updating():
+            with live.updating():
                 generation = store.catalog.generation()
                 for path in paths:
                     kind = file_kind(path)
@@ -362,23 +374,20 @@ class Engine:
                         indexer.pause()
                 changed = set(updates.updated) | set(updates.removed)
                 if changed:
-                    view.patch(self, changed, generation)
+                    live.patch(self, changed, generation)
             if changed:
                 indexer.pause()
                 store.update_lexical(changed, generation)  # only these notes' chunks: searchable at once
                 self._languages = None
-                if embed:
-                    indexer.embed_paths(updates.updated)
-                else:  # cached vectors cost nothing to add
-                    indexer.add_stored_vectors(updates.updated)
+                indexer.add_stored_vectors(updates.updated)  # cached vectors cost nothing to add
         finally:
             self._indexer = None
 
     def embed_files(self, paths: Iterable[str], *, batch_size: int = EMBED_BATCH,
                     stop: Callable[[], bool] | None = None) -> int:
         """Embed the passages of these notes that have no vector yet (left so by
-        ``update_files(embed=False)``), ``batch_size`` at a time, until ``stop()`` says so; returns
-        the vectors computed. Holds the index lock as :meth:`update_files` does."""
+        :meth:`read_files`), ``batch_size`` at a time, until ``stop()`` says so; returns
+        the vectors computed. Holds the index lock as :meth:`read_files` does."""
         self._require_writer()
         with self._index_lock:
             indexer = self._indexer = Indexer(self.vault, self.settings, self.store, self._embedder)
@@ -620,7 +629,7 @@ class Engine:
         generation = self.store.reader().generation()
         with self._graph_lock:
             if self._graph is None or self._graph.generation != generation:
-                self._graph = LinkGraph(generation, self.store.reader(), self.resolver())
+                self._graph = LinkGraph(Snapshot.load(self.store.reader()))
             return self._graph
 
     def related(self, note: str, k: int = 10, include_linked: bool = False,

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 import pytest_asyncio
 from lsprotocol import types
-from cognivault.lsp.server import EMBED_EDITS_AFTER_MS
+from cognivault.live import EMBED_EDITS_AFTER_MS
 
 from fake_ollama import FakeOllama, fake_ollama_in_thread
 from harness import Session, plain, position_of, start_session, stop_session

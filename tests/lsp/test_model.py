@@ -9,7 +9,7 @@ import pytest
 
 from cognivault.engine import Engine
 from cognivault.index.pipeline import Indexer
-from cognivault.lsp.model import LinkRef, NoteInfo, Snapshot
+from cognivault.graph import LinkRef, NoteInfo, Snapshot
 from cognivault.vault.scan import VaultFile
 from harness import TEST_VAULT
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 def test_the_joined_name_search_finds_what_a_scan_of_every_name_finds(names: list[str], wanted: str) -> None:
     from types import SimpleNamespace
 
-    from cognivault.lsp.model import Snapshot
+    from cognivault.graph import Snapshot
     from cognivault.lsp.workspace_symbols import _containing
 
     entries = sorted((name, f"note{n}.md", -1, 1.0) for n, name in enumerate(names))

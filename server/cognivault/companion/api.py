@@ -9,7 +9,8 @@ the error middleware turns it into ``{"error": {"code", "message"}}``.
 Blocking work never runs on the event loop: a handler's short engine work goes
 through :func:`run_blocking`, answer-sized work through :func:`run_answer_work`,
 long work through :func:`run_in_background` (the lanes of
-:mod:`cognivault.companion.workers`), context variables carried over.
+:mod:`cognivault.companion.workers`), context variables carried over; writes to the
+index through the live vault (:func:`live_of`, :mod:`cognivault.live`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from cognivault.companion.workers import Workers
     from cognivault.config import Settings
     from cognivault.engine import Engine
+    from cognivault.live import LiveVault
 
 T = TypeVar("T")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -64,6 +66,7 @@ ENGINE_KEY: web.AppKey[Engine] = web.AppKey("cognivault_engine")
 SETTINGS_KEY: web.AppKey[Settings] = web.AppKey("cognivault_settings")
 CONFIG_KEY: web.AppKey[CompanionConfig] = web.AppKey("cognivault_companion_config")
 WORKERS_KEY: web.AppKey[Workers] = web.AppKey("cognivault_workers")
+LIVE_KEY: web.AppKey[LiveVault] = web.AppKey("cognivault_live")  # keeps the engine's index current
 TASKS_KEY = web.AppKey("cognivault_background_tasks", set)
 SERVICES_KEY = web.AppKey("cognivault_services", dict)  # name -> object given to create_app(**services)
 ANSWERED_KEY = web.AppKey("cognivault_answered", list)  # what runs after each answer of POST /api/ask
@@ -144,6 +147,11 @@ async def answered(request: web.Request, done: dict[str, Any]) -> None:
 
 def workers_of(request_or_app: web.Request | web.Application) -> Workers:
     return _app(request_or_app)[WORKERS_KEY]
+
+
+def live_of(request_or_app: web.Request | web.Application) -> LiveVault:
+    """The live vault that writes the index (passes, updates) on its one writer thread."""
+    return _app(request_or_app)[LIVE_KEY]
 
 
 async def run_blocking(request_or_app: web.Request | web.Application, function: Callable[..., T],

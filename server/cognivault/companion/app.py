@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from cognivault.companion import api
-from cognivault.companion.workers import Workers
 from cognivault.companion.security import MIDDLEWARES, RateLimiter, on_response_prepare
+from cognivault.companion.workers import Workers
+from cognivault.live import LiveVault
 
 if TYPE_CHECKING:
     from cognivault.config import Settings
@@ -107,6 +108,9 @@ def create_app(engine: Engine, settings: Settings, token: str, *,
     app[api.SERVICES_KEY] = dict(services)
     workers = Workers.start()
     app[api.WORKERS_KEY] = workers
+    live = LiveVault(gate=workers.gate)  # the index pass and the watcher's updates give way to requests
+    live.attach(engine)
+    app[api.LIVE_KEY] = live
     app.on_response_prepare.append(on_response_prepare)
 
     async def _shutdown(app: web.Application) -> None:
@@ -116,6 +120,7 @@ def create_app(engine: Engine, settings: Settings, token: str, *,
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         await asyncio.get_running_loop().run_in_executor(None, workers.shutdown, True)
+        await asyncio.get_running_loop().run_in_executor(None, live.close)
 
     app.on_cleanup.append(_shutdown)
     for module in CORE_ROUTES:

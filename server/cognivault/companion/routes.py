@@ -131,7 +131,7 @@ async def import_url(request: web.Request) -> web.Response:
     result = await api.run_in_background(request, urlimport.import_url, engine.vault, body["url"], policy,
                                          folder=folder, settings=settings)
     if engine.store.writable:
-        api.spawn(request.app, api.run_in_background(request.app, engine.index))
+        api.spawn(request.app, api.live_of(request).index_vault())
     return web.json_response(result.to_dict())
 
 
@@ -142,7 +142,7 @@ async def reindex(request: web.Request) -> web.Response:
     if not engine.store.writable:
         raise ApiError(409, "index_busy", "another CogniVault process writes this index and keeps it up to "
                        "date; nothing to start here")
-    api.spawn(request.app, api.run_in_background(request.app, engine.index))
+    api.spawn(request.app, api.live_of(request).index_vault())
     return web.json_response({"started": True})
 
 

@@ -1,9 +1,10 @@
 """Running the companion: bind 127.0.0.1 only, a fresh token per start, ``companion.json`` for clients.
 
-``start_companion`` is for callers that own an event loop (the language server
-starts it in-process on request, and follows edits itself); ``serve_forever`` is
+``start_companion`` is for callers that own an event loop; ``serve_forever`` is
 ``cognivault serve``, which, while it writes the index, watches the vault and
 updates the index for each note changed on disk (``--no-watch``: only on "Re-index").
+Index passes and updates run on the app's live vault (:mod:`cognivault.live`): one
+writer thread, pausing between its steps while requests run.
 ``<vault>/.cognivault/companion.json`` holds ``{"url", "token", "pid", "vault"}``,
 is written atomically with mode 0600 (the temp file is 0600 from its first byte)
 and removed on exit, but only while it still describes this process.
@@ -42,7 +43,6 @@ log = logging.getLogger(__name__)
 
 BIND_HOST = "127.0.0.1"  # never anything else: the companion is for this machine only
 INFO_FILE = "companion.json"
-FOLLOW_INTERVAL_S = 2.0  # how often a read-only companion looks for the writer's changes (or its exit)
 
 
 class CompanionRunning(CogniVaultError, RuntimeError):
@@ -176,7 +176,7 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
                 out.write(f"CogniVault dashboard: {companion.dashboard_link()}  (Ctrl+C stops the server)\n")
             out.flush()
             if engine.store.writable:
-                await _start_writing(companion.app, engine, index=index, watch=watch)
+                _start_writing(companion.app, engine, index=index, watch=watch)
             else:
                 api.spawn(companion.app, _follow_other_writer(companion.app, engine, watch=watch))
             await stop.wait()
@@ -207,42 +207,26 @@ async def warm_up(app: web.Application) -> None:
     await asyncio.gather(api.run_in_background(app, warm_answering, app[api.ENGINE_KEY]), resolve_chat_provider())
 
 
-async def _start_writing(app: web.Application, engine: Engine, *, index: bool, watch: bool) -> None:
+def _start_writing(app: web.Application, engine: Engine, *, index: bool, watch: bool) -> None:
     """This process writes the index: watch the vault, then bring the index up to date.
 
     The watcher starts first, so a note saved during the pass is not missed; its update
-    waits for the pass (the engine lets one writer operation run at a time).
+    waits for the pass (the live vault's one writer thread runs them in turn).
     """
     if watch:
         api.spawn(app, watch_vault(app, engine))
+    live = api.live_of(app)
     if index:
-        api.spawn(app, _index_in_background(app, engine))
+        api.spawn(app, live.index_vault())
+    else:
+        live.state.phase = "ready"
 
 
 async def _follow_other_writer(app: web.Application, engine: Engine, *, watch: bool) -> None:
     """Read-only (another process, e.g. the editor's language server, writes the index): reload its
     changes, and once that process has gone (closed, or killed), become the writer and index."""
-    while True:
-        await asyncio.sleep(FOLLOW_INTERVAL_S)
-        try:
-            if await api.run_in_background(app, engine.take_over_writing):
-                await _start_writing(app, engine, index=True, watch=watch)
-                return
-            await api.run_in_background(app, engine.store.refresh_if_changed)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("reloading the index written by another process failed")
-
-
-async def _index_in_background(app: web.Application, engine: Engine) -> None:
-    try:
-        report = await api.run_in_background(app, engine.index)
-        log.info("indexed %d files", len(report.files))
-    except asyncio.CancelledError:
-        raise
-    except Exception:
-        log.exception("background indexing failed")
+    if await api.live_of(app).follow_other_writer():
+        _start_writing(app, engine, index=True, watch=watch)
 
 
 async def watch_vault(app: web.Application, engine: Engine, watcher: VaultWatcher | None = None) -> None:
@@ -259,24 +243,27 @@ async def watch_vault(app: web.Application, engine: Engine, watcher: VaultWatche
         config.watching = True
         log.info("watching %s for changes (%s)", engine.vault, mode)
 
+    live = api.live_of(app)
     try:
         async for paths in watcher.batches(on_ready=ready):
             try:
-                updates = await api.run_in_background(app, engine.update_files, paths)
+                updates = await live.update_files(paths)
             except Exception:
                 log.exception("updating the index for %d changed files failed", len(paths))
                 continue
+            if updates is None:
+                break  # closing
             updated = True
             log.info("index updated: %d notes read again, %d removed%s", len(updates.updated),
-                     len(updates.removed), ", and a whole pass" if updates.full_pass else "")
+                     len(updates.removed), ", and a whole pass" if updates.whole_pass_needed else "")
     except asyncio.CancelledError:
         raise
     except Exception:
         log.exception("watching the vault stopped; the index follows it again after Re-index or a restart")
     finally:
         config.watching = False
-        if updated:
-            await api.run_in_background(app, _save_indexes, engine)
+        if updated and not live.closed:
+            await live.run_writer(_save_indexes, engine)
 
 
 def _save_indexes(engine: Engine) -> None:

@@ -11,10 +11,14 @@ were refused; split as below, every search was answered, p50 12 ms.
 - **answers**: one thread for the answer pipeline's steps (retrieval, choosing
   sentences, sessions) and other answer-sized work. A step starts only when no
   request work is in flight, or after :data:`ANSWER_YIELD_S` at the latest, so
-  answers give way to searches but never starve;
+  answers give way to searches but never starve; a running step counts as
+  request work for the background (the index pass after ``serve`` starts made
+  the first question's first envelope wait);
 - **background**: a few threads for long work that must hold up neither lane:
-  index passes, updates from the file watcher, index saves, URL imports and
-  transcriptions.
+  URL imports, transcriptions, the warm-up. Index passes, the file watcher's
+  updates and index saves run on the live vault's writer thread
+  (:mod:`cognivault.live`), which waits between its steps while request work
+  counted by the same :class:`RequestGate` runs.
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ BACKGROUND_THREADS = 4
 
 
 class YieldingExecutor(ThreadPoolExecutor):
-    """A thread pool whose tasks each start when ``gate`` is quiet, or after ``max_wait_s``."""
+    """A thread pool whose tasks each start when ``gate`` is quiet, or after ``max_wait_s``, and
+    count in ``gate`` while they run (with one thread, they never wait for each other)."""
 
     def __init__(self, gate: RequestGate, max_workers: int, max_wait_s: float = ANSWER_YIELD_S,
                  thread_name_prefix: str = "") -> None:
@@ -44,7 +49,8 @@ class YieldingExecutor(ThreadPoolExecutor):
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         def after_requests() -> T:
             self.gate.wait_quiet(self.max_wait_s)
-            return fn(*args, **kwargs)
+            with self.gate.request():  # background work (the index writer) waits for it in turn
+                return fn(*args, **kwargs)
 
         return super().submit(after_requests)
 

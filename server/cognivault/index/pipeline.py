@@ -154,8 +154,8 @@ class Indexer:
         self.settings = settings
         self.store = store
         self.embedder = embedder
-        # Called between the steps of storing a note (none holds a lock or a transaction):
-        # the language server waits there while requests run.
+        # Called between the steps of storing a note and between the files and stages of a pass
+        # (none holds a lock or a transaction): the live vault waits there while requests run.
         self.pause = pause or (lambda: None)
         self._stopping = False
         self._extractor: IsolatedExtractor | None = None
@@ -363,6 +363,7 @@ class Indexer:
             if self._stopping:
                 report.interrupted = True
                 break
+            self.pause()  # a request (a question just after start-up) goes first
             if progress:  # attachments sent to the extractor count once their text comes back (collect)
                 progress(Progress("read", number - len(attachments), total, vault_file.path))
             try:
@@ -386,6 +387,7 @@ class Indexer:
                 report.files.append(self._record_failure(vault_file, f"cannot read: {exc}", digest, None))
         report.timings["read_notes"] = time.perf_counter() - read_started
 
+        self.pause()
         lexical_started = time.perf_counter()
         # A whole pass compares every chunk (and re-derives the German compound lexicon, which
         # per-file updates leave as it is): searchable by keywords from here on.
@@ -423,6 +425,7 @@ class Indexer:
         report.timings["embed_and_attachments"] = time.perf_counter() - embed_started
         report.interrupted = report.interrupted or self._stopping
 
+        self.pause()
         finish_started = time.perf_counter()
         store.update_lexical()
         store.save_lexical()

@@ -2,7 +2,7 @@
 
 A note edited, added, deleted or renamed in Obsidian (or by git, a sync tool, a
 script) shows up here as a batch of vault-relative paths, once the burst of file
-events is over; ``cognivault serve`` hands each batch to ``Engine.update_files``
+events is over; ``cognivault serve`` hands each batch to ``LiveVault.update_files``
 while it writes the index. The operating system's notifications (inotify,
 FSEvents, ReadDirectoryChangesW through ``watchfiles``) are used; if they cannot
 start (e.g. the inotify watch limit is reached) the vault is polled instead.

@@ -8,8 +8,9 @@ One module per feature, each a pure function over a
 :class:`~cognivault.lsp.server.Context` plus a ``register(server)``:
 
 =====================  =================================================================
-``lifecycle``          initialize, background indexing with ``$/progress``, document sync,
-                       watched files, settings, shutdown
+``lifecycle``          initialize, document sync, watched files, settings, shutdown
+``indexing``           opening the engine, ``$/progress`` for index passes, diagnostics
+                       after edits, the warm-up (the live vault's events)
 ``symbols``            ``textDocument/documentSymbol``: the heading outline
 ``definition``         ``textDocument/definition``: links, embeds, headings, blocks, citations
 ``hover``              ``textDocument/hover``: link targets, tags, citations
@@ -33,8 +34,10 @@ Commands (``workspace/executeCommand``): ``cognivault.createNote``,
 ``cognivault.ask``, ``cognivault.generate`` (flashcards / quiz / mindmap / workshop, as ``cognivault/generate``),
 ``cognivault.showRelated``, ``cognivault.showReferences``.
 
-Supporting modules: ``server`` (state, worker threads, the single index writer),
-``model`` (the note graph snapshot and open buffers), ``positions`` (the only
+Supporting modules: ``server`` (document sync, worker threads, thin handlers; the
+index writer, debounced updates and the note graph are :mod:`cognivault.live`'s),
+``model`` (open buffers over the note graph, :mod:`cognivault.graph`), ``documents``
+(parsing open buffers and files on disk), ``positions`` (the only
 place columns are converted: UTF-16 unless the client negotiated UTF-8 or
 UTF-32), ``uris``, ``options``, ``transport`` (a JSON-RPC loop that answers
 malformed messages instead of ignoring them), ``common``, ``commands`` (CLI).

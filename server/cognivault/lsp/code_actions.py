@@ -282,9 +282,9 @@ def register(server: CogniVaultServer) -> None:
     @server.command(CREATE_NOTE_COMMAND)
     async def on_create_note(ls: CogniVaultServer, *arguments: Any) -> Any:
         result = await ls.run_feature(create_note, None, _args(list(arguments)))
-        ls.schedule_update(result["path"], delay_ms=0)
+        ls.live.schedule_update(result["path"], delay_ms=0)
         if ls.capability("window.show_document.support", False):
-            ls.spawn(ls.window_show_document_async(types.ShowDocumentParams(uri=result["uri"], take_focus=True)))
+            ls.live.spawn(ls.window_show_document_async(types.ShowDocumentParams(uri=result["uri"], take_focus=True)))
         return result
 
     @server.command(GENERATE_COMMAND)

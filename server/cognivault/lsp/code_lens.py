@@ -81,7 +81,7 @@ def register(server: CogniVaultServer) -> None:
                     await ls.window_show_document_async(types.ShowDocumentParams(uri=note["uri"], take_focus=True))
                     return
 
-        ls.spawn(offer())
+        ls.live.spawn(offer())
         return {"notes": notes}
 
     @server.command(SHOW_REFERENCES)

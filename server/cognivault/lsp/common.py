@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from cognivault.lsp.model import BlockInfo, Document, HeadingInfo, LinkRef, NoteInfo, find_heading, section_end
+from cognivault.graph import BlockInfo, HeadingInfo, LinkRef, NoteInfo, find_heading, section_end
+from cognivault.lsp.model import Document
 from cognivault.lsp.server import Context
 from cognivault.vault.types import Heading, Link, TagRef
 

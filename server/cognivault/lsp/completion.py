@@ -40,10 +40,12 @@ from rapidfuzz.distance import OSA
 
 from cognivault.index.generated import is_generated
 from cognivault.lsp import common
-from cognivault.lsp.model import Document, insert_sorted
+from cognivault.graph import insert_sorted
+from cognivault.lsp.model import Document
 from cognivault.lsp.paragraph_vectors import vectors_of
 from cognivault.lsp.positions import split_lines
-from cognivault.lsp.server import CogniVaultServer, Context, parse_text
+from cognivault.lsp.documents import parse_text
+from cognivault.lsp.server import CogniVaultServer, Context
 from cognivault.vault.markdown import TAG_OPENERS, WIKILINK_RE
 
 TRIGGER_CHARACTERS = ["[", "#", "^"]
@@ -244,7 +246,7 @@ def paragraph_edited(ls: CogniVaultServer, params: types.DidChangeTextDocumentPa
             text, version, path = entry
             vectors_of(ls).speculate(uri, lambda: _paragraph_at_edit(ls, uri, text, version, path, change))
 
-    ls._debounce(f"paragraph:{uri}", SPECULATE_AFTER_MS, schedule)
+    ls.live.debounce(f"paragraph:{uri}", SPECULATE_AFTER_MS, schedule)
 
 
 def _paragraph_at_edit(ls: CogniVaultServer, uri: str, text: str, version: int | None, path: str,

@@ -212,15 +212,15 @@ def register(server: CogniVaultServer) -> None:
     @server.feature(STATUS)
     async def on_status(ls: CogniVaultServer, params: Any) -> Any:
         state = ls.state.to_dict()
-        state["writerIdle"] = ls.writer_idle
-        state["updatesIdle"] = ls.updates_idle
+        state["writerIdle"] = ls.live.writer_idle
+        state["updatesIdle"] = ls.live.updates_idle
         answer: dict[str, Any] = {
             "vault": str(ls.vault) if ls.vault else None,
             "indexing": state,
             "provider": {"embeddings": getattr(getattr(ls.engine, "embedder", None), "model_id", None),
                          "note": ls.embedding_note},
             "server": {"version": ls.version, "positionEncoding": ls.codec.encoding,
-                       "openDocuments": len(ls.open_texts()), "unsavedDocuments": sorted(ls._dirty),
+                       "openDocuments": len(ls.open_texts()), "unsavedDocuments": ls.live.unsaved_paths(),
                        "features": [name.rsplit(".", 1)[-1] for name in ls.feature_modules]},
             "error": ls.engine_error,
         }
@@ -231,7 +231,7 @@ def register(server: CogniVaultServer) -> None:
     @server.feature(REINDEX)
     async def on_reindex(ls: CogniVaultServer, params: Any) -> Any:
         await ls.wait_engine()
-        ls.spawn(ls.index_vault())
+        ls.live.spawn(ls.live.index_vault())
         return {"started": True}
 
 

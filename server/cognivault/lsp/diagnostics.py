@@ -58,7 +58,7 @@ def diagnostics_of(ctx: Context, uris: list[str], linking_from: list[str] | None
         if doc is None or (uri not in chosen and not doc.link_names() & names):
             continue
         if ctx.server is not None and found:
-            ctx.server.yield_to_requests()  # after an edit this can be every open document
+            ctx.server.live.yield_to_requests()  # after an edit this can be every open document
         try:
             found[uri] = diagnostics(ctx, doc)
         except Exception as exc:  # noqa: BLE001 - one bad document must not stop the others

@@ -95,7 +95,7 @@ def _link_hover(ctx: Context, doc: Document, link) -> types.Hover:  # type: igno
 
 
 def _same_heading(ctx: Context, path: str, written: str, heading) -> bool:  # type: ignore[no-untyped-def]
-    from cognivault.lsp.model import find_heading
+    from cognivault.graph import find_heading
 
     note = ctx.view.note(path)
     return note is not None and find_heading(note.headings, written) == heading

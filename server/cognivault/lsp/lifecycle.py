@@ -3,12 +3,13 @@
 - The vault is ``initializationOptions.vault``, else the workspace root (or the
   first workspace folder).
 - After ``initialized`` the engine opens on a worker thread and a full,
-  incremental indexing pass starts at once with ``$/progress`` when the client
-  supports work-done progress; every request is answered meanwhile.
+  incremental indexing pass starts at once (:mod:`cognivault.lsp.indexing`);
+  every request is answered meanwhile.
 - ``didOpen`` / ``didChange`` / ``didSave`` / ``didClose`` and watched-file
-  events re-index the file debounced per file (unsaved text while a buffer is
-  dirty, the file again once it is saved or closed unsaved); after a pause in
-  typing, the paragraph at the last change is embedded for link completion.
+  events tell the live vault (:mod:`cognivault.live`), which re-indexes the file
+  debounced per file (unsaved text while a buffer differs from the file, the
+  file again once it is saved or closed unsaved); after a pause in typing, the
+  paragraph at the last change is embedded for link completion.
 - ``shutdown`` stops indexing and leaves catalog, BM25 and FAISS in agreement;
   ``exit`` releases the index.
 """
@@ -24,6 +25,7 @@ from typing import Any
 from lsprotocol import types
 
 from cognivault.lsp.completion import paragraph_edited
+from cognivault.lsp.indexing import start_engine
 from cognivault.lsp.options import parse_options
 from cognivault.lsp.server import CogniVaultServer
 from cognivault.lsp.study import note_edited
@@ -69,6 +71,7 @@ def register(server: CogniVaultServer) -> None:
     def initialize(ls: CogniVaultServer, params: types.InitializeParams) -> None:
         options, problems = parse_options(params.initialization_options)
         ls.options = options
+        ls.live.debounce_ms = options.debounce_ms
         if ls.vault is None:
             ls.vault, error = vault_from_params(params, options.vault)
             if error:
@@ -92,30 +95,28 @@ def register(server: CogniVaultServer) -> None:
                 id=WATCHER_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                 register_options=types.DidChangeWatchedFilesRegistrationOptions(
                     watchers=[types.FileSystemWatcher(glob_pattern=glob) for glob in watcher_globs()]))
-            ls.spawn(_register(ls, types.RegistrationParams(registrations=[registration])))
-        ls.spawn(ls.start_engine())
+            ls.live.spawn(_register(ls, types.RegistrationParams(registrations=[registration])))
+        ls.live.spawn(start_engine(ls))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: CogniVaultServer, params: types.DidOpenTextDocumentParams) -> None:
         document = params.text_document
         path = _path(ls, document.uri)
-        ls.parse_soon(document.uri, document.text, document.version, path or "")
+        ls.documents.parse_soon(document.uri, document.text, document.version, path or "")
         if path is not None:
             disk = await asyncio.to_thread(_disk_text, ls, path)
             current = ls.open_texts().get(params.text_document.uri)
             # Changes, saves or a close that arrived while the file was read decide for themselves.
             if current is not None and current[1] == params.text_document.version and (
                     disk is None or disk != current[0]):
-                ls._dirty.add(path)
-                ls.schedule_update(path)
+                ls.live.buffer_changed(path)
         ls.schedule_diagnostics([params.text_document.uri], delay_ms=0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(ls: CogniVaultServer, params: types.DidChangeTextDocumentParams) -> None:
         path = _path(ls, params.text_document.uri)
         if path is not None:
-            ls._dirty.add(path)
-            ls.schedule_update(path)
+            ls.live.buffer_changed(path)
             note_edited(ls, path)
         paragraph_edited(ls, params)
         ls.schedule_diagnostics([params.text_document.uri])
@@ -124,34 +125,26 @@ def register(server: CogniVaultServer) -> None:
     async def did_save(ls: CogniVaultServer, params: types.DidSaveTextDocumentParams) -> None:
         path = _path(ls, params.text_document.uri)
         if path is not None:
-            ls._dirty.discard(path)
-            ls.schedule_update(path, delay_ms=min(50, ls.options.debounce_ms))
+            ls.live.buffer_saved(path)
             note_edited(ls, path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(ls: CogniVaultServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        ls.forget_document(uri)
+        ls.documents.forget(uri)
         path = _path(ls, uri)
-        if path is not None and path in ls._dirty:
-            ls._dirty.discard(path)  # closed without saving: the file is the truth again
-            ls.schedule_update(path, delay_ms=0)
+        if path is not None:
+            ls.live.buffer_dropped(path)  # closed without saving: the file is the truth again
         if ls.published.pop(uri, None):
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def did_change_watched_files(ls: CogniVaultServer, params: types.DidChangeWatchedFilesParams) -> None:
         ls.disk_names.invalidate()
-        for change in params.changes:
-            path = _path(ls, change.uri)
-            if path is None:
-                continue
-            if path.rsplit("/", 1)[-1] == ".cognivaultignore":
-                ls._debounce("index", 300, ls.index_vault)
-                continue
-            if path in ls._dirty and change.type != types.FileChangeType.Deleted:
-                continue  # the open buffer wins over the file until it is saved
-            ls.schedule_update(path)
+        changed = [(path, change.type) for change in params.changes
+                   if (path := _path(ls, change.uri)) is not None]
+        ls.live.files_changed([path for path, _ in changed],
+                              deleted=[path for path, kind in changed if kind == types.FileChangeType.Deleted])
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: CogniVaultServer,
@@ -172,6 +165,7 @@ def register(server: CogniVaultServer) -> None:
         for problem in problems:
             ls.log_to_client(f"CogniVault: setting ignored: {problem}", types.MessageType.Warning)
         ls.options = options
+        ls.live.debounce_ms = options.debounce_ms
         if ls.engine is not None:
             from cognivault.config import apply_overrides
 

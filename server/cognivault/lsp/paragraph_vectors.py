@@ -142,7 +142,7 @@ def vectors_of(server: Any) -> ParagraphVectors:
         vectors = _by_server.get(server)
         if vectors is None:
             vectors = _by_server[server] = ParagraphVectors(
-                before_speculating=getattr(server, "yield_to_requests", None))
+                before_speculating=getattr(getattr(server, "live", None), "yield_to_requests", None))
         return vectors
 
 

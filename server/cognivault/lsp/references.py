@@ -13,7 +13,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from cognivault.lsp import common
-from cognivault.lsp.model import Document, LinkRef, find_heading
+from cognivault.graph import LinkRef, find_heading
+from cognivault.lsp.model import Document
 from cognivault.lsp.server import CogniVaultServer, Context
 
 

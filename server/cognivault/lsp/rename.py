@@ -25,7 +25,8 @@ from urllib.parse import quote, unquote
 from lsprotocol import types
 
 from cognivault.lsp import common
-from cognivault.lsp.model import Document, HeadingInfo, LinkRef, find_heading
+from cognivault.graph import HeadingInfo, LinkRef, find_heading
+from cognivault.lsp.model import Document
 from cognivault.lsp.server import CogniVaultServer, Context, FeatureError
 from cognivault.lsp.uris import relative_path, vault_uri
 

@@ -249,10 +249,10 @@ async def generate_note(ls: CogniVaultServer, params: dict[str, Any]) -> dict[st
         if token is not None:
             with contextlib.suppress(Exception):
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=outcome))
-    ls.schedule_update(result.path, delay_ms=0)
+    ls.live.schedule_update(result.path, delay_ms=0)
     uri = vault_uri(ls.engine.vault, result.path)
     if ls.capability("window.show_document.support", False):
-        ls.spawn(ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True)))
+        ls.live.spawn(ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True)))
     return {**result.to_dict(), "uri": uri}
 
 
@@ -262,10 +262,10 @@ def note_edited(ls: CogniVaultServer, path: str) -> None:
     state = state_of(ls)
     if state is not None and state.edits.admit(path):
         def record() -> None:
-            ls.yield_to_requests()  # a write of the month's events: after the requests of the moment
+            ls.live.yield_to_requests()  # a write of the month's events: after the requests of the moment
             record_edit(state.store, path, "editor")
 
-        ls.spawn(asyncio.to_thread(record))
+        ls.live.spawn(asyncio.to_thread(record))
 
 
 async def answered(ls: CogniVaultServer, answer: dict[str, Any]) -> None:
@@ -294,8 +294,8 @@ def register(server: CogniVaultServer) -> None:
     async def on_review_grade(ls: CogniVaultServer, params: Any) -> Any:
         params = _params(params)
         deck = (await _ready_state(ls)).deck
-        result = await ls.run_feature(review_grade, None, params, deck, set(ls._dirty))
-        ls.schedule_update(result["path"], delay_ms=0)
+        result = await ls.run_feature(review_grade, None, params, deck, set(ls.live.unsaved_paths()))
+        ls.live.schedule_update(result["path"], delay_ms=0)
         return result
 
     @server.feature(QUIZ_ATTEMPT)

@@ -18,8 +18,10 @@ import asyncio
 import json
 import logging
 import re
+import sys
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from pygls.protocol import JsonRPCProtocol
@@ -251,3 +253,86 @@ async def run_async(stop_event: threading.Event, reader: Any, protocol: JsonRPCP
             handle_body(protocol, body)
         except Exception:  # never let one message end the loop
             log.exception("unexpected failure while handling a message")
+
+
+def serve_stdio(server: Any, stdin: Any = None, stdout: Any = None) -> None:
+    """Run ``server`` (a :class:`cognivault.lsp.server.CogniVaultServer`) over stdin/stdout until the
+    client exits or goes away; then shut it down."""
+    from pygls.io_ import StdoutWriter
+
+    stdin = stdin or sys.stdin.buffer
+    stdout = stdout or sys.stdout.buffer
+    server._stop_event = threading.Event()
+    server.protocol.set_writer(StdoutWriter(stdout))
+
+    async def main() -> None:
+        reader = await _pipe_reader(stdin, server.thread_pool)
+        await run_async(server._stop_event, reader, server.protocol, server.refused_message)
+
+    try:
+        asyncio.run(main())
+    except (BrokenPipeError, ConnectionResetError):
+        log.error("the client went away; shutting down")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()
+
+
+def serve_tcp(server: Any, host: str, port: int) -> None:
+    """Run ``server`` for one TCP client at a time on ``host:port`` until that client ends."""
+    server._stop_event = stop_event = threading.Event()
+
+    async def serve() -> None:
+        done = asyncio.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            if server.protocol.writer is not None:
+                writer.close()  # one client at a time
+                return
+            server.protocol.set_writer(writer)
+            try:
+                await run_async(stop_event, reader, server.protocol, server.refused_message)
+            finally:
+                done.set()
+
+        listening = await asyncio.start_server(connection, host, port)
+        addresses = ", ".join(str(sock.getsockname()) for sock in listening.sockets)
+        sys.stderr.write(f"cognivault lsp listening on {addresses}\n")
+        sys.stderr.flush()
+        async with listening:
+            await done.wait()
+
+    try:
+        asyncio.run(serve())
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()
+
+
+class _ExecutorReader:
+    def __init__(self, stream: Any, executor: ThreadPoolExecutor) -> None:
+        self.stream = stream
+        self.executor = executor
+
+    async def readline(self) -> bytes:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, self.stream.readline)
+
+    async def readexactly(self, n: int) -> bytes:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, self.stream.read, n)
+
+    async def read(self, n: int) -> bytes:
+        read = getattr(self.stream, "read1", self.stream.read)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, read, n)
+
+
+async def _pipe_reader(stream: Any, executor: ThreadPoolExecutor) -> Any:
+    """An asyncio stream over stdin when it is a pipe or socket (no thread hop per line)."""
+    loop = asyncio.get_running_loop()
+    try:
+        reader = asyncio.StreamReader(limit=MAX_HEADER_BYTES)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stream)
+        return reader
+    except (ValueError, OSError, NotImplementedError):
+        return _ExecutorReader(stream, executor)

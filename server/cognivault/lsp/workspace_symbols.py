@@ -15,7 +15,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from cognivault.lsp.model import insert_sorted
+from cognivault.graph import insert_sorted
 from cognivault.lsp.server import CogniVaultServer, Context
 
 MAX_RESULTS = 100
