@@ -438,6 +438,18 @@ The Calvin cycle fixes carbon dioxide in the stroma of the chloroplast.
 }
 
 
+async def test_a_question_in_another_language_names_no_function_words_as_missing(tmp_path: Path) -> None:
+    from cognivault.engine import Engine
+
+    vault, settings = make_vault(tmp_path, {"Photosynthesis.md": OFF_TOPIC_NOTES["Photosynthesis.md"]})
+    with Engine(vault, settings, embedder=None) as engine:  # an English vault, asked in German
+        envelopes = await ask(engine, "Wie funktioniert die Glykolyse in einer Zelle?", ExtractiveChat())
+    reason = next(e for e in envelopes if e["type"] == "confidence")["data"]["reason"]
+    assert "never mentions" in reason, reason
+    named = reason.split("never mentions:", 1)[1].replace(",", " ").split()
+    assert "glykolyse" in named and not {"wie", "die", "einer"} & set(named), reason
+
+
 async def test_extractive_answer_appends_no_off_topic_sentence(tmp_path: Path) -> None:
     from cognivault.engine import Engine
 

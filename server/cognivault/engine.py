@@ -25,7 +25,8 @@ from cognivault.errors import CogniVaultError
 from cognivault.graph import Snapshot
 from cognivault.index.catalog import Catalog, ChunkRecord, FileRecord
 from cognivault.index.generated import GeneratedNotes, study_prefix
-from cognivault.index.hybrid import FusionWeights, reciprocal_rank_fusion
+from cognivault.index.hybrid import FusedHit, FusionWeights, reciprocal_rank_fusion
+from cognivault.index.named_note import as_note_name, open_with_named_note
 from cognivault.index.pipeline import (
     EMBED_BATCH,
     IndexReport,
@@ -247,6 +248,7 @@ class Engine:
         self._graph: LinkGraph | None = None
         self._graph_lock = threading.Lock()
         self._generated: tuple[int, GeneratedNotes] | None = None
+        self._resolver: tuple[int, LinkResolver] | None = None
         self._progress: Progress | None = None  # the running index pass's last step
         self.live: LiveWrites = _Unobserved()  # set by the live vault that keeps this engine current
 
@@ -516,9 +518,24 @@ class Engine:
             fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, 1.0, 1.0, self.weights.rrf_k)
         if lexical is not None:
             fused = self.generated_notes().below_sources(fused, lambda hit: lexical.path_of(hit.chunk_id))
+            fused = self._open_with_named_note(fused, query, allowed_paths)
         results = self._results(fused, query, lang, k, per_note)
         return SearchResponse(query, mode, lang, results, notes, (time.perf_counter() - started) * 1000,
                               self.indexing())
+
+    def _open_with_named_note(self, fused: list[FusedHit], query: str, allowed_paths: set[str] | None
+                              ) -> list[FusedHit]:
+        """A query that is a note's name puts that note's opening passage first (see :mod:`named_note`)."""
+        name = as_note_name(query)
+        lexical = self.store.lexical
+        if not name or lexical is None:
+            return fused
+        generated = self.generated_notes().paths
+        named = [path for path in self.resolver().named(name)
+                 if path not in generated and (allowed_paths is None or path in allowed_paths)]
+        catalog = self.store.reader()
+        return open_with_named_note(fused, named, lexical.path_of,
+                                    lambda path: next((c.id for c in catalog.chunks_of(path)), None))
 
     def _dense_ranking(self, query: str, depth: int, allowed_paths: set[str] | None,
                        vector: np.ndarray | None = None) -> tuple[list[str], str | None]:
@@ -589,9 +606,16 @@ class Engine:
 
     # -- related notes ----------------------------------------------------
     def resolver(self) -> LinkResolver:
+        """How links (and names) find notes, built once per catalog generation."""
         catalog = self.store.reader()
-        return LinkResolver([f.path for f in catalog.files() if f.state == "indexed"],
-                            {path: aliases for path, _, aliases, _ in catalog.notes()})
+        generation = catalog.generation()
+        cached = self._resolver
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        resolver = LinkResolver([f.path for f in catalog.files() if f.state == "indexed"],
+                                {path: aliases for path, _, aliases, _ in catalog.notes()})
+        self._resolver = (generation, resolver)
+        return resolver
 
     def note_path(self, name: str) -> str:
         """The vault path of a note given as a path or a name; EngineError when there is none."""

@@ -138,7 +138,9 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
     missing += [" ".join(pack.word_of(t) for t in p) for p in absent]
     what = "key terms" if coverage == keyword_coverage else "key terms and meaning"
     if pack.unknown_share >= OFF_TOPIC_SHARE:
-        return Confidence("low", "the vault never mentions: " + ", ".join(pack.unknown[:5]), coverage, best,
+        never = ("the vault never mentions: " + ", ".join(pack.unknown[:5])) if pack.unknown \
+            else "the vault uses none of the question's words"
+        return Confidence("low", never, coverage, best,
                           covered, missing, keyword_coverage, similarity, pack.unknown_share)
     if coverage >= HIGH_COVERAGE and best >= HIGH_BEST:
         label = "high"

@@ -38,7 +38,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cognivault.index.analysis import SNOWBALL_BY_ISO, Analyzer, detect_language, words
+from cognivault.index.analysis import SNOWBALL_BY_ISO, Analyzer, detect_language, is_stopword, words
 
 DEFAULT_MAX_ITEMS = 6
 DEFAULT_TOKEN_BUDGET = 2400
@@ -349,7 +349,10 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
                 known.add(word)
                 continue
         unknown[word] = unknown.get(word, 0.0) + weight[concept.key]
-    return sum(unknown.values()) / sum(weight.values()), list(unknown)
+    # A question in a language the vault is not written in keeps its function words as concepts ("wie",
+    # "ich"): they count towards the share, but naming them as what "the vault never mentions" reads as nonsense.
+    shown = [word for word in unknown if not any(is_stopword(word.casefold(), code) for code in SNOWBALL_BY_ISO)]
+    return sum(unknown.values()) / sum(weight.values()), shown
 
 
 _SORTED_VOCAB: dict[int, tuple[int, list[str]]] = {}

@@ -81,6 +81,12 @@ class LinkResolver:
                 clone._by_alias[key] = [*clone._by_alias.get(key, ()), path]
         return clone
 
+    def named(self, name: str) -> list[str]:
+        """Every note ``name`` is the name of (its file name, a path suffix or an alias), as a link would
+        find it before choosing among them."""
+        key = target_key(name)
+        return sorted({*self._by_key.get(key, ()), *self._by_alias.get(key, ())}) if key else []
+
     def resolve(self, target: str, source: str | None = None) -> str | None:
         """The vault path ``target`` points to from note ``source``, or None when unresolved."""
         if not target:
