@@ -288,12 +288,14 @@ class CogniVaultServer(LanguageServer):
         from cognivault.lsp.paragraph_vectors import close_vectors_of
 
         engine = self.live.engine
-        self.documents.close()
-        close_vectors_of(self)
-        self.live.close()
-        if engine is not None:
-            with contextlib.suppress(Exception):
-                engine.close()
+        try:
+            self.documents.close()
+            close_vectors_of(self)
+            self.live.close()
+        finally:  # whatever failed above, the index is closed and its writer lock freed for the next process
+            if engine is not None:
+                with contextlib.suppress(Exception):
+                    engine.close()
 
     def shutdown(self) -> None:  # the transport ended (exit, EOF or a broken pipe)
         with contextlib.suppress(Exception):
