@@ -7,8 +7,9 @@ and one scanned, image-only page), a DOCX, a PPTX, an XLSX, a CSV, an HTML page,
 a PNG with text for OCR and a short spoken clip (Ogg/Opus).
 
 Output is reproducible: fixed document dates, fixed zip timestamps, no random
-ids. The clip needs ``espeak-ng`` (Debian) and PyAV (a faster-whisper
-dependency); without them the committed clip is kept as it is.
+ids. The PDF is written with pymupdf (the ``test`` extra; CogniVault itself
+reads PDFs with pypdf and PDFium). The clip needs ``espeak-ng`` (Debian) and
+PyAV (a faster-whisper dependency); without them the committed clip is kept as it is.
 
     python scripts/make_example_vault.py            # into examples/vault/
     python scripts/make_example_vault.py --out DIR  # into DIR/attachments/

@@ -136,6 +136,22 @@ def test_vectors_are_normalized_float32_and_deterministic(provider: EmbeddedProv
 
 
 @needs_extra
+def test_batches_run_side_by_side_and_give_the_one_thread_vectors(provider: EmbeddedProvider,
+                                                                  model_cache: Path) -> None:
+    texts = [f"Note {i}: chloroplasts turn light into chemical energy, step {i}." for i in range(40)]
+    texts += [_long_text(), "short"]
+    windows, _, _ = provider.token_windows(texts)
+    long_lengths = [len(w) for w in windows if len(w) > provider.short_window_tokens]
+    assert sum(long_lengths) < provider.token_budget  # one batch by budget alone...
+    assert len(provider._batches(long_lengths)) >= provider.threads == 2  # noqa: SLF001 - ...one per thread
+    alone = EmbeddedProvider(cache_dir=model_cache, threads=1)
+    one_thread = alone.embed_documents(texts)
+    side_by_side = provider.embed_documents(texts)
+    # Dynamic int8 scales each batch's activations as a whole: other batches, slightly other vectors.
+    assert float((one_thread * side_by_side).sum(axis=1).min()) > 0.999
+
+
+@needs_extra
 def test_model_id_names_model_and_precision(provider: EmbeddedProvider) -> None:
     assert provider.model_id == f"embedded:all-MiniLM-L6-v2:onnx-int8-r{embedded_module.RECIPE_VERSION}"
     assert provider.max_seq_length == 256  # sentence_bert_config.json of this model

@@ -206,8 +206,8 @@ def test_scanned_only_pdf_without_tesseract_is_skipped(tmp_path: Path, settings:
         extract_attachment(path, settings)
 
 
-def test_pdf_falls_back_to_pymupdf_when_pypdf_fails(tmp_path: Path, settings: IndexSettings,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pdf_falls_back_to_pdfium_when_pypdf_fails(tmp_path: Path, settings: IndexSettings,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     import pypdf
 
     path = tmp_path / "doc.pdf"
@@ -218,7 +218,7 @@ def test_pdf_falls_back_to_pymupdf_when_pypdf_fails(tmp_path: Path, settings: In
 
     monkeypatch.setattr(pypdf, "PdfReader", broken)
     result = extract_attachment(path, settings)
-    assert result.metadata["extractor"] == "pymupdf"
+    assert result.metadata["extractor"] == "pdfium"
     assert "simulated pypdf failure" in result.metadata["pypdf_error"]
     assert result.chunks[0].heading_path == ("Overview", "Page 1")
     assert "Chloroplasts capture light energy" in result.chunks[0].text
@@ -692,7 +692,7 @@ def test_audio_transcribed_with_local_model(tmp_path: Path, whisper_model: Path)
 
 def test_importing_the_registry_loads_no_format_library() -> None:
     code = ("import sys, cognivault.vault.extractors as e; "
-            "print(sorted(m for m in ('pymupdf', 'pypdf', 'docx', 'pptx', 'openpyxl', 'trafilatura', "
+            "print(sorted(m for m in ('pymupdf', 'pypdfium2', 'pypdf', 'docx', 'pptx', 'openpyxl', 'trafilatura', "
             "'PIL', 'pytesseract', 'faster_whisper', 'av') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -35,10 +35,17 @@ How it runs (recipe r2, chosen with ``bench/bench_embedding.py`` on 2 shared cor
        ``precision="fp32"`` uses the fp32 graph for everything.
     3. Tokenize with the ``tokenizers`` library directly (the model's own
        tokenizer.json, lower-casing as configured), sort windows by length and
-       batch them by a token budget (8192) so almost no padding is computed.
+       batch them by a token budget (8192, less when that leaves a thread
+       without a batch) so almost no padding is computed.
     4. Mean pooling over the attention mask, then L2 normalization, exactly as
        the model's sentence-transformers config (1_Pooling: mean tokens,
        2_Normalize) prescribes.
+    5. Parallel by batch, not by operator: each ONNX Runtime run uses one
+       thread, and ``threads`` batches run at once on one shared session (a run
+       releases the GIL), so no operator waits for a second thread to be
+       scheduled and no thread spins waiting for work. On 2 shared cores at
+       load 13-20: 60 help-vault chunks took 12% less CPU (8.9 s against
+       10.2 s) in the same wall time as splitting every operator over 2 threads.
     Measured on the help vault (2,014 chunks): every vector within cosine 0.99
     of sentence-transformers (min ~0.992, mean ~0.997); see the bench for speed.
 
@@ -73,6 +80,7 @@ import threading
 import warnings
 import zipfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -596,7 +604,7 @@ class EmbeddedProvider:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
-        options.intra_op_num_threads = self.threads
+        options.intra_op_num_threads = 1  # parallel by batch instead (module docstring, step 5)
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -640,10 +648,12 @@ class EmbeddedProvider:
 
     def _batches(self, lengths: list[int]) -> list[list[int]]:
         order = sorted(range(len(lengths)), key=lengths.__getitem__)
+        # Small enough that every thread gets a batch, never over the configured budget.
+        budget = min(self.token_budget, max(256, math.ceil(sum(lengths) / self.threads)))
         batches: list[list[int]] = []
         current: list[int] = []
         for index in order:  # ascending length: the newest row sets the padded width
-            if current and ((len(current) + 1) * lengths[index] > self.token_budget
+            if current and ((len(current) + 1) * lengths[index] > budget
                             or len(current) >= self.max_batch_rows):
                 batches.append(current)
                 current = []
@@ -667,7 +677,8 @@ class EmbeddedProvider:
                      for b in self._batches([lengths[i] for i in long_ones])]
         else:
             plan = [(self._session, batch) for batch in self._batches(lengths)]
-        for session, batch in plan:
+
+        def run(session: Any, batch: list[int]) -> None:
             width = max(lengths[index] for index in batch)
             ids = np.full((len(batch), width), self._pad_id, dtype=np.int64)
             mask = np.zeros((len(batch), width), dtype=np.int64)
@@ -681,7 +692,16 @@ class EmbeddedProvider:
             else:
                 weights_mask = mask[..., None].astype(np.float32)
                 vectors = (hidden * weights_mask).sum(axis=1) / np.maximum(weights_mask.sum(axis=1), 1e-9)
-            pooled[batch] = vectors
+            pooled[batch] = vectors  # batches are disjoint rows
+
+        if self.threads > 1 and len(plan) > 1:
+            with ThreadPoolExecutor(max_workers=min(self.threads, len(plan)),
+                                    thread_name_prefix="cognivault-embed") as pool:
+                for done in [pool.submit(run, session, batch) for session, batch in plan]:
+                    done.result()
+        else:
+            for session, batch in plan:
+                run(session, batch)
         return _l2_normalize(pooled)
 
     def _encode(self, texts: list[str], config: StModelConfig) -> np.ndarray:

@@ -140,7 +140,7 @@ def extract_attachment(path: Path, settings: IndexSettings) -> Extraction:
 
 def availability(settings: IndexSettings) -> dict[str, str | None]:
     """Per format: None when files of that kind can be read here, else the reason they cannot."""
-    from . import audio, ocr
+    from . import audio, ocr, pdf
 
     result: dict[str, str | None] = {}
     for kind in (*DOCUMENT_FORMATS, "image", "audio"):
@@ -152,8 +152,8 @@ def availability(settings: IndexSettings) -> dict[str, str | None]:
     ocr_problem = ocr.tesseract_problem()
     if result["image"] is None:
         result["image"] = ocr_problem
-    if importlib.util.find_spec("pymupdf") is None:
-        result["pdf_ocr"] = "pymupdf not installed (needed to render scanned pages)"
+    if importlib.util.find_spec("pypdfium2") is None:
+        result["pdf_ocr"] = pdf.PDFIUM_MISSING
     else:
         result["pdf_ocr"] = ocr_problem
     result["audio"] = audio.model_problem(settings)

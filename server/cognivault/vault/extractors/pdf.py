@@ -1,4 +1,9 @@
-"""PDF: text per page with pypdf (pymupdf when pypdf cannot read the file), OCR for scanned pages."""
+"""PDF: text per page with pypdf (PDFium when pypdf cannot read the file), OCR for scanned pages.
+
+PDFium (pypdfium2, the PDF engine of Chromium) reads what pypdf cannot and renders
+scanned pages for tesseract. It is not thread-safe, so every call into it holds
+one lock per process.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import importlib.util
 import logging
 import math
 import re
+import threading
 from pathlib import Path
 
 from cognivault.config import IndexSettings
@@ -23,12 +29,15 @@ OCR_DPI = 200
 OCR_MAX_PIXELS = 40_000_000
 MAX_PAGES = 5_000
 MAX_OUTLINE_ENTRIES = 2_000
+PDFIUM_MISSING = "pypdfium2 not installed (needed to render scanned pages)"
+
+_PDFIUM_LOCK = threading.Lock()
 
 _HYPHEN_BREAK = re.compile(r"([^\W\d_])-\n([^\W\d_])")
 
 
 class _Fallback(Exception):
-    """pypdf could not read the document; try pymupdf."""
+    """pypdf could not read the document; try PDFium."""
 
 
 def _visible_chars(text: str) -> int:
@@ -70,7 +79,7 @@ def _pypdf_pages(path: Path, deadline: Deadline) -> tuple[list[str], list[tuple[
             text = page.extract_text() or ""
             if _visible_chars(text) < OCR_MIN_CHARS:
                 # extract_text swallows pypdf's decompression limit and returns "": read the content
-                # stream again so a bomb is refused here, before pymupdf inflates it without a limit for OCR.
+                # stream again so a bomb is refused here, before PDFium inflates it without a limit for OCR.
                 contents = page.get_contents()
                 if contents is not None:
                     contents.get_data()
@@ -79,7 +88,7 @@ def _pypdf_pages(path: Path, deadline: Deadline) -> tuple[list[str], list[tuple[
     except (ExtractionFailed, ExtractionSkipped, _Fallback):
         raise
     except LimitReachedError as exc:
-        # A decompression bomb: pymupdf has no such limit, so do not hand it over.
+        # A decompression bomb: PDFium has no such limit, so do not hand it over.
         raise ExtractionFailed(f"PDF refused: a stream exceeds pypdf's safety limits ({exc})") from exc
     except (PyPdfError, Exception) as exc:  # noqa: BLE001 - pypdf raises many kinds on bad input
         raise _Fallback(f"{type(exc).__name__}: {exc}") from exc
@@ -111,52 +120,77 @@ def _pypdf_outline(reader) -> list[tuple[int, str, int]]:  # noqa: ANN001
     return entries
 
 
-def _open_pymupdf(path: Path, why: str = ""):  # noqa: ANN202
+def _open_pdfium(path: Path, why: str = ""):  # noqa: ANN202
     try:
-        import pymupdf
+        import pypdfium2
     except ImportError as exc:
-        raise ExtractionFailed(f"not a readable PDF ({why or 'pymupdf is not installed'})") from exc
+        raise ExtractionFailed(f"not a readable PDF ({why or 'pypdfium2 is not installed'})") from exc
 
+    with _PDFIUM_LOCK:
+        try:
+            return pypdfium2.PdfDocument(str(path), password="")
+        except pypdfium2.PdfiumError as exc:
+            if exc.err_code == pypdfium2.raw.FPDF_ERR_PASSWORD:
+                raise ExtractionFailed("PDF is password-protected") from exc
+            raise ExtractionFailed(f"not a readable PDF ({exc})") from exc
+        except Exception as exc:  # noqa: BLE001 - ctypes and OS errors on hostile files
+            raise ExtractionFailed(f"not a readable PDF ({exc})") from exc
+
+
+def _pdfium_page_text(document, index: int) -> str:  # noqa: ANN001
+    page = document[index]
     try:
-        document = pymupdf.open(str(path), filetype="pdf")
-    except Exception as exc:  # noqa: BLE001 - pymupdf raises its own and generic errors
-        raise ExtractionFailed(f"not a readable PDF ({exc})") from exc
-    if document.needs_pass and not document.authenticate(""):
-        document.close()
-        raise ExtractionFailed("PDF is password-protected")
-    return document
+        text_page = page.get_textpage()
+        try:
+            return text_page.get_text_bounded() or ""
+        finally:
+            text_page.close()
+    finally:
+        page.close()
 
 
-def _pymupdf_pages(document, deadline: Deadline) -> tuple[list[str], list[tuple[int, str, int]]]:  # noqa: ANN001
-    count = document.page_count
+def _pdfium_pages(document, deadline: Deadline) -> tuple[list[str], list[tuple[int, str, int]]]:  # noqa: ANN001
+    count = len(document)
     if count > MAX_PAGES:
         raise ExtractionFailed(f"PDF has {count} pages, over the limit of {MAX_PAGES}")
     texts = []
     for index in range(count):
         deadline.check(f"text of page {index + 1} of {count}")
         try:
-            texts.append(document[index].get_text("text") or "")
+            with _PDFIUM_LOCK:
+                texts.append(_pdfium_page_text(document, index))
         except Exception as exc:  # noqa: BLE001
             raise ExtractionFailed(f"PDF page {index + 1} cannot be read ({exc})") from exc
+    outline: list[tuple[int, str, int]] = []
     try:
-        toc = document.get_toc(simple=True)[:MAX_OUTLINE_ENTRIES]
-        outline = [(int(level), str(title).strip(), int(page) - 1)
-                   for level, title, page, *_ in toc if str(title).strip() and int(page) >= 1]
-    except Exception:  # noqa: BLE001
+        with _PDFIUM_LOCK:
+            for bookmark in document.get_toc(max_depth=8):
+                if len(outline) >= MAX_OUTLINE_ENTRIES:
+                    break
+                destination = bookmark.get_dest()
+                page = destination.get_index() if destination is not None else None
+                title = (bookmark.get_title() or "").strip()
+                if title and page is not None and page >= 0:
+                    outline.append((bookmark.level + 1, title, page))
+    except Exception:  # noqa: BLE001 - an unreadable outline is no reason to lose the text
         outline = []
     return texts, outline
 
 
 def _render_for_ocr(document, index: int):  # noqa: ANN001, ANN202
-    import pymupdf
-    from PIL import Image
-
-    page = document[index]
-    rect = page.rect
-    area_in2 = max(rect.width, 1) / 72 * max(rect.height, 1) / 72
-    dpi = min(OCR_DPI, int(math.sqrt(OCR_MAX_PIXELS / area_in2)))
-    pixmap = page.get_pixmap(dpi=max(dpi, 36), colorspace=pymupdf.csGRAY, alpha=False)
-    return Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples)
+    with _PDFIUM_LOCK:
+        page = document[index]
+        try:
+            width, height = page.get_size()
+            area_in2 = max(width, 1) / 72 * max(height, 1) / 72
+            dpi = max(36, min(OCR_DPI, int(math.sqrt(OCR_MAX_PIXELS / area_in2))))
+            bitmap = page.render(scale=dpi / 72, grayscale=True)
+            try:
+                return bitmap.to_pil().convert("L")
+            finally:
+                bitmap.close()
+        finally:
+            page.close()
 
 
 def _heading_paths(outline: list[tuple[int, str, int]], pages: int) -> list[tuple[str, ...]]:
@@ -193,26 +227,26 @@ def extract(path: Path, settings: IndexSettings, deadline: Deadline) -> Extracti
             texts, outline = _pypdf_pages(path, deadline)
             metadata["extractor"] = "pypdf"
         except _Fallback as exc:
-            log.info("pypdf could not read %s (%s); trying pymupdf", path, exc)
+            log.info("pypdf could not read %s (%s); trying PDFium", path, exc)
             metadata["pypdf_error"] = str(exc)
-            document = _open_pymupdf(path, str(exc))
-            texts, outline = _pymupdf_pages(document, deadline)
-            metadata["extractor"] = "pymupdf"
+            document = _open_pdfium(path, str(exc))
+            texts, outline = _pdfium_pages(document, deadline)
+            metadata["extractor"] = "pdfium"
         metadata["pages"] = len(texts)
 
         needs_ocr = [i for i, text in enumerate(texts) if _visible_chars(text) < OCR_MIN_CHARS]
         ocr_pages: list[int] = []
         if needs_ocr:
             problem = ocr.tesseract_problem()
-            if problem is None and importlib.util.find_spec("pymupdf") is None:
-                problem = "pymupdf not installed (needed to render scanned pages)"
+            if problem is None and importlib.util.find_spec("pypdfium2") is None:
+                problem = PDFIUM_MISSING
             if problem:
                 metadata["ocr_skipped"] = problem
             else:
                 languages = ocr.choose_languages(settings.ocr_languages)
                 metadata["ocr_languages"] = languages
                 if document is None:
-                    document = _open_pymupdf(path)
+                    document = _open_pdfium(path)
                 for index in needs_ocr:
                     doing = f"OCR of page {index + 1} of {len(texts)}"
                     deadline.check(doing)
@@ -227,7 +261,8 @@ def extract(path: Path, settings: IndexSettings, deadline: Deadline) -> Extracti
         metadata["ocr_pages"] = ocr_pages
     finally:
         if document is not None:
-            document.close()
+            with _PDFIUM_LOCK:
+                document.close()
 
     headings = _heading_paths(outline, len(texts))
     chunks: list[ChunkDraft] = []
