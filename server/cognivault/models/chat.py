@@ -18,7 +18,7 @@ the local Ollama once and falling back to the offline extractive provider.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -151,7 +151,7 @@ class ChatProvider(Protocol):
 
     def stream(self, messages: Sequence[ChatMessage], *, think: bool = False,
                schema: dict[str, Any] | None = None, tools: Sequence[ToolSpec] | None = None,
-               options: ChatOptions | None = None) -> AsyncIterator[ChatChunk]:
+               options: ChatOptions | None = None) -> AsyncGenerator[ChatChunk, None]:
         """Stream one reply. Raises :class:`ChatError`. Closing the iterator aborts the model call."""
         ...
 
@@ -167,7 +167,7 @@ async def complete(provider: ChatProvider, messages: Sequence[ChatMessage], **kw
             if chunk.kind == "text":
                 parts.append(chunk.text)
     finally:
-        await stream.aclose()  # type: ignore[attr-defined]
+        await stream.aclose()
     return "".join(parts)
 
 
