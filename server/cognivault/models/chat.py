@@ -149,6 +149,10 @@ class ChatProvider(Protocol):
         """What this model can do (probed once, then cached)."""
         ...
 
+    async def probe(self) -> ChatError | None:
+        """None when the model can answer now, else the error a request would meet."""
+        ...
+
     def stream(self, messages: Sequence[ChatMessage], *, think: bool = False,
                schema: dict[str, Any] | None = None, tools: Sequence[ToolSpec] | None = None,
                options: ChatOptions | None = None) -> AsyncGenerator[ChatChunk, None]:
@@ -202,7 +206,7 @@ async def resolve_chat_provider(settings: Any, name: str | None = None, model: s
         provider = make_chat_provider(settings, "ollama", model, embedder)
     except ChatError as exc:
         return ExtractiveChat(embedder=embedder), f"using the extractive answerer: {exc.message}"
-    problem = await provider.probe()  # type: ignore[attr-defined]
+    problem = await provider.probe()
     if problem is None:
         return provider, None
     await provider.aclose()
