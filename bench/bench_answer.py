@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 from _common import HELP_VAULT, QUESTIONS, WORK, copy_vault, emit, isolate_cache, percentiles
-
 from cognivault.answer.cache import AnswerCache
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.request import AskRequest

@@ -212,7 +212,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 with selection(setting):
                     runs = await evaluate_answers(engine, provider, load_jsonl(args.questions), per_question=True,
                                                   nuggets=load_nuggets(args.nuggets))
-                stated[setting] = {row["id"]: row["all_nuggets"] for row in runs["per_question"] if "all_nuggets" in row}
+                stated[setting] = {row["id"]: row["all_nuggets"] for row in runs["per_question"]
+                                   if "all_nuggets" in row}
         finally:
             await provider.aclose()
     per_question = report.pop("per_question")

@@ -110,7 +110,7 @@ async def load_run(info: dict, questions: list[str], args: argparse.Namespace,  
             turn += 1
             try:
                 outcome = await _ask(session, url, auth, body)
-            except (aiohttp.ClientError, asyncio.TimeoutError, json.JSONDecodeError) as exc:
+            except (TimeoutError, aiohttp.ClientError, json.JSONDecodeError) as exc:
                 _count(ask_codes, type(exc).__name__)
                 continue
             if outcome["status"] != 200:
@@ -130,7 +130,7 @@ async def load_run(info: dict, questions: list[str], args: argparse.Namespace,  
             elapsed, code = await _timed(clients[n % len(clients)], "POST", url + "/api/search",
                                          json={"query": questions[n % len(questions)], "mode": "lexical"},
                                          headers=auth)
-        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, aiohttp.ClientError) as exc:
             _count(search_codes, type(exc).__name__)
             return
         _count(search_codes, str(code))

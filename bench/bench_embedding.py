@@ -217,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         "reference_windowed_chunks_per_s": round(rate["reference_windowed"], 2),
         "speedup_vs_reference_windowed": round(rate["ours"] / rate["reference_windowed"], 3),
         "cosine_vs_reference": {**vs_ref, "compares": "ours_truncated vs reference, identical 256-token inputs"},
-        "cosine_windowed": {**windowed, "compares": "ours vs sentence-transformers on the same windows, same averaging"},
+        "cosine_windowed": {**windowed,
+                            "compares": "ours vs sentence-transformers on the same windows, same averaging"},
         "cosine_ours_vs_reference_fitting_chunks": cosine("ours", "reference", fits),
         "cosine_ours_vs_truncated_reference_long_chunks": cosine("ours", "reference", ~fits),
         "target": {

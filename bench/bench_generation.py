@@ -27,7 +27,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import HELP_VAULT, WORK, emit  # noqa: E402
-
 from cognivault.config import load_settings  # noqa: E402
 from cognivault.engine import Engine  # noqa: E402
 from cognivault.study.cards import parse_cards  # noqa: E402
@@ -176,7 +175,7 @@ def run(work: Path, notes: list[str] | None = None, limit: int | None = None) ->
             by_lang.pop("short_notes", None)
             by_lang.pop("notes_under_90%", None)
     report["rejected_examples"] = {kind: [{"path": r["path"], "problems": p, "item": text} for r in rows[kind]
-                                          for p, text in zip(r["problems"], r.get("texts", [])) if p][:10]
+                                          for p, text in zip(r["problems"], r.get("texts", []), strict=False) if p][:10]
                                    for kind in KINDS}
     return report
 

@@ -21,9 +21,8 @@ sys.path.insert(0, str(REPO / "tests"))
 
 
 def main() -> None:
-    from test_hostile_vault import build_hostile_files, hostile_settings, hostile_vault
-
     from cognivault.engine import Engine
+    from test_hostile_vault import build_hostile_files, hostile_settings, hostile_vault
 
     files = build_hostile_files()
     seconds: dict[str, float] = {}

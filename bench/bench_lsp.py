@@ -165,7 +165,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
            "PYTHONPATH": str(REPO / "server") + os.pathsep + os.environ.get("PYTHONPATH", "")}
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "cognivault.cli", "lsp", stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=open(args.server_log, "w") if args.server_log else asyncio.subprocess.DEVNULL, env=env, limit=2 ** 26)
+        stdout=asyncio.subprocess.PIPE,
+        stderr=open(args.server_log, "w") if args.server_log else asyncio.subprocess.DEVNULL, env=env, limit=2 ** 26)
     client = Client(process)
     started = time.perf_counter()
     init = await client.request("initialize", {
@@ -380,7 +381,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     client.notify("exit", None)
     try:
         await asyncio.wait_for(process.wait(), 30)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         process.kill()
     factor = 2 if args.large else 1
     verdict = {key: results[key]["p95_ms"] <= target * factor for key, target in TARGETS_MS.items()

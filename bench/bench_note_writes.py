@@ -18,7 +18,7 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +64,10 @@ def run_rounds(root: Path, rounds: int) -> dict[str, Any]:
             (lessons / f"Lesson {n}.md").write_text("", "utf-8")  # the link to a lesson not written yet
             outcome: dict[str, bool] = {}
 
-            def grade(n: int = n) -> None:
+            def grade(n: int = n, outcome: dict[str, bool] = outcome) -> None:
                 try:
                     graded = deck.grade(card_ids[n % CARDS], 3, path="Study/Deck.md",
-                                        now=datetime(2025, 3, 10, 9, tzinfo=timezone.utc))
+                                        now=datetime(2025, 3, 10, 9, tzinfo=UTC))
                     outcome["graded"] = True
                     outcome["redone"] = graded.attempts > 1
                 except ReviewConflict:

@@ -522,6 +522,9 @@ def closed_loopback_url() -> str:
 
 @pytest.fixture
 def fake_ollama() -> Iterator[FakeOllama]:
-    """A fresh fake Ollama on 127.0.0.1 (background thread); ``.url``, ``.script_chat()``, ``.requests``, ``.models``."""
+    """A fresh fake Ollama on 127.0.0.1 (background thread).
+
+    ``.url``, ``.script_chat()``, ``.requests``, ``.models``.
+    """
     with fake_ollama_in_thread() as fake:
         yield fake

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from answer_support import make_vault
 
+from answer_support import make_vault
 from cognivault.cli import main
 
 

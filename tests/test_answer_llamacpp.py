@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from answer_support import NOTES, collect, final, make_vault
 
+from answer_support import NOTES, collect, final, make_vault
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.request import AskRequest
 from cognivault.answer.sessions import SessionStore

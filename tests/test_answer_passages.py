@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from answer_support import ScriptedChat, collect, final, make_vault, streamed_text, text
-from fake_ollama import FakeOllama
 from hypothesis import given
 from hypothesis import strategies as st
 
+from answer_support import ScriptedChat, collect, final, make_vault, streamed_text, text
 from cognivault.answer.evaluation import nuggets_stated, reliability_table
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.repetition import LoopGuard
@@ -24,6 +23,7 @@ from cognivault.index.scope import Scope
 from cognivault.models.extractive_chat import ExtractiveChat
 from cognivault.models.ollama_chat import OllamaChat
 from cognivault.vault.markdown import split_blocks
+from fake_ollama import FakeOllama
 
 FENCE = "```"
 NOTES = {

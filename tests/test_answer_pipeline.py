@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from answer_support import (
     ScriptedChat,
     WordHashEmbedder,
@@ -24,7 +25,6 @@ from answer_support import (
     vault_settings,
     write_vault,
 )
-
 from cognivault.answer.cache import CACHE_FILE, AnswerCache
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.request import AskRequest, Attachment
@@ -463,9 +463,9 @@ async def test_extractive_answer_appends_no_off_topic_sentence(tmp_path: Path) -
 
 
 async def test_text_attachment_is_cited_like_a_passage(shared_engine) -> None:  # noqa: ANN001
-    notes = Attachment("lecture.md", "Lecture 7. The mitochondrial ribosome is 55S in mammals, smaller "
-                                     "than the cytosolic 80S ribosome, and it builds proteins of the "
-                                     "electron transport chain.".encode())
+    notes = Attachment("lecture.md", b"Lecture 7. The mitochondrial ribosome is 55S in mammals, smaller "
+                                     b"than the cytosolic 80S ribosome, and it builds proteins of the "
+                                     b"electron transport chain.")
     provider = ScriptedChat(lambda call: text("The mitochondrial ribosome is 55S [S1]."))
     envelopes = await ask(shared_engine, "How large is the mitochondrial ribosome?", provider, think=False,
                           attachments=[notes])

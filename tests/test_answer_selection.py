@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from answer_support import make_vault
 
+from answer_support import make_vault
 from cognivault.answer import cache
 from cognivault.answer.evidence import FALLBACK_ANALYZER, Evidence, question_concepts, text_terms
 from cognivault.answer.extractive import choose_units, units_of
@@ -44,7 +44,8 @@ def test_a_passage_is_judged_with_the_other_passages_of_its_note() -> None:
 
 def test_a_link_alone_is_not_quoted_as_an_answer() -> None:
     item = passage("S1", "Variables.md", "There are two types of variables you can use:\n\n"
-                   "- [[Variables#Prompt variables|Prompt variables]]\n- [[Variables#Preset variables|Preset variables]]")
+                   "- [[Variables#Prompt variables|Prompt variables]]\n"
+                   "- [[Variables#Preset variables|Preset variables]]")
     units = units_of(item, 0)
     assert not [unit for unit in units if unit.kind == "item"]  # "Prompt variables" alone says nothing
     assert [unit.kind for unit in units if "Prompt variables" in unit.text] == ["list"]  # the whole list may

@@ -26,7 +26,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "server" / "cognivault"
 SIZE = 2 * 1024 * 1024
 KILLS = 10
 
-WRITER = """
+WRITER = f"""
 import sys
 from pathlib import Path
 from cognivault.atomic import atomic_write_bytes
@@ -34,8 +34,8 @@ target = Path(sys.argv[1])
 version = 0
 while True:
     version = (version + 1) % 256
-    atomic_write_bytes(target, bytes([version]) * {size})
-""".format(size=SIZE)
+    atomic_write_bytes(target, bytes([version]) * {SIZE})
+"""
 
 # module (relative to the package) -> why its own file operations are safe
 DIRECT_WRITES_ALLOWED = {

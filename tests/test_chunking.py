@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -61,7 +62,7 @@ def test_split_prose_overlap_repeats_context_at_word_starts() -> None:
     text = " ".join(f"w{i:04d}" for i in range(2000))
     parts = split_prose(text, chunk_chars=500, overlap=100)
     words = text.split()
-    for before, after in zip(parts, parts[1:]):
+    for before, after in pairwise(parts):
         first = after.split()[0]
         assert first in before.split()  # the next part starts inside the previous one
         assert 50 <= len(before) - before.index(first) <= 100
@@ -245,7 +246,7 @@ def test_long_section_parts_have_accurate_lines() -> None:
         first, last = chunk.text.splitlines()[0], chunk.text.splitlines()[-1]
         assert first in normalize_text(text).split("\n")[chunk.line_start - 1]
         assert last in normalize_text(text).split("\n")[chunk.line_end - 1]
-    assert any(a.line_end >= b.line_start for a, b in zip(chunks, chunks[1:]))  # overlap shares lines
+    assert any(a.line_end >= b.line_start for a, b in pairwise(chunks))  # overlap shares lines
 
 
 def test_anchors_are_stable_when_another_section_changes() -> None:

@@ -28,7 +28,8 @@ TOKEN = "server-test-token-" + "z" * 32
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 NOTES = {
     "Biology/Cells.md": "---\ntags: [biology]\n---\n# Cells\n\nMitochondria are the powerhouse of the cell. "
-                        "They make ATP from sugar and oxygen.\n\n## Membranes\n\nThe cell membrane is a lipid bilayer.\n",
+                        "They make ATP from sugar and oxygen.\n\n"
+                        "## Membranes\n\nThe cell membrane is a lipid bilayer.\n",
     "Biology/Plants.md": "---\ntags: [biology]\n---\n# Plants\n\nChloroplasts run photosynthesis and make sugar "
                          "from light. Plant cells also have mitochondria.\n",
     "Physics/Energy.md": "# Energy\n\nEnergy is conserved in every reaction. See [[Cells]] for ATP.\n",

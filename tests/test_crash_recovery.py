@@ -29,12 +29,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fake_ollama import FakeOllama, fake_ollama, fake_ollama_in_thread  # noqa: F401 - fixture
 
 from cognivault.config import load_settings
 from cognivault.engine import Engine
 from cognivault.index.pipeline import EMBED_BATCH
 from cognivault.index.store import CATALOG_FILE, LEXICAL_DIR
+from fake_ollama import FakeOllama, fake_ollama, fake_ollama_in_thread  # noqa: F401 - fixture
 
 KILLS = 20
 QUERIES = ["embed a note in another note", "sync conflicts between devices", "Tastenkombination rückgängig",

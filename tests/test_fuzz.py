@@ -20,7 +20,7 @@ import asyncio
 import json
 import re
 import threading
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
@@ -81,7 +81,7 @@ CARD_PIECES = ["Q::A\n", "Front:::Back\n", "front\n?\nback\n", "x\n??\ny\n", "a 
 SCHEDULES = st.one_of(
     st.builds(Schedule, st.dates(date(2001, 1, 1), date(2200, 1, 1)), st.integers(1, 36500), st.integers(130, 500)),
     st.builds(lambda due, days, s, d: Schedule.of_fsrs(FsrsState(due, days, s, d, 2, 3, 0, 0, due)),
-              st.datetimes(datetime(2001, 1, 1), datetime(2200, 1, 1), timezones=st.just(timezone.utc)),
+              st.datetimes(datetime(2001, 1, 1), datetime(2200, 1, 1), timezones=st.just(UTC)),
               st.integers(1, 36500), st.floats(0.1, 1e5), st.floats(1, 10)))
 
 
@@ -197,8 +197,9 @@ BODIES = st.lists(st.integers(1, 10**6), min_size=1, max_size=5).map(
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(garbage=st.lists(GARBAGE, min_size=5, max_size=5), bodies=BODIES)
-def test_garbage_between_messages_never_costs_a_message(monkeypatch, garbage: list[bytes], bodies: list[bytes]) -> None:  # type: ignore[no-untyped-def]
-    stream = b"".join(junk + _frame(body) for junk, body in zip(garbage, bodies))
+def test_garbage_between_messages_never_costs_a_message(monkeypatch: pytest.MonkeyPatch, garbage: list[bytes],
+                                                        bodies: list[bytes]) -> None:
+    stream = b"".join(junk + _frame(body) for junk, body in zip(garbage, bodies, strict=False))
     handled, replies, _ = _run(stream, monkeypatch)
     assert handled == bodies
     assert all(r["id"] is None and r["error"]["code"] in (-32700, -32600) for r in replies)
@@ -207,8 +208,8 @@ def test_garbage_between_messages_never_costs_a_message(monkeypatch, garbage: li
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(claimed=st.integers(transport.MAX_MESSAGE_BYTES + 1, 10**12 - 1), body=st.binary(max_size=200).filter(
     lambda b: b"content-length:" not in b.lower()), after=BODIES)
-def test_a_frame_claiming_any_length_over_the_limit_is_refused_and_the_next_read(monkeypatch, claimed: int,  # type: ignore[no-untyped-def]
-                                                                                 body: bytes, after: list[bytes]) -> None:
+def test_a_frame_claiming_any_length_over_the_limit_is_refused_and_the_next_read(
+        monkeypatch: pytest.MonkeyPatch, claimed: int, body: bytes, after: list[bytes]) -> None:
     change = json.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange",
                          "params": {"textDocument": {"uri": "file:///v/N.md"}}}).encode()
     stream = _frame(change + body, claimed) + b"".join(_frame(b) for b in after)

@@ -9,9 +9,8 @@ import time
 from collections.abc import AsyncIterator
 
 import pytest
-from fake_ollama import FakeOllama, tool_calls
-from answer_support import collect, final, indexed_vault, shared_engine  # noqa: F401 - fixtures
 
+from answer_support import collect, final, indexed_vault, shared_engine  # noqa: F401 - fixtures
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.request import AskRequest
 from cognivault.answer.sessions import SessionStore
@@ -26,6 +25,7 @@ from cognivault.models.chat import (
 )
 from cognivault.models.extractive_chat import ExtractiveChat
 from cognivault.models.ollama_chat import OllamaChat
+from fake_ollama import FakeOllama, tool_calls
 
 QUESTION = "What do mitochondria store energy as?"
 

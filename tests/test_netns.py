@@ -27,16 +27,15 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_ollama import fake_ollama_in_thread
 
 from cognivault.audit import is_loopback_host
+from fake_ollama import fake_ollama_in_thread
 
 CLONE_NEWNET = 0x40000000
 QUESTION = "Where does the Calvin cycle take place?"

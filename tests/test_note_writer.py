@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -26,7 +26,7 @@ from cognivault.vault.notewriter import NoteConflict, settle, update_note
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from bench_note_writes import run_rounds  # noqa: E402
 
-NOW = datetime(2025, 3, 10, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2025, 3, 10, 9, 0, tzinfo=UTC)
 SUITE_ROUNDS = int(os.environ.get("COGNIVAULT_STRESS_ROUNDS", "60"))
 
 

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 import ollama
 import pytest
-from fake_ollama import FakeOllama, closed_loopback_url, fake_ollama, fake_ollama_in_thread  # noqa: F401
 
 from cognivault.config import load_settings
 from cognivault.engine import Engine
 from cognivault.models.base import EmbeddingProvider, ModelUnavailable
 from cognivault.models.hostpolicy import check_model_host, is_loopback_host, parse_host
 from cognivault.models.ollama_embed import OllamaEmbedder, char_windows, probe_ollama, split_windows
+from fake_ollama import FakeOllama, closed_loopback_url, fake_ollama, fake_ollama_in_thread  # noqa: F401
 
 DOC = "title: none | text: "
 QUERY = "task: search result | query: "
@@ -112,7 +113,7 @@ def test_split_windows_cover_the_text() -> None:
     assert windows[0] == text[: len(windows[0])] and text.endswith(windows[-1])
     spans = char_windows(text, 30, 5)
     assert all(b > a for a, b in spans) and spans[0][0] == 0 and spans[-1][1] == len(text)
-    assert all(later[0] <= earlier[1] for earlier, later in zip(spans, spans[1:]))  # no gaps
+    assert all(later[0] <= earlier[1] for earlier, later in pairwise(spans))  # no gaps
     assert split_windows("short", 30, 5) == ["short"]
     words = "alpha beta gamma delta " * 20
     assert all(not w.startswith(" ") for w in split_windows(words, 40, 8)[1:])  # cut at spaces

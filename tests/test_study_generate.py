@@ -24,9 +24,9 @@ from cognivault.study.mindmap import parse_mindmap
 from cognivault.study.progress import ProgressStore
 from cognivault.study.quiz import parse_quiz, score_attempt
 from cognivault.study.schema import SchemaError, validate_frontmatter
-from cognivault.vault.markdown import read_frontmatter
 from cognivault.study.sources import GenerationError, StudyRequest
 from cognivault.study.workshop import parse_outline
+from cognivault.vault.markdown import read_frontmatter
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -271,8 +271,8 @@ def test_workshop_outline_retries_once_then_writes(indexed: Engine) -> None:
     frontmatter = assert_valid_note(indexed, text, "workshop")
     assert frontmatter["lessons"] == 2 and result.dropped == 1
     outline = parse_outline(text)
-    assert [l["title"] for l in outline.lessons] == ["Fixing carbon", "Making sugar"]
-    assert all(l["chunk_ids"] for l in outline.lessons)
+    assert [lesson["title"] for lesson in outline.lessons] == ["Fixing carbon", "Making sugar"]
+    assert all(lesson["chunk_ids"] for lesson in outline.lessons)
     assert events.events()[-1].data["workshop_id"] == frontmatter["workshop_id"]
 
     lesson_reply = ("Sure! Here is the lesson:\n```markdown\n# Fixing carbon\n\nRuBisCO attaches CO₂ to RuBP "

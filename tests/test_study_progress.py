@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -23,7 +23,7 @@ from cognivault.study.progress import (
     streaks,
 )
 
-UTC = timezone.utc
+UTC = UTC
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 
 
@@ -153,7 +153,7 @@ def test_progress_survives_kill_9_mid_write(tmp_path: Path, mode: str, crash_at:
     for _ in range(2):
         acknowledged += run_writer(vault, start, mode, crash_at, seconds=0.8 if mode == "random" else None)
         start = (acknowledged[-1] + 1) if acknowledged else start + 1000
-        store = ProgressStore(vault, tz=timezone.utc)
+        store = ProgressStore(vault, tz=UTC)
         numbers = {e.data["n"] for e in store.events()}
         assert set(acknowledged) <= numbers  # every write that returned is on disk
         assert len(numbers - set(acknowledged)) <= 1  # at most the one in flight, whole

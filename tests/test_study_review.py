@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 import threading
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -19,7 +19,7 @@ from cognivault.study.progress import ProgressStore
 from cognivault.study.review import CardNotFound, ReviewConflict, ReviewDeck, run_terminal_review
 from cognivault.study.scheduler import CardScheduler, difficulty_from_ease, ease_from_difficulty
 
-NOW = datetime(2025, 3, 10, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2025, 3, 10, 9, 0, tzinfo=UTC)
 PLUGIN_SCHEDULE_RE = re.compile(r"!([\d-]+),(\d+),(\d+)")  # the plugin's MULTI_SCHEDULING_EXTRACTOR
 
 
@@ -80,7 +80,7 @@ BODY = ("---\ntags: [flashcards/bio]\n---\n# Cells\n\nWhat makes ATP?::Mitochond
 
 def test_grade_rewrites_only_that_cards_comment(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, BODY)
-    deck = ReviewDeck(vault, progress=ProgressStore(vault, tz=timezone.utc))
+    deck = ReviewDeck(vault, progress=ProgressStore(vault, tz=UTC))
     due = deck.due(today=date(2025, 3, 10))
     assert [c.front for c in due][:1] == ["The [...] holds DNA."]  # the overdue one first, then new cards
     assert len(due) == 6
@@ -88,7 +88,7 @@ def test_grade_rewrites_only_that_cards_comment(tmp_path: Path) -> None:
     outcome = deck.grade(target.id, "good", now=NOW)
     after = (vault / "Study" / "Deck.md").read_text("utf-8")
     before_lines, after_lines = BODY.split("\n"), after.split("\n")
-    changed = [(a, b) for a, b in zip(before_lines, after_lines) if a != b]
+    changed = [(a, b) for a, b in zip(before_lines, after_lines, strict=False) if a != b]
     assert len(before_lines) == len(after_lines) and len(changed) == 1
     old, new = changed[0]
     assert old == "<!--SR:!2025-03-01,4,250!2000-01-01,1,250-->"
@@ -200,7 +200,7 @@ def test_concurrent_grades_from_two_processes_all_land(tmp_path: Path) -> None:
 # -- the terminal flow ------------------------------------------------------------------
 def test_terminal_review_reads_grades_from_stdin(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, many_cards(3))
-    deck = ReviewDeck(vault, progress=ProgressStore(vault, tz=timezone.utc))
+    deck = ReviewDeck(vault, progress=ProgressStore(vault, tz=UTC))
     cards = deck.due(today=date(2025, 3, 10))
     stdin = io.StringIO("\n3\n\nx\n1\n\n4\n\n3\n")  # good; bad input then again; easy; the again card: good
     stdout = io.StringIO()
@@ -241,7 +241,7 @@ def test_grading_an_fsrs_card_keeps_it_fsrs_from_its_own_memory_state(tmp_path: 
     note = vault / "Study" / "Deck.md"
     deck = ReviewDeck(vault)
     [card] = deck.cards()
-    now = datetime(2026, 11, 20, 8, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 20, 8, 0, tzinfo=UTC)
     outcome = deck.grade(card.id, 3, now=now)
     comment = re.search(r"<!--SR:(.*?)-->", note.read_text("utf-8"))[1]
     fields = comment.split(",")

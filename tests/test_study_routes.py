@@ -112,7 +112,7 @@ async def test_generate_streams_progress_then_the_note(companion_vault) -> None:
                                                                     "chat_provider": "extractive"}, headers=AUTH)
         assert response.status == 200
         lines = await ndjson(response)
-        assert [l["type"] for l in lines[:-1]] == ["progress"] * (len(lines) - 1) and len(lines) >= 3
+        assert [line["type"] for line in lines[:-1]] == ["progress"] * (len(lines) - 1) and len(lines) >= 3
         assert lines[-1]["type"] == "done"
         path = lines[-1]["data"]["path"]
         assert (engine.vault / path).is_file() and path.startswith("Study/Mind map - ")
@@ -121,7 +121,7 @@ async def test_generate_streams_progress_then_the_note(companion_vault) -> None:
                                                                  "chat_provider": "extractive"}, headers=AUTH)
         lines = await ndjson(response)
         assert lines[-1] == {"type": "error", "data": {"code": "empty_scope", "message": lines[-1]["data"]["message"]}}
-        assert sum(1 for l in lines if l["type"] in ("done", "error")) == 1
+        assert sum(1 for line in lines if line["type"] in ("done", "error")) == 1
 
         response = await client.post("/api/generate/quiz", json={"topic": "RuBisCO carbon fixation", "count": 3,
                                                                  "chat_provider": "extractive"}, headers=AUTH)

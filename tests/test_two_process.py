@@ -29,12 +29,12 @@ from typing import Any
 
 import psutil
 import pytest
-from lsp.harness import TEST_VAULT, plain, start_session, stop_session
 from lsprotocol import types
 
 from cognivault.config import load_settings
 from cognivault.engine import Engine
 from cognivault.index.store import IndexStore
+from lsp.harness import TEST_VAULT, plain, start_session, stop_session
 
 NOTE = "Photosynthesis.md"
 FOLLOW_WAIT_S = 90.0  # bounds a hang only: the companion re-reads the index every 2 s

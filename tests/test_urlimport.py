@@ -58,7 +58,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if path == "/page":
             self._send(200, ARTICLE.encode(), {"Content-Type": "text/html; charset=utf-8"})
         elif path == "/notes.txt":
-            self._send(200, "# Plain notes\n\nSome plain text.\n".encode(), {"Content-Type": "text/plain"})
+            self._send(200, b"# Plain notes\n\nSome plain text.\n", {"Content-Type": "text/plain"})
         elif path.startswith("/redirect-to?"):
             self._send(302, headers={"Location": path.split("?", 1)[1]})
         elif path == "/redirect-relative":

@@ -98,8 +98,8 @@ def index_counts(engine: Engine) -> dict[str, Any]:
     catalog = engine.store.catalog
     documents = catalog.db.execute("SELECT COUNT(*) FROM files WHERE state = 'indexed'").fetchone()[0]
     consistency = engine.store.consistency()
-    return {"documents": int(documents), "chunks": int(consistency["catalog_chunks"]),
-            "embedded_chunks": int(consistency["embedded_chunks"])}
+    return {"documents": int(documents), "chunks": consistency["catalog_chunks"],
+            "embedded_chunks": consistency["embedded_chunks"]}
 
 
 def vault_audit(engine: Engine | None, settings: Settings) -> dict[str, Any]:

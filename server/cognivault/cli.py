@@ -19,10 +19,17 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from cognivault.config import ConfigError, load_settings
 from cognivault.errors import CogniVaultError, describe_os_error, display_path
 from cognivault.models.providers import EMBEDDING_PROVIDER_CHOICES
+
+if TYPE_CHECKING:
+    from cognivault.engine import Engine
+    from cognivault.index.pipeline import Progress
+    from cognivault.index.scope import Scope
+    from cognivault.models.base import EmbeddingProvider
 
 log = logging.getLogger("cognivault")
 
@@ -55,12 +62,13 @@ def _print_json(data: object) -> None:
     sys.stdout.write("\n")
 
 
-def _open_engine(args: argparse.Namespace, writable: bool = True, embedder: object = "auto"):  # type: ignore[no-untyped-def]
+def _open_engine(args: argparse.Namespace, writable: bool = True,
+                 embedder: EmbeddingProvider | str | None = "auto") -> Engine:
     from cognivault.engine import open_engine
 
     overrides = {"embedding": {"provider": args.provider}} if getattr(args, "provider", None) else None
     return open_engine(vault_folder(args.vault), overrides, writable=writable,
-                       embedder=embedder)  # type: ignore[arg-type]
+                       embedder=embedder)
 
 
 def _duration(seconds: float) -> str:
@@ -95,7 +103,7 @@ class _ProgressLine:
         self.stage = ""
         self.stage_started = 0.0
 
-    def __call__(self, event) -> None:  # type: ignore[no-untyped-def]
+    def __call__(self, event: Progress) -> None:
         if not self.enabled:
             return
         now = time.monotonic()
@@ -147,7 +155,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     with _open_engine(args, writable=False) as engine:
-        status = engine.status(per_file=args.json or args.verbose)
+        status: dict[str, Any] = engine.status(per_file=args.json or args.verbose)
     if args.json:
         _print_json(status)
         return 0
@@ -170,7 +178,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _scope(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _scope(args: argparse.Namespace) -> Scope:
     from cognivault.index.scope import Scope, ScopeError
 
     try:
@@ -247,7 +255,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _print_json(report)
         return 0
     print(f"{report['questions']} questions, embedding model {report['embedding_model']}")
-    for mode, summary in report["modes"].items():  # type: ignore[union-attr]
+    for mode, summary in report["modes"].items():
         overall = summary["overall"]
         langs = ", ".join(f"{lang} {s['ndcg@10']:.3f}" for lang, s in summary["by_lang"].items())
         print(f"{mode:8} nDCG@10 {overall['ndcg@10']:.3f}  Recall@5 {overall['recall@5']:.3f}  "

@@ -152,7 +152,10 @@ def apply_overrides(settings: Settings, overrides: dict[str, Any]) -> Settings:
 def _env_overrides(environ: dict[str, str]) -> dict[str, dict[str, str]]:
     found: dict[str, dict[str, str]] = {}
     for section in dataclasses.fields(Settings):
-        for key in dataclasses.fields(section.default_factory()):  # type: ignore[misc]
+        factory = section.default_factory
+        if factory is dataclasses.MISSING:  # every section has a factory; a plain value is no section
+            continue
+        for key in dataclasses.fields(factory()):
             name = f"COGNIVAULT_{section.name}_{key.name}".upper()
             if name in environ:
                 found.setdefault(section.name, {})[key.name] = environ[name]

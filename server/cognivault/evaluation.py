@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -93,18 +94,19 @@ def _mean(values: Iterable[float]) -> float:
     return round(sum(values) / len(values), 4) if values else 0.0
 
 
-def _summarize(rows: list[dict[str, object]]) -> dict[str, object]:
-    return {"n": len(rows), "ndcg@10": _mean(r["ndcg"] for r in rows),  # type: ignore[misc]
-            "recall@5": _mean(r["recall"] for r in rows),  # type: ignore[misc]
-            "mrr": _mean(r["mrr"] for r in rows)}  # type: ignore[misc]
+def _summarize(rows: list[dict[str, Any]]) -> dict[str, float]:
+    return {"n": len(rows), "ndcg@10": _mean(r["ndcg"] for r in rows),
+            "recall@5": _mean(r["recall"] for r in rows),
+            "mrr": _mean(r["mrr"] for r in rows)}
 
 
 def evaluate(engine: Engine, questions: Sequence[Question], modes: Sequence[str] = SEARCH_MODES,
-             include_questions: bool = False) -> dict[str, object]:
-    report: dict[str, object] = {"questions": len(questions), "embedding_model":
-                                 engine.embedder.model_id if engine.embedder else None, "modes": {}}
+             include_questions: bool = False) -> dict[str, Any]:
+    modes_report: dict[str, dict[str, object]] = {}
+    report: dict[str, Any] = {"questions": len(questions), "embedding_model":
+                              engine.embedder.model_id if engine.embedder else None, "modes": modes_report}
     for mode in modes:
-        rows: list[dict[str, object]] = []
+        rows: list[dict[str, Any]] = []
         started = time.perf_counter()
         for question in questions:
             response = engine.search(question.question, k=max(NDCG_DEPTH, MRR_DEPTH), mode=mode,
@@ -113,8 +115,8 @@ def evaluate(engine: Engine, questions: Sequence[Question], modes: Sequence[str]
             rows.append({"id": question.id, "lang": question.lang, "kind": question.kind,
                          "ndcg": ndcg(ranked, question.grades), "recall": recall(ranked, question.grades),
                          "mrr": reciprocal_rank(ranked, question.grades), "top": ranked[:5]})
-        by_lang: dict[str, list[dict[str, object]]] = defaultdict(list)
-        by_kind: dict[str, list[dict[str, object]]] = defaultdict(list)
+        by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for row in rows:
             by_lang[str(row["lang"])].append(row)
             by_kind[str(row["kind"])].append(row)
@@ -127,7 +129,7 @@ def evaluate(engine: Engine, questions: Sequence[Question], modes: Sequence[str]
         if include_questions:
             summary["per_question"] = [
                 {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()} for row in rows]
-        report["modes"][mode] = summary  # type: ignore[index]
+        modes_report[mode] = summary
     return report
 
 

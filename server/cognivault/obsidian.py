@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,7 +114,7 @@ def cmd_obsidian(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(command) -> None:  # type: ignore[no-untyped-def]
+def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     parser = command("obsidian", cmd_obsidian, "install the CogniVault plugin into an Obsidian vault and enable it")
     parser.add_argument("action", choices=["install"], help="install: copy the built plugin and enable it")
     parser.add_argument("--from", dest="source", metavar="DIR",

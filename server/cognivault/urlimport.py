@@ -43,10 +43,10 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from cognivault.atomic import atomic_create, atomic_write_text
-from cognivault.errors import CogniVaultError
-from cognivault.vault.guard import VaultPathError, inside_vault
 from cognivault.config import Settings
+from cognivault.errors import CogniVaultError
 from cognivault.paths import vault_data_dir
+from cognivault.vault.guard import VaultPathError, inside_vault
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Sequence[str]]

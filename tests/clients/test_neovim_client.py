@@ -521,7 +521,8 @@ def test_ndjson_parser_takes_lines_split_across_chunks(editor: Editor) -> None:
         p.feed('xt","data":{"text":"\\\\u00e4"}}\\nnot json\\n{"type":"done","data":{}}')
         local before_finish = #values
         p.finish()
-        return { n = #values, before = before_finish, bad = bad, second = values[2].data.text, last = values[3].type }""")
+        return { n = #values, before = before_finish, bad = bad, second = values[2].data.text,
+                 last = values[3].type }""")
     assert seen == {"n": 3, "before": 2, "bad": ["not json"], "second": "ä", "last": "done"}
 
 
@@ -530,7 +531,8 @@ def test_citation_comments_show_as_source_labels_never_raw(editor: Editor) -> No
         local ask = require("cognivault.ask")
         local state = { order = { "S1" }, sources = { S1 = { label = "S1", path = "Biology/Photosynthesis.md",
                                                              title = "Photosynthesis" } } }
-        local cite = "[[Photosynthesis#Calvin cycle|Photosynthesis › Calvin cycle]]<!--cv:cite id=63e8b4962cfd15c8 h=fe49eb37-->"
+        local cite = "[[Photosynthesis#Calvin cycle|Photosynthesis › Calvin cycle]]"
+          .. "<!--cv:cite id=63e8b4962cfd15c8 h=fe49eb37-->"
         local cut = cite:find("<!--", 1, true) + 6
         return {
           done = ask.answer_text("In the stroma " .. cite .. ". Also [[Cells|Cells]] <!--cv:cite id=0123456789abcdef"
@@ -579,7 +581,8 @@ class _GatedStream(BaseHTTPRequestHandler):
         send(b"".join(json.dumps(e).encode() + b"\n" for e in first))
         if not type(self).gate.wait(120):
             return
-        source = {"label": "S1", "path": "Photosynthesis/Photosynthetic pigments.md", "title": "Photosynthetic pigments",
+        source = {"label": "S1", "path": "Photosynthesis/Photosynthetic pigments.md",
+                  "title": "Photosynthetic pigments",
                   "heading_path": ["Photosynthetic pigments"], "line_start": 5, "line_end": 7}
         rest = json.dumps({"type": "metadata", "data": source}).encode() + b"\n"
         rest += json.dumps({"type": "text", "data": {"text": "[S1] and reflects green. "}}).encode() + b"\n"
@@ -709,7 +712,8 @@ class _VoiceCompanion(BaseHTTPRequestHandler):
             content_type = "application/json"
         else:
             type(self).questions.append(json.loads(body)["question"])
-            reply = json.dumps({"type": "done", "data": {"answer": "Chlorophyll reflects green light."}}).encode() + b"\n"
+            done = {"type": "done", "data": {"answer": "Chlorophyll reflects green light."}}
+            reply = json.dumps(done).encode() + b"\n"
             content_type = "application/x-ndjson"
         self.send_response(200)
         self.send_header("Content-Type", content_type)
@@ -737,7 +741,8 @@ def test_ask_by_voice_records_until_enter_or_takes_a_file(editor: Editor, voice_
     audio.write_bytes(b"OggS-recorded-question")
     if recorder:
         fake = bin_dir / recorder
-        fake.write_text('#!/bin/sh\nPATH=/usr/bin:/bin\nfor last in "$@"; do :; done\necho "$*" > "$(dirname "$0")/args"\n'
+        fake.write_text('#!/bin/sh\nPATH=/usr/bin:/bin\nfor last in "$@"; do :; done\n'
+                        'echo "$*" > "$(dirname "$0")/args"\n'
                         "trap 'head -c 400 /dev/zero >> \"$last\"; exit 0' INT\n"
                         'printf "RIFF----WAVEfmt " > "$last"\nwhile :; do sleep 0.05; done\n')
         fake.chmod(0o755)

@@ -17,9 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from test_vscode import (BASE_ENV, NPM, REPO, cognivault_command, ensure_node_modules, private_vault, run_step,
-                         vitest_summary)
+from test_vscode import (
+    BASE_ENV,
+    NPM,
+    REPO,
+    cognivault_command,
+    ensure_node_modules,
+    private_vault,
+    run_step,
+    vitest_summary,
+)
 
 CLIENT = REPO / "editor-clients" / "obsidian"
 

@@ -20,7 +20,6 @@ registers with ``serve --allow-origin``). Screenshots stay in ``test-artifacts/v
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -30,7 +29,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from test_vscode import BASE_ENV, CLIENT, ensure_node_modules, run_step
 
 REPO = Path(__file__).resolve().parents[2]

@@ -90,8 +90,8 @@ def extract_for_question(attachments: Sequence[Attachment], settings: Any, analy
     # Best matches first; ties (e.g. no shared term at all) keep document order.
     ranked.sort(key=lambda entry: (-entry[0], entry[1], entry[2]))
     per_file: dict[int, int] = {}
-    chosen = []
-    for score, index, order, item in ranked:
+    chosen: list[tuple[int, int, Evidence]] = []
+    for _score, index, order, item in ranked:
         if len(chosen) >= max_passages:
             break
         if per_file.get(index, 0) >= max(1, max_passages - len(attachments) + 1):

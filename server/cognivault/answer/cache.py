@@ -123,8 +123,10 @@ class AnswerCache:
 
     # -- the file ------------------------------------------------------------------------------------
     def _stamp(self) -> tuple[int, int] | None:
+        if self.path is None:
+            return None
         try:
-            status = self.path.stat()  # type: ignore[union-attr]
+            status = self.path.stat()
         except OSError:
             return None
         return status.st_mtime_ns, status.st_size
@@ -163,7 +165,8 @@ class AnswerCache:
             rows.pop(0)
             self._entries.popitem(last=False)
         try:
-            atomic_write_text(self.path, '{"format": %d, "entries": [\n%s\n]}\n' % (FORMAT, ",\n".join(rows)))
+            entries = ",\n".join(rows)
+            atomic_write_text(self.path, f'{{"format": {FORMAT}, "entries": [\n{entries}\n]}}\n')
         except OSError as exc:  # a read-only cache dir costs the speed-up, never the answer
             log.warning("answer cache %s not saved: %s", self.path, exc)
             return

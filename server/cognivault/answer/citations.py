@@ -36,7 +36,7 @@ LINK_REMOVED = "(link removed)"
 
 _CITE = re.compile(r"[\[(]\s*([Ss]\d{1,3}(?:\s*[,;]\s*[Ss]?\d{1,3})*)\s*[\])]")
 _CITE_PARTIAL = re.compile(r"[\[(]\s*(?:[Ss](?:\d{1,3}(?:\s*[,;]\s*(?:[Ss]?\d{0,3})?)*)?)?\s*")
-_WIKI_PARTIAL = re.compile(r"\[(?:\[[^\[\]\n]{0,%d}\]?)?" % MAX_WIKILINK_CHARS)
+_WIKI_PARTIAL = re.compile(rf"\[(?:\[[^\[\]\n]{{0,{MAX_WIKILINK_CHARS}}}\]?)?")
 _DESTINATION = r"(?:[^()\s]|\([^()\s]{0,200}\)){0,1000}"
 _MDLINK = re.compile(r"\[([^\[\]\n]{0,300})\]\(\s*(" + _DESTINATION + r")(?:\s+\"[^\"\n]{0,200}\")?\s*\)")
 # Anything else that a Markdown renderer could still read as a link: its target is never kept.
@@ -52,7 +52,8 @@ _LABEL_NUMBER = re.compile(r"\d{1,3}")
 
 # A vault file's path: notes, Obsidian's canvases and bases, plain files, and every attachment read
 _FILE_SUFFIXES = sorted({"md", "markdown", "canvas", "base", "svg", "txt", *(s[1:] for s in ATTACHMENT_EXTENSIONS)})
-_PATH = re.compile(r"(?<![\w/.~-])(?:[~\w.-]*/)*[\w.-]*\w\.(?:%s)(?![\w/])" % "|".join(_FILE_SUFFIXES), re.IGNORECASE)
+_PATH = re.compile(r"(?<![\w/.~-])(?:[~\w.-]*/)*[\w.-]*\w\.(?:" + "|".join(_FILE_SUFFIXES) + r")(?![\w/])",
+                   re.IGNORECASE)
 _WORD_TAIL_LIMIT = 300
 
 

@@ -88,7 +88,7 @@ async def _ask(args: argparse.Namespace, engine: Any) -> int:
     from cognivault.study.activity import record_answer
 
     try:
-        attachments = [Attachment.from_path(Path(p).expanduser()) for p in args.attach]
+        attachments = [Attachment.from_path(Path(p).expanduser()) for p in args.attach]  # noqa: ASYNC240 - CLI's own loop
     except AskError as exc:
         raise UserError(exc.message) from exc
     request = AskRequest(args.question, scope=_scope(args) if args.scope else None, session_id=args.session,

@@ -38,7 +38,6 @@ from cognivault.answer.sessions import SessionStore
 from cognivault.errors import CogniVaultError
 
 
-
 class AnswerQuestionError(CogniVaultError, ValueError):
     """A question file cannot be read."""
 

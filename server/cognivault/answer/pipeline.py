@@ -20,9 +20,10 @@
 A model answer that cites nothing in the pack, or that loops (``repetition.LoopGuard`` stops the
 stream as soon as it repeats itself), is not shown as the answer: the passage answer of the
 extractive answerer is, with the model's text marked as unverified; the ``done`` then has
-``unverified: true`` (``looped`` says whether it looped) and a note says why. The ``done``'s ``confidence`` is capped by what the answer
-actually cites (``confidence.cap_by_citations``); the extractive answerer chooses its passages
-before the ``confidence`` envelope, so there the envelope already carries the capped label.
+``unverified: true`` (``looped`` says whether it looped) and a note says why. The ``done``'s
+``confidence`` is capped by what the answer actually cites (``confidence.cap_by_citations``); the
+extractive answerer chooses its passages before the ``confidence`` envelope, so there the envelope
+already carries the capped label.
 
 Each request runs in its own task with a fresh context (request-local
 scope and citation ledger in ContextVars). Blocking engine work runs in
@@ -40,7 +41,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from concurrent.futures import Executor
 from datetime import date
 from typing import Any, Literal, TypeVar
@@ -112,7 +113,7 @@ def wants_thinking(request: AskRequest, question: str, capabilities: ChatCapabil
 async def stream_answer(engine: Any, request: AskRequest, provider: ChatProvider, sessions: SessionStore,
                         cancel: asyncio.Event | None = None, *,
                         cache: AnswerCache | None | Literal["vault"] = "vault",
-                        executor: Executor | None = None) -> AsyncIterator[dict[str, Any]]:
+                        executor: Executor | None = None) -> AsyncGenerator[dict[str, Any], None]:
     """Answer ``request`` from ``engine``'s vault with ``provider``: NDJSON envelopes (see the module doc).
 
     ``cache``: ``"vault"`` (the vault's own persistent cache), a given cache, or None for none.
@@ -281,7 +282,7 @@ class _AnswerRun:
                 return
 
         capabilities = await self._capabilities()
-        preset = []
+        preset: list[Any] = []
         images: list[bytes] = []
         if request.attachments:
             preset, images = await self._attachments(resolution.query, capabilities)
@@ -449,7 +450,7 @@ class _AnswerRun:
         stream = self.provider.stream(messages, think=True, options=ChatOptions(max_tokens=400, timeout_s=30))
         try:
             async with asyncio.timeout(PHASE1_BUDGET_S):
-                async with contextlib.aclosing(stream):  # type: ignore[type-var]
+                async with contextlib.aclosing(stream):
                     async for chunk in stream:
                         if chunk.kind not in ("thinking", "text") or not chunk.text:
                             continue
@@ -490,7 +491,7 @@ class _AnswerRun:
             step_text: list[str] = []
             stream = self.provider.stream(messages, think=False, tools=offer, options=ChatOptions())
             try:
-                async with contextlib.aclosing(stream):  # type: ignore[type-var]
+                async with contextlib.aclosing(stream):
                     async for chunk in stream:
                         if chunk.kind == "text" and chunk.text:
                             step_text.append(chunk.text)
@@ -568,11 +569,10 @@ class _AnswerRun:
         }
         await self._remember(session_id, memory, question, resolution, answer, sources, confidence.label,
                              bool(report.accepted), done)
-        cacheable = key is not None and self.cache is not None and not self.truncated and \
-            not any(entry["name"] == "current_time" for entry in self.ledger.tool_log)
-        if cacheable:
-            await self._blocking(self.cache.put, key, self.replayable, done,  # type: ignore[union-attr,arg-type]
-                                    self.generation)
+        cache = self.cache
+        if key is not None and cache is not None and not self.truncated and \
+                not any(entry["name"] == "current_time" for entry in self.ledger.tool_log):
+            await self._blocking(cache.put, key, self.replayable, done, self.generation)
         self.timings["total_ms"] = self._ms()
         done["timings"] = dict(self.timings)
         await self.emit("done", done)
@@ -602,7 +602,8 @@ class _AnswerRun:
         await self.emit("text", {"text": text})
         done = {"request_id": self.request_id, "answer": text, "citations": [], "chunk_ids": [], "sources": [],
                 "claimed_citations": 0, "accepted_citations": 0, "dropped_citations": [], "links_removed": 0,
-                "answered": False, "confidence": "low", "question": question, "resolved_question": question, "follow_up": False,
+                "answered": False, "confidence": "low", "question": question, "resolved_question": question,
+                "follow_up": False,
                 "session_id": session_id, "provider": self.provider.name, "model": self.provider.model,
                 "cached": False, "truncated": False, "tools": [], "usage": ChatUsage().to_dict(), "notes": []}
         await self._remember(session_id, memory, question, resolution, text, [], "low", False, done)

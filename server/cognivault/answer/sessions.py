@@ -64,7 +64,7 @@ class Turn:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Turn:
-        known = {f for f in cls.__dataclass_fields__}  # type: ignore[attr-defined]
+        known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 
 

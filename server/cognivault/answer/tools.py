@@ -110,7 +110,7 @@ class VaultTools:
         from cognivault.engine import EngineError
 
         try:
-            path = self.engine.note_path(name)
+            path: str = self.engine.note_path(name)
         except EngineError as exc:
             raise ToolError(str(exc)) from exc
         allowed = self._allowed()
@@ -196,7 +196,7 @@ class VaultTools:
         row = self.engine.store.catalog.note_row(path) or {}
         outline = [f"{'#' * int(level)} {text}" for level, text, *_ in row.get("headings", [])][:40]
         chunks = self.engine.store.catalog.chunks_of(path)
-        points = []
+        points: list[dict[str, Any]] = []
         for record in chunks[:12]:
             sentences = split_sentences(record.text)
             if not sentences:
@@ -253,7 +253,8 @@ class VaultTools:
     def function(self, name: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
         if name not in TOOL_NAMES:
             raise ToolError(f"unknown tool {name!r}; available: {', '.join(sorted(TOOL_NAMES))}")
-        return getattr(self, name)  # type: ignore[no-any-return]
+        function: Callable[[dict[str, Any]], dict[str, Any]] = getattr(self, name)
+        return function
 
     async def run(self, call: ToolCall) -> tuple[str, dict[str, Any]]:
         """Run one call off the event loop; returns (JSON content for the model, log entry)."""

@@ -10,7 +10,7 @@ replaces the whole pipeline (tests, benchmarks).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ from cognivault.companion import api
 
 @dataclass
 class AskStream:
-    envelopes: AsyncIterator[dict[str, Any]]
+    envelopes: AsyncGenerator[dict[str, Any], None]
     cancel: asyncio.Event
 
 

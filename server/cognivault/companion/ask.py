@@ -107,7 +107,7 @@ async def ask(request: web.Request) -> web.StreamResponse:
         cancel.set()
         watcher.cancel()
         with contextlib.suppress(Exception):
-            await stream.envelopes.aclose()  # type: ignore[attr-defined]
+            await stream.envelopes.aclose()
     return response
 
 

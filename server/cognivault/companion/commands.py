@@ -8,7 +8,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cognivault.config import Settings
+    from cognivault.engine import Engine
+    from cognivault.models.base import EmbeddingProvider
 
 
 def _user_error(message: str) -> Exception:
@@ -17,10 +24,9 @@ def _user_error(message: str) -> Exception:
     return UserError(message)
 
 
-def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from cognivault.config import ConfigError, load_settings
-
+def _settings(args: argparse.Namespace) -> tuple[Path, Settings]:
     from cognivault.cli import vault_folder
+    from cognivault.config import ConfigError, load_settings
 
     vault = vault_folder(args.vault)
     try:
@@ -29,11 +35,12 @@ def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         raise _user_error(str(exc)) from exc
 
 
-def _engine(args: argparse.Namespace, vault: Path, settings, writable: bool, embedder: object = "auto"):  # type: ignore[no-untyped-def]
+def _engine(args: argparse.Namespace, vault: Path, settings: Settings, writable: bool,
+            embedder: EmbeddingProvider | str | None = "auto") -> Engine:
     from cognivault.engine import Engine, EngineError
 
     try:
-        return Engine(vault, settings, embedder=embedder, writable=writable)  # type: ignore[arg-type]
+        return Engine(vault, settings, embedder=embedder, writable=writable)
     except EngineError as exc:
         raise _user_error(str(exc)) from exc
 
@@ -107,7 +114,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(command) -> None:  # type: ignore[no-untyped-def]
+def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     serve = command("serve", cmd_serve, "run the localhost companion HTTP server (dashboard, Obsidian, webviews); on a "
                     "terminal it prints a dashboard link that opens once, else (or with --json) one JSON "
                     "line: url, token, pid, vault")

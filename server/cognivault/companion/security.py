@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from aiohttp import hdrs, web
+from aiohttp.typedefs import Handler
 
 from cognivault.companion.api import CONFIG_KEY, DEFAULT_MAX_BODY, ApiError, error_response, route_spec
 from cognivault.errors import CogniVaultError
@@ -184,7 +185,7 @@ def cors_headers(request: web.Request, origin: str) -> dict[str, str]:
 
 # -- middlewares -------------------------------------------------------------
 @web.middleware
-async def error_middleware(request: web.Request, handler):  # type: ignore[no-untyped-def]
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Every refusal and failure as ``{"error": {"code", "message"}}``, never a traceback."""
     try:
         return await handler(request)
@@ -206,13 +207,13 @@ async def error_middleware(request: web.Request, handler):  # type: ignore[no-un
 
 
 @web.middleware
-async def host_middleware(request: web.Request, handler):  # type: ignore[no-untyped-def]
+async def host_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     check_host(request)
     return await handler(request)
 
 
 @web.middleware
-async def origin_middleware(request: web.Request, handler):  # type: ignore[no-untyped-def]
+async def origin_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     origin = request.headers.get(hdrs.ORIGIN)
     if origin is not None and not origin_allowed(request, origin):
         raise ApiError(403, "bad_origin", "requests from this origin are not allowed")
@@ -227,7 +228,7 @@ async def origin_middleware(request: web.Request, handler):  # type: ignore[no-u
 
 
 @web.middleware
-async def rate_limit_middleware(request: web.Request, handler):  # type: ignore[no-untyped-def]
+async def rate_limit_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     limiter: RateLimiter = request.app[CONFIG_KEY].limiter
     client = client_key(request)
     wait = limiter.acquire(client)
@@ -252,7 +253,7 @@ def _session_cookie_redirect(request: web.Request, credential: str) -> web.Respo
 
 
 @web.middleware
-async def auth_middleware(request: web.Request, handler):  # type: ignore[no-untyped-def]
+async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     config = request.app[CONFIG_KEY]
     spec = route_spec(request)
     is_page = spec is not None and spec.page
@@ -284,7 +285,7 @@ async def auth_middleware(request: web.Request, handler):  # type: ignore[no-unt
 
 
 @web.middleware
-async def body_limit_middleware(request: web.Request, handler):  # type: ignore[no-untyped-def]
+async def body_limit_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     spec = route_spec(request)
     cap = spec.max_body if spec is not None else DEFAULT_MAX_BODY
     length = request.content_length

@@ -127,7 +127,7 @@ class DenseIndex:
             if not allowed:
                 return []
             selector = faiss.IDSelectorBatch(np.array([faiss_id(c) for c in allowed], dtype=np.int64))
-            params = faiss.SearchParameters(sel=selector)
+            params = faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]  # SWIG: keywords set fields
         scores, ids = self.index.search(query, min(k, len(self)), params=params)
         hits = []
         for score, value in zip(scores[0].tolist(), ids[0].tolist(), strict=True):

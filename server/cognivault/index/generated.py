@@ -86,7 +86,8 @@ class GeneratedNotes:
             return list(items)
         paths = [path_of(item) for item in items]
         present = set(paths)
-        waiting_for = {path: set(self.sources[path] & present) for path in present if path in self.sources}
+        waiting_for = {path: set(self.sources[path] & present) for path in present
+                       if path is not None and path in self.sources}
         if not any(waiting_for.values()):
             return list(items)
         ordered: list[Item] = []
@@ -105,11 +106,11 @@ class GeneratedNotes:
                         for waiting in held.pop(generated, []):
                             emit(waiting, generated)
 
-        for item, path in zip(items, paths):
+        for item, path in zip(items, paths, strict=True):
             if path is not None and waiting_for.get(path):
                 held.setdefault(path, []).append(item)
             else:
                 emit(item, path)
-        for path, waiting_items in held.items():  # a cycle of sources: keep them, in order
+        for waiting_items in held.values():  # a cycle of sources: keep them, in order
             ordered.extend(waiting_items)
         return ordered

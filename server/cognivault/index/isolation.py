@@ -100,15 +100,15 @@ class IsolatedExtractor:
         started = time.monotonic()
         if self._process is None or not self._process.is_alive():
             self._start_worker()
-        assert self._connection is not None
+        assert self._process is not None and self._connection is not None
         self._connection.send(str(absolute))
         deadline = started + self.settings.extract_timeout_s
         while not self._connection.poll(0.2):
             if self._stop.is_set():
                 self._kill_worker()
                 return AttachmentResult(relative, None, "failed", "indexing was stopped", 0.0)
-            if time.monotonic() > deadline or not self._process.is_alive():  # type: ignore[union-attr]
-                alive = self._process.is_alive()  # type: ignore[union-attr]
+            if time.monotonic() > deadline or not self._process.is_alive():
+                alive = self._process.is_alive()
                 self._kill_worker()
                 reason = (f"took longer than {self.settings.extract_timeout_s:g} s" if alive
                           else "the reader crashed on this file")
@@ -121,7 +121,7 @@ class IsolatedExtractor:
                                     time.monotonic() - started)
         seconds = time.monotonic() - started
         if status == "ok":
-            return AttachmentResult(relative, payload, "indexed", None, seconds)  # type: ignore[arg-type]
+            return AttachmentResult(relative, payload, "indexed", None, seconds)
         return AttachmentResult(relative, None, status, str(payload), seconds)
 
     def submit_all(self, files: Iterable[tuple[str, Path]]) -> int:

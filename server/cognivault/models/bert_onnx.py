@@ -13,7 +13,8 @@ the same ones its transformer optimizer would fuse a torch export into:
   and each row's token count from the attention mask;
 - per layer ``Attention`` (one QKV projection, ``num_heads`` heads, softmax over
   each row's first token-count tokens, so padding must be on the right, as the
-  embedder always pads; the padded tail is not attended to, and costs less), the output projection, ``SkipLayerNormalization``
+  embedder always pads; the padded tail is not attended to, and costs less), the output
+  projection, ``SkipLayerNormalization``
   (residual + bias + LayerNorm), the FFN up-projection with ``BiasGelu`` (exact
   erf GELU, BERT's ``"gelu"``), the down-projection and a second
   ``SkipLayerNormalization``.

@@ -18,7 +18,7 @@ the local Ollama once and falling back to the offline extractive provider.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -149,9 +149,13 @@ class ChatProvider(Protocol):
         """What this model can do (probed once, then cached)."""
         ...
 
+    async def probe(self) -> ChatError | None:
+        """None when the model can answer now, else the error a request would meet."""
+        ...
+
     def stream(self, messages: Sequence[ChatMessage], *, think: bool = False,
                schema: dict[str, Any] | None = None, tools: Sequence[ToolSpec] | None = None,
-               options: ChatOptions | None = None) -> AsyncIterator[ChatChunk]:
+               options: ChatOptions | None = None) -> AsyncGenerator[ChatChunk, None]:
         """Stream one reply. Raises :class:`ChatError`. Closing the iterator aborts the model call."""
         ...
 
@@ -167,7 +171,7 @@ async def complete(provider: ChatProvider, messages: Sequence[ChatMessage], **kw
             if chunk.kind == "text":
                 parts.append(chunk.text)
     finally:
-        await stream.aclose()  # type: ignore[attr-defined]
+        await stream.aclose()
     return "".join(parts)
 
 
@@ -202,7 +206,7 @@ async def resolve_chat_provider(settings: Any, name: str | None = None, model: s
         provider = make_chat_provider(settings, "ollama", model, embedder)
     except ChatError as exc:
         return ExtractiveChat(embedder=embedder), f"using the extractive answerer: {exc.message}"
-    problem = await provider.probe()  # type: ignore[attr-defined]
+    problem = await provider.probe()
     if problem is None:
         return provider, None
     await provider.aclose()

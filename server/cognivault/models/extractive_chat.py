@@ -12,7 +12,7 @@ passages' languages and English), and does the same with plain term matching.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from cognivault.models.chat import ChatCapabilities, ChatChunk, ChatMessage, ChatOptions, ChatUsage, ToolSpec
@@ -50,7 +50,7 @@ class ExtractiveChat:
 
     async def stream(self, messages: Sequence[ChatMessage], *, think: bool = False,
                      schema: dict[str, Any] | None = None, tools: Sequence[ToolSpec] | None = None,
-                     options: ChatOptions | None = None) -> AsyncIterator[ChatChunk]:
+                     options: ChatOptions | None = None) -> AsyncGenerator[ChatChunk, None]:
         from cognivault.answer.evidence import FALLBACK_ANALYZER, Evidence, text_terms
         from cognivault.answer.extractive import NOT_IN_VAULT, choose_units, compose, quotes_of
         from cognivault.index.analysis import detect_language

@@ -19,7 +19,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +108,7 @@ class LlamaCppChat:
 
     async def stream(self, messages: Sequence[ChatMessage], *, think: bool = False,
                      schema: dict[str, Any] | None = None, tools: Sequence[ToolSpec] | None = None,
-                     options: ChatOptions | None = None) -> AsyncIterator[ChatChunk]:
+                     options: ChatOptions | None = None) -> AsyncGenerator[ChatChunk, None]:
         if not self.path.is_file():
             raise self._missing()
         opts = options or ChatOptions()

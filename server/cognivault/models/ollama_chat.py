@@ -16,7 +16,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from cognivault.models.chat import (
@@ -195,7 +195,7 @@ class OllamaChat:
     # -- chat ---------------------------------------------------------------
     async def stream(self, messages: Sequence[ChatMessage], *, think: bool = False,
                      schema: dict[str, Any] | None = None, tools: Sequence[ToolSpec] | None = None,
-                     options: ChatOptions | None = None) -> AsyncIterator[ChatChunk]:
+                     options: ChatOptions | None = None) -> AsyncGenerator[ChatChunk, None]:
         opts = options or ChatOptions()
         idle = float(opts.timeout_s or self.timeout_s)
         started = time.perf_counter()

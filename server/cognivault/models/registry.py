@@ -57,7 +57,8 @@ class _OllamaView:
         return self.probe is not None and self.probe.reachable
 
     def has(self, model: str) -> bool:
-        return self.reachable and model_is_listed(model, self.probe.models)  # type: ignore[union-attr]
+        probe = self.probe
+        return probe is not None and probe.reachable and model_is_listed(model, probe.models)
 
 
 def _look_at_ollama(settings: Settings, timeout_s: float = PROBE_TIMEOUT_S) -> _OllamaView:

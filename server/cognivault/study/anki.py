@@ -24,8 +24,14 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from cognivault.study.cards import DEFAULT_OPTIONS, Flashcard, ParserOptions, cloze_numbers, deletions_of, \
-    strip_comments
+from cognivault.study.cards import (
+    DEFAULT_OPTIONS,
+    Flashcard,
+    ParserOptions,
+    cloze_numbers,
+    deletions_of,
+    strip_comments,
+)
 from cognivault.study.citations import parse_citations, without_cited_links
 from cognivault.study.review import DueCard, ReviewDeck
 
@@ -51,7 +57,7 @@ def anki_cloze_text(text: str, options: ParserOptions = DEFAULT_OPTIONS) -> str:
     numbers = cloze_numbers(deletions)
     parts: list[str] = []
     cursor = 0
-    for deletion, asked in zip(deletions, numbers):
+    for deletion, asked in zip(deletions, numbers, strict=True):
         parts.append(text[cursor:deletion.start])
         if asked:
             hint = f"::{deletion.hint}" if deletion.hint else ""

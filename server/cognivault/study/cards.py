@@ -45,10 +45,15 @@ import hashlib
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 from cognivault.vault.markdown import (
-    HTML_COMMENT_RE, TAG_NAME_PATTERN, frontmatter_tags, load_frontmatter, split_frontmatter, tag_names
+    HTML_COMMENT_RE,
+    TAG_NAME_PATTERN,
+    frontmatter_tags,
+    load_frontmatter,
+    split_frontmatter,
+    tag_names,
 )
 
 DUMMY_DUE = date(2000, 1, 1)  # the plugin's marker for a sibling that was never reviewed
@@ -109,7 +114,7 @@ def _number(value: float) -> str:
 def _timestamp(moment: datetime | None) -> str:
     if moment is None:
         return "-"
-    utc = moment.astimezone(timezone.utc)
+    utc = moment.astimezone(UTC)
     return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
@@ -117,7 +122,7 @@ def _parse_timestamp(text: str) -> datetime | None:
     if text.strip() == "-":
         return None
     moment = datetime.fromisoformat(text.strip())
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,7 +366,7 @@ def _cloze_actions(deletions: list[_Deletion]) -> list[list[str]]:
                 row.append({"a": "ask", "h": "hide", "s": "show"}[code])
             actions.append(row)
     elif numbered:
-        groups = sorted({int(d.seq) for d in numbered})  # type: ignore[arg-type]
+        groups = sorted({int(d.seq) for d in numbered if d.seq})
         for number in groups:
             actions.append(["ask" if d.seq and d.seq.isdigit() and int(d.seq) == number else "show"
                             for d in deletions])
@@ -387,7 +392,7 @@ def _cloze_sides(text: str, deletions: list[_Deletion]) -> list[tuple[str, str]]
         front_parts: list[str] = []
         back_parts: list[str] = []
         cursor = 0
-        for d, action in zip(deletions, row):
+        for d, action in zip(deletions, row, strict=True):
             front_parts.append(text[cursor:d.start])
             back_parts.append(text[cursor:d.start])
             if action == "ask":
@@ -435,7 +440,7 @@ def parse_cards(text: str, path: str = "", options: ParserOptions = DEFAULT_OPTI
     fm_lines, body_start = split_frontmatter(lines)
     frontmatter = load_frontmatter("\n".join(fm_lines)) if fm_lines is not None else {}
     fm_tags = [t for t in frontmatter_tags(frontmatter) if _is_flashcard_tag(t, options)]
-    body_tags = []
+    body_tags: list[str] = []
     in_fence: str | None = None
     for line in lines[body_start:]:
         fence = _FENCE_RE.match(line)
@@ -638,4 +643,4 @@ def with_schedule(text: str, flashcard: Flashcard, sibling: int, schedule: Sched
             lines.insert(at + 1, comment)
             ends.insert(at + 1, ends[at])  # the comment ends as the card's last line did...
             ends[at] = ends[at] or ("\r\n" if "\r\n" in text else "\n")  # ...which now needs an ending
-    return "".join(line + end for line, end in zip(lines, ends))
+    return "".join(line + end for line, end in zip(lines, ends, strict=True))

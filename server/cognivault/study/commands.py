@@ -10,12 +10,20 @@ import argparse
 import asyncio
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cognivault.cli import UserError, _print_json, vault_folder
 from cognivault.models.providers import CHAT_PROVIDER_CHOICES
 from cognivault.study.kinds import KINDS
+
+if TYPE_CHECKING:
+    from cognivault.engine import Engine
+    from cognivault.models.chat import ChatProvider
+    from cognivault.study.common import GenerationResult
+    from cognivault.study.progress import ProgressStore
+    from cognivault.study.sources import StudyRequest
 
 
 # -- helpers -----------------------------------------------------------------------
@@ -23,18 +31,18 @@ def _vault(args: argparse.Namespace) -> Path:
     return vault_folder(args.vault).resolve()
 
 
-def _progress_store(vault: Path):  # type: ignore[no-untyped-def]
+def _progress_store(vault: Path) -> ProgressStore:
     from cognivault.study.progress import ProgressStore
 
     return ProgressStore(vault)
 
 
-def _engine_for_generation(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _engine_for_generation(args: argparse.Namespace) -> Engine:
     """An engine whose index is current (indexing first when this process may write it)."""
     from cognivault.engine import open_engine
     from cognivault.index.store import IndexBusy
 
-    def opened(writable: bool):  # type: ignore[no-untyped-def]
+    def opened(writable: bool) -> Engine:
         vault = vault_folder(args.vault)
         try:
             return open_engine(vault, writable=writable)
@@ -53,7 +61,7 @@ def _engine_for_generation(args: argparse.Namespace):  # type: ignore[no-untyped
     return engine
 
 
-async def _provider(engine: Any, name: str | None, model: str | None):  # type: ignore[no-untyped-def]
+async def _provider(engine: Any, name: str | None, model: str | None) -> tuple[ChatProvider | None, str | None]:
     from cognivault.models.chat import ChatError, resolve_chat_provider
 
     if name == "extractive":
@@ -68,7 +76,7 @@ async def _provider(engine: Any, name: str | None, model: str | None):  # type: 
     return provider, note
 
 
-def _request(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _request(args: argparse.Namespace) -> StudyRequest:
     from cognivault.index.scope import Scope, ScopeError
     from cognivault.study.sources import StudyRequest
 
@@ -103,7 +111,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
             sys.stderr.write(f"{stage}: {message}\n")
 
     with _engine_for_generation(args) as engine:
-        async def run():  # type: ignore[no-untyped-def]
+        async def run() -> GenerationResult:
             provider, note = await _provider(engine, args.chat_provider, args.model)
             if note and not quiet:
                 sys.stderr.write(f"note: {note}\n")
@@ -228,7 +236,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.write(files[0].text)
         return 0
     out = Path(args.out).expanduser()
-    written = []
+    written: list[dict[str, Any]] = []
     for file in files:
         target = cloze_path(out) if file.notetype == "Cloze" else out
         atomic_write_text(target, file.text)
@@ -271,7 +279,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
 
 # -- registration -----------------------------------------------------------------------
-def register(command) -> None:  # type: ignore[no-untyped-def]
+def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     generate = command("generate", cmd_generate, "write flashcards, a quiz, a mind map or a workshop into the "
                                                   "study folder")
     generate.add_argument("kind", choices=KINDS,

@@ -21,7 +21,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
 
@@ -170,7 +170,7 @@ def build_frontmatter(kind: str, title: str, provider: ChatProvider | None, requ
         "cognivault": 1,
         "type": kind,
         "title": title[:200],
-        "generated_at": datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds"),
+        "generated_at": datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
         "provider": name,
         "model": model,
         "scope": request.describe(sources.note_path),

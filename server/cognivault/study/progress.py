@@ -38,7 +38,7 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +142,7 @@ class Event:
     def from_dict(cls, raw: dict[str, Any]) -> Event:
         ts = datetime.fromisoformat(str(raw["ts"]))
         if ts.tzinfo is None:
-            ts = ts.replace(tzinfo=timezone.utc)
+            ts = ts.replace(tzinfo=UTC)
         return cls(str(raw["id"]), ts, str(raw["kind"]), float(raw.get("duration_s", TOUCH_SECONDS)),
                    dict(raw.get("data") or {}))
 
@@ -199,7 +199,7 @@ class Clock:
         return datetime.combine(next_day, time(0)).astimezone()
 
     def now(self) -> datetime:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
     def today(self) -> date:
         return self.day(self.now())
@@ -307,7 +307,7 @@ class ProgressStore:
         return file_lock(self.folder / ".lock")
 
     def _shard(self, moment: datetime) -> Path:
-        utc = moment.astimezone(timezone.utc)
+        utc = moment.astimezone(UTC)
         return self.folder / f"events-{utc.year:04d}-{utc.month:02d}.json"
 
     def record(self, kind: str, data: dict[str, Any] | None = None, *, ts: datetime | None = None,

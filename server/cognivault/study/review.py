@@ -15,13 +15,20 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import IO, Any
 
 from cognivault.errors import CogniVaultError
-from cognivault.study.cards import DEFAULT_OPTIONS, Card, Flashcard, NoteCards, ParserOptions, parse_cards, \
-    with_schedule
+from cognivault.study.cards import (
+    DEFAULT_OPTIONS,
+    Card,
+    Flashcard,
+    NoteCards,
+    ParserOptions,
+    parse_cards,
+    with_schedule,
+)
 from cognivault.study.citations import parse_citations, strip_citations, without_cited_links
 from cognivault.study.progress import ProgressStore
 from cognivault.study.scheduler import RATING_NAMES, CardScheduler, ReviewResult, is_due, parse_rating
@@ -200,7 +207,7 @@ class ReviewDeck:
               duration_s: float | None = None) -> GradeOutcome:
         """Schedule a card with FSRS and rewrite its comment (only it), never clobbering an edit."""
         rating = parse_rating(rating)
-        now = now or datetime.now(timezone.utc)
+        now = now or datetime.now(UTC)
         note_path, _, _ = self.find(card_id, path)
         graded: list[tuple[Card, ReviewResult]] = []
 

@@ -27,15 +27,29 @@ import logging
 import re
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
 from cognivault.companion import api
-from cognivault.companion.api import ApiError, add_route, bad_request, engine_of, read_json, run_answer_work, run_blocking
+from cognivault.companion.api import (
+    ApiError,
+    add_route,
+    bad_request,
+    engine_of,
+    read_json,
+    run_answer_work,
+    run_blocking,
+)
 from cognivault.errors import CogniVaultError, describe_os_error
 from cognivault.models.providers import CHAT_PROVIDER_CHOICES
 from cognivault.study.kinds import KINDS
+
+if TYPE_CHECKING:
+    from cognivault.models.chat import ChatProvider
+    from cognivault.study.progress import ProgressStore
+    from cognivault.study.quiz import ParsedQuiz
+    from cognivault.study.review import ReviewDeck
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +89,7 @@ DAYS_QUERY = {"days": {"type": "integer", "minimum": 1, "maximum": 3660, "defaul
 
 
 # -- services ------------------------------------------------------------------------
-def _store(app: web.Application):  # type: ignore[no-untyped-def]
+def _store(app: web.Application) -> ProgressStore:
     store = api.service(app, "study_progress")
     if store is None:
         from cognivault.study.progress import ProgressStore
@@ -85,7 +99,7 @@ def _store(app: web.Application):  # type: ignore[no-untyped-def]
     return store
 
 
-def _deck(app: web.Application):  # type: ignore[no-untyped-def]
+def _deck(app: web.Application) -> ReviewDeck:
     deck = api.service(app, "study_deck")
     if deck is None:
         from cognivault.study.review import ReviewDeck
@@ -134,7 +148,7 @@ async def review_grade(request: web.Request) -> web.Response:
 
 
 # -- generation ----------------------------------------------------------------------------
-async def _provider(request: web.Request, name: str | None):  # type: ignore[no-untyped-def]
+async def _provider(request: web.Request, name: str | None) -> ChatProvider | None:
     """None (extractive) or the companion's chat provider (shared with /api/ask)."""
     if name == "extractive":
         return None
@@ -166,11 +180,11 @@ async def generate_stream(request: web.Request) -> web.StreamResponse:
     scope = parse_scope(request, body.get("scope"))
     note = _note_path(request, body["note"], "note") if body.get("note") else None
     workshop = _note_path(request, body["workshop"], "workshop") if body.get("workshop") else None
-    lines = tuple(body["lines"]) if body.get("lines") else None
+    lines = (body["lines"][0], body["lines"][1]) if body.get("lines") else None  # the schema: exactly two
     from cognivault.index.scope import Scope
 
     study_request = StudyRequest(note=note, scope=scope or Scope(), topic=(body.get("topic") or "").strip() or None,
-                                 selection=body.get("selection"), lines=lines,  # type: ignore[arg-type]
+                                 selection=body.get("selection"), lines=lines,
                                  count=body.get("count"), deck=body.get("deck"))
     if kind == "lesson":
         if not workshop or not body.get("lesson"):
@@ -268,7 +282,7 @@ async def quiz_questions(request: web.Request) -> web.Response:
                               "questions": questions_to_take(quiz)})
 
 
-def _read_quiz(absolute: Path, path: str):  # type: ignore[no-untyped-def]
+def _read_quiz(absolute: Path, path: str) -> ParsedQuiz:
     from cognivault.study.quiz import quiz_to_take  # a note without questions: NotAQuiz, a 400 not_a_quiz
 
     try:

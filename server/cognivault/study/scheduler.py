@@ -39,7 +39,7 @@ loss: a round trip keeps S to within half a day and D to within 0.03.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler, State
@@ -100,8 +100,8 @@ class CardScheduler:
         """The FSRS card a comment value stands for (a new card for None or the placeholder)."""
         if schedule is None or schedule.is_new:
             return FsrsCard(card_id=1, due=now)
-        if schedule.fsrs is not None and schedule.fsrs.due_at is not None:
-            kept = schedule.fsrs  # the plugin's own FSRS memory state: taken as it is
+        kept = schedule.fsrs  # the plugin's own FSRS memory state: taken as it is
+        if kept is not None and kept.due_at is not None:
             if kept.state == 0 or kept.stability <= 0:
                 return FsrsCard(card_id=1, due=now)
             last_review = kept.last_review or kept.due_at - timedelta(days=max(kept.interval, 1.0))
@@ -113,7 +113,7 @@ class CardScheduler:
         today = now.astimezone().date()
         elapsed = (today - last_day).days
         last_review = now - timedelta(days=max(0, elapsed))
-        due = datetime.combine(schedule.due, time(0), tzinfo=timezone.utc)
+        due = datetime.combine(schedule.due, time(0), tzinfo=UTC)
         return FsrsCard(card_id=1, state=State.Review, step=None, stability=stability,
                         difficulty=difficulty_from_ease(schedule.ease), due=due, last_review=last_review)
 
@@ -124,7 +124,7 @@ class CardScheduler:
         The value is in the form the card had: the plugin's FSRS group when ``schedule`` is one
         (or ``fsrs_form``: a new card whose siblings are), the SM-2 group otherwise.
         """
-        now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+        now = (now or datetime.now(UTC)).astimezone(UTC)
         rating = parse_rating(rating)
         card = self.to_fsrs(schedule, now)
         retrievability = self.fsrs.get_card_retrievability(card, now) if card.last_review else 0.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import IO, Any
 
 from cognivault.study.scheduler import RATING_NAMES
@@ -74,6 +74,6 @@ def grade_prompt(next_interval: Callable[[int], int]) -> str:
 
 def interval_preview(deck: Any, card_id: str, path: str, now: datetime | None = None) -> Callable[[int], int]:
     """For a card of ``deck``: rating -> days until the next review if graded so now (nothing is written)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     _, _, card = deck.find(card_id, path)
     return lambda rating: deck.scheduler.review(card.schedule, rating, now).schedule.interval

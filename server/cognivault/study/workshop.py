@@ -35,8 +35,8 @@ from cognivault.study.common import (
     is_extractive,
     no_progress,
     note_text,
-    provider_identity,
     prompt_values,
+    provider_identity,
     safe_filename,
     short_id,
     study_folder,
@@ -165,7 +165,7 @@ def extractive_outline(sources: SourceSet, count: int) -> Outline:
         lessons.append(Lesson(len(lessons) + 1, title, objective, group))
     opening = first_sentence(sources.sources[0])
     summary = (f"{len(lessons)} Lektionen zu {sources.title}: " if german else
-               f"{len(lessons)} lessons on {sources.title}: ") + "; ".join(l.title for l in lessons) + "."
+               f"{len(lessons)} lessons on {sources.title}: ") + "; ".join(lesson.title for lesson in lessons) + "."
     if opening:
         summary = f"{opening} {summary}"
     return Outline(sources.title, summary, lessons)
@@ -258,8 +258,8 @@ def _compose(engine: Any, request: StudyRequest, sources: SourceSet, draft: Draf
     return Composed(title, render_outline_body(outline, sources.language == "de", title), used, folder,
                     name=folder.name, frontmatter={"workshop_id": workshop_id, "lessons": len(outline.lessons)},
                     extra={"workshop_id": workshop_id,
-                           "lessons": [{"number": l.number, "title": l.title, "path": l.path}
-                                       for l in outline.lessons]})
+                           "lessons": [{"number": lesson.number, "title": lesson.title, "path": lesson.path}
+                                       for lesson in outline.lessons]})
 
 
 def _as_draft(outline: Outline) -> Draft[Lesson]:
@@ -358,13 +358,13 @@ async def generate_lesson(engine: Any, workshop: str, number: int, provider: Cha
     except OSError as exc:
         raise GenerationError(f"workshop outline {workshop} not found", "unknown_note") from exc
     ref = parse_outline(outline_text)
-    lesson = next((l for l in ref.lessons if l["number"] == number), None)
+    lesson = next((row for row in ref.lessons if row["number"] == number), None)
     if lesson is None:
         raise GenerationError(f"{workshop} has no lesson {number} (it has {len(ref.lessons)})", "unknown_lesson")
     progress("retrieve", "reading the lesson's passages")
     sources = _lesson_sources(engine, lesson["chunk_ids"], lesson["title"])
     german = sources.language == "de"
-    if is_extractive(provider):
+    if provider is None or is_extractive(provider):
         progress("extract", "assembling the lesson from its passages")
         body = extractive_lesson(lesson["title"], lesson["objective"], sources)
     else:
@@ -374,7 +374,7 @@ async def generate_lesson(engine: Any, workshop: str, number: int, provider: Cha
                   "objective": lesson["objective"], "sources": sources.prompt_block("S"),
                   "language": sources.language}
         system, user = template.render(values)
-        reply = await ask_model(provider, system, user, schema=None, max_tokens=1800)  # type: ignore[arg-type]
+        reply = await ask_model(provider, system, user, schema=None, max_tokens=1800)
         body = clean_lesson(reply, sources)
         if len(body) < 40:
             raise GenerationError("the model returned no usable lesson text; try again", "nothing_generated")

@@ -251,7 +251,7 @@ def _frontmatter_title(frontmatter: dict[str, Any], path: str) -> str:
 
 # A wikilink or embed in text that is not read as Markdown (frontmatter values, a model's answer);
 # in a note's body the inline scanner finds them (it skips code, HTML and escapes first).
-WIKILINK_RE = re.compile(r"(?P<embed>!?)\[\[(?P<inside>[^\[\]\n]{1,%d})\]\]" % MAX_WIKILINK_CHARS)
+WIKILINK_RE = re.compile(rf"(?P<embed>!?)\[\[(?P<inside>[^\[\]\n]{{1,{MAX_WIKILINK_CHARS}}})\]\]")
 
 
 def _frontmatter_links(lines: list[str]) -> list[Link]:
@@ -340,6 +340,12 @@ _ANGLE_RE = re.compile(
 )
 
 
+def _match_end(pattern: re.Pattern[str], src: str, pos: int, limit: int) -> int:
+    """End of ``pattern``'s match at ``pos``, for a pattern that always matches there."""
+    match = pattern.match(src, pos, limit)
+    return match.end() if match else pos
+
+
 def _html_end(src: str, i: int, n: int, find: Any) -> int:
     """End of an HTML comment, processing instruction, CDATA or declaration at ``i``, else 0.
 
@@ -398,18 +404,18 @@ def _link_tail(src: str, pos: int, limit: int) -> tuple[int, str] | None:
     Regexes with bounded windows instead of markdown-it's character loops, so
     hostile input (``[a](`` a million times) stays linear.
     """
-    pos = _SPACES_RE.match(src, pos, limit).end()  # type: ignore[union-attr]
+    pos = _match_end(_SPACES_RE, src, pos, limit)
     if pos < limit and src[pos] == ")":
         return pos + 1, ""
     dest = _DESTINATION_RE.match(src, pos, min(limit, pos + MAX_DESTINATION_CHARS))
     if dest is None:
         return None
     href = unescapeAll(dest.group(1) if dest.group(1) is not None else dest.group(2))
-    pos = _SPACES_RE.match(src, dest.end(), limit).end()  # type: ignore[union-attr]
+    pos = _match_end(_SPACES_RE, src, dest.end(), limit)
     if pos < limit and pos != dest.end() and src[pos] in "\"'(":
         title = _TITLE_RE.match(src, pos, min(limit, pos + MAX_TITLE_CHARS))
         if title is not None:
-            pos = _SPACES_RE.match(src, title.end(), limit).end()  # type: ignore[union-attr]
+            pos = _match_end(_SPACES_RE, src, title.end(), limit)
     if pos < limit and src[pos] == ")":
         return pos + 1, href
     return None
@@ -458,7 +464,7 @@ def _scan_inline(src: str) -> _Inline:
             else:
                 pos = i + 1
         elif ch == "`":
-            run_end = _BACKTICKS_RE.match(src, i).end()  # type: ignore[union-attr]
+            run_end = _match_end(_BACKTICKS_RE, src, i, len(src))
             length = run_end - i
             if runs is None:
                 runs = {}
@@ -799,7 +805,7 @@ def _pair_comments(body_text: str, marks: list[tuple[int, int]],
     pieces: list[str] = []
     spans: list[tuple[int, int, int, int]] = []
     pos = 0
-    for opener, closer in zip(offsets[::2], offsets[1::2]):
+    for opener, closer in zip(offsets[::2], offsets[1::2], strict=False):  # an odd last mark stays text
         end = closer + 2
         pieces.append(body_text[pos:opener])
         hidden = _NOT_NEWLINE_RE.sub(" ", body_text[opener:end])
@@ -837,8 +843,8 @@ def _read_body(body_text: str, lines: list[str], offset: int) -> _Body:
                 heading_open = None
                 continue
             parent = tokens[index - 1].type if index else ""
-            is_heading = parent == "heading_open" and heading_open is not None
-            atx = is_heading and heading_open.markup.startswith("#")  # type: ignore[union-attr]
+            heading = heading_open if parent == "heading_open" else None
+            atx = heading is not None and heading.markup.startswith("#")
             positions = _Positions(content, offset + token.map[0], lines, atx)
             scan = _scan_inline(content)
             _collect(scan, content, positions, body.links, body.tag_refs, body.comments)
@@ -848,14 +854,14 @@ def _read_body(body_text: str, lines: list[str], offset: int) -> _Body:
             if scan.block_id is not None and parent == "paragraph_open":
                 line, col = positions.at(scan.block_id[0])
                 body.blocks.append(BlockId(id=scan.block_id[1], line=line, start_col=col))
-            if is_heading:
-                level = int(heading_open.tag[1:])  # type: ignore[union-attr]
+            if heading is not None:
+                level = int(heading.tag[1:])
                 title = _plain_text(content, scan) if scan.replacements or _has_markup(content) else \
                     " ".join(content.split())
                 while stack and stack[-1][0] >= level:
                     stack.pop()
                 stack.append((level, title))
-                hmap = heading_open.map or token.map  # type: ignore[union-attr]
+                hmap = heading.map or token.map
                 body.headings.append(Heading(level=level, text=title, line=offset + hmap[0] + 1,
                                              path=tuple(t for _, t in stack), end_line=offset + hmap[1]))
             heading_open = None

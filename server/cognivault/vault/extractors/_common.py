@@ -22,8 +22,9 @@ import dataclasses
 import re
 import time
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import IO
 
 from cognivault.vault.types import ChunkDraft, ExtractionFailed
 
@@ -106,7 +107,7 @@ def decode_text(data: bytes) -> tuple[str, str]:
     return data.decode("latin-1"), "latin-1"
 
 
-def _xml_prologue_problem(stream) -> str | None:  # noqa: ANN001 - a binary file object
+def _xml_prologue_problem(stream: IO[bytes]) -> str | None:
     """Parse an XML part only up to its root element; report a DTD or entity declaration."""
     from xml.etree.ElementTree import ParseError
 
@@ -176,7 +177,7 @@ def guard_office_zip(path: Path, kind: str) -> None:
                 raise ExtractionFailed(f"refused {kind} file: XML part {info.filename!r} {problem}")
 
 
-def _content_types(archive: zipfile.ZipFile, kind: str):  # noqa: ANN202 - Callable[[str], str]
+def _content_types(archive: zipfile.ZipFile, kind: str) -> Callable[[str], str]:
     """Part name -> content type, from the (defused) ``[Content_Types].xml``."""
     from xml.etree.ElementTree import ParseError
 

@@ -15,8 +15,9 @@ import os
 import shutil
 import sys
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cognivault.config import IndexSettings
 from cognivault.errors import CogniVaultError
@@ -24,6 +25,9 @@ from cognivault.extras import install_hint
 from cognivault.vault.types import ChunkDraft, Extraction, ExtractionFailed, ExtractionSkipped
 
 from ._common import Deadline, clean_text
+
+if TYPE_CHECKING:
+    import numpy as np
 
 NO_MODEL = "no whisper model configured: set index.whisper_model_dir"
 NOT_INSTALLED = f"faster-whisper not installed ({install_hint('audio')})"
@@ -107,7 +111,7 @@ def model_problem(settings: IndexSettings) -> str | None:
     return None
 
 
-def _load_model(folder: Path):  # noqa: ANN202
+def _load_model(folder: Path) -> Any:  # a faster_whisper WhisperModel
     try:
         from faster_whisper import WhisperModel
     except ImportError as exc:
@@ -130,7 +134,7 @@ def _load_model(folder: Path):  # noqa: ANN202
 # --- decoding ----------------------------------------------------------------------------------
 
 
-def decode_audio(path: Path, deadline: Deadline):  # noqa: ANN201 - numpy float32 array
+def decode_audio(path: Path, deadline: Deadline) -> np.ndarray:
     """Mono 16 kHz float32 samples of the first audio stream, at most ``MAX_AUDIO_SECONDS``."""
     import av
     import numpy as np
@@ -145,7 +149,7 @@ def decode_audio(path: Path, deadline: Deadline):  # noqa: ANN201 - numpy float3
             stream = container.streams.audio[0]
             resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
 
-            def take(frames) -> None:  # noqa: ANN001
+            def take(frames: Iterable[Any]) -> None:
                 nonlocal total
                 for frame in frames:
                     array = frame.to_ndarray().reshape(-1)
@@ -180,7 +184,7 @@ def extract(path: Path, settings: IndexSettings, deadline: Deadline) -> Extracti
     folder = Path(settings.whisper_model_dir).expanduser()
     samples = decode_audio(path, deadline)  # before the model: a corrupt file fails fast
     duration = samples.shape[0] / SAMPLE_RATE
-    metadata: dict = {"format": "audio", "duration_s": round(duration, 2), "model": folder.name}
+    metadata: dict[str, Any] = {"format": "audio", "duration_s": round(duration, 2), "model": folder.name}
     if duration < 0.1:
         return Extraction(chunks=[], metadata=metadata)
     model = _load_model(folder)

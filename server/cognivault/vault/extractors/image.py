@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cognivault.config import IndexSettings
 from cognivault.vault.types import ChunkDraft, Extraction, ExtractionFailed
 
 from . import ocr
 from ._common import Deadline, clean_text, split
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
 
 # Pillow's own bomb limit (Image.MAX_IMAGE_PIXELS, ~89 Mpx) is kept and its
 # warning band (1x to 2x the limit) is treated as an error too. This is the
@@ -19,7 +23,7 @@ FALLBACK_MAX_PIXELS = 89_478_485
 MIN_OCR_SIDE = 1000
 
 
-def load_image(path: Path):  # noqa: ANN201 - PIL.Image.Image
+def load_image(path: Path) -> PILImage:
     """Open an image under Pillow's decompression-bomb guard, as RGB or L, first frame only."""
     from PIL import Image, UnidentifiedImageError
 
@@ -27,7 +31,7 @@ def load_image(path: Path):  # noqa: ANN201 - PIL.Image.Image
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            image = Image.open(path)
+            image: PILImage = Image.open(path)
             width, height = image.size
             if width * height > limit:
                 raise ExtractionFailed(f"image is {width}x{height} pixels, over the "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cognivault.vault.types import ExtractionFailed, ExtractionSkipped
 
@@ -19,7 +19,7 @@ _lock = threading.Lock()
 _languages_cache: dict[str, list[str]] = {}
 
 
-def _pytesseract():  # noqa: ANN202
+def _pytesseract() -> Any:  # the pytesseract module (untyped)
     try:
         import pytesseract
     except ImportError as exc:
@@ -89,9 +89,10 @@ def ocr_image(image: Image, languages: str, deadline: Deadline, doing: str = "OC
     deadline.check(doing)
     timeout = deadline.remaining()
     try:
-        return pytesseract.image_to_string(
+        text: str = pytesseract.image_to_string(
             image, lang=languages, config="--psm 3",
             timeout=0 if timeout == float("inf") else max(1.0, timeout))
+        return text
     except pytesseract.TesseractNotFoundError as exc:
         raise ExtractionSkipped(TESSERACT_MISSING) from exc
     except RuntimeError as exc:  # pytesseract's "Tesseract process timeout"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from cognivault.config import IndexSettings
 from cognivault.vault.types import ChunkDraft, Extraction, ExtractionFailed
@@ -14,7 +15,7 @@ MAX_SLIDES = 2_000
 SPLIT_FACTOR = 3
 
 
-def _shape_texts(shapes, skip_id: int | None, depth: int = 0) -> list[str]:  # noqa: ANN001
+def _shape_texts(shapes: Any, skip_id: int | None, depth: int = 0) -> list[str]:  # python-pptx shapes
     from pptx.shapes.group import GroupShape
 
     out: list[str] = []

@@ -19,6 +19,7 @@ import io
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from cognivault.config import IndexSettings
 from cognivault.vault.types import ChunkDraft, Extraction, ExtractionFailed
@@ -147,7 +148,7 @@ def extract_xlsx(path: Path, settings: IndexSettings, deadline: Deadline) -> Ext
     except Exception as exc:  # noqa: BLE001 - openpyxl raises KeyError, InvalidFileException, lxml errors...
         raise ExtractionFailed(f"not a readable XLSX file ({type(exc).__name__}: {exc})") from exc
     chunks: list[ChunkDraft] = []
-    metadata: dict = {"format": "xlsx", "sheets": []}
+    metadata: dict[str, Any] = {"format": "xlsx", "sheets": []}
     total = 0
     try:
         sheets = workbook.worksheets
@@ -237,7 +238,7 @@ def extract_csv(path: Path, settings: IndexSettings, deadline: Deadline) -> Extr
         stream.readline()
     reader = csv.reader(stream, dialect)
     batcher = _Batcher("", (), "", "rows/")
-    metadata: dict = {"format": "csv", "encoding": encoding, "delimiter": getattr(dialect, "delimiter", ",")}
+    metadata: dict[str, Any] = {"format": "csv", "encoding": encoding, "delimiter": getattr(dialect, "delimiter", ",")}
     offset = 1 if skip_first_line else 0
     try:
         for number, start, end, row in _records(reader, lambda: reader.line_num):

@@ -10,6 +10,7 @@ import html
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 from cognivault.config import IndexSettings
 from cognivault.vault.types import ChunkDraft, Extraction, ExtractionFailed
@@ -64,7 +65,7 @@ class _TextParser(HTMLParser):
         self.table_depth = 0
         self.pre_depth = 0
 
-    def handle_starttag(self, tag: str, attrs) -> None:  # noqa: ANN001
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _SKIP:
             self.skip_depth += 1
             return
@@ -88,7 +89,7 @@ class _TextParser(HTMLParser):
         elif tag in _BLOCK and not self.table_depth:
             self.out.append("\n\n" if tag in ("p", "div", "section", "article") else "\n")
 
-    def handle_startendtag(self, tag: str, attrs) -> None:  # noqa: ANN001
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if not self.skip_depth and tag in ("br", "hr"):
             self.out.append("\n")
 
@@ -163,7 +164,7 @@ def extract(path: Path, settings: IndexSettings, deadline: Deadline) -> Extracti
     if looks_binary(data):
         raise ExtractionFailed("not an HTML text file (binary content)")
     markup, encoding = _decode(data)
-    metadata: dict = {"format": "html", "encoding": encoding}
+    metadata: dict[str, Any] = {"format": "html", "encoding": encoding}
     title_match = _TITLE.search(markup[:200_000])
     if title_match:
         title = " ".join(html.unescape(re.sub(r"<[^>]+>", "", title_match.group(1))).split())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from cognivault.config import IndexSettings
 from cognivault.vault.types import ChunkDraft, Extraction, ExtractionFailed
@@ -14,7 +15,7 @@ _HEADING_STYLE = re.compile(r"^(?:heading|überschrift|titre|titolo|título)\s*(
 _HEADING_ID = re.compile(r"^(?:heading|berschrift)(\d)$", re.IGNORECASE)
 
 
-def _heading_level(paragraph) -> int | None:  # noqa: ANN001
+def _heading_level(paragraph: Any) -> int | None:  # a python-docx Paragraph
     """0 for the Title style, 1-9 for Heading 1-9 (own or inherited style), else None."""
     try:
         style = paragraph.style
@@ -36,7 +37,7 @@ def _heading_level(paragraph) -> int | None:  # noqa: ANN001
     return None
 
 
-def _is_list(paragraph) -> bool:  # noqa: ANN001
+def _is_list(paragraph: Any) -> bool:
     try:
         name = (paragraph.style.name or "").lower()
     except Exception:  # noqa: BLE001
@@ -47,7 +48,7 @@ def _is_list(paragraph) -> bool:  # noqa: ANN001
     return ppr is not None and ppr.numPr is not None
 
 
-def _table_rows(table) -> list[str]:  # noqa: ANN001
+def _table_rows(table: Any) -> list[str]:  # a python-docx Table
     rows = []
     for row in table.rows:
         cells, seen = [], set()
