@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from answer_support import WordHashEmbedder
 
+from answer_support import WordHashEmbedder
 from cognivault.companion import api
 from cognivault.companion.app import create_app
 from cognivault.companion.runner import watch_vault

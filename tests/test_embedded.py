@@ -91,7 +91,7 @@ def test_window_spans_cover_everything_within_the_limit(n: int) -> None:
     spans = window_spans(n, 254, 32)
     assert spans[0][0] == 0 and spans[-1][1] == n
     assert all(0 < end - start <= 254 for start, end in spans) or n == 0
-    for (a_start, a_end), (b_start, _) in zip(spans, spans[1:]):
+    for (a_start, a_end), (b_start, _) in zip(spans, spans[1:], strict=False):
         assert a_start < b_start <= a_end  # overlapping, advancing
     lengths = [end - start for start, end in spans]
     assert max(lengths) - min(lengths) <= 1 or len(spans) == 1  # balanced, no tiny tail window

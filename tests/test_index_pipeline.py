@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from answer_support import WordHashEmbedder
 
+from answer_support import WordHashEmbedder
 from cognivault.config import load_settings
 from cognivault.engine import Engine
 from cognivault.index.lexical import LexicalIndex

@@ -29,8 +29,8 @@ from cognivault.index.hybrid import FusedHit, FusionWeights, reciprocal_rank_fus
 from cognivault.index.named_note import as_note_name, open_with_named_note
 from cognivault.index.pipeline import (
     EMBED_BATCH,
-    IndexReport,
     Indexer,
+    IndexReport,
     Progress,
     ProgressCallback,
     breadcrumb,
@@ -560,7 +560,7 @@ class Engine:
             hits = dense.search(vector, depth, allowed_ids)
         return [hit.chunk_id for hit in hits], None
 
-    def _results(self, fused: list, query: str, lang: str | None, k: int, per_note: bool
+    def _results(self, fused: list[FusedHit], query: str, lang: str | None, k: int, per_note: bool
                  ) -> list[SearchResult]:
         lexical = self.store.lexical
         picked = []
@@ -741,8 +741,8 @@ class Engine:
         for record in files:
             counts[record.state] += 1
         consistency = self.store.consistency()
-        chunks = int(consistency["catalog_chunks"])  # type: ignore[arg-type]
-        embedded = int(consistency["embedded_chunks"])  # type: ignore[arg-type]
+        chunks, embedded = consistency["catalog_chunks"], consistency["embedded_chunks"]
+        assert isinstance(chunks, int) and isinstance(embedded, int)
         lexical = self.store.lexical
         status: dict[str, object] = {
             "vault": str(self.vault),

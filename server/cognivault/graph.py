@@ -230,7 +230,8 @@ class Snapshot:
         if same_names:
             resolver: LinkResolver | None = self.resolver
         elif all(path in files for path in wanted if path in self.files):  # notes came or aliases changed
-            resolver = self.resolver.with_notes({p: notes[p].aliases if p in notes else () for p in wanted if p in files},
+            resolver = self.resolver.with_notes({p: notes[p].aliases if p in notes else ()
+                                                 for p in wanted if p in files},
                                                 {p: self.notes[p].aliases for p in wanted if p in self.notes})
         else:  # a file went: built anew
             resolver = None

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-
 from harness import Session, start_session, stop_session
 
 

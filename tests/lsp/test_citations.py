@@ -9,9 +9,8 @@ import asyncio
 
 import pytest
 import pytest_asyncio
-from lsprotocol import types
-
 from harness import plain, position_of
+from lsprotocol import types
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -11,11 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from cognivault.lsp.commands import _UsageError, parse_tcp
+from harness import TEST_VAULT, position_of, server_env, start_session, stop_session
 from lsprotocol import types
 
-from harness import TEST_VAULT, position_of, server_env, start_session, stop_session
+from cognivault.lsp.commands import _UsageError, parse_tcp
 
 
 @pytest.mark.parametrize("value, expected", [

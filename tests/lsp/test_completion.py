@@ -7,11 +7,11 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 import pytest_asyncio
-from lsprotocol import types
-from cognivault.live import EMBED_EDITS_AFTER_MS
-
-from fake_ollama import FakeOllama, fake_ollama_in_thread
 from harness import Session, plain, position_of, start_session, stop_session
+from lsprotocol import types
+
+from cognivault.live import EMBED_EDITS_AFTER_MS
+from fake_ollama import FakeOllama, fake_ollama_in_thread
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -6,9 +6,8 @@ import asyncio
 import shutil
 
 import pytest
-from lsprotocol import types
-
 from harness import TEST_VAULT, position_of, start_session, stop_session
+from lsprotocol import types
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

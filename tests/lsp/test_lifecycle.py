@@ -9,9 +9,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
-
 from harness import client_capabilities, plain, position_of, start_session, stop_session
+from lsprotocol import types
 
 from cognivault.lsp.paragraph_vectors import vectors_of
 from cognivault.lsp.server import CogniVaultServer
@@ -141,7 +140,8 @@ async def test_unsaved_edit_changes_hover_and_diagnostics(fresh) -> None:
     found = await fresh.diagnostics("Index.md", lambda found: not any("Nonexistent" in d.message for d in found))
     assert {d.code for d in found} == {"missing-heading", "missing-block"}
     hover = await fresh.client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=position_of(fixed, "[[Photosynthesis]]", offset=4)))
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=position_of(fixed, "[[Photosynthesis]]", offset=4)))
     assert "Freshly edited" in _hover_text(hover)
     # The unsaved text reached the index too (search finds it), the file on disk did not change.
     await fresh.wait_idle()
@@ -169,7 +169,8 @@ async def test_shutdown_leaves_the_index_consistent(tmp_path: Path) -> None:
         "from pathlib import Path\n"
         "from cognivault.config import load_settings\n"
         "from cognivault.engine import Engine\n"
-        f"settings = load_settings(Path({str(session.vault)!r}), {{'index': {{'index_dir': {str(tmp_path / 'index')!r}}}}})\n"
+        f"settings = load_settings(Path({str(session.vault)!r}), "
+        f"{{'index': {{'index_dir': {str(tmp_path / 'index')!r}}}}})\n"
         f"engine = Engine(Path({str(session.vault)!r}), settings, embedder=None, writable=False)\n"
         "print(json.dumps(engine.status(per_file=False)['consistency']))\n")
     process = await asyncio.create_subprocess_exec(sys.executable, "-c", code, stdout=asyncio.subprocess.PIPE,

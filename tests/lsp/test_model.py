@@ -6,16 +6,16 @@ import shutil
 from pathlib import Path
 
 import pytest
+from harness import TEST_VAULT
 
 from cognivault.engine import Engine
-from cognivault.index.pipeline import Indexer
 from cognivault.graph import LinkRef, NoteInfo, Snapshot
+from cognivault.index.pipeline import Indexer
 from cognivault.vault.scan import VaultFile
-from harness import TEST_VAULT
 
 
 def _backlinks(snapshot: Snapshot) -> dict[str, list[tuple[str, int, int]]]:
-    return {target: sorted((l.src, l.line, l.start_col) for l in links)
+    return {target: sorted((link.src, link.line, link.start_col) for link in links)
             for target, links in snapshot.backlinks().items() if links}
 
 

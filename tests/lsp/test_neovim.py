@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from harness import TEST_VAULT, server_env
 
 NVIM = shutil.which("nvim", path=str(Path(sys.executable).parent)) or shutil.which("nvim")
@@ -32,7 +31,7 @@ async def test_neovim_hover_and_definition(tmp_path: Path) -> None:
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
     try:
         _, err = await asyncio.wait_for(process.communicate(), 90)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         process.kill()
         raise
     result = json.loads(out.read_text("utf-8"))

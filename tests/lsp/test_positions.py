@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from harness import client_capabilities, position_of, start_session, stop_session
 from lsprotocol import types
 
 from cognivault.lsp.positions import Codec
-from harness import client_capabilities, position_of, start_session, stop_session
 
 LINE = "Straße 😀 漢字 [[Photosynthesis#Light reactions]] end."
 

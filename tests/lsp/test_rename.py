@@ -6,10 +6,9 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from harness import position_of, start_session, stop_session
 from lsprotocol import types
 from pygls.workspace import TextDocument
-
-from harness import position_of, start_session, stop_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-
 from harness import TEST_VAULT, server_env
 
 # One server for the whole module: surviving every bad message is the point.

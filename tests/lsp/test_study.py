@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from harness import TEST_VAULT, Session, plain, start_session, stop_session
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from cognivault.study.progress import ProgressStore
 from cognivault.study.schema import validate_frontmatter
 from cognivault.vault.markdown import read_frontmatter
-from harness import TEST_VAULT, Session, plain, start_session, stop_session
 
 DECK = "Decks/Organelles.md"
 DECK_TEXT = ("# Organelles\n\n#flashcards/organelles\n\n"

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from lsprotocol import types
-
 from harness import start_session, stop_session
+from lsprotocol import types
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

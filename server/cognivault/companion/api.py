@@ -67,7 +67,7 @@ SETTINGS_KEY: web.AppKey[Settings] = web.AppKey("cognivault_settings")
 CONFIG_KEY: web.AppKey[CompanionConfig] = web.AppKey("cognivault_companion_config")
 WORKERS_KEY: web.AppKey[Workers] = web.AppKey("cognivault_workers")
 LIVE_KEY: web.AppKey[LiveVault] = web.AppKey("cognivault_live")  # keeps the engine's index current
-TASKS_KEY = web.AppKey("cognivault_background_tasks", set)
+TASKS_KEY: web.AppKey[set[asyncio.Task[Any]]] = web.AppKey("cognivault_background_tasks")
 SERVICES_KEY = web.AppKey("cognivault_services", dict)  # name -> object given to create_app(**services)
 ANSWERED_KEY = web.AppKey("cognivault_answered", list)  # what runs after each answer of POST /api/ask
 

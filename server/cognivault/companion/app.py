@@ -114,7 +114,8 @@ def create_app(engine: Engine, settings: Settings, token: str, *,
     app.on_response_prepare.append(on_response_prepare)
 
     async def _shutdown(app: web.Application) -> None:
-        tasks = list(app[api.TASKS_KEY])
+        running = app[api.TASKS_KEY]
+        tasks = list(running)
         for task in tasks:
             task.cancel()
         if tasks:

@@ -184,8 +184,8 @@ def _dumps(data: Any) -> str:
 
 
 def setup_routes(app: web.Application) -> None:
-    add_route(app, "GET", "/", landing_page, summary="The dashboard, or a list of routes without the study hub (open with ?code= or ?token=)", page=True,
-              content_type="text/html")
+    add_route(app, "GET", "/", landing_page, page=True, content_type="text/html",
+              summary="The dashboard, or a list of routes without the study hub (open with ?code= or ?token=)")
     add_route(app, "GET", "/api/openapi.json", openapi, summary="This API, described in OpenAPI 3.1")
     add_route(app, "POST", "/api/search", search, summary="Search passages (hybrid, lexical or dense)",
               body=SEARCH_BODY, response=SEARCH_RESULT, max_body=64 * 1024)

@@ -90,7 +90,7 @@ def _german_lexicon(rows: Iterable[tuple[str, str, str | None, str]]) -> frozens
 
 def _concatenate(arrays: Sequence[np.ndarray], dtype: type) -> np.ndarray:
     """``np.concatenate`` ``BUILD_BLOCK_ROWS`` arrays at a time, yielding the GIL between blocks."""
-    out = np.empty(sum(len(a) for a in arrays), dtype)
+    out: np.ndarray = np.empty(sum(len(a) for a in arrays), dtype)
     position = 0
     for start in range(0, len(arrays), BUILD_BLOCK_ROWS):
         block = np.concatenate(arrays[start:start + BUILD_BLOCK_ROWS])
@@ -331,7 +331,7 @@ class LexicalIndex:
         self._row_of[chunk_id] = row
         self._rows_by_path[path].append(row)
         if delta:
-            for term, tf in zip(ids.tolist(), tfs.tolist()):
+            for term, tf in zip(ids.tolist(), tfs.tolist(), strict=True):
                 self._delta[term].append((row, tf))
                 self._delta_arrays.pop(term, None)
 

@@ -72,8 +72,8 @@ def _passage_range(ctx: Any, chunk: Any) -> tuple[str, types.Range] | None:
 
 
 def _fallback(ctx: Any, doc: Document, citation: Any) -> list[types.Location] | None:
-    from cognivault.lsp import common
     from cognivault.graph import LinkRef
+    from cognivault.lsp import common
 
     link = LinkRef(doc.path or "", citation.target, citation.heading, None, citation.label, False,
                    citation.line, citation.start_col, citation.end_col)

@@ -61,7 +61,7 @@ def _text_edit(ctx: Context, path: str | None, uri: str, edits: list[types.TextE
     doc = ctx.view.open_docs.get(path) if path else None
     return types.TextDocumentEdit(
         text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version if doc else None),
-        edits=edits)  # type: ignore[arg-type]
+        edits=edits)
 
 
 def code_actions(ctx: Context, doc: Document, range_: types.Range,
@@ -103,7 +103,7 @@ def _fixes(ctx: Context, doc: Document, diagnostic: types.Diagnostic) -> list[ty
     if target.path is None and link.target:
         return []
     note = target.note
-    actions = []
+    actions: list[types.CodeAction] = []
     line_text = doc.lines[line]
     if kind == "missing-heading" and note is not None and link.heading:
         span = common.heading_span(line_text, link)
@@ -276,7 +276,7 @@ def register(server: CogniVaultServer) -> None:
     kinds: list[Any] = [types.CodeActionKind.QuickFix, INSERT_LINK_KIND, "source.cognivault"]
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=kinds))
-    async def on_code_action(ls: CogniVaultServer, params: types.CodeActionParams):  # type: ignore[no-untyped-def]
+    async def on_code_action(ls: CogniVaultServer, params: types.CodeActionParams):
         return await ls.run_feature(code_actions, params.text_document.uri, params.range, params.context)
 
     @server.command(CREATE_NOTE_COMMAND)

@@ -57,7 +57,7 @@ def code_lenses(ctx: Context, doc: Document) -> list[types.CodeLens]:
 
 def register(server: CogniVaultServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    async def on_code_lens(ls: CogniVaultServer, params: types.CodeLensParams):  # type: ignore[no-untyped-def]
+    async def on_code_lens(ls: CogniVaultServer, params: types.CodeLensParams):
         return await ls.run_feature(code_lenses, params.text_document.uri)
 
     @server.command(SHOW_RELATED)

@@ -11,7 +11,6 @@ import argparse
 import ipaddress
 import logging
 import os
-
 import sys
 from typing import Any
 

@@ -78,8 +78,8 @@ def resolve(ctx: Context, source: str | None, link: Link | LinkRef, source_doc: 
         path = ctx.view.resolve(link.target, source)
     if path is None:
         if not link.target and source_doc is not None:
-            note = source_doc.info()
-            return _anchor(Target(None, note), link, note, label="this note")
+            own = source_doc.info()
+            return _anchor(Target(None, own), link, own, label="this note")
         return Target(None, None, problem=f"no note or file named '{link.target}'", kind="unresolved-note")
     note = ctx.view.note(path)
     if source_doc is not None and path == source_doc.path:

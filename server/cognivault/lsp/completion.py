@@ -38,13 +38,13 @@ from lsprotocol import types
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from cognivault.graph import insert_sorted
 from cognivault.index.generated import is_generated
 from cognivault.lsp import common
-from cognivault.graph import insert_sorted
+from cognivault.lsp.documents import parse_text
 from cognivault.lsp.model import Document
 from cognivault.lsp.paragraph_vectors import vectors_of
 from cognivault.lsp.positions import split_lines
-from cognivault.lsp.documents import parse_text
 from cognivault.lsp.server import CogniVaultServer, Context
 from cognivault.vault.markdown import TAG_OPENERS, WIKILINK_RE
 
@@ -54,7 +54,7 @@ MIN_QUERY_WORDS = 3
 EMBED_BUDGET_MS = 15  # longest a request waits for a paragraph vector already being embedded
 SPECULATE_AFTER_MS = 150  # pause in typing after which the paragraph at the last edit is embedded
 
-_TAG_PREFIX = re.compile(r"(?:^|(?<=[\s%s]))#([^\s#\[\](){}<>,;:!?\"'`|]*)$" % re.escape(TAG_OPENERS))
+_TAG_PREFIX = re.compile(r"(?:^|(?<=[\s" + re.escape(TAG_OPENERS) + r"]))#([^\s#\[\](){}<>,;:!?\"'`|]*)$")
 _MARKUP = re.compile(r"[#*_`>~=\[\]()|^-]+")
 
 Ranking = dict[str, tuple[int, float]]  # note path -> (rank, score)
@@ -171,7 +171,7 @@ def _ranking(ctx: Context, query: str, vector: np.ndarray | None, source: str) -
             return _ranking_cache[key]
     try:
         if vector is None:  # BM25 alone: no passages or snippets to build
-            ranking = {}
+            ranking: Ranking = {}
             for _chunk, path, score in common.keyword_hits(ctx, query, RELATED_DEPTH * 8):
                 if path not in ranking:
                     ranking[path] = (len(ranking), score)
@@ -448,7 +448,7 @@ def _notes(ctx: Context, doc: Document, line: int, trigger: Trigger, replace: ty
     chosen_entries = heapq.nsmallest(limit, matches, key=order)
     incomplete = len(matches) > len(chosen_entries) or not complete
     items = []
-    for order, entry in enumerate(chosen_entries):
+    for position, entry in enumerate(chosen_entries):
         rank = ranking.get(entry.path)
         name = view.link_name(entry.path, doc.path)  # shortest unambiguous from this note
         detail = entry.title if entry.title != name else entry.path
@@ -456,14 +456,14 @@ def _notes(ctx: Context, doc: Document, line: int, trigger: Trigger, replace: ty
             detail = f"{detail} · related"
         kind = types.CompletionItemKind.File if entry.markdown else types.CompletionItemKind.Reference
         items.append(_item(ctx, name, name + closing, replace, kind=kind, detail=detail,
-                           sort_text=f"{order:05d}",
+                           sort_text=f"{position:05d}",
                            filter_text=f"{name} {entry.title}" if entry.title != name else None,
                            preselect=True if rank is not None and rank[0] == 0 else None,
                            data={"path": entry.path}))
         for alias in entry.aliases:
             items.append(_item(ctx, alias, f"{name}|{alias}{closing}", replace,
                                kind=types.CompletionItemKind.Reference, detail=f"alias of {entry.title}",
-                               sort_text=f"{order:05d}a", filter_text=alias, data={"path": entry.path}))
+                               sort_text=f"{position:05d}a", filter_text=alias, data={"path": entry.path}))
     return types.CompletionList(is_incomplete=incomplete, items=items)
 
 
@@ -504,7 +504,8 @@ def _blocks(ctx: Context, doc: Document, trigger: Trigger, replace: types.Range,
                 first, last = common.block_span(source.lines, block)
                 text = common.preview(source.lines, first, last)
             items.append(_item(ctx, block.id, block.id + closing, replace,
-                               kind=types.CompletionItemKind.Reference, detail=text.splitlines()[0][:80] if text else None,
+                               kind=types.CompletionItemKind.Reference,
+                               detail=text.splitlines()[0][:80] if text else None,
                                documentation=text or None, sort_text=f"{order:05d}", filter_text=block.id))
     return types.CompletionList(is_incomplete=False, items=items)
 
@@ -539,9 +540,9 @@ def resolve_item(ctx: Context, item: types.CompletionItem) -> types.CompletionIt
 def register(server: CogniVaultServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_COMPLETION,
                     types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS, resolve_provider=True))
-    async def on_completion(ls: CogniVaultServer, params: types.CompletionParams):  # type: ignore[no-untyped-def]
+    async def on_completion(ls: CogniVaultServer, params: types.CompletionParams):
         return await ls.run_feature(completion, params.text_document.uri, params.position)
 
     @server.feature(types.COMPLETION_ITEM_RESOLVE)
-    async def on_resolve(ls: CogniVaultServer, item: types.CompletionItem):  # type: ignore[no-untyped-def]
+    async def on_resolve(ls: CogniVaultServer, item: types.CompletionItem):
         return await ls.run_feature(resolve_item, None, item)

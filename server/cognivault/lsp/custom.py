@@ -87,7 +87,7 @@ def search(ctx: Context, params: Any) -> dict[str, Any]:
             "highlights": [list(h) for h in result.highlights], "score": result.score,
             "chunkId": result.chunk_id, "locator": result.locator,
             "lexicalRank": result.lexical_rank, "denseRank": result.dense_rank})
-    answer = {"query": response.query, "mode": response.mode, "language": response.language,
+    answer: dict[str, Any] = {"query": response.query, "mode": response.mode, "language": response.language,
               "notes": list(response.notes), "elapsedMs": round(response.elapsed_ms, 2), "results": results}
     if response.indexing is not None:
         answer["indexing"] = response.indexing

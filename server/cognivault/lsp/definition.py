@@ -45,5 +45,5 @@ def definition(ctx: Context, doc: Document, position: types.Position) -> list[ty
 
 def register(server: CogniVaultServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    async def goto_definition(ls: CogniVaultServer, params: types.DefinitionParams):  # type: ignore[no-untyped-def]
+    async def goto_definition(ls: CogniVaultServer, params: types.DefinitionParams):
         return await ls.run_feature(definition, params.text_document.uri, params.position)

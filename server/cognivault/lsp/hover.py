@@ -44,7 +44,7 @@ def hover(ctx: Context, doc: Document, position: types.Position) -> types.Hover 
     return None
 
 
-def _link_hover(ctx: Context, doc: Document, link) -> types.Hover:  # type: ignore[no-untyped-def]
+def _link_hover(ctx: Context, doc: Document, link) -> types.Hover:
     target = common.resolve(ctx, doc.path, link, doc)
     where = common.link_range(ctx, doc, link)
     if target.path is None and target.note is None:
@@ -94,14 +94,14 @@ def _link_hover(ctx: Context, doc: Document, link) -> types.Hover:  # type: igno
     return types.Hover(contents=_markup(ctx, value), range=where)
 
 
-def _same_heading(ctx: Context, path: str, written: str, heading) -> bool:  # type: ignore[no-untyped-def]
+def _same_heading(ctx: Context, path: str, written: str, heading) -> bool:
     from cognivault.graph import find_heading
 
     note = ctx.view.note(path)
     return note is not None and find_heading(note.headings, written) == heading
 
 
-def _tag_hover(ctx: Context, doc: Document, tag, line: int) -> types.Hover:  # type: ignore[no-untyped-def]
+def _tag_hover(ctx: Context, doc: Document, tag, line: int) -> types.Hover:
     notes = sorted(ctx.view.tag_notes(tag.tag), key=lambda p: ctx.view.title(p).casefold())
     lines = [f"**#{tag.tag}**: {_plural(len(notes), 'note')}"]
     for path in notes[:MAX_TAG_NOTES]:
@@ -114,5 +114,5 @@ def _tag_hover(ctx: Context, doc: Document, tag, line: int) -> types.Hover:  # t
 
 def register(server: CogniVaultServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    async def on_hover(ls: CogniVaultServer, params: types.HoverParams):  # type: ignore[no-untyped-def]
+    async def on_hover(ls: CogniVaultServer, params: types.HoverParams):
         return await ls.run_feature(hover, params.text_document.uri, params.position)

@@ -87,13 +87,13 @@ class LspEvents(LiveEvents):
         server.work_done_progress.begin(token, types.WorkDoneProgressBegin(
             title="CogniVault: indexing vault", message="scanning files", percentage=0, cancellable=False))
         self._token = token
-        last_sent = [0.0, ""]
+        last_time, last_stage = [0.0], [""]
 
         def report(event: Progress) -> None:
             now = time.monotonic()
-            if now - last_sent[0] < 0.05 and event.stage == last_sent[1] and event.done not in (1, event.total):
+            if now - last_time[0] < 0.05 and event.stage == last_stage[0] and event.done not in (1, event.total):
                 return
-            last_sent[0], last_sent[1] = now, event.stage
+            last_time[0], last_stage[0] = now, event.stage
             label = PROGRESS_LABELS.get(event.stage, event.stage)
             message = f"{label} {event.done}/{event.total}" + (f" {event.current}" if event.current else "")
             percentage = int(100 * event.done / event.total) if event.total else 0

@@ -183,7 +183,7 @@ class VaultView:
         found = [link for link in backlinks.get(path, []) if link.src not in self._overlay_links]
         for doc in self.open_docs.values():
             found.extend(doc.targets(self.resolver).get(path, ()))
-        return sorted(set(found), key=lambda l: (l.src, l.line, l.start_col))
+        return sorted(set(found), key=lambda link: (link.src, link.line, link.start_col))
 
     def tag_occurrences(self) -> list[TagOccurrence]:
         found: list[TagOccurrence] = []

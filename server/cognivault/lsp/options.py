@@ -76,7 +76,7 @@ def parse_options(raw: Any, base: LspOptions | None = None) -> tuple[LspOptions,
     problems: list[str] = []
     data = _unwrap(raw)
 
-    def attempt(action) -> None:  # type: ignore[no-untyped-def]
+    def attempt(action) -> None:
         try:
             action()
         except ConfigError as exc:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from cognivault.lsp import common
 from cognivault.graph import LinkRef, find_heading
+from cognivault.lsp import common
 from cognivault.lsp.model import Document
 from cognivault.lsp.server import CogniVaultServer, Context
 
@@ -101,5 +101,5 @@ def _tag_locations(ctx: Context, tag: str) -> list[types.Location]:
 
 def register(server: CogniVaultServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    async def on_references(ls: CogniVaultServer, params: types.ReferenceParams):  # type: ignore[no-untyped-def]
+    async def on_references(ls: CogniVaultServer, params: types.ReferenceParams):
         return await ls.run_feature(references, params.text_document.uri, params.position, params.context)

@@ -24,8 +24,8 @@ from urllib.parse import quote, unquote
 
 from lsprotocol import types
 
-from cognivault.lsp import common
 from cognivault.graph import HeadingInfo, LinkRef, find_heading
+from cognivault.lsp import common
 from cognivault.lsp.model import Document
 from cognivault.lsp.server import CogniVaultServer, Context, FeatureError
 from cognivault.lsp.uris import relative_path, vault_uri
@@ -122,7 +122,7 @@ class _Edits:
                 changes.append(types.TextDocumentEdit(
                     text_document=types.OptionalVersionedTextDocumentIdentifier(
                         uri=ctx.view.uri(path), version=doc.version if doc else None),
-                    edits=self.by_path[path]))  # type: ignore[arg-type]
+                    edits=self.by_path[path]))
             if rename is not None:
                 operations = ctx.capability("workspace.workspace_edit.resource_operations", []) or []
                 if not any(getattr(op, "value", op) == "rename" for op in operations):
@@ -271,14 +271,14 @@ def will_rename_files(ctx: Context, files: list[types.FileRename]) -> types.Work
 
 def register(server: CogniVaultServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    async def on_prepare(ls: CogniVaultServer, params: types.PrepareRenameParams):  # type: ignore[no-untyped-def]
+    async def on_prepare(ls: CogniVaultServer, params: types.PrepareRenameParams):
         return await ls.run_feature(prepare_rename, params.text_document.uri, params.position)
 
     @server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
-    async def on_rename(ls: CogniVaultServer, params: types.RenameParams):  # type: ignore[no-untyped-def]
+    async def on_rename(ls: CogniVaultServer, params: types.RenameParams):
         return await ls.run_feature(rename, params.text_document.uri, params.position, params.new_name)
 
     @server.feature(types.WORKSPACE_WILL_RENAME_FILES, types.FileOperationRegistrationOptions(filters=[
         types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*.{md,markdown}"))]))
-    async def on_will_rename(ls: CogniVaultServer, params: types.RenameFilesParams):  # type: ignore[no-untyped-def]
+    async def on_will_rename(ls: CogniVaultServer, params: types.RenameFilesParams):
         return await ls.run_feature(will_rename_files, None, list(params.files))

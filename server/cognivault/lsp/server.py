@@ -302,7 +302,7 @@ class CogniVaultServer(LanguageServer):
             self.close_engine()
         super().shutdown()
 
-    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:  # type: ignore[override]
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
         transport.serve_stdio(self, stdin, stdout)
 
     def start_tcp(self, host: str, port: int) -> None:

@@ -144,7 +144,7 @@ def quiz_attempt(ctx: Context, params: dict[str, Any], store: ProgressStore) -> 
 
     path = _path_of(ctx, params)
     document = ctx.view.document(path) if path is not None else None
-    if document is None:
+    if path is None or document is None:
         raise FeatureError("uri: the quiz note in the vault is required")
     answers = params.get("answers")
     if not isinstance(answers, list) or not all(isinstance(a, (str, int)) and not isinstance(a, bool)

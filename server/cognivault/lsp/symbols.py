@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lsprotocol import types
 
 from cognivault.lsp.model import Document
@@ -47,7 +49,7 @@ def flat_symbols(ctx: Context, doc: Document) -> list[types.SymbolInformation]:
     """For clients without hierarchical symbol support."""
     found: list[types.SymbolInformation] = []
 
-    def walk(symbols: list[types.DocumentSymbol], container: str | None) -> None:
+    def walk(symbols: Sequence[types.DocumentSymbol], container: str | None) -> None:
         for symbol in symbols:
             found.append(types.SymbolInformation(
                 name=symbol.name, kind=symbol.kind, container_name=container,
@@ -60,6 +62,6 @@ def flat_symbols(ctx: Context, doc: Document) -> list[types.SymbolInformation]:
 
 def register(server: CogniVaultServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    async def document_symbol(ls: CogniVaultServer, params: types.DocumentSymbolParams):  # type: ignore[no-untyped-def]
+    async def document_symbol(ls: CogniVaultServer, params: types.DocumentSymbolParams):
         hierarchical = ls.capability("text_document.document_symbol.hierarchical_document_symbol_support", False)
         return await ls.run_feature(document_symbols if hierarchical else flat_symbols, params.text_document.uri)

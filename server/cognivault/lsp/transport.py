@@ -40,6 +40,8 @@ MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 MAX_HEADER_BYTES = 64 * 1024  # the reader's line limit: a header line longer than this is dropped
 
 
+_PENDING_WRITES: set[asyncio.Future[Any]] = set()
+
 def send_error(protocol: JsonRPCProtocol, msg_id: Any, code: int, message: str) -> None:
     """Write an error response straight to the client (bypassing pygls' typed responses)."""
     writer = protocol.writer
@@ -49,8 +51,10 @@ def send_error(protocol: JsonRPCProtocol, msg_id: Any, code: int, message: str) 
     raw = body.encode("utf-8")
     data = f"Content-Length: {len(raw)}\r\n\r\n".encode("ascii") + raw
     result = writer.write(data)
-    if hasattr(result, "__await__"):
-        asyncio.ensure_future(result)
+    if result is not None and hasattr(result, "__await__"):
+        pending = asyncio.ensure_future(result)
+        _PENDING_WRITES.add(pending)  # held until written: the event loop keeps only a weak reference
+        pending.add_done_callback(_PENDING_WRITES.discard)
 
 
 def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:

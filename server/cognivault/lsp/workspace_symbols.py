@@ -134,7 +134,8 @@ def _names(ctx: Context, entries: list[Entry]) -> _Names:
         if len(stale) > REJOIN_AFTER:
             return [_joined(entries)]
         fresh = tuple(e for e in names.fresh if e[1] not in changed)
-        fresh += tuple(e for path in changed if path in snapshot.notes for e in _note_entries(path, snapshot.notes[path]))
+        fresh += tuple(e for path in changed if path in snapshot.notes
+                       for e in _note_entries(path, snapshot.notes[path]))
         return [_Names(names.text, names.starts, names.entries, stale, fresh)]
 
     return ctx.view.snapshot.derive("symbol-names", lambda _snapshot: [_joined(entries)], update)[0]
@@ -232,12 +233,12 @@ def workspace_symbols(ctx: Context, query: str) -> list[types.SymbolInformation]
             container = path
             location = types.Location(uri=uri, range=_whole_line(0))
         else:
-            heading = next((h for h in note.headings if h.line == line), None) if note else None
-            if heading is None:
+            found = next((h for h in note.headings if h.line == line), None) if note else None
+            if found is None:
                 continue
             kind = types.SymbolKind.String
-            name = heading.text
-            parents = list(heading.path[:-1])
+            name = found.text
+            parents = list(found.path[:-1])
             if note is not None and (not parents or parents[0] != note.title):
                 parents.insert(0, note.title)
             container = " > ".join(parents) or path

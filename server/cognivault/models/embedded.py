@@ -365,7 +365,7 @@ def _quiet_build() -> Any:
             warnings.simplefilter("ignore")
             yield
     finally:
-        for logger, level in zip(loggers, levels):
+        for logger, level in zip(loggers, levels, strict=True):
             logger.setLevel(level)
 
 
@@ -420,7 +420,7 @@ def export_onnx(model_dir: Path, precision: str = "int8") -> Path:
 
     atomic_write_text(target.parent / f"{target.name}.json", json.dumps({
         "recipe": RECIPE_VERSION, "precision": precision,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }, indent=2))
     return target
 
@@ -553,7 +553,7 @@ class EmbeddedProvider:
         return self._config
 
     def _load_locked(self) -> None:
-        import onnxruntime as ort
+        import onnxruntime  # noqa: F401 - fails here, before any work, when the [embedded] extra is missing
         from tokenizers import Tokenizer
 
         try:
@@ -588,11 +588,11 @@ class EmbeddedProvider:
                     f"onnxruntime cannot run the embedded model ({again}); try "
                     "`pip install -U onnxruntime` or embedding.provider = \"ollama\""
                 ) from again
-        self._cls_id = tokenizer.token_to_id("[CLS]")
-        self._sep_id = tokenizer.token_to_id("[SEP]")
-        self._pad_id = tokenizer.token_to_id("[PAD]") or 0
-        if self._cls_id is None or self._sep_id is None:
+        cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+        if cls_id is None or sep_id is None:
             raise ModelUnavailable(f"{model_dir}: tokenizer has no [CLS]/[SEP] tokens")
+        self._cls_id, self._sep_id = cls_id, sep_id
+        self._pad_id = tokenizer.token_to_id("[PAD]") or 0
         self._tokenizer = tokenizer
         self._session = session
         self._input_names = {item.name for item in session.get_inputs()}
@@ -672,7 +672,8 @@ class EmbeddedProvider:
         short = [i for i, length in enumerate(lengths) if length <= self.short_window_tokens]
         if short and self.precision == "int8":
             long_ones = [i for i, length in enumerate(lengths) if length > self.short_window_tokens]
-            plan = [(self._session_for_short(), [short[i] for i in b]) for b in self._batches([lengths[i] for i in short])]
+            plan = [(self._session_for_short(), [short[i] for i in b])
+                    for b in self._batches([lengths[i] for i in short])]
             plan += [(self._session, [long_ones[i] for i in b])
                      for b in self._batches([lengths[i] for i in long_ones])]
         else:

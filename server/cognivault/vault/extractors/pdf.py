@@ -13,6 +13,7 @@ import math
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 from cognivault.config import IndexSettings
 from cognivault.vault.types import ChunkDraft, Extraction, ExtractionFailed, ExtractionSkipped
@@ -95,10 +96,10 @@ def _pypdf_pages(path: Path, deadline: Deadline) -> tuple[list[str], list[tuple[
     return texts, outline
 
 
-def _pypdf_outline(reader) -> list[tuple[int, str, int]]:  # noqa: ANN001
+def _pypdf_outline(reader: Any) -> list[tuple[int, str, int]]:
     entries: list[tuple[int, str, int]] = []
 
-    def walk(items, level: int) -> None:  # noqa: ANN001
+    def walk(items: Any, level: int) -> None:
         for item in items:
             if len(entries) >= MAX_OUTLINE_ENTRIES or level > 8:
                 return
@@ -120,7 +121,7 @@ def _pypdf_outline(reader) -> list[tuple[int, str, int]]:  # noqa: ANN001
     return entries
 
 
-def _open_pdfium(path: Path, why: str = ""):  # noqa: ANN202
+def _open_pdfium(path: Path, why: str = "") -> Any:
     try:
         import pypdfium2
     except ImportError as exc:
@@ -137,7 +138,7 @@ def _open_pdfium(path: Path, why: str = ""):  # noqa: ANN202
             raise ExtractionFailed(f"not a readable PDF ({exc})") from exc
 
 
-def _pdfium_page_text(document, index: int) -> str:  # noqa: ANN001
+def _pdfium_page_text(document: Any, index: int) -> str:
     page = document[index]
     try:
         text_page = page.get_textpage()
@@ -149,7 +150,7 @@ def _pdfium_page_text(document, index: int) -> str:  # noqa: ANN001
         page.close()
 
 
-def _pdfium_pages(document, deadline: Deadline) -> tuple[list[str], list[tuple[int, str, int]]]:  # noqa: ANN001
+def _pdfium_pages(document: Any, deadline: Deadline) -> tuple[list[str], list[tuple[int, str, int]]]:
     count = len(document)
     if count > MAX_PAGES:
         raise ExtractionFailed(f"PDF has {count} pages, over the limit of {MAX_PAGES}")
@@ -177,7 +178,7 @@ def _pdfium_pages(document, deadline: Deadline) -> tuple[list[str], list[tuple[i
     return texts, outline
 
 
-def _render_for_ocr(document, index: int):  # noqa: ANN001, ANN202
+def _render_for_ocr(document: Any, index: int) -> Any:
     with _PDFIUM_LOCK:
         page = document[index]
         try:
@@ -220,7 +221,7 @@ def _heading_paths(outline: list[tuple[int, str, int]], pages: int) -> list[tupl
 
 
 def extract(path: Path, settings: IndexSettings, deadline: Deadline) -> Extraction:
-    metadata: dict = {"format": "pdf"}
+    metadata: dict[str, Any] = {"format": "pdf"}
     document = None
     try:
         try:
