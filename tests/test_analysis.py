@@ -29,6 +29,23 @@ def test_stopwords_dropped_per_language():
         ["notiz", "einbetten"], "de")
 
 
+def test_german_question_words_are_stopwords_like_their_english_counterparts():
+    analyzer = Analyzer()
+    assert analyzer.terms(words("Why is the note hidden?"), "en") == analyzer.terms(["note", "hidden"], "en")
+    assert analyzer.terms(words("Warum ist die Notiz versteckt?"), "de") == analyzer.terms(
+        ["notiz", "versteckt"], "de")
+    assert analyzer.terms(words("Wozu dient die Werkbank? Wann speichert sie?"), "de") == analyzer.terms(
+        ["dient", "werkbank", "speichert"], "de")
+
+
+def test_sentence_punctuation_runs_are_not_search_words_but_syntax_runs_are():
+    assert words("„Zu Obsidian hinzufügen“, dann (siehe oben).") == [
+        "zu", "obsidian", "hinzufügen", "dann", "siehe", "oben"]
+    assert words('Is it "done"? Yes...') == ["is", "it", "done", "yes"]
+    assert words("Text in %% and [[^^block]] and key:: value") == [
+        "%%", "[[^^", "]]", "::", "text", "in", "and", "block", "and", "key", "value"]
+
+
 def test_german_compound_matches_its_parts():
     lexicon = Analyzer.build_lexicon(Counter({"einstellungen": 3, "synchronisierung": 2, "datei": 5}))
     analyzer = Analyzer(lexicon)

@@ -432,6 +432,20 @@ def test_related_without_vectors_uses_words_and_links(vault: Path) -> None:
         assert "Biology/Calvin cycle.md" in [note.path for note in with_linked]
 
 
+def test_chunk_paths_read_the_keyword_index_and_the_catalog_for_the_rest(vault: Path) -> None:
+    with keyword_engine(vault) as engine:
+        engine.index()
+        catalog = engine.store.reader()
+        expected = {chunk.id: chunk.path for path in ("Biology/Calvin cycle.md", "Biology/Photosynthesis.md")
+                    for chunk in catalog.chunks_of(path)}
+        assert engine.chunk_paths(list(expected)) == expected
+        lexical, engine.store.lexical = engine.store.lexical, None  # no keyword index yet: all from the catalog
+        try:
+            assert engine.chunk_paths([*expected, "no-such-chunk"]) == expected
+        finally:
+            engine.store.lexical = lexical
+
+
 def test_related_unknown_note_is_a_clear_error(vault: Path) -> None:
     from cognivault.engine import EngineError
 

@@ -68,6 +68,20 @@ def test_short_queries_get_the_language_whose_words_they_use(mixed: Engine, quer
     assert set(found.candidates) == {"de", "en", "nl"}
 
 
+def test_word_evidence_is_remembered_until_the_index_is_compacted(mixed: Engine) -> None:
+    lexical = mixed.store.lexical
+    assert lexical is not None
+    languages = ("de", "en", "nl")
+    first = lexical.word_language_frequencies("zelle", languages)
+    assert first["de"] == lexical.language_frequencies(lexical.analyzer.terms_of_word("zelle", "de")[0])["de"] > 0
+    assert first["en"] == 0
+    assert lexical.word_language_frequencies("was", languages)["de"] is None  # a German stopword
+    assert lexical.word_language_frequencies("zelle", languages) is first  # not worked out again
+    lexical.compact()
+    again = lexical.word_language_frequencies("zelle", languages)
+    assert again is not first and again == first
+
+
 def test_a_word_no_passage_holds_has_no_clear_language(mixed: Engine) -> None:
     found = mixed.query_language("osmosis")
     assert found.lang is None and found.evidence == "none"

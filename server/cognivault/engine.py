@@ -598,6 +598,17 @@ class Engine:
                 lexical_rank=hit.lexical_rank, dense_rank=hit.dense_rank))
         return results
 
+    def chunk_paths(self, chunk_ids: list[str]) -> dict[str, str]:
+        """The note path of each chunk id: from the keyword index in memory where it has the chunk,
+        from the catalog for the rest (reading hundreds of chunk rows, texts and all, just for their
+        paths was most of a related-notes request on a large vault)."""
+        lexical = self.store.lexical
+        found = {cid: p for cid in chunk_ids if lexical is not None and (p := lexical.path_of(cid)) is not None}
+        missing = [cid for cid in chunk_ids if cid not in found]
+        if missing:
+            found.update((cid, record.path) for cid, record in self.store.reader().chunks(missing).items())
+        return found
+
     def _titles(self, paths: set[str]) -> dict[str, str]:
         return self.store.reader().titles(sorted(paths))
 
@@ -700,12 +711,10 @@ class Engine:
             with self.store.lock:
                 hits = self.store.dense.search(centroid, 400)
             best = {hit.chunk_id: hit.score for hit in hits}
-            records = self.store.reader().chunks(list(best))
             per_note: dict[str, float] = {}
-            for chunk_id, score in best.items():
-                record = records.get(chunk_id)
-                if record is not None and record.path != path:
-                    per_note[record.path] = max(per_note.get(record.path, -1.0), score)
+            for chunk_id, other in self.chunk_paths(list(best)).items():
+                if other != path:
+                    per_note[other] = max(per_note.get(other, -1.0), best[chunk_id])
             for other, score in per_note.items():
                 scores[other] += score
                 reasons[other].append(f"similar in meaning ({score:.2f})")

@@ -40,7 +40,7 @@ import numpy as np
 
 from cognivault.atomic import atomic_write_text
 from cognivault.errors import CogniVaultError
-from cognivault.index.analysis import ANALYZER_VERSION, Analyzer, words
+from cognivault.index.analysis import ANALYZER_VERSION, Analyzer, is_stopword, words
 from cognivault.index.catalog import Catalog
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,7 @@ FORMAT_VERSION = 3
 COMPACT_SHARE = 0.10
 COMPACT_MIN_ROWS = 256
 BUILD_BLOCK_ROWS = 2048
+LANGUAGE_FREQUENCIES_KEPT = 100_000  # words whose per-language passage counts are remembered
 
 
 def _format_stamp() -> str:
@@ -217,6 +218,7 @@ class LexicalIndex:
         self._live_cache: tuple[list[str], list[str]] | None = None
         self._version = 0  # bumped by every change: a compaction prepared meanwhile is dropped
         self.main_languages: list[str] = []
+        self._language_frequencies: dict[tuple[str, tuple[str, ...]], dict[str, int | None]] = {}
 
     def __len__(self) -> int:
         return len(self._row_of)
@@ -256,6 +258,39 @@ class LexicalIndex:
         """Passages per language (files whose language is unknown left out)."""
         with self._lock:
             return {lang: n for lang, n in self._lang_counts.items() if lang and n > 0}
+
+    def word_language_frequencies(self, word: str, languages: tuple[str, ...]) -> dict[str, int | None]:
+        """For each of ``languages``: how many of its passages hold ``word`` as that language's
+        analyzer reads it (0 when it yields no term), None when the word is one of its stopwords.
+
+        Remembered until the next compaction: the counts are evidence for guessing a query's
+        language, which the edits in between (a few passages of a whole vault) cannot change, and
+        working them out word by word in every language took more of a query's time on a large
+        multilingual vault than the keyword search itself.
+        """
+        key = (word, languages)
+        with self._lock:
+            remembered = self._language_frequencies.get(key)
+            if remembered is not None:
+                return remembered
+        by_term: dict[str, dict[str, int]] = {}
+        found: dict[str, int | None] = {}
+        for lang in languages:
+            if is_stopword(word, lang):
+                found[lang] = None
+                continue
+            terms = self.analyzer.terms_of_word(word, lang)
+            if not terms:
+                found[lang] = 0
+                continue
+            if terms[0] not in by_term:
+                by_term[terms[0]] = self.language_frequencies(terms[0])
+            found[lang] = by_term[terms[0]].get(lang, 0)
+        with self._lock:
+            if len(self._language_frequencies) >= LANGUAGE_FREQUENCIES_KEPT:
+                self._language_frequencies.clear()
+            self._language_frequencies[key] = found
+        return found
 
     def language_frequencies(self, term: str) -> dict[str, int]:
         """How many passages of each language hold index term ``term`` (read from its postings)."""
@@ -435,6 +470,7 @@ class LexicalIndex:
             self._delta = defaultdict(list)
             self._delta_arrays = {}
             self._dead = 0
+            self._language_frequencies = {}
             self._after_change()
 
     # -- building -----------------------------------------------------------

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cognivault.index.analysis import detect_language, is_stopword, words
+from cognivault.index.analysis import detect_language, words
 
 if TYPE_CHECKING:
     from cognivault.index.lexical import LexicalIndex
@@ -90,21 +90,10 @@ def _by_words(query_words: list[str], lexical: LexicalIndex, candidates: tuple[s
     total = sum(counts[lang] for lang in candidates)
     scores = {lang: math.log(counts[lang] / total) for lang in candidates}
     informative = 0
-    frequencies: dict[str, dict[str, int]] = {}
     for word in query_words:
-        shares = {}
-        for lang in candidates:
-            if is_stopword(word, lang):
-                shares[lang] = STOPWORD_SHARE
-                continue
-            terms = lexical.analyzer.terms_of_word(word, lang)
-            if not terms:
-                shares[lang] = 0.0
-                continue
-            stem = terms[0]
-            if stem not in frequencies:
-                frequencies[stem] = lexical.language_frequencies(stem)
-            shares[lang] = frequencies[stem].get(lang, 0) / counts[lang]
+        passages = lexical.word_language_frequencies(word, candidates)
+        shares = {lang: STOPWORD_SHARE if found is None else found / counts[lang]
+                  for lang, found in passages.items()}
         if max(shares.values()) <= 0:
             continue  # no passage of any language holds it: it says nothing
         informative += 1

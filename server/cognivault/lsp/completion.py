@@ -208,7 +208,7 @@ def _hybrid_ranking(ctx: Context, query: str, vector: np.ndarray) -> Ranking:
     fused = reciprocal_rank_fusion([hit.chunk_id for hit in lexical], dense, engine.weights.lexical, dense_weight,
                                    engine.weights.rrf_k)
     unknown = [hit.chunk_id for hit in fused if hit.chunk_id not in paths]
-    paths.update((chunk_id, record.path) for chunk_id, record in store.reader().chunks(unknown).items())
+    paths.update(engine.chunk_paths(unknown))
     ranking: Ranking = {}
     for hit in fused:
         path = paths.get(hit.chunk_id)
