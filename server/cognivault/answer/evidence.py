@@ -38,7 +38,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cognivault.index.analysis import SNOWBALL_BY_ISO, Analyzer, detect_language, is_stopword, words
+from cognivault.index.analysis import (
+    GERMAN_QUESTION_WORDS,
+    SNOWBALL_BY_ISO,
+    Analyzer,
+    detect_language,
+    is_stopword,
+    words,
+)
 
 DEFAULT_MAX_ITEMS = 6
 DEFAULT_TOKEN_BUDGET = 2400
@@ -269,8 +276,7 @@ many much look tell explain want need know possible way ways thing things someth
 actually really happen happens happened happening work works mean means
 bitte genau eigentlich möchte möchten brauche wissen erkläre erklären gibt viele passiert geschieht
 funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum zur vom ins
-wer wen wem wessen warum wieso weshalb weswegen wozu wann woher wohin
-""".split())
+""".split()) | GERMAN_QUESTION_WORDS  # also in a vault without German notes, whose stopwords it does not read
 
 
 def question_languages(engine: Any, lang: str | None) -> list[str]:
