@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 
@@ -52,6 +52,25 @@ log = logging.getLogger(__name__)
 
 SEARCH_MODES = ("hybrid", "lexical", "dense")
 CANDIDATES = 100
+
+Built = TypeVar("Built")
+
+
+class PerGeneration(Generic[Built]):
+    """A value read from the catalog, kept until the catalog's generation changes (any committed write)."""
+
+    def __init__(self, read: Callable[[Catalog], Built]) -> None:
+        self._read = read
+        self._kept: tuple[int, Built] | None = None
+
+    def get(self, catalog: Catalog) -> Built:
+        generation = catalog.generation()
+        kept = self._kept
+        if kept is not None and kept[0] == generation:
+            return kept[1]
+        value = self._read(catalog)
+        self._kept = (generation, value)
+        return value
 
 
 class EngineError(CogniVaultError, ValueError):
@@ -247,8 +266,8 @@ class Engine:
         self._languages: frozenset[str] | None = None
         self._graph: LinkGraph | None = None
         self._graph_lock = threading.Lock()
-        self._generated: tuple[int, GeneratedNotes] | None = None
-        self._resolver: tuple[int, LinkResolver] | None = None
+        self._generated = PerGeneration(self._read_generated_notes)
+        self._resolver = PerGeneration(self._read_resolver)
         self._progress: Progress | None = None  # the running index pass's last step
         self.live: LiveWrites = _Unobserved()  # set by the live vault that keeps this engine current
 
@@ -618,15 +637,12 @@ class Engine:
     # -- related notes ----------------------------------------------------
     def resolver(self) -> LinkResolver:
         """How links (and names) find notes, built once per catalog generation."""
-        catalog = self.store.reader()
-        generation = catalog.generation()
-        cached = self._resolver
-        if cached is not None and cached[0] == generation:
-            return cached[1]
-        resolver = LinkResolver([f.path for f in catalog.files() if f.state == "indexed"],
-                                {path: aliases for path, _, aliases, _ in catalog.notes()})
-        self._resolver = (generation, resolver)
-        return resolver
+        return self._resolver.get(self.store.reader())
+
+    @staticmethod
+    def _read_resolver(catalog: Catalog) -> LinkResolver:
+        return LinkResolver([f.path for f in catalog.files() if f.state == "indexed"],
+                            {path: aliases for path, _, aliases, _ in catalog.notes()})
 
     def note_path(self, name: str) -> str:
         """The vault path of a note given as a path or a name; EngineError when there is none."""
@@ -646,18 +662,14 @@ class Engine:
 
     def generated_notes(self) -> GeneratedNotes:
         """The vault's generated study notes and their sources, read once per catalog generation."""
-        catalog = self.store.reader()
-        generation = catalog.generation()
-        cached = self._generated
-        if cached is not None and cached[0] == generation:
-            return cached[1]
+        return self._generated.get(self.store.reader())
+
+    def _read_generated_notes(self, catalog: Catalog) -> GeneratedNotes:
         candidates = catalog.frontmatter_of_generated(study_prefix(self.settings.study.folder))
         resolver = self.resolver() if candidates else None
-        generated = GeneratedNotes.build(candidates, self.settings.study.folder,
-                                         lambda target, source: resolver.resolve(target, source)
-                                         if resolver is not None else None)
-        self._generated = (generation, generated)
-        return generated
+        return GeneratedNotes.build(candidates, self.settings.study.folder,
+                                    lambda target, source: resolver.resolve(target, source)
+                                    if resolver is not None else None)
 
     def link_graph(self) -> LinkGraph:
         """The vault's link graph at the catalog's current generation (built once per generation)."""
