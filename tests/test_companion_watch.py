@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
 import subprocess
 import sys
 import time
@@ -32,6 +31,7 @@ from cognivault.config import load_settings
 from cognivault.engine import Engine
 from cognivault.index import watch
 from cognivault.index.watch import VaultWatcher
+from processes import stop_process
 from test_two_process import _http as _api  # an authorized JSON call to a running companion
 
 WAIT_S = 60.0  # bounds a hang only: a batch is formed within 2.5 s of the first event on a quiet machine
@@ -56,12 +56,7 @@ def _serve(vault: Path, *flags: str) -> Iterator[dict[str, Any]]:
         assert line, process.stderr.read() if process.stderr else "serve printed nothing"
         yield json.loads(line)
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process, 15)
     # Reached when the test passed: the watcher let the process stop cleanly on SIGTERM.
     assert process.returncode == 0, process.stderr.read() if process.stderr else process.returncode
     assert not (vault / ".cognivault" / "companion.json").exists()

@@ -16,7 +16,6 @@ import pty
 import re
 import select
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -33,6 +32,7 @@ from cognivault.companion.security import COOKIE_NAME
 from cognivault.config import load_settings
 from cognivault.engine import Engine
 from cognivault.warmup import WARM_QUESTION, warm_answering
+from processes import stop_process
 
 TOKEN = "serve-link-token-" + "q" * 32
 CHROMIUM = shutil.which("chromium")
@@ -142,12 +142,7 @@ def test_the_printed_link_opens_the_dashboard_in_headless_chromium(tmp_path: Pat
                                 "--dump-dom", url], capture_output=True, text=True, timeout=120)
         assert "code_used" in again.stdout and 'data-loaded="true"' not in again.stdout
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process, 15)
         os.close(leader)
 
 

@@ -35,6 +35,7 @@ from cognivault.config import load_settings
 from cognivault.engine import Engine
 from cognivault.index.store import IndexStore
 from lsp.harness import TEST_VAULT, plain, start_session, stop_session
+from processes import stop_process
 
 NOTE = "Photosynthesis.md"
 FOLLOW_WAIT_S = 90.0  # bounds a hang only: the companion re-reads the index every 2 s
@@ -72,12 +73,7 @@ def _stop_serve(serve: subprocess.Popen[str]) -> None:
     if serve.poll() is not None:
         return
     serve.send_signal(signal.SIGCONT)  # a test that failed while it was stopped
-    serve.send_signal(signal.SIGTERM)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        serve.wait(15)
-    if serve.poll() is None:
-        serve.kill()
-        serve.wait()
+    stop_process(serve, 15)
 
 
 async def _until(check: Any, what: str) -> float:

@@ -35,6 +35,8 @@ from typing import Any
 
 import pytest
 
+from processes import stop_process, wait_or_kill
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_VAULT = REPO / "examples" / "vault"
 PLUGIN = REPO / "editor-clients" / "neovim"
@@ -195,11 +197,7 @@ def editor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Editor]:
                 nvim.close()
             except Exception:  # noqa: BLE001
                 pass
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+        wait_or_kill(process, 10)
         log.close()
         shutil.rmtree(socket_dir, ignore_errors=True)
 
@@ -238,12 +236,7 @@ def companion(editor: Editor) -> Iterator[dict[str, Any]]:
         assert (editor.vault / ".cognivault" / "companion.json").exists()
         yield info
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+        stop_process(process, 10)
         err.close()
 
 

@@ -28,6 +28,8 @@ from test_vscode import (
     vitest_summary,
 )
 
+from processes import stop_process
+
 CLIENT = REPO / "editor-clients" / "obsidian"
 
 pytestmark = [
@@ -63,12 +65,7 @@ def companion(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, st
         assert (vault / ".cognivault" / "companion.json").is_file()
         yield {"vault": str(vault), "url": info["url"]}
     finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
+        stop_process(process, 15)
 
 
 def test_manifest() -> None:

@@ -31,6 +31,8 @@ from pathlib import Path
 import pytest
 from test_vscode import BASE_ENV, CLIENT, ensure_node_modules, run_step
 
+from processes import stop_process
+
 REPO = Path(__file__).resolve().parents[2]
 INSTALL = REPO / "scripts" / "install-test-editor.sh"
 DRIVER = Path(__file__).parent / "vscode_real" / "drive.cjs"
@@ -149,12 +151,7 @@ def code_server(tmp_path: Path) -> Iterator[dict[str, object]]:
             time.sleep(0.2)
         yield {"url": f"http://127.0.0.1:{port}", "vault": vault, "editor": editor, "env": env, "root": tmp_path}
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop_process(process, 20)
         log.close()
 
 
