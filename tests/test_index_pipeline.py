@@ -501,3 +501,23 @@ def test_attachment_worker_reuses_what_the_parent_knows_of_tesseract(tmp_path: P
     finally:
         extractor.stop()
     assert result.state == "skipped" and "no language data" in (result.reason or "")
+
+
+def test_vector_index_is_written_only_when_the_vault_changed(vault: Path) -> None:
+    """A pass over an unchanged vault leaves the saved vector index alone (writing and syncing it
+    held up searches right after start-up); a changed note writes it again, and a new engine loads it."""
+    embedder = WordHashEmbedder()
+    with Engine(vault, load_settings(vault), embedder=embedder) as engine:
+        engine.index()
+        saved = engine.store.dense_path
+        first = saved.stat().st_ino, saved.stat().st_mtime_ns
+        assert set(states(engine.index()).values()) == {"unchanged"}
+        assert (saved.stat().st_ino, saved.stat().st_mtime_ns) == first
+        (vault / "Sync/Conflicts.md").write_text("# Airships\n\nZeppelin hangars shelter airships.\n", "utf-8")
+        engine.index()
+        assert (saved.stat().st_ino, saved.stat().st_mtime_ns) != first
+        count = len(engine.store.dense)
+    with Engine(vault, load_settings(vault), embedder=WordHashEmbedder()) as reopened:
+        reopened.store.load_derived()
+        assert len(reopened.store.dense) == count
+        assert set(states(reopened.index()).values()) == {"unchanged"}

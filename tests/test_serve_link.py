@@ -31,6 +31,7 @@ from cognivault.companion.runner import warm_up
 from cognivault.companion.security import COOKIE_NAME
 from cognivault.config import load_settings
 from cognivault.engine import Engine
+from cognivault.vault.extractors import ocr
 from cognivault.warmup import WARM_QUESTION, warm_answering
 from processes import stop_process
 
@@ -168,7 +169,9 @@ def test_warm_answering_loads_the_embedder_and_runs_one_retrieval(tmp_path: Path
     assert analysis._base_identifier.cache_info().currsize == 1  # noqa: SLF001 - the language model is loaded
 
 
-async def test_serve_warm_up_resolves_the_chat_provider_before_the_first_ask(tmp_path: Path) -> None:
+async def test_serve_warm_up_resolves_the_chat_provider_before_the_first_ask(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ocr, "_languages_cache", {})  # as in a new process
     vault, settings = _vault(tmp_path)
     with Engine(vault, settings, embedder=CountingEmbedder()) as engine:  # type: ignore[arg-type]
         client = TestClient(TestServer(create_app(engine, settings, TOKEN), host="127.0.0.1"))
@@ -179,5 +182,7 @@ async def test_serve_warm_up_resolves_the_chat_provider_before_the_first_ask(tmp
             assert api.service(client.app, "provider").name == "extractive"
             assert api.service(client.app, "sessions") is not None
             assert engine.embedder.queries  # type: ignore[union-attr]
+            # the index pass that starts with the link finds tesseract's languages already asked
+            assert ocr.known_languages() or shutil.which("tesseract") is None
         finally:
             await client.close()

@@ -35,6 +35,18 @@ def warm_embedder(engine: Any) -> dict[str, float]:
     return timings
 
 
+def warm_index_pass(engine: Any) -> dict[str, float]:
+    """What an index pass does once per process before its first file: find which attachment
+    readers can run (tesseract's languages are a subprocess, pytesseract imports pandas where it is
+    installed). ``serve`` starts its pass as it prints its link, so a first question would share the
+    CPU with this."""
+    from cognivault.vault.extractors import availability
+
+    timings: dict[str, float] = {}
+    _timed("attachment_readers", lambda: availability(engine.settings.index), timings)
+    return timings
+
+
 def warm_answering(engine: Any) -> dict[str, float]:
     """Everything a first answer loads: the embedder, the language model, the indexes, the pipeline.
 

@@ -195,7 +195,7 @@ async def warm_up(app: web.Application) -> None:
     as soon as the line appears finds everything loaded.
     """
     from cognivault.companion import answering
-    from cognivault.warmup import warm_answering
+    from cognivault.warmup import warm_answering, warm_index_pass
 
     async def resolve_chat_provider() -> None:
         try:
@@ -204,7 +204,9 @@ async def warm_up(app: web.Application) -> None:
         except Exception as exc:  # noqa: BLE001 - the first ask reports it properly
             log.info("warm-up could not resolve the chat provider: %s", exc)
 
-    await asyncio.gather(api.run_in_background(app, warm_answering, app[api.ENGINE_KEY]), resolve_chat_provider())
+    engine = app[api.ENGINE_KEY]
+    await asyncio.gather(api.run_in_background(app, warm_answering, engine),
+                         api.run_in_background(app, warm_index_pass, engine), resolve_chat_provider())
 
 
 def _start_writing(app: web.Application, engine: Engine, *, index: bool, watch: bool) -> None:

@@ -37,6 +37,18 @@ class DenseHit:
     score: float
 
 
+@dataclass(frozen=True, slots=True)
+class SavedDense:
+    """A serialized vector index and its stamp (model, dimension, count, catalog generation)."""
+
+    data: bytes
+    stamp: dict[str, object]
+
+    def write(self, path: Path) -> None:
+        atomic_write_bytes(path, self.data)
+        atomic_write_text(path.with_suffix(".json"), json.dumps(self.stamp))
+
+
 class DenseIndex:
     def __init__(self, model_id: str, dimension: int, index: faiss.IndexIDMap2 | None = None) -> None:
         self.model_id = model_id
@@ -90,11 +102,14 @@ class DenseIndex:
         return added, len(stale)
 
     # -- persistence ------------------------------------------------------
+    def snapshot(self, generation: int) -> SavedDense:
+        """The index as bytes plus its stamp, ready to write while searches go on."""
+        return SavedDense(faiss.serialize_index(self.index).tobytes(), {
+            "model_id": self.model_id, "dimension": self.dimension, "count": len(self),
+            "generation": generation})
+
     def save(self, path: Path, generation: int) -> None:
-        atomic_write_bytes(path, faiss.serialize_index(self.index).tobytes())
-        atomic_write_text(path.with_suffix(".json"), json.dumps(
-            {"model_id": self.model_id, "dimension": self.dimension, "count": len(self),
-             "generation": generation}))
+        self.snapshot(generation).write(path)
 
     @classmethod
     def load(cls, path: Path, model_id: str, dimension: int) -> DenseIndex | None:
