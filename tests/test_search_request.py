@@ -45,7 +45,7 @@ def test_both_scope_forms_read_alike_and_paths_stay_inside_the_vault(tmp_path: P
 
 
 def test_every_exception_class_of_the_project_derives_from_the_root() -> None:
-    """Except the private signals that never leave their module, and the language server's FeatureError."""
+    """Except the private signals that never leave their module."""
     outside = set()
     for module in pkgutil.walk_packages(cognivault.__path__, "cognivault."):
         if module.name.startswith("cognivault.shipped") or module.name.endswith("__main__"):
@@ -59,4 +59,4 @@ def test_every_exception_class_of_the_project_derives_from_the_root() -> None:
             if isinstance(value, type) and issubclass(value, BaseException) and value.__module__ == module.name \
                     and not issubclass(value, CogniVaultError) and not name.startswith("_"):
                 outside.add(f"{module.name}.{name}")
-    assert outside <= {"cognivault.lsp.server.FeatureError"}  # lsp/server.py: being reworked (issue 16, item 1)
+    assert outside == set()

@@ -21,14 +21,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cognivault.config import ConfigError, load_settings
+from cognivault.config import load_settings
 from cognivault.errors import CogniVaultError, describe_os_error, display_path
 from cognivault.models.providers import EMBEDDING_PROVIDER_CHOICES
 
 if TYPE_CHECKING:
     from cognivault.engine import Engine
     from cognivault.index.pipeline import Progress
-    from cognivault.index.scope import Scope
     from cognivault.models.base import EmbeddingProvider
 
 log = logging.getLogger("cognivault")
@@ -121,14 +120,10 @@ class _ProgressLine:
 
 # -- commands ----------------------------------------------------------------
 def cmd_index(args: argparse.Namespace) -> int:
-    from cognivault.index.store import IndexBusy
-
     with _open_engine(args) as engine:
         progress = _ProgressLine(sys.stderr.isatty() and not args.json)
         try:
             report = engine.index(progress)
-        except IndexBusy as exc:
-            raise UserError(str(exc)) from exc
         except KeyboardInterrupt:
             engine.stop_indexing()
             sys.stderr.write("\ninterrupted: everything indexed so far is kept; run again to resume\n")
@@ -178,15 +173,6 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _scope(args: argparse.Namespace) -> Scope:
-    from cognivault.index.scope import Scope, ScopeError
-
-    try:
-        return Scope.parse(args.scope)
-    except ScopeError as exc:
-        raise UserError(str(exc)) from exc
-
-
 def _location(path: str, line_start: int, line_end: int, locator: str) -> str:
     if locator:
         return f"{path} ({locator})"
@@ -194,15 +180,12 @@ def _location(path: str, line_start: int, line_end: int, locator: str) -> str:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from cognivault.engine import EngineError
+    from cognivault.index.scope import Scope
 
-    scope = _scope(args)
+    scope = Scope.parse(args.scope)  # a ScopeError reaches main as the user's mistake
     embedder = None if args.mode == "lexical" else "auto"  # keyword search never loads a model
     with _open_engine(args, writable=False, embedder=embedder) as engine:
-        try:
-            response = engine.search(args.query, k=args.k, mode=args.mode, scope=scope, per_note=args.per_note)
-        except EngineError as exc:
-            raise UserError(str(exc)) from exc
+        response = engine.search(args.query, k=args.k, mode=args.mode, scope=scope, per_note=args.per_note)
     if args.json:
         _print_json(response.to_dict())
         return 0
@@ -223,13 +206,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_related(args: argparse.Namespace) -> int:
-    from cognivault.engine import EngineError
-
     with _open_engine(args, writable=False) as engine:
-        try:
-            related = engine.related(args.note, k=args.k, include_linked=args.include_linked)
-        except EngineError as exc:
-            raise UserError(str(exc)) from exc
+        related = engine.related(args.note, k=args.k, include_linked=args.include_linked)
     if args.json:
         _print_json({"note": args.note, "related": [r.to_dict() for r in related]})
         return 0
@@ -267,10 +245,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from cognivault.doctor import diagnose, format_report
 
     vault = Path(args.vault).expanduser()
-    try:
-        settings = load_settings(vault) if vault.is_dir() else load_settings(Path("/nonexistent"))
-    except ConfigError as exc:
-        raise UserError(str(exc)) from exc
+    settings = load_settings(vault) if vault.is_dir() else load_settings(Path("/nonexistent"))
     report = diagnose(vault, settings)
     if args.json:
         _print_json(report)

@@ -2,10 +2,9 @@
 
 Every exception class of the project derives from :class:`CogniVaultError` (keeping the
 built-in base it had, ``ValueError``, ``RuntimeError``..., so existing handlers still
-match), except four private signals that never leave their module and the language
-server's ``FeatureError``. Each class says its ``code``, the HTTP ``status`` and the CLI
-``exit_code`` (2 for a mistake in what was asked, 1 for a failure of the machine or a
-missing part). Every front end maps the root once: the CLI prints
+match), except four private signals that never leave their module. Each class says its
+``code``, the HTTP ``status`` and the CLI ``exit_code`` (2 for a mistake in what was
+asked, 1 for a failure of the machine or a missing part). Every front end maps the root once: the CLI prints
 ``cognivault: <message>`` and exits with ``exit_code`` (``cli.main``), the companion
 answers ``{"error": {"code", "message"}}`` with ``status`` (``security.error_middleware``),
 the language server returns a JSON-RPC error, internal for ``exit_code`` 1, invalid params

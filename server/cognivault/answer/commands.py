@@ -83,7 +83,8 @@ async def _ask(args: argparse.Namespace, engine: Any) -> int:
     from cognivault.answer.pipeline import stream_answer
     from cognivault.answer.request import AskError, AskRequest, Attachment
     from cognivault.answer.sessions import SessionStore
-    from cognivault.cli import UserError, _scope
+    from cognivault.cli import UserError
+    from cognivault.index.scope import Scope
     from cognivault.models.chat import ChatError, resolve_chat_provider
     from cognivault.study.activity import record_answer
 
@@ -91,7 +92,7 @@ async def _ask(args: argparse.Namespace, engine: Any) -> int:
         attachments = [Attachment.from_path(Path(p).expanduser()) for p in args.attach]  # noqa: ASYNC240 - CLI's own loop
     except AskError as exc:
         raise UserError(exc.message) from exc
-    request = AskRequest(args.question, scope=_scope(args) if args.scope else None, session_id=args.session,
+    request = AskRequest(args.question, scope=Scope.parse(args.scope) if args.scope else None, session_id=args.session,
                          attachments=attachments, think=args.think, tools=not args.no_tools,
                          truncate_to=args.truncate_to, new_topic=args.new_topic, use_cache=not args.no_cache,
                          max_sources=args.sources)

@@ -39,8 +39,10 @@ from cognivault.lsp.uris import relative_path
 log = logging.getLogger(__name__)
 
 
-class FeatureError(Exception):
+class FeatureError(CogniVaultError):
     """A request the user got wrong (no note under the cursor, ...): answered as invalid params."""
+
+    code = "bad_request"
 
 
 @dataclass
@@ -230,8 +232,6 @@ class CogniVaultServer(LanguageServer):
         try:
             with self.collector.busy(), contextlib.nullcontext() if background else self.live.request():
                 return await asyncio.to_thread(work)
-        except FeatureError as exc:
-            raise JsonRpcInvalidParams(message=str(exc)) from exc
         except CogniVaultError as exc:  # its one line: a mistake in the request, or a failing machine
             if exc.exit_code == 1:
                 raise JsonRpcInternalError(message=str(exc)) from exc
@@ -239,11 +239,6 @@ class CogniVaultServer(LanguageServer):
         except JsonRpcException:
             raise
         except Exception as exc:
-            from cognivault.engine import EngineError
-            from cognivault.index.scope import ScopeError
-
-            if isinstance(exc, (EngineError, ScopeError)):
-                raise JsonRpcInvalidParams(message=str(exc)) from exc
             log.exception("feature %s failed", getattr(fn, "__name__", fn))
             self.log_to_client(f"{getattr(fn, '__name__', 'feature')} failed: {exc!r}", types.MessageType.Error)
             raise JsonRpcInternalError(message=f"{type(exc).__name__}: {exc}") from exc
