@@ -10,7 +10,7 @@ import pytest
 
 from answer_support import make_vault
 from cognivault.engine import Engine
-from cognivault.index.hybrid import FusedHit, by_note_evidence, reciprocal_rank_fusion
+from cognivault.index.hybrid import FusedHit, FusionWeights, by_note_evidence, fuse_rankings, reciprocal_rank_fusion
 
 
 def test_weighted_rrf_by_hand() -> None:
@@ -36,7 +36,18 @@ def test_note_evidence_lifts_a_note_that_answers_in_two_passages() -> None:
     assert by_note_evidence(fused, note, 0.0) == fused
 
 
-def test_keyword_only_search_puts_a_note_that_answers_in_two_sections_first(tmp_path: Path) -> None:
+
+def test_note_evidence_only_where_keywords_rank_notes_alone() -> None:
+    note = {"a1": "A.md", "b1": "B.md", "b2": "B.md"}.get
+    weights = FusionWeights(note_evidence=0.5)
+    plain = [hit.chunk_id for hit in reciprocal_rank_fusion(["a1", "b1", "b2"], [], 1.0, 1.0)]
+    assert plain == ["a1", "b1", "b2"]
+    assert [hit.chunk_id for hit in fuse_rankings(["a1", "b1", "b2"], [], weights, 1.0, note)] == ["b1", "a1", "b2"]
+    # Passages ranked (no note_of), or meaning search in the fusion: plain weighted RRF.
+    assert [hit.chunk_id for hit in fuse_rankings(["a1", "b1", "b2"], [], weights, 1.0)] == plain
+    assert [hit.chunk_id for hit in fuse_rankings(["a1", "b1", "b2"], ["a1"], weights, 1.0, note)] == plain
+
+def test_keyword_only_note_ranking_puts_a_note_that_answers_in_two_sections_first(tmp_path: Path) -> None:
     notes = {
         "Glossary.md": "# Glossary\n\nMerge conflict: a merge conflict is what you get when two copies of a note "
         "changed in the same place; see the sync notes for more.\n",
@@ -48,16 +59,18 @@ def test_keyword_only_search_puts_a_note_that_answers_in_two_sections_first(tmp_
     vault, settings = make_vault(tmp_path, notes)
     with Engine(vault, settings, embedder=None) as engine:
         lexical = engine.search("merge conflict", k=3, mode="lexical")
-        hybrid = engine.search("merge conflict", k=3, mode="hybrid")
+        passages = engine.search("merge conflict", k=3, mode="hybrid")
+        ranked_notes = engine.search("merge conflict", k=3, mode="hybrid", per_note=True)
         assert engine.weights.note_evidence > 0
         engine.weights = replace(engine.weights, note_evidence=0.0)
-        without = engine.search("merge conflict", k=3, mode="hybrid")
-    # BM25 alone puts the glossary's one passage first; the note with two passages on it leads the
-    # keyword-only hybrid ranking, and its second passage keeps its own place.
+        without = engine.search("merge conflict", k=3, mode="hybrid", per_note=True)
+    # BM25 alone puts the glossary's one passage first, and so does every passage ranking: a
+    # passage's note says nothing about the passage.
     assert [(r.path, r.heading_path[-1]) for r in lexical.results] == [
         ("Glossary.md", "Glossary"), ("Sync troubleshooting.md", "Conflicts"),
         ("Sync troubleshooting.md", "Offline devices")]
-    assert [(r.path, r.heading_path[-1]) for r in hybrid.results] == [
-        ("Sync troubleshooting.md", "Conflicts"), ("Glossary.md", "Glossary"),
-        ("Sync troubleshooting.md", "Offline devices")]
-    assert [r.chunk_id for r in without.results] == [r.chunk_id for r in lexical.results]
+    assert [r.chunk_id for r in passages.results] == [r.chunk_id for r in lexical.results]
+    # Ranking notes, the one with two passages on the question leads, opened at its best passage.
+    assert [(r.path, r.heading_path[-1]) for r in ranked_notes.results] == [
+        ("Sync troubleshooting.md", "Conflicts"), ("Glossary.md", "Glossary")]
+    assert [r.path for r in without.results] == ["Glossary.md", "Sync troubleshooting.md"]
