@@ -3,13 +3,14 @@ and the cross-validated hybrid nDCG@10 of choosing the fusion weights.
 
 Prints one JSON document. ``modes`` are the figures of the shipped defaults;
 ``cross_validation`` chooses the fusion weights (dense weight for languages the
-embedder knows and for others, the RRF constant) from a small grid by k-fold
-cross-validation over the questions (folds balanced by language, repeated with
-four shuffles) and reports the held-out nDCG@10, which is the figure the
-targets are checked on (issue 14: >= 0.85 overall, >= 0.87 English, >= 0.82
-German), next to the figure of the weights fitted on all questions (what the
-defaults should be set to; never reported as the result). ``query_language``
-counts the questions read as their own language.
+embedder knows and for others, the RRF constant, the note evidence of keyword-only
+rankings) from a small grid by k-fold cross-validation over the questions
+(folds balanced by language, repeated with four shuffles) and reports the
+held-out nDCG@10, which is the figure the targets are checked on (issue 14:
+>= 0.85 overall, >= 0.87 English, >= 0.82 German), next to the figure of the
+weights fitted on all questions (what the defaults should be set to; never
+reported as the result). ``query_language`` counts the questions read as their
+own language.
 
     .venv/bin/python bench/bench_eval.py [--questions FILE] [--per-question] [--no-cv]
 """
@@ -27,6 +28,7 @@ from _common import HELP_VAULT, QUESTIONS, emit, isolate_cache
 DENSE_KNOWN = (0.75, 1.5)
 DENSE_OTHER = (0.15,)
 RRF_KS = (30, 100)
+NOTE_EVIDENCE = (0.0, 0.25)
 
 
 def fusion_grid():  # type: ignore[no-untyped-def]
@@ -35,10 +37,11 @@ def fusion_grid():  # type: ignore[no-untyped-def]
 
     defaults = FusionWeights()
     grid = [defaults]
-    for known, other, k in itertools.product((defaults.dense_known_language, *DENSE_KNOWN),
-                                             (defaults.dense_other_language, *DENSE_OTHER),
-                                             (defaults.rrf_k, *RRF_KS)):
-        weights = FusionWeights(defaults.lexical, known, other, k)
+    for known, other, k, evidence in itertools.product((defaults.dense_known_language, *DENSE_KNOWN),
+                                                       (defaults.dense_other_language, *DENSE_OTHER),
+                                                       (defaults.rrf_k, *RRF_KS),
+                                                       (defaults.note_evidence, *NOTE_EVIDENCE)):
+        weights = FusionWeights(defaults.lexical, known, other, k, evidence)
         if weights not in grid:
             grid.append(weights)
     return grid

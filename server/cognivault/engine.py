@@ -25,7 +25,7 @@ from cognivault.errors import CogniVaultError
 from cognivault.graph import Snapshot
 from cognivault.index.catalog import Catalog, ChunkRecord, FileRecord
 from cognivault.index.generated import GeneratedNotes, study_prefix
-from cognivault.index.hybrid import FusedHit, FusionWeights, reciprocal_rank_fusion
+from cognivault.index.hybrid import FusedHit, FusionWeights, fuse_rankings, reciprocal_rank_fusion
 from cognivault.index.named_note import as_note_name, open_with_named_note
 from cognivault.index.pipeline import (
     EMBED_BATCH,
@@ -531,8 +531,8 @@ class Engine:
             if note:
                 notes.append(note)
         if mode == "hybrid":
-            fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, self.weights.lexical,
-                                           dense_weight, self.weights.rrf_k)
+            fused = fuse_rankings(ranked_lexical, ranked_dense, self.weights, dense_weight,
+                                  lexical.path_of if per_note and lexical is not None else None)
         else:
             fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, 1.0, 1.0, self.weights.rrf_k)
         if lexical is not None:

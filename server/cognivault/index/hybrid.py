@@ -10,12 +10,22 @@ only), hybrid lifts English nDCG@10 from 0.82 (BM25) to 0.88, while any dense
 weight on German questions lowered German nDCG, so German is ranked by BM25.
 A multilingual embedder (embeddinggemma via Ollama) declares no language limit
 and gets full weight everywhere.
+
+Ranking notes where keywords rank alone (dense weight 0), one passage's score
+is thin evidence about its note: :func:`by_note_evidence` lets a note's
+second-best passage add ``FusionWeights.note_evidence`` of its score to the
+note's best passage, so a note that answers in two sections climbs above one
+that shares a few words once (chosen by cross-validation,
+``bench/bench_eval.py``; with meaning search in the fusion it lowered English
+nDCG, so it applies to keyword-only rankings). A passage ranking keeps each
+passage's own score: its note's other passages say nothing about it (answers
+drawn from the lifted passages stated fewer facts).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 RRF_K = 60
 
@@ -26,6 +36,7 @@ class FusionWeights:
     dense_known_language: float = 1.0  # the embedder was trained on the query's language
     dense_other_language: float = 0.0  # it was not: on the dev set any weight here lowered German nDCG
     rrf_k: int = RRF_K
+    note_evidence: float = 0.1  # keyword-only note rankings: the share of a note's second passage added to its best
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,3 +59,32 @@ def reciprocal_rank_fusion(lexical: Sequence[str], dense: Sequence[str], lexical
         fused.append(FusedHit(chunk_id, score, lr, dr))
     fused.sort(key=lambda hit: (-hit.score, hit.lexical_rank or 10**9, hit.dense_rank or 10**9))
     return fused
+
+
+def fuse_rankings(lexical: Sequence[str], dense: Sequence[str], weights: FusionWeights, dense_weight: float,
+                  note_of: Callable[[str], str | None] | None = None) -> list[FusedHit]:
+    """The hybrid ranking of two ranked id lists; ``note_of`` (a chunk's note) when it ranks notes,
+    which a keyword-only ranking then does by :func:`by_note_evidence`."""
+    fused = reciprocal_rank_fusion(lexical, dense, weights.lexical, dense_weight, weights.rrf_k)
+    if note_of is not None and not dense:
+        fused = by_note_evidence(fused, note_of, weights.note_evidence)
+    return fused
+
+
+def by_note_evidence(fused: Sequence[FusedHit], note_of: Callable[[str], str | None], share: float
+                     ) -> list[FusedHit]:
+    """``fused`` with each note's best passage scored up by ``share`` of its note's second-best
+    passage's score, best first (the other passages keep their own scores)."""
+    if share <= 0:
+        return list(fused)
+    best: dict[str | None, FusedHit] = {}
+    second: dict[str | None, float] = {}
+    for hit in fused:
+        note = note_of(hit.chunk_id)
+        if note not in best:
+            best[note] = hit
+        elif note not in second:
+            second[note] = hit.score
+    lifted = {best[note].chunk_id: best[note].score + share * score for note, score in second.items()}
+    rescored = [replace(hit, score=lifted.get(hit.chunk_id, hit.score)) for hit in fused]
+    return sorted(rescored, key=lambda hit: -hit.score)  # stable: equal scores keep the fused order

@@ -192,7 +192,7 @@ def _hybrid_ranking(ctx: Context, query: str, vector: np.ndarray) -> Ranking:
     """Notes in the order ``Engine.search(mode="hybrid", per_note=True)`` gives them, without the
     passages and snippets a result list needs (they cost more than the search itself)."""
     from cognivault.engine import CANDIDATES
-    from cognivault.index.hybrid import reciprocal_rank_fusion
+    from cognivault.index.hybrid import fuse_rankings
 
     engine = ctx.engine
     store = engine.store
@@ -205,8 +205,7 @@ def _hybrid_ranking(ctx: Context, query: str, vector: np.ndarray) -> Ranking:
     if dense_weight > 0:
         with store.lock:
             dense = [hit.chunk_id for hit in store.dense.search(vector, depth)]
-    fused = reciprocal_rank_fusion([hit.chunk_id for hit in lexical], dense, engine.weights.lexical, dense_weight,
-                                   engine.weights.rrf_k)
+    fused = fuse_rankings([hit.chunk_id for hit in lexical], dense, engine.weights, dense_weight, paths.get)
     unknown = [hit.chunk_id for hit in fused if hit.chunk_id not in paths]
     paths.update(engine.chunk_paths(unknown))
     ranking: Ranking = {}
