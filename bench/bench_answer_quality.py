@@ -12,7 +12,7 @@ and prints one JSON document:
   quoted passages state, whose ``high`` answers state all nuggets at least ``--target`` of the time;
   that threshold applied to the held-out fold): the cross-validated share of ``high`` answers
   stating all nuggets, each fold's choice, and the choice on all questions next to the one the code
-  ships (``confidence.HIGH_ANSWER``);
+  ships (``confidence.HIGH_RULE.answer``);
 - ``refusal``: the refusal thresholds (``confidence.OFF_TOPIC_SHARE``: the share of a question's
   weight in words the vault never uses; ``extractive.ANSWER_FLOOR``: the least share of the
   question the quoted passages must state) chosen the same way over the answerable and
@@ -52,16 +52,15 @@ GRID = [round(0.4 + 0.025 * step, 3) for step in range(25)]  # answer_share thre
 
 
 def high_share(rows: list[dict[str, Any]], threshold: float) -> tuple[int, int]:
-    """(answers the confidence rule labels high with ``HIGH_ANSWER = threshold``, of those stating all nuggets).
+    """(answers the confidence rule labels high with ``HighRule(answer=threshold)``, of those stating all nuggets).
 
     The rule's measures are those of the passages the answer cites (``cap_by_citations``), as the
     ``confidence`` envelope of a passage answer carries them.
     """
-    from cognivault.answer.confidence import HIGH_BEST, HIGH_COVERAGE
+    from cognivault.answer.confidence import HighRule
 
-    high = [row for row in rows if row["answered"] and row["measures"].get("coverage", 0.0) >= HIGH_COVERAGE
-            and row["measures"].get("best", 0.0) >= HIGH_BEST
-            and (row["measures"].get("answer_share") or 0.0) >= threshold]
+    rule = HighRule(answer=threshold)
+    high = [row for row in rows if row["answered"] and rule.holds(row["measures"])]
     return len(high), sum(row["all_nuggets"] for row in high)
 
 
@@ -195,7 +194,7 @@ def cross_validate_selection(stated: dict[Selection, dict[str, bool]], folds: in
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    from cognivault.answer.confidence import HIGH_ANSWER
+    from cognivault.answer.confidence import HIGH_RULE
     from cognivault.answer.evaluation import evaluate_answers, load_jsonl, load_nuggets
     from cognivault.engine import Engine
     from cognivault.models.chat import resolve_chat_provider
@@ -221,7 +220,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     unanswerable = [row for row in per_question if "honest" in row]
     report["calibration"] = cross_validate(rows, args.folds, args.target)
     report["calibration"].update({"threshold_on_all": choose_threshold(rows, args.target),
-                                  "shipped_high_answer": HIGH_ANSWER})
+                                  "shipped_high_answer": HIGH_RULE.answer})
     from cognivault.answer.confidence import OFF_TOPIC_SHARE
     from cognivault.answer.extractive import ANSWER_FLOOR
 

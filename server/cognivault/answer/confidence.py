@@ -36,23 +36,27 @@ by index stems.
 Once the answer is written, :func:`cap_by_citations` judges it by what it
 actually cites: the same rule over the cited passages only (an answer that
 cites nothing is ``low``); a subset of the pack never covers more, so this
-never raises the label. A passage answer also knows how much of the question
-its quotes state (``answer_share``: the question's weight found in the quoted
-blocks and their headings); it is ``high`` only when that is at least
-``HIGH_ANSWER`` (chosen by cross-validation on the dev set:
+never raises the label. A passage answer also knows what its quotes state
+(``QuoteMeasures``): ``answer_share``, the question's weight found in the quoted
+blocks and their headings; ``lead_share``, in the lead quote alone;
+``kind_stated``, whether the kind of answer the question asks for ("how many":
+a number) is quoted next to what it asks about (``answer_kind``). With the
+pack's ``margin`` (how far its best note ranks ahead of the next one) these are
+what ``HIGH_RULE`` judges: an answer is ``high`` only where the rule holds
+(its thresholds chosen by cross-validation on the dev set:
 ``bench/bench_answer_quality.py``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cognivault.answer.evidence import EvidencePack
 
 HIGH_COVERAGE, HIGH_BEST = 0.8, 0.6
 MEDIUM_COVERAGE, MEDIUM_BEST = 0.5, 0.35
-HIGH_ANSWER = 0.975
 SUPPORT_FLOOR = 0.2
 OFF_TOPIC_SHARE = 0.45
 PHRASE_FACTOR = 1.0
@@ -72,6 +76,9 @@ class Confidence:
     similarity: float | None = None  # the best passage's cosine to the question (None: not measured)
     unknown_share: float = 0.0  # of the question's weight, in words the vault never uses
     answer_share: float | None = None  # of the question's weight, stated by a passage answer's quotes
+    lead_share: float | None = None  # of the question's weight, stated by its lead quote alone
+    kind_stated: bool | None = None  # the kind of answer asked for ("how many": a number) is quoted
+    margin: float = 0.0  # how far the best note's passage ranks ahead of the next note's (0..1)
 
     @property
     def off_topic(self) -> bool:
@@ -87,7 +94,49 @@ class Confidence:
                 "similarity": None if self.similarity is None else round(self.similarity, 3),
                 "unknown_share": round(self.unknown_share, 3),
                 "answer_share": None if self.answer_share is None else round(self.answer_share, 3),
+                "lead_share": None if self.lead_share is None else round(self.lead_share, 3),
+                "kind_stated": self.kind_stated, "margin": round(self.margin, 3),
                 "covered": self.covered, "missing": self.missing}
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteMeasures:
+    """What a passage answer's quotes state of the question (``extractive.passage_answer``)."""
+
+    share: float = 0.0  # of the question's weight, in the quoted blocks and their headings
+    lead_share: float = 0.0  # in the lead quote alone
+    kind_stated: bool | None = None  # the kind of answer asked for, given near its focus (None: no kind asked)
+    refusal: str = ""  # why nothing is quoted, in the user's words ("" when quoted, or for the usual reason)
+
+
+@dataclass(frozen=True, slots=True)
+class HighRule:
+    """When an answer that cites passages covering the question may sound sure: thresholds on its measures."""
+
+    answer: float = 0.0  # the least ``answer_share``
+    lead: float = 0.0  # the least ``lead_share``
+    margin: float = 0.0  # the least ``margin``
+
+    def holds(self, measures: Mapping[str, Any]) -> bool:
+        """Whether ``measures`` (``Confidence.to_dict`` of the cited passages) earn ``high``."""
+        return (measures.get("coverage", 0.0) >= HIGH_COVERAGE and measures.get("best", 0.0) >= HIGH_BEST
+                and (measures.get("answer_share") or 0.0) >= self.answer
+                and (measures.get("lead_share") or 0.0) >= self.lead
+                and measures.get("margin", 0.0) >= self.margin and measures.get("kind_stated") is not False)
+
+
+HIGH_RULE = HighRule(answer=0.975)
+
+
+def note_margin(pack: EvidencePack) -> float:
+    """How far the best-ranked note's passage is ahead of the next note's: ``1 - second / first`` (1: one note)."""
+    best: dict[str, float] = {}
+    for item in pack.items:
+        if item.score > 0:
+            best[item.path] = max(best.get(item.path, 0.0), item.score)
+    ranked = sorted(best.values(), reverse=True)
+    return 1.0 - ranked[1] / ranked[0] if len(ranked) > 1 else 1.0
+
 
 
 def semantic_share(similarity: float | None) -> float:
@@ -140,8 +189,8 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
     if pack.unknown_share >= OFF_TOPIC_SHARE:
         never = ("the vault never mentions: " + ", ".join(pack.unknown[:5])) if pack.unknown \
             else "the vault uses none of the question's words"
-        return Confidence("low", never, coverage, best,
-                          covered, missing, keyword_coverage, similarity, pack.unknown_share)
+        return Confidence("low", never, coverage, best, covered, missing, keyword_coverage, similarity,
+                          pack.unknown_share, margin=note_margin(pack))
     if coverage >= HIGH_COVERAGE and best >= HIGH_BEST:
         label = "high"
         reason = f"the passages cover the question's {what} ({coverage:.0%}), mostly in one place"
@@ -154,36 +203,42 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
     if missing:
         reason += "; not found: " + ", ".join(missing[:5])
     return Confidence(label, reason, coverage, best, covered, missing, keyword_coverage, similarity,
-                      pack.unknown_share)
+                      pack.unknown_share, margin=note_margin(pack))
 
 
 _RANK = {"low": 0, "medium": 1, "high": 2}
 
 
 def cap_by_citations(confidence: Confidence, pack: EvidencePack, cited: list[str],
-                     answer_share: float | None = None) -> Confidence:
+                     quoted: QuoteMeasures | None = None) -> Confidence:
     """``confidence`` lowered to what the cited passages alone support (``low`` when nothing is cited).
 
-    ``answer_share``: how much of the question a passage answer's quotes state; below ``HIGH_ANSWER``
-    it is not ``high``.
+    ``quoted``: what a passage answer's quotes state; it is ``high`` only where ``HIGH_RULE`` holds for them.
     """
     if not cited:
-        reason = "the answer cites none of the passages" if answer_share is None else \
-            f"the best passages state only {answer_share:.0%} of the question"
-        return Confidence("low", reason, confidence.coverage, confidence.best, [], confidence.missing,
-                          confidence.keyword_coverage, confidence.similarity, confidence.unknown_share, answer_share)
+        reason = "the answer cites none of the passages" if quoted is None else \
+            quoted.refusal or f"the best passages state only {quoted.share:.0%} of the question"
+        return _stating(replace(confidence, label="low", reason=reason, covered=[]), quoted, confidence.margin)
     labels = set(cited)
     narrowed = EvidencePack(items=[item for item in pack.items if item.label in labels],
                             question_terms=pack.question_terms, term_weights=pack.term_weights,
                             question_phrases=pack.question_phrases, concepts=pack.concepts,
                             unknown_share=pack.unknown_share, unknown=pack.unknown)
-    by_citations = assess(narrowed)
+    by_citations = _stating(assess(narrowed), quoted, confidence.margin)
     if _RANK[by_citations.label] > _RANK[confidence.label]:  # a subset never covers more; kept for safety
         by_citations.label = confidence.label
     if len(labels) < len(pack.items):
         by_citations.reason = "by what the answer cites: " + by_citations.reason
-    by_citations.answer_share = answer_share
-    if answer_share is not None and by_citations.label == "high" and answer_share < HIGH_ANSWER:
+    if quoted is not None and by_citations.label == "high" and not HIGH_RULE.holds(by_citations.to_dict()):
         by_citations.label = "medium"
-        by_citations.reason += f"; the quoted passages state {answer_share:.0%} of the question"
+        by_citations.reason += f"; the quoted passages state {quoted.share:.0%} of the question"
     return by_citations
+
+
+def _stating(confidence: Confidence, quoted: QuoteMeasures | None, margin: float) -> Confidence:
+    """``confidence`` with what the quotes state and the whole pack's ``margin`` (not the cited passages')."""
+    confidence.margin = margin
+    if quoted is not None:
+        confidence.answer_share, confidence.lead_share = quoted.share, quoted.lead_share
+        confidence.kind_stated = quoted.kind_stated
+    return confidence

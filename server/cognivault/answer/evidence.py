@@ -274,8 +274,8 @@ def analyzer_of(engine: Any) -> Analyzer:
 QUESTION_FILLERS = frozenset("""
 many much look tell explain want need know possible way ways thing things something anything please exactly
 actually really happen happens happened happening work works mean means
-bitte genau eigentlich möchte möchten brauche wissen erkläre erklären gibt viele passiert geschieht
-funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum zur vom ins
+bitte genau eigentlich möchte möchten brauche wissen erkläre erklären gibt viele vielen wieviel wieviele passiert
+geschieht funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum zur vom ins
 """.split()) | GERMAN_QUESTION_WORDS  # also in a vault without German notes, whose stopwords it does not read
 
 
