@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from answer_support import collect, final, make_vault
-from cognivault.answer.answer_kind import CUES, expected_answer, gives_answer
-from cognivault.answer.evidence import FALLBACK_ANALYZER, QUESTION_FILLERS, question_concepts
+from cognivault.answer.answer_kind import expected_answer, gives_answer
+from cognivault.answer.evidence import ANSWER_CUES, FALLBACK_ANALYZER, QUESTION_FILLERS, question_concepts
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.request import AskRequest
 from cognivault.answer.sessions import SessionStore
@@ -158,6 +158,7 @@ def test_percentages_need_a_percentage() -> None:
 def test_cue_words_are_the_analyzers_question_words() -> None:
     # The word that asks ("how", "wie", "wann", "wieviel") is one the analyzer (or the question reader) never
     # treats as what a question is about.
-    for code, cues in CUES.items():
+    for code, cues in ANSWER_CUES.items():
         for cue in cues:
             assert any(is_stopword(word, code) or word in QUESTION_FILLERS for word in cue), cue
+

@@ -19,10 +19,9 @@ of the cue's clause, with no head. A passage gives the answer when one of its se
 item, a table row) has a fitting expression, the head, and at least half the focus's words; its
 note's title and headings (a table's header) count as part of every sentence.
 
-The words that ask are the analyzer's question and stop words ("how", "wie", "wann" are stopwords
-in ``index.analysis``; "many", "viele" question fillers in ``evidence.QUESTION_FILLERS``), so they
-are never what a question is about. Cues of the question's language are tried first, then the
-other language's (a short question's language is a guess).
+The cues are ``evidence.ANSWER_CUES``: reading a question drops their words from its concepts ("long"
+is no topic of "how long are versions kept?"); each holds one of the analyzer's question or stop
+words ("how", "wie", "wann" in ``index.analysis``) or a question filler ("wieviel").
 """
 
 from __future__ import annotations
@@ -31,28 +30,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cognivault.answer.evidence import Concept, text_terms
+from cognivault.answer.evidence import Concept, answer_cues, text_terms
 from cognivault.index.analysis import Analyzer, words
 
-# Cue word sequences per language and the kind of answer they ask for.
-CUES: dict[str, dict[tuple[str, ...], str]] = {
-    "en": {
-        ("how", "many"): "quantity", ("how", "much"): "quantity", ("what", "percentage"): "share",
-        ("what", "percent"): "share", ("which", "percentage"): "share", ("what", "share"): "share",
-        ("how", "big"): "quantity", ("how", "large"): "quantity", ("what", "number", "of"): "quantity",
-        ("how", "long"): "duration", ("how", "often"): "duration",
-        ("when", "was"): "date", ("when", "were"): "date", ("when", "did"): "date", ("what", "year"): "date",
-        ("which", "year"): "date", ("since", "when"): "date", ("what", "date"): "date",
-    },
-    "de": {
-        ("wie", "viele"): "quantity", ("wie", "vielen"): "quantity", ("wie", "viel"): "quantity",
-        ("wieviel",): "quantity", ("wieviele",): "quantity", ("wie", "groß"): "quantity", ("wie", "hoch"): "quantity",
-        ("welcher", "anteil"): "share", ("wie", "viel", "prozent"): "share", ("wie", "viele", "prozent"): "share",
-        ("wie", "lange"): "duration", ("wie", "oft"): "duration",
-        ("wann", "wurde"): "date", ("wann", "wurden"): "date", ("wann", "war"): "date", ("wann", "waren"): "date",
-        ("in", "welchem", "jahr"): "date", ("seit", "wann"): "date", ("welches", "jahr"): "date",
-    },
-}
 NUMBER_WORDS = frozenset("""
 two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty seventy
 eighty ninety hundred hundreds thousand thousands million millions billion billions dozen dozens half unlimited
@@ -100,25 +80,22 @@ class ExpectedAnswer:
 
 def expected_answer(question: str, concepts: Sequence[Concept], lang: str | None) -> ExpectedAnswer | None:
     """The kind of answer ``question`` asks for (None: any kind, e.g. "how do I ...")."""
-    # The question's language first; the others too, since a short question's language is a guess.
-    cues = [(code, cue, kind) for code in sorted(CUES, key=lambda code: code != lang)
-            for cue, kind in CUES[code].items()]
     by_word: dict[str, list[Concept]] = {}
     for concept in concepts:
         by_word.setdefault(concept.whole or concept.word, []).append(concept)
     for clause in _CLAUSE_BREAK.split(question):
         said = words(clause)
-        for at in range(len(said)):
-            for code, cue, kind in cues:
-                if tuple(said[at:at + len(cue)]) != cue:
-                    continue
-                after = said[at + len(cue):]
-                nouns = {word.casefold() for word in _CAPITALISED.findall(clause)} if code == "de" else set()
-                counted = _counted(after, by_word, nouns)
-                if counted:
-                    return ExpectedAnswer(kind, " ".join(cue), tuple(counted), counted[-1])
-                in_clause = dict.fromkeys(concept for word in after for concept in by_word.get(word, ()))
-                return ExpectedAnswer(kind, " ".join(cue), tuple(in_clause) or tuple(concepts))
+        cues = answer_cues(said, lang)
+        if not cues:
+            continue
+        cue = cues[0]
+        after = said[cue.end:]
+        nouns = {word.casefold() for word in _CAPITALISED.findall(clause)} if cue.lang == "de" else set()
+        counted = _counted(after, by_word, nouns)
+        if counted:
+            return ExpectedAnswer(cue.kind, cue.words, tuple(counted), counted[-1])
+        in_clause = dict.fromkeys(concept for word in after for concept in by_word.get(word, ()))
+        return ExpectedAnswer(cue.kind, cue.words, tuple(in_clause) or tuple(concepts))
     return None
 
 

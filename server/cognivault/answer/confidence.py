@@ -40,11 +40,11 @@ never raises the label. A passage answer also knows what its quotes state
 (``QuoteMeasures``): ``answer_share``, the question's weight found in the quoted
 blocks and their headings; ``lead_share``, in the lead quote alone;
 ``kind_stated``, whether the kind of answer the question asks for ("how many":
-a number) is quoted next to what it asks about (``answer_kind``). With the
-pack's ``margin`` (how far its best note ranks ahead of the next one) these are
-what ``HIGH_RULE`` judges: an answer is ``high`` only where the rule holds
-(its thresholds chosen by cross-validation on the dev set:
-``bench/bench_answer_quality.py``).
+a number) is quoted next to what it asks about (``answer_kind``). An answer is
+``high`` only where ``HIGH_RULE`` holds: the quotes state the whole question
+and the first quote most of it (an answer pieced together from blocks that
+each state a little is less often complete; thresholds chosen by
+cross-validation on the dev set: ``bench/bench_answer_quality.py``).
 """
 
 from __future__ import annotations
@@ -78,7 +78,6 @@ class Confidence:
     answer_share: float | None = None  # of the question's weight, stated by a passage answer's quotes
     lead_share: float | None = None  # of the question's weight, stated by its lead quote alone
     kind_stated: bool | None = None  # the kind of answer asked for ("how many": a number) is quoted
-    margin: float = 0.0  # how far the best note's passage ranks ahead of the next note's (0..1)
 
     @property
     def off_topic(self) -> bool:
@@ -95,7 +94,7 @@ class Confidence:
                 "unknown_share": round(self.unknown_share, 3),
                 "answer_share": None if self.answer_share is None else round(self.answer_share, 3),
                 "lead_share": None if self.lead_share is None else round(self.lead_share, 3),
-                "kind_stated": self.kind_stated, "margin": round(self.margin, 3),
+                "kind_stated": self.kind_stated,
                 "covered": self.covered, "missing": self.missing}
 
 
@@ -115,28 +114,15 @@ class HighRule:
 
     answer: float = 0.0  # the least ``answer_share``
     lead: float = 0.0  # the least ``lead_share``
-    margin: float = 0.0  # the least ``margin``
 
     def holds(self, measures: Mapping[str, Any]) -> bool:
         """Whether ``measures`` (``Confidence.to_dict`` of the cited passages) earn ``high``."""
         return (measures.get("coverage", 0.0) >= HIGH_COVERAGE and measures.get("best", 0.0) >= HIGH_BEST
                 and (measures.get("answer_share") or 0.0) >= self.answer
-                and (measures.get("lead_share") or 0.0) >= self.lead
-                and measures.get("margin", 0.0) >= self.margin and measures.get("kind_stated") is not False)
+                and (measures.get("lead_share") or 0.0) >= self.lead)
 
 
-HIGH_RULE = HighRule(answer=0.975)
-
-
-def note_margin(pack: EvidencePack) -> float:
-    """How far the best-ranked note's passage is ahead of the next note's: ``1 - second / first`` (1: one note)."""
-    best: dict[str, float] = {}
-    for item in pack.items:
-        if item.score > 0:
-            best[item.path] = max(best.get(item.path, 0.0), item.score)
-    ranked = sorted(best.values(), reverse=True)
-    return 1.0 - ranked[1] / ranked[0] if len(ranked) > 1 else 1.0
-
+HIGH_RULE = HighRule(answer=1.0, lead=0.6)  # bench/bench_answer_quality.py: the choice on the dev set's folds
 
 
 def semantic_share(similarity: float | None) -> float:
@@ -190,7 +176,7 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
         never = ("the vault never mentions: " + ", ".join(pack.unknown[:5])) if pack.unknown \
             else "the vault uses none of the question's words"
         return Confidence("low", never, coverage, best, covered, missing, keyword_coverage, similarity,
-                          pack.unknown_share, margin=note_margin(pack))
+                          pack.unknown_share)
     if coverage >= HIGH_COVERAGE and best >= HIGH_BEST:
         label = "high"
         reason = f"the passages cover the question's {what} ({coverage:.0%}), mostly in one place"
@@ -203,7 +189,7 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
     if missing:
         reason += "; not found: " + ", ".join(missing[:5])
     return Confidence(label, reason, coverage, best, covered, missing, keyword_coverage, similarity,
-                      pack.unknown_share, margin=note_margin(pack))
+                      pack.unknown_share)
 
 
 _RANK = {"low": 0, "medium": 1, "high": 2}
@@ -218,26 +204,26 @@ def cap_by_citations(confidence: Confidence, pack: EvidencePack, cited: list[str
     if not cited:
         reason = "the answer cites none of the passages" if quoted is None else \
             quoted.refusal or f"the best passages state only {quoted.share:.0%} of the question"
-        return _stating(replace(confidence, label="low", reason=reason, covered=[]), quoted, confidence.margin)
+        return _stating(replace(confidence, label="low", reason=reason, covered=[]), quoted)
     labels = set(cited)
     narrowed = EvidencePack(items=[item for item in pack.items if item.label in labels],
                             question_terms=pack.question_terms, term_weights=pack.term_weights,
                             question_phrases=pack.question_phrases, concepts=pack.concepts,
                             unknown_share=pack.unknown_share, unknown=pack.unknown)
-    by_citations = _stating(assess(narrowed), quoted, confidence.margin)
+    by_citations = _stating(assess(narrowed), quoted)
     if _RANK[by_citations.label] > _RANK[confidence.label]:  # a subset never covers more; kept for safety
         by_citations.label = confidence.label
     if len(labels) < len(pack.items):
         by_citations.reason = "by what the answer cites: " + by_citations.reason
     if quoted is not None and by_citations.label == "high" and not HIGH_RULE.holds(by_citations.to_dict()):
         by_citations.label = "medium"
-        by_citations.reason += f"; the quoted passages state {quoted.share:.0%} of the question"
+        by_citations.reason += f"; the quoted passages state {quoted.share:.0%} of the question" \
+            if quoted.share < HIGH_RULE.answer else f"; its first quote states {quoted.lead_share:.0%} of the question"
     return by_citations
 
 
-def _stating(confidence: Confidence, quoted: QuoteMeasures | None, margin: float) -> Confidence:
-    """``confidence`` with what the quotes state and the whole pack's ``margin`` (not the cited passages')."""
-    confidence.margin = margin
+def _stating(confidence: Confidence, quoted: QuoteMeasures | None) -> Confidence:
+    """``confidence`` with what a passage answer's quotes state."""
     if quoted is not None:
         confidence.answer_share, confidence.lead_share = quoted.share, quoted.lead_share
         confidence.kind_stated = quoted.kind_stated
