@@ -162,3 +162,35 @@ def test_cue_words_are_the_analyzers_question_words() -> None:
         for cue in cues:
             assert any(is_stopword(word, code) or word in QUESTION_FILLERS for word in cue), cue
 
+
+
+async def test_how_many_days_asks_for_a_span_of_time(engine: Any) -> None:
+    # The notes say "zwölf Monate": a span of time answers "how many days", whatever its unit.
+    for question in ("Wie viele Tage bewahrt Sync ältere Versionen auf?", "How many days does Sync keep versions?"):
+        expected = expected_answer(question, question_concepts(engine, question, None), None)
+        assert expected is not None and expected.kind == "duration"
+    done, confidence = await ask(engine, "Wie viele Tage bewahrt Sync ältere Versionen auf?")
+    assert done["answered"] and "zwölf Monate" in done["answer"] and confidence["kind_stated"] is True
+
+
+def test_a_weaker_passage_that_gives_the_number_is_not_left_out() -> None:
+    from cognivault.answer.evidence import Concept, Evidence, text_terms
+    from cognivault.answer.extractive import choose_units
+
+    def passage(label: str, path: str, text: str) -> Evidence:
+        return Evidence(label, label, path, path[:-3], [], 1, 2, "", text, "", 0.0, lang="en",
+                        terms=text_terms(FALLBACK_ANALYZER, text, "en"))
+
+    # Every word of the question, no number; then fewer of its words, and the number.
+    wordy = passage("S1", "Sync Plus.md", "Sync Plus lets you sync vaults and pick the vaults to sync on a device.")
+    plans = passage("S2", "Plans.md", "The Plus plan includes 10 vaults.")
+    concepts = [Concept("vault", "vaults", frozenset({"vault"})), Concept("sync", "sync", frozenset({"sync"})),
+                Concept("plus", "plus", frozenset({"plus"}))]
+    question = "How many vaults can I sync with Sync Plus?"
+    expected = expected_answer(question, concepts, "en")
+    terms = [concept.key for concept in concepts]
+    chosen = choose_units([wordy, plans], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER, question,
+                          expected=expected)
+    assert chosen and chosen[0].label == "S2" and "10 vaults" in chosen[0].text
+    assert [unit.label for unit in choose_units([wordy, plans], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER,
+                                                question)] == ["S1"]  # asked for nothing, the weaker one stays out

@@ -8,7 +8,7 @@ many", "wie viele", "what percentage", "how long", "wann wurde") names the kind 
 - ``quantity``: a number (digits, or a number word: "twelve", "zwölf", "unlimited"; not the number
   of a procedure's step, "2. Open the settings");
 - ``share``: a percentage ("20 %", "half", "Hälfte");
-- ``duration``: a unit of time ("for 12 months", "two weeks", "täglich");
+- ``duration``: a unit of time ("for 12 months", "two weeks", "täglich"); "how many days" asks for one too;
 - ``date``: a year, an ordinal, a month or weekday name ("in 476", "the 5th century", "im Mai").
 
 The **focus** is what the answer counts or dates: the noun phrase right after the cue ("how many
@@ -92,9 +92,13 @@ def expected_answer(question: str, concepts: Sequence[Concept], lang: str | None
         after = said[cue.end:]
         nouns = {word.casefold() for word in _CAPITALISED.findall(clause)} if cue.lang == "de" else set()
         counted = _counted(after, by_word, nouns)
+        in_clause = list(dict.fromkeys(concept for word in after for concept in by_word.get(word, ())))
+        if counted and all(concept.word in TIME_UNITS for concept in counted):
+            # "how many days does Sync keep versions?": a span of time (in days or months), of what follows
+            focus = [concept for concept in in_clause if concept not in counted]
+            return ExpectedAnswer("duration", cue.words, tuple(focus or concepts))
         if counted:
             return ExpectedAnswer(cue.kind, cue.words, tuple(counted), counted[-1])
-        in_clause = dict.fromkeys(concept for word in after for concept in by_word.get(word, ()))
         return ExpectedAnswer(cue.kind, cue.words, tuple(in_clause) or tuple(concepts))
     return None
 

@@ -261,11 +261,17 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     candidates: list[Unit] = []
     units_by_position: dict[int, list[Unit]] = {}
     for position, item in enumerate(items):
+        if position in foreign:
+            continue
         adds = sum(weight[t] for t in weight if t in item.terms and t not in best_terms) / total
-        if position in foreign or (contexts[position] < best_context * CONTEXT_SHARE and adds < COMPLETING_SHARE):
-            continue  # a passage much weaker than the best, unless it covers a part of the question the best does not
-        units_by_position[position] = units_of(item, position)
-        for unit in units_by_position[position]:
+        units = units_of(item, position)
+        # A passage much weaker than the best is left out, unless it covers a part of the question the best does
+        # not, or gives the kind of answer the question asks for ("1 vault" for "how many vaults").
+        if contexts[position] < best_context * CONTEXT_SHARE and adds < COMPLETING_SHARE and not (
+                expected is not None and any(_gives(expected, unit, item, analyzer) for unit in units)):
+            continue
+        units_by_position[position] = units
+        for unit in units:
             said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
             if unit.text.rstrip().endswith("?") or _quotes(f"{unit.intro}\n{unit.text}", asked):
                 continue  # a question, or an example of asking this one: not an answer
@@ -287,8 +293,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     candidates = [unit for unit in candidates if unit.share >= best_share * RELATIVE_SHARE]
     if expected is not None:
         for unit in candidates:
-            unit.answers_kind = gives_answer(expected, _visible(f"{unit.intro}\n{unit.text}"), analyzer,
-                                             items[unit.position].lang, f"{unit.heading}\n{unit.header}")
+            unit.answers_kind = _gives(expected, unit, items[unit.position], analyzer)
         if not any(unit.answers_kind for unit in candidates):
             return []  # the passages use the question's words but never give what it asks for
     if embedder is not None and question_vector is not None:
@@ -345,6 +350,12 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             used += neighbour.size
             added += 1
     return _in_note_order(lead, chosen, units_by_position, budget)
+
+
+def _gives(expected: ExpectedAnswer, unit: Unit, item: Evidence, analyzer: Any) -> bool:
+    """Whether ``unit`` (with its headings) gives the kind of answer the question asks for."""
+    return gives_answer(expected, _visible(f"{unit.intro}\n{unit.text}"), analyzer, item.lang,
+                        f"{unit.heading}\n{unit.header}")
 
 
 _NUMBERED_ITEM = re.compile(r"\s*\d{1,3}[.)]\s")
