@@ -101,6 +101,15 @@ async def test_a_passage_giving_the_kind_asked_for_answers_and_leads(engine: Any
     assert stated in done["answer"].split("[S", 1)[0]  # in the lead quote
 
 
+async def test_how_much_may_ask_for_a_degree_and_is_answered_unsure(engine: Any) -> None:
+    # "how much" can ask for a degree, not an amount ("how much control ..."): the passages answer, at low
+    # confidence, and the reason says no number was found; "how many" (above) is refused instead.
+    done, confidence = await ask(engine, "How much do active members see of each other's changes?")
+    assert done["answered"] and "Active members see each other's changes." in done["answer"]
+    assert confidence["label"] == "low" and confidence["kind_stated"] is False
+    assert "no number for" in confidence["reason"]
+
+
 async def test_the_numbers_of_a_procedures_steps_are_no_count(engine: Any) -> None:
     # "1. Open the settings." numbers a step; it does not say how many plugins there may be.
     done, confidence = await ask(engine, "How many plugins can I install?")

@@ -62,6 +62,11 @@ _CAPITALISED = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-ZÄÖÜ]\w*")  # not at a sen
 _CLAUSE_BREAK = re.compile(r"[,;:?!–—]|\s(?:and|or|but|und|oder|aber)\s", re.IGNORECASE)
 
 
+# Cues that may ask for a degree rather than an amount ("how much control do I have over ...", "wie hoch ist
+# das Risiko"): passages without a number still answer them, at low confidence, instead of a refusal.
+DEGREE_CUES = frozenset({"how much", "how big", "how large", "wie viel", "wieviel", "wie groß", "wie hoch"})
+
+
 @dataclass(frozen=True, slots=True)
 class ExpectedAnswer:
     """The kind of answer a question asks for, the words that ask it, and what it must be about."""
@@ -70,6 +75,12 @@ class ExpectedAnswer:
     cue: str  # the user's words that ask for it ("how many")
     focus: tuple[Concept, ...]  # the question's concepts the answer must stand next to
     head: Concept | None = None  # of a counted noun phrase, its last word: what the number counts
+
+    @property
+    def required(self) -> bool:
+        """Whether passages without such an answer leave the question unanswered ("how many" does; "how much"
+        may ask for a degree, see ``DEGREE_CUES``)."""
+        return self.cue not in DEGREE_CUES
 
     def describe(self) -> str:
         """What the notes lack, in the user's words ("a number for monthly active users")."""

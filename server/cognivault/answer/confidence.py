@@ -106,6 +106,7 @@ class QuoteMeasures:
     lead_share: float = 0.0  # in the lead quote alone
     kind_stated: bool | None = None  # the kind of answer asked for, given near its focus (None: no kind asked)
     refusal: str = ""  # why nothing is quoted, in the user's words ("" when quoted, or for the usual reason)
+    doubt: str = ""  # what the quotes lack though they answer ("the passages give no number for control"): low
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +216,9 @@ def cap_by_citations(confidence: Confidence, pack: EvidencePack, cited: list[str
         by_citations.label = confidence.label
     if len(labels) < len(pack.items):
         by_citations.reason = "by what the answer cites: " + by_citations.reason
+    if quoted is not None and quoted.doubt:
+        by_citations.label = "low"
+        by_citations.reason += f"; {quoted.doubt}"
     if quoted is not None and by_citations.label == "high" and not HIGH_RULE.holds(by_citations.to_dict()):
         by_citations.label = "medium"
         by_citations.reason += f"; the quoted passages state {quoted.share:.0%} of the question" \

@@ -484,6 +484,10 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     expected = expected_answer(question, list(pack.concepts.values()), pack.lang) if pack.concepts else None
     units = choose_units(pack.items, pack.question_terms, pack.term_weights, analyzer, question,
                          pack.question_vector, embedder, pack, expected=expected)
+    kind_stated = None if expected is None else bool(units)
+    if expected is not None and not units and not expected.required:  # "how much control ...": maybe a degree
+        units = choose_units(pack.items, pack.question_terms, pack.term_weights, analyzer, question,
+                             pack.question_vector, embedder, pack)
     weight = {t: max(pack.term_weights.get(t, 1.0), 0.05) for t in pack.question_terms}
     total = sum(weight.values())
 
@@ -493,10 +497,12 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
 
     lead = [unit for unit in units if (unit.position, unit.group) == (units[0].position, units[0].group)] \
         if units else []
-    kind_stated = None if expected is None else bool(units)
     measures = QuoteMeasures(share_of(units), share_of(lead), kind_stated)
-    if expected is not None and not units:
-        return PassageAnswer([], replace(measures, refusal=f"the passages give no {expected.describe()}"))
+    if expected is not None and not kind_stated:
+        lacking = f"the passages give no {expected.describe()}"
+        if not units:
+            return PassageAnswer([], replace(measures, refusal=lacking))
+        measures = replace(measures, doubt=lacking)
     if measures.share < ANSWER_FLOOR:
         return PassageAnswer([], measures)  # what the passages would say is not an answer to this
     return PassageAnswer(quotes_of(units), measures)
