@@ -245,7 +245,7 @@ def test_eval_answers_with_nuggets(engine: Any, tmp_path: Path, capsys: pytest.C
 
 
 def test_confidence_is_capped_by_citations_and_by_what_the_quotes_state() -> None:
-    from cognivault.answer.confidence import HIGH_ANSWER, assess, cap_by_citations
+    from cognivault.answer.confidence import HIGH_RULE, QuoteMeasures, assess, cap_by_citations
     from cognivault.answer.evidence import Evidence, EvidencePack
 
     weights = {"embed": 2.0, "note": 1.0}
@@ -256,9 +256,13 @@ def test_confidence_is_capped_by_citations_and_by_what_the_quotes_state() -> Non
     assert whole.label == "high"
     assert cap_by_citations(whole, pack, []).label == "low"  # cites nothing
     assert cap_by_citations(whole, pack, ["S2"]).label == "low"  # cites only the weak passage
-    assert cap_by_citations(whole, pack, ["S1"], answer_share=1.0).label == "high"
-    stated_little = cap_by_citations(whole, pack, ["S1"], answer_share=HIGH_ANSWER / 2)
+    assert cap_by_citations(whole, pack, ["S1"], QuoteMeasures(1.0, 1.0)).label == "high"
+    stated_little = cap_by_citations(whole, pack, ["S1"], QuoteMeasures(HIGH_RULE.answer / 2, HIGH_RULE.answer / 2))
     assert stated_little.label == "medium" and "quoted passages state" in stated_little.reason
+    # Every part stated, but pieced together from blocks that each state a little: not high.
+    pieced = cap_by_citations(whole, pack, ["S1"], QuoteMeasures(1.0, HIGH_RULE.lead / 2))
+    assert pieced.label == "medium" and "first quote states" in pieced.reason
+    assert pieced.to_dict()["lead_share"] == round(HIGH_RULE.lead / 2, 3)
 
 
 async def test_extractive_chat_reads_a_german_question_as_german() -> None:

@@ -36,23 +36,27 @@ by index stems.
 Once the answer is written, :func:`cap_by_citations` judges it by what it
 actually cites: the same rule over the cited passages only (an answer that
 cites nothing is ``low``); a subset of the pack never covers more, so this
-never raises the label. A passage answer also knows how much of the question
-its quotes state (``answer_share``: the question's weight found in the quoted
-blocks and their headings); it is ``high`` only when that is at least
-``HIGH_ANSWER`` (chosen by cross-validation on the dev set:
-``bench/bench_answer_quality.py``).
+never raises the label. A passage answer also knows what its quotes state
+(``QuoteMeasures``): ``answer_share``, the question's weight found in the quoted
+blocks and their headings; ``lead_share``, in the lead quote alone;
+``kind_stated``, whether the kind of answer the question asks for ("how many":
+a number) is quoted next to what it asks about (``answer_kind``). An answer is
+``high`` only where ``HIGH_RULE`` holds: the quotes state the whole question
+and the first quote most of it (an answer pieced together from blocks that
+each state a little is less often complete; thresholds chosen by
+cross-validation on the dev set: ``bench/bench_answer_quality.py``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cognivault.answer.evidence import EvidencePack
 
 HIGH_COVERAGE, HIGH_BEST = 0.8, 0.6
 MEDIUM_COVERAGE, MEDIUM_BEST = 0.5, 0.35
-HIGH_ANSWER = 0.975
 SUPPORT_FLOOR = 0.2
 OFF_TOPIC_SHARE = 0.45
 PHRASE_FACTOR = 1.0
@@ -72,6 +76,8 @@ class Confidence:
     similarity: float | None = None  # the best passage's cosine to the question (None: not measured)
     unknown_share: float = 0.0  # of the question's weight, in words the vault never uses
     answer_share: float | None = None  # of the question's weight, stated by a passage answer's quotes
+    lead_share: float | None = None  # of the question's weight, stated by its lead quote alone
+    kind_stated: bool | None = None  # the kind of answer asked for ("how many": a number) is quoted
 
     @property
     def off_topic(self) -> bool:
@@ -87,7 +93,37 @@ class Confidence:
                 "similarity": None if self.similarity is None else round(self.similarity, 3),
                 "unknown_share": round(self.unknown_share, 3),
                 "answer_share": None if self.answer_share is None else round(self.answer_share, 3),
+                "lead_share": None if self.lead_share is None else round(self.lead_share, 3),
+                "kind_stated": self.kind_stated,
                 "covered": self.covered, "missing": self.missing}
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteMeasures:
+    """What a passage answer's quotes state of the question (``extractive.passage_answer``)."""
+
+    share: float = 0.0  # of the question's weight, in the quoted blocks and their headings
+    lead_share: float = 0.0  # in the lead quote alone
+    kind_stated: bool | None = None  # the kind of answer asked for, given near its focus (None: no kind asked)
+    refusal: str = ""  # why nothing is quoted, in the user's words ("" when quoted, or for the usual reason)
+    doubt: str = ""  # what the quotes lack though they answer ("the passages give no number for control"): low
+
+
+@dataclass(frozen=True, slots=True)
+class HighRule:
+    """When an answer that cites passages covering the question may sound sure: thresholds on its measures."""
+
+    answer: float = 0.0  # the least ``answer_share``
+    lead: float = 0.0  # the least ``lead_share``
+
+    def holds(self, measures: Mapping[str, Any]) -> bool:
+        """Whether ``measures`` (``Confidence.to_dict`` of the cited passages) earn ``high``."""
+        return (measures.get("coverage", 0.0) >= HIGH_COVERAGE and measures.get("best", 0.0) >= HIGH_BEST
+                and (measures.get("answer_share") or 0.0) >= self.answer
+                and (measures.get("lead_share") or 0.0) >= self.lead)
+
+
+HIGH_RULE = HighRule(answer=1.0, lead=0.6)  # bench/bench_answer_quality.py: the choice on the dev set's folds
 
 
 def semantic_share(similarity: float | None) -> float:
@@ -140,8 +176,8 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
     if pack.unknown_share >= OFF_TOPIC_SHARE:
         never = ("the vault never mentions: " + ", ".join(pack.unknown[:5])) if pack.unknown \
             else "the vault uses none of the question's words"
-        return Confidence("low", never, coverage, best,
-                          covered, missing, keyword_coverage, similarity, pack.unknown_share)
+        return Confidence("low", never, coverage, best, covered, missing, keyword_coverage, similarity,
+                          pack.unknown_share)
     if coverage >= HIGH_COVERAGE and best >= HIGH_BEST:
         label = "high"
         reason = f"the passages cover the question's {what} ({coverage:.0%}), mostly in one place"
@@ -161,29 +197,38 @@ _RANK = {"low": 0, "medium": 1, "high": 2}
 
 
 def cap_by_citations(confidence: Confidence, pack: EvidencePack, cited: list[str],
-                     answer_share: float | None = None) -> Confidence:
+                     quoted: QuoteMeasures | None = None) -> Confidence:
     """``confidence`` lowered to what the cited passages alone support (``low`` when nothing is cited).
 
-    ``answer_share``: how much of the question a passage answer's quotes state; below ``HIGH_ANSWER``
-    it is not ``high``.
+    ``quoted``: what a passage answer's quotes state; it is ``high`` only where ``HIGH_RULE`` holds for them.
     """
     if not cited:
-        reason = "the answer cites none of the passages" if answer_share is None else \
-            f"the best passages state only {answer_share:.0%} of the question"
-        return Confidence("low", reason, confidence.coverage, confidence.best, [], confidence.missing,
-                          confidence.keyword_coverage, confidence.similarity, confidence.unknown_share, answer_share)
+        reason = "the answer cites none of the passages" if quoted is None else \
+            quoted.refusal or f"the best passages state only {quoted.share:.0%} of the question"
+        return _stating(replace(confidence, label="low", reason=reason, covered=[]), quoted)
     labels = set(cited)
     narrowed = EvidencePack(items=[item for item in pack.items if item.label in labels],
                             question_terms=pack.question_terms, term_weights=pack.term_weights,
                             question_phrases=pack.question_phrases, concepts=pack.concepts,
                             unknown_share=pack.unknown_share, unknown=pack.unknown)
-    by_citations = assess(narrowed)
+    by_citations = _stating(assess(narrowed), quoted)
     if _RANK[by_citations.label] > _RANK[confidence.label]:  # a subset never covers more; kept for safety
         by_citations.label = confidence.label
     if len(labels) < len(pack.items):
         by_citations.reason = "by what the answer cites: " + by_citations.reason
-    by_citations.answer_share = answer_share
-    if answer_share is not None and by_citations.label == "high" and answer_share < HIGH_ANSWER:
+    if quoted is not None and quoted.doubt:
+        by_citations.label = "low"
+        by_citations.reason += f"; {quoted.doubt}"
+    if quoted is not None and by_citations.label == "high" and not HIGH_RULE.holds(by_citations.to_dict()):
         by_citations.label = "medium"
-        by_citations.reason += f"; the quoted passages state {answer_share:.0%} of the question"
+        by_citations.reason += f"; the quoted passages state {quoted.share:.0%} of the question" \
+            if quoted.share < HIGH_RULE.answer else f"; its first quote states {quoted.lead_share:.0%} of the question"
     return by_citations
+
+
+def _stating(confidence: Confidence, quoted: QuoteMeasures | None) -> Confidence:
+    """``confidence`` with what a passage answer's quotes state."""
+    if quoted is not None:
+        confidence.answer_share, confidence.lead_share = quoted.share, quoted.lead_share
+        confidence.kind_stated = quoted.kind_stated
+    return confidence

@@ -274,9 +274,60 @@ def analyzer_of(engine: Any) -> Analyzer:
 QUESTION_FILLERS = frozenset("""
 many much look tell explain want need know possible way ways thing things something anything please exactly
 actually really happen happens happened happening work works mean means
-bitte genau eigentlich möchte möchten brauche wissen erkläre erklären gibt viele passiert geschieht
-funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum zur vom ins
+bitte genau eigentlich möchte möchten brauche wissen erkläre erklären gibt viele vielen wieviel wieviele passiert
+geschieht funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum zur vom ins
 """.split()) | GERMAN_QUESTION_WORDS  # also in a vault without German notes, whose stopwords it does not read
+
+
+# Words that ask for a kind of answer ("how *many*", "how *long*", "wie *lange*", "*when was*") and the
+# kind (``answer_kind``): they say what the answer must be, not what it is about ("long" is no topic of
+# "how long are versions kept?").
+ANSWER_CUES: dict[str, dict[tuple[str, ...], str]] = {
+    "en": {
+        ("how", "many"): "quantity", ("how", "much"): "quantity", ("what", "percentage"): "share",
+        ("what", "percent"): "share", ("which", "percentage"): "share", ("what", "share"): "share",
+        ("how", "big"): "quantity", ("how", "large"): "quantity", ("what", "number", "of"): "quantity",
+        ("how", "long"): "duration", ("how", "often"): "duration",
+        ("when", "was"): "date", ("when", "were"): "date", ("when", "did"): "date", ("what", "year"): "date",
+        ("which", "year"): "date", ("since", "when"): "date", ("what", "date"): "date",
+    },
+    "de": {
+        ("wie", "viele"): "quantity", ("wie", "vielen"): "quantity", ("wie", "viel"): "quantity",
+        ("wieviel",): "quantity", ("wieviele",): "quantity", ("wie", "groß"): "quantity", ("wie", "hoch"): "quantity",
+        ("welcher", "anteil"): "share", ("wie", "viel", "prozent"): "share", ("wie", "viele", "prozent"): "share",
+        ("wie", "lange"): "duration", ("wie", "oft"): "duration",
+        ("wann", "wurde"): "date", ("wann", "wurden"): "date", ("wann", "war"): "date", ("wann", "waren"): "date",
+        ("in", "welchem", "jahr"): "date", ("seit", "wann"): "date", ("welches", "jahr"): "date",
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerCue:
+    """Where a question asks for a kind of answer: its words ``said[start:end]``, the kind, their language."""
+
+    start: int
+    end: int
+    kind: str  # quantity | share | duration | date
+    lang: str
+    words: str
+
+
+def answer_cues(said: Sequence[str], lang: str | None) -> list[AnswerCue]:
+    """The cues in a question's words, in order (the longest where two start together, then the question's
+    language's; the other language's count too, since a short question's language is a guess)."""
+    # The longest cue first ("wie viel prozent" before "wie viel").
+    cues = sorted(((code, cue, kind) for code in sorted(ANSWER_CUES, key=lambda code: code != lang)
+                   for cue, kind in ANSWER_CUES[code].items()), key=lambda entry: -len(entry[1]))
+    found: list[AnswerCue] = []
+    at = 0
+    while at < len(said):
+        match = next((AnswerCue(at, at + len(cue), kind, code, " ".join(cue)) for code, cue, kind in cues
+                      if tuple(said[at:at + len(cue)]) == cue), None)
+        if match is not None:
+            found.append(match)
+        at = match.end if match is not None else at + 1
+    return found
 
 
 def question_languages(engine: Any, lang: str | None) -> list[str]:
@@ -294,7 +345,8 @@ def question_languages(engine: Any, lang: str | None) -> list[str]:
 
 
 def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]:
-    """The concepts of ``text`` (stopwords of any language considered and question fillers dropped), in order.
+    """The concepts of ``text`` (stopwords of any language considered, question fillers and the words asking
+    for a kind of answer dropped), in order.
 
     A German compound the vault never uses whole stands for its parts, one concept each.
     """
@@ -304,7 +356,11 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
     first = languages[0]
     concepts: dict[str, Concept] = {}
     symbols: set[str] = set()
-    for word in words(text):
+    said = words(text)
+    asking = {at for cue in answer_cues(said, lang) for at in range(cue.start, cue.end)}
+    for at, word in enumerate(said):
+        if at in asking:
+            continue  # "how long": what kind of answer, not what about
         if not any(c.isalnum() for c in word):
             bare = word.strip("`")  # `::x::` is one symbol run, not "`::" and "::`"
             if bare in symbols:

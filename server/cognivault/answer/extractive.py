@@ -28,10 +28,13 @@ with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
 nearest block of each first), within
 ``ANSWER_BUDGET`` characters; a whole short list or paragraph goes before its
 item or sentence. Quotes follow the lead in the order of the notes, each led by
-its section's title and followed by its ``[Sn]`` label. When the pack does not
-support an answer (see ``confidence``), no unit passes, or the quotes would
-state less than ``ANSWER_FLOOR`` of the question, the answer says the vault
-does not cover it instead of guessing. Deterministic.
+its section's title and followed by its ``[Sn]`` label. A question asking for a
+kind of answer ("how many", "wie lange", "when was": ``answer_kind``) is
+answered only by a unit that gives one next to what it asks about, and that
+unit leads. When the pack does not support an answer (see ``confidence``), no
+unit passes (or none gives the kind asked for), or the quotes would state less
+than ``ANSWER_FLOOR`` of the question, the answer says the vault does not cover
+it instead of guessing. Deterministic.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives_answer
+from cognivault.answer.confidence import QuoteMeasures
 from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
 from cognivault.index.analysis import words
 from cognivault.vault.markdown import HTML_COMMENT_RE, MarkdownBlock, inline_pieces, split_blocks
@@ -128,6 +133,7 @@ class Unit:
     share: float = 0.0
     score: float = 0.0
     concepts: set[str] = field(default_factory=set)
+    answers_kind: bool = False  # gives the kind of answer the question asks for (a number, a date) near its focus
 
     @property
     def size(self) -> int:
@@ -221,11 +227,13 @@ def _quotes(text: str, asked: list[str]) -> bool:
 def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[str, float], analyzer: Any,
                  question: str = "", question_vector: Any = None, embedder: Any = None,
                  pack: EvidencePack | None = None, max_units: int = MAX_UNITS,
-                 budget: int = ANSWER_BUDGET) -> list[Unit]:
+                 budget: int = ANSWER_BUDGET, expected: ExpectedAnswer | None = None) -> list[Unit]:
     """The units of ``items`` that answer the question: the best first, then the others in note order.
 
     ``pack``: where the question's concepts are (matched in the user's words and languages); without
-    it, units are matched on ``terms`` alone. Empty: nothing relevant.
+    it, units are matched on ``terms`` alone. ``expected``: the kind of answer the question asks for
+    ("how many": a number); only a unit that gives it near the question's focus may lead, and without
+    one nothing answers. Empty: nothing relevant.
     """
     weight = {t: max(weights.get(t, 1.0), 0.05) for t in terms}
     total = sum(weight.values())
@@ -253,11 +261,17 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     candidates: list[Unit] = []
     units_by_position: dict[int, list[Unit]] = {}
     for position, item in enumerate(items):
+        if position in foreign:
+            continue
         adds = sum(weight[t] for t in weight if t in item.terms and t not in best_terms) / total
-        if position in foreign or (contexts[position] < best_context * CONTEXT_SHARE and adds < COMPLETING_SHARE):
-            continue  # a passage much weaker than the best, unless it covers a part of the question the best does not
-        units_by_position[position] = units_of(item, position)
-        for unit in units_by_position[position]:
+        units = units_of(item, position)
+        # A passage much weaker than the best is left out, unless it covers a part of the question the best does
+        # not, or gives the kind of answer the question asks for ("1 vault" for "how many vaults").
+        if contexts[position] < best_context * CONTEXT_SHARE and adds < COMPLETING_SHARE and not (
+                expected is not None and any(_gives(expected, unit, item, analyzer) for unit in units)):
+            continue
+        units_by_position[position] = units
+        for unit in units:
             said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
             if unit.text.rstrip().endswith("?") or _quotes(f"{unit.intro}\n{unit.text}", asked):
                 continue  # a question, or an example of asking this one: not an answer
@@ -277,6 +291,11 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         return []
     best_share = max(unit.share for unit in candidates)
     candidates = [unit for unit in candidates if unit.share >= best_share * RELATIVE_SHARE]
+    if expected is not None:
+        for unit in candidates:
+            unit.answers_kind = _gives(expected, unit, items[unit.position], analyzer)
+        if not any(unit.answers_kind for unit in candidates):
+            return []  # the passages use the question's words but never give what it asks for
     if embedder is not None and question_vector is not None:
         candidates = _by_meaning(candidates, question_vector, embedder)
         if not candidates:
@@ -285,7 +304,12 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     if not candidates:
         return []
     # On a tie a whole list or paragraph goes before its items or sentences (they remain for a tight budget).
-    candidates.sort(key=lambda u: (-u.score, u.kind in ("item", "sentence"), u.position, u.order))
+    # A unit giving the kind of answer asked for leads (expected is None: none does, the order is by score).
+    candidates.sort(key=lambda u: (not u.answers_kind, -u.score, u.kind in ("item", "sentence"), u.position,
+                                   u.order))
+    if expected is not None and not candidates[0].answers_kind:
+        return []  # what gives it is too long to quote
+
     lead = candidates[0]
     chosen = [lead]
     used = lead.size
@@ -326,6 +350,12 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             used += neighbour.size
             added += 1
     return _in_note_order(lead, chosen, units_by_position, budget)
+
+
+def _gives(expected: ExpectedAnswer, unit: Unit, item: Evidence, analyzer: Any) -> bool:
+    """Whether ``unit`` (with its headings) gives the kind of answer the question asks for."""
+    return gives_answer(expected, _visible(f"{unit.intro}\n{unit.text}"), analyzer, item.lang,
+                        f"{unit.heading}\n{unit.header}")
 
 
 _NUMBERED_ITEM = re.compile(r"\s*\d{1,3}[.)]\s")
@@ -439,10 +469,10 @@ def compose(quotes: Sequence[Quote]) -> str:
 
 @dataclass(slots=True)
 class PassageAnswer:
-    """The quotes that answer a question and how much of the question they cover (weighted, 0..1)."""
+    """The quotes that answer a question and what they state of it."""
 
     quotes: list[Quote] = field(default_factory=list)
-    share: float = 0.0
+    measures: QuoteMeasures = field(default_factory=QuoteMeasures)
 
     def labels(self) -> list[str]:
         return list(dict.fromkeys(quote.label for quote in self.quotes))
@@ -450,14 +480,32 @@ class PassageAnswer:
 
 def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedder: Any = None) -> PassageAnswer:
     """The passage answer to the pack's question (no quotes: the pack does not answer it)."""
-    units = choose_units(pack.items, pack.question_terms, pack.term_weights, analyzer, question or pack.query,
-                         pack.question_vector, embedder, pack)
+    question = question or pack.query
+    expected = expected_answer(question, list(pack.concepts.values()), pack.lang) if pack.concepts else None
+    units = choose_units(pack.items, pack.question_terms, pack.term_weights, analyzer, question,
+                         pack.question_vector, embedder, pack, expected=expected)
+    kind_stated = None if expected is None else bool(units)
+    if expected is not None and not units and not expected.required:  # "how much control ...": maybe a degree
+        units = choose_units(pack.items, pack.question_terms, pack.term_weights, analyzer, question,
+                             pack.question_vector, embedder, pack)
     weight = {t: max(pack.term_weights.get(t, 1.0), 0.05) for t in pack.question_terms}
-    said = set().union(*(unit.concepts for unit in units)) if units else set()
-    share = sum(weight[t] for t in said if t in weight) / sum(weight.values()) if weight else 0.0
-    if share < ANSWER_FLOOR:
-        return PassageAnswer([], share)  # what the passages would say is not an answer to this
-    return PassageAnswer(quotes_of(units), share)
+    total = sum(weight.values())
+
+    def share_of(chosen: Sequence[Unit]) -> float:
+        said = set().union(*(unit.concepts for unit in chosen)) if chosen else set()
+        return sum(weight[t] for t in said if t in weight) / total if total else 0.0
+
+    lead = [unit for unit in units if (unit.position, unit.group) == (units[0].position, units[0].group)] \
+        if units else []
+    measures = QuoteMeasures(share_of(units), share_of(lead), kind_stated)
+    if expected is not None and not kind_stated:
+        lacking = f"the passages give no {expected.describe()}"
+        if not units:
+            return PassageAnswer([], replace(measures, refusal=lacking))
+        measures = replace(measures, doubt=lacking)
+    if measures.share < ANSWER_FLOOR:
+        return PassageAnswer([], measures)  # what the passages would say is not an answer to this
+    return PassageAnswer(quotes_of(units), measures)
 
 
 # -- the simple, synchronous API (kept for callers outside the streaming pipeline) ----------------
@@ -508,5 +556,5 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
         else PassageAnswer()
     if not answer.quotes:
         return ExtractiveAnswer(question, not_in_vault(lang), citations, [], False, "low")
-    label = cap_by_citations(confidence, pack, answer.labels(), answer.share).label
+    label = cap_by_citations(confidence, pack, answer.labels(), answer.measures).label
     return ExtractiveAnswer(question, compose(answer.quotes), citations, answer.labels(), True, label)

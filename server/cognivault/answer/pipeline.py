@@ -301,7 +301,7 @@ class _AnswerRun:
         if pack and getattr(self.provider, "extractive", False):
             answer = await self._passages(confidence)
             if confidence.supported:  # else it is low already, for its own reason
-                confidence = cap_by_citations(confidence, pack, answer.labels(), answer.share)
+                confidence = cap_by_citations(confidence, pack, answer.labels(), answer.measures)
             await self._emit_confidence(confidence)
             await self._feed_quotes(answer_filter, answer.quotes)
         else:

@@ -1,0 +1,205 @@
+"""A question that asks for a kind of answer (a number, a span of time, a date) is answered only by a passage
+that gives one next to what it asks about; otherwise the vault does not cover it (issue 17: "How many monthly
+active users does Obsidian have?" was answered from passages that use every word but give no such number)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from answer_support import collect, final, make_vault
+from cognivault.answer.answer_kind import expected_answer, gives_answer
+from cognivault.answer.evidence import ANSWER_CUES, FALLBACK_ANALYZER, QUESTION_FILLERS, question_concepts
+from cognivault.answer.pipeline import stream_answer
+from cognivault.answer.request import AskRequest
+from cognivault.answer.sessions import SessionStore
+from cognivault.engine import Engine
+from cognivault.index.analysis import is_stopword
+from cognivault.models.extractive_chat import ExtractiveChat
+
+NOTES = {
+    "Sync/Shared vaults.md": """# Shared vaults
+
+Obsidian Sync users can work together on a shared remote vault. Active members see each other's changes.
+Create a shared vault from the Sync settings.
+
+## Limits
+
+You can share a remote vault with up to 20 people.
+
+## Reports
+
+Monthly reports show how active your users were and which notes they changed.
+""",
+    "Plugins/Install plugins.md": """# Install plugins
+
+To install community plugins:
+
+1. Open the settings.
+2. Choose community plugins.
+3. Install the plugins you want.
+""",
+    "History/Printing press.md": """# Printing press
+
+Johannes Gutenberg built a printing press with movable metal type in Mainz around 1450.
+""",
+    "Sync/Versionen.md": """---
+lang: de
+---
+# Gemeinsame Tresore
+
+Du kannst einen Remote-Tresor mit bis zu 20 Personen teilen. Aktive Mitglieder sehen die Änderungen der anderen.
+
+## Berichte
+
+Monatliche Berichte zeigen, wie aktiv deine Nutzer waren und welche Notizen sie geändert haben.
+
+## Versionsverlauf
+
+Sync bewahrt ältere Versionen deiner Notizen zwölf Monate lang auf.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    vault, settings = make_vault(tmp_path_factory.mktemp("kinds"), NOTES)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        yield opened
+
+
+async def ask(engine: Any, question: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``done`` data and the ``confidence`` envelope's data of an extractive answer."""
+    envelopes = await collect(stream_answer(engine, AskRequest(question, use_cache=False), ExtractiveChat(),
+                                            SessionStore(None), cache=None))
+    return final(envelopes)["data"], next(e["data"] for e in envelopes if e["type"] == "confidence")
+
+
+@pytest.mark.parametrize("question", ["How many monthly active users does Obsidian Sync have?",
+                                      "Wie viele monatliche Nutzer hat Sync?"])
+async def test_a_count_the_notes_never_give_is_not_in_the_vault(engine: Any, question: str) -> None:
+    # Every word of the question is in the vault, and a number too ("up to 20 people"), but none next to what
+    # is counted: refused, and the reason names the user's words.
+    done, confidence = await ask(engine, question)
+    assert not done["answered"] and confidence["label"] == "low"
+    assert confidence["kind_stated"] is False
+    assert "no number for" in confidence["reason"] and ("monthly active users" in confidence["reason"]
+                                                        or "monatliche nutzer" in confidence["reason"])
+
+
+@pytest.mark.parametrize(("question", "stated"), [
+    ("How many people can I share a remote vault with?", "up to 20 people"),
+    ("Wie viele Personen können einen Remote-Tresor teilen?", "bis zu 20 Personen"),
+    ("Mit wie vielen Personen kann ich einen Tresor teilen?", "bis zu 20 Personen"),
+    ("Wie lange bewahrt Sync ältere Versionen auf?", "zwölf Monate"),
+    ("When was the printing press built?", "1450"),
+])
+async def test_a_passage_giving_the_kind_asked_for_answers_and_leads(engine: Any, question: str, stated: str) -> None:
+    done, confidence = await ask(engine, question)
+    assert done["answered"] and confidence["kind_stated"] is True
+    assert stated in done["answer"].split("[S", 1)[0]  # in the lead quote
+
+
+async def test_how_much_may_ask_for_a_degree_and_is_answered_unsure(engine: Any) -> None:
+    # "how much" can ask for a degree, not an amount ("how much control ..."): the passages answer, at low
+    # confidence, and the reason says no number was found; "how many" (above) is refused instead.
+    done, confidence = await ask(engine, "How much do active members see of each other's changes?")
+    assert done["answered"] and "Active members see each other's changes." in done["answer"]
+    assert confidence["label"] == "low" and confidence["kind_stated"] is False
+    assert "no number for" in confidence["reason"]
+
+
+async def test_the_numbers_of_a_procedures_steps_are_no_count(engine: Any) -> None:
+    # "1. Open the settings." numbers a step; it does not say how many plugins there may be.
+    done, confidence = await ask(engine, "How many plugins can I install?")
+    assert not done["answered"] and "no number for plugins" in confidence["reason"]
+
+
+async def test_a_when_question_needs_a_date(engine: Any) -> None:
+    done, confidence = await ask(engine, "When was the shared vault created?")
+    assert not done["answered"] and "no date for" in confidence["reason"]
+
+
+async def test_a_question_asking_no_kind_is_judged_as_before(engine: Any) -> None:
+    done, confidence = await ask(engine, "How do I create a shared vault?")
+    assert done["answered"] and confidence["kind_stated"] is None
+    assert "Create a shared vault from the Sync settings." in done["answer"]
+
+
+def test_the_focus_is_what_the_cue_counts(engine: Any) -> None:
+    def focus(question: str, lang: str) -> list[str] | None:
+        expected = expected_answer(question, question_concepts(engine, question, lang), lang)
+        return None if expected is None else [concept.word for concept in expected.focus]
+
+    assert focus("How many monthly active users does Obsidian have?", "en") == ["monthly", "active", "users"]
+    # A function word right after the cue: every content word of its clause.
+    assert focus("How much does a Catalyst license cost, and who sells it?", "en") == ["catalyst", "license", "cost"]
+    assert focus("Wie viele Personen können einen Tresor teilen?", "de") == ["personen"]
+    assert focus("When should I avoid prompt variables?", "en") is None  # advice, not a date
+    assert focus("How do I embed a note?", "en") is None
+
+
+def test_a_table_header_is_near_every_cell_of_its_row(engine: Any) -> None:
+    question = "How many synced vaults does the Plus plan include?"
+    expected = expected_answer(question, question_concepts(engine, question, "en"), "en")
+    assert expected is not None
+    row = "| Synced vaults | 1 | 10 |"
+    assert gives_answer(expected, row, FALLBACK_ANALYZER, "en", "| | Sync Standard | Sync Plus |\n|---|---|---|")
+    assert not gives_answer(expected, "| Synced vaults | yes | yes |", FALLBACK_ANALYZER, "en", "")
+    assert gives_answer(expected, "Plus includes 10 synced vaults.", FALLBACK_ANALYZER, "en")
+    assert not gives_answer(expected, "Plus includes synced vaults. It was built in 10 days on a long trip through "
+                                      "the mountains of the south.", FALLBACK_ANALYZER, "en")
+
+
+def test_percentages_need_a_percentage() -> None:
+    question = "What percentage of notes are encrypted?"
+    from cognivault.answer.evidence import Concept
+
+    concepts = [Concept("note", "notes", frozenset({"note"})), Concept("encrypt", "encrypted", frozenset({"encrypt"}))]
+    expected = expected_answer(question, concepts, "en")
+    assert expected is not None and expected.kind == "share"
+    assert gives_answer(expected, "100 % of your notes are encrypted.", FALLBACK_ANALYZER, "en")
+    assert not gives_answer(expected, "Notes are encrypted with 256-bit keys.", FALLBACK_ANALYZER, "en")
+    assert not gives_answer(expected, "Encrypted notes %% hidden %% stay on 1 device.", FALLBACK_ANALYZER, "en")
+
+
+def test_cue_words_are_the_analyzers_question_words() -> None:
+    # The word that asks ("how", "wie", "wann", "wieviel") is one the analyzer (or the question reader) never
+    # treats as what a question is about.
+    for code, cues in ANSWER_CUES.items():
+        for cue in cues:
+            assert any(is_stopword(word, code) or word in QUESTION_FILLERS for word in cue), cue
+
+
+
+async def test_how_many_days_asks_for_a_span_of_time(engine: Any) -> None:
+    # The notes say "zwölf Monate": a span of time answers "how many days", whatever its unit.
+    for question in ("Wie viele Tage bewahrt Sync ältere Versionen auf?", "How many days does Sync keep versions?"):
+        expected = expected_answer(question, question_concepts(engine, question, None), None)
+        assert expected is not None and expected.kind == "duration"
+    done, confidence = await ask(engine, "Wie viele Tage bewahrt Sync ältere Versionen auf?")
+    assert done["answered"] and "zwölf Monate" in done["answer"] and confidence["kind_stated"] is True
+
+
+def test_a_weaker_passage_that_gives_the_number_is_not_left_out() -> None:
+    from cognivault.answer.evidence import Concept, Evidence, text_terms
+    from cognivault.answer.extractive import choose_units
+
+    def passage(label: str, path: str, text: str) -> Evidence:
+        return Evidence(label, label, path, path[:-3], [], 1, 2, "", text, "", 0.0, lang="en",
+                        terms=text_terms(FALLBACK_ANALYZER, text, "en"))
+
+    # Every word of the question, no number; then fewer of its words, and the number.
+    wordy = passage("S1", "Sync Plus.md", "Sync Plus lets you sync vaults and pick the vaults to sync on a device.")
+    plans = passage("S2", "Plans.md", "The Plus plan includes 10 vaults.")
+    concepts = [Concept("vault", "vaults", frozenset({"vault"})), Concept("sync", "sync", frozenset({"sync"})),
+                Concept("plus", "plus", frozenset({"plus"}))]
+    question = "How many vaults can I sync with Sync Plus?"
+    expected = expected_answer(question, concepts, "en")
+    terms = [concept.key for concept in concepts]
+    chosen = choose_units([wordy, plans], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER, question,
+                          expected=expected)
+    assert chosen and chosen[0].label == "S2" and "10 vaults" in chosen[0].text
+    assert [unit.label for unit in choose_units([wordy, plans], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER,
+                                                question)] == ["S1"]  # asked for nothing, the weaker one stays out
