@@ -226,9 +226,9 @@ def prepare_snapshot(server: CogniVaultServer, engine: Engine) -> None:
 
 
 def _warm_up(server: CogniVaultServer, engine: Engine) -> None:
-    """After the first pass: load what the first requests would otherwise wait for (language model,
-    stemmers, the snapshot's indexes), then move all of it out of the garbage collector's way
-    (``gc.freeze``, see :mod:`cognivault.lsp.collector`)."""
+    """Load what the first requests would otherwise wait for (language model, stemmers, the
+    snapshot's indexes), then move all of it out of the garbage collector's way (``gc.freeze``, see
+    :mod:`cognivault.lsp.collector`)."""
     try:
         warm_answering(engine)  # indexes, language model, embedder, one retrieval
         prepare_snapshot(server, engine)
@@ -237,14 +237,19 @@ def _warm_up(server: CogniVaultServer, engine: Engine) -> None:
         citations._module()  # the study package, imported by the first hover otherwise
     except Exception as exc:  # noqa: BLE001 - only a head start
         log.info("warm-up incomplete: %s", exc)
-    gc.collect()
     gc.freeze()
 
 
 async def _warm_up_then_pace_collections(server: CogniVaultServer) -> None:
+    """Full garbage collections wait for idle moments from now on, then the warm-up runs.
+
+    What the server holds by now (the index, the first pass's results) is frozen as it is, without
+    a full collection first: on a 52k-passage vault that collection held every thread for ~2 s on
+    2 busy cores, delaying the requests that came meanwhile (the server answers while it warms up).
+    Garbage among the frozen objects waits for the collector's sweep."""
     engine = server.live.engine
-    if engine is None:
+    if engine is None or server.live.closed:
         return
+    gc.freeze()
+    server.collector.start()
     await asyncio.to_thread(_warm_up, server, engine)
-    if not server.live.closed:
-        server.collector.start()
