@@ -320,3 +320,33 @@ async def test_typed_names_rank_prefix_matches_first_and_forgive_typing_errors(t
         assert empty[0] == "Photosynthesis" and not any("Workshop" in label for label in empty)
     finally:
         await stop_session(fresh)
+
+
+async def test_names_first_with_the_embedder_on_before_any_passage_has_a_vector(tmp_path) -> None:  # noqa: ANN001
+    """An index built without vectors, served as it is (no pass at start) with the embedding model
+    on: typed names still come first, a bare ``[[`` lists the notes, nothing fails."""
+    keyword_only = await start_session(tmp_path)  # builds the index, keywords only
+    await stop_session(keyword_only)
+    with fake_ollama_in_thread() as fake:
+        session = await start_session(tmp_path, options={
+            "embeddings": True, "embedding": {"provider": "ollama"}, "models": {"ollama_host": fake.url},
+            "indexing": {"onStart": False}})
+        try:
+            status = await session.status()
+            assert status["provider"]["embeddings"] == "ollama:embeddinggemma", status["provider"]
+            assert status["index"]["stages"]["embedded"]["done"] == 0, status["index"]["stages"]
+            # The paragraph is about enzymes and cells; the typed name wins over what it is about.
+            paragraph = "Enzymes lower the activation energy of reactions in cells and organelles; compare [["
+            typed = {"Fo": "Fotosynthese", "phot": "Photosynthesis", "Übers": "Index",
+                     "Photosytnhesis": "Photosynthesis"}
+            for version, (written, expected) in enumerate(typed.items(), start=1):
+                text = f"# Scratch\n\n{paragraph}{written}\n"
+                found = await _complete(session, text, f"[[{written}", version, trigger="[" if version == 1 else None)
+                labels = [item.label for item in sorted(found.items, key=lambda i: i.sort_text)]
+                assert labels and labels[0] == expected, (written, labels)
+            text = f"# Scratch\n\n{paragraph}\n"
+            found = await _complete(session, text, "[[", len(typed) + 1)
+            labels = {item.label for item in found.items}
+            assert {"Photosynthesis", "Cells", "Enzymes", "Index", "Fotosynthese"} <= labels, labels
+        finally:
+            await stop_session(session)

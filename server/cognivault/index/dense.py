@@ -136,6 +136,11 @@ class DenseIndex:
     def search(self, query_vector: np.ndarray, k: int, allowed: set[str] | None = None) -> list[DenseHit]:
         if len(self) == 0 or k <= 0:
             return []
+        # One query: scanned by the calling thread alone. FAISS's OpenMP team (one thread per core)
+        # spins at its barriers and waits for its slowest member: on 2 busy cores a search of 52k
+        # vectors took ~150 ms and ~35 ms of processor time with it, ~20 ms and ~6 ms without.
+        # The setting is the calling thread's own (OpenMP keeps it per thread), so it is made here.
+        faiss.omp_set_num_threads(1)
         query = np.asarray(query_vector, dtype=np.float32).reshape(1, -1)
         params = None
         if allowed is not None:

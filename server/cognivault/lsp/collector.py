@@ -7,8 +7,8 @@ whenever enough objects have survived into its oldest generation: in the middle
 of a keystroke's completion, or of an edit's re-index (measured: a 64 ms
 collection inside the first edit's update).
 
-So once the first pass and the warm-up are done, the language server
-(:class:`IdleCollector`):
+So once the first pass is done (at once when no pass runs at start), before its
+warm-up, the language server (:class:`IdleCollector`):
 
 - moves what exists out of the collector's reach (``gc.freeze``) and turns off
   automatic full collections; the young generations are still collected

@@ -26,7 +26,6 @@ vector is there.
 
 from __future__ import annotations
 
-import heapq
 import re
 import threading
 from collections import OrderedDict
@@ -349,6 +348,37 @@ def _near_prefix(entries: list[_Entry], wanted: str, typos: int) -> set[str]:
     return found
 
 
+def best_matches(entries: list[_Entry], tiers: dict[str, int], ranking: Ranking, limit: int,
+                 skip: str | None) -> tuple[list[_Entry], int]:
+    """The ``limit`` best of the ``entries`` that match (``tiers``, see :func:`matching_tiers`), and
+    how many match: by tier, generated study notes after all others; within a tier the notes
+    related to the paragraph first, by ``ranking``, then the rest in the order ``entries`` come in
+    (:func:`_shorter_first`). One pass without sort keys: after a bare ``[[`` every note matches."""
+    levels = 2 * len(MATCH_TIERS)
+    related: list[list[tuple[int, _Entry]]] = [[] for _ in range(levels)]
+    others: list[list[_Entry]] = [[] for _ in range(levels)]
+    matched = 0
+    for entry in entries:
+        tier = tiers.get(entry.path)
+        if tier is None or entry.path == skip:
+            continue
+        matched += 1
+        if entry.generated:
+            tier += len(MATCH_TIERS)
+        rank = ranking.get(entry.path)
+        if rank is not None:
+            related[tier].append((rank[0], entry))
+        elif len(others[tier]) < limit:
+            others[tier].append(entry)
+    chosen: list[_Entry] = []
+    for tier in range(levels):
+        chosen += [entry for _rank, entry in sorted(related[tier], key=lambda pair: pair[0])]
+        chosen += others[tier]
+        if len(chosen) >= limit:
+            break
+    return chosen[:limit], matched
+
+
 def completion(ctx: Context, doc: Document, position: types.Position) -> types.CompletionList | None:
     line, column = common.cursor(ctx, doc, position)
     line_text = doc.lines[line] if line < len(doc.lines) else ""
@@ -385,9 +415,14 @@ def _haystack(name: str, title: str, aliases: tuple[str, ...]) -> str:
     return "\x00".join([name, title, *aliases]).casefold()
 
 
+def _shorter_first(entry: _Entry) -> tuple[int, str, str]:
+    """The order of notes that match equally well: shorter link names first, then alphabetical."""
+    return len(entry.name), entry.name.casefold(), entry.path
+
+
 def _entries(ctx: Context, embed: bool) -> list[_Entry]:
-    """Every note (and, for embeds, attachment) sorted by link name: built once per snapshot,
-    and after an edit updated for the edited note only."""
+    """Every note (and, for embeds, attachment) in :func:`_shorter_first` order: built once per
+    snapshot, and after an edit updated for the edited note only."""
     study_folder = ctx.engine.settings.study.folder
 
     def entry(snapshot: Any, path: str) -> _Entry | None:
@@ -401,15 +436,12 @@ def _entries(ctx: Context, embed: bool) -> list[_Entry]:
         return _Entry(path, name, title, aliases, _haystack(name, title, aliases), kind == "markdown",
                       is_generated(path, note.frontmatter if note else None, study_folder))
 
-    def key(item: _Entry) -> tuple[str, str]:
-        return item.name.casefold(), item.path
-
     def build(snapshot: Any) -> list[_Entry]:
-        return sorted((e for p in snapshot.files if (e := entry(snapshot, p)) is not None), key=key)
+        return sorted((e for p in snapshot.files if (e := entry(snapshot, p)) is not None), key=_shorter_first)
 
     def update(snapshot: Any, earlier: list[_Entry], changed: frozenset[str]) -> list[_Entry]:
         kept = [e for e in earlier if e.path not in changed]
-        return insert_sorted(kept, [e for p in changed if (e := entry(snapshot, p)) is not None], key)
+        return insert_sorted(kept, [e for p in changed if (e := entry(snapshot, p)) is not None], _shorter_first)
 
     return ctx.view.snapshot.derive("completion-embed" if embed else "completion", build, update)
 
@@ -424,28 +456,22 @@ def _notes(ctx: Context, doc: Document, line: int, trigger: Trigger, replace: ty
            closing: str) -> types.CompletionList:
     view = ctx.view
     entries = _entries(ctx, trigger.embed)
-    known = {e.path for e in entries} if view.open_docs else set()
     study_folder = ctx.engine.settings.study.folder
-    for path, other in view.open_docs.items():  # notes that exist only in a buffer so far
-        if path not in known and path.lower().endswith((".md", ".markdown")):
+    unindexed = []  # notes that exist only in a buffer so far
+    for path, other in view.open_docs.items():
+        if path not in view.snapshot.files and path.lower().endswith((".md", ".markdown")):
             info = other.info()
             name = view.link_name(path, doc.path)
-            entries = [*entries, _Entry(path, name, info.title, info.aliases,
-                                        _haystack(name, info.title, info.aliases), True,
-                                        is_generated(path, info.frontmatter, study_folder))]
+            unindexed.append(_Entry(path, name, info.title, info.aliases, _haystack(name, info.title, info.aliases),
+                                    True, is_generated(path, info.frontmatter, study_folder)))
+    if unindexed:
+        entries = insert_sorted(list(entries), unindexed, _shorter_first)
     limit = ctx.options.completion_max_items
     wanted = trigger.partial.strip().casefold()
     tiers = matching_tiers(entries, wanted, limit)
     ranking, complete = relatedness(ctx, doc, line, trigger)
-    unranked = len(ranking)
-
-    def order(entry: _Entry) -> tuple[int, int, int, str]:
-        tier = tiers[entry.path] + (len(MATCH_TIERS) if entry.generated else 0)
-        return tier, ranking.get(entry.path, (unranked,))[0], len(entry.name), entry.name.casefold()
-
-    matches = [e for e in entries if e.path in tiers and e.path != doc.path]
-    chosen_entries = heapq.nsmallest(limit, matches, key=order)
-    incomplete = len(matches) > len(chosen_entries) or not complete
+    chosen_entries, matched = best_matches(entries, tiers, ranking, limit, skip=doc.path)
+    incomplete = matched > len(chosen_entries) or not complete
     items = []
     for position, entry in enumerate(chosen_entries):
         rank = ranking.get(entry.path)
