@@ -10,9 +10,10 @@ from collections.abc import Iterator
 import pytest
 
 from cognivault.engine import Engine
+from cognivault.study.extract import form_of
 from cognivault.study.quiz import parse_quiz
 from cognivault.study.sources import with_own_heading
-from cognivault.study.validate import question_problems
+from cognivault.study.validate import cloze_problems, question_problems
 from test_study_extractive import assert_cards_valid, cards_of, generate, indexed_vault
 
 NOTES = {
@@ -32,6 +33,15 @@ Obsidian Sync does not have an on-premises solution at this time.
 **I am receiving a hash error.**
 
 A community plugin may be changing the file's modified time.
+
+## Images
+
+When uploading images directly to Publish, it's best to use `.svg`, `.webp`, and `.png` formats.
+
+## Export
+
+Save every picture as a `.png` file before you import the folder into the vault.
+Save each animation as a `.webp` file so that it keeps playing in the note.
 """,
     "Help/File explorer.md": """---
 description: Manage the files and folders of your vault
@@ -60,6 +70,7 @@ Typing "scf" finds the **S**ave **c**urrent **f**ile command in the list of comm
 
 You can embed base files in any other note using the `![[File.base]]` syntax. It also accepts a view name
 after `#` in the link. To turn it off, open **Appearance** in the settings of the vault.
+Instead, you can create a `publish.css` file in the top-level folder of the vault.
 
 ## Create a new base
 
@@ -111,6 +122,8 @@ Obsidian speichert deine Notizen **lokal** auf deinem Gerät, nicht in der Cloud
 
 Du kannst die Sprache der Bedienung unter **Einstellungen** → Allgemein ändern, bevor du einen Vault erstellst.
 Um es zu deaktivieren, öffne **Darstellung** und schalte die Option aus.
+Wenn sie alle in einer Reihe stehen, kannst du **Umschalt-Klick** für die ganze Reihe verwenden.
+Stattdessen sind die Aktionen der Werkzeugleiste im Menü der Navigationsleiste verfügbar.
 
 ## Dateien löschen
 
@@ -168,9 +181,11 @@ def test_a_sentence_may_open_with_you_but_not_lean_on_the_one_before(engine: Eng
     clozes = [front for kind, front, _ in found if kind == "cloze"]
     assert "You can embed base files in any other note using the ==`![[File.base]]`== syntax." in clozes
     assert not any("It also accepts" in c or "To turn it off" in c for c in clozes)
+    assert "Instead, you can create a ==`publish.css`== file in the top-level folder of the vault." in clozes
     german = [front for kind, front, _ in cards(engine, "Hilfe/Synchronisierung.md") if kind == "cloze"]
     assert "Um eine Notiz zu löschen, wähle ==Weitere Optionen== oben rechts in einer aktiven Notiz." in german
-    assert not any("Um es zu deaktivieren" in c for c in german)
+    assert not any("Um es zu deaktivieren" in c or "Wenn sie alle" in c for c in german)
+    assert not any("Stattdessen?" in front for _, front, _ in cards(engine, "Hilfe/Synchronisierung.md"))  # no term
 
 
 def test_a_label_in_bold_over_a_list_gets_its_steps(engine: Engine) -> None:
@@ -223,3 +238,25 @@ def test_the_own_heading_goes_back_only_where_the_note_has_it() -> None:
     changed = [*lines[:8], "Owner text, edited since.", "More."]  # the note changed after it was indexed
     assert with_own_heading(text, ("Note", "Owner"), 3, 10, headings, changed) == text
     assert with_own_heading("Owner text.", ("Note", "Owner"), 8, 10, headings, lines) == "Owner text."
+
+
+def test_a_cloze_whose_hidden_text_stays_in_its_sentence_is_rejected() -> None:
+    source = "A site with the ID `my-site` is available from publish.obsidian.md/my-site."
+    assert cloze_problems("A site with the ID ==`my-site`== is available from publish.obsidian.md/my-site.",
+                          source) == ["answer_in_stem"]
+    source = "Press `Ctrl+P` (or `Cmd+P` on macOS) to open the palette."
+    assert cloze_problems("Press ==`Ctrl+P`== (or `Cmd+P` on macOS) to open the palette.", source) == []
+
+
+def test_no_wrong_option_is_shown_in_its_stem(engine: Engine) -> None:
+    questions = parse_quiz(generate(engine, "quiz", "Help/Sync for teams.md", count=20)[1]).questions
+    on_svg = [q for q in questions if "it's best to use …, `.webp`, and `.png`" in q.question]
+    assert on_svg and on_svg[0].options[on_svg[0].correct_index] == "`.svg`", [q.question for q in questions]
+    for question in questions:
+        wrong = [o for i, o in enumerate(question.options) if i != question.correct_index]
+        assert not any(option in question.question for option in wrong), (question.question, wrong)
+
+
+def test_a_key_joined_by_a_hyphen_is_a_shortcut_among_shortcuts() -> None:
+    assert [form_of(t) for t in ("`Alt-Click`", "`Umschalt-Klick`", "`Ctrl++`", "`Ctrl+P`")] == ["shortcut"] * 4
+    assert form_of("`Alt-text`") == "code"  # a hyphenated word, no key

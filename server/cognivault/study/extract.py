@@ -59,7 +59,9 @@ _EMPHASIS_RES = (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), re.compile(r"(?<!\w)
                  re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*"),
                  re.compile(r"(?<!\w)_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)"))
 _ALIASES_TAIL_RE = re.compile(r"\s*\(aliases: [^)]*\)\s*$")
-_SHORTCUT_RE = re.compile(r"^(?:(?:Ctrl|Cmd|Alt|Shift|Strg|Umschalt|Opt|Option|Win|Meta|Fn)\s*\+|[⌘⌥⇧⌃])", re.I)
+# Ctrl+P, ⌘P, and Alt-Click (a hyphen before a capitalised key, not "Alt-text")
+_SHORTCUT_RE = re.compile(r"^(?:(?:Ctrl|Cmd|Alt|Shift|Strg|Umschalt|Opt|Option|Win|Meta|Fn)"
+                          r"\s*(?:\+|-(?-i:(?=[A-ZÄÖÜ0-9])))|[⌘⌥⇧⌃])", re.I)
 _ITEM_RE = re.compile(r"^(?P<term>.{1,70}?)\s*(?:\s[–—-]\s|:\s)\s*(?P<def>.{6,})$")
 _LINKING_ADVERBS = {"instead", "stattdessen", "however", "jedoch", "therefore", "daher", "deshalb", "thus",
                     "otherwise", "sonst", "trotzdem", "dennoch"}  # they open a sentence, never a term
@@ -88,9 +90,9 @@ _COLON_STOP = {"related", "details", "detail", "see", "note", "notes", "evidence
                "android", "optional", "default", "standard"}
 _DEICTIC = {"above", "below", "following", "here", "there", "oben", "unten", "folgende", "folgenden", "hier", "obige",
             "obigen", "obiges", "obiger", "untenstehende", "untenstehenden"}
-# a sentence opening with a preposition, a conjunction, "you" or a time word stands alone; with the other words of
-# _PRONOUNS ("It lets you …", "These are …", "Also …") it leans on the sentence before it
-_CONTEXT_OPENERS = _PRONOUNS - {
+# a sentence opening with a preposition, a conjunction, a linking adverb, "you" or a time word stands alone; with the
+# other words of _PRONOUNS ("It lets you …", "These are …", "Also …") it leans on the sentence before it
+_CONTEXT_OPENERS = _PRONOUNS - _LINKING_ADVERBS - {
     "when", "if", "how", "why", "where", "because", "while", "although", "since", "after", "before", "as", "wenn",
     "wie", "warum", "wo", "weil", "ob", "dass", "nachdem", "bevor", "for", "to", "in", "on", "by", "with", "from",
     "für", "zum", "zur", "mit", "von", "bei", "im", "am", "um", "an", "auf", "durch", "nach", "you", "we", "your",
@@ -98,7 +100,7 @@ _CONTEXT_OPENERS = _PRONOUNS - {
     "currently", "usually", "often", "sometimes", "derzeit", "aktuell", "standardmäßig", "heute", "oft",
     "manchmal", "meistens", "normalerweise"}
 _BACK_POINTERS = {"it", "its", "this", "these", "those", "them", "they", "es", "dies", "diese", "diesen", "ihn", "ihm",
-                  "ihnen", "dort", "there", "instead", "stattdessen"}
+                  "ihnen", "sie", "dort"}
 _FAQ_RE = re.compile(r"^\*\*(?P<question>[^*\n]{8,200}\?)\*\*[ \t]*(?:\n(?P<answer>[\s\S]+))?$")
 _BOLD_LINE_RE = re.compile(r"^\*\*[^*\n]+\*\*:?$")
 _NAMED_START_RE = re.compile(r"^(?:\*\*|`|\[)")  # a list item opening with a name of its own

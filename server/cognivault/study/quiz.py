@@ -212,9 +212,15 @@ def _common_prefix(first: str, second: str, cap: int = 5) -> int:
     return length
 
 
+def _shown_in(option: str, stem: str) -> bool:
+    """Whether the stem shows the option as words of their own."""
+    return re.search(rf"(?<!\w){re.escape(option.casefold())}(?!\w)", stem.casefold()) is not None
+
+
 def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[str],
                    rng: random.Random) -> QuizQuestion | None:
-    """A question on ``fact`` whose wrong options are ones the quiz has not used yet (else used once before)."""
+    """A question on ``fact`` whose wrong options are ones the quiz has not used yet (else used once before), none
+    of them shown in the stem ("use …, `.webp` and `.png`" does not offer `.png`)."""
     answer, form, side = _answer_side(fact)
     if not answer or answer.casefold() in asked or (fact.kind in CLOZE_KINDS and not fact.cloze):
         return None
@@ -232,7 +238,7 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     for candidate in candidates:
         option = _like(candidate, answer, fact.german)
         keys = {o.casefold() for o in [answer, *wrong]}
-        if option is None or option.casefold() in keys \
+        if option is None or option.casefold() in keys or _shown_in(option, stem) \
                 or question_problems(stem, [answer, *wrong, option], 0, fact.source.text):
             continue
         wrong.append(option)
