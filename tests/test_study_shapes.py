@@ -42,6 +42,14 @@ When uploading images directly to Publish, it's best to use `.svg`, `.webp`, and
 
 Save every picture as a `.png` file before you import the folder into the vault.
 Save each animation as a `.webp` file so that it keeps playing in the note.
+
+## Tax exemption
+
+1. Log into your Obsidian account.
+2. Navigate to the Billing section.
+3. In the pop-up window:
+   - Enter the number of your exemption certificate.
+4. Select Save to finish.
 """,
     "Help/File explorer.md": """---
 description: Manage the files and folders of your vault
@@ -97,6 +105,11 @@ Obsidian lets you migrate your notes from Craft into durable Markdown files.
 ## Export your data from Craft
 
 Open the Craft app on your desktop computer and export every document as Markdown, then wait until it is done.
+
+1. Go to the "Organize", or "All Documents" view.
+2. Click on the three-dot menu.
+3. Select the Export option.
+4. Choose Markdown.
 
 ## Import your data
 
@@ -260,3 +273,21 @@ def test_no_wrong_option_is_shown_in_its_stem(engine: Engine) -> None:
 def test_a_key_joined_by_a_hyphen_is_a_shortcut_among_shortcuts() -> None:
     assert [form_of(t) for t in ("`Alt-Click`", "`Umschalt-Klick`", "`Ctrl++`", "`Ctrl+P`")] == ["shortcut"] * 4
     assert form_of("`Alt-text`") == "code"  # a hyphenated word, no key
+
+
+def test_a_numbered_list_asks_which_step_comes_next_among_its_own_steps(engine: Engine) -> None:
+    note = "Help/Import from Craft.md"
+    questions = parse_quiz(generate(engine, "quiz", note, count=20)[1]).questions
+    steps = ['Go to the "Organize", or "All Documents" view', "Click on the three-dot menu",
+             "Select the Export option", "Choose Markdown"]
+    asked = {q.question: q for q in questions if "which step comes right after" in q.question}
+    question = asked["“Import from Craft”: which step comes right after “Click on the three-dot menu”?"]
+    assert question.options[question.correct_index] == "Select the Export option"
+    assert sorted(question.options) == sorted(s for s in steps if s != "Click on the three-dot menu")
+    first = asked['“Import from Craft”: which step comes right after “Go to the "Organize", or "All Documents" view”?']
+    assert first.options[first.correct_index] == "Click on the three-dot menu"  # quotes inside a step kept
+    for question in asked.values():
+        assert not question_problems(question.question, question.options, question.correct_index, NOTES[note])
+    assert not any("comes right after" in front for _, front, _ in cards(engine, note))  # a quiz shape only
+    others = parse_quiz(generate(engine, "quiz", "Help/Sync for teams.md", count=20)[1]).questions
+    assert not any("comes right after" in q.question for q in others)  # a step that goes on below is no option

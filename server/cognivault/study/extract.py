@@ -25,6 +25,8 @@ Only reliable shapes become facts (English and German):
   note's opening sentence under its title;
 - ``label``: a bold label on its own line ("**File explorer:**") with the
   first items of the list below it, framed by its section;
+- ``step``: a step of a numbered list of three or more, with the step before
+  it (a quiz asks which step comes next, the list's other steps as options);
 - ``faq``: a question in bold on its own line ("**Can I …?**") with the
   first sentences of the answer below it.
 
@@ -119,7 +121,7 @@ MIN_DEFINITION_WORDS = 3
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    kind: str  # definition | called | item | row | bold | code | example | heading | label | faq
+    kind: str  # definition | called | item | row | bold | code | example | heading | label | faq | step
     term: str  # Markdown as the note shows it (code spans verbatim)
     definition: str  # the answer side: what the term is, its description, the section's first sentence
     sentence: str  # the whole sentence, item or row the fact came from (Markdown)
@@ -243,6 +245,7 @@ class Block:
     # section carried into the next one (the chunker keeps the carried heading line but not the next
     # section's), where the text cannot say which section its first paragraph belongs to
     opening_known: bool = True
+    ordered: bool = False  # an item of a numbered list (steps in their order)
 
 
 def _section_heading(source: Source) -> str:
@@ -273,6 +276,7 @@ def blocks_of(source: Source) -> list[Block]:
     last_paragraph = ""
     depth_items = 0
     open_items: list[str] = []  # the first paragraph of each enclosing list item
+    numbered: list[bool] = []  # per enclosing list: whether it is a numbered one
     in_heading = False
     item_taken = False
     callout_title_pending = False
@@ -285,6 +289,10 @@ def blocks_of(source: Source) -> list[Block]:
             section_code = []
         elif kind == "heading_close":
             in_heading = False
+        elif kind in ("ordered_list_open", "bullet_list_open"):
+            numbered.append(kind == "ordered_list_open")
+        elif kind in ("ordered_list_close", "bullet_list_close"):
+            numbered.pop()
         elif kind == "list_item_open":
             depth_items += 1
             item_taken = False
@@ -348,7 +356,7 @@ def blocks_of(source: Source) -> list[Block]:
                 content = _TASK_RE.sub("", content)  # "[x] Done": the box is not text
                 del open_items[depth_items - 1:]
                 parent = open_items[-1] if open_items else last_paragraph
-                blocks.append(Block("item", content, heading, parent, first))
+                blocks.append(Block("item", content, heading, parent, first, ordered=bool(numbered and numbered[-1])))
                 open_items.append(content)
                 item_taken = True
             elif not depth_items:
@@ -454,19 +462,20 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
             column: str = "", form: str | None = None, answer_form: str = "text") -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
-        term = term.strip() if kind in ("code", "example") else term.strip().strip("\"“”„'").strip()
+        term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
+            else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
         definition, sentence = _finish(definition), _finish(sentence)
         if GAP in term + definition + sentence:
             return  # an embed or raw HTML stood there: the text is not what Obsidian shows
         if kind in ("code", "example"):
             if len(term) > 80 or "==" in term or "::" in term:
                 return
-        elif kind in ("heading", "faq", "label"):  # the author's own heading, label or question: any wording
+        elif kind in ("heading", "faq", "label", "step"):  # the author's own words: any wording
             if not plain(term) or len(plain(term).split()) > (12 if kind == "heading" else 30):
                 return
         elif not _term_ok(term) or len(plain(definition)) < 2:
             return
-        key = f"{kind}:{plain(term).casefold()}"
+        key = f"{kind}:{column if kind == 'step' else ''}:{plain(term).casefold()}"  # a step: once per list
         if key in seen_terms:
             return
         seen_terms.add(key)
@@ -564,6 +573,19 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if code and len(plain(inline.restore(sentence))) > len(inline.codes[int(code.group(1))]) + 20:
                 add("code", inline.codes[int(code.group(1))], inline.restore(sentence), inline.restore(sentence), "",
                     block.heading)
+    lists: dict[tuple[str, str], list[str]] = {}  # the numbered lists, by what introduces them: their steps
+    leads = {block.lead for block in blocks if block.kind == "item"}
+    for block in blocks:
+        if block.kind == "item" and block.ordered:
+            inline = read_inline(block.content)
+            whole = GAP not in inline.text and block.content not in leads and not inline.text.endswith(":")
+            lists.setdefault((block.heading, block.lead), []).append(  # "" for a step that goes on below it
+                inline.restore(inline.text).rstrip(".") if whole else "")
+    for (heading, lead), in_order in lists.items():
+        if len(in_order) >= 3 and all(in_order) and all(len(plain(step)) <= 120 for step in in_order):
+            for before, step in zip(["", *in_order[:-1]], in_order, strict=True):  # each with the one before it
+                add("step", step, before, step if not before else f"{before} → {step}", "", heading, form="step",
+                    column=lead[:80])
     section = _section_heading(source) or ("" if source.heading_path else source.title)
     opened = source.continues_section  # the current section's first paragraph was read (or is elsewhere)
     for position, block in enumerate(blocks):
@@ -671,7 +693,7 @@ def key_phrases(source: Source, limit: int = 3) -> list[str]:
     """Short phrases for a mind-map leaf: the passage's terms (defined, listed, in bold), as plain text."""
     phrases: list[str] = []
     for fact in facts_of(source):
-        if fact.kind in ("heading", "faq"):
+        if fact.kind in ("heading", "faq", "step"):
             continue
         term = plain(fact.term)
         if len(term) > 60 or term.casefold() in {p.casefold() for p in phrases}:
