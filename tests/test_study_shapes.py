@@ -119,6 +119,16 @@ Follow the [[Import Markdown files]] instructions.
 
 Craft Docs uses non-standard syntax for certain links, which the importer turns into plain text.
 """,
+    "Help/Developers.md": """If you are a developer you can contribute to Obsidian.
+
+## Plugins and themes
+
+You can develop community plugins and themes using TypeScript and CSS, and learn more in the documentation online.
+
+## Documentation
+
+To help improve the documentation, submit a pull request to the repository of the help site on GitHub today.
+""",
     "Hilfe/Synchronisierung.md": """---
 lang: de
 ---
@@ -291,3 +301,13 @@ def test_a_numbered_list_asks_which_step_comes_next_among_its_own_steps(engine: 
     assert not any("comes right after" in front for _, front, _ in cards(engine, note))  # a quiz shape only
     others = parse_quiz(generate(engine, "quiz", "Help/Sync for teams.md", count=20)[1]).questions
     assert not any("comes right after" in q.question for q in others)  # a step that goes on below is no option
+
+
+def test_a_short_opening_carried_into_the_first_section_stays_the_notes_opening(engine: Engine) -> None:
+    note = "Help/Developers.md"
+    first = engine.store.catalog.chunks_of(note)[0]
+    assert first.heading_path == ("Plugins and themes",) and first.text.startswith("If you are a developer")
+    found = cards(engine, note)
+    assert ("qa", "What is “Developers” about?", "If you are a developer you can contribute to Obsidian.") in found
+    assert ("qa", "What does “Developers” say under “Plugins and themes”?", "You can develop community plugins and "
+            "themes using TypeScript and CSS, and learn more in the documentation online.") in found

@@ -272,6 +272,8 @@ def blocks_of(source: Source) -> list[Block]:
     owner_pending = False  # a carried ancestor heading was read: the owner's own text follows it
     owner_shown = any(index and token.type == "inline" and tokens[index - 1].type == "heading_open"
                       and plain(read_inline(token.content).text) == plain(owner) for index, token in enumerate(tokens))
+    if owner_shown:
+        heading = ""  # its heading was put back (sources.with_own_heading): the text above it is the note's opening
     first = True
     last_paragraph = ""
     depth_items = 0
@@ -587,6 +589,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 add("step", step, before, step if not before else f"{before} → {step}", "", heading, form="step",
                     column=lead[:80])
     section = _section_heading(source) or ("" if source.heading_path else source.title)
+    if section and blocks and blocks[0].kind != "heading" and not blocks[0].heading:
+        section = source.title  # the note's opening, carried in front of its first section
     opened = source.continues_section  # the current section's first paragraph was read (or is elsewhere)
     for position, block in enumerate(blocks):
         if block.kind == "heading":
