@@ -10,15 +10,17 @@ with the readers the plugin, the quiz scorer and the dashboard use (``parse_card
 - mind maps: share of the note's headings on the map (mean, min, notes under 90 %);
 - quiz: how often each answer letter is right (max share, target <= 40 %).
 
-Keyword index only (generation does not need vectors). Prints JSON.
+Keyword index only (generation does not need vectors). Prints JSON; ``--items FILE`` also writes every note's
+items and counts (JSON lines, one per note and generator) to read what a short note got.
 
-    .venv/bin/python bench/bench_generation.py [--limit N] [--notes en/a.md de/b.md]
+    .venv/bin/python bench/bench_generation.py [--limit N] [--notes en/a.md de/b.md] [--items FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -140,7 +142,8 @@ def _summary(rows: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     return summary
 
 
-def run(work: Path, notes: list[str] | None = None, limit: int | None = None) -> dict[str, Any]:
+def run(work: Path, notes: list[str] | None = None, limit: int | None = None,
+        items: Path | None = None) -> dict[str, Any]:
     vault = work / "vault"
     paths = _copy_notes(HELP_VAULT, vault, notes)[:limit]
     settings = load_settings(vault, {"index": {"index_dir": str(work / "index")}}, environ={})
@@ -166,6 +169,9 @@ def run(work: Path, notes: list[str] | None = None, limit: int | None = None) ->
                 rows[kind].append(row)
     finally:
         engine.close()
+    if items is not None:
+        items.write_text("".join(json.dumps({"kind": kind, **row}, ensure_ascii=False) + "\n"
+                                 for kind in KINDS for row in rows[kind]), "utf-8")
     report: dict[str, Any] = {"notes": len(paths), "errors": errors}
     for kind in KINDS:
         report[kind] = _summary(rows[kind], kind)
@@ -185,8 +191,9 @@ def main() -> None:
     parser.add_argument("--notes", nargs="*", help="vault paths under the help vault (default: every note)")
     parser.add_argument("--limit", type=int, help="only the first N notes")
     parser.add_argument("--work", type=Path, default=WORK / "generation", help="where the vault copy and index go")
+    parser.add_argument("--items", type=Path, help="write every note's items and counts here (JSON lines)")
     args = parser.parse_args()
-    emit(run(args.work, args.notes, args.limit))
+    emit(run(args.work, args.notes, args.limit, args.items))
 
 
 if __name__ == "__main__":

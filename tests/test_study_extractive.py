@@ -12,6 +12,8 @@ import re
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -192,18 +194,26 @@ Die Erbinformation liegt als DNA im Zellkern der Zelle.
 }
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("extractive")
+@contextmanager
+def indexed_vault(root: Path, notes: dict[str, str]) -> Iterator[Engine]:
+    """An engine over a vault holding ``notes``, keyword-indexed (generation needs no vectors)."""
     vault = root / "vault"
-    for path, text in NOTES.items():
+    for path, text in notes.items():
         (vault / path).parent.mkdir(parents=True, exist_ok=True)
         (vault / path).write_text(text, "utf-8")
     settings = load_settings(vault, {"index": {"index_dir": str(root / "index")}}, environ={})
     engine = Engine(vault, settings, embedder=None)
-    engine.index()
-    yield engine
-    engine.close()
+    try:
+        engine.index()
+        yield engine
+    finally:
+        engine.close()
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    with indexed_vault(tmp_path_factory.mktemp("extractive"), NOTES) as engine:
+        yield engine
 
 
 def generate(engine: Engine, kind: str, note: str, count: int | None = None) -> tuple[GenerationResult, str]:

@@ -21,7 +21,20 @@ Only reliable shapes become facts (English and German):
   cloze on it);
 - ``heading``: a section's heading with its first sentence (and, when that
   sentence introduces a list, the list's first items, or a one-line code
-  example: ``example``); the note's opening sentence under its title.
+  example: ``example``), or the first steps of the list it opens with; the
+  note's opening sentence under its title;
+- ``label``: a bold label on its own line ("**File explorer:**") with the
+  first items of the list below it, framed by its section;
+- ``step``: a step of a numbered list of three or more, with the step before
+  it (a quiz asks which step comes next, the list's other steps as options);
+- ``faq``: a question in bold on its own line ("**Can I …?**") with the
+  first sentences of the answer below it.
+
+A sentence holding an embed or raw HTML gives no fact (the rest of its
+paragraph still may); Obsidian's inline icons (``![[x.svg#icon]]``) are
+decoration and read as nothing. A cloze sentence may open with "you", a
+preposition or a conjunction, not with a word that points at the sentence
+before it ("It", "These", "Also").
 
 Each fact knows the *form* of its term (a shortcut, a code span, a UI setting
 in bold, a heading or a plain term), so a quiz can draw wrong options of the
@@ -34,19 +47,26 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import takewhile
 
 from cognivault.study.sources import Source
 from cognivault.vault.markdown import block_tokens, inline_pieces
 
 _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
+GAP = "\ue004"  # where an embed or raw HTML stood: a sentence holding it is not read (its content is not there)
+_ICON_RE = re.compile(r"!\[\[[^\[\]|#]+\.svg#icon(?:\|[^\[\]]*)?\]\]")  # Obsidian's inline icons: decoration
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
-_BOLD_RE = re.compile(r"\*\*([^*\n]{2,80}?)\*\*")
+_BOLD_RE = re.compile(r"(?<![\w*])\*\*(?=\S)([^*\n]{2,80}?)(?<=\S)\*\*(?![\w*])")  # not "**S**ave **c**urrent"
 _EMPHASIS_RES = (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"),
                  re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*"),
                  re.compile(r"(?<!\w)_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)"))
 _ALIASES_TAIL_RE = re.compile(r"\s*\(aliases: [^)]*\)\s*$")
-_SHORTCUT_RE = re.compile(r"^(?:(?:Ctrl|Cmd|Alt|Shift|Strg|Umschalt|Opt|Option|Win|Meta|Fn)\s*\+|[⌘⌥⇧⌃])", re.I)
+# Ctrl+P, ⌘P, and Alt-Click (a hyphen before a capitalised key, not "Alt-text")
+_SHORTCUT_RE = re.compile(r"^(?:(?:Ctrl|Cmd|Alt|Shift|Strg|Umschalt|Opt|Option|Win|Meta|Fn)"
+                          r"\s*(?:\+|-(?-i:(?=[A-ZÄÖÜ0-9])))|[⌘⌥⇧⌃])", re.I)
 _ITEM_RE = re.compile(r"^(?P<term>.{1,70}?)\s*(?:\s[–—-]\s|:\s)\s*(?P<def>.{6,})$")
+_LINKING_ADVERBS = {"instead", "stattdessen", "however", "jedoch", "therefore", "daher", "deshalb", "thus",
+                    "otherwise", "sonst", "trotzdem", "dennoch"}  # they open a sentence, never a term
 _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she", "we", "you", "which", "what",
              "each", "every", "one", "some", "most", "all", "here", "such", "its", "their", "both", "many",
              "es", "dies", "das", "diese", "dieser", "dieses", "sie", "er", "man", "hier", "jede", "jeder", "alle",
@@ -58,7 +78,8 @@ _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she
              "und", "and", "or", "oder", "but", "aber", "then", "dann", "now", "jetzt", "there's", "it's",
              "derzeit", "aktuell", "standardmäßig", "außerdem", "zudem", "dabei", "hierbei", "danach", "zuerst",
              "heute", "oft", "manchmal", "meistens", "normalerweise", "zusätzlich", "alternativ", "ebenfalls",
-             "currently", "usually", "often", "sometimes", "additionally", "alternatively", "first", "finally"}
+             "currently", "usually", "often", "sometimes", "additionally", "alternatively", "first", "finally"} \
+    | _LINKING_ADVERBS
 _PARTICIPLES = {"made", "split", "found", "taken", "given", "known", "built", "held", "done", "seen", "shown",
                 "driven", "broken", "kept", "lost", "set", "put", "cut", "brought", "thought", "caught", "sent",
                 "spent", "left", "meant", "read", "run", "won", "bound", "drawn", "grown", "thrown", "written",
@@ -71,6 +92,20 @@ _COLON_STOP = {"related", "details", "detail", "see", "note", "notes", "evidence
                "android", "optional", "default", "standard"}
 _DEICTIC = {"above", "below", "following", "here", "there", "oben", "unten", "folgende", "folgenden", "hier", "obige",
             "obigen", "obiges", "obiger", "untenstehende", "untenstehenden"}
+# a sentence opening with a preposition, a conjunction, a linking adverb, "you" or a time word stands alone; with the
+# other words of _PRONOUNS ("It lets you …", "These are …", "Also …") it leans on the sentence before it
+_CONTEXT_OPENERS = _PRONOUNS - _LINKING_ADVERBS - {
+    "when", "if", "how", "why", "where", "because", "while", "although", "since", "after", "before", "as", "wenn",
+    "wie", "warum", "wo", "weil", "ob", "dass", "nachdem", "bevor", "for", "to", "in", "on", "by", "with", "from",
+    "für", "zum", "zur", "mit", "von", "bei", "im", "am", "um", "an", "auf", "durch", "nach", "you", "we", "your",
+    "our", "dein", "deine", "unser", "man", "which", "what", "note", "example", "beispiel", "hinweis", "tip", "tipp",
+    "currently", "usually", "often", "sometimes", "derzeit", "aktuell", "standardmäßig", "heute", "oft",
+    "manchmal", "meistens", "normalerweise"}
+_BACK_POINTERS = {"it", "its", "this", "these", "those", "them", "they", "es", "dies", "diese", "diesen", "ihn", "ihm",
+                  "ihnen", "sie", "dort"}
+_FAQ_RE = re.compile(r"^\*\*(?P<question>[^*\n]{8,200}\?)\*\*[ \t]*(?:\n(?P<answer>[\s\S]+))?$")
+_BOLD_LINE_RE = re.compile(r"^\*\*[^*\n]+\*\*:?$")
+_NAMED_START_RE = re.compile(r"^(?:\*\*|`|\[)")  # a list item opening with a name of its own
 _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s*(?P<def>.{6,})$")
 _KEYS = {"enter", "eingabe", "return", "escape", "esc", "tab", "space", "leertaste", "backspace", "delete", "entf",
          "alt", "shift", "umschalt", "ctrl", "strg", "cmd", "option", "up", "down", "left", "right", "home", "end",
@@ -86,7 +121,7 @@ MIN_DEFINITION_WORDS = 3
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    kind: str  # definition | called | item | row | bold | code | example | heading
+    kind: str  # definition | called | item | row | bold | code | example | heading | label | faq | step
     term: str  # Markdown as the note shows it (code spans verbatim)
     definition: str  # the answer side: what the term is, its description, the section's first sentence
     sentence: str  # the whole sentence, item or row the fact came from (Markdown)
@@ -109,9 +144,9 @@ class Fact:
 class Inline:
     """Inline content as a student reads it, with code spans shielded as placeholders for pattern matching."""
 
-    text: str  # links as display text, comments gone, code spans as \ue000N\ue001
+    text: str  # links as display text, comments and icons gone, code spans as \ue000N\ue001, embeds and HTML as GAP
     codes: tuple[str, ...]  # the code spans, verbatim with their backticks
-    html: bool  # raw inline HTML was there (such text never becomes a card)
+    html: bool  # raw inline HTML was there (a sentence holding it never becomes a card)
     embed: bool  # an embed was there (its content is not in this text)
 
     def restore(self, text: str) -> str:
@@ -139,14 +174,19 @@ def read_inline(content: str) -> Inline:
             codes.extend(label.codes)
         elif piece.kind == "wikilink":
             pieces.append(piece.text.replace("*", "\\*"))
+        elif piece.kind in ("embed", "image") and _ICON_RE.fullmatch(content, piece.start, piece.end):
+            pieces.append("\ue005")  # an icon: nothing to read, and no space left before the punctuation after it
         elif piece.kind in ("embed", "image"):
+            pieces.append(GAP)
             embed = True
         elif piece.kind == "html":
+            pieces.append(GAP)
             html = True
         elif piece.kind in ("tag", "escape", "autolink"):
             pieces.append(content[piece.start:piece.end])  # as written: a tag stays in its sentence
     pieces.append(content[pos:])
-    return Inline(" ".join("".join(pieces).split()), tuple(codes), html, embed)
+    text = re.sub("\\s*\ue005(?=[.,;:!?)])|\ue005", "", "".join(pieces))
+    return Inline(" ".join(text.split()), tuple(codes), html, embed)
 
 
 def plain(text: str) -> str:
@@ -173,7 +213,7 @@ def _finish(text: str) -> str:
         return text
     if text[0].islower() and not text.startswith("\ue000"):
         text = text[0].upper() + text[1:]
-    return text if text[-1] in ".!?)`" or text.endswith("\ue001") else text + "."
+    return text if text[-1] in ".!?)`…" or text.endswith("\ue001") else text + "."
 
 
 def form_of(term: str) -> str:
@@ -205,6 +245,7 @@ class Block:
     # section carried into the next one (the chunker keeps the carried heading line but not the next
     # section's), where the text cannot say which section its first paragraph belongs to
     opening_known: bool = True
+    ordered: bool = False  # an item of a numbered list (steps in their order)
 
 
 def _section_heading(source: Source) -> str:
@@ -229,10 +270,15 @@ def blocks_of(source: Source) -> list[Block]:
     heading = owner = _section_heading(source)
     ancestors = {h for h in source.heading_path[:-1] if h}
     owner_pending = False  # a carried ancestor heading was read: the owner's own text follows it
+    owner_shown = any(index and token.type == "inline" and tokens[index - 1].type == "heading_open"
+                      and plain(read_inline(token.content).text) == plain(owner) for index, token in enumerate(tokens))
+    if owner_shown:
+        heading = ""  # its heading was put back (sources.with_own_heading): the text above it is the note's opening
     first = True
     last_paragraph = ""
     depth_items = 0
     open_items: list[str] = []  # the first paragraph of each enclosing list item
+    numbered: list[bool] = []  # per enclosing list: whether it is a numbered one
     in_heading = False
     item_taken = False
     callout_title_pending = False
@@ -245,6 +291,10 @@ def blocks_of(source: Source) -> list[Block]:
             section_code = []
         elif kind == "heading_close":
             in_heading = False
+        elif kind in ("ordered_list_open", "bullet_list_open"):
+            numbered.append(kind == "ordered_list_open")
+        elif kind in ("ordered_list_close", "bullet_list_close"):
+            numbered.pop()
         elif kind == "list_item_open":
             depth_items += 1
             item_taken = False
@@ -265,7 +315,7 @@ def blocks_of(source: Source) -> list[Block]:
             if in_heading:
                 inline = read_inline(content)
                 heading = inline.restore(inline.text)
-                owner_pending = owner != heading and plain(inline.text) in ancestors
+                owner_pending = owner != heading and plain(inline.text) in ancestors and not owner_shown
                 blocks.append(Block("heading", content, heading, "", False, opening_known=not owner_pending))
                 first = True
                 continue
@@ -282,7 +332,14 @@ def blocks_of(source: Source) -> list[Block]:
                 if lead_line.startswith("Aliases: "):
                     content = content.split("\n", 1)[1] if "\n" in content else ""
                 else:
-                    content = _ALIASES_TAIL_RE.sub("", lead_line) + content[len(lead_line):]
+                    rest = content.split("\n", 1)[1] if "\n" in content else ""
+                    lead_line = _ALIASES_TAIL_RE.sub("", lead_line)
+                    content = f"{lead_line}\n{rest}" if rest else lead_line
+                    if rest[:1].isupper() and not re.search(r"[.!?:]\W*$", lead_line) \
+                            and len(lead_line.split()) >= 4 and not source.continues_section:
+                        # the frontmatter's description line, set before the note's first paragraph: its own
+                        blocks.append(Block("paragraph", lead_line, heading, "", first))
+                        first, content = False, rest
                 if not content.strip():
                     continue
             rendered_example = any(_flat(content) in code for code in section_code)
@@ -301,7 +358,7 @@ def blocks_of(source: Source) -> list[Block]:
                 content = _TASK_RE.sub("", content)  # "[x] Done": the box is not text
                 del open_items[depth_items - 1:]
                 parent = open_items[-1] if open_items else last_paragraph
-                blocks.append(Block("item", content, heading, parent, first))
+                blocks.append(Block("item", content, heading, parent, first, ordered=bool(numbered and numbered[-1])))
                 open_items.append(content)
                 item_taken = True
             elif not depth_items:
@@ -407,17 +464,20 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
             column: str = "", form: str | None = None, answer_form: str = "text") -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
-        term = term.strip() if kind in ("code", "example") else term.strip().strip("\"“”„'").strip()
+        term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
+            else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
         definition, sentence = _finish(definition), _finish(sentence)
+        if GAP in term + definition + sentence:
+            return  # an embed or raw HTML stood there: the text is not what Obsidian shows
         if kind in ("code", "example"):
             if len(term) > 80 or "==" in term or "::" in term:
                 return
-        elif kind == "heading":  # the author's own heading: any wording, a question too
-            if not plain(term) or len(plain(term).split()) > 12:
+        elif kind in ("heading", "faq", "label", "step"):  # the author's own words: any wording
+            if not plain(term) or len(plain(term).split()) > (12 if kind == "heading" else 30):
                 return
         elif not _term_ok(term) or len(plain(definition)) < 2:
             return
-        key = f"{kind}:{plain(term).casefold()}"
+        key = f"{kind}:{column if kind == 'step' else ''}:{plain(term).casefold()}"  # a step: once per list
         if key in seen_terms:
             return
         seen_terms.add(key)
@@ -426,7 +486,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                           form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form))
 
     blocks = blocks_of(source)
-    for block in blocks:
+    for position, block in enumerate(blocks):
         if block.kind in ("heading", "code"):
             continue
         if block.kind == "table":
@@ -444,18 +504,37 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         column=plain(column.restore(column.text)), answer_form=form_of(answer))
             continue
         inline = read_inline(block.content)
-        if inline.html or inline.embed:
-            continue
         text = inline.text
+        label = _BOLD_LINE_RE.match(block.content.strip()) if block.kind == "paragraph" \
+            and not block.content.rstrip().endswith("?**") else None
+        if label:  # "**File explorer:**" over the steps that way
+            steps, count = _list_below(blocks, position)
+            if block.heading and (count >= 2 or (count and not steps.endswith("…"))):
+                add("label", plain(text).rstrip(":").strip(), steps, steps, "", block.heading)
+            continue
+        question = _FAQ_RE.match(block.content.strip()) if block.kind == "paragraph" else None
+        if question:  # "**Can I …?**" and its answer below it (same paragraph or the next one)
+            following = blocks[position + 1] if position + 1 < len(blocks) else None
+            asked = read_inline(question.group("question"))
+            replied = read_inline(question.group("answer") or (following.content if following is not None
+                                                               and following.kind == "paragraph" else ""))
+            replies = list(takewhile(lambda reply: GAP not in reply, sentences(replied.text)[:2]))
+            if replies:
+                reply = " ".join(replies) if len(" ".join(replies)) <= 240 else replies[0]
+                add("faq", asked.restore(asked.text), replied.restore(reply), replied.restore(reply), "",
+                    block.heading)
+            continue
         child = next((b for b in blocks if b.kind == "item" and b.lead == block.content), None) \
             if block.kind == "item" else None
-        if child is not None and len(plain(text).split()) <= 5 and not _ITEM_RE.match(text):
-            described = read_inline(child.content)  # "- [[Reader]]" with "- Read web pages in a clean view." below
-            if not described.html and not described.embed and len(plain(described.text).split()) >= 3:
+        if child is not None and len(plain(text).split()) <= 5 and not _ITEM_RE.match(text) and GAP not in text \
+                and not _NAMED_START_RE.match(child.content):
+            # "- [[Reader]]" with "- Read web pages in a clean view." below (not "2. Select" with "**X** to …")
+            described = read_inline(child.content)
+            if len(plain(described.text).split()) >= 3:
                 add("item", inline.restore(text), described.restore(described.text), inline.restore(text), "",
                     block.heading, answer_form="text")
                 continue
-        if block.kind == "item" or _BOLD_ITEM_RE.match(text):
+        if (block.kind == "item" or _BOLD_ITEM_RE.match(text)) and GAP not in text:
             match = _BOLD_ITEM_RE.match(text) or _ITEM_RE.match(text)
             if match:
                 term = match.group("term").strip()
@@ -467,7 +546,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         answer_form=form_of(description.rstrip(".")))
                     continue
         for sentence in sentences(text):
-            if "?" in sentence or _UNFINISHED_RE.search(sentence):
+            if "?" in sentence or _UNFINISHED_RE.search(sentence) or GAP in sentence:
                 continue
             called = (_CALLED_DE if german else _CALLED_EN).match(sentence.rstrip("."))
             if called:
@@ -481,13 +560,14 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     add("definition", inline.restore(definition.group("term")),
                         inline.restore(definition.group("def")), inline.restore(unbold(sentence)),
                         definition.group("verb"), block.heading)
-            opener = plain(sentence).split()[0].casefold().strip("\"“„(") if sentence.split() else ""
-            if opener in _PRONOUNS:
-                continue
+            if _leans_back(plain(sentence)):
+                continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence
             for bold in _BOLD_RE.finditer(sentence):
                 term = bold.group(1).strip()
                 if len(term.split()) == 1 and term.islower() and (len(term) < 6 or term in _PRONOUNS):
                     continue  # "**not**", "**more**": emphasis, not a term
+                if term.startswith("("):
+                    continue  # "**(open beta)**": a remark in bold, not a term
                 if len(term.split()) <= 6 and len(plain(sentence)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(sentence), inline.restore(sentence), "",
                         block.heading)
@@ -495,7 +575,22 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if code and len(plain(inline.restore(sentence))) > len(inline.codes[int(code.group(1))]) + 20:
                 add("code", inline.codes[int(code.group(1))], inline.restore(sentence), inline.restore(sentence), "",
                     block.heading)
+    lists: dict[tuple[str, str], list[str]] = {}  # the numbered lists, by what introduces them: their steps
+    leads = {block.lead for block in blocks if block.kind == "item"}
+    for block in blocks:
+        if block.kind == "item" and block.ordered:
+            inline = read_inline(block.content)
+            whole = GAP not in inline.text and block.content not in leads and not inline.text.endswith(":")
+            lists.setdefault((block.heading, block.lead), []).append(  # "" for a step that goes on below it
+                inline.restore(inline.text).rstrip(".") if whole else "")
+    for (heading, lead), in_order in lists.items():
+        if len(in_order) >= 3 and all(in_order) and all(len(plain(step)) <= 120 for step in in_order):
+            for before, step in zip(["", *in_order[:-1]], in_order, strict=True):  # each with the one before it
+                add("step", step, before, step if not before else f"{before} → {step}", "", heading, form="step",
+                    column=lead[:80])
     section = _section_heading(source) or ("" if source.heading_path else source.title)
+    if section and blocks and blocks[0].kind != "heading" and not blocks[0].heading:
+        section = source.title  # the note's opening, carried in front of its first section
     opened = source.continues_section  # the current section's first paragraph was read (or is elsewhere)
     for position, block in enumerate(blocks):
         if block.kind == "heading":
@@ -504,23 +599,69 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         if opened or not section:
             continue
         opened = True
+        if block.kind == "item" and block.first:  # a section that opens with its steps: they are its opening
+            steps, count = _steps(blocks, position)
+            if count >= 2 and not _leans_back(plain(steps)):
+                add("heading", section, steps, steps, "", section, form="question" if section.endswith("?")
+                    else "heading")
+            continue
         inline = read_inline(block.content)
-        found_sentences = sentences(inline.text) if block.kind == "paragraph" and block.first else []
-        if not found_sentences or inline.html or inline.embed:
+        found_sentences = sentences(inline.text) if block.kind == "paragraph" and block.first \
+            and not _BOLD_LINE_RE.match(block.content.strip()) and not _FAQ_RE.match(block.content.strip()) \
+            else []  # "**Command palette:**" labels a list; a question in bold is a card of its own
+        if not found_sentences or GAP in found_sentences[0]:
             continue
         opening = inline.restore(found_sentences[0])
-        items = [read_inline(b.content) for b in blocks if b.kind == "item" and b.lead == block.content]
         following = blocks[position + 1] if position + 1 < len(blocks) else None
         example = following.content.strip() if following is not None and following.kind == "code" else ""
-        if opening.rstrip().endswith(":") and items:  # "To do X:" and the steps
-            opening = opening.rstrip() + " " + "; ".join(i.restore(i.text).rstrip(".") for i in items[:4]
-                                                         if not i.html and not i.embed)
+        steps, _ = _list_below(blocks, position)
+        if opening.rstrip().endswith(":") and steps:  # "To do X:" and the steps
+            opening = f"{opening.rstrip()} {steps}"
         elif opening.rstrip().endswith(":") and example and "\n" not in example and "`" not in example:
             opening = f"{opening.rstrip()} `{example}`"  # "To embed a note:" and its one-line example
             add("example", f"`{example}`", opening, opening, "", section)
         add("heading", section, opening, opening, "", section,
             form="question" if section.endswith("?") else "heading")  # a question heading among questions
     return tuple(found)
+
+
+def _leans_back(sentence: str) -> bool:
+    """The sentence needs the one before it: it opens with a word pointing back ("It", "These", "Also") or names
+    such a thing in its first words ("To turn it off", "Um es zu deaktivieren")."""
+    words = [w.casefold().strip("\"“„(,.;:") for w in sentence.split()[:4]]
+    return bool(words) and (words[0] in _CONTEXT_OPENERS or any(w in _BACK_POINTERS for w in words))
+
+
+def _steps(blocks: list[Block], first: int, limit: int = 4, chars: int = 300) -> tuple[str, int]:
+    """The list starting at ``blocks[first]`` as its first items joined ("Open Settings; Select …"), and how many
+    items that is. The list is cut, and "…" says so, after ``limit`` items, after ``chars`` characters (two items
+    at least), or before an item Obsidian shows otherwise (an embed, raw HTML) or that goes on in nested items:
+    never an item in half, never one left out of the middle."""
+    lead, heading = blocks[first].lead, blocks[first].heading
+    steps: list[str] = []
+    for index in range(first, len(blocks)):
+        block = blocks[index]
+        if block.kind != "item" or block.heading != heading:
+            break
+        if block.lead != lead:
+            continue
+        inline = read_inline(block.content)
+        step = inline.restore(inline.text).rstrip(".")
+        nested = index + 1 < len(blocks) and blocks[index + 1].kind == "item" \
+            and blocks[index + 1].lead == block.content
+        if len(steps) == limit or GAP in inline.text or not step or nested \
+                or (len(steps) >= 2 and len("; ".join([*steps, step])) > chars):
+            return "; ".join([*steps, "…"]) if steps else "", len(steps)
+        steps.append(step)
+    return "; ".join(steps), len(steps)
+
+
+def _list_below(blocks: list[Block], position: int) -> tuple[str, int]:
+    """The list right after the paragraph ``blocks[position]`` introduces ("To do X:", "**File explorer:**")."""
+    following = blocks[position + 1] if position + 1 < len(blocks) else None
+    if following is None or following.kind != "item" or following.lead != blocks[position].content:
+        return "", 0
+    return _steps(blocks, position + 1)
 
 
 CLOZE_KINDS = ("bold", "code")
@@ -556,7 +697,7 @@ def key_phrases(source: Source, limit: int = 3) -> list[str]:
     """Short phrases for a mind-map leaf: the passage's terms (defined, listed, in bold), as plain text."""
     phrases: list[str] = []
     for fact in facts_of(source):
-        if fact.kind == "heading":
+        if fact.kind in ("heading", "faq", "step"):
             continue
         term = plain(fact.term)
         if len(term) > 60 or term.casefold() in {p.casefold() for p in phrases}:
@@ -616,13 +757,16 @@ def question_for(fact: Fact) -> str:
     if fact.kind == "item":
         return f"{fact.context or fact.source.title}: Was bedeutet „{fact.term}“?" if fact.german \
             else f"{fact.context or fact.source.title}: what is “{fact.term}”?"
-    if fact.kind == "heading" and fact.term.endswith("?"):
-        return fact.term  # the note's heading already asks it
+    if fact.kind == "faq" or (fact.kind == "heading" and fact.term.endswith("?")):
+        return fact.term  # the note already asks it
     if fact.kind == "heading" and fact.term == fact.source.title:
         return f"Worum geht es in „{fact.term}“?" if fact.german else f"What is “{fact.term}” about?"
     if fact.kind == "heading":
         return f"Was sagt „{fact.source.title}“ unter „{fact.term}“?" if fact.german \
             else f"What does “{fact.source.title}” say under “{fact.term}”?"
+    if fact.kind == "label":
+        return f"Was sagt „{fact.source.title}“ unter „{fact.context}“ › „{fact.term}“?" if fact.german \
+            else f"What does “{fact.source.title}” say under “{fact.context}” › “{fact.term}”?"
     return fact.cloze or fact.sentence
 
 

@@ -134,7 +134,8 @@ def card_for(fact: Fact) -> Flashcard | None:
 
 
 def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
-    """Cards from list items, table rows, definitions and namings, clozes on bold terms and code, then sections.
+    """Cards from list items, table rows, definitions, namings and the note's own questions, clozes on bold terms
+    and code, then sections and the labelled lists in them.
 
     Each kind is taken across the note's sections in turn; a term, front or back already carded is skipped,
     so a note gives fewer cards rather than repeated or doubtful ones (a section's one-line example is on its
@@ -142,7 +143,7 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     facts = all_facts(sources.material, sources.language)
     cards: list[Flashcard] = []
     seen: set[str] = set()
-    for kinds in (("item", "row", "definition", "called"), ("bold", "code"), ("heading",)):
+    for kinds in (("item", "row", "definition", "called", "faq"), ("bold", "code"), ("heading", "label")):
         for fact in spread([f for f in facts if f.kind in kinds], len(facts)):
             if len(cards) >= count:
                 return cards
@@ -150,7 +151,9 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
             if card is None:
                 continue
             sides = {card.front, card.back} if card.kind == "qa" else {card.text.replace("==", "")}
-            keys = {plain(fact.term).casefold()} | {side.casefold() for side in sides}
+            # a section or question card asks about its text, not its heading: a card on the same term stays apart
+            keys = ({plain(fact.term).casefold()} if fact.kind not in ("heading", "label", "faq") else set()) \
+                | {side.casefold() for side in sides}
             if keys & seen:
                 continue
             seen |= keys

@@ -112,7 +112,7 @@ def _note_tree(title: str, outline: list[tuple[int, str]], passages: list[Source
         found: list[Node] = []
         for fact in facts:
             label = _label(plain(fact.term), 60)
-            if fact.kind in ("heading", "code", "example") or fact.context != context or not label \
+            if fact.kind in ("heading", "faq", "step", "code", "example") or fact.context != context or not label \
                     or label.casefold() in taken:
                 continue
             taken.add(label.casefold())

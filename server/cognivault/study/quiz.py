@@ -157,6 +157,9 @@ def _stem(fact: Fact, reverse: bool) -> str:
     if fact.kind == "example":
         return (f"„{fact.source.title}“ › „{context}“: Welches Beispiel gehört hierher?" if fact.german
                 else f"“{fact.source.title}” › “{context}”: which example belongs here?")
+    if fact.kind == "step":  # the note's title, not the section's: a heading often names the answer's words
+        return (f"„{fact.source.title}“: Welcher Schritt folgt direkt auf „{description}“?" if fact.german
+                else f"“{fact.source.title}”: which step comes right after “{description}”?")
     if fact.kind == "heading":
         return (f"Welcher Abschnitt von „{fact.source.title}“ beginnt so: „{description}“?" if fact.german
                 else f"Which section of “{fact.source.title}” begins like this: “{description}”?")
@@ -177,16 +180,19 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     kinds = {"row": ("row",), "item": ("item", "row") if side == "definition" else ("item", "definition", "called"),
              "definition": ("definition", "called", "item"), "called": ("definition", "called", "item"),
              "bold": ("bold",), "code": ("code", "example"), "example": ("example", "code"),
-             "heading": ("heading",)}[fact.kind]
+             "heading": ("heading",), "step": ("step",)}[fact.kind]
     found: list[str] = []
     for other in pool:
         same_note = other.source.path == fact.source.path
         same_section = same_note and other.context == fact.context
         if other.kind not in kinds or other.term == other.source.title or (
-                same_section and fact.kind not in ("row", "heading")):  # a table's rows are each other's options
+                same_section and fact.kind not in ("row", "heading", "step")):  # a table's rows are each other's
             continue
         if fact.kind == "heading" and not same_note:  # "which section of this note": another note's is no option
             continue
+        if fact.kind == "step" and (not same_section or other.column != fact.column
+                                    or _option(other.term) == _option(fact.definition)):
+            continue  # "which step comes next": the other steps of the same list, not the one the stem quotes
         text, other_form = (other.definition, other.answer_form) if side == "definition" and other.kind in (
             "row", "item") else (other.term, other.form)
         if side == "definition" and other.kind == "item" and len(plain(other.definition).split()) >= 3:
@@ -212,9 +218,15 @@ def _common_prefix(first: str, second: str, cap: int = 5) -> int:
     return length
 
 
+def _shown_in(option: str, stem: str) -> bool:
+    """Whether the stem shows the option as words of their own."""
+    return re.search(rf"(?<!\w){re.escape(option.casefold())}(?!\w)", stem.casefold()) is not None
+
+
 def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[str],
                    rng: random.Random) -> QuizQuestion | None:
-    """A question on ``fact`` whose wrong options are ones the quiz has not used yet (else used once before)."""
+    """A question on ``fact`` whose wrong options are ones the quiz has not used yet (else used once before), none
+    of them shown in the stem ("use …, `.webp` and `.png`" does not offer `.png`)."""
     answer, form, side = _answer_side(fact)
     if not answer or answer.casefold() in asked or (fact.kind in CLOZE_KINDS and not fact.cloze):
         return None
@@ -232,7 +244,7 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     for candidate in candidates:
         option = _like(candidate, answer, fact.german)
         keys = {o.casefold() for o in [answer, *wrong]}
-        if option is None or option.casefold() in keys \
+        if option is None or option.casefold() in keys or _shown_in(option, stem) \
                 or question_problems(stem, [answer, *wrong, option], 0, fact.source.text):
             continue
         wrong.append(option)
@@ -267,7 +279,8 @@ def balance_answers(questions: list[QuizQuestion], seed: str) -> list[QuizQuesti
 
 
 def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
-    """Multiple-choice questions from the note's rows, list items, definitions, bold terms, code and sections.
+    """Multiple-choice questions from the note's rows, list items, definitions, bold terms, code, sections and the
+    order of its numbered steps.
 
     Wrong options are of the right option's kind (another shortcut, setting, date, heading or term), drawn from
     the note and the notes around it, fresh ones first; answer letters are balanced."""
@@ -278,8 +291,11 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
     used: Counter[str] = Counter()  # wrong options so far
     asked: set[str] = set()  # right answers so far
     questions: list[QuizQuestion] = []
-    for kinds in (("row", "item", "definition", "called", "example"), ("bold", "code"), ("heading",)):
-        for fact in spread([f for f in facts if f.kind in kinds and f.term != f.source.title], len(facts)):
+    steps = Counter(_option(f.term) for f in facts if f.kind == "step")  # a step quoted twice names no one list
+    askable = [f for f in facts if f.term != f.source.title
+               and (f.kind != "step" or (f.definition and steps[_option(f.definition)] == 1))]
+    for kinds in (("row", "item", "definition", "called", "example"), ("bold", "code"), ("heading",), ("step",)):
+        for fact in spread([f for f in askable if f.kind in kinds], len(facts)):
             if len(questions) >= count:
                 break
             question = _question_from(fact, pool, used, asked, rng)

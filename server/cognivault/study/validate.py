@@ -9,7 +9,7 @@ An item is rejected when a student would be misled or puzzled by it:
 - ``raw_html``: an HTML tag outside code (``<h1>``, ``<br>``);
 - ``answer_in_stem``: a quiz stem that names the right option (the whole
   answer, or words of it no wrong option shares), or a cloze whose hidden
-  words all stay readable in its sentence;
+  words (or whole hidden text) stay readable in its sentence;
 - ``duplicate_options``: two options that read the same;
 - ``back_equals_front`` / ``empty_back``: a card that asks what it shows, or
   shows nothing;
@@ -134,7 +134,9 @@ def cloze_problems(text: str, source_text: str) -> list[str]:
     for deletion in deletions:
         rest = (text[:deletion.start()] + " … " + text[deletion.end():]).replace("==", "")
         words = content_words(deletion.group(1))
-        if words and all(any(_same_word(w, s) for s in content_words(rest)) for w in words):
+        hidden = deletion.group(1).strip("`* ").casefold()
+        if (words and all(any(_same_word(w, s) for s in content_words(rest)) for w in words)) \
+                or (len(hidden) >= 3 and hidden in rest.casefold()):  # "ID ==`my-site`== … /my-site"
             problems.append("answer_in_stem")
     return sorted(set(problems))
 

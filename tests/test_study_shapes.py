@@ -1,0 +1,313 @@
+"""The shapes offline study notes are made from (issue 17): each shape in a note of its own, the cards and
+questions it gives as the plugin and the scorer read them, and the validator's verdict on them.
+
+Notes of our own, indexed for real (keyword index), generated with no model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from cognivault.engine import Engine
+from cognivault.study.extract import form_of
+from cognivault.study.quiz import parse_quiz
+from cognivault.study.sources import with_own_heading
+from cognivault.study.validate import cloze_problems, question_problems
+from test_study_extractive import assert_cards_valid, cards_of, generate, indexed_vault
+
+NOTES = {
+    "Help/Sync for teams.md": """# Sync for teams
+
+Obsidian works online and offline and gives your team total control over its data.
+
+## Frequently asked questions
+
+**Can I purchase one Sync subscription and use it for my team?**
+If you are a team of one person, yes, you can use the subscription for that member. Larger teams need one per member.
+
+**Do you have an on-premises Sync server?**
+
+Obsidian Sync does not have an on-premises solution at this time.
+
+**I am receiving a hash error.**
+
+A community plugin may be changing the file's modified time.
+
+## Images
+
+When uploading images directly to Publish, it's best to use `.svg`, `.webp`, and `.png` formats.
+
+## Export
+
+Save every picture as a `.png` file before you import the folder into the vault.
+Save each animation as a `.webp` file so that it keeps playing in the note.
+
+## Tax exemption
+
+1. Log into your Obsidian account.
+2. Navigate to the Billing section.
+3. In the pop-up window:
+   - Enter the number of your exemption certificate.
+4. Select Save to finish.
+""",
+    "Help/File explorer.md": """---
+description: Manage the files and folders of your vault
+---
+File explorer is a core plugin that lets you manage the files and folders inside your vault.
+
+## Create a new note
+
+To create a new note in the default location:
+
+1. Click **New note** ![[lucide-pen-line.svg#icon]] at the top of the File explorer.
+2. Type the name of the note, and then press Enter.
+
+## Pin a command
+
+1. Open **Settings**.
+2. In the sidebar, click **Command palette** under **Plugin options**.
+3. Next to **New pinned command**, click **Select a command**.
+
+## Open the palette
+
+Press `Ctrl+P` to open the Command palette. You can also open it from the ribbon ![[Ribbon#Actions]] on the left.
+Typing "scf" finds the **S**ave **c**urrent **f**ile command in the list of commands.
+
+## Embed a base
+
+You can embed base files in any other note using the `![[File.base]]` syntax. It also accepts a view name
+after `#` in the link. To turn it off, open **Appearance** in the settings of the vault.
+Instead, you can create a `publish.css` file in the top-level folder of the vault.
+
+## Create a new base
+
+**Command palette:**
+
+1. Open the **Command palette** from the ribbon.
+2. Select
+   - **Bases: Create new base** to create a base in the same folder as the active file.
+   - **Bases: Insert new base** to create a base and embed it in the current file.
+
+**Ribbon:**
+
+1. Right-click the folder you want to create the base in.
+2. Select **New base** in the menu.
+
+## Headless
+
+Obsidian Headless **(open beta)** is a command line client for the services of Obsidian.
+""",
+    "Help/Import from Craft.md": """# Import from Craft
+
+Obsidian lets you migrate your notes from Craft into durable Markdown files.
+
+## Export your data from Craft
+
+Open the Craft app on your desktop computer and export every document as Markdown, then wait until it is done.
+
+1. Go to the "Organize", or "All Documents" view.
+2. Click on the three-dot menu.
+3. Select the Export option.
+4. Choose Markdown.
+
+## Import your data
+
+Follow the [[Import Markdown files]] instructions.
+
+## Troubleshooting
+
+Craft Docs uses non-standard syntax for certain links, which the importer turns into plain text.
+""",
+    "Help/Developers.md": """If you are a developer you can contribute to Obsidian.
+
+## Plugins and themes
+
+You can develop community plugins and themes using TypeScript and CSS, and learn more in the documentation online.
+
+## Documentation
+
+To help improve the documentation, submit a pull request to the repository of the help site on GitHub today.
+""",
+    "Hilfe/Synchronisierung.md": """---
+lang: de
+---
+# Synchronisierung
+
+Obsidian speichert deine Notizen als Dateien auf deinem Gerät.
+
+## Häufige Fragen
+
+**Warum solltest du deine Daten sichern?**
+Obsidian speichert deine Notizen **lokal** auf deinem Gerät, nicht in der Cloud. Die Daten gehören vollständig dir.
+
+## Einstellungen
+
+Du kannst die Sprache der Bedienung unter **Einstellungen** → Allgemein ändern, bevor du einen Vault erstellst.
+Um es zu deaktivieren, öffne **Darstellung** und schalte die Option aus.
+Wenn sie alle in einer Reihe stehen, kannst du **Umschalt-Klick** für die ganze Reihe verwenden.
+Stattdessen sind die Aktionen der Werkzeugleiste im Menü der Navigationsleiste verfügbar.
+
+## Dateien löschen
+
+Um eine Notiz zu löschen, wähle **Weitere Optionen** oben rechts in einer aktiven Notiz.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    with indexed_vault(tmp_path_factory.mktemp("shapes"), NOTES) as engine:
+        yield engine
+
+
+def cards(engine: Engine, note: str) -> list[tuple[str, str, str]]:
+    found = cards_of(generate(engine, "flashcards", note, count=40)[1])
+    assert_cards_valid(found, NOTES[note])  # the validator passes every card written
+    return found
+
+
+def test_a_question_in_bold_is_asked_with_the_answer_below_it(engine: Engine) -> None:
+    found = cards(engine, "Help/Sync for teams.md")
+    assert ("qa", "Can I purchase one Sync subscription and use it for my team?",
+            "If you are a team of one person, yes, you can use the subscription for that member. Larger teams "
+            "need one per member.") in found  # the answer on the lines below, two sentences
+    assert ("qa", "Do you have an on-premises Sync server?",
+            "Obsidian Sync does not have an on-premises solution at this time.") in found  # in the next paragraph
+    assert not any("hash error" in front for _, front, _ in found)  # a statement in bold asks nothing
+    assert not any("under “Frequently asked questions”" in front for _, front, _ in found)  # not twice
+    german = cards(engine, "Hilfe/Synchronisierung.md")
+    assert ("qa", "Warum solltest du deine Daten sichern?", "Obsidian speichert deine Notizen **lokal** auf deinem "
+            "Gerät, nicht in der Cloud. Die Daten gehören vollständig dir.") in german
+
+
+def test_icons_are_decoration_and_a_section_opening_with_steps_gets_them_as_its_card(engine: Engine) -> None:
+    found = cards(engine, "Help/File explorer.md")
+    assert ("qa", "What does “File explorer” say under “Create a new note”?",
+            "To create a new note in the default location: Click **New note** at the top of the File explorer; "
+            "Type the name of the note, and then press Enter.") in found  # no step left out for its icon
+    assert ("qa", "What does “File explorer” say under “Pin a command”?",
+            "Open **Settings**; In the sidebar, click **Command palette** under **Plugin options**; Next to **New "
+            "pinned command**, click **Select a command**.") in found
+    assert ("cloze", "Click ==New note== at the top of the File explorer.", "") in found
+
+
+def test_an_embed_takes_its_sentence_not_its_paragraph(engine: Engine) -> None:
+    found = cards(engine, "Help/File explorer.md")
+    clozes = [front for kind, front, _ in found if kind == "cloze"]
+    assert "Press ==`Ctrl+P`== to open the Command palette." in clozes
+    assert not any("ribbon on the left" in front + back for _, front, back in found)
+
+
+def test_a_sentence_may_open_with_you_but_not_lean_on_the_one_before(engine: Engine) -> None:
+    found = cards(engine, "Help/File explorer.md")
+    clozes = [front for kind, front, _ in found if kind == "cloze"]
+    assert "You can embed base files in any other note using the ==`![[File.base]]`== syntax." in clozes
+    assert not any("It also accepts" in c or "To turn it off" in c for c in clozes)
+    assert "Instead, you can create a ==`publish.css`== file in the top-level folder of the vault." in clozes
+    german = [front for kind, front, _ in cards(engine, "Hilfe/Synchronisierung.md") if kind == "cloze"]
+    assert "Um eine Notiz zu löschen, wähle ==Weitere Optionen== oben rechts in einer aktiven Notiz." in german
+    assert not any("Um es zu deaktivieren" in c or "Wenn sie alle" in c for c in german)
+    assert not any("Stattdessen?" in front for _, front, _ in cards(engine, "Hilfe/Synchronisierung.md"))  # no term
+
+
+def test_a_label_in_bold_over_a_list_gets_its_steps(engine: Engine) -> None:
+    found = cards(engine, "Help/File explorer.md")
+    assert ("qa", "What does “File explorer” say under “Create a new base” › “Ribbon”?",
+            "Right-click the folder you want to create the base in; Select **New base** in the menu.") in found
+    # a list whose second step goes on in nested items would be cut after one step: no card
+    assert not any("› “Command palette”" in front for _, front, _ in found)
+
+
+def test_labels_remarks_and_steps_are_no_terms(engine: Engine) -> None:
+    found = cards(engine, "Help/File explorer.md")
+    everything = "\n".join(f"{front}::{back}" for _, front, back in found)
+    assert "**Command palette:**." not in everything  # a label over a list is no section opening
+    assert "“Select”" not in everything  # "2. Select" with named options below is a step, not a term
+    assert "==(open beta)==" not in everything  # a remark in bold
+    assert "urrent" not in everything.replace("**S**ave **c**urrent **f**ile", "")  # letters in bold are no term
+    title = [back for _, front, back in found if front == "What is “File explorer” about?"]
+    assert title == ["Manage the files and folders of your vault."], title  # the description line on its own
+
+
+def test_quiz_questions_from_the_new_shapes_are_fair(engine: Engine) -> None:
+    note = "Help/File explorer.md"
+    questions = parse_quiz(generate(engine, "quiz", note, count=20)[1]).questions
+    for question in questions:
+        assert not question_problems(question.question, question.options, question.correct_index, NOTES[note])
+        assert "scf" not in question.question and "(open beta)" not in question.options
+    stems = [q.question for q in questions]
+    assert "Which term completes the sentence: “Click … at the top of the File explorer”?" in stems, stems
+
+
+def test_a_small_section_carried_into_the_next_keeps_the_next_ones_heading(engine: Engine) -> None:
+    note = "Help/Import from Craft.md"
+    carried = [c for c in engine.store.catalog.chunks_of(note) if c.heading_path[-1:] == ("Troubleshooting",)]
+    assert carried and carried[0].text.startswith("## Import your data"), "the chunker carries the small section"
+    assert "## Troubleshooting" not in carried[0].text
+    found = cards(engine, note)
+    assert ("qa", "What does “Import from Craft” say under “Troubleshooting”?",
+            "Craft Docs uses non-standard syntax for certain links, which the importer turns into plain text.") in found
+    assert ("qa", "What does “Import from Craft” say under “Import your data”?",
+            "Follow the Import Markdown files instructions.") in found
+
+
+def test_the_own_heading_goes_back_only_where_the_note_has_it() -> None:
+    lines = ["# Note", "", "## Small", "", "Short text.", "", "## Owner", "", "Owner text.", "More."]
+    headings = [[1, "Note", 1, ["Note"]], [2, "Small", 3, ["Note", "Small"]], [2, "Owner", 7, ["Note", "Owner"]]]
+    text = "## Small\n\nShort text.\n\nOwner text.\nMore."
+    assert with_own_heading(text, ("Note", "Owner"), 3, 10, headings, lines) == \
+        "## Small\n\nShort text.\n\n## Owner\n\nOwner text.\nMore."
+    changed = [*lines[:8], "Owner text, edited since.", "More."]  # the note changed after it was indexed
+    assert with_own_heading(text, ("Note", "Owner"), 3, 10, headings, changed) == text
+    assert with_own_heading("Owner text.", ("Note", "Owner"), 8, 10, headings, lines) == "Owner text."
+
+
+def test_a_cloze_whose_hidden_text_stays_in_its_sentence_is_rejected() -> None:
+    source = "A site with the ID `my-site` is available from publish.obsidian.md/my-site."
+    assert cloze_problems("A site with the ID ==`my-site`== is available from publish.obsidian.md/my-site.",
+                          source) == ["answer_in_stem"]
+    source = "Press `Ctrl+P` (or `Cmd+P` on macOS) to open the palette."
+    assert cloze_problems("Press ==`Ctrl+P`== (or `Cmd+P` on macOS) to open the palette.", source) == []
+
+
+def test_no_wrong_option_is_shown_in_its_stem(engine: Engine) -> None:
+    questions = parse_quiz(generate(engine, "quiz", "Help/Sync for teams.md", count=20)[1]).questions
+    on_svg = [q for q in questions if "it's best to use …, `.webp`, and `.png`" in q.question]
+    assert on_svg and on_svg[0].options[on_svg[0].correct_index] == "`.svg`", [q.question for q in questions]
+    for question in questions:
+        wrong = [o for i, o in enumerate(question.options) if i != question.correct_index]
+        assert not any(option in question.question for option in wrong), (question.question, wrong)
+
+
+def test_a_key_joined_by_a_hyphen_is_a_shortcut_among_shortcuts() -> None:
+    assert [form_of(t) for t in ("`Alt-Click`", "`Umschalt-Klick`", "`Ctrl++`", "`Ctrl+P`")] == ["shortcut"] * 4
+    assert form_of("`Alt-text`") == "code"  # a hyphenated word, no key
+
+
+def test_a_numbered_list_asks_which_step_comes_next_among_its_own_steps(engine: Engine) -> None:
+    note = "Help/Import from Craft.md"
+    questions = parse_quiz(generate(engine, "quiz", note, count=20)[1]).questions
+    steps = ['Go to the "Organize", or "All Documents" view', "Click on the three-dot menu",
+             "Select the Export option", "Choose Markdown"]
+    asked = {q.question: q for q in questions if "which step comes right after" in q.question}
+    question = asked["“Import from Craft”: which step comes right after “Click on the three-dot menu”?"]
+    assert question.options[question.correct_index] == "Select the Export option"
+    assert sorted(question.options) == sorted(s for s in steps if s != "Click on the three-dot menu")
+    first = asked['“Import from Craft”: which step comes right after “Go to the "Organize", or "All Documents" view”?']
+    assert first.options[first.correct_index] == "Click on the three-dot menu"  # quotes inside a step kept
+    for question in asked.values():
+        assert not question_problems(question.question, question.options, question.correct_index, NOTES[note])
+    assert not any("comes right after" in front for _, front, _ in cards(engine, note))  # a quiz shape only
+    others = parse_quiz(generate(engine, "quiz", "Help/Sync for teams.md", count=20)[1]).questions
+    assert not any("comes right after" in q.question for q in others)  # a step that goes on below is no option
+
+
+def test_a_short_opening_carried_into_the_first_section_stays_the_notes_opening(engine: Engine) -> None:
+    note = "Help/Developers.md"
+    first = engine.store.catalog.chunks_of(note)[0]
+    assert first.heading_path == ("Plugins and themes",) and first.text.startswith("If you are a developer")
+    found = cards(engine, note)
+    assert ("qa", "What is “Developers” about?", "If you are a developer you can contribute to Obsidian.") in found
+    assert ("qa", "What does “Developers” say under “Plugins and themes”?", "You can develop community plugins and "
+            "themes using TypeScript and CSS, and learn more in the documentation online.") in found
