@@ -43,6 +43,7 @@ class SavedDense:
 
     data: bytes
     stamp: dict[str, object]
+    changes: int  # the index's change count when it was serialized
 
     def write(self, path: Path) -> None:
         atomic_write_bytes(path, self.data)
@@ -55,6 +56,17 @@ class DenseIndex:
         self.dimension = dimension
         self.index = index or faiss.IndexIDMap2(faiss.IndexFlatIP(dimension))
         self.chunk_of: dict[int, str] = {}
+        self.changes = 0  # vectors added or removed so far (each call counts once)
+        self._saved_changes = 0 if index is not None else -1  # what the file on disk holds (-1: no file)
+
+    @property
+    def unsaved(self) -> bool:
+        """Whether the index holds changes its file does not (or it has no file yet)."""
+        return self.changes != self._saved_changes
+
+    def mark_unsaved(self) -> None:
+        """The file may be behind (another process wrote the index and may not have saved it)."""
+        self._saved_changes = -1
 
     def __len__(self) -> int:
         return int(self.index.ntotal)
@@ -78,6 +90,7 @@ class DenseIndex:
         numeric = np.array([faiss_id(c) for c in chunk_ids], dtype=np.int64)
         self.index.add_with_ids(np.vstack(vectors), numeric)
         self.chunk_of.update(zip(numeric.tolist(), chunk_ids, strict=True))
+        self.changes += 1
         return len(chunk_ids)
 
     def remove(self, chunk_ids: Iterable[str]) -> int:
@@ -87,6 +100,8 @@ class DenseIndex:
         removed = int(self.index.remove_ids(faiss.IDSelectorBatch(numeric)))
         for value in numeric.tolist():
             self.chunk_of.pop(value, None)
+        if removed:
+            self.changes += 1
         return removed
 
     def reconcile(self, catalog: Catalog) -> tuple[int, int]:
@@ -96,6 +111,7 @@ class DenseIndex:
         stale = [value for value in present if value not in wanted]
         if stale:
             self.index.remove_ids(faiss.IDSelectorBatch(np.array(stale, dtype=np.int64)))
+            self.changes += 1
         self.chunk_of = {value: wanted[value] for value in present if value in wanted}
         missing = [chunk_id for value, chunk_id in wanted.items() if value not in present]
         added = self.add(catalog.embedded_chunks(self.model_id, missing)) if missing else 0
@@ -103,13 +119,18 @@ class DenseIndex:
 
     # -- persistence ------------------------------------------------------
     def snapshot(self, generation: int) -> SavedDense:
-        """The index as bytes plus its stamp, ready to write while searches go on."""
+        """The index as bytes plus its stamp, ready to write while searches go on (:meth:`write`)."""
         return SavedDense(faiss.serialize_index(self.index).tobytes(), {
             "model_id": self.model_id, "dimension": self.dimension, "count": len(self),
-            "generation": generation})
+            "generation": generation}, self.changes)
+
+    def write(self, saved: SavedDense, path: Path) -> None:
+        """Write a :meth:`snapshot`; changes made since it was taken stay unsaved."""
+        saved.write(path)
+        self._saved_changes = saved.changes
 
     def save(self, path: Path, generation: int) -> None:
-        self.snapshot(generation).write(path)
+        self.write(self.snapshot(generation), path)
 
     @classmethod
     def load(cls, path: Path, model_id: str, dimension: int) -> DenseIndex | None:

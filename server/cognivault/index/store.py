@@ -111,7 +111,6 @@ class IndexStore:
         self._reader_list: list[Catalog] = []
         self.lexical: LexicalIndex | None = None
         self._lexical_saved = -1  # the generation of the keyword index on disk
-        self._dense_saved = -1  # the catalog generation the vector index on disk matches
         self.dense: DenseIndex | None = None
 
     # -- opening ----------------------------------------------------------
@@ -171,7 +170,8 @@ class IndexStore:
             self.writable = True
             self.busy = None
             self._lexical_saved = -1  # the dead writer may not have saved its last keyword index
-            self._dense_saved = -1
+            if self.dense is not None:
+                self.dense.mark_unsaved()
         gone = f"the process that wrote this index (pid {previous})" if previous else "the index's writer"
         self.messages.append(f"{gone} has stopped; this process (pid {os.getpid()}) writes it now")
         log.warning(self.messages[-1])
@@ -225,7 +225,6 @@ class IndexStore:
             self.dense = dense
             if (added or removed) and self.writable:
                 dense.save(dense_path, generation)
-            self._dense_saved = generation
 
     def _note_corrupt(self, path: Path, error: Exception) -> None:
         if self.writable:
@@ -266,19 +265,18 @@ class IndexStore:
             self._lexical_saved = lexical.generation
 
     def save_dense(self) -> None:
-        """Persist the vector index when the catalog moved since it was last saved.
+        """Persist the vector index when vectors were added or removed since it was last saved.
 
         Only the copy into memory holds the lock: a search waits for that, not for the disk.
         """
-        if not self.writable or self.dense is None:
+        dense = self.dense
+        if not self.writable or dense is None:
             return
         with self.lock:
-            generation = self.catalog.generation()
-            if generation == self._dense_saved:
+            if not dense.unsaved:
                 return
-            saved = self.dense.snapshot(generation)
-        saved.write(self.dense_path)
-        self._dense_saved = generation
+            saved = dense.snapshot(self.catalog.generation())
+        dense.write(saved, self.dense_path)
 
     def refresh_if_changed(self) -> bool:
         """For a read-only process: pick up the writer's changes. Returns True if anything reloaded."""
