@@ -501,3 +501,39 @@ def test_attachment_worker_reuses_what_the_parent_knows_of_tesseract(tmp_path: P
     finally:
         extractor.stop()
     assert result.state == "skipped" and "no language data" in (result.reason or "")
+
+
+class NextVersionEmbedder(WordHashEmbedder):
+    """The word-hash model's next version (a new quantization recipe, say): another id, other vectors."""
+
+    model_id = "test:word-hash-64-v2"
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return np.roll(super().embed_documents(texts), 1, axis=1)
+
+
+def test_a_new_model_version_re_embeds_everything_and_never_mixes_vectors(vault: Path) -> None:
+    """Vectors are cached per model id: an index embedded by one version is embedded again by the
+    next (no old vector served as a new one), and going back computes nothing again."""
+    settings = load_settings(vault)
+    first, second = WordHashEmbedder(), NextVersionEmbedder()
+
+    def dense_matches(engine: Engine, embedder: WordHashEmbedder) -> bool:
+        store = engine.store
+        assert store.dense is not None and store.dense.model_id == embedder.model_id
+        stored = dict(store.catalog.embedded_chunks(embedder.model_id))
+        ids = [chunk.id for path in NOTES for chunk in store.catalog.chunks_of(path)]
+        expected = np.vstack([np.frombuffer(stored[chunk_id], dtype=np.float32) for chunk_id in ids])
+        return len(store.dense) == len(ids) and np.array_equal(store.dense.vectors_of(ids), expected)
+
+    with Engine(vault, settings, embedder=first) as engine:
+        chunks = engine.index().embedded_chunks
+        assert chunks > 0 and dense_matches(engine, first)
+    with Engine(vault, settings, embedder=second) as engine:
+        report = engine.index()
+        assert report.embedded_chunks == chunks and report.reused_chunks == 0
+        assert dense_matches(engine, second) and engine.store.consistency()["agree"]
+    with Engine(vault, settings, embedder=first) as engine:
+        report = engine.index()
+        assert report.embedded_chunks == 0
+        assert dense_matches(engine, first) and engine.store.consistency()["agree"]
