@@ -503,6 +503,45 @@ def test_attachment_worker_reuses_what_the_parent_knows_of_tesseract(tmp_path: P
     assert result.state == "skipped" and "no language data" in (result.reason or "")
 
 
+FAKE_TESSERACT = """#!/bin/sh
+case "$1" in
+  --list-langs) printf 'List of available languages (1):\\neng\\n' ;;
+  --version) echo 'tesseract 5.3.0' ;;
+  *) echo "threads limited to ${OMP_THREAD_LIMIT:-nothing}" > "$2.txt" ;;
+esac
+"""
+
+
+def test_attachment_worker_runs_tesseract_on_one_openmp_thread(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """OCR beside the embedder: tesseract's spinning OpenMP threads would take the model's cores."""
+    from PIL import Image
+
+    from cognivault.config import IndexSettings
+    from cognivault.index.isolation import IsolatedExtractor
+    from cognivault.vault.extractors import ocr
+
+    pytest.importorskip("pytesseract")
+    fake = tmp_path / "bin" / "tesseract"
+    fake.parent.mkdir()
+    fake.write_text(FAKE_TESSERACT)
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.delenv("OMP_THREAD_LIMIT", raising=False)
+    monkeypatch.setattr(ocr, "_languages_cache", {})  # the worker asks the fake which languages it has
+    image = tmp_path / "scan.png"
+    Image.new("RGB", (200, 80), "white").save(image)
+    extractor = IsolatedExtractor(IndexSettings())
+    try:
+        assert extractor.submit_all([("scan.png", image)]) == 1
+        result = extractor.results.get(timeout=60)
+    finally:
+        extractor.stop()
+    assert result.state == "indexed", result.reason
+    assert result.extraction is not None
+    assert "threads limited to 1" in " ".join(chunk.text for chunk in result.extraction.chunks)
+
+
 class NextVersionEmbedder(WordHashEmbedder):
     """The word-hash model's next version (a new quantization recipe, say): another id, other vectors."""
 
