@@ -571,6 +571,7 @@ def test_a_new_model_version_re_embeds_everything_and_never_mixes_vectors(vault:
     with Engine(vault, settings, embedder=second) as engine:
         report = engine.index()
         assert report.embedded_chunks == chunks and report.reused_chunks == 0
+        assert 0 < report.timings["embed"] <= report.timings["embed_and_attachments"]
         assert dense_matches(engine, second) and engine.store.consistency()["agree"]
     with Engine(vault, settings, embedder=first) as engine:
         report = engine.index()
