@@ -480,26 +480,32 @@ def test_provider_none_means_keyword_search_and_no_model(vault: Path, capsys: py
         load_settings(vault, {"embedding": {"provider": "nothing"}})
 
 
-def test_attachment_worker_reuses_what_the_parent_knows_of_tesseract(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each run spawns its reader anew: it must not ask tesseract again what this process knows."""
+def read_blank_image_in_worker(tmp_path: Path):  # noqa: ANN201 - an AttachmentResult
+    """What the isolated attachment worker makes of a blank PNG."""
     from PIL import Image
 
     from cognivault.config import IndexSettings
     from cognivault.index.isolation import IsolatedExtractor
-    from cognivault.vault.extractors import ocr
 
-    pytesseract = pytest.importorskip("pytesseract")
     image = tmp_path / "scan.png"
     Image.new("RGB", (200, 80), "white").save(image)
-    # This process "knows" tesseract has no language data: a worker that asked tesseract itself would OCR.
-    monkeypatch.setattr(ocr, "_languages_cache", {str(pytesseract.pytesseract.tesseract_cmd): []})
     extractor = IsolatedExtractor(IndexSettings())
     try:
         assert extractor.submit_all([("scan.png", image)]) == 1
-        result = extractor.results.get(timeout=60)
+        return extractor.results.get(timeout=60)
     finally:
         extractor.stop()
+
+
+def test_attachment_worker_reuses_what_the_parent_knows_of_tesseract(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each run spawns its reader anew: it must not ask tesseract again what this process knows."""
+    from cognivault.vault.extractors import ocr
+
+    pytesseract = pytest.importorskip("pytesseract")
+    # This process "knows" tesseract has no language data: a worker that asked tesseract itself would OCR.
+    monkeypatch.setattr(ocr, "_languages_cache", {str(pytesseract.pytesseract.tesseract_cmd): []})
+    result = read_blank_image_in_worker(tmp_path)
     assert result.state == "skipped" and "no language data" in (result.reason or "")
 
 
@@ -515,10 +521,6 @@ esac
 def test_attachment_worker_runs_tesseract_on_one_openmp_thread(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """OCR beside the embedder: tesseract's spinning OpenMP threads would take the model's cores."""
-    from PIL import Image
-
-    from cognivault.config import IndexSettings
-    from cognivault.index.isolation import IsolatedExtractor
     from cognivault.vault.extractors import ocr
 
     pytest.importorskip("pytesseract")
@@ -529,14 +531,7 @@ def test_attachment_worker_runs_tesseract_on_one_openmp_thread(tmp_path: Path,
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ.get('PATH', '')}")
     monkeypatch.delenv("OMP_THREAD_LIMIT", raising=False)
     monkeypatch.setattr(ocr, "_languages_cache", {})  # the worker asks the fake which languages it has
-    image = tmp_path / "scan.png"
-    Image.new("RGB", (200, 80), "white").save(image)
-    extractor = IsolatedExtractor(IndexSettings())
-    try:
-        assert extractor.submit_all([("scan.png", image)]) == 1
-        result = extractor.results.get(timeout=60)
-    finally:
-        extractor.stop()
+    result = read_blank_image_in_worker(tmp_path)
     assert result.state == "indexed", result.reason
     assert result.extraction is not None
     assert "threads limited to 1" in " ".join(chunk.text for chunk in result.extraction.chunks)
