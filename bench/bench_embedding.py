@@ -190,8 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         "bench": "embedding",
         "method": (
             "onnxruntime, BERT ops fused (EmbedLayerNorm/Attention/SkipLayerNorm/BiasGelu); "
-            + ("dynamic int8 (per-channel weights) for Attention + FFN-up, MatMulNBits 8-bit blocks of 128 "
-               "(accuracy_level 4) for FFN-down + attention output, fp32 for windows <= "
+            + ("dynamic int8 (per-channel weights) for Attention + FFN-up, fp32 for FFN-down + attention "
+               "output and for windows <= "
                f"{provider.short_window_tokens} tokens; " if args.precision == "int8" else "fp32; ")
             + "tokenizers directly, windows sorted by length, batches by a token budget of "
             + f"{provider.token_budget}; long chunks: overlapping {max_len}-token windows averaged"

@@ -159,6 +159,23 @@ def test_model_id_names_model_and_precision(provider: EmbeddedProvider) -> None:
 
 
 @needs_extra
+def test_int8_recipe_quantizes_only_the_qkv_and_ffn_up_projections(provider: EmbeddedProvider) -> None:
+    """The attention output and FFN down-projections stay fp32 MatMuls: dynamic int8 on them fell
+    below cosine 0.99, and 8-bit MatMulNBits ran slower than fp32 on an AVX2 CPU without VNNI."""
+    import onnx
+
+    provider.embed_query("load")
+    assert provider.onnx_path is not None
+    nodes = onnx.load(str(provider.onnx_path), load_external_data=False).graph.node
+    kinds = [node.op_type for node in nodes]
+    assert kinds.count("QAttention") == 6 and "Attention" not in kinds and "MatMulNBits" not in kinds
+    made_by = {output: node for node in nodes for output in node.output}
+    float_inputs = sorted(made_by[node.input[0]].op_type for node in nodes if node.op_type == "MatMul")
+    assert float_inputs == ["BiasGelu"] * 6 + ["QAttention"] * 6  # FFN down and attention output
+    assert kinds.count("MatMulInteger") == 6  # the FFN up-projections
+
+
+@needs_extra
 def test_close_to_sentence_transformers(provider: EmbeddedProvider, reference) -> None:  # noqa: ANN001
     ours = provider.embed_documents(TEXTS)
     theirs = reference.encode(TEXTS, batch_size=32, normalize_embeddings=True)
@@ -249,7 +266,8 @@ def test_the_model_is_built_from_scratch_without_torch(provider: EmbeddedProvide
     subprocess.run([sys.executable, "-c", BUILD_WITHOUT_TORCH, str(tmp_path / "cache"), str(out), *TEXTS[:3]],
                    check=True, timeout=240)
     built = sorted(p.name for p in (tmp_path / "cache").glob("*/onnx/*.onnx"))
-    assert built == ["model-fp32-r2.onnx", "model-int8-r2.onnx"]
+    version = embedded_module.RECIPE_VERSION
+    assert built == [f"model-fp32-r{version}.onnx", f"model-int8-r{version}.onnx"]
     assert np.allclose(np.load(out), provider.embed_documents(TEXTS[:3]), atol=1e-6)
 
 

@@ -480,26 +480,32 @@ def test_provider_none_means_keyword_search_and_no_model(vault: Path, capsys: py
         load_settings(vault, {"embedding": {"provider": "nothing"}})
 
 
-def test_attachment_worker_reuses_what_the_parent_knows_of_tesseract(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each run spawns its reader anew: it must not ask tesseract again what this process knows."""
+def read_blank_image_in_worker(tmp_path: Path):  # noqa: ANN201 - an AttachmentResult
+    """What the isolated attachment worker makes of a blank PNG."""
     from PIL import Image
 
     from cognivault.config import IndexSettings
     from cognivault.index.isolation import IsolatedExtractor
-    from cognivault.vault.extractors import ocr
 
-    pytesseract = pytest.importorskip("pytesseract")
     image = tmp_path / "scan.png"
     Image.new("RGB", (200, 80), "white").save(image)
-    # This process "knows" tesseract has no language data: a worker that asked tesseract itself would OCR.
-    monkeypatch.setattr(ocr, "_languages_cache", {str(pytesseract.pytesseract.tesseract_cmd): []})
     extractor = IsolatedExtractor(IndexSettings())
     try:
         assert extractor.submit_all([("scan.png", image)]) == 1
-        result = extractor.results.get(timeout=60)
+        return extractor.results.get(timeout=60)
     finally:
         extractor.stop()
+
+
+def test_attachment_worker_reuses_what_the_parent_knows_of_tesseract(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each run spawns its reader anew: it must not ask tesseract again what this process knows."""
+    from cognivault.vault.extractors import ocr
+
+    pytesseract = pytest.importorskip("pytesseract")
+    # This process "knows" tesseract has no language data: a worker that asked tesseract itself would OCR.
+    monkeypatch.setattr(ocr, "_languages_cache", {str(pytesseract.pytesseract.tesseract_cmd): []})
+    result = read_blank_image_in_worker(tmp_path)
     assert result.state == "skipped" and "no language data" in (result.reason or "")
 
 
@@ -521,3 +527,68 @@ def test_vector_index_is_written_only_when_the_vault_changed(vault: Path) -> Non
         reopened.store.load_derived()
         assert len(reopened.store.dense) == count
         assert set(states(reopened.index()).values()) == {"unchanged"}
+
+
+FAKE_TESSERACT = """#!/bin/sh
+case "$1" in
+  --list-langs) printf 'List of available languages (1):\\neng\\n' ;;
+  --version) echo 'tesseract 5.3.0' ;;
+  *) echo "threads limited to ${OMP_THREAD_LIMIT:-nothing}" > "$2.txt" ;;
+esac
+"""
+
+
+def test_attachment_worker_runs_tesseract_on_one_openmp_thread(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """OCR beside the embedder: tesseract's spinning OpenMP threads would take the model's cores."""
+    from cognivault.vault.extractors import ocr
+
+    pytest.importorskip("pytesseract")
+    fake = tmp_path / "bin" / "tesseract"
+    fake.parent.mkdir()
+    fake.write_text(FAKE_TESSERACT)
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.delenv("OMP_THREAD_LIMIT", raising=False)
+    monkeypatch.setattr(ocr, "_languages_cache", {})  # the worker asks the fake which languages it has
+    result = read_blank_image_in_worker(tmp_path)
+    assert result.state == "indexed", result.reason
+    assert result.extraction is not None
+    assert "threads limited to 1" in " ".join(chunk.text for chunk in result.extraction.chunks)
+
+
+class NextVersionEmbedder(WordHashEmbedder):
+    """The word-hash model's next version (a new quantization recipe, say): another id, other vectors."""
+
+    model_id = "test:word-hash-64-v2"
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return np.roll(super().embed_documents(texts), 1, axis=1)
+
+
+def test_a_new_model_version_re_embeds_everything_and_never_mixes_vectors(vault: Path) -> None:
+    """Vectors are cached per model id: an index embedded by one version is embedded again by the
+    next (no old vector served as a new one), and going back computes nothing again."""
+    settings = load_settings(vault)
+    first, second = WordHashEmbedder(), NextVersionEmbedder()
+
+    def dense_matches(engine: Engine, embedder: WordHashEmbedder) -> bool:
+        store = engine.store
+        assert store.dense is not None and store.dense.model_id == embedder.model_id
+        stored = dict(store.catalog.embedded_chunks(embedder.model_id))
+        ids = [chunk.id for path in NOTES for chunk in store.catalog.chunks_of(path)]
+        expected = np.vstack([np.frombuffer(stored[chunk_id], dtype=np.float32) for chunk_id in ids])
+        return len(store.dense) == len(ids) and np.array_equal(store.dense.vectors_of(ids), expected)
+
+    with Engine(vault, settings, embedder=first) as engine:
+        chunks = engine.index().embedded_chunks
+        assert chunks > 0 and dense_matches(engine, first)
+    with Engine(vault, settings, embedder=second) as engine:
+        report = engine.index()
+        assert report.embedded_chunks == chunks and report.reused_chunks == 0
+        assert 0 < report.timings["embed"] <= report.timings["embed_and_attachments"]
+        assert dense_matches(engine, second) and engine.store.consistency()["agree"]
+    with Engine(vault, settings, embedder=first) as engine:
+        report = engine.index()
+        assert report.embedded_chunks == 0
+        assert dense_matches(engine, first) and engine.store.consistency()["agree"]

@@ -159,6 +159,7 @@ class Indexer:
         self.pause = pause or (lambda: None)
         self._stopping = False
         self._extractor: IsolatedExtractor | None = None
+        self.embed_seconds = 0.0  # inside the model: the embedding rate apart from reading attachments
 
     def stop(self) -> None:
         self._stopping = True
@@ -315,8 +316,10 @@ class Indexer:
     def _embed_batch(self, batch: Sequence[tuple[str, str | None, tuple[str, ...], str]]) -> None:
         """Embed rows of :meth:`Catalog.missing_embeddings`, cache the vectors and add them to FAISS."""
         assert self.embedder is not None
+        started = time.perf_counter()
         vectors = self.embedder.embed_documents(
             [embedding_input(title, heading, text) for _, title, heading, text in batch])
+        self.embed_seconds += time.perf_counter() - started
         by_hash = {item[0]: vectors[i] for i, item in enumerate(batch)}
         self.store.catalog.store_embeddings(self.embedder.model_id, list(by_hash.items()))
         self._add_vectors(by_hash)
@@ -423,6 +426,7 @@ class Indexer:
         report.embedded_chunks = computed + more_computed
         report.reused_chunks = reused + more_reused
         report.timings["embed_and_attachments"] = time.perf_counter() - embed_started
+        report.timings["embed"] = self.embed_seconds
         report.interrupted = report.interrupted or self._stopping
 
         self.pause()
