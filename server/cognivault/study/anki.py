@@ -8,8 +8,10 @@ Extra``, ``Tags``) whose deletions are Anki's ``{{c1::term}}``. Each file
 starts with the header lines Anki (2.1.55+) reads: ``#separator:tab``,
 ``#html:false``, ``#notetype:``, ``#deck:``, ``#tags:``, ``#columns:`` and
 ``#tags column:``. Fields are tab-separated and quoted where they hold a tab,
-a newline or a quote (doubled inside). Citations and schedule comments stay
-behind in the vault.
+a line break or a quote (doubled inside), or start with ``#``: Anki's reader
+takes an unquoted ``#`` at a row's start for a comment and drops the row
+without a word in its import log. Citations and schedule comments stay behind
+in the vault.
 
 Cloze numbering follows the plugin's siblings: one card (``cN``) per deletion;
 deletions numbered ``==x==[^1]`` share a card; deletions asked on several
@@ -19,7 +21,6 @@ deletion no card asks stays plain text. A hint becomes ``{{c1::x::hint}}``.
 
 from __future__ import annotations
 
-import csv
 import io
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,12 +82,18 @@ def _tags(decks: list[str]) -> str:
     return " ".join("deck::" + d.replace("/", "::").replace(" ", "_") for d in decks)
 
 
+def _field(text: str) -> str:
+    """A field as Anki reads it back whole (see the module docstring for when it is quoted)."""
+    if text.startswith("#") or any(c in text for c in '\t\n\r"'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def _file(notetype: str, columns: tuple[str, ...], rows: list[list[str]], deck: str) -> AnkiFile:
     out = io.StringIO()
     out.write(f"#separator:tab\n#html:false\n#notetype:{notetype}\n#deck:{deck}\n#tags:cognivault\n")
     out.write("#columns:" + "\t".join(columns) + f"\n#tags column:{len(columns)}\n")
-    writer = csv.writer(out, delimiter="\t", quotechar='"', quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
-    writer.writerows(rows)
+    out.writelines("\t".join(_field(field) for field in row) + "\n" for row in rows)
     return AnkiFile(notetype, out.getvalue(), len(rows))
 
 
