@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 
 import pytest
 from anki.collection import Collection
 from anki.import_export_pb2 import ImportCsvRequest
+from anki.notes import Note
 
 from cognivault.cli import main
 from cognivault.study.review import ReviewDeck
 
 # Every shape the export writes: basic, bidirectional (one note per direction), multi-line (with a
 # quote and a tab), multi-line bidirectional, clozes with a hint and a numbered group; text with
-# inline code holding [[links]], bold, a ==highlight==, a #tag, HTML-looking text, German, and
-# fields that start with "#" (Anki reads an unquoted "#" at a row's start as a comment line).
+# inline code holding [[links]], bold, a ==highlight==, a #tag, HTML-looking text, German, fields
+# that start with "#" (Anki reads an unquoted "#" at a row's start as a comment line), and cloze
+# answers and hints holding "}}" and ":" (Anki's cloze syntax).
 DECK = """---
 tags: [flashcards/sprachen]
 ---
@@ -45,6 +48,8 @@ Rückseite
 
 The ==Calvin cycle== runs in the ==stroma==^[a place], see `[[Cells]]`.
 
+Jinja ends an expression with ==}}== and a statement with ==%}==^[not: }}], as in ==f(){}==.
+
 #flashcards/sprachen/deutsch
 #3 ==Straße== heißt ==street==[^1] oder ==road==[^1].
 """
@@ -59,17 +64,36 @@ BASIC = [  # (Front, Back) as meant
     ("Rückseite", "#2 Vorderseite"),
     ("#2 Vorderseite", "Rückseite"),
 ]
-CLOZE = [  # (Text, Anki cards, tags) as meant
-    ("The {{c1::Calvin cycle}} runs in the {{c2::stroma::a place}}, see `[[Cells]]`.", 2,
-     ["cognivault", "deck::sprachen"]),
-    ("#3 {{c2::Straße}} heißt {{c1::street}} oder {{c1::road}}.", 2,
-     ["cognivault", "deck::sprachen::deutsch"]),
+CLOZE = [  # (text read on the answer side, per card: (gaps its question shows, answers it reveals), tags)
+    ("The Calvin cycle runs in the stroma, see `[[Cells]]`.",
+     [(["[...]"], ["Calvin cycle"]), (["[a place]"], ["stroma"])], ["cognivault", "deck::sprachen"]),
+    ("Jinja ends an expression with }} and a statement with %}, as in f(){}.",
+     [(["[...]"], ["}}"]), (["[not: }}]"], ["%}"]), (["[...]"], ["f(){}"])], ["cognivault", "deck::sprachen"]),
+    ("#3 Straße heißt street oder road.",
+     [(["[...]", "[...]"], ["street", "road"]), (["[...]"], ["Straße"])], ["cognivault", "deck::sprachen::deutsch"]),
 ]
 
 
 def as_read(field: str) -> str:
-    """A field as the reviewer reads it: Anki keeps text imported with ``#html:false`` as escaped HTML."""
+    """A field as the reviewer reads it: Anki keeps fields as HTML."""
     return html.unescape(field.replace("<br>", "\n"))
+
+
+def rendered_text(side: str) -> str:
+    """A card side Anki rendered, as the reviewer reads it (its style sheet and tags left out)."""
+    return as_read(re.sub(r"<(?!br>)[^>]+>", "", side.split("</style>")[-1])).strip()
+
+
+def active_gaps(side: str) -> list[str]:
+    """What a rendered cloze card shows in place of (question) or as (answer) the deletions it asks."""
+    return [as_read(gap) for gap in re.findall(r'<span class="cloze"[^>]*>(.*?)</span>', side)]
+
+
+def cloze_as_reviewed(note: Note) -> tuple[str, list[tuple[list[str], list[str]]], list[str]]:
+    """A Cloze note as reviewed in Anki: its text read in full, then what each card (c1, c2, ...) hides and reveals."""
+    cards = sorted(note.cards(), key=lambda card: card.ord)
+    return (rendered_text(cards[0].answer()),
+            [(active_gaps(card.question()), active_gaps(card.answer())) for card in cards], note.tags)
 
 
 def test_anki_imports_every_exported_card_as_meant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -96,9 +120,9 @@ def test_anki_imports_every_exported_card_as_meant(tmp_path: Path, capsys: pytes
         assert sorted((as_read(n["Front"]), as_read(n["Back"])) for n in by_type["Basic"]) == sorted(BASIC)
         assert all(n.tags == ["cognivault", "deck::sprachen"] for n in by_type["Basic"])
         assert {col.decks.name(c.did) for n in by_type["Basic"] for c in n.cards()} == {"CogniVault::sprachen"}
-        assert sorted((as_read(n["Text"]), len(n.cards()), n.tags) for n in by_type["Cloze"]) == sorted(CLOZE)
+        assert sorted(cloze_as_reviewed(n) for n in by_type["Cloze"]) == sorted(CLOZE)
         assert all(n["Back Extra"] == "" for n in by_type["Cloze"])
         # Anki makes as many cards as the plugin reviews: one per direction, one per cloze sibling.
-        assert col.card_count() == len(ReviewDeck(vault).cards()) == len(BASIC) + sum(c[1] for c in CLOZE)
+        assert col.card_count() == len(ReviewDeck(vault).cards()) == len(BASIC) + sum(len(c[1]) for c in CLOZE)
     finally:
         col.close()
