@@ -95,7 +95,7 @@ def test_generate_review_quiz_progress_export(vault: Path, capsys: pytest.Captur
             continue
         text = path.read_text("utf-8")
         header = [line for line in text.splitlines() if line.startswith("#")]
-        assert header[:3] == ["#separator:tab", "#html:false", f"#notetype:{notetype}"]
+        assert header[:3] == ["#separator:tab", "#html:true", f"#notetype:{notetype}"]
         assert any(line.startswith("#deck:CogniVault::") for line in header) and "#tags:cognivault" in header
         rows = list(csv.reader(io.StringIO("\n".join(line for line in text.splitlines() if not line.startswith("#"))),
                                delimiter="\t"))
@@ -104,13 +104,13 @@ def test_generate_review_quiz_progress_export(vault: Path, capsys: pytest.Captur
         assert f"{expected} {notetype} notes written to {path}" in out
 
 
-def test_anki_fields_with_tabs_newlines_and_quotes_are_quoted(vault: Path) -> None:
+def test_anki_fields_with_tabs_and_quotes_are_quoted_and_line_breaks_are_br(vault: Path) -> None:
     note = vault / "Deck.md"
     note.write_text('#flashcards/lang\n\nLine one\nline "two"\n?\nA\tB\n', "utf-8")
     text = basic_file(ReviewDeck(vault).cards(paths=["Deck.md"]), None).text
     assert "#deck:CogniVault::lang\n" in text
     body = "\n".join(line for line in text.split("\n") if not line.startswith("#"))
-    assert '"Line one\nline ""two"""\t"A\tB"\tdeck::lang' in body
+    assert '"Line one<br>line ""two"""\t"A\tB"\tdeck::lang' in body
 
 
 ANKI_DECK = """---
@@ -147,14 +147,14 @@ def test_export_anki_writes_basic_and_cloze_notes_in_two_files(vault: Path, tmp_
         {"path": str(out), "notetype": "Basic", "notes": 4},
         {"path": str(tmp_path / "cards.cloze.txt"), "notetype": "Cloze", "notes": 2}]}
     assert out.read_text("utf-8") == (
-        "#separator:tab\n#html:false\n#notetype:Basic\n#deck:CogniVault::bio\n#tags:cognivault\n"
+        "#separator:tab\n#html:true\n#notetype:Basic\n#deck:CogniVault::bio\n#tags:cognivault\n"
         "#columns:Front\tBack\tTags\n#tags column:3\n"
         "Stroma\tThe fluid around the thylakoids.\tdeck::bio\n"
         "Light\tEnergy\tdeck::bio\n"
         "Energy\tLight\tdeck::bio\n"
-        '"Question on\ntwo lines"\t"A tab\there and a ""quote"""\tdeck::bio\n')
+        'Question on<br>two lines\t"A tab\there and a ""quote"""\tdeck::bio\n')
     assert (tmp_path / "cards.cloze.txt").read_text("utf-8") == (
-        "#separator:tab\n#html:false\n#notetype:Cloze\n#deck:CogniVault\n#tags:cognivault\n"
+        "#separator:tab\n#html:true\n#notetype:Cloze\n#deck:CogniVault\n#tags:cognivault\n"
         "#columns:Text\tBack Extra\tTags\n#tags column:3\n"
         "The {{c1::Calvin cycle}} runs in the {{c2::stroma::a place}}.\t\tdeck::bio\n"
         "{{c1::RuBisCO}} binds {{c1::CO2}} to {{c2::RuBP}}.\t\tdeck::bio::enzymes\n")
@@ -162,7 +162,7 @@ def test_export_anki_writes_basic_and_cloze_notes_in_two_files(vault: Path, tmp_
     code, stdout, _ = run(capsys, "export", "anki", "--vault", str(vault), "--note", "Cells deck.md",
                           "--deck", "bio/enzymes")
     assert code == 0
-    assert stdout.startswith("#separator:tab\n#html:false\n#notetype:Cloze\n#deck:CogniVault::bio::enzymes\n")
+    assert stdout.startswith("#separator:tab\n#html:true\n#notetype:Cloze\n#deck:CogniVault::bio::enzymes\n")
     code, _, err = run(capsys, "export", "anki", "--vault", str(vault), "--note", "Cells deck.md")
     assert code == 2 and "--out" in err
 

@@ -6,10 +6,17 @@ is two files: the question cards as ``Basic`` notes (``Front``, ``Back``,
 shows them), and the cloze cards as ``Cloze`` notes (``Text``, ``Back
 Extra``, ``Tags``) whose deletions are Anki's ``{{c1::term}}``. Each file
 starts with the header lines Anki (2.1.55+) reads: ``#separator:tab``,
-``#html:false``, ``#notetype:``, ``#deck:``, ``#tags:``, ``#columns:`` and
-``#tags column:``. Fields are tab-separated and quoted where they hold a tab,
-a newline or a quote (doubled inside). Citations and schedule comments stay
-behind in the vault.
+``#html:true``, ``#notetype:``, ``#deck:``, ``#tags:``, ``#columns:`` and
+``#tags column:``. Fields are tab-separated and quoted where they hold a tab or
+a quote (doubled inside), or start with ``#``: Anki's reader takes an unquoted
+``#`` at a row's start for a comment and drops the row without a word in its
+import log. Citations and schedule comments stay behind in the vault.
+
+The fields are HTML, written by the export so that every character reads as in
+the vault: ``&``, ``<`` and ``>`` escaped, a line break as ``<br>``, and in a
+cloze deletion's answer and hint ``:`` and ``}`` as character references, which
+Anki's cloze syntax does not read (``==f(){}==`` would otherwise end its
+deletion at the first ``}}``).
 
 Cloze numbering follows the plugin's siblings: one card (``cN``) per deletion;
 deletions numbered ``==x==[^1]`` share a card; deletions asked on several
@@ -19,7 +26,7 @@ deletion no card asks stays plain text. A hint becomes ``{{c1::x::hint}}``.
 
 from __future__ import annotations
 
-import csv
+import html
 import io
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,22 +58,33 @@ def _plain(text: str) -> str:
     return without_cited_links(strip_comments(text), parse_citations(text))
 
 
+def _html(text: str) -> str:
+    """Text as an Anki field that reads the same: ``&``, ``<`` and ``>`` escaped, line breaks as ``<br>``."""
+    return html.escape(text, quote=False).replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
+
+
+def _inside_cloze(text: str) -> str:
+    """A deletion's answer or hint as HTML that Anki's cloze syntax (``::``, ``}}``) cannot cut short."""
+    return _html(text).replace(":", "&#58;").replace("}", "&#125;")
+
+
 def anki_cloze_text(text: str, options: ParserOptions = DEFAULT_OPTIONS) -> str:
-    """A cloze flashcard's text with its deletions as Anki cloze deletions (see the module docstring)."""
+    """A cloze flashcard's text as the HTML of an Anki Cloze note (see the module docstring)."""
+    text = strip_comments(text)
     deletions = deletions_of(text, options)
     numbers = cloze_numbers(deletions)
     parts: list[str] = []
     cursor = 0
     for deletion, asked in zip(deletions, numbers, strict=True):
-        parts.append(text[cursor:deletion.start])
+        parts.append(_html(text[cursor:deletion.start]))
         if asked:
-            hint = f"::{deletion.hint}" if deletion.hint else ""
-            parts.append("{{c" + ",".join(str(n) for n in asked) + f"::{deletion.answer}{hint}}}}}")
+            hint = f"::{_inside_cloze(deletion.hint)}" if deletion.hint else ""
+            parts.append("{{c" + ",".join(str(n) for n in asked) + f"::{_inside_cloze(deletion.answer)}{hint}}}}}")
         else:
-            parts.append(deletion.answer)
+            parts.append(_html(deletion.answer))
         cursor = deletion.end
-    parts.append(text[cursor:])
-    return strip_comments("".join(parts)).strip()
+    parts.append(_html(text[cursor:]))
+    return "".join(parts)
 
 
 def deck_header(decks: set[str], deck_name: str | None) -> str:
@@ -81,12 +99,18 @@ def _tags(decks: list[str]) -> str:
     return " ".join("deck::" + d.replace("/", "::").replace(" ", "_") for d in decks)
 
 
+def _field(text: str) -> str:
+    """A field as Anki reads it back whole (see the module docstring for when it is quoted)."""
+    if text.startswith("#") or any(c in text for c in '\t"'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def _file(notetype: str, columns: tuple[str, ...], rows: list[list[str]], deck: str) -> AnkiFile:
     out = io.StringIO()
-    out.write(f"#separator:tab\n#html:false\n#notetype:{notetype}\n#deck:{deck}\n#tags:cognivault\n")
+    out.write(f"#separator:tab\n#html:true\n#notetype:{notetype}\n#deck:{deck}\n#tags:cognivault\n")
     out.write("#columns:" + "\t".join(columns) + f"\n#tags column:{len(columns)}\n")
-    writer = csv.writer(out, delimiter="\t", quotechar='"', quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
-    writer.writerows(rows)
+    out.writelines("\t".join(_field(field) for field in row) + "\n" for row in rows)
     return AnkiFile(notetype, out.getvalue(), len(rows))
 
 
@@ -94,7 +118,7 @@ def basic_file(cards: list[DueCard], deck_name: str | None) -> AnkiFile:
     """The question cards (clozes excluded) as Basic notes."""
     chosen = [c for c in cards if c.kind != "cloze"]
     deck = deck_header({d for card in chosen for d in card.decks}, deck_name)
-    return _file("Basic", BASIC_COLUMNS, [[c.front, c.back, _tags(c.decks)] for c in chosen], deck)
+    return _file("Basic", BASIC_COLUMNS, [[_html(c.front), _html(c.back), _tags(c.decks)] for c in chosen], deck)
 
 
 def cloze_file(flashcards: list[Flashcard], deck_name: str | None,
