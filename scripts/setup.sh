@@ -62,4 +62,5 @@ else
 fi
 if [[ "${1:-}" == "--test" ]] && command -v npm >/dev/null; then
   scripts/install-test-editor.sh >/dev/null
+  scripts/install-test-renderers.sh >/dev/null
 fi

@@ -44,6 +44,11 @@ SCHEMA: dict[str, Any] = {
         "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "required": ["label"]}},
 }
 _MERMAID_UNSAFE = re.compile(r"[()\[\]{}\"`<>]|::")
+# Mermaid decodes its entity codes (#35;, #quot;) in labels, and its mindmap lexer reads a node line that
+# starts with %% as a comment (the node vanishes) and one that starts with "mindmap" as the keyword (a parse
+# error). Such text is written with entity codes, which Mermaid shows as the characters they stand for.
+_MERMAID_ENTITY = re.compile(r"#(?=\w+;)")
+_MERMAID_NODE_START = re.compile(r"%%|mindmap\b", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -173,7 +178,10 @@ def extractive_map(sources: SourceSet, branches: int) -> Node:
 
 
 def _mermaid_label(text: str) -> str:
-    return " ".join(_MERMAID_UNSAFE.sub(" ", text).split()) or "…"
+    label = _MERMAID_ENTITY.sub("#35;", " ".join(_MERMAID_UNSAFE.sub(" ", text).split()) or "…")
+    if _MERMAID_NODE_START.match(label):
+        label = f"#{ord(label[0])};{label[1:]}"
+    return label
 
 
 def render_mermaid(root: Node) -> str:
