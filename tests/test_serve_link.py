@@ -186,3 +186,27 @@ async def test_serve_warm_up_resolves_the_chat_provider_before_the_first_ask(
             assert ocr.known_languages() or shutil.which("tesseract") is None
         finally:
             await client.close()
+
+
+async def test_serve_paces_full_collections_after_its_warm_up_and_gives_them_back(tmp_path: Path) -> None:
+    """After the warm-up, what it loaded is frozen and full collections wait for idle moments (the startup
+    pass's garbage had set one off inside the first answers); the app's cleanup restores the collector."""
+    import gc
+
+    from cognivault.companion.runner import _warm_up_then_pace_collections
+
+    vault, settings = _vault(tmp_path)
+    threshold = gc.get_threshold()
+    with Engine(vault, settings, embedder=CountingEmbedder()) as engine:  # type: ignore[arg-type]
+        client = TestClient(TestServer(create_app(engine, settings, TOKEN), host="127.0.0.1"))
+        await client.start_server()
+        collector = client.app[api.COLLECTOR_KEY]
+        try:
+            assert not collector.active
+            await _warm_up_then_pace_collections(client.app)
+            assert collector.active and gc.get_freeze_count() > 0
+            assert gc.get_threshold()[2] > threshold[2]  # no automatic full collection
+        finally:
+            await client.close()
+            gc.unfreeze()
+    assert not collector.active and gc.get_threshold() == threshold

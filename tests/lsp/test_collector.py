@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from cognivault.lsp.collector import NEVER, IdleCollector
+from cognivault.collector import NEVER, IdleCollector
 
 
 class _Node:

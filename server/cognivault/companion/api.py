@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import web
 
+from cognivault.collector import IdleCollector
 from cognivault.errors import CogniVaultError
 from cognivault.threads import run_on
 from cognivault.vault.guard import inside_vault
@@ -68,6 +69,8 @@ CONFIG_KEY: web.AppKey[CompanionConfig] = web.AppKey("cognivault_companion_confi
 WORKERS_KEY: web.AppKey[Workers] = web.AppKey("cognivault_workers")
 LIVE_KEY: web.AppKey[LiveVault] = web.AppKey("cognivault_live")  # keeps the engine's index current
 TASKS_KEY: web.AppKey[set[asyncio.Task[Any]]] = web.AppKey("cognivault_background_tasks")
+# Full garbage collections between requests (started by `serve` after its warm-up; idle in tests).
+COLLECTOR_KEY: web.AppKey[IdleCollector] = web.AppKey("cognivault_collector")
 SERVICES_KEY = web.AppKey("cognivault_services", dict)  # name -> object given to create_app(**services)
 ANSWERED_KEY = web.AppKey("cognivault_answered", list)  # what runs after each answer of POST /api/ask
 
@@ -158,14 +161,15 @@ async def run_blocking(request_or_app: web.Request | web.Application, function: 
                        *args: Any, **kwargs: Any) -> T:
     """A request handler's short blocking work (a search, a status): the requests lane."""
     workers = workers_of(request_or_app)
-    with workers.gate.request():
+    with _app(request_or_app)[COLLECTOR_KEY].busy(), workers.gate.request():
         return await run_on(workers.requests, function, *args, **kwargs)
 
 
 async def run_answer_work(request_or_app: web.Request | web.Application, function: Callable[..., T],
                           *args: Any, **kwargs: Any) -> T:
     """Answer-sized work (composing an answer, gathering sources): the answers lane, after requests."""
-    return await run_on(workers_of(request_or_app).answers, function, *args, **kwargs)
+    with _app(request_or_app)[COLLECTOR_KEY].busy():
+        return await run_on(workers_of(request_or_app).answers, function, *args, **kwargs)
 
 
 async def run_in_background(request_or_app: web.Request | web.Application, function: Callable[..., T],

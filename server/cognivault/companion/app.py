@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from cognivault.collector import IdleCollector
 from cognivault.companion import api
 from cognivault.companion.security import MIDDLEWARES, RateLimiter, on_response_prepare
 from cognivault.companion.workers import Workers
@@ -111,9 +112,11 @@ def create_app(engine: Engine, settings: Settings, token: str, *,
     live = LiveVault(gate=workers.gate)  # the index pass and the watcher's updates give way to requests
     live.attach(engine)
     app[api.LIVE_KEY] = live
+    app[api.COLLECTOR_KEY] = IdleCollector()
     app.on_response_prepare.append(on_response_prepare)
 
     async def _shutdown(app: web.Application) -> None:
+        app[api.COLLECTOR_KEY].stop()
         running = app[api.TASKS_KEY]
         tasks = list(running)
         for task in tasks:

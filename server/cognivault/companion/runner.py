@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import os
@@ -167,7 +168,7 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
                 loop.add_signal_handler(signum, stop.set)
         companion = await start_companion(engine, settings, port=port, force=force, extra_origins=extra_origins)
         try:
-            warming = api.spawn(companion.app, warm_up(companion.app))
+            warming = api.spawn(companion.app, _warm_up_then_pace_collections(companion.app))
             if json_line:
                 out.write(json.dumps(companion.info()) + "\n")
             else:
@@ -207,6 +208,15 @@ async def warm_up(app: web.Application) -> None:
     engine = app[api.ENGINE_KEY]
     await asyncio.gather(api.run_in_background(app, warm_answering, engine),
                          api.run_in_background(app, warm_index_pass, engine), resolve_chat_provider())
+
+
+async def _warm_up_then_pace_collections(app: web.Application) -> None:
+    """:func:`warm_up`, then full garbage collections only between requests: what the warm-up loaded
+    is frozen (``cognivault.collector``); the pass that starts with the link no longer sets off a
+    full collection inside the first answers."""
+    await warm_up(app)
+    gc.freeze()
+    app[api.COLLECTOR_KEY].start()
 
 
 def _start_writing(app: web.Application, engine: Engine, *, index: bool, watch: bool) -> None:

@@ -9,7 +9,7 @@ The work itself (the writer thread, debounced updates, embedding after a pause, 
 - A read-only server (another process writes the index) reloads that writer's changes and takes
   over writing once it has gone.
 - After the first pass the warm-up loads what the first requests would wait for and the idle
-  garbage collector (:mod:`cognivault.lsp.collector`) takes over.
+  garbage collector (:mod:`cognivault.collector`) takes over.
 """
 
 from __future__ import annotations
@@ -228,7 +228,7 @@ def prepare_snapshot(server: CogniVaultServer, engine: Engine) -> None:
 def _warm_up(server: CogniVaultServer, engine: Engine) -> None:
     """Load what the first requests would otherwise wait for (language model, stemmers, the
     snapshot's indexes), then move all of it out of the garbage collector's way (``gc.freeze``, see
-    :mod:`cognivault.lsp.collector`)."""
+    :mod:`cognivault.collector`)."""
     try:
         warm_answering(engine)  # indexes, language model, embedder, one retrieval
         prepare_snapshot(server, engine)

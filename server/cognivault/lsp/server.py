@@ -26,10 +26,10 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInva
 from pygls.lsp.server import LanguageServer
 
 from cognivault import __version__
+from cognivault.collector import IdleCollector
 from cognivault.errors import CogniVaultError
 from cognivault.live import IndexingState, LiveVault
 from cognivault.lsp import transport
-from cognivault.lsp.collector import IdleCollector
 from cognivault.lsp.documents import DiskDocuments, DiskNames, OpenDocuments
 from cognivault.lsp.model import Document, VaultView
 from cognivault.lsp.options import LspOptions

@@ -8,7 +8,9 @@ of a keystroke's completion, or of an edit's re-index (measured: a 64 ms
 collection inside the first edit's update).
 
 So once the first pass is done (at once when no pass runs at start), before its
-warm-up, the language server (:class:`IdleCollector`):
+warm-up, the language server (:class:`IdleCollector`), and ``cognivault serve`` once
+its warm-up is done (the startup pass's garbage set off a full collection inside
+the first questions' answers: 120-180 ms):
 
 - moves what exists out of the collector's reach (``gc.freeze``) and turns off
   automatic full collections; the young generations are still collected
