@@ -55,7 +55,9 @@ class IdleCollector:
         self._timers: list[asyncio.TimerHandle] = []
 
     def start(self) -> None:
-        """Take over full collections (on the event loop, after the warm-up froze what it built)."""
+        """Freeze what exists, as it is (no full collection first: on a 52k-passage vault that took ~2 s
+        on 2 busy cores), and take over full collections from here on (on the event loop)."""
+        gc.freeze()
         self._threshold = gc.get_threshold()
         gc.set_threshold(self._threshold[0], self._threshold[1], NEVER)
         self.active = True

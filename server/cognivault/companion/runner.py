@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import json
 import logging
 import os
@@ -215,7 +214,6 @@ async def _warm_up_then_pace_collections(app: web.Application) -> None:
     is frozen (``cognivault.collector``); the pass that starts with the link no longer sets off a
     full collection inside the first answers."""
     await warm_up(app)
-    gc.freeze()
     app[api.COLLECTOR_KEY].start()
 
 

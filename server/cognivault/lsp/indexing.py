@@ -250,6 +250,5 @@ async def _warm_up_then_pace_collections(server: CogniVaultServer) -> None:
     engine = server.live.engine
     if engine is None or server.live.closed:
         return
-    gc.freeze()
     server.collector.start()
     await asyncio.to_thread(_warm_up, server, engine)
