@@ -135,6 +135,35 @@ async def test_german_inflection_is_not_a_refusal_and_reasons_use_the_users_word
     assert all(" " in word or word in "was produzieren mitochondrien in pilzhyphen" for word in weak["missing"])
 
 
+@pytest.mark.parametrize("question", ["Woraus besteht ein Mitochondrium?", "Wozu dienen die Cristae?",
+                                      "Wo findet die Zellatmung statt?"])
+async def test_a_german_verb_the_vault_never_uses_is_no_refusal(engine: Any, question: str) -> None:
+    # German writes every noun capitalised: the lowercase words the vault never uses ("besteht", "dienen",
+    # "findet ... statt") ask something about the nouns it has, they do not make the question off-topic.
+    data = final(await ask(engine, question, ExtractiveChat()))["data"]
+    assert data["answered"] and {s["path"] for s in data["sources"]} == {"Biologie/Mitochondrien.md"}
+
+
+@pytest.mark.parametrize(("question", "note"), [
+    ("What does an embedded note consist of?", "Linking/Embedding notes.md"),
+    ("Where did Gutenberg invent the printing press?", "History/Printing press.md")])
+async def test_an_english_main_verb_the_vault_never_uses_is_no_refusal(engine: Any, question: str,
+                                                                      note: str) -> None:
+    # the verb's place after "do"/"did" and the subject shows it is what is asked about the subject, not a topic
+    data = final(await ask(engine, question, ExtractiveChat()))["data"]
+    assert data["answered"] and note in {s["path"] for s in data["sources"]}
+
+
+async def test_a_question_on_a_thing_the_vault_never_names_is_still_refused(engine: Any) -> None:
+    for question, thing in (("Wo findet die Weltmeisterschaft statt?", "weltmeisterschaft"),
+                            ("Woraus besteht ein Quasar?", "quasar"), ("What do quasars emit?", "quasars"),
+                            ("How do I configure a replication slot in PostgreSQL?", "postgresql")):
+        envelopes = await ask(engine, question, ExtractiveChat())
+        confidence = next(e["data"] for e in envelopes if e["type"] == "confidence")
+        assert not final(envelopes)["data"]["answered"], question
+        assert confidence["label"] == "low" and thing in confidence["reason"]
+
+
 async def test_generated_notes_enter_only_when_the_scope_names_them(engine: Any) -> None:
     data = final(await ask(engine, "How do I embed a note in another note?", ExtractiveChat()))["data"]
     assert data["sources"] and all(not s["path"].startswith("Study/") for s in data["sources"])

@@ -25,7 +25,11 @@ share of the question's weight they carry is what the confidence rule uses to
 refuse what the vault does not cover. A compound the vault never uses whole
 ("Smartwatch") is unknown as a whole, even when its parts are known, and so is
 a name of two capitalised words ("Apple Watch") that no passage has side by
-side (``add_unknown_names``).
+side (``add_unknown_names``). A verb the vault never uses does not make a question
+off-topic: it asks something about the things the question names ("Woraus *besteht*
+ein Chloroplast?", "What do chloroplasts *consist* of?"). Such frame words are the
+lowercase words of a German question (German capitalises every noun) and the main
+verb of an English question asked with "do"/"can"/... (``Concept.frame``).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ import math
 import re
 import threading
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,6 +135,7 @@ class Concept:
     word: str  # as the user wrote it (casefolded)
     terms: frozenset[str]
     whole: str = ""  # the compound this concept is a part of ("" when it is a word of its own)
+    frame: bool = False  # a verb or adjective of the question (``question_concepts``), not what it is about
 
     def found_in(self, terms: frozenset[str] | set[str], text_words: frozenset[str] | set[str]) -> bool:
         """Whether a text with these index ``terms`` and ``text_words`` has this concept."""
@@ -276,7 +281,10 @@ many much look tell explain want need know possible way ways thing things someth
 actually really happen happens happened happening work works mean means
 bitte genau eigentlich möchte möchten brauche wissen erkläre erklären gibt viele vielen wieviel wieviele passiert
 geschieht funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum zur vom ins
-""".split()) | GERMAN_QUESTION_WORDS  # also in a vault without German notes, whose stopwords it does not read
+""".split()) | GERMAN_QUESTION_WORDS | frozenset(  # also in a vault without German notes (no German stopwords)
+    # German asks "what of/for/about" with one word per preposition (woraus, wofür, worüber, ...): a closed class
+    ("wor" if prep[0] in "aeiouü" else "wo") + prep for prep in
+    "aus an auf bei durch für gegen hin her in mit nach neben über um unter von vor zu zwischen".split())
 
 
 # Words that ask for a kind of answer ("how *many*", "how *long*", "wie *lange*", "*when was*") and the
@@ -358,6 +366,12 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
     symbols: set[str] = set()
     said = words(text)
     asking = {at for cue in answer_cues(said, lang) for at in range(cue.start, cue.end)}
+    if lang == "de":
+        frame = _lowercase_words(text)
+    else:
+        verb = _english_main_verb(said, lambda word: bool(found := analyzer.terms_of_word(word, first))
+                                  and (vocab is None or found[0] in vocab))
+        frame = frozenset({verb}) if verb is not None and verb in _lowercase_words(text) else frozenset()
     for at, word in enumerate(said):
         if at in asking:
             continue  # "how long": what kind of answer, not what about
@@ -381,8 +395,53 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
         if not any(c.isalnum() for c in key) and (vocab is None or key not in vocab):
             continue  # punctuation the vault never uses (quotes, "?)") says nothing about the topic
         if len(key) > 1 or key.isdigit():  # symbol runs ("[[##", "%%") are what lexical questions hinge on
-            concepts.setdefault(key, Concept(key, word, frozenset(terms)))
+            concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=word in frame))
     return list(concepts.values())
+
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n])\s*[\"'„“‚‘(»«]*$")
+
+
+_AUXILIARIES = frozenset("do does did can could should would will may might must".split())
+_WH_WORDS = frozenset("what where when why how which who whom whose".split())
+_PERSONAL = frozenset("i you we they he she it".split())
+
+
+def _english_main_verb(said: Sequence[str], known: Callable[[str], bool]) -> str | None:
+    """The main verb of an English question asked with an auxiliary, where its place shows it: after "do",
+    "does", "can", ... and the subject, a pronoun or a run of words the vault knows ("What do chloroplasts
+    *consist* of?", "Where do the light reactions *occur*?"). None where the question has no such frame."""
+    at = next((i for i, word in enumerate(said[:3]) if word in _AUXILIARIES), None)
+    if at is None or not all(word in _WH_WORDS for word in said[:at]):
+        return None
+    rest = [word for word in said[at + 1:] if any(c.isalnum() for c in word)]
+    if rest and rest[0] in _PERSONAL:
+        return rest[1] if len(rest) > 1 and not is_stopword(rest[1], "en") else None
+    subject = 0
+    for word in rest:
+        if is_stopword(word, "en") and not subject:
+            continue  # "the", "a", "my" before the subject
+        if not is_stopword(word, "en") and known(word):
+            subject += 1
+            continue
+        if subject and not is_stopword(word, "en"):
+            return word
+        return None
+    return None
+
+
+def _lowercase_words(text: str) -> frozenset[str]:
+    """Words a text writes only in lower case, away from a sentence's start: in German verbs, adjectives and
+    the like, since German capitalises every noun and name ("Wo *findet* die Fotosynthese *statt*?")."""
+    lower: set[str] = set()
+    upper: set[str] = set()
+    for found in re.finditer(r"[^\W\d_]+", text):
+        word = found.group()
+        if word[0].islower():
+            lower.add(word.casefold())
+        elif _SENTENCE_START.search(text, 0, found.start()) is None:
+            upper.add(word.casefold())
+    return frozenset(lower - upper)
 
 
 def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, float],
@@ -399,6 +458,10 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
     weight = {c.key: max(weights.get(c.key, 1.0), 0.05) for c in concepts}
     unknown: dict[str, float] = {}
     known: set[str] = set()
+    # What a German question is about are its nouns and names: a verb the vault never uses ("Wozu *dienen* die
+    # Spaltöffnungen?") does not make it a question on something else (unless it has nothing but such words).
+    unknown_frame: list[str] = []
+    judged_frame = not all(c.frame for c in concepts)
     for concept in concepts:
         word = concept.whole or concept.word
         if word in known or any(concept.key in item.terms for item in given):
@@ -410,7 +473,12 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
                     _inflection_in_index(lexical, spellings | {word}):
                 known.add(word)
                 continue
+        if concept.frame and judged_frame:
+            unknown_frame.append(concept.key)
+            continue
         unknown[word] = unknown.get(word, 0.0) + weight[concept.key]
+    for key in unknown_frame:
+        del weight[key]
     # A question in a language the vault is not written in keeps its function words as concepts ("wie",
     # "ich"): they count towards the share, but naming them as what "the vault never mentions" reads as nonsense.
     shown = [word for word in unknown if not any(is_stopword(word.casefold(), code) for code in SNOWBALL_BY_ISO)]
@@ -509,15 +577,24 @@ def idf_weights(engine: Any, terms: Iterable[str], concepts: dict[str, Concept] 
     """BM25-style inverse document frequency of each term over the index (unseen terms weigh most).
 
     A concept's weight is that of its most common spelling in the index (its term in the
-    vault's language, not a foreign stem no passage has).
+    vault's language, not a foreign stem no passage has). A frame word of the question (a verb
+    or adjective: ``Concept.frame``) that no passage has weighs at most what its rarest noun or name
+    does: that the vault never writes "besteht" says little, while rarity alone would make it the
+    question's heaviest word.
     """
     lexical = getattr(getattr(engine, "store", None), "lexical", None)
     total = len(lexical) if lexical is not None else 0
     weights = {}
+    unseen_frame = set()
     for term in terms:
         spellings = concepts[term].terms if concepts and term in concepts else (term,)
         df = max((lexical.document_frequency(t) for t in spellings), default=0) if lexical is not None else 0
         weights[term] = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+        if df == 0 and concepts and term in concepts and concepts[term].frame:
+            unseen_frame.add(term)
+    if unseen_frame and len(unseen_frame) < len(weights):
+        heaviest = max(weight for term, weight in weights.items() if term not in unseen_frame)
+        weights.update({term: min(weights[term], heaviest) for term in unseen_frame})
     return weights
 
 
