@@ -40,6 +40,7 @@ import threading
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from cognivault.index.analysis import (
@@ -324,9 +325,7 @@ class AnswerCue:
 def answer_cues(said: Sequence[str], lang: str | None) -> list[AnswerCue]:
     """The cues in a question's words, in order (the longest where two start together, then the question's
     language's; the other language's count too, since a short question's language is a guess)."""
-    # The longest cue first ("wie viel prozent" before "wie viel").
-    cues = sorted(((code, cue, kind) for code in sorted(ANSWER_CUES, key=lambda code: code != lang)
-                   for cue, kind in ANSWER_CUES[code].items()), key=lambda entry: -len(entry[1]))
+    cues = _cues_in_order(lang)
     found: list[AnswerCue] = []
     at = 0
     while at < len(said):
@@ -336,6 +335,13 @@ def answer_cues(said: Sequence[str], lang: str | None) -> list[AnswerCue]:
             found.append(match)
         at = match.end if match is not None else at + 1
     return found
+
+
+@lru_cache(maxsize=16)
+def _cues_in_order(lang: str | None) -> tuple[tuple[str, tuple[str, ...], str], ...]:
+    """The answer cues to look for, longest first ("wie viel prozent" before "wie viel"), then ``lang``'s."""
+    return tuple(sorted(((code, cue, kind) for code in sorted(ANSWER_CUES, key=lambda code: code != lang)
+                         for cue, kind in ANSWER_CUES[code].items()), key=lambda entry: -len(entry[1])))
 
 
 def question_languages(engine: Any, lang: str | None) -> list[str]:
