@@ -203,6 +203,19 @@ def test_ignore_rules_and_symlinks(vault: Path, tmp_path: Path) -> None:
     assert report.ignored_files >= 3
 
 
+def test_a_symlink_loop_is_skipped_with_its_reason_and_the_rest_indexes(vault: Path) -> None:
+    os.symlink("Loop.md", vault / "Loop.md")  # leads to itself
+    os.symlink("Round B", vault / "Round A")  # two folder links leading to each other
+    os.symlink("Round A", vault / "Round B")
+    (vault / "Biology" / "Twice.md").symlink_to(vault / "Biology" / "Twice.md")
+    with keyword_engine(vault) as engine:
+        report = engine.index()
+    assert {path for path, state in states(report).items() if state == "indexed"} == set(NOTES)  # went on
+    skipped = {f.path: f.reason for f in report.files if f.state == "skipped"}
+    assert "symbolic link that leads back to itself" in skipped["Loop.md"]
+    assert "symbolic link that leads back to itself" in skipped["Biology/Twice.md"]
+
+
 def test_failed_and_binary_files_fail_alone(vault: Path) -> None:
     (vault / "junk.md").write_bytes(b"\x00\x01\x02binary\x00" * 100)
     (vault / "broken.pdf").write_bytes(b"%PDF-1.7\nthis is not really a pdf\n%%EOF")

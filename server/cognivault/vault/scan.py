@@ -55,6 +55,7 @@ class VaultUnreadable(CogniVaultError):
     code = "vault_unreadable"
 
 
+LINK_LOOP = "it is a symbolic link that leads back to itself (or through too many links): fix or remove the link"
 NOT_UTF8 = ("its name is not valid UTF-8 (it came from a system with another encoding); rename it to index it")
 
 
@@ -75,6 +76,15 @@ def load_ignore_spec(vault: Path) -> pathspec.GitIgnoreSpec:
     ignore_file = vault / IGNORE_FILE
     lines = ignore_file.read_text("utf-8", errors="replace").splitlines() if ignore_file.is_file() else []
     return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def _resolved(path: Path) -> Path | None:
+    """Where ``path`` leads, or None for a symbolic link that loops (Python 3.11 raises RuntimeError for it,
+    later versions OSError)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return None
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -146,10 +156,13 @@ def scan_vault(vault: Path, extra_ignored: tuple[Path, ...] = ()) -> ScanResult:
             if not _name_is_text(name):
                 result.problems.append(ScanProblem(display_path(relative), "folder", NOT_UTF8))
                 continue
-            if any(_inside(child.resolve(), r) for r in ignored_roots):
+            target = _resolved(child)
+            if target is None:
+                result.problems.append(ScanProblem(display_path(relative), "folder", LINK_LOOP))
+                continue
+            if any(_inside(target, r) for r in ignored_roots):
                 continue
             if child.is_symlink():
-                target = child.resolve()
                 if not _inside(target, root) or any(_inside(target, r) for r in ignored_roots):
                     ignored += 1
                     continue
@@ -172,9 +185,16 @@ def scan_vault(vault: Path, extra_ignored: tuple[Path, ...] = ()) -> ScanResult:
             if spec.match_file(relative):
                 ignored += 1
                 continue
-            if absolute.is_symlink() and not _inside(absolute.resolve(), root):
-                ignored += 1
-                continue
+            if absolute.is_symlink():
+                target = _resolved(absolute)
+                if target is None:
+                    kind = file_kind(relative)
+                    if kind is not None:
+                        result.problems.append(ScanProblem(display_path(relative), kind, LINK_LOOP))
+                    continue
+                if not _inside(target, root):
+                    ignored += 1
+                    continue
             if not absolute.is_file():
                 continue
             kind = file_kind(relative)
