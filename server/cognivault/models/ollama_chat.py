@@ -29,6 +29,7 @@ from cognivault.models.chat import (
     ToolCall,
     ToolSpec,
 )
+from cognivault.models.hostpolicy import tls_verification
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +93,7 @@ class OllamaChat:
 
             # trust_env=False: no proxy from the environment ever sees a prompt.
             self._client = ollama.AsyncClient(
-                host=self.host, trust_env=False,
+                host=self.host, trust_env=False, verify=tls_verification(self.host),
                 timeout=httpx.Timeout(self.timeout_s, connect=CONNECT_TIMEOUT_S))
             self._client_loop = loop
         return self._client

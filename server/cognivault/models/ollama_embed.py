@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from cognivault.models.base import ModelUnavailable
-from cognivault.models.hostpolicy import check_model_host, is_loopback_host, parse_host
+from cognivault.models.hostpolicy import check_model_host, is_loopback_host, parse_host, tls_verification
 
 DEFAULT_MODEL = "embeddinggemma"
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -75,7 +75,7 @@ def make_client(base_url: str, timeout_s: float, connect_timeout_s: float | None
     connect = min(timeout_s, 5.0) if connect_timeout_s is None else connect_timeout_s
     timeout = httpx.Timeout(timeout_s, connect=connect)
     return ollama.Client(host=base_url, timeout=timeout, follow_redirects=False,
-                         trust_env=not is_loopback_host(host))
+                         trust_env=not is_loopback_host(host), verify=tls_verification(base_url))
 
 
 class _ContextOverflow(Exception):
