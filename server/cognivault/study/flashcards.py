@@ -9,13 +9,14 @@ line above the cards puts them in a deck. The written note parses back with
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError, model_validator
 
-from cognivault.study.cards import has_cloze, parse_cards
-from cognivault.study.citations import cite, link
+from cognivault.study.cards import has_cloze, parse_cards, strip_comments
+from cognivault.study.citations import cite, link, parse_citations, without_cited_links
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, deck_slug, study_folder
 from cognivault.study.extract import CLOZE_KINDS, Fact, all_facts, answer_for, plain, question_for, spread
 from cognivault.study.sources import Source, SourceSet, StudyRequest
@@ -68,8 +69,17 @@ class Flashcard:
     source: Source
 
 
+_CODE_SPAN_RE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
+
+
 def _clean_side(text: str) -> str:
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("::", ":").split("\n")]
+    """A model's card side in the plugin's syntax: "::" outside code spans read as ":" (code kept verbatim)."""
+    text = text.replace("\r\n", "\n")
+    pieces, pos = [], 0
+    for code in _CODE_SPAN_RE.finditer(text):
+        pieces += [text[pos:code.start()].replace("::", ":"), code.group(0)]
+        pos = code.end()
+    lines = [line.rstrip() for line in "".join([*pieces, text[pos:].replace("::", ":")]).split("\n")]
     while lines and not lines[-1].strip():
         lines.pop()
     # A line that is only "?" or "??" would end the side early in the plugin's syntax.
@@ -86,20 +96,38 @@ def check_card(raw: Any, sources: SourceSet) -> Flashcard | None:
         return None
     if item.type == "qa":
         front, back = _clean_side(item.front or ""), _clean_side(item.back or "")
-        if not front or not back:
-            return None
-        return Flashcard("qa", front, back, "", source)
-    text = " ".join(_clean_side(item.text or "").split())
-    return Flashcard("cloze", "", "", text, source) if has_cloze(text) else None
+        card = Flashcard("qa", front, back, "", source) if front and back else None
+    else:
+        text = " ".join(_clean_side(item.text or "").split())
+        card = Flashcard("cloze", "", "", text, source) if has_cloze(text) else None
+    return card if card is not None and render_card(card) is not None else None
 
 
-def render_card(card: Flashcard) -> str:
+def _reads_back(written: str, card: Flashcard) -> bool:
+    """Whether the plugin's syntax (``parse_cards`` follows the plugin) reads ``written`` as exactly this card."""
+    found = parse_cards(f"#flashcards\n\n{written}\n", "check.md").flashcards
+    if len(found) != 1:
+        return False
+    flashcard = found[0]
+    citations = parse_citations(written)
+    if card.kind == "cloze":
+        return flashcard.kind == "cloze" and len(flashcard.cards) == card.text.count("==") // 2 \
+            and without_cited_links(strip_comments(flashcard.text), citations) == card.text
+    sides = [(front, without_cited_links(back, citations)) for front, back in
+             ((c.front, c.back) for c in flashcard.cards)]
+    return flashcard.kind in ("basic", "multiline") and sides == [(card.front, card.back)]
+
+
+def render_card(card: Flashcard) -> str | None:
+    """The card as the note holds it: one line ``front::back`` where the plugin reads that line as this card, else
+    a multi-line card around a ``?`` line (a front with ``::`` in a code span), else None (no way to write it)."""
     citation = cite(card.source)
     if card.kind == "cloze":
-        return f"{card.text} {citation}"
-    if "\n" in card.front or "\n" in card.back:
-        return f"{card.front}\n?\n{card.back}\n{citation}"
-    return f"{card.front}::{card.back} {citation}"
+        forms = [f"{card.text} {citation}"]
+    else:
+        forms = [f"{card.front}::{card.back} {citation}"] if "\n" not in card.front + card.back else []
+        forms.append(f"{card.front}\n?\n{card.back}\n{citation}")
+    return next((form for form in forms if _reads_back(form, card)), None)
 
 
 def render_note_body(title: str, cards: list[Flashcard], deck: str, sources: SourceSet) -> str:
@@ -110,27 +138,28 @@ def render_note_body(title: str, cards: list[Flashcard], deck: str, sources: Sou
              f"{len(cards)} flashcards from {origin}. Review them with `cognivault review`, the dashboard or the "
              "Spaced Repetition plugin.")
     parts = [f"# {title}", intro, f"#flashcards/{deck}"]
-    parts.extend(render_card(card) for card in cards)
+    parts.extend(written for written in map(render_card, cards) if written is not None)
     return "\n\n".join(parts) + "\n"
 
 
 def _plugin_safe(text: str) -> bool:
-    """Text the plugin reads as written: no card separator, cloze mark or tag line of its own inside."""
-    return "::" not in text and "==" not in text and "<!--" not in text and not text.lstrip().startswith("#") \
-        and "\n" not in text
+    """A one-line side with no cloze mark, comment or tag line of its own inside."""
+    return "==" not in text and "<!--" not in text and not text.lstrip().startswith("#") and "\n" not in text
 
 
 def card_for(fact: Fact) -> Flashcard | None:
     """A card for a fact, or None when the plugin would misread it or the validator rejects it."""
     if fact.kind in CLOZE_KINDS:
-        if not fact.cloze or not _plugin_safe(fact.cloze.replace("==", "")) or fact.cloze.count("==") != 2:
+        if not fact.cloze or not _plugin_safe(fact.cloze.replace("==", "")) or fact.cloze.count("==") != 2 \
+                or cloze_problems(fact.cloze, fact.source.text):
             return None
-        return Flashcard("cloze", "", "", fact.cloze, fact.source) \
-            if not cloze_problems(fact.cloze, fact.source.text) else None
-    front, back = question_for(fact), answer_for(fact)
-    if not (_plugin_safe(front) and _plugin_safe(back)) or card_problems(front, back, fact.source.text):
-        return None
-    return Flashcard("qa", front, back, "", fact.source)
+        card = Flashcard("cloze", "", "", fact.cloze, fact.source)
+    else:
+        front, back = question_for(fact), answer_for(fact)
+        if not (_plugin_safe(front) and _plugin_safe(back)) or card_problems(front, back, fact.source.text):
+            return None
+        card = Flashcard("qa", front, back, "", fact.source)
+    return card if render_card(card) is not None else None
 
 
 def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
