@@ -1,5 +1,6 @@
 """Study notes from notes of awkward shapes (issue 17): sections that share a title keep their own key terms on
-the mind map. Notes of our own, keyword-indexed for real, generated with no model."""
+the mind map; a note whose file name no wikilink can hold (``Notes [draft].md``) is studied, cited and found
+again by every reader. Notes of our own, keyword-indexed for real, generated with no model."""
 
 from __future__ import annotations
 
@@ -9,8 +10,17 @@ from typing import Any
 import pytest
 
 from cognivault.engine import Engine
+from cognivault.study.anki import export_anki
+from cognivault.study.cards import parse_cards
+from cognivault.study.citations import citation_status, parse_citations
 from cognivault.study.mindmap import parse_mindmap
+from cognivault.study.quiz import parse_quiz
+from cognivault.study.review import ReviewDeck
+from cognivault.study.schema import validate_frontmatter
+from cognivault.vault.markdown import parse_note, read_frontmatter
 from test_study_extractive import generate, indexed_vault
+
+DRAFT = "Drafts/Notes [draft].md"
 
 NOTES = {
     "Languages.md": """# Languages
@@ -32,6 +42,24 @@ Rust is a systems language that checks memory safety when it compiles.
 ### Example
 
 The **borrow checker** rejects two writers at once, and a **lifetime** says how long a reference lives.
+""",
+    DRAFT: """# Notes [draft]
+
+A draft is a first version of a note that is still open to change.
+
+## Ideas
+
+- **Seed** – a first thought worth keeping for later
+- **Sprout** – a thought that grew into a paragraph
+- **Sapling** – a paragraph that became a note of its own
+
+## Plans
+
+A plan is a list of steps that leads toward a goal.
+
+## Review
+
+A review is a second reading that decides what stays in the note.
 """,
 }
 
@@ -56,3 +84,40 @@ def test_sections_sharing_a_title_keep_their_own_key_terms(engine: Engine) -> No
     lines = NOTES["Languages.md"].splitlines()
     rust_example = engine.chunk(examples[1][0]["chunk_id"])
     assert rust_example is not None and rust_example.line_start > lines.index("## Rust")  # it links to its own
+
+
+def _nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
+    return [node] + [n for child in node["children"] for n in _nodes(child)]
+
+
+def test_a_file_name_no_wikilink_can_hold_is_cited_with_a_markdown_link(engine: Engine) -> None:
+    """Generate every kind from ``Notes [draft].md``, then read each note back as each reader does: the schema,
+    citations (hover, staleness), flashcards (plugin syntax, review, Anki), the quiz, the map, the frontmatter's
+    source lookup that keeps generated notes below their sources, and the index's own link reading."""
+    written = {kind: generate(engine, kind, DRAFT) for kind in ("flashcards", "quiz", "mindmap")}
+    engine.index()  # the generated notes too
+    for kind, (result, text) in written.items():
+        frontmatter = read_frontmatter(text)
+        validate_frontmatter(frontmatter)
+        assert frontmatter["source_notes"] == ["[Notes draft](Drafts/Notes%20%5Bdraft%5D.md)"]
+        citations = parse_citations(text)
+        assert citations and {c.target for c in citations} == {"Drafts/Notes [draft]"}, kind
+        assert all(citation_status(c, engine.chunk(c.chunk_id)) == "ok" for c in citations)
+        links = parse_note(text, result.path).links  # what the index and the language server follow
+        assert {engine.resolver().resolve(link.target, result.path) for link in links} == {DRAFT}, kind
+        assert engine.generated_notes().sources[result.path] == {DRAFT}
+    cards_path = written["flashcards"][0].path
+    flashcards = parse_cards(written["flashcards"][1], cards_path).flashcards
+    assert len(flashcards) == written["flashcards"][0].produced >= 5
+    reviewed = ReviewDeck(engine.vault).cards(paths=[cards_path])
+    assert len(reviewed) == len(flashcards)
+    for card in reviewed:  # a reviewer reads the card, not the link
+        assert "%5B" not in card.front + card.back and "](" not in card.back, card
+        assert [s["target"] for s in card.sources] == ["Drafts/Notes [draft]"]
+    exported = "".join(f.text for f in export_anki(ReviewDeck(engine.vault), None, [cards_path], None))
+    assert "%5B" not in exported and "](" not in exported
+    quiz = parse_quiz(written["quiz"][1])
+    assert len(quiz.questions) >= 3 and all(s["target"] == "Drafts/Notes [draft]" for q in quiz.sources for s in q)
+    nodes = _nodes(parse_mindmap(written["mindmap"][1])["root"])
+    assert {"Ideas", "Plans", "Review"} <= {n["label"] for n in nodes}
+    assert {n["target"] for n in nodes} == {"Drafts/Notes [draft]"}

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cognivault.study.citations import CITATION_RE, cite, link
+from cognivault.study.citations import cite, link, parse_citations
 from cognivault.study.common import (
     Composed,
     Draft,
@@ -273,10 +273,10 @@ def parse_mindmap(text: str) -> dict[str, Any]:
             if not match:
                 continue
             depth = len(match["indent"].replace("\t", "  ")) // 2
-            citation = CITATION_RE.search(match["text"])
+            citation = next(iter(parse_citations(match["text"])), None)
             if citation:
-                node = Node(citation["label"] or citation["heading"] or citation["target"], None,
-                            target=citation["target"], heading=citation["heading"], chunk_id=citation["id"])
+                node = Node(citation.label or citation.heading or citation.target, None,
+                            target=citation.target, heading=citation.heading, chunk_id=citation.chunk_id)
             else:
                 node = Node(match["text"].strip(), None)
             while stack and stack[-1][0] >= depth:

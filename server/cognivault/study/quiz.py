@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ValidationError, field_validator
 
 from cognivault.errors import CogniVaultError
-from cognivault.study.citations import CITATION_RE, cite, link
+from cognivault.study.citations import CITATION_RE, cite, link, parse_citations
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, Text, short_id, study_folder
 from cognivault.study.extract import CLOZE_KINDS, MIN_DEFINITION_WORDS, Fact, all_facts, plain, spread
 from cognivault.study.sources import Source, SourceSet, StudyRequest
@@ -381,8 +381,8 @@ def parse_quiz(text: str) -> ParsedQuiz:
             {"true", "false"}, {"wahr", "falsch"}) else "mcq"
         questions.append(QuizQuestion(kind, " ".join(stem), options, LETTERS.index(answer),
                                       " ".join(e for e in explanation if e), None))
-        cited.append([{"target": m["target"], "heading": m["heading"], "label": m["label"], "chunk_id": m["id"]}
-                      for line in block for m in CITATION_RE.finditer(line)])
+        cited.append([{"target": c.target, "heading": c.heading, "label": c.label, "chunk_id": c.chunk_id}
+                      for c in parse_citations("\n".join(block))])
     return ParsedQuiz(str(frontmatter.get("quiz_id")) if frontmatter.get("quiz_id") else None, title, questions,
                       cited)
 
