@@ -1,6 +1,7 @@
 """Study notes from notes of awkward shapes (issue 17): sections that share a title keep their own key terms on
 the mind map; a note whose file name no wikilink can hold (``Notes [draft].md``) is studied, cited and found
-again by every reader. Notes of our own, keyword-indexed for real, generated with no model."""
+again by every reader; a short note of sections, steps and questions still gives a quiz. Notes of our own,
+keyword-indexed for real, generated with no model."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from cognivault.study.mindmap import parse_mindmap
 from cognivault.study.quiz import parse_quiz
 from cognivault.study.review import ReviewDeck
 from cognivault.study.schema import validate_frontmatter
+from cognivault.study.validate import question_problems
 from cognivault.vault.markdown import parse_note, read_frontmatter
 from test_study_extractive import generate, indexed_vault
 
@@ -42,6 +44,41 @@ Rust is a systems language that checks memory safety when it compiles.
 ### Example
 
 The **borrow checker** rejects two writers at once, and a **lifetime** says how long a reference lives.
+""",
+    "Backups.md": """# Backups
+
+Backups keep a copy of your vault somewhere safe.
+
+## Backup schedule
+
+Every night the app writes a zip archive to the folder you picked in settings.
+
+## Restoring
+
+1. Open the Settings.
+2. Select Restore.
+3. Pick an archive.
+
+## Cleaning up
+
+1. Open the Settings.
+2. Select Clean up.
+3. Confirm the removal.
+
+## Tools
+
+![[Languages#Rust]]
+
+## FAQ
+
+**How long are archives kept?**
+Thirty days, after which the oldest archive is removed first.
+
+**Can I store them on a network drive?**
+Yes, any folder the operating system can write to works.
+
+**Is the archive encrypted?**
+No, so keep it in a place only you can reach. ^private
 """,
     DRAFT: """# Notes [draft]
 
@@ -121,3 +158,29 @@ def test_a_file_name_no_wikilink_can_hold_is_cited_with_a_markdown_link(engine: 
     nodes = _nodes(parse_mindmap(written["mindmap"][1])["root"])
     assert {"Ideas", "Plans", "Review"} <= {n["label"] for n in nodes}
     assert {n["target"] for n in nodes} == {"Drafts/Notes [draft]"}
+
+
+def test_a_short_note_is_asked_about_its_sections_steps_and_questions(engine: Engine) -> None:
+    """Sections are asked among all the note's headings (one holding only an embed too), without the note's title
+    where the title would give the answer away; a step is asked after another only where every list goes on the
+    same way after it; a question in bold is asked back from its answer, among the note's other questions; a
+    block id is no text."""
+    quiz = generate(engine, "quiz", "Backups.md", count=20)[1]
+    questions = parse_quiz(quiz).questions
+    assert "only you can reach" in quiz and "^private" not in quiz  # a block id is hidden, as Obsidian hides it
+    asked = {q.question: q.options[q.correct_index] for q in questions}
+    headings = {"Backup schedule", "Restoring", "Cleaning up", "Tools", "FAQ"}
+    sections = [q for q in questions if "begins like this" in q.question]
+    assert asked["Which section of the note begins like this: “Every night the app writes a zip archive to the "
+                 "folder you picked in settings”?"] == "Backup schedule"  # "of “Backups”" would give it away
+    assert all(set(q.options) <= headings for q in sections) and "Tools" in {o for q in sections for o in q.options}
+    assert asked["“Backups”: which step comes right after “Select Restore”?"] == "Pick an archive"
+    assert not [q for q in asked if "after “Open the Settings”" in q]  # two lists go on differently after it
+    faq = [q for q in questions if "answer like this" in q.question]
+    assert faq and all(set(q.options) <= {"How long are archives kept?", "Can I store them on a network drive?",
+                                          "Is the archive encrypted?"} for q in faq)
+    assert asked["Which question does “Backups” answer like this: “Yes, any folder the operating system can write "
+                 "to works”?"] == "Can I store them on a network drive?"
+    for question in questions:
+        assert not question_problems(question.question, question.options, question.correct_index,
+                                     NOTES["Backups.md"]), question

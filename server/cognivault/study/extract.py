@@ -26,9 +26,12 @@ Only reliable shapes become facts (English and German):
 - ``label``: a bold label on its own line ("**File explorer:**") with the
   first items of the list below it, framed by its section;
 - ``step``: a step of a numbered list of three or more, with the step before
-  it (a quiz asks which step comes next, the list's other steps as options);
+  it (a card and a quiz ask which step comes next, the quiz with the list's
+  other steps as options; a step quoted in lists that go on differently is
+  never asked after);
 - ``faq``: a question in bold on its own line ("**Can I …?**") with the
-  first sentences of the answer below it.
+  first sentences of the answer below it (a card asks the question; a quiz
+  quotes the answer and offers the note's other questions).
 
 A sentence holding an embed or raw HTML gives no fact (the rest of its
 paragraph still may); Obsidian's inline icons (``![[x.svg#icon]]``) are
@@ -54,6 +57,7 @@ from cognivault.vault.markdown import block_tokens, inline_pieces
 
 _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 GAP = "\ue004"  # where an embed or raw HTML stood: a sentence holding it is not read (its content is not there)
+_BLOCK_ID_RE = re.compile(r"(?:^|\s)\^[A-Za-z0-9-]+\s*$")  # Obsidian hides a block's id
 _ICON_RE = re.compile(r"!\[\[[^\[\]|#]+\.svg#icon(?:\|[^\[\]]*)?\]\]")  # Obsidian's inline icons: decoration
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
 _BOLD_RE = re.compile(r"(?<![\w*])\*\*(?=\S)([^*\n]{2,80}?)(?<=\S)\*\*(?![\w*])")  # not "**S**ave **c**urrent"
@@ -154,7 +158,8 @@ class Inline:
 
 
 def read_inline(content: str) -> Inline:
-    """Inline content read as Obsidian shows it (see :class:`Inline`)."""
+    """Inline content read as Obsidian shows it (see :class:`Inline`); a block id ending it (``^id``) is hidden."""
+    content = _BLOCK_ID_RE.sub("", content)
     pieces: list[str] = []
     codes: list[str] = []
     html = embed = False
@@ -522,7 +527,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if replies:
                 reply = " ".join(replies) if len(" ".join(replies)) <= 240 else replies[0]
                 add("faq", asked.restore(asked.text), replied.restore(reply), replied.restore(reply), "",
-                    block.heading)
+                    block.heading, form="question")
             continue
         child = next((b for b in blocks if b.kind == "item" and b.lead == block.content), None) \
             if block.kind == "item" else None
@@ -693,6 +698,19 @@ def spread(facts: list[Fact], limit: int) -> list[Fact]:
     return picked
 
 
+def clear_steps(facts: list[Fact]) -> list[Fact]:
+    """The steps a "what comes right after" question can ask: a step after another, where every list quoting that
+    other step goes on the same way ("Press Enter" in three lists, each going on differently, names no one list)."""
+    def shown(text: str) -> str:
+        return plain(text).rstrip(".")
+
+    following: dict[str, set[str]] = {}
+    for fact in facts:
+        if fact.kind == "step" and fact.definition:
+            following.setdefault(shown(fact.definition), set()).add(shown(fact.term))
+    return [f for f in facts if f.kind == "step" and f.definition and len(following[shown(f.definition)]) == 1]
+
+
 def key_phrases(source: Source, limit: int = 3) -> list[str]:
     """Short phrases for a mind-map leaf: the passage's terms (defined, listed, in bold), as plain text."""
     phrases: list[str] = []
@@ -764,6 +782,12 @@ def question_for(fact: Fact) -> str:
     if fact.kind == "heading":
         return f"Was sagt „{fact.source.title}“ unter „{fact.term}“?" if fact.german \
             else f"What does “{fact.source.title}” say under “{fact.term}”?"
+    if fact.kind == "step":
+        place = f"„{fact.source.title}“" + (f" › „{fact.context}“" if fact.context else "") if fact.german \
+            else f"“{fact.source.title}”" + (f" › “{fact.context}”" if fact.context else "")
+        previous = fact.definition.rstrip(".")
+        return f"{place}: Was kommt direkt nach „{previous}“?" if fact.german \
+            else f"{place}: what comes right after “{previous}”?"
     if fact.kind == "label":
         return f"Was sagt „{fact.source.title}“ unter „{fact.context}“ › „{fact.term}“?" if fact.german \
             else f"What does “{fact.source.title}” say under “{fact.context}” › “{fact.term}”?"
@@ -771,6 +795,6 @@ def question_for(fact: Fact) -> str:
 
 
 def answer_for(fact: Fact) -> str:
-    if fact.kind == "called":
+    if fact.kind in ("called", "step"):
         return _finish(fact.term)
     return fact.definition

@@ -18,7 +18,16 @@ from pydantic import BaseModel, ValidationError, model_validator
 from cognivault.study.cards import has_cloze, parse_cards, strip_comments
 from cognivault.study.citations import cite, link, parse_citations, without_cited_links
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, deck_slug, study_folder
-from cognivault.study.extract import CLOZE_KINDS, Fact, all_facts, answer_for, plain, question_for, spread
+from cognivault.study.extract import (
+    CLOZE_KINDS,
+    Fact,
+    all_facts,
+    answer_for,
+    clear_steps,
+    plain,
+    question_for,
+    spread,
+)
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import card_problems, cloze_problems
 
@@ -164,15 +173,16 @@ def card_for(fact: Fact) -> Flashcard | None:
 
 def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     """Cards from list items, table rows, definitions, namings and the note's own questions, clozes on bold terms
-    and code, then sections and the labelled lists in them.
+    and code, then sections and the labelled lists in them, then what comes after a step of a numbered list.
 
     Each kind is taken across the note's sections in turn; a term, front or back already carded is skipped,
     so a note gives fewer cards rather than repeated or doubtful ones (a section's one-line example is on its
     section card)."""
     facts = all_facts(sources.material, sources.language)
+    facts = [f for f in facts if f.kind != "step"] + clear_steps(facts)
     cards: list[Flashcard] = []
     seen: set[str] = set()
-    for kinds in (("item", "row", "definition", "called", "faq"), ("bold", "code"), ("heading", "label")):
+    for kinds in (("item", "row", "definition", "called", "faq"), ("bold", "code"), ("heading", "label"), ("step",)):
         for fact in spread([f for f in facts if f.kind in kinds], len(facts)):
             if len(cards) >= count:
                 return cards
