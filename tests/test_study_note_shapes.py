@@ -53,6 +53,10 @@ Backups keep a copy of your vault somewhere safe.
 
 Every night the app writes a zip archive to the folder you picked in settings.
 
+### Quiet hours
+
+The run starts at two in the morning, when the laptop is idle.
+
 ## Restoring
 
 1. Open the Settings.
@@ -169,11 +173,13 @@ def test_a_short_note_is_asked_about_its_sections_steps_and_questions(engine: En
     questions = parse_quiz(quiz).questions
     assert "only you can reach" in quiz and "^private" not in quiz  # a block id is hidden, as Obsidian hides it
     asked = {q.question: q.options[q.correct_index] for q in questions}
-    headings = {"Backup schedule", "Restoring", "Cleaning up", "Tools", "FAQ"}
+    headings = {"Backup schedule", "Quiet hours", "Restoring", "Cleaning up", "Tools", "FAQ"}
     sections = [q for q in questions if "begins like this" in q.question]
     assert asked["Which section of the note begins like this: “Every night the app writes a zip archive to the "
                  "folder you picked in settings”?"] == "Backup schedule"  # "of “Backups”" would give it away
     assert all(set(q.options) <= headings for q in sections) and "Tools" in {o for q in sections for o in q.options}
+    quiet = next(q for q in sections if q.options[q.correct_index] == "Quiet hours")
+    assert "Backup schedule" not in quiet.options  # a section holding it, never a wrong option
     assert asked["“Backups”: which step comes right after “Select Restore”?"] == "Pick an archive"
     assert not [q for q in asked if "after “Open the Settings”" in q]  # two lists go on differently after it
     faq = [q for q in questions if "answer like this" in q.question]

@@ -231,8 +231,8 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
 
 def _other_sections(fact: Fact, outline: list[tuple[int, str]]) -> list[str] | None:
     """For "which section begins like this": the note's other headings as the note shows them, leaving out its
-    title and the section's own ancestors and subsections (they begin as it does or hold its text); None when the
-    outline does not show the section."""
+    title and the section's ancestors (they hold its text, and one with no text of its own begins with it); its
+    subsections stay, the quoted opening comes before them. None when the outline does not show the section."""
     def shown(text: str) -> str:
         inline = read_inline(text)
         return "" if GAP in inline.text else inline.restore(inline.text)
@@ -242,12 +242,7 @@ def _other_sections(fact: Fact, outline: list[tuple[int, str]]) -> list[str] | N
     at = next((i for i, (_, text) in enumerate(headings) if plain(text).casefold() == key), None)
     if at is None:
         return None
-    level, related = headings[at][0], {at}
-    for index in range(at + 1, len(headings)):  # its subsections
-        if headings[index][0] <= level:
-            break
-        related.add(index)
-    ceiling = level
+    ceiling, related = headings[at][0], {at}
     for index in range(at - 1, -1, -1):  # its ancestors
         if headings[index][0] < ceiling:
             ceiling = headings[index][0]
