@@ -23,6 +23,7 @@ from cognivault.vault.markdown import parse_note, read_frontmatter
 from test_study_extractive import generate, indexed_vault
 
 DRAFT = "Drafts/Notes [draft].md"
+NEWLINE = "Drafts/new\nline.md"  # a legal file name on Linux: no wikilink, title or heading holds it on one line
 
 NOTES = {
     "Languages.md": """# Languages
@@ -102,6 +103,23 @@ A plan is a list of steps that leads toward a goal.
 
 A review is a second reading that decides what stays in the note.
 """,
+    NEWLINE: """# Line breaks
+
+A line break is the end of a line that a reader sees in the text.
+
+## Soft breaks
+
+- **Soft break** – a single newline that the renderer joins into the paragraph
+- **Hard break** – two spaces at the end of a line that the renderer keeps
+
+## Paragraphs
+
+A paragraph is a block of lines that a blank line separates from the next one.
+
+## Headings
+
+A heading is a line that starts with a hash and names the section below it.
+""",
 }
 
 
@@ -131,37 +149,46 @@ def _nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
     return [node] + [n for child in node["children"] for n in _nodes(child)]
 
 
-def test_a_file_name_no_wikilink_can_hold_is_cited_with_a_markdown_link(engine: Engine) -> None:
-    """Generate every kind from ``Notes [draft].md``, then read each note back as each reader does: the schema,
-    citations (hover, staleness), flashcards (plugin syntax, review, Anki), the quiz, the map, the frontmatter's
-    source lookup that keeps generated notes below their sources, and the index's own link reading."""
-    written = {kind: generate(engine, kind, DRAFT) for kind in ("flashcards", "quiz", "mindmap")}
+@pytest.mark.parametrize(("path", "title", "written", "sections"), [
+    (DRAFT, "Notes [draft]", "[Notes draft](Drafts/Notes%20%5Bdraft%5D.md)", {"Ideas", "Plans", "Review"}),
+    (NEWLINE, "new line", "[new line](Drafts/new%0Aline.md)", {"Soft breaks", "Paragraphs", "Headings"}),
+])
+def test_a_file_name_no_wikilink_can_hold_is_cited_with_a_markdown_link(engine: Engine, path: str, title: str,
+                                                                         written: str, sections: set[str]) -> None:
+    """Generate every kind from ``Notes [draft].md`` (or ``new⏎line.md``), then read each note back as each reader
+    does: the schema, citations (hover, staleness), flashcards (plugin syntax, review, Anki), the quiz, the map,
+    the frontmatter's source lookup that keeps generated notes below their sources, and the index's own link
+    reading. Titles, headings and labels made from the file name are one line."""
+    target = path.removesuffix(".md")
+    notes = {kind: generate(engine, kind, path) for kind in ("flashcards", "quiz", "mindmap")}
     engine.index()  # the generated notes too
-    for kind, (result, text) in written.items():
+    for kind, (result, text) in notes.items():
         frontmatter = read_frontmatter(text)
         validate_frontmatter(frontmatter)
-        assert frontmatter["source_notes"] == ["[Notes draft](Drafts/Notes%20%5Bdraft%5D.md)"]
+        assert frontmatter["source_notes"] == [written]
+        assert "\n" not in frontmatter["title"] and frontmatter["title"].endswith(f" - {title}")
+        assert f"# {frontmatter['title']}\n" in text and "\n" not in result.path
         citations = parse_citations(text)
-        assert citations and {c.target for c in citations} == {"Drafts/Notes [draft]"}, kind
+        assert citations and {c.target for c in citations} == {target}, kind
         assert all(citation_status(c, engine.chunk(c.chunk_id)) == "ok" for c in citations)
         links = parse_note(text, result.path).links  # what the index and the language server follow
-        assert {engine.resolver().resolve(link.target, result.path) for link in links} == {DRAFT}, kind
-        assert engine.generated_notes().sources[result.path] == {DRAFT}
-    cards_path = written["flashcards"][0].path
-    flashcards = parse_cards(written["flashcards"][1], cards_path).flashcards
-    assert len(flashcards) == written["flashcards"][0].produced >= 5
+        assert {engine.resolver().resolve(link.target, result.path) for link in links} == {path}, kind
+        assert engine.generated_notes().sources[result.path] == {path}
+    cards_path = notes["flashcards"][0].path
+    flashcards = parse_cards(notes["flashcards"][1], cards_path).flashcards
+    assert len(flashcards) == notes["flashcards"][0].produced >= 5
     reviewed = ReviewDeck(engine.vault).cards(paths=[cards_path])
     assert len(reviewed) == len(flashcards)
     for card in reviewed:  # a reviewer reads the card, not the link
-        assert "%5B" not in card.front + card.back and "](" not in card.back, card
-        assert [s["target"] for s in card.sources] == ["Drafts/Notes [draft]"]
+        assert "%" not in card.front + card.back and "](" not in card.back, card
+        assert [s["target"] for s in card.sources] == [target]
     exported = "".join(f.text for f in export_anki(ReviewDeck(engine.vault), None, [cards_path], None))
-    assert "%5B" not in exported and "](" not in exported
-    quiz = parse_quiz(written["quiz"][1])
-    assert len(quiz.questions) >= 3 and all(s["target"] == "Drafts/Notes [draft]" for q in quiz.sources for s in q)
-    nodes = _nodes(parse_mindmap(written["mindmap"][1])["root"])
-    assert {"Ideas", "Plans", "Review"} <= {n["label"] for n in nodes}
-    assert {n["target"] for n in nodes} == {"Drafts/Notes [draft]"}
+    assert "%5B" not in exported and "%0A" not in exported and "](" not in exported
+    quiz = parse_quiz(notes["quiz"][1])
+    assert len(quiz.questions) >= 3 and all(s["target"] == target for q in quiz.sources for s in q)
+    nodes = _nodes(parse_mindmap(notes["mindmap"][1])["root"])
+    assert sections <= {n["label"] for n in nodes} and all("\n" not in n["label"] for n in nodes)
+    assert {n["target"] for n in nodes} == {target}
 
 
 def test_a_short_note_is_asked_about_its_sections_steps_and_questions(engine: Engine) -> None:

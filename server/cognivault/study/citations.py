@@ -5,9 +5,10 @@
 
 - The wikilink (vault path without ``.md``, ``#`` the deepest heading, ``|`` a
   readable label) is what Obsidian and any wikilink-aware editor follow. A
-  file whose name a wikilink cannot hold (``[``, ``]``, ``|``, ``#``, ``^``:
-  ``Notes [draft].md``) is cited with a Markdown link to the file instead,
-  its path percent-encoded as Obsidian writes it:
+  file whose name a wikilink cannot hold (``[``, ``]``, ``|``, ``#``, ``^``,
+  a control character such as a newline: ``Notes [draft].md``) is cited
+  with a Markdown link to the file instead, its path percent-encoded as
+  Obsidian writes it:
   ``[Notes draft › Ideas](Notes%20%5Bdraft%5D.md#Ideas)``.
 - The HTML comment right after it (no space, or one) is invisible when the
   note is rendered; it names the chunk id (16 hex) of the cited passage and
@@ -32,8 +33,9 @@ _WIKILINK = r"\[\[(?P<target>[^\[\]|#\n]+)(?:#(?P<heading>[^\[\]|\n]+))?(?:\|(?P
 _MARKDOWN_LINK = r"\[(?P<text>[^\[\]\n]+)\]\((?P<href>[^()\s<>]+)\)"
 CITATION_RE = re.compile(rf"(?:{_WIKILINK}|{_MARKDOWN_LINK})"
                          r" ?<!--cv:cite id=(?P<id>[0-9a-f]{16}) h=(?P<hash>[0-9a-f]{8})-->")
-_LINK_UNSAFE = re.compile(r"[\[\]|#^\n\r]+")
-_NAME_UNSAFE = re.compile(r"[\[\]|#^]")  # a wikilink cannot name a file holding these
+_CONTROL = "\x00-\x1f\x7f-\x9f"  # no link, title or heading holds these on one line (a newline, a tab)
+_LINK_UNSAFE = re.compile(rf"[\[\]|#^{_CONTROL}]+")
+_NAME_UNSAFE = re.compile(rf"[\[\]|#^{_CONTROL}]")  # a wikilink cannot name a file holding these
 HASH_CHARS = 8
 
 
@@ -75,6 +77,12 @@ def link_target(path: str) -> str:
 
 def _safe(text: str) -> str:
     return " ".join(_LINK_UNSAFE.sub(" ", text).split())
+
+
+def one_line(text: str) -> str:
+    """A title or label made from a file name or heading as one line: control characters and runs of whitespace
+    as single spaces ("new\nline.md" is a legal file name)."""
+    return " ".join(re.sub(f"[{_CONTROL}]", " ", text).split())
 
 
 def link(path: str, heading: str | None = None, label: str | None = None) -> str:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from cognivault.errors import CogniVaultError
 from cognivault.index.scope import Scope
-from cognivault.study.citations import CitedPassage
+from cognivault.study.citations import CitedPassage, one_line
 from cognivault.vault.markdown import normalize_text
 
 if TYPE_CHECKING:
@@ -91,6 +91,9 @@ class SourceSet:
     outlines: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # per note: (level, heading)
     neighbours: list[Source] = field(default_factory=list)  # passages of nearby notes, for wrong quiz options
 
+    def __post_init__(self) -> None:
+        self.title = one_line(self.title)  # every generated note's title and headings are made from it
+
     @property
     def material(self) -> list[Source]:
         """What the extractive path studies: the note's every passage when there is one note, else the sources."""
@@ -121,9 +124,7 @@ class SourceSet:
 
 def _title_of(engine: Engine, path: str) -> str:
     record = engine.store.catalog.file(path)
-    if record is not None and record.title:
-        return record.title
-    return PurePosixPath(path).stem
+    return one_line(record.title if record is not None and record.title else PurePosixPath(path).stem)
 
 
 def _in_study_folder(engine: Engine, path: str) -> bool:
@@ -301,7 +302,7 @@ def _with_surroundings(engine: Engine, sources: SourceSet) -> SourceSet:
     studied = sources.notes()
     for path in studied:
         row = catalog.note_row(path)
-        sources.outlines[path] = [(int(h[0]), str(h[1])) for h in (row or {}).get("headings") or []]
+        sources.outlines[path] = [(int(h[0]), one_line(str(h[1]))) for h in (row or {}).get("headings") or []]
     folders = {str(PurePosixPath(path).parent) for path in studied}
     nearby = sorted(f.path for f in catalog.files()
                     if f.state == "indexed" and f.path not in studied and str(PurePosixPath(f.path).parent) in folders
