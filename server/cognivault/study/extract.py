@@ -332,7 +332,7 @@ def blocks_of(source: Source) -> list[Block]:
                 content = content.split("\n", 1)[1] if "\n" in content else ""
                 if not content.strip():
                     continue
-            if not blocks and source.text.startswith(content.split("\n", 1)[0]):
+            if not blocks and source.opens_note and source.text.startswith(content.split("\n", 1)[0]):
                 lead_line = content.split("\n", 1)[0]
                 if lead_line.startswith("Aliases: "):
                     content = content.split("\n", 1)[1] if "\n" in content else ""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError, field_validator
@@ -44,7 +44,7 @@ from cognivault.study.extract import (
     spread,
 )
 from cognivault.study.sources import Source, SourceSet, StudyRequest
-from cognivault.study.validate import question_problems
+from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
 from cognivault.vault.notewriter import update_note
 
@@ -149,6 +149,7 @@ def _like(option: str, answer: str, german: bool) -> str | None:
 
 
 NAMES_NOTE = ("heading", "step", "faq")  # kinds whose stem names the note (or, in a one-note quiz, may leave it out)
+QUOTES_OPENING = ("heading", "faq")  # kinds whose stem quotes a sentence of the note that the answer does not hold
 
 
 def _stem(fact: Fact, reverse: bool, named: bool = True) -> str:
@@ -291,20 +292,22 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     own = {_option(f.term) for f in pool if f.source.path == fact.source.path} if fact.kind == "faq" else set()
     candidates.sort(key=lambda c: (used[c.casefold()], bool(own) and c not in own, -_common_prefix(_shape(c), shape),
                                    abs(len(_WORDS_RE.findall(c)) - size) > max(2, size // 2)))
-    stems = [_stem(fact, side == "definition")] + ([_stem(fact, False, named=False)]
-                                                    if one_note and fact.kind in NAMES_NOTE else [])
+    masked = mask_answer_words(fact.definition, answer, fact.lang) if fact.kind in QUOTES_OPENING else ""
+    quoted = [fact] + ([replace(fact, definition=masked)] if masked else [])  # whole, the giveaway words as "…"
+    stems = [_stem(each, side == "definition") for each in quoted] + \
+        ([_stem(each, False, named=False) for each in quoted] if one_note and fact.kind in NAMES_NOTE else [])
     for stem in stems:
         wrong: list[str] = []
         for candidate in candidates:
             option = _like(candidate, answer, fact.german)
             keys = {o.casefold() for o in [answer, *wrong]}
             if option is None or option.casefold() in keys or _shown_in(option, stem) \
-                    or question_problems(stem, [answer, *wrong, option], 0, fact.source.text):
+                    or question_problems(stem, [answer, *wrong, option], 0, fact.source.text, fact.lang):
                 continue
             wrong.append(option)
             if len(wrong) == OPTIONS - 1:
                 break
-        if len(wrong) >= 2 and not question_problems(stem, [answer, *wrong], 0, fact.source.text):
+        if len(wrong) >= 2 and not question_problems(stem, [answer, *wrong], 0, fact.source.text, fact.lang):
             used.update(o.casefold() for o in wrong)
             asked.add(answer.casefold())
             return QuizQuestion("mcq", stem, [answer, *wrong], 0, fact.sentence, fact.source)

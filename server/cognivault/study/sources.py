@@ -72,6 +72,7 @@ class Source(CitedPassage):
     text: str = ""
     lang: str | None = None
     continues_section: bool = False  # a later part of a long section: it starts mid-section, maybe mid-sentence
+    opens_note: bool = False  # the note's first passage: the only one the frontmatter's description line heads
 
     @property
     def label(self) -> str:
@@ -132,13 +133,13 @@ def _in_study_folder(engine: Engine, path: str) -> bool:
     return bool(folder) and (path == folder or path.startswith(folder + "/"))
 
 
-def _section_continuations(engine: Engine, path: str) -> set[str]:
-    """Ids of the chunks of ``path`` that continue a section cut into parts: each part after the first
+def _section_continuations(chunks: list[Any]) -> set[str]:
+    """Ids of the chunks (one note's, in order) that continue a section cut into parts: each part after the first
     repeats the end of the part before it, so it overlaps that part's lines under the same headings, which
     two different sections never do."""
     continuing: set[str] = set()
     previous = None
-    for chunk in engine.store.catalog.chunks_of(path):
+    for chunk in chunks:
         if previous is not None and previous.heading_path == chunk.heading_path \
                 and chunk.line_start <= previous.line_end:
             continuing.add(chunk.id)
@@ -185,6 +186,7 @@ def _make_sources(engine: Engine, records: list[Any], *, budget: bool = True) ->
     """Numbered passages; with ``budget``, cut to what a model's prompt holds."""
     titles: dict[str, str] = {}
     continuations: dict[str, set[str]] = {}
+    openings: dict[str, str] = {}  # per note: its first chunk's id
     outlines: dict[str, list[list[Any]]] = {}
     note_lines: dict[str, list[str]] = {}
     sources: list[Source] = []
@@ -196,7 +198,9 @@ def _make_sources(engine: Engine, records: list[Any], *, budget: bool = True) ->
             continue
         if record.path not in titles:
             titles[record.path] = _title_of(engine, record.path)
-            continuations[record.path] = _section_continuations(engine, record.path)
+            chunks = list(engine.store.catalog.chunks_of(record.path))
+            continuations[record.path] = _section_continuations(chunks)
+            openings[record.path] = chunks[0].id if chunks else ""
             outlines[record.path] = list((engine.store.catalog.note_row(record.path) or {}).get("headings") or [])
         text = record.text
         if any(record.line_start < int(h[2]) <= record.line_end and tuple(h[3]) == tuple(record.heading_path)
@@ -209,7 +213,8 @@ def _make_sources(engine: Engine, records: list[Any], *, budget: bool = True) ->
         total += len(text)
         sources.append(Source(record.id, record.path, titles[record.path], tuple(record.heading_path),
                               record.content_hash, record.line_start, record.line_end, len(sources) + 1, text,
-                              record.lang, record.id in continuations[record.path]))
+                              record.lang, record.id in continuations[record.path],
+                              record.id == openings[record.path]))
     return sources
 
 
