@@ -1,5 +1,6 @@
 """Study notes read as a student reads them (issue 17): a quiz quotes the note's whole sentences and never the
-answer's words in another form. Notes of our own, keyword-indexed for real, generated with no model."""
+answer's words in another form; a definition read mid-paragraph is asked within its section; a deck does not ask
+the same fact twice. Notes of our own, keyword-indexed for real, generated with no model."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import pytest
 from cognivault.engine import Engine
 from cognivault.study.quiz import parse_quiz
 from cognivault.study.validate import question_problems
-from test_study_extractive import generate, indexed_vault
+from test_study_extractive import cards_of, generate, indexed_vault
 
 CYCLE = "Biology/Sugar cycle.md"
+ORGANELLES = "Biologie/Chloroplasten.md"
 
 NOTES = {
     CYCLE: """# Sugar cycle
@@ -37,6 +39,25 @@ RuBP so the cycle can continue. The sixth one leaves the cycle to become glucose
 ## Output
 
 The sixth sugar molecule leaves and becomes glucose, sucrose or starch in the leaf.
+""",
+    ORGANELLES: """---
+lang: de
+---
+# Chloroplasten
+
+Chloroplasten sind die Organellen der Fotosynthese. Eine Palisadenzelle enthält oft mehr als
+fünfzig davon.
+
+## Aufbau
+
+- **Hülle**: zwei Membranen, die äußere und die innere Hüllmembran.
+- **Thylakoide**: flache Membransäckchen, die gestapelt die Grana bilden.
+- **Stroma**: die Grundsubstanz mit den Enzymen des Calvin-Zyklus und Stärkekörnern.
+
+## Endosymbiontentheorie
+
+Chloroplasten stammen von Cyanobakterien ab, die vor langer Zeit von einer Zelle aufgenommen wurden.
+Belege sind die Doppelmembran, die eigene ringförmige DNA und die Vermehrung durch Teilung.
 """,
 }
 
@@ -76,3 +97,14 @@ def test_the_answer_in_stem_check_compares_stems() -> None:
     assert question_problems(stem, options, 0, NOTES[CYCLE], "en") == ["answer_in_stem"]
     assert question_problems(stem.replace("reduces", "…"), options, 0, NOTES[CYCLE], "en") == []
 
+
+def test_a_deck_asks_each_fact_once_and_in_its_section(engine: Engine) -> None:
+    """"Belege sind …" defines only within its section, in the middle of its paragraph: its card says where. A
+    section card that repeats the section's item cards, or the note's opening after its definition card, is
+    left out."""
+    cards = cards_of(generate(engine, "flashcards", ORGANELLES)[1])
+    fronts = [front for _, front, _ in cards]
+    assert "Endosymbiontentheorie: Was sind Belege?" in fronts and "Was sind Belege?" not in fronts
+    assert "Was sind Chloroplasten?" in fronts and "Worum geht es in „Chloroplasten“?" not in fronts
+    assert "Aufbau: Was bedeutet „Hülle“?" in fronts and "Was sagt „Chloroplasten“ unter „Aufbau“?" not in fronts
+    assert "Was sagt „Chloroplasten“ unter „Endosymbiontentheorie“?" in fronts  # its own fact

@@ -226,8 +226,9 @@ def test_labels_remarks_and_steps_are_no_terms(engine: Engine) -> None:
     assert "“Select”" not in everything  # "2. Select" with named options below is a step, not a term
     assert "==(open beta)==" not in everything  # a remark in bold
     assert "urrent" not in everything.replace("**S**ave **c**urrent **f**ile", "")  # letters in bold are no term
+    assert "vault File explorer" not in everything  # the description line is a sentence of its own: its card,
     title = [back for _, front, back in found if front == "What is “File explorer” about?"]
-    assert title == ["Manage the files and folders of your vault."], title  # the description line on its own
+    assert title == [], title  # "Manage the files and folders of your vault.", says what "What is file explorer?" does
 
 
 def test_quiz_questions_from_the_new_shapes_are_fair(engine: Engine) -> None:

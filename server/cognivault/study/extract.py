@@ -137,6 +137,8 @@ class Fact:
     context: str = ""  # the heading the fact sits under
     column: str = ""  # for a table row: the header of the answer's column
     answer_form: str = "text"  # the same kinds, for the definition side (a row's cell, an item's description)
+    situated: bool = False  # a definition inside a paragraph, not its first sentence: it holds within its section
+    in_order: bool = False  # the answer is a numbered list's steps in their order: a fact beside each step's
 
     @property
     def german(self) -> bool:
@@ -467,7 +469,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
     seen_terms: set[str] = set()
 
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
-            column: str = "", form: str | None = None, answer_form: str = "text") -> None:
+            column: str = "", form: str | None = None, answer_form: str = "text", situated: bool = False,
+            in_order: bool = False) -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
@@ -488,7 +491,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         seen_terms.add(key)
         shown = unbold(term)
         found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, source, lang,
-                          form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form))
+                          form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form,
+                          situated, in_order))
 
     blocks = blocks_of(source)
     for position, block in enumerate(blocks):
@@ -515,7 +519,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         if label:  # "**File explorer:**" over the steps that way
             steps, count = _list_below(blocks, position)
             if block.heading and (count >= 2 or (count and not steps.endswith("…"))):
-                add("label", plain(text).rstrip(":").strip(), steps, steps, "", block.heading)
+                add("label", plain(text).rstrip(":").strip(), steps, steps, "", block.heading,
+                    in_order=blocks[position + 1].ordered)
             continue
         question = _FAQ_RE.match(block.content.strip()) if block.kind == "paragraph" else None
         if question:  # "**Can I …?**" and its answer below it (same paragraph or the next one)
@@ -550,7 +555,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
                         answer_form=form_of(description.rstrip(".")))
                     continue
-        for sentence in sentences(text):
+        for order, sentence in enumerate(sentences(text)):
             if "?" in sentence or _UNFINISHED_RE.search(sentence) or GAP in sentence:
                 continue
             called = (_CALLED_DE if german else _CALLED_EN).match(sentence.rstrip("."))
@@ -564,7 +569,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         and len(plain(definition.group("def")).split()) >= MIN_DEFINITION_WORDS:
                     add("definition", inline.restore(definition.group("term")),
                         inline.restore(definition.group("def")), inline.restore(unbold(sentence)),
-                        definition.group("verb"), block.heading)
+                        definition.group("verb"), block.heading, situated=order > 0)
             if _leans_back(plain(sentence)):
                 continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence
             for bold in _BOLD_RE.finditer(sentence):
@@ -608,7 +613,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             steps, count = _steps(blocks, position)
             if count >= 2 and not _leans_back(plain(steps)):
                 add("heading", section, steps, steps, "", section, form="question" if section.endswith("?")
-                    else "heading")
+                    else "heading", in_order=block.ordered)
             continue
         inline = read_inline(block.content)
         found_sentences = sentences(inline.text) if block.kind == "paragraph" and block.first \
@@ -620,13 +625,14 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         following = blocks[position + 1] if position + 1 < len(blocks) else None
         example = following.content.strip() if following is not None and following.kind == "code" else ""
         steps, _ = _list_below(blocks, position)
-        if opening.rstrip().endswith(":") and steps:  # "To do X:" and the steps
+        introduces_steps = opening.rstrip().endswith(":") and bool(steps) and blocks[position + 1].ordered
+        if introduces_steps:  # "To do X:" and the steps
             opening = f"{opening.rstrip()} {steps}"
         elif opening.rstrip().endswith(":") and example and "\n" not in example and "`" not in example:
             opening = f"{opening.rstrip()} `{example}`"  # "To embed a note:" and its one-line example
             add("example", f"`{example}`", opening, opening, "", section)
-        add("heading", section, opening, opening, "", section,
-            form="question" if section.endswith("?") else "heading")  # a question heading among questions
+        add("heading", section, opening, opening, "", section,  # a question heading among questions
+            form="question" if section.endswith("?") else "heading", in_order=introduces_steps)
     return tuple(found)
 
 
@@ -759,10 +765,11 @@ def display_term(term: str, text: str, german: bool) -> str:
 def question_for(fact: Fact) -> str:
     """The front of a question card for a fact (German fronts never inflect the term: quoted forms)."""
     term = _lower_article(display_term(fact.term, fact.source.text, fact.german))
-    if fact.kind == "definition":
+    if fact.kind == "definition":  # one read in the middle of a paragraph is asked within its section
+        place = f"{fact.context or fact.source.title}: " if fact.situated else ""
         if fact.german:
-            return f"Was {fact.verb or 'ist'} {term}?"
-        return f"What {fact.verb or 'is'} {term}?"
+            return f"{place}Was {fact.verb or 'ist'} {term}?"
+        return f"{place}{'w' if place else 'W'}hat {fact.verb or 'is'} {term}?"
     if fact.kind == "called":
         subject = _lower_article(plain(fact.definition).rstrip("."))
         subject = subject[0].lower() + subject[1:] if subject[:2].istitle() and not subject[:2].isupper() else subject

@@ -29,10 +29,11 @@ from cognivault.study.extract import (
     spread,
 )
 from cognivault.study.sources import Source, SourceSet, StudyRequest
-from cognivault.study.validate import card_problems, cloze_problems
+from cognivault.study.validate import card_problems, cloze_problems, stems_of
 
 DEFAULT_COUNT = 10
 MAX_COUNT = 100
+COVERED = 0.8  # a card whose answer's words the passage's cards already show (this share of them) asks again
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"cards": {"type": "array", "items": {
@@ -182,6 +183,7 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     facts = [f for f in facts if f.kind != "step"] + clear_steps(facts)
     cards: list[Flashcard] = []
     seen: set[str] = set()
+    said: dict[str, set[str]] = {}  # per passage: the stems its cards already show, front and back
     for kinds in (("item", "row", "definition", "called", "faq"), ("bold", "code"), ("heading", "label"), ("step",)):
         for fact in spread([f for f in facts if f.kind in kinds], len(facts)):
             if len(cards) >= count:
@@ -193,9 +195,12 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
             # a section or question card asks about its text, not its heading: a card on the same term stays apart
             keys = ({plain(fact.term).casefold()} if fact.kind not in ("heading", "label", "faq") else set()) \
                 | {side.casefold() for side in sides}
-            if keys & seen:
-                continue
+            shown = said.setdefault(card.source.chunk_id, set())
+            answer = stems_of(card.back if card.kind == "qa" else card.text, fact.lang)
+            if keys & seen or (not fact.in_order and answer and len(answer & shown) >= COVERED * len(answer)):
+                continue  # the same fact again, or one the passage's cards already state
             seen |= keys
+            shown |= stems_of(" ".join(sides), fact.lang)
             cards.append(card)
     return cards
 

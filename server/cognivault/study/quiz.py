@@ -169,8 +169,9 @@ def _stem(fact: Fact, reverse: bool, named: bool = True) -> str:
         return (f"{context}: Welcher Begriff gehört zu „{description}“?" if fact.german
                 else f"{context}: which term goes with “{description}”?")
     if fact.kind in ("definition", "called"):
-        return (f"Welcher Begriff wird hier beschrieben: „{description}“?" if fact.german
-                else f"Which term is described here: “{description}”?")
+        place = f"{context}: " if fact.situated else ""
+        return (f"{place}Welcher Begriff wird hier beschrieben: „{description}“?" if fact.german
+                else f"{place}{'w' if place else 'W'}hich term is described here: “{description}”?")
     if fact.kind == "example":
         return (f"„{fact.source.title}“ › „{context}“: Welches Beispiel gehört hierher?" if fact.german
                 else f"“{fact.source.title}” › “{context}”: which example belongs here?")

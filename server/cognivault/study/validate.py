@@ -96,6 +96,11 @@ def content_words(text: str) -> set[str]:
     return words | {c.strip("`").casefold() for c in codes}
 
 
+def stems_of(text: str, lang: str | None) -> set[str]:
+    """The content words of ``text`` as the index stems them for ``lang`` (as written when it has no stemmer)."""
+    return {stem for word in content_words(text) for stem in (_ANALYZER.terms_of_word(word, lang)[:1] or (word,))}
+
+
 def _same_form(first: str, second: str) -> bool:
     short, long = sorted((first, second), key=len)
     return short == long or (len(short) >= 5 and long.startswith(short) and len(long) - len(short) <= 3)
