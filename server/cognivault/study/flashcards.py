@@ -34,6 +34,11 @@ from cognivault.study.validate import card_problems, cloze_problems, stems_of
 DEFAULT_COUNT = 10
 MAX_COUNT = 100
 COVERED = 0.8  # a card whose answer's words the passage's cards already show (this share of them) asks again
+# Kinds that restate a passage's text (a cloze, a section's opening): left out when the passage's cards say it
+# already. A list item, row or definition is a fact of its own even where its table's rows share their words,
+# a step's place in its list too.
+RESTATING = ("bold", "code", "heading", "label")
+MIN_JUDGED = 3  # fewer content words than this are too few to tell a repeat from a new fact
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"cards": {"type": "array", "items": {
@@ -176,9 +181,9 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     """Cards from list items, table rows, definitions, namings and the note's own questions, clozes on bold terms
     and code, then sections and the labelled lists in them, then what comes after a step of a numbered list.
 
-    Each kind is taken across the note's sections in turn; a term, front or back already carded is skipped,
-    so a note gives fewer cards rather than repeated or doubtful ones (a section's one-line example is on its
-    section card)."""
+    Each kind is taken across the note's sections in turn; a term, front or back already carded is skipped, and
+    so is a cloze or section card whose words the passage's cards already show, so a note gives fewer cards rather
+    than repeated or doubtful ones (a section's one-line example is on its section card)."""
     facts = all_facts(sources.material, sources.language)
     facts = [f for f in facts if f.kind != "step"] + clear_steps(facts)
     cards: list[Flashcard] = []
@@ -197,7 +202,9 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
                 | {side.casefold() for side in sides}
             shown = said.setdefault(card.source.chunk_id, set())
             answer = stems_of(card.back if card.kind == "qa" else card.text, fact.lang)
-            if keys & seen or (not fact.in_order and answer and len(answer & shown) >= COVERED * len(answer)):
+            repeats = fact.kind in RESTATING and not fact.in_order and len(answer) >= MIN_JUDGED \
+                and len(answer & shown) >= COVERED * len(answer)
+            if keys & seen or repeats:
                 continue  # the same fact again, or one the passage's cards already state
             seen |= keys
             shown |= stems_of(" ".join(sides), fact.lang)
