@@ -82,8 +82,8 @@ def _normal(text: str) -> str:
     return " ".join(text.replace("`", "").split()).casefold()[:60]
 
 
-def check_note(kind: str, written: str, note_text: str, path: str) -> dict[str, Any]:
-    """What one written study note holds and what the validator says about each item."""
+def check_note(kind: str, written: str, note_text: str, path: str, lang: str | None = None) -> dict[str, Any]:
+    """What one written study note holds and what the validator says about each item (``lang``: the note's)."""
     if kind == "flashcards":
         problems, texts = [], []
         for flashcard in parse_cards(written, "check.md").flashcards:
@@ -98,7 +98,7 @@ def check_note(kind: str, written: str, note_text: str, path: str) -> dict[str, 
     if kind == "quiz":
         quiz = parse_quiz(written)
         return {"items": len(quiz.questions),
-                "problems": [question_problems(q.question, q.options, q.correct_index, note_text)
+                "problems": [question_problems(q.question, q.options, q.correct_index, note_text, lang)
                              for q in quiz.questions],
                 "letters": [LETTERS[q.correct_index] for q in quiz.questions],
                 "texts": [f"{q.question} | {' | '.join(q.options)}" for q in quiz.questions]}
@@ -164,7 +164,7 @@ def run(work: Path, notes: list[str] | None = None, limit: int | None = None,
                     errors[exc.code] = errors.get(exc.code, 0) + 1
                 else:
                     written_path = vault / result.path
-                    row.update(check_note(kind, written_path.read_text("utf-8"), note_text, path))
+                    row.update(check_note(kind, written_path.read_text("utf-8"), note_text, path, row["lang"]))
                     written_path.unlink()  # the next notes are generated from the help vault alone
                 rows[kind].append(row)
     finally:

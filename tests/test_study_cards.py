@@ -109,6 +109,22 @@ def test_reversed_separator_is_tested_first() -> None:
     assert [f.kind for f in cards_of(TAG + "a:::b\n")] == ["reversed"]
 
 
+@pytest.mark.parametrize("line,expected", [
+    # the plugin's own cases (its tests/unit/parser.test.ts): a separator in inline code is no separator
+    ("`Inlineq::InlineA`", []),
+    ("my inline question containing `some inline code` in it::and this is answer possibly containing `inline` code.",
+     [("my inline question containing `some inline code` in it",
+       "and this is answer possibly containing `inline` code.")]),
+    # its first occurrence decides (plugin: hasInlineMarker): in code, the line is no card at all
+    ("What does `std::vector` hold?::A growable array", []),
+    ("Which operator?::`a::b` and `c:::d`", [("Which operator?", "`a::b` and `c:::d`")]),
+    ("a:::b `x::y`", [("a", "b `x::y`"), ("b `x::y`", "a")]),
+])
+def test_separators_inside_code_spans_are_read_as_the_plugin_reads_them(
+        line: str, expected: list[tuple[str, str]]) -> None:
+    assert sides(TAG + line + "\n") == expected
+
+
 def test_custom_separators_and_end_marker() -> None:
     text = TAG + "\nfront\n;;\nback\n\nmore back\n+++\nq%%a\n"
     found = sides(text, multi_line=";;", end_marker="+++", single_line="%%", single_line_reversed="%%%")

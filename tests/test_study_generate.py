@@ -169,6 +169,30 @@ def test_flashcards_drop_malformed_and_cut_surplus(indexed: Engine) -> None:
     assert frontmatter["counts"] == {"requested": 4, "produced": 4, "dropped": 4, "cut": 1}
 
 
+def test_cards_with_separators_in_code_are_written_as_the_plugin_reads_them(indexed: Engine) -> None:
+    """A front holding ``::`` in a code span becomes a multi-line card (the plugin takes a line whose first ``::`` is
+    in code for no card), "::" in prose reads as ":", code spans stay verbatim; each card reads back as written."""
+    items = [{"type": "qa", "front": "What does `std::vector` hold?", "back": "A growable array", "source": 1},
+             {"type": "qa", "front": "Which operator reaches a member?", "back": "`a::b`, also `c:::d`", "source": 1},
+             {"type": "qa", "front": "Ratio::Scale", "back": "two to one", "source": 1},
+             {"type": "cloze", "text": "Write ==`x::y`== for a path.", "source": 1},
+             {"type": "cloze", "text": "Type ==a::b== for a path.", "source": 1}]
+    result = generate(indexed, "flashcards", StudyRequest(note="Calvin cycle", count=5),
+                      ScriptedModel(json.dumps({"cards": items})))
+    text = note_of(indexed, result)
+    assert (result.produced, result.dropped) == (5, 0)
+    parsed = parse_cards(text, result.path).flashcards
+    def shown(side: str, flashcard: Any) -> str:
+        return without_cited_links(side, parse_citations(flashcard.text))
+
+    assert [(f.kind, [(shown(c.front, f), shown(c.back, f)) for c in f.cards]) for f in parsed] == [
+        ("multiline", [("What does `std::vector` hold?", "A growable array")]),
+        ("basic", [("Which operator reaches a member?", "`a::b`, also `c:::d`")]),
+        ("basic", [("Ratio:Scale", "two to one")]),
+        ("cloze", [("Write [...] for a path.", "Write `x::y` for a path.")]),
+        ("cloze", [("Type [...] for a path.", "Type a:b for a path.")])]
+
+
 def test_unreadable_model_output_is_a_clear_error(indexed: Engine) -> None:
     with pytest.raises(GenerationError) as caught:
         generate(indexed, "flashcards", CALVIN, ScriptedModel("I'm sorry, I can't help with that."))

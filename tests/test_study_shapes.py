@@ -226,8 +226,9 @@ def test_labels_remarks_and_steps_are_no_terms(engine: Engine) -> None:
     assert "“Select”" not in everything  # "2. Select" with named options below is a step, not a term
     assert "==(open beta)==" not in everything  # a remark in bold
     assert "urrent" not in everything.replace("**S**ave **c**urrent **f**ile", "")  # letters in bold are no term
+    assert "vault File explorer" not in everything  # the description line is a sentence of its own: its card,
     title = [back for _, front, back in found if front == "What is “File explorer” about?"]
-    assert title == ["Manage the files and folders of your vault."], title  # the description line on its own
+    assert title == [], title  # "Manage the files and folders of your vault.", says what "What is file explorer?" does
 
 
 def test_quiz_questions_from_the_new_shapes_are_fair(engine: Engine) -> None:
@@ -298,7 +299,11 @@ def test_a_numbered_list_asks_which_step_comes_next_among_its_own_steps(engine: 
     assert first.options[first.correct_index] == "Click on the three-dot menu"  # quotes inside a step kept
     for question in asked.values():
         assert not question_problems(question.question, question.options, question.correct_index, NOTES[note])
-    assert not any("comes right after" in front for _, front, _ in cards(engine, note))  # a quiz shape only
+    found = cards(engine, note)  # a card asks it too, after every other kind of card
+    after = [(front, back) for _, front, back in found if "comes right after" in front]
+    assert after == [(f"“Import from Craft” › “Export your data from Craft”: what comes right after “{before}”?",
+                      f"{step}.") for before, step in zip(steps, steps[1:], strict=False)]
+    assert [front for _, front, _ in found[len(found) - len(after):]] == [front for front, _ in after]
     others = parse_quiz(generate(engine, "quiz", "Help/Sync for teams.md", count=20)[1]).questions
     assert not any("comes right after" in q.question for q in others)  # a step that goes on below is no option
 

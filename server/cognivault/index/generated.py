@@ -18,9 +18,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from cognivault.vault.markdown import split_href
+
 GENERATED_KEY = "cognivault"  # frontmatter key of every note CogniVault writes
 SOURCES_KEY = "source_notes"  # its list of "[[source]]" links
 _LINK = re.compile(r"^\s*!?\[\[([^\]|#]+)(?:[#|][^\]]*)?\]\]\s*$")
+_MARKDOWN_LINK = re.compile(r"^\s*\[[^\[\]\n]*\]\((?P<href>[^()\s<>]+)\)\s*$")  # a name no wikilink can hold
 
 Item = TypeVar("Item")
 
@@ -37,6 +40,18 @@ def is_generated(path: str, frontmatter: Mapping[str, Any] | None, study_folder:
     return bool(frontmatter and GENERATED_KEY in frontmatter) or bool(prefix and path.startswith(prefix))
 
 
+def _target(value: str) -> str:
+    """``"[[Cells#Membrane]]"`` -> ``"Cells"``; ``"[Notes draft](Notes%20%5Bdraft%5D.md)"`` -> ``"Notes [draft]"``."""
+    wikilink = _LINK.match(value)
+    if wikilink:
+        return wikilink.group(1).strip()
+    markdown = _MARKDOWN_LINK.match(value)
+    if markdown:
+        path, _ = split_href(markdown["href"])
+        return path[:-3] if path.lower().endswith(".md") else path
+    return value.strip()
+
+
 def source_targets(frontmatter: Mapping[str, Any] | None) -> list[str]:
     """The link targets of a generated note's ``source_notes`` (``"[[Cells#Membrane]]"`` -> ``"Cells"``)."""
     raw = (frontmatter or {}).get(SOURCES_KEY)
@@ -45,8 +60,7 @@ def source_targets(frontmatter: Mapping[str, Any] | None) -> list[str]:
     for value in values:
         if not isinstance(value, str):
             continue
-        match = _LINK.match(value)
-        target = (match.group(1) if match else value).strip()
+        target = _target(value)
         if target:
             targets.append(target)
     return targets

@@ -4,7 +4,9 @@ The plugin's documented syntax (defaults), which this module follows so that
 a note written or reviewed by CogniVault stays a valid deck for the plugin:
 
 - ``Question::Answer`` on one line is a basic card; ``A:::B`` is bidirectional
-  (two sibling cards, A→B and B→A). ``:::`` is tested before ``::``.
+  (two sibling cards, A→B and B→A). ``:::`` is tested before ``::``; a
+  separator whose first occurrence on the line sits in an inline code span
+  does not count (`` `a::b` `` is no card), and a card splits at the first one.
 - Multi-line cards: the lines of a paragraph above a line holding only ``?``
   are the front, the lines below it (up to a blank line) the back; ``??``
   makes the card bidirectional. Both sides must "touch" the separator.
@@ -412,6 +414,26 @@ def _cloze_sides(text: str, deletions: list[_Deletion]) -> list[tuple[str, str]]
 
 
 # -- parsing -----------------------------------------------------------------
+def _inside_code(line: str, index: int, length: int) -> bool:
+    """The plugin's test for a separator inside an inline code span: an odd number of backticks on each side."""
+    return line.count("`", 0, index) % 2 == 1 and line.count("`", index + length) % 2 == 1
+
+
+def inline_separator(line: str, options: ParserOptions = DEFAULT_OPTIONS) -> str | None:
+    """The separator that makes ``line`` a single-line card, as the plugin decides it (``parse`` in its
+    ``src/parser.ts``), or None.
+
+    The longer separator (``:::``) is tried first; a separator counts when its *first* occurrence on the line is
+    not inside an inline code span (judged by counting backticks, as the plugin does). So a ``::`` in code never
+    makes a card, and a line whose first ``::`` is in code is no card even with another ``::`` after the code.
+    The card is split at that first occurrence."""
+    for separator in sorted((options.single_line, options.single_line_reversed), key=len, reverse=True):
+        index = line.find(separator) if separator else -1
+        if index >= 0 and not _inside_code(line, index, len(separator)):
+            return separator
+    return None
+
+
 def card_key(path: str, text: str) -> str:
     normalized = re.sub(r"\s+", " ", strip_comments(text)).strip()
     return hashlib.sha256(f"{path}\x00{normalized}".encode()).hexdigest()[:12]
@@ -533,8 +555,9 @@ def parse_cards(text: str, path: str = "", options: ParserOptions = DEFAULT_OPTI
             index += 1
             continue
         check = HTML_COMMENT_RE.sub("", line)
-        if options.single_line_reversed in check or options.single_line in check:
-            card_kind = "reversed" if options.single_line_reversed in check else "basic"
+        separator = inline_separator(line, options)
+        if separator is not None:
+            card_kind = "reversed" if separator == options.single_line_reversed else "basic"
             card_lines = [(index, line)]
             if index + 1 < len(lines) and lines[index + 1].strip().startswith("<!--SR:"):
                 card_lines.append((index + 1, lines[index + 1]))

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
 from pydantic import AfterValidator
 
 from cognivault.atomic import atomic_create
-from cognivault.study.citations import link_target
+from cognivault.study.citations import link
 from cognivault.study.jsonparse import JSONParseError, items_of, parse_model_json
 from cognivault.study.prompts import load_study_prompt
 from cognivault.study.schema import render_frontmatter
@@ -174,7 +174,7 @@ def build_frontmatter(kind: str, title: str, provider: ChatProvider | None, requ
         "provider": name,
         "model": model,
         "scope": request.describe(sources.note_path),
-        "source_notes": [f"[[{link_target(p)}]]" for p in notes],
+        "source_notes": [link(p) for p in notes],
         "chunk_ids": list(dict.fromkeys(s.chunk_id for s in used)),
         "counts": counts,
     }

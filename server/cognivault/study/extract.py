@@ -26,9 +26,12 @@ Only reliable shapes become facts (English and German):
 - ``label``: a bold label on its own line ("**File explorer:**") with the
   first items of the list below it, framed by its section;
 - ``step``: a step of a numbered list of three or more, with the step before
-  it (a quiz asks which step comes next, the list's other steps as options);
+  it (a card and a quiz ask which step comes next, the quiz with the list's
+  other steps as options; a step quoted in lists that go on differently is
+  never asked after);
 - ``faq``: a question in bold on its own line ("**Can I …?**") with the
-  first sentences of the answer below it.
+  first sentences of the answer below it (a card asks the question; a quiz
+  quotes the answer and offers the note's other questions).
 
 A sentence holding an embed or raw HTML gives no fact (the rest of its
 paragraph still may); Obsidian's inline icons (``![[x.svg#icon]]``) are
@@ -54,6 +57,7 @@ from cognivault.vault.markdown import block_tokens, inline_pieces
 
 _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 GAP = "\ue004"  # where an embed or raw HTML stood: a sentence holding it is not read (its content is not there)
+_BLOCK_ID_RE = re.compile(r"(?:^|\s)\^[A-Za-z0-9-]+\s*$")  # Obsidian hides a block's id
 _ICON_RE = re.compile(r"!\[\[[^\[\]|#]+\.svg#icon(?:\|[^\[\]]*)?\]\]")  # Obsidian's inline icons: decoration
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
 _BOLD_RE = re.compile(r"(?<![\w*])\*\*(?=\S)([^*\n]{2,80}?)(?<=\S)\*\*(?![\w*])")  # not "**S**ave **c**urrent"
@@ -133,6 +137,8 @@ class Fact:
     context: str = ""  # the heading the fact sits under
     column: str = ""  # for a table row: the header of the answer's column
     answer_form: str = "text"  # the same kinds, for the definition side (a row's cell, an item's description)
+    situated: bool = False  # a definition inside a paragraph, not its first sentence: it holds within its section
+    in_order: bool = False  # the answer is a numbered list's steps in their order: a fact beside each step's
 
     @property
     def german(self) -> bool:
@@ -154,7 +160,8 @@ class Inline:
 
 
 def read_inline(content: str) -> Inline:
-    """Inline content read as Obsidian shows it (see :class:`Inline`)."""
+    """Inline content read as Obsidian shows it (see :class:`Inline`); a block id ending it (``^id``) is hidden."""
+    content = _BLOCK_ID_RE.sub("", content)
     pieces: list[str] = []
     codes: list[str] = []
     html = embed = False
@@ -327,7 +334,7 @@ def blocks_of(source: Source) -> list[Block]:
                 content = content.split("\n", 1)[1] if "\n" in content else ""
                 if not content.strip():
                     continue
-            if not blocks and source.text.startswith(content.split("\n", 1)[0]):
+            if not blocks and source.opens_note and source.text.startswith(content.split("\n", 1)[0]):
                 lead_line = content.split("\n", 1)[0]
                 if lead_line.startswith("Aliases: "):
                     content = content.split("\n", 1)[1] if "\n" in content else ""
@@ -462,7 +469,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
     seen_terms: set[str] = set()
 
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
-            column: str = "", form: str | None = None, answer_form: str = "text") -> None:
+            column: str = "", form: str | None = None, answer_form: str = "text", situated: bool = False,
+            in_order: bool = False) -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
@@ -483,7 +491,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         seen_terms.add(key)
         shown = unbold(term)
         found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, source, lang,
-                          form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form))
+                          form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form,
+                          situated, in_order))
 
     blocks = blocks_of(source)
     for position, block in enumerate(blocks):
@@ -510,7 +519,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         if label:  # "**File explorer:**" over the steps that way
             steps, count = _list_below(blocks, position)
             if block.heading and (count >= 2 or (count and not steps.endswith("…"))):
-                add("label", plain(text).rstrip(":").strip(), steps, steps, "", block.heading)
+                add("label", plain(text).rstrip(":").strip(), steps, steps, "", block.heading,
+                    in_order=blocks[position + 1].ordered)
             continue
         question = _FAQ_RE.match(block.content.strip()) if block.kind == "paragraph" else None
         if question:  # "**Can I …?**" and its answer below it (same paragraph or the next one)
@@ -522,7 +532,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if replies:
                 reply = " ".join(replies) if len(" ".join(replies)) <= 240 else replies[0]
                 add("faq", asked.restore(asked.text), replied.restore(reply), replied.restore(reply), "",
-                    block.heading)
+                    block.heading, form="question")
             continue
         child = next((b for b in blocks if b.kind == "item" and b.lead == block.content), None) \
             if block.kind == "item" else None
@@ -545,7 +555,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
                         answer_form=form_of(description.rstrip(".")))
                     continue
-        for sentence in sentences(text):
+        for order, sentence in enumerate(sentences(text)):
             if "?" in sentence or _UNFINISHED_RE.search(sentence) or GAP in sentence:
                 continue
             called = (_CALLED_DE if german else _CALLED_EN).match(sentence.rstrip("."))
@@ -559,7 +569,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         and len(plain(definition.group("def")).split()) >= MIN_DEFINITION_WORDS:
                     add("definition", inline.restore(definition.group("term")),
                         inline.restore(definition.group("def")), inline.restore(unbold(sentence)),
-                        definition.group("verb"), block.heading)
+                        definition.group("verb"), block.heading, situated=order > 0)
             if _leans_back(plain(sentence)):
                 continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence
             for bold in _BOLD_RE.finditer(sentence):
@@ -603,7 +613,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             steps, count = _steps(blocks, position)
             if count >= 2 and not _leans_back(plain(steps)):
                 add("heading", section, steps, steps, "", section, form="question" if section.endswith("?")
-                    else "heading")
+                    else "heading", in_order=block.ordered)
             continue
         inline = read_inline(block.content)
         found_sentences = sentences(inline.text) if block.kind == "paragraph" and block.first \
@@ -615,13 +625,14 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         following = blocks[position + 1] if position + 1 < len(blocks) else None
         example = following.content.strip() if following is not None and following.kind == "code" else ""
         steps, _ = _list_below(blocks, position)
-        if opening.rstrip().endswith(":") and steps:  # "To do X:" and the steps
+        introduces_steps = opening.rstrip().endswith(":") and bool(steps) and blocks[position + 1].ordered
+        if introduces_steps:  # "To do X:" and the steps
             opening = f"{opening.rstrip()} {steps}"
         elif opening.rstrip().endswith(":") and example and "\n" not in example and "`" not in example:
             opening = f"{opening.rstrip()} `{example}`"  # "To embed a note:" and its one-line example
             add("example", f"`{example}`", opening, opening, "", section)
-        add("heading", section, opening, opening, "", section,
-            form="question" if section.endswith("?") else "heading")  # a question heading among questions
+        add("heading", section, opening, opening, "", section,  # a question heading among questions
+            form="question" if section.endswith("?") else "heading", in_order=introduces_steps)
     return tuple(found)
 
 
@@ -693,6 +704,19 @@ def spread(facts: list[Fact], limit: int) -> list[Fact]:
     return picked
 
 
+def clear_steps(facts: list[Fact]) -> list[Fact]:
+    """The steps a "what comes right after" question can ask: a step after another, where every list quoting that
+    other step goes on the same way ("Press Enter" in three lists, each going on differently, names no one list)."""
+    def shown(text: str) -> str:
+        return plain(text).rstrip(".")
+
+    following: dict[str, set[str]] = {}
+    for fact in facts:
+        if fact.kind == "step" and fact.definition:
+            following.setdefault(shown(fact.definition), set()).add(shown(fact.term))
+    return [f for f in facts if f.kind == "step" and f.definition and len(following[shown(f.definition)]) == 1]
+
+
 def key_phrases(source: Source, limit: int = 3) -> list[str]:
     """Short phrases for a mind-map leaf: the passage's terms (defined, listed, in bold), as plain text."""
     phrases: list[str] = []
@@ -741,10 +765,11 @@ def display_term(term: str, text: str, german: bool) -> str:
 def question_for(fact: Fact) -> str:
     """The front of a question card for a fact (German fronts never inflect the term: quoted forms)."""
     term = _lower_article(display_term(fact.term, fact.source.text, fact.german))
-    if fact.kind == "definition":
+    if fact.kind == "definition":  # one read in the middle of a paragraph is asked within its section
+        place = f"{fact.context or fact.source.title}: " if fact.situated else ""
         if fact.german:
-            return f"Was {fact.verb or 'ist'} {term}?"
-        return f"What {fact.verb or 'is'} {term}?"
+            return f"{place}Was {fact.verb or 'ist'} {term}?"
+        return f"{place}{'w' if place else 'W'}hat {fact.verb or 'is'} {term}?"
     if fact.kind == "called":
         subject = _lower_article(plain(fact.definition).rstrip("."))
         subject = subject[0].lower() + subject[1:] if subject[:2].istitle() and not subject[:2].isupper() else subject
@@ -764,6 +789,12 @@ def question_for(fact: Fact) -> str:
     if fact.kind == "heading":
         return f"Was sagt „{fact.source.title}“ unter „{fact.term}“?" if fact.german \
             else f"What does “{fact.source.title}” say under “{fact.term}”?"
+    if fact.kind == "step":
+        place = f"„{fact.source.title}“" + (f" › „{fact.context}“" if fact.context else "") if fact.german \
+            else f"“{fact.source.title}”" + (f" › “{fact.context}”" if fact.context else "")
+        previous = fact.definition.rstrip(".")
+        return f"{place}: Was kommt direkt nach „{previous}“?" if fact.german \
+            else f"{place}: what comes right after “{previous}”?"
     if fact.kind == "label":
         return f"Was sagt „{fact.source.title}“ unter „{fact.context}“ › „{fact.term}“?" if fact.german \
             else f"What does “{fact.source.title}” say under “{fact.context}” › “{fact.term}”?"
@@ -771,6 +802,6 @@ def question_for(fact: Fact) -> str:
 
 
 def answer_for(fact: Fact) -> str:
-    if fact.kind == "called":
+    if fact.kind in ("called", "step"):
         return _finish(fact.term)
     return fact.definition

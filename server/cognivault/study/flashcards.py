@@ -9,20 +9,36 @@ line above the cards puts them in a deck. The written note parses back with
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError, model_validator
 
-from cognivault.study.cards import has_cloze, parse_cards
-from cognivault.study.citations import cite, link
+from cognivault.study.cards import has_cloze, parse_cards, strip_comments
+from cognivault.study.citations import cite, link, parse_citations, without_cited_links
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, deck_slug, study_folder
-from cognivault.study.extract import CLOZE_KINDS, Fact, all_facts, answer_for, plain, question_for, spread
+from cognivault.study.extract import (
+    CLOZE_KINDS,
+    Fact,
+    all_facts,
+    answer_for,
+    clear_steps,
+    plain,
+    question_for,
+    spread,
+)
 from cognivault.study.sources import Source, SourceSet, StudyRequest
-from cognivault.study.validate import card_problems, cloze_problems
+from cognivault.study.validate import card_problems, cloze_problems, stems_of
 
 DEFAULT_COUNT = 10
 MAX_COUNT = 100
+COVERED = 0.8  # a card whose answer's words the passage's cards already show (this share of them) asks again
+# Kinds that restate a passage's text (a cloze, a section's opening): left out when the passage's cards say it
+# already. A list item, row or definition is a fact of its own even where its table's rows share their words,
+# a step's place in its list too.
+RESTATING = ("bold", "code", "heading", "label")
+MIN_JUDGED = 3  # fewer content words than this are too few to tell a repeat from a new fact
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"cards": {"type": "array", "items": {
@@ -68,8 +84,17 @@ class Flashcard:
     source: Source
 
 
+_CODE_SPAN_RE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
+
+
 def _clean_side(text: str) -> str:
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("::", ":").split("\n")]
+    """A model's card side in the plugin's syntax: "::" outside code spans read as ":" (code kept verbatim)."""
+    text = text.replace("\r\n", "\n")
+    pieces, pos = [], 0
+    for code in _CODE_SPAN_RE.finditer(text):
+        pieces += [text[pos:code.start()].replace("::", ":"), code.group(0)]
+        pos = code.end()
+    lines = [line.rstrip() for line in "".join([*pieces, text[pos:].replace("::", ":")]).split("\n")]
     while lines and not lines[-1].strip():
         lines.pop()
     # A line that is only "?" or "??" would end the side early in the plugin's syntax.
@@ -86,20 +111,38 @@ def check_card(raw: Any, sources: SourceSet) -> Flashcard | None:
         return None
     if item.type == "qa":
         front, back = _clean_side(item.front or ""), _clean_side(item.back or "")
-        if not front or not back:
-            return None
-        return Flashcard("qa", front, back, "", source)
-    text = " ".join(_clean_side(item.text or "").split())
-    return Flashcard("cloze", "", "", text, source) if has_cloze(text) else None
+        card = Flashcard("qa", front, back, "", source) if front and back else None
+    else:
+        text = " ".join(_clean_side(item.text or "").split())
+        card = Flashcard("cloze", "", "", text, source) if has_cloze(text) else None
+    return card if card is not None and render_card(card) is not None else None
 
 
-def render_card(card: Flashcard) -> str:
+def _reads_back(written: str, card: Flashcard) -> bool:
+    """Whether the plugin's syntax (``parse_cards`` follows the plugin) reads ``written`` as exactly this card."""
+    found = parse_cards(f"#flashcards\n\n{written}\n", "check.md").flashcards
+    if len(found) != 1:
+        return False
+    flashcard = found[0]
+    citations = parse_citations(written)
+    if card.kind == "cloze":
+        return flashcard.kind == "cloze" and len(flashcard.cards) == card.text.count("==") // 2 \
+            and without_cited_links(strip_comments(flashcard.text), citations) == card.text
+    sides = [(front, without_cited_links(back, citations)) for front, back in
+             ((c.front, c.back) for c in flashcard.cards)]
+    return flashcard.kind in ("basic", "multiline") and sides == [(card.front, card.back)]
+
+
+def render_card(card: Flashcard) -> str | None:
+    """The card as the note holds it: one line ``front::back`` where the plugin reads that line as this card, else
+    a multi-line card around a ``?`` line (a front with ``::`` in a code span), else None (no way to write it)."""
     citation = cite(card.source)
     if card.kind == "cloze":
-        return f"{card.text} {citation}"
-    if "\n" in card.front or "\n" in card.back:
-        return f"{card.front}\n?\n{card.back}\n{citation}"
-    return f"{card.front}::{card.back} {citation}"
+        forms = [f"{card.text} {citation}"]
+    else:
+        forms = [f"{card.front}::{card.back} {citation}"] if "\n" not in card.front + card.back else []
+        forms.append(f"{card.front}\n?\n{card.back}\n{citation}")
+    return next((form for form in forms if _reads_back(form, card)), None)
 
 
 def render_note_body(title: str, cards: list[Flashcard], deck: str, sources: SourceSet) -> str:
@@ -110,40 +153,43 @@ def render_note_body(title: str, cards: list[Flashcard], deck: str, sources: Sou
              f"{len(cards)} flashcards from {origin}. Review them with `cognivault review`, the dashboard or the "
              "Spaced Repetition plugin.")
     parts = [f"# {title}", intro, f"#flashcards/{deck}"]
-    parts.extend(render_card(card) for card in cards)
+    parts.extend(written for written in map(render_card, cards) if written is not None)
     return "\n\n".join(parts) + "\n"
 
 
 def _plugin_safe(text: str) -> bool:
-    """Text the plugin reads as written: no card separator, cloze mark or tag line of its own inside."""
-    return "::" not in text and "==" not in text and "<!--" not in text and not text.lstrip().startswith("#") \
-        and "\n" not in text
+    """A one-line side with no cloze mark, comment or tag line of its own inside."""
+    return "==" not in text and "<!--" not in text and not text.lstrip().startswith("#") and "\n" not in text
 
 
 def card_for(fact: Fact) -> Flashcard | None:
     """A card for a fact, or None when the plugin would misread it or the validator rejects it."""
     if fact.kind in CLOZE_KINDS:
-        if not fact.cloze or not _plugin_safe(fact.cloze.replace("==", "")) or fact.cloze.count("==") != 2:
+        if not fact.cloze or not _plugin_safe(fact.cloze.replace("==", "")) or fact.cloze.count("==") != 2 \
+                or cloze_problems(fact.cloze, fact.source.text):
             return None
-        return Flashcard("cloze", "", "", fact.cloze, fact.source) \
-            if not cloze_problems(fact.cloze, fact.source.text) else None
-    front, back = question_for(fact), answer_for(fact)
-    if not (_plugin_safe(front) and _plugin_safe(back)) or card_problems(front, back, fact.source.text):
-        return None
-    return Flashcard("qa", front, back, "", fact.source)
+        card = Flashcard("cloze", "", "", fact.cloze, fact.source)
+    else:
+        front, back = question_for(fact), answer_for(fact)
+        if not (_plugin_safe(front) and _plugin_safe(back)) or card_problems(front, back, fact.source.text):
+            return None
+        card = Flashcard("qa", front, back, "", fact.source)
+    return card if render_card(card) is not None else None
 
 
 def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     """Cards from list items, table rows, definitions, namings and the note's own questions, clozes on bold terms
-    and code, then sections and the labelled lists in them.
+    and code, then sections and the labelled lists in them, then what comes after a step of a numbered list.
 
-    Each kind is taken across the note's sections in turn; a term, front or back already carded is skipped,
-    so a note gives fewer cards rather than repeated or doubtful ones (a section's one-line example is on its
-    section card)."""
+    Each kind is taken across the note's sections in turn; a term, front or back already carded is skipped, and
+    so is a cloze or section card whose words the passage's cards already show, so a note gives fewer cards rather
+    than repeated or doubtful ones (a section's one-line example is on its section card)."""
     facts = all_facts(sources.material, sources.language)
+    facts = [f for f in facts if f.kind != "step"] + clear_steps(facts)
     cards: list[Flashcard] = []
     seen: set[str] = set()
-    for kinds in (("item", "row", "definition", "called", "faq"), ("bold", "code"), ("heading", "label")):
+    said: dict[str, set[str]] = {}  # per passage: the stems its cards already show, front and back
+    for kinds in (("item", "row", "definition", "called", "faq"), ("bold", "code"), ("heading", "label"), ("step",)):
         for fact in spread([f for f in facts if f.kind in kinds], len(facts)):
             if len(cards) >= count:
                 return cards
@@ -154,9 +200,14 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
             # a section or question card asks about its text, not its heading: a card on the same term stays apart
             keys = ({plain(fact.term).casefold()} if fact.kind not in ("heading", "label", "faq") else set()) \
                 | {side.casefold() for side in sides}
-            if keys & seen:
-                continue
+            shown = said.setdefault(card.source.chunk_id, set())
+            answer = stems_of(card.back if card.kind == "qa" else card.text, fact.lang)
+            repeats = fact.kind in RESTATING and not fact.in_order and len(answer) >= MIN_JUDGED \
+                and len(answer & shown) >= COVERED * len(answer)
+            if keys & seen or repeats:
+                continue  # the same fact again, or one the passage's cards already state
             seen |= keys
+            shown |= stems_of(" ".join(sides), fact.lang)
             cards.append(card)
     return cards
 

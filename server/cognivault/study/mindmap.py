@@ -8,11 +8,12 @@ citation (``vault_schema/citation.md``) whose label is the node's text.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cognivault.study.citations import CITATION_RE, cite, link
+from cognivault.study.citations import cite, link, parse_citations
 from cognivault.study.common import (
     Composed,
     Draft,
@@ -106,19 +107,49 @@ def check_node(raw: Any, sources: SourceSet, inherited: Source | None, depth: in
 LEAVES = 3  # key terms under one heading
 
 
+def _shown(text: str) -> str:
+    return plain(text).replace("`", "").casefold()
+
+
+def _occurrences(passages: list[Source]) -> tuple[dict[tuple[str, str], int], dict[tuple[str, int], Source]]:
+    """Which occurrence of its heading's text each passage's sections are (the note's 2nd "Example" is 2), and the
+    passage each occurrence starts in: sections that share a title keep their own key terms and links. A passage
+    that continues a long section is the same occurrence as the passage before it."""
+    seen: Counter[str] = Counter()
+    occurrence: dict[tuple[str, str], int] = {}
+    starts: dict[tuple[str, int], Source] = {}
+    for source in passages:
+        blocks = blocks_of(source)
+        opening = _shown(blocks[0].heading) if blocks and blocks[0].kind != "heading" else ""
+        headings = [_shown(b.heading) for b in blocks if b.kind == "heading"]
+        if opening and source.continues_section and seen[opening]:
+            occurrence[(source.chunk_id, opening)] = seen[opening]
+        elif opening:
+            headings.insert(0, opening)
+        for text in headings:
+            seen[text] += 1
+            occurrence[(source.chunk_id, text)] = seen[text]
+            starts.setdefault((text, seen[text]), source)
+    return occurrence, starts
+
+
 def _note_tree(title: str, outline: list[tuple[int, str]], passages: list[Source], facts: list[Fact]) -> list[Node]:
     """The note's heading tree over the passages (its title heading left out), each heading with its key terms
-    as leaves."""
-    def source_for(heading: str) -> Source:
-        return next((s for s in passages if heading in s.heading_path), None) \
+    as leaves: the terms of that very section (the n-th heading of a text holds the n-th such section's)."""
+    occurrence, starts = _occurrences(passages)
+
+    def source_for(heading: str, number: int) -> Source:
+        return starts.get((_shown(heading), number)) \
+            or next((s for s in passages if heading in s.heading_path), None) \
             or next((s for s in passages if re.search(rf"(?m)^#+\s+{re.escape(heading)}\s*$", s.text)), passages[0])
 
-    def leaves(context: str, taken: set[str]) -> list[Node]:
+    def leaves(context: str, number: int, taken: set[str]) -> list[Node]:
         found: list[Node] = []
         for fact in facts:
             label = _label(plain(fact.term), 60)
-            if fact.kind in ("heading", "faq", "step", "code", "example") or fact.context != context or not label \
-                    or label.casefold() in taken:
+            if fact.kind in ("heading", "faq", "step", "code", "example") or _shown(fact.context) != context \
+                    or not label or label.casefold() in taken \
+                    or (context and occurrence.get((fact.source.chunk_id, context), 1) != number):
                 continue
             taken.add(label.casefold())
             found.append(Node(label, fact.source))
@@ -126,25 +157,24 @@ def _note_tree(title: str, outline: list[tuple[int, str]], passages: list[Source
                 break
         return found
 
-    def shown(text: str) -> str:
-        return plain(text).replace("`", "").casefold()
-
     # the headings of the passages studied: the whole tree for a note, a selection's part of it
-    present = {shown(h) for s in passages for h in s.heading_path} \
-        | {shown(b.heading) for s in passages for b in blocks_of(s) if b.kind == "heading"}
-    headings = [(level, text) for level, text in outline if text.strip() and shown(text) in present]
+    present = {_shown(h) for s in passages for h in s.heading_path} \
+        | {_shown(b.heading) for s in passages for b in blocks_of(s) if b.kind == "heading"}
+    headings = [(level, text) for level, text in outline if text.strip() and _shown(text) in present]
     if headings and headings[0][0] == 1 and headings[0][1].casefold() == title.casefold():
         headings = headings[1:]
     taken = {title.casefold()} | {text.casefold() for _, text in headings}
-    top: list[Node] = leaves("", taken)
+    top: list[Node] = leaves("", 0, taken)
     stack: list[tuple[int, Node]] = []
+    numbers: Counter[str] = Counter()
     for level, text in headings:
-        node = Node(_label(text), source_for(text), heading=text)
+        numbers[_shown(text)] += 1
+        node = Node(_label(text), source_for(text, numbers[_shown(text)]), heading=text)
         while stack and stack[-1][0] >= level:
             stack.pop()
         (stack[-1][1].children if stack else top).append(node)
         stack.append((level, node))
-        node.children.extend(leaves(text, taken))
+        node.children.extend(leaves(_shown(text), numbers[_shown(text)], taken))
     return top
 
 
@@ -243,10 +273,10 @@ def parse_mindmap(text: str) -> dict[str, Any]:
             if not match:
                 continue
             depth = len(match["indent"].replace("\t", "  ")) // 2
-            citation = CITATION_RE.search(match["text"])
+            citation = next(iter(parse_citations(match["text"])), None)
             if citation:
-                node = Node(citation["label"] or citation["heading"] or citation["target"], None,
-                            target=citation["target"], heading=citation["heading"], chunk_id=citation["id"])
+                node = Node(citation.label or citation.heading or citation.target, None,
+                            target=citation.target, heading=citation.heading, chunk_id=citation.chunk_id)
             else:
                 node = Node(match["text"].strip(), None)
             while stack and stack[-1][0] >= depth:

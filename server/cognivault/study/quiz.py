@@ -24,17 +24,27 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError, field_validator
 
 from cognivault.errors import CogniVaultError
-from cognivault.study.citations import CITATION_RE, cite, link
+from cognivault.study.citations import CITATION_RE, cite, link, parse_citations
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, Text, short_id, study_folder
-from cognivault.study.extract import CLOZE_KINDS, MIN_DEFINITION_WORDS, Fact, all_facts, plain, spread
+from cognivault.study.extract import (
+    CLOZE_KINDS,
+    GAP,
+    MIN_DEFINITION_WORDS,
+    Fact,
+    all_facts,
+    clear_steps,
+    plain,
+    read_inline,
+    spread,
+)
 from cognivault.study.sources import Source, SourceSet, StudyRequest
-from cognivault.study.validate import question_problems
+from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
 from cognivault.vault.notewriter import update_note
 
@@ -138,8 +148,15 @@ def _like(option: str, answer: str, german: bool) -> str | None:
     return option[0].lower() + option[1:] if ordinary else None
 
 
-def _stem(fact: Fact, reverse: bool) -> str:
-    """The question for a fact; every template quotes the note's words, so German never needs inflecting."""
+NAMES_NOTE = ("heading", "step", "faq")  # kinds whose stem names the note (or, in a one-note quiz, may leave it out)
+QUOTES_OPENING = ("heading", "faq")  # kinds whose stem quotes a sentence of the note that the answer does not hold
+
+
+def _stem(fact: Fact, reverse: bool, named: bool = True) -> str:
+    """The question for a fact; every template quotes the note's words, so German never needs inflecting.
+
+    ``named=False``: a one-note quiz's stem without the note's title, for when the title shares words with the
+    right option ("Sync for teams" over the section "Obsidian Sync for teams")."""
     context = fact.context or fact.source.title
     description = _option(fact.definition)
     term = _option(fact.term)
@@ -152,17 +169,25 @@ def _stem(fact: Fact, reverse: bool) -> str:
         return (f"{context}: Welcher Begriff gehört zu „{description}“?" if fact.german
                 else f"{context}: which term goes with “{description}”?")
     if fact.kind in ("definition", "called"):
-        return (f"Welcher Begriff wird hier beschrieben: „{description}“?" if fact.german
-                else f"Which term is described here: “{description}”?")
+        place = f"{context}: " if fact.situated else ""
+        return (f"{place}Welcher Begriff wird hier beschrieben: „{description}“?" if fact.german
+                else f"{place}{'w' if place else 'W'}hich term is described here: “{description}”?")
     if fact.kind == "example":
         return (f"„{fact.source.title}“ › „{context}“: Welches Beispiel gehört hierher?" if fact.german
                 else f"“{fact.source.title}” › “{context}”: which example belongs here?")
+    title = fact.source.title
     if fact.kind == "step":  # the note's title, not the section's: a heading often names the answer's words
-        return (f"„{fact.source.title}“: Welcher Schritt folgt direkt auf „{description}“?" if fact.german
-                else f"“{fact.source.title}”: which step comes right after “{description}”?")
+        if fact.german:
+            return f"{f'„{title}“: W' if named else 'W'}elcher Schritt folgt direkt auf „{description}“?"
+        return f"{f'“{title}”: w' if named else 'W'}hich step comes right after “{description}”?"
     if fact.kind == "heading":
-        return (f"Welcher Abschnitt von „{fact.source.title}“ beginnt so: „{description}“?" if fact.german
-                else f"Which section of “{fact.source.title}” begins like this: “{description}”?")
+        if fact.german:
+            return f"Welcher Abschnitt {f'von „{title}“' if named else 'der Notiz'} beginnt so: „{description}“?"
+        return f"Which section of {f'“{title}”' if named else 'the note'} begins like this: “{description}”?"
+    if fact.kind == "faq":  # the note's own question, asked back from its answer
+        if fact.german:
+            return f"Welche Frage {f'beantwortet „{title}“ so' if named else 'wird so beantwortet'}: „{description}“?"
+        return f"Which question {f'does “{title}” answer' if named else 'is answered'} like this: “{description}”?"
     blank = fact.cloze.replace(f"=={fact.term}==", "…", 1)
     return (f"Welcher Begriff ergänzt den Satz: „{_option(blank)}“?" if fact.german
             else f"Which term completes the sentence: “{_option(blank)}”?")
@@ -180,13 +205,13 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     kinds = {"row": ("row",), "item": ("item", "row") if side == "definition" else ("item", "definition", "called"),
              "definition": ("definition", "called", "item"), "called": ("definition", "called", "item"),
              "bold": ("bold",), "code": ("code", "example"), "example": ("example", "code"),
-             "heading": ("heading",), "step": ("step",)}[fact.kind]
+             "heading": ("heading",), "step": ("step",), "faq": ("faq", "heading")}[fact.kind]
     found: list[str] = []
     for other in pool:
         same_note = other.source.path == fact.source.path
         same_section = same_note and other.context == fact.context
         if other.kind not in kinds or other.term == other.source.title or (
-                same_section and fact.kind not in ("row", "heading", "step")):  # a table's rows are each other's
+                same_section and fact.kind not in ("row", "heading", "step", "faq")):  # a table's rows: each other's
             continue
         if fact.kind == "heading" and not same_note:  # "which section of this note": another note's is no option
             continue
@@ -206,6 +231,29 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     return list(dict.fromkeys(found))
 
 
+def _other_sections(fact: Fact, outline: list[tuple[int, str]]) -> list[str] | None:
+    """For "which section begins like this": the note's other headings as the note shows them, leaving out its
+    title and the section's ancestors (they hold its text, and one with no text of its own begins with it); its
+    subsections stay, the quoted opening comes before them. None when the outline does not show the section."""
+    def shown(text: str) -> str:
+        inline = read_inline(text)
+        return "" if GAP in inline.text else inline.restore(inline.text)
+
+    headings = [(level, shown(text)) for level, text in outline]
+    key = plain(fact.term).casefold()
+    at = next((i for i, (_, text) in enumerate(headings) if plain(text).casefold() == key), None)
+    if at is None:
+        return None
+    ceiling, related = headings[at][0], {at}
+    for index in range(at - 1, -1, -1):  # its ancestors
+        if headings[index][0] < ceiling:
+            ceiling = headings[index][0]
+            related.add(index)
+    return [text for index, (depth, text) in enumerate(headings) if index not in related and text
+            and not (depth == 1 and plain(text).casefold() == fact.source.title.casefold())
+            and text.endswith("?") == fact.term.endswith("?")]  # a question heading among questions
+
+
 def _shape(text: str) -> str:
     """The punctuation skeleton of an option: "`![[Internal links]]`" → "`![[a a]]`"."""
     return re.sub(r"[^\W_]+", "a", text)
@@ -223,38 +271,48 @@ def _shown_in(option: str, stem: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(option.casefold())}(?!\w)", stem.casefold()) is not None
 
 
-def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[str],
-                   rng: random.Random) -> QuizQuestion | None:
+def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[str], rng: random.Random,
+                   outlines: dict[str, list[tuple[int, str]]], one_note: bool) -> QuizQuestion | None:
     """A question on ``fact`` whose wrong options are ones the quiz has not used yet (else used once before), none
-    of them shown in the stem ("use …, `.webp` and `.png`" does not offer `.png`)."""
+    of them shown in the stem ("use …, `.webp` and `.png`" does not offer `.png`); in a one-note quiz, a stem that
+    names the note is asked without the name when the name gives the answer away."""
     answer, form, side = _answer_side(fact)
     if not answer or answer.casefold() in asked or (fact.kind in CLOZE_KINDS and not fact.cloze):
         return None
     if fact.kind in ("definition", "called", "item") and side == "term" \
             and len(plain(fact.definition).split()) < MIN_DEFINITION_WORDS:
         return None  # "Which term matches: 'Available'?" cannot be answered
-    candidates = [c for c in _candidates(fact, pool, side, form, answer) if used[c.casefold()] < MAX_OPTION_USES]
+    sections = _other_sections(fact, outlines.get(fact.source.path, [])) if fact.kind == "heading" else None
+    found = [_option(h) for h in sections] if sections is not None else _candidates(fact, pool, side, form, answer)
+    candidates = [c for c in dict.fromkeys(found) if c and c.casefold() != answer.casefold()
+                  and used[c.casefold()] < MAX_OPTION_USES]
     rng.shuffle(candidates)
     size = len(_WORDS_RE.findall(answer))
     shape = _shape(answer)
-    candidates.sort(key=lambda c: (used[c.casefold()], -_common_prefix(_shape(c), shape),
+    # the note's other questions before other notes' ones
+    own = {_option(f.term) for f in pool if f.source.path == fact.source.path} if fact.kind == "faq" else set()
+    candidates.sort(key=lambda c: (used[c.casefold()], bool(own) and c not in own, -_common_prefix(_shape(c), shape),
                                    abs(len(_WORDS_RE.findall(c)) - size) > max(2, size // 2)))
-    stem = _stem(fact, side == "definition")
-    wrong: list[str] = []
-    for candidate in candidates:
-        option = _like(candidate, answer, fact.german)
-        keys = {o.casefold() for o in [answer, *wrong]}
-        if option is None or option.casefold() in keys or _shown_in(option, stem) \
-                or question_problems(stem, [answer, *wrong, option], 0, fact.source.text):
-            continue
-        wrong.append(option)
-        if len(wrong) == OPTIONS - 1:
-            break
-    if len(wrong) < 2 or question_problems(stem, [answer, *wrong], 0, fact.source.text):
-        return None
-    used.update(o.casefold() for o in wrong)
-    asked.add(answer.casefold())
-    return QuizQuestion("mcq", stem, [answer, *wrong], 0, fact.sentence, fact.source)
+    masked = mask_answer_words(fact.definition, answer, fact.lang) if fact.kind in QUOTES_OPENING else ""
+    quoted = [fact] + ([replace(fact, definition=masked)] if masked else [])  # whole, the giveaway words as "…"
+    stems = [_stem(each, side == "definition") for each in quoted] + \
+        ([_stem(each, False, named=False) for each in quoted] if one_note and fact.kind in NAMES_NOTE else [])
+    for stem in stems:
+        wrong: list[str] = []
+        for candidate in candidates:
+            option = _like(candidate, answer, fact.german)
+            keys = {o.casefold() for o in [answer, *wrong]}
+            if option is None or option.casefold() in keys or _shown_in(option, stem) \
+                    or question_problems(stem, [answer, *wrong, option], 0, fact.source.text, fact.lang):
+                continue
+            wrong.append(option)
+            if len(wrong) == OPTIONS - 1:
+                break
+        if len(wrong) >= 2 and not question_problems(stem, [answer, *wrong], 0, fact.source.text, fact.lang):
+            used.update(o.casefold() for o in wrong)
+            asked.add(answer.casefold())
+            return QuizQuestion("mcq", stem, [answer, *wrong], 0, fact.sentence, fact.source)
+    return None
 
 
 def balance_answers(questions: list[QuizQuestion], seed: str) -> list[QuizQuestion]:
@@ -291,14 +349,15 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
     used: Counter[str] = Counter()  # wrong options so far
     asked: set[str] = set()  # right answers so far
     questions: list[QuizQuestion] = []
-    steps = Counter(_option(f.term) for f in facts if f.kind == "step")  # a step quoted twice names no one list
-    askable = [f for f in facts if f.term != f.source.title
-               and (f.kind != "step" or (f.definition and steps[_option(f.definition)] == 1))]
-    for kinds in (("row", "item", "definition", "called", "example"), ("bold", "code"), ("heading",), ("step",)):
+    steps = {id(f) for f in clear_steps(facts)}
+    askable = [f for f in facts if f.term != f.source.title and (f.kind != "step" or id(f) in steps)]
+    one_note = len({s.path for s in sources.material}) == 1
+    for kinds in (("row", "item", "definition", "called", "example"), ("bold", "code"), ("heading", "faq"),
+                  ("step",)):
         for fact in spread([f for f in askable if f.kind in kinds], len(facts)):
             if len(questions) >= count:
                 break
-            question = _question_from(fact, pool, used, asked, rng)
+            question = _question_from(fact, pool, used, asked, rng, sources.outlines, one_note)
             if question is not None:
                 questions.append(question)
     return balance_answers(questions, seed)
@@ -381,8 +440,8 @@ def parse_quiz(text: str) -> ParsedQuiz:
             {"true", "false"}, {"wahr", "falsch"}) else "mcq"
         questions.append(QuizQuestion(kind, " ".join(stem), options, LETTERS.index(answer),
                                       " ".join(e for e in explanation if e), None))
-        cited.append([{"target": m["target"], "heading": m["heading"], "label": m["label"], "chunk_id": m["id"]}
-                      for line in block for m in CITATION_RE.finditer(line)])
+        cited.append([{"target": c.target, "heading": c.heading, "label": c.label, "chunk_id": c.chunk_id}
+                      for c in parse_citations("\n".join(block))])
     return ParsedQuiz(str(frontmatter.get("quiz_id")) if frontmatter.get("quiz_id") else None, title, questions,
                       cited)
 

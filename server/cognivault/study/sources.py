@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from cognivault.errors import CogniVaultError
 from cognivault.index.scope import Scope
-from cognivault.study.citations import CitedPassage
+from cognivault.study.citations import CitedPassage, one_line
 from cognivault.vault.markdown import normalize_text
 
 if TYPE_CHECKING:
@@ -72,6 +72,7 @@ class Source(CitedPassage):
     text: str = ""
     lang: str | None = None
     continues_section: bool = False  # a later part of a long section: it starts mid-section, maybe mid-sentence
+    opens_note: bool = False  # the note's first passage: the only one the frontmatter's description line heads
 
     @property
     def label(self) -> str:
@@ -90,6 +91,9 @@ class SourceSet:
     whole: list[Source] = field(default_factory=list)  # a note's every passage, uncut (a note request)
     outlines: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # per note: (level, heading)
     neighbours: list[Source] = field(default_factory=list)  # passages of nearby notes, for wrong quiz options
+
+    def __post_init__(self) -> None:
+        self.title = one_line(self.title)  # every generated note's title and headings are made from it
 
     @property
     def material(self) -> list[Source]:
@@ -121,9 +125,7 @@ class SourceSet:
 
 def _title_of(engine: Engine, path: str) -> str:
     record = engine.store.catalog.file(path)
-    if record is not None and record.title:
-        return record.title
-    return PurePosixPath(path).stem
+    return one_line(record.title if record is not None and record.title else PurePosixPath(path).stem)
 
 
 def _in_study_folder(engine: Engine, path: str) -> bool:
@@ -131,13 +133,13 @@ def _in_study_folder(engine: Engine, path: str) -> bool:
     return bool(folder) and (path == folder or path.startswith(folder + "/"))
 
 
-def _section_continuations(engine: Engine, path: str) -> set[str]:
-    """Ids of the chunks of ``path`` that continue a section cut into parts: each part after the first
+def _section_continuations(chunks: list[Any]) -> set[str]:
+    """Ids of the chunks (one note's, in order) that continue a section cut into parts: each part after the first
     repeats the end of the part before it, so it overlaps that part's lines under the same headings, which
     two different sections never do."""
     continuing: set[str] = set()
     previous = None
-    for chunk in engine.store.catalog.chunks_of(path):
+    for chunk in chunks:
         if previous is not None and previous.heading_path == chunk.heading_path \
                 and chunk.line_start <= previous.line_end:
             continuing.add(chunk.id)
@@ -184,6 +186,7 @@ def _make_sources(engine: Engine, records: list[Any], *, budget: bool = True) ->
     """Numbered passages; with ``budget``, cut to what a model's prompt holds."""
     titles: dict[str, str] = {}
     continuations: dict[str, set[str]] = {}
+    openings: dict[str, str] = {}  # per note: its first chunk's id
     outlines: dict[str, list[list[Any]]] = {}
     note_lines: dict[str, list[str]] = {}
     sources: list[Source] = []
@@ -195,7 +198,9 @@ def _make_sources(engine: Engine, records: list[Any], *, budget: bool = True) ->
             continue
         if record.path not in titles:
             titles[record.path] = _title_of(engine, record.path)
-            continuations[record.path] = _section_continuations(engine, record.path)
+            chunks = list(engine.store.catalog.chunks_of(record.path))
+            continuations[record.path] = _section_continuations(chunks)
+            openings[record.path] = chunks[0].id if chunks else ""
             outlines[record.path] = list((engine.store.catalog.note_row(record.path) or {}).get("headings") or [])
         text = record.text
         if any(record.line_start < int(h[2]) <= record.line_end and tuple(h[3]) == tuple(record.heading_path)
@@ -208,7 +213,8 @@ def _make_sources(engine: Engine, records: list[Any], *, budget: bool = True) ->
         total += len(text)
         sources.append(Source(record.id, record.path, titles[record.path], tuple(record.heading_path),
                               record.content_hash, record.line_start, record.line_end, len(sources) + 1, text,
-                              record.lang, record.id in continuations[record.path]))
+                              record.lang, record.id in continuations[record.path],
+                              record.id == openings[record.path]))
     return sources
 
 
@@ -301,7 +307,7 @@ def _with_surroundings(engine: Engine, sources: SourceSet) -> SourceSet:
     studied = sources.notes()
     for path in studied:
         row = catalog.note_row(path)
-        sources.outlines[path] = [(int(h[0]), str(h[1])) for h in (row or {}).get("headings") or []]
+        sources.outlines[path] = [(int(h[0]), one_line(str(h[1]))) for h in (row or {}).get("headings") or []]
     folders = {str(PurePosixPath(path).parent) for path in studied}
     nearby = sorted(f.path for f in catalog.files()
                     if f.state == "indexed" and f.path not in studied and str(PurePosixPath(f.path).parent) in folders

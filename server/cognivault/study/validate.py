@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from cognivault.index.analysis import Analyzer
 from cognivault.vault.markdown import block_tokens, inline_pieces
 
 _WORD_RE = re.compile(r"[^\W_]{4,}", re.UNICODE)
@@ -33,6 +34,7 @@ _STOPWORDS = frozenset(
     "note notes true false wahr falsch eine einer eines einem einen nicht auch oder sind sein seine ihre "
     "ihren wird werden wurde dass diese dieser dieses kann können muss haben hier dort wenn dann beim durch "
     "über unter nach noch mehr sich".split())
+_ANALYZER = Analyzer()  # the index's stemming, so "reduces" in a stem gives away the section "Reduction"
 
 
 def _outside_code(text: str) -> tuple[str, list[str]]:
@@ -94,13 +96,26 @@ def content_words(text: str) -> set[str]:
     return words | {c.strip("`").casefold() for c in codes}
 
 
-def _same_word(first: str, second: str) -> bool:
-    """Equal, or one an inflection of the other (search/searches, Notiz/Notizen), never a mere shared prefix."""
+def stems_of(text: str, lang: str | None) -> set[str]:
+    """The content words of ``text`` as the index stems them for ``lang`` (as written when it has no stemmer)."""
+    return {stem for word in content_words(text) for stem in (_ANALYZER.terms_of_word(word, lang)[:1] or (word,))}
+
+
+def _same_form(first: str, second: str) -> bool:
     short, long = sorted((first, second), key=len)
     return short == long or (len(short) >= 5 and long.startswith(short) and len(long) - len(short) <= 3)
 
 
-def _shares_answer(stem: str, answer: str, wrong: list[str]) -> bool:
+def _same_word(first: str, second: str, lang: str | None = None) -> bool:
+    """Equal, or one an inflection of the other (search/searches, Notiz/Notizen), never a mere shared prefix; with
+    the note's language, also when their Snowball stems are (reduces/Reduction: "reduc", "reduct")."""
+    if _same_form(first, second):
+        return True
+    stems = [_ANALYZER.terms_of_word(word, lang)[:1] for word in (first, second)] if lang else []
+    return bool(stems) and all(stems) and _same_form(stems[0][0], stems[1][0])
+
+
+def _shares_answer(stem: str, answer: str, wrong: list[str], lang: str | None) -> bool:
     """The stem gives the answer away: it holds the whole answer, or words only the answer has (no wrong option
     has them too): any such word of a short answer (up to four content words), half the words of a longer one."""
     stem_folded = stem.casefold()
@@ -110,9 +125,30 @@ def _shares_answer(stem: str, answer: str, wrong: list[str]) -> bool:
     stem_words = content_words(stem)
     others = {w for option in wrong for w in content_words(option)}
     words = content_words(answer)
-    shared = [w for w in words if any(_same_word(w, s) for s in stem_words)
-              and not any(_same_word(w, o) for o in others)]
+    shared = [w for w in words if any(_same_word(w, s, lang) for s in stem_words)
+              and not any(_same_word(w, o, lang) for o in others)]
     return bool(shared) and (len(words) <= 4 or len(shared) * 2 >= len(words))
+
+
+def mask_answer_words(text: str, answer: str, lang: str | None, most: int = 2) -> str:
+    """``text`` with the words that give ``answer`` away shown as "…" (outside code), so a quoted sentence stays
+    whole and says it lacks them ("to regenerate three molecules of … so the cycle"); "" when more than ``most``
+    words would go, or none would."""
+    answer_words = content_words(answer)
+    code = [(p.start, p.end) for p in inline_pieces(text) if p.kind == "code"]
+    masked = 0
+
+    def mask(match: re.Match[str]) -> str:
+        nonlocal masked
+        word = match.group(0).casefold()
+        if word in _STOPWORDS or any(start <= match.start() < end for start, end in code) \
+                or not any(_same_word(word, a, lang) for a in answer_words):
+            return match.group(0)
+        masked += 1
+        return "…"
+
+    shown = re.sub(r"…(?:\s*…)+", "…", _WORD_RE.sub(mask, text))
+    return shown if 0 < masked <= most else ""
 
 
 def card_problems(front: str, back: str, source_text: str) -> list[str]:
@@ -141,8 +177,10 @@ def cloze_problems(text: str, source_text: str) -> list[str]:
     return sorted(set(problems))
 
 
-def question_problems(stem: str, options: list[str], correct: int, source_text: str) -> list[str]:
-    """Wrong options come from across the vault: only their form is checked, the right one against the source."""
+def question_problems(stem: str, options: list[str], correct: int, source_text: str,
+                      lang: str | None = None) -> list[str]:
+    """Wrong options come from across the vault: only their form is checked, the right one against the source.
+    ``lang``: the note's language, whose stems tell a word's other forms in the stem."""
     problems = markup_problems(stem, source_text)
     for index, option in enumerate(options):
         problems += markup_problems(option, source_text if index == correct else None)
@@ -152,7 +190,7 @@ def question_problems(stem: str, options: list[str], correct: int, source_text: 
     if not 0 <= correct < len(options):
         problems.append("empty_back")
     elif len(options) > 2 and _shares_answer(stem, options[correct],
-                                             [o for i, o in enumerate(options) if i != correct]):
+                                             [o for i, o in enumerate(options) if i != correct], lang):
         problems.append("answer_in_stem")
     return sorted(set(problems))
 

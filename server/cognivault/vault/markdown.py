@@ -684,18 +684,22 @@ def _make_link(inside: str, embed: bool, line: int, start: int, end: int) -> Lin
 _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
+def split_href(href: str) -> tuple[str, str]:
+    """A Markdown link's destination (``Some%20note.md#Heading``) as a path and a fragment, percent-decoded."""
+    path, _, fragment = href.partition("#")
+    return unquote(path), unquote(fragment).strip()
+
+
 def _markdown_link(href: str, label: str, embed: bool, line: int, start: int, end: int) -> Link | None:
     """A Link for ``[label](Some%20note.md#Heading)``; None for URLs and non-note files."""
     if not href or _SCHEME_RE.match(href) or href.startswith("//"):
         return None
-    path, hash_, fragment = href.partition("#")
-    path = unquote(path)
+    path, fragment = split_href(href)
     if not path.lower().endswith(".md"):
         return None
-    fragment = unquote(fragment).strip()
     heading: str | None = None
     block: str | None = None
-    if hash_ and fragment:
+    if fragment:
         if fragment.startswith("^"):
             block = fragment[1:] or None
         else:
