@@ -1,6 +1,7 @@
 """The answer pipeline with an instant fake model on the indexed help vault: latency, isolation, cancel.
 
-- ``first_envelope``: time from calling ``stream_answer`` to its first envelope (target p95 <= 100 ms),
+- ``first_envelope``: time from calling ``stream_answer`` to its first envelope (target p95 <= 100 ms:
+  the user sees progress), to its first ``text`` envelope (``first_text``: the answer itself begins)
   and to ``done``, over ``--asks`` questions (no cache); the same through the companion's
   ``POST /api/ask`` over loopback HTTP when the companion is available;
 - ``cached``: the same question again (answer cache hit);
@@ -16,8 +17,8 @@ Keyword index only unless ``--embedded`` (the answer's latency is the point, not
 ``--first-question``: instead, start ``cognivault serve`` on a terminal (a pty) on the indexed vault
 as a user would (offline embedded model with ``--embedded``, the extractive answerer, no Ollama),
 and time from the moment it printed its dashboard link to the first NDJSON envelope of a question
-sent right then (target <= 100 ms; the models and indexes load while serve starts), ``--asks``
-times, each with a fresh serve process.
+sent right then (target <= 100 ms; the models and indexes load while serve starts) and to its first
+``text`` envelope (the answer's first words), ``--asks`` times, each with a fresh serve process.
 
     .venv/bin/python bench/bench_answer.py [--fresh] [--asks 60] [--streams 20] [--embedded]
     .venv/bin/python bench/bench_answer.py --first-question [--asks 5] [--embedded]
@@ -88,15 +89,30 @@ class InstantChat:
             self.closed_at.append(time.perf_counter())
 
 
+class FirstTimes:
+    """When a stream's first envelope and its first ``text`` envelope came, in ms since ``started``."""
+
+    def __init__(self, started: float) -> None:
+        self.started = started
+        self.first_ms: float | None = None
+        self.first_text_ms: float | None = None
+
+    def seen(self, envelope: dict[str, Any]) -> None:
+        elapsed = (time.perf_counter() - self.started) * 1000
+        if self.first_ms is None:
+            self.first_ms = elapsed
+        if self.first_text_ms is None and envelope["type"] == "text":
+            self.first_text_ms = elapsed
+
+
 async def _timed(engine: Engine, request: AskRequest, provider: Any, cache: AnswerCache | None) -> dict[str, Any]:
-    started = time.perf_counter()
-    first = None
+    times = FirstTimes(time.perf_counter())
     envelopes = []
     async for envelope in stream_answer(engine, request, provider, SessionStore(None), cache=cache):
-        if first is None:
-            first = (time.perf_counter() - started) * 1000
+        times.seen(envelope)
         envelopes.append(envelope)
-    return {"first_ms": first, "total_ms": (time.perf_counter() - started) * 1000, "envelopes": envelopes}
+    return {"first_ms": times.first_ms, "first_text_ms": times.first_text_ms,
+            "total_ms": (time.perf_counter() - times.started) * 1000, "envelopes": envelopes}
 
 
 def _folders(engine: Engine, count: int) -> list[str]:
@@ -127,26 +143,27 @@ async def _http_first_envelope(engine: Engine, settings: Any, questions: list[st
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     url = f"http://127.0.0.1:{port}/api/ask"
-    firsts, totals, done = [], [], 0
+    firsts, first_texts, totals, done = [], [], [], 0
     try:
         async with aiohttp.ClientSession() as session:
             for n in range(asks):
-                started = time.perf_counter()
-                first = None
+                times = FirstTimes(time.perf_counter())
                 last = None
                 async with session.post(url, json={"question": questions[n % len(questions)], "use_cache": False},
                                         headers={"Authorization": f"Bearer {token}"}) as response:
                     async for line in response.content:
                         if line.strip():
-                            if first is None:
-                                first = (time.perf_counter() - started) * 1000
                             last = json.loads(line)
-                firsts.append(first or 0.0)
-                totals.append((time.perf_counter() - started) * 1000)
+                            times.seen(last)
+                firsts.append(times.first_ms or 0.0)
+                if times.first_text_ms is not None:
+                    first_texts.append(times.first_text_ms)
+                totals.append((time.perf_counter() - times.started) * 1000)
                 done += bool(last and last["type"] == "done")
     finally:
         await runner.cleanup()
-    return {"first_envelope": percentiles(firsts), "done": percentiles(totals), "ended_in_done": done, "n": asks}
+    return {"first_envelope": percentiles(firsts), "first_text": percentiles(first_texts), "done": percentiles(totals),
+            "ended_in_done": done, "n": asks}
 
 
 async def run(engine: Engine, settings: Any, questions: list[str], args: argparse.Namespace) -> dict[str, Any]:
@@ -159,6 +176,7 @@ async def run(engine: Engine, settings: Any, questions: list[str], args: argpars
             for n in range(args.asks)]
     result["first_envelope"] = {
         "target_p95_ms": 100, "first": percentiles([a["first_ms"] for a in asks]),
+        "first_text": percentiles([a["first_text_ms"] for a in asks if a["first_text_ms"] is not None]),
         "done": percentiles([a["total_ms"] for a in asks]),
         "ended_in_done": sum(a["envelopes"][-1]["type"] == "done" for a in asks), "n": len(asks),
         "first_type": sorted({a["envelopes"][0]["type"] for a in asks})}
@@ -217,8 +235,9 @@ async def run(engine: Engine, settings: Any, questions: list[str], args: argpars
 
 
 def first_question(vault: Path, questions: list[str], embedded: bool) -> dict[str, float]:
-    """One ``cognivault serve`` start: ms from its printed link to the first envelope of a question,
-    and, as the control, the same for a second question on the same server."""
+    """One ``cognivault serve`` start: ms from its printed link to the first envelope and to the first
+    ``text`` envelope of a question, and, as the control, the same for a second question on the same
+    server."""
     import http.client
     import os
     import pty
@@ -245,22 +264,32 @@ def first_question(vault: Path, questions: list[str], embedded: bool) -> dict[st
         info = json.loads((vault / ".cognivault" / "companion.json").read_text("utf-8"))
         address = urlsplit(info["url"])
 
-        def first_envelope_ms(question: str, since: float) -> float:
+        def first_envelopes_ms(question: str, since: float) -> tuple[float, float]:
+            """ms to the first envelope and to the first text envelope of an answer to ``question``."""
             connection = http.client.HTTPConnection(address.hostname, address.port, timeout=60)
             connection.request("POST", "/api/ask", body=json.dumps({"question": question, "use_cache": False}),
                                headers={"Authorization": f"Bearer {info['token']}",
                                         "Content-Type": "application/json"})
             response = connection.getresponse()
-            first = json.loads(response.readline())
-            elapsed = (time.perf_counter() - since) * 1000
+            times = FirstTimes(since)
+            first = None
+            for line in response:
+                envelope = json.loads(line)
+                first = first or envelope
+                times.seen(envelope)
+                if times.first_text_ms is not None or envelope["type"] in ("done", "error"):
+                    break
             response.read()
             connection.close()
-            assert first["type"] in ("confidence", "text", "metadata"), first
-            return elapsed
+            assert first is not None and first["type"] in ("confidence", "text", "metadata"), first
+            assert times.first_ms is not None and times.first_text_ms is not None, "no answer text came"
+            return times.first_ms, times.first_text_ms
 
-        first_ms = first_envelope_ms(questions[0], printed)
+        first_ms, first_text_ms = first_envelopes_ms(questions[0], printed)
+        second_ms, second_text_ms = first_envelopes_ms(questions[1], time.perf_counter())
         return {"start_to_line_ms": (printed - started) * 1000, "line_to_first_envelope_ms": first_ms,
-                "second_question_ms": first_envelope_ms(questions[1], time.perf_counter())}
+                "line_to_first_text_ms": first_text_ms, "second_question_ms": second_ms,
+                "second_question_text_ms": second_text_ms}
     finally:
         process.terminate()
         process.wait(30)
@@ -294,7 +323,9 @@ def main() -> None:
         samples = [first_question(vault, pair, args.embedded) for pair in pairs]
         result = {"first_question": {
             "line_to_first_envelope": percentiles([s["line_to_first_envelope_ms"] for s in samples]),
+            "line_to_first_text": percentiles([s["line_to_first_text_ms"] for s in samples]),
             "second_question_first_envelope": percentiles([s["second_question_ms"] for s in samples]),
+            "second_question_first_text": percentiles([s["second_question_text_ms"] for s in samples]),
             "start_to_line": percentiles([s["start_to_line_ms"] for s in samples])}}
     emit({"benchmark": "answer", "vault": "help-vault", "notes": len(list(Path(vault).rglob("*.md"))),
           "chunks": report.totals().get("chunks"), "embedding": model, "index_s": round(index_s, 2), **result})

@@ -70,10 +70,11 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 async def ask(engine: Any, question: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ``done`` data and the ``confidence`` envelope's data of an extractive answer."""
+    """The ``done`` data and the last ``confidence`` envelope's data (by the chosen quotes) of an extractive
+    answer."""
     envelopes = await collect(stream_answer(engine, AskRequest(question, use_cache=False), ExtractiveChat(),
                                             SessionStore(None), cache=None))
-    return final(envelopes)["data"], next(e["data"] for e in envelopes if e["type"] == "confidence")
+    return final(envelopes)["data"], [e["data"] for e in envelopes if e["type"] == "confidence"][-1]
 
 
 @pytest.mark.parametrize("question", ["How many monthly active users does Obsidian Sync have?",

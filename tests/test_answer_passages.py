@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from answer_support import ScriptedChat, collect, final, make_vault, streamed_text, text
+from answer_support import ScriptedChat, collect, final, kinds, make_vault, streamed_text, text
 from cognivault.answer.evaluation import nuggets_stated, reliability_table
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.repetition import LoopGuard
@@ -233,10 +233,13 @@ async def test_confidence_is_capped_by_what_the_model_cites(engine: Any) -> None
                                                  else "Gutenberg printed a Bible [S1]."))
     envelopes = await ask(engine, "How do I embed a note?", cites_other, think=False, tools=False,
                           max_sources=3)
-    shown = next(e["data"] for e in envelopes if e["type"] == "confidence")["label"]
+    shown = [e["data"] for e in envelopes if e["type"] == "confidence"]
     data = final(envelopes)["data"]
     rank = {"low": 0, "medium": 1, "high": 2}
-    assert rank[data["confidence"]] <= rank[shown]
+    assert rank[data["confidence"]] <= rank[shown[0]["label"]]
+    # what the answer cites is sent as the last confidence, so a client shows the label of the answer
+    assert (shown[-1]["label"], shown[-1]["reason"]) == (data["confidence"], data["confidence_reason"])
+    assert kinds(envelopes).index("confidence") == 0
 
 
 def test_nugget_matching_follows_the_eval_rules() -> None:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from answer_support import (
@@ -398,6 +401,46 @@ async def test_confidence_uses_meaning_where_the_embedder_knows_the_language(tmp
     shown = next(e["data"] for e in envelopes if e["type"] == "confidence")
     assert shown["similarity"] == pytest.approx(max(item.similarity for item in english.items), abs=1e-3)
     assert "476" in final(envelopes)["data"]["answer"]
+
+
+class HeldEmbedder(WordHashEmbedder):
+    """Embeds (what the quote choice asks of it) only once ``release`` is set."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.calls = 0
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls += 1
+        assert self.release.wait(120), "the quote choice was held until a first envelope that never came"
+        return super().embed_documents(texts)
+
+
+async def test_the_first_envelope_waits_for_retrieval_only_and_the_quotes_label_comes_before_their_text(
+        tmp_path: Path) -> None:
+    """The rule's confidence is sent as soon as retrieval is done, while the quotes (re-ranked by meaning:
+    an embedding model's work) are still being chosen; the label they cap it to is sent before their text
+    and is the done's."""
+    from cognivault.engine import Engine
+
+    vault = write_vault(tmp_path / "vault")
+    with Engine(vault, vault_settings(tmp_path / "index"), embedder=WordHashEmbedder()) as engine:
+        engine.index()
+        held = HeldEmbedder()
+        envelopes = []
+        async for envelope in stream_answer(engine, AskRequest("When did the Western Roman Empire end?",
+                                                               use_cache=False),
+                                            ExtractiveChat(held), SessionStore(None), cache=None):
+            envelopes.append(envelope)
+            held.release.set()  # the quote choice goes on only once the first envelope is out
+    types = kinds(envelopes)
+    assert types[0] == "confidence" and envelopes[0]["data"]["answer_share"] is None  # by rule, no quotes yet
+    assert held.calls, "the quotes were chosen by meaning"
+    shown = [e["data"] for e in envelopes if e["type"] == "confidence"]
+    done = final(envelopes)["data"]
+    assert len(shown) == 2 and types.index("text") > types.index("confidence", 1)
+    assert shown[-1]["answer_share"] is not None and shown[-1]["label"] == done["confidence"]
+    assert "476" in done["answer"]
 
 
 OFF_TOPIC_NOTES = {

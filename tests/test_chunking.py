@@ -194,7 +194,7 @@ def test_short_note_is_one_chunk_with_all_its_text() -> None:
     text = "# Title\nOne line.\n## Sub\nTwo.\n"
     chunks = chunks_of(text)
     assert len(chunks) == 1
-    assert chunks[0].text == "# Title\nOne line.\nTwo."
+    assert chunks[0].text == "# Title\nOne line.\n## Sub\nTwo."
     assert chunks[0].heading_path == ("Title", "Sub")
     assert (chunks[0].line_start, chunks[0].line_end) == (1, 4)
 
@@ -208,8 +208,29 @@ def test_small_sections_merge_forward_into_sibling_or_child() -> None:
     )
     chunks = chunks_of(text)
     assert [c.heading_path for c in chunks] == [("Topic", "Usage"), ("Topic", "Details")]
-    assert chunks[0].text.startswith("# Topic\n\n## Setup\nShort.\n\n" + FILLER[:20])
+    assert chunks[0].text == f"# Topic\n\n## Setup\nShort.\n\n## Usage\n{FILLER}"
     assert chunks[0].line_start == 1 and chunks[0].anchor == "Topic\x1fUsage\x1e0\x1e0"
+    assert "## Details" not in chunks[1].text  # a chunk that took in nothing starts with its own text
+
+
+def test_a_chunk_that_took_in_small_sections_reads_as_the_note_does() -> None:
+    """Its own heading stands between the carried text and its own (else its text reads as the last
+    carried section's), for a carried opening, sibling or parent; the lead line is no section."""
+    text = (
+        "---\ndescription: How to sync.\n---\n"
+        "Intro line.\n\n"            # a small opening, carried into the first section
+        "# Sync\n\n"                 # empty, carried into its child
+        "## Pause\nPress pause.\n\n"  # small, carried into its sibling
+        f"## Resume\n\n{FILLER}\n\n"
+        f"## Conflicts\n{FILLER}\n"
+    )
+    chunks = chunks_of(text)
+    assert [c.heading_path for c in chunks] == [("Sync", "Resume"), ("Sync", "Conflicts")]
+    assert chunks[0].text == (f"How to sync.\nIntro line.\n\n# Sync\n\n## Pause\nPress pause.\n\n"
+                              f"## Resume\n\n{FILLER}")
+    assert (chunks[0].line_start, chunks[0].line_end) == (2, 13)
+    lead_only = chunks_of(f"---\ndescription: How to sync.\n---\n# Sync\n{FILLER}\n")
+    assert [c.text for c in lead_only] == [f"How to sync.\n{FILLER}"]
 
 
 def test_small_section_before_a_shallower_heading_joins_the_previous_chunk() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,8 @@ from cognivault.config import load_settings
 from cognivault.engine import Engine
 from cognivault.index.lexical import LexicalIndex
 from cognivault.index.scope import Scope
+from cognivault.vault.chunking import CHUNKER_VERSION
+from cognivault.vault.types import ChunkDraft, ParsedNote
 
 NOTES = {
     "Biology/Photosynthesis.md": """---
@@ -605,3 +608,31 @@ def test_a_new_model_version_re_embeds_everything_and_never_mixes_vectors(vault:
         report = engine.index()
         assert report.embedded_chunks == 0
         assert dense_matches(engine, first) and engine.store.consistency()["agree"]
+
+
+def test_notes_cut_by_another_chunker_version_are_cut_again(vault: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunker change gives unchanged notes other passages: the next pass cuts every note again (its
+    bytes did not change), embeds only the passages whose text changed, and the pass after is a no-op."""
+    import cognivault.index.pipeline as pipeline
+
+    current = pipeline.chunk_note
+
+    def older_chunker(text: str, note: ParsedNote, path: str, **options: int) -> list[ChunkDraft]:
+        drafts = current(text, note, path, **options)
+        return [replace(d, text=d.text + " Zeppelin.") for d in drafts] if path == "Sync/Conflicts.md" else drafts
+
+    settings = load_settings(vault)
+    with monkeypatch.context() as older, Engine(vault, settings, embedder=WordHashEmbedder()) as engine:
+        older.setattr(pipeline, "chunk_note", older_chunker)
+        older.setattr(pipeline, "CHUNKER_VERSION", CHUNKER_VERSION - 1)
+        engine.index()
+        assert engine.search("zeppelin", mode="lexical").results
+    with Engine(vault, settings, embedder=WordHashEmbedder()) as engine:
+        report = engine.index()
+        assert states(report) == {path: "indexed" for path in NOTES}
+        assert report.embedded_chunks == len(engine.store.catalog.chunks_of("Sync/Conflicts.md"))
+        assert not engine.search("zeppelin", mode="lexical").results
+        assert engine.store.consistency()["agree"]
+        again = engine.index()
+        assert set(states(again).values()) == {"unchanged"} and again.embedded_chunks == 0

@@ -12,7 +12,6 @@ import pytest
 from cognivault.engine import Engine
 from cognivault.study.extract import form_of
 from cognivault.study.quiz import parse_quiz
-from cognivault.study.sources import with_own_heading
 from cognivault.study.validate import cloze_problems, question_problems
 from test_study_extractive import assert_cards_valid, cards_of, generate, indexed_vault
 
@@ -241,27 +240,18 @@ def test_quiz_questions_from_the_new_shapes_are_fair(engine: Engine) -> None:
     assert "Which term completes the sentence: “Click … at the top of the File explorer”?" in stems, stems
 
 
-def test_a_small_section_carried_into_the_next_keeps_the_next_ones_heading(engine: Engine) -> None:
+def test_a_small_section_carried_into_the_next_leaves_it_its_own_text(engine: Engine) -> None:
     note = "Help/Import from Craft.md"
     carried = [c for c in engine.store.catalog.chunks_of(note) if c.heading_path[-1:] == ("Troubleshooting",)]
-    assert carried and carried[0].text.startswith("## Import your data"), "the chunker carries the small section"
-    assert "## Troubleshooting" not in carried[0].text
+    assert carried and carried[0].text == ("## Import your data\n\nFollow the [[Import Markdown files]] instructions."
+                                           "\n\n## Troubleshooting\n\nCraft Docs uses non-standard syntax for certain "
+                                           "links, which the importer turns into plain text."), \
+        "the chunker carries the small section and keeps both headings"
     found = cards(engine, note)
     assert ("qa", "What does “Import from Craft” say under “Troubleshooting”?",
             "Craft Docs uses non-standard syntax for certain links, which the importer turns into plain text.") in found
     assert ("qa", "What does “Import from Craft” say under “Import your data”?",
             "Follow the Import Markdown files instructions.") in found
-
-
-def test_the_own_heading_goes_back_only_where_the_note_has_it() -> None:
-    lines = ["# Note", "", "## Small", "", "Short text.", "", "## Owner", "", "Owner text.", "More."]
-    headings = [[1, "Note", 1, ["Note"]], [2, "Small", 3, ["Note", "Small"]], [2, "Owner", 7, ["Note", "Owner"]]]
-    text = "## Small\n\nShort text.\n\nOwner text.\nMore."
-    assert with_own_heading(text, ("Note", "Owner"), 3, 10, headings, lines) == \
-        "## Small\n\nShort text.\n\n## Owner\n\nOwner text.\nMore."
-    changed = [*lines[:8], "Owner text, edited since.", "More."]  # the note changed after it was indexed
-    assert with_own_heading(text, ("Note", "Owner"), 3, 10, headings, changed) == text
-    assert with_own_heading("Owner text.", ("Note", "Owner"), 8, 10, headings, lines) == "Owner text."
 
 
 def test_a_cloze_whose_hidden_text_stays_in_its_sentence_is_rejected() -> None:

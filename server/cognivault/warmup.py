@@ -50,16 +50,20 @@ def warm_index_pass(engine: Any) -> dict[str, float]:
 def warm_answering(engine: Any) -> dict[str, float]:
     """Everything a first answer loads: the embedder, the language model, the indexes, the pipeline.
 
-    Runs one retrieval (the work before an answer's first envelope) and returns how long each
-    step took in ms. A failing step is logged and skipped.
+    Runs one retrieval (the work before an answer's first envelope) and one choice of quotes (the
+    work before its first text) and returns how long each step took in ms. A failing step is logged
+    and skipped.
     """
     from cognivault.index.analysis import warm_language_model
 
     def retrieve() -> None:
         from cognivault.answer import pipeline  # noqa: F401 - imported for the first ask
+        from cognivault.answer.evidence import analyzer_of
+        from cognivault.answer.extractive import passage_answer
         from cognivault.answer.retrieval import build_pack
 
-        build_pack(engine, WARM_QUESTION)
+        pack, _ = build_pack(engine, WARM_QUESTION)
+        passage_answer(pack, analyzer_of(engine), WARM_QUESTION, engine.embedder)
 
     timings = warm_embedder(engine)
     _timed("language_model", warm_language_model, timings)

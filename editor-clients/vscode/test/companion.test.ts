@@ -123,6 +123,15 @@ describe("answer state", () => {
       lineEnd: 10, snippet: "…" }]);
   });
 
+  it("shows the last confidence: the rule's label at once, then the one the answer's quotes support", () => {
+    const state = newAnswer();
+    applyEnvelope(state, { type: "confidence", data: { label: "high", reason: "covered" } });
+    expect(state.confidence).toEqual({ label: "high", reason: "covered" });
+    applyEnvelope(state, { type: "confidence", data: { label: "medium", reason: "its first quote states 40%" } });
+    applyEnvelope(state, { type: "text", data: { text: "Quoted. [S1]" } });
+    expect(state.confidence).toEqual({ label: "medium", reason: "its first quote states 40%" });
+  });
+
   it("records an error envelope", () => {
     const state = applyEnvelope(newAnswer(), { type: "error", data: { code: "no_model", message: "start Ollama" } });
     expect(state).toMatchObject({ done: true, error: { code: "no_model", message: "start Ollama" } });

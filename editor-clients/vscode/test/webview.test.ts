@@ -43,6 +43,10 @@ describe("chat webview", () => {
     expect(turn.querySelector(".cv-thinking")?.textContent).toBe("Looking at S1");
     expect(turn.querySelector(".cv-confidence")?.textContent).toBe("High confidence");
     expect(turn.querySelector(".cv-answer")?.classList.contains("cv-streaming")).toBe(true);
+    // a later confidence (what the answer cites supports less) replaces the chip
+    deliver({ type: "envelope", id: 1, envelope: { type: "confidence", data: { label: "medium", reason: "cites S1" } } });
+    expect(turn.querySelector(".cv-confidence")?.textContent).toBe("Medium confidence");
+    expect((turn.querySelector(".cv-confidence") as HTMLElement).title).toBe("cites S1");
     expect((document.getElementById("stop") as HTMLElement).hidden).toBe(false);
 
     deliver({ type: "envelope", id: 1, envelope: { type: "done", data: { answer: "Light to sugar [S1]" } } });

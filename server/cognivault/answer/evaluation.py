@@ -126,7 +126,8 @@ def is_honest(done: dict[str, Any]) -> bool:
 async def run_question(engine: Any, provider: Any, question: str) -> dict[str, Any]:
     """The ``done`` (or ``error``) data of one full pipeline run, with ``"error"`` set on failure.
 
-    ``confidence_detail`` is the ``confidence`` envelope's data (the rule's measures).
+    ``confidence_detail`` is the last ``confidence`` envelope's data (the rule's measures, capped by what
+    the answer cites).
     """
     started = time.perf_counter()
     last: dict[str, Any] = {}

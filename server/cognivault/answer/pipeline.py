@@ -3,8 +3,11 @@
 ``stream_answer(engine, request, provider, sessions, cancel)`` yields
 ``{"type": ..., "data": ...}`` dicts:
 
-- ``confidence`` ``{label, reason, coverage, best, covered, missing}``: decided by rule
-  from the evidence pack as soon as retrieval is done (before any model output);
+- ``confidence`` ``{label, reason, coverage, best, covered, missing, ...}``: decided by rule
+  from the evidence pack and sent as soon as retrieval is done (before any model output or quote
+  choice: the first envelope of every answer); sent again, with the new label and reason, when what
+  the answer cites changes it (a later ``confidence`` replaces the earlier one; the last one is the
+  ``done``'s ``confidence``);
 - ``thinking`` ``{text, kind}``: phase-1 reasoning (``kind`` "reasoning") and plan ("plan")
   tokens, only for models that think and questions that merit it;
 - ``metadata``: one per accepted citation ``{label, chunk_id, path, title, heading,
@@ -21,9 +24,9 @@ A model answer that cites nothing in the pack, or that loops (``repetition.LoopG
 stream as soon as it repeats itself), is not shown as the answer: the passage answer of the
 extractive answerer is, with the model's text marked as unverified; the ``done`` then has
 ``unverified: true`` (``looped`` says whether it looped) and a note says why. The ``done``'s
-``confidence`` is capped by what the answer actually cites (``confidence.cap_by_citations``); the
-extractive answerer chooses its passages before the ``confidence`` envelope, so there the envelope
-already carries the capped label.
+``confidence`` is capped by what the answer actually cites (``confidence.cap_by_citations``): the
+extractive answerer sends the capped ``confidence`` once it has chosen its quotes, before their
+text; a model's answer, before the ``done``.
 
 Each request runs in its own task with a fresh context (request-local
 scope and citation ledger in ContextVars). Blocking engine work runs in
@@ -195,6 +198,7 @@ class _AnswerRun:
         self.looped = False
         self.unverified = ""  # why the model's text was not shown as the answer
         self.answer_filter: CitationFilter | None = None
+        self.confidence_shown: dict[str, Any] | None = None  # the last ``confidence`` envelope's data
 
     # -- plumbing ------------------------------------------------------------
     async def _blocking(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -298,14 +302,14 @@ class _AnswerRun:
         confidence = assess(pack)
         answer_filter = self._filter()
         self.answer_filter = answer_filter
+        await self._emit_confidence(confidence)  # progress at once: choosing the quotes may embed them
         if pack and getattr(self.provider, "extractive", False):
             answer = await self._passages(confidence)
             if confidence.supported:  # else it is low already, for its own reason
                 confidence = cap_by_citations(confidence, pack, answer.labels(), answer.measures)
-            await self._emit_confidence(confidence)
+                await self._emit_confidence(confidence)
             await self._feed_quotes(answer_filter, answer.quotes)
         else:
-            await self._emit_confidence(confidence)
             if not pack:
                 await self._feed(answer_filter, not_in_vault(lang))
             else:
@@ -316,8 +320,13 @@ class _AnswerRun:
         await self._finish(answer_filter, question, resolution, confidence, session_id, memory, key)
 
     async def _emit_confidence(self, confidence: Confidence) -> None:
-        await self.emit("confidence", confidence.to_dict(), replay=True)
-        self.timings["first_envelope_ms"] = self._ms()
+        """Send ``confidence`` unless the last one sent says the same."""
+        shown = confidence.to_dict()
+        if shown == self.confidence_shown:
+            return
+        self.confidence_shown = shown
+        await self.emit("confidence", shown, replay=True)
+        self.timings.setdefault("first_envelope_ms", self._ms())
 
     # -- pieces ------------------------------------------------------------------
     async def _capabilities(self) -> ChatCapabilities:
@@ -536,8 +545,9 @@ class _AnswerRun:
                                            "or use the extractive answerer")
         report = answer_filter.report
         self.ledger.report = report
-        if not getattr(self.provider, "extractive", False):
-            confidence = cap_by_citations(confidence, self.pack, list(report.accepted)) if self.pack else confidence
+        if not getattr(self.provider, "extractive", False) and self.pack:
+            confidence = cap_by_citations(confidence, self.pack, list(report.accepted))
+            await self._emit_confidence(confidence)
         accepted = [self.pack.get(label) for label in report.accepted]
         sources = [item.metadata() for item in accepted if item is not None]
         done = {

@@ -4,7 +4,10 @@ Notes are read in-process (fast, and the lexical index is rebuilt as soon as
 they are in); attachments are read in an isolated worker while the main
 thread embeds, so embedding starts at once and the CPU never idles. Work is
 committed file by file and batch by batch: an interrupted run loses nothing
-already done, and the next run resumes where it stopped.
+already done, and the next run resumes where it stopped. Unchanged files are
+skipped, except notes cut by another version of the chunker
+(``vault.chunking.CHUNKER_VERSION``), which are cut again; their unchanged
+passages keep their vectors.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -25,7 +28,7 @@ from cognivault.index.isolation import AttachmentResult, IsolatedExtractor
 from cognivault.index.lexical import join_words
 from cognivault.index.store import IndexStore
 from cognivault.models.base import EmbeddingProvider
-from cognivault.vault.chunking import chunk_note
+from cognivault.vault.chunking import CHUNKER_VERSION, chunk_note
 from cognivault.vault.extractors import availability
 from cognivault.vault.markdown import parse_note
 from cognivault.vault.scan import VaultFile, scan_vault
@@ -34,6 +37,7 @@ from cognivault.vault.types import ChunkDraft, Extraction, ParsedNote
 log = logging.getLogger(__name__)
 
 MIN_PROSE_CHARS = 100
+CHUNKER_META = "note_chunker_version"  # the catalog's record of the chunker its notes' passages came from
 MIN_STRUCTURED_CHARS = 20
 EMBED_BATCH = 64
 
@@ -340,6 +344,18 @@ class Indexer:
         return added
 
     # -- a whole run --------------------------------------------------------
+    def _cut_by_another_chunker(self, known: Iterable[FileRecord]) -> bool:
+        """Whether the indexed notes were cut by another version of the chunker (then a pass cuts every
+        note again); an index with no note yet is marked as cut by this one at once, so an interrupted
+        first pass resumes where it stopped."""
+        catalog = self.store.catalog
+        if catalog.get_meta(CHUNKER_META) == str(CHUNKER_VERSION):
+            return False
+        if any(record.kind == "markdown" for record in known):
+            return True
+        catalog.set_meta(CHUNKER_META, str(CHUNKER_VERSION))
+        return False
+
     def run(self, progress: ProgressCallback | None = None) -> IndexReport:
         started = time.perf_counter()
         store = self.store
@@ -359,6 +375,7 @@ class Indexer:
                             for problem in scan.problems)
 
         usable = availability(self.settings.index)
+        rechunk = self._cut_by_another_chunker(known.values())
         attachments: list[tuple[VaultFile, str]] = []
         total = len(scan.files)
         read_started = time.perf_counter()
@@ -376,7 +393,8 @@ class Indexer:
                 continue
             previous = known.get(vault_file.path)
             if previous is not None and previous.sha256 == digest and not (
-                    previous.state == "skipped" and usable.get(vault_file.kind) is None):
+                    previous.state == "skipped" and usable.get(vault_file.kind) is None) and not (
+                    rechunk and vault_file.kind == "markdown"):
                 report.files.append(FileReport(vault_file.path, vault_file.kind,
                                                "unchanged" if previous.state == "indexed" else previous.state,
                                                previous.reason, previous.chunk_count))
@@ -389,6 +407,8 @@ class Indexer:
             except OSError as exc:
                 report.files.append(self._record_failure(vault_file, f"cannot read: {exc}", digest, None))
         report.timings["read_notes"] = time.perf_counter() - read_started
+        if rechunk and not report.interrupted:
+            store.catalog.set_meta(CHUNKER_META, str(CHUNKER_VERSION))
 
         self.pause()
         lexical_started = time.perf_counter()

@@ -248,10 +248,6 @@ class Block:
     heading: str  # the heading this block sits under ("" before any)
     lead: str  # an item: the paragraph introducing its list, or the item it is nested in
     first: bool  # the block is the first text of its section
-    # a heading: whether the text after it is known to be where its section starts. Not so for a small
-    # section carried into the next one (the chunker keeps the carried heading line but not the next
-    # section's), where the text cannot say which section its first paragraph belongs to
-    opening_known: bool = True
     ordered: bool = False  # an item of a numbered list (steps in their order)
 
 
@@ -275,12 +271,10 @@ def blocks_of(source: Source) -> list[Block]:
     tokens = block_tokens(source.text)
     blocks: list[Block] = []
     heading = owner = _section_heading(source)
-    ancestors = {h for h in source.heading_path[:-1] if h}
-    owner_pending = False  # a carried ancestor heading was read: the owner's own text follows it
     owner_shown = any(index and token.type == "inline" and tokens[index - 1].type == "heading_open"
                       and plain(read_inline(token.content).text) == plain(owner) for index, token in enumerate(tokens))
     if owner_shown:
-        heading = ""  # its heading was put back (sources.with_own_heading): the text above it is the note's opening
+        heading = ""  # small sections were carried in front of its heading line: text before any is the note's opening
     first = True
     last_paragraph = ""
     depth_items = 0
@@ -322,13 +316,9 @@ def blocks_of(source: Source) -> list[Block]:
             if in_heading:
                 inline = read_inline(content)
                 heading = inline.restore(inline.text)
-                owner_pending = owner != heading and plain(inline.text) in ancestors and not owner_shown
-                blocks.append(Block("heading", content, heading, "", False, opening_known=not owner_pending))
+                blocks.append(Block("heading", content, heading, "", False))
                 first = True
                 continue
-            if owner_pending:  # the passage's own heading travels outside its text: its text starts here
-                owner_pending, heading = False, owner
-                blocks.append(Block("heading", "", owner, "", False, opening_known=False))
             if callout_title_pending:
                 callout_title_pending = False
                 content = content.split("\n", 1)[1] if "\n" in content else ""
@@ -604,7 +594,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
     opened = source.continues_section  # the current section's first paragraph was read (or is elsewhere)
     for position, block in enumerate(blocks):
         if block.kind == "heading":
-            section, opened = block.heading, not block.opening_known
+            section, opened = block.heading, False
             continue
         if opened or not section:
             continue

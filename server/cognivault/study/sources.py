@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from cognivault.errors import CogniVaultError
 from cognivault.index.scope import Scope
 from cognivault.study.citations import CitedPassage, one_line
-from cognivault.vault.markdown import normalize_text
 
 if TYPE_CHECKING:
     from cognivault.engine import Engine
@@ -147,48 +146,11 @@ def _section_continuations(chunks: list[Any]) -> set[str]:
     return continuing
 
 
-def _note_lines(engine: Engine, path: str) -> list[str]:
-    """The note's lines as the chunker read them ([] when it cannot be read now)."""
-    try:
-        return normalize_text((engine.vault / path).read_text("utf-8")).split("\n")
-    except (OSError, UnicodeDecodeError):
-        return []
-
-
-def with_own_heading(text: str, heading_path: tuple[str, ...], line_start: int, line_end: int,
-                     headings: list[list[Any]], lines: list[str]) -> str:
-    """A passage that took in small sections before its own (the chunker carries a short section into the next
-    one, keeping the short one's heading line but not the next one's) with its own heading line put back where
-    the note has it, so its text is not read as the short section's. Unchanged when the place cannot be found
-    (the note changed since it was indexed)."""
-    own = next((h for h in headings if tuple(h[3]) == heading_path and line_start < int(h[2]) <= line_end), None)
-    if own is None or not heading_path:
-        return text
-    own_line = int(own[2])
-    after = 0
-    for heading in [h for h in headings if line_start <= int(h[2]) < own_line]:  # the carried headings, in order
-        found = re.compile(rf"(?m)^{re.escape('#' * min(int(heading[0]), 6))} {re.escape(str(heading[1]))}$") \
-            .search(text, after)
-        if found is None:
-            return text
-        after = found.end()
-    restored = f"{'#' * min(int(own[0]), 6)} {own[1]}"
-    first = next((line.rstrip() for line in lines[own_line:line_end] if line.strip()), None)
-    if first is None:  # a heading without text of its own
-        return f"{text}\n\n{restored}"
-    start = re.compile(rf"(?m)^{re.escape(first)}$").search(text, after)
-    if start is None:
-        return text
-    return f"{text[:start.start()].rstrip()}\n\n{restored}\n\n{text[start.start():]}"
-
-
 def _make_sources(engine: Engine, records: list[Any], *, budget: bool = True) -> list[Source]:
     """Numbered passages; with ``budget``, cut to what a model's prompt holds."""
     titles: dict[str, str] = {}
     continuations: dict[str, set[str]] = {}
     openings: dict[str, str] = {}  # per note: its first chunk's id
-    outlines: dict[str, list[list[Any]]] = {}
-    note_lines: dict[str, list[str]] = {}
     sources: list[Source] = []
     total = 0
     for record in records:
@@ -201,15 +163,8 @@ def _make_sources(engine: Engine, records: list[Any], *, budget: bool = True) ->
             chunks = list(engine.store.catalog.chunks_of(record.path))
             continuations[record.path] = _section_continuations(chunks)
             openings[record.path] = chunks[0].id if chunks else ""
-            outlines[record.path] = list((engine.store.catalog.note_row(record.path) or {}).get("headings") or [])
-        text = record.text
-        if any(record.line_start < int(h[2]) <= record.line_end and tuple(h[3]) == tuple(record.heading_path)
-               for h in outlines[record.path]):  # it carries small sections in front of its own
-            if record.path not in note_lines:
-                note_lines[record.path] = _note_lines(engine, record.path)
-            text = with_own_heading(text, tuple(record.heading_path), record.line_start, record.line_end,
-                                    outlines[record.path], note_lines[record.path])
-        text = text if len(text) <= MAX_SOURCE_CHARS or not budget else text[:MAX_SOURCE_CHARS] + " …"
+        text = record.text if len(record.text) <= MAX_SOURCE_CHARS or not budget \
+            else record.text[:MAX_SOURCE_CHARS] + " …"
         total += len(text)
         sources.append(Source(record.id, record.path, titles[record.path], tuple(record.heading_path),
                               record.content_hash, record.line_start, record.line_end, len(sources) + 1, text,

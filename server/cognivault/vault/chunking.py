@@ -25,7 +25,9 @@ pass from the top of the note:
    *appended to the previous chunk*.
 3. Carried or appended text keeps its heading as a Markdown line
    (``"## Setup"``) so nothing is lost; a chunk that absorbed carried text
-   starts at the carried text's first line.
+   starts at the carried text's first line, and its own heading line stands
+   between the carried text and its own, as in the note (else its text would
+   read as the carried section's).
 4. The chunk keeps the heading path — and so the anchor — of the section that
    owns it: the one that was 100+ characters (or the last one, for a note
    made only of small sections, which becomes one chunk with all its text).
@@ -64,9 +66,13 @@ from typing import Any
 from cognivault.vault.markdown import normalize_text
 from cognivault.vault.types import ChunkDraft, Heading, ParsedNote
 
-__all__ = ["MIN_CHARS", "chunk_note", "split_prose", "split_spans", "make_anchor"]
+__all__ = ["CHUNKER_VERSION", "MIN_CHARS", "chunk_note", "split_prose", "split_spans", "make_anchor"]
 
 MIN_CHARS = 100
+# Raised whenever a change gives a note other passages: the index re-chunks every note chunked by
+# another version (``index.pipeline``), even when the note itself did not change.
+# 2: a chunk that took in small sections keeps its own heading line after them.
+CHUNKER_VERSION = 2
 
 _SENTENCE_END_RE = re.compile(r"[.!?…][\"'”’»)\]]*(?=\s)|[。！？][」』”’)]*")
 _SPACE_RE = re.compile(r"[ \t\n]")
@@ -368,23 +374,27 @@ def _units(sections: list[_Section], lead: tuple[int, str] | None) -> list[_Unit
     units: list[_Unit] = []
     carried: list[tuple[int, str]] = [lead] if lead else []
     carried_size = _size(carried)
+    carried_sections = False  # ``carried`` holds small sections, not just the lead line
     for index, section in enumerate(sections):
         own_size = _joined(carried_size, _size(section.lines))
         following = sections[index + 1] if index + 1 < len(sections) else None
         if own_size >= MIN_CHARS or (following is None and not units):
-            carried.extend(section.lines if own_size else _heading_line(section))  # headings only: keep one
+            if carried_sections or not own_size:  # after carried sections, or a note of headings only
+                carried.extend(_heading_line(section))
+            carried.extend(section.lines)
             units.append(_Unit(section.path, section.occurrence, carried))
         elif following is not None and (following.level >= section.level or not units):
             heading = _heading_line(section)
             carried.extend(heading)
             carried.extend(section.lines)
             carried_size = _joined(_joined(carried_size, _size(heading)), _size(section.lines))
+            carried_sections = True
             continue
         else:
             units[-1].lines.extend(carried)
             units[-1].lines.extend(_heading_line(section))
             units[-1].lines.extend(section.lines)
-        carried, carried_size = [], 0
+        carried, carried_size, carried_sections = [], 0, False
     if carried:
         if units:
             units[-1].lines.extend(carried)
