@@ -63,6 +63,7 @@ The run starts at two in the morning, when the laptop is idle.
 1. Open the Settings.
 2. Select Restore.
 3. Pick an archive.
+4. Confirm the restore.
 
 ## Cleaning up
 
