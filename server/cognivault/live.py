@@ -126,6 +126,7 @@ class LiveVault:
         self._unsaved: set[str] = set()  # vault paths whose buffer differs from the file
         self._unembedded: set[str] = set()  # notes updated without embedding their new passages
         self._edits = 0  # per-file updates scheduled so far (read by the writer thread)
+        self._scheduled: dict[str, int] = {}  # the same per path
         self._writer_jobs = 0
         self._update_jobs = 0
         self._indexing_task: asyncio.Task[Any] | None = None
@@ -261,6 +262,7 @@ class LiveVault:
             return
         self.state.pending_updates = len([k for k in self._timers if k.startswith("update:")]) + 1
         self._edits += 1
+        self._scheduled[path] = self._scheduled.get(path, 0) + 1
         self.events.edit_scheduled(path)
         self.debounce(f"update:{path}", self.debounce_ms if delay_ms is None else delay_ms,
                       lambda: self._update(path))
@@ -276,9 +278,11 @@ class LiveVault:
                 self._reindex_again = True
             return
         text = self.events.unsaved_text(path) if path in self._unsaved else None
+        scheduled = self._scheduled.get(path)
         self._update_jobs += 1
         try:
-            updates = await self.run_writer(self._read_now, [path], None if text is None else {path: text})
+            updates = await self.run_writer(self._read_now, [path], None if text is None else {path: text},
+                                            lambda: self._scheduled.get(path) != scheduled)
             if updates is not None and path in updates.failed:
                 raise OSError(updates.failed[path])
         except Exception as exc:  # noqa: BLE001
@@ -319,11 +323,19 @@ class LiveVault:
             self._unembedded.update(updates.updated)
             self.debounce("embed", EMBED_EDITS_AFTER_MS, self._embed_edits)
 
-    def _read_now(self, paths: list[str], texts: dict[str, str] | None) -> FileUpdates | None:
+    def _read_now(self, paths: list[str], texts: dict[str, str] | None,
+                  superseded: Callable[[], bool] | None = None) -> FileUpdates | None:
         """On the writer thread: read ``paths`` again, from their unsaved ``texts`` where given, else
-        from disk (None: closing)."""
+        from disk (None: closing, or ``superseded()``: a newer change's update is scheduled).
+
+        Requests go first, and an update whose file changed again meanwhile is dropped: an editor
+        sends ``[[`` and its completion request together, often just as the update of the text before
+        it starts, which then only slowed that request down (the newer text is read after it)."""
         engine = self.engine
         if engine is None or self._closed:
+            return None
+        self.yield_to_requests()
+        if superseded is not None and superseded():
             return None
         updates = engine.read_files(paths, texts=texts)
         if updates.updated or updates.removed:
