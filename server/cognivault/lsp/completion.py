@@ -13,9 +13,10 @@ Embedding the paragraph takes longer than a keystroke may, so it happens before
 the request when it can: ``SPECULATE_AFTER_MS`` after the last edit of an open
 document the paragraph at that edit is embedded on a background thread (newer
 edits supersede it) and its vector cached by model and text
-(:mod:`cognivault.lsp.paragraph_vectors`); a user who writes, pauses and types
-``[[`` gets the full ranking at once, and so does every keystroke of the link
-target. When the vector is not ready, a request waits at most
+(:mod:`cognivault.lsp.paragraph_vectors`), then the vault is ranked for it
+(cached per index snapshot); a user who writes, pauses and types ``[[`` gets
+the full ranking at once, without a search of the vault in the request, and so
+does every keystroke of the link target. When the vector is not ready, a request waits at most
 ``EMBED_BUDGET_MS`` for an embedding already under way, then ranks with a
 stand-in: the stored vector of the indexed passage holding the cursor's line,
 else keywords alone; only then is the paragraph embedded (in the background,
@@ -242,9 +243,19 @@ def paragraph_edited(ls: CogniVaultServer, params: types.DidChangeTextDocumentPa
         entry = ls.open_texts().get(uri)  # the text as it is now, read on the event loop
         if entry is not None:
             text, version, path = entry
-            vectors_of(ls).speculate(uri, lambda: _paragraph_at_edit(ls, uri, text, version, path, change))
+            vectors_of(ls).speculate(uri, lambda: _paragraph_at_edit(ls, uri, text, version, path, change),
+                                     then=lambda query, vector: _rank_ahead(ls, query, vector))
 
     ls.live.debounce(f"paragraph:{uri}", SPECULATE_AFTER_MS, schedule)
+
+
+def _rank_ahead(ls: CogniVaultServer, query: str, vector: np.ndarray) -> None:
+    """The vault ranked for the paragraph at the last edit, as :func:`relatedness` will ask for it
+    (cached per snapshot): searching a large vault takes longer than a keystroke may."""
+    engine = ls.engine
+    if engine is not None and engine.store.dense:
+        ctx, _ = ls.build_context(engine, {})
+        _ranking(ctx, query, vector, "paragraph")
 
 
 def _paragraph_at_edit(ls: CogniVaultServer, uri: str, text: str, version: int | None, path: str,
