@@ -165,3 +165,28 @@ async def test_an_update_whose_buffer_changed_again_before_it_ran_is_dropped(tmp
         await _until(lambda: live.updates_idle and events.updated, "the newer text's update")
         assert reads == ["# Cells\n\nRibosomes and lysosomes, typed on.\n"]  # the older text was never read
         assert events.updated == ["Cells.md"] and _paths(engine, "lysosomes") == {"Cells.md"}
+
+
+async def test_an_update_whose_buffer_changed_while_it_was_read_is_not_stored(tmp_path: Path) -> None:
+    async with _indexed_with_buffers(tmp_path) as (events, live, engine):
+        loop = asyncio.get_running_loop()
+        steps: list[str] = []
+        real_yield = live.yield_to_requests
+
+        async def type_on() -> None:
+            events.texts["Cells.md"] = "# Cells\n\nRibosomes and lysosomes, typed on.\n"
+            live.buffer_changed("Cells.md")
+
+        def yield_then_type_on() -> None:
+            real_yield()
+            steps.append("pause")
+            if len(steps) == 2:  # the update began (1), read the note and is about to store it (2)
+                asyncio.run_coroutine_threadsafe(type_on(), loop).result(WAIT_S)
+
+        live.yield_to_requests = yield_then_type_on  # type: ignore[method-assign]
+        events.texts["Cells.md"] = "# Cells\n\nRibosomes, typed.\n"
+        live.buffer_changed("Cells.md")
+        await _until(lambda: live.updates_idle and events.updated, "the newer text's update")
+        assert len(steps) > 2  # the newer text's update ran after the first one was left
+        assert events.updated == ["Cells.md"]  # the older text was read but neither stored nor reported
+        assert _paths(engine, "lysosomes") == {"Cells.md"}
