@@ -144,3 +144,24 @@ def test_open_documents_parse_each_version_once_and_stand_in_with_the_last_parse
         assert second is not None and second is not first and second.version == 2
     finally:
         documents.close()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_bare_link_picks_what_the_tiered_match_picks(seed: int) -> None:
+    import random
+
+    from cognivault.lsp.completion import _Entry, _haystack, _shorter_first, best_matches, every_note, matching_tiers
+
+    rng = random.Random(seed)
+    entries = []
+    for number in range(rng.randint(0, 60)):
+        name = f"{rng.choice(['Cell', 'Zelle', 'Index', 'Study/Quiz'])} {number}"
+        entries.append(_Entry(f"{name}.md", name, name, (), _haystack(name, name, ()), True, rng.random() < 0.2))
+    entries.sort(key=_shorter_first)
+    paths = [entry.path for entry in entries] + ["Attachment.png"]  # a ranked path without an entry
+    ranked = rng.sample(paths, rng.randint(0, len(paths)))
+    ranking = {path: (rank, 1.0 / (rank + 1)) for rank, path in enumerate(ranked)}
+    limit = rng.choice([1, 5, 20, 100])
+    skip = rng.choice([None, *paths])
+    assert every_note(entries, ranking, limit, skip) == best_matches(
+        entries, matching_tiers(entries, "", limit), ranking, limit, skip)

@@ -390,6 +390,35 @@ def best_matches(entries: list[_Entry], tiers: dict[str, int], ranking: Ranking,
     return chosen[:limit], matched
 
 
+_lookup_cache: list[Any] = [None]  # (entries, (path -> entry, how many are not generated)), the last list seen
+
+
+def _lookup(entries: list[_Entry]) -> tuple[dict[str, _Entry], int]:
+    cached = _lookup_cache[0]
+    if cached is not None and cached[0] is entries:
+        return cached[1]
+    found = ({entry.path: entry for entry in entries}, sum(not entry.generated for entry in entries))
+    _lookup_cache[0] = (entries, found)
+    return found
+
+
+def every_note(entries: list[_Entry], ranking: Ranking, limit: int, skip: str | None) -> tuple[list[_Entry], int]:
+    """:func:`best_matches` after a bare ``[[``, where every note but generated ones matches: the related
+    notes by rank, then the others in the order ``entries`` come in, without a pass over the vault
+    (one took 10-25 ms of a request on a 5,900-note vault under load)."""
+    by_path, ordinary = _lookup(entries)
+    related = sorted((rank, path) for path, (rank, _score) in ranking.items()
+                     if path != skip and path in by_path and not by_path[path].generated)
+    chosen = [by_path[path] for _rank, path in related]
+    for entry in entries:
+        if len(chosen) >= limit:
+            break
+        if not entry.generated and entry.path != skip and entry.path not in ranking:
+            chosen.append(entry)
+    skipped = skip is not None and skip in by_path and not by_path[skip].generated
+    return chosen[:limit], ordinary - skipped
+
+
 def completion(ctx: Context, doc: Document, position: types.Position) -> types.CompletionList | None:
     line, column = common.cursor(ctx, doc, position)
     line_text = doc.lines[line] if line < len(doc.lines) else ""
@@ -479,9 +508,12 @@ def _notes(ctx: Context, doc: Document, line: int, trigger: Trigger, replace: ty
         entries = insert_sorted(list(entries), unindexed, _shorter_first)
     limit = ctx.options.completion_max_items
     wanted = trigger.partial.strip().casefold()
-    tiers = matching_tiers(entries, wanted, limit)
     ranking, complete = relatedness(ctx, doc, line, trigger)
-    chosen_entries, matched = best_matches(entries, tiers, ranking, limit, skip=doc.path)
+    if wanted:
+        chosen_entries, matched = best_matches(entries, matching_tiers(entries, wanted, limit), ranking, limit,
+                                               skip=doc.path)
+    else:
+        chosen_entries, matched = every_note(entries, ranking, limit, skip=doc.path)
     incomplete = matched > len(chosen_entries) or not complete
     items = []
     for position, entry in enumerate(chosen_entries):
