@@ -63,7 +63,9 @@ MATCH_TIERS = ("prefix of its name, title or an alias", "start of a word in them
                "prefix with a typing error", "letters in order")
 
 _ranking_cache: OrderedDict[tuple[Any, ...], Ranking] = OrderedDict()
+_rankings_under_way: dict[tuple[Any, ...], threading.Event] = {}
 _ranking_lock = threading.Lock()
+RANKING_WAIT_S = 1.0  # the longest a ranking waits for the same ranking under way on another thread
 
 
 @dataclass(slots=True)
@@ -169,6 +171,14 @@ def _ranking(ctx: Context, query: str, vector: np.ndarray | None, source: str) -
         if key in _ranking_cache:
             _ranking_cache.move_to_end(key)
             return _ranking_cache[key]
+        under_way = _rankings_under_way.get(key)
+        if under_way is None:
+            _rankings_under_way[key] = threading.Event()
+    if under_way is not None:  # e.g. ranked ahead of the [[ just now: wait rather than search twice at once
+        under_way.wait(RANKING_WAIT_S)
+        with _ranking_lock:
+            if key in _ranking_cache:
+                return _ranking_cache[key]
     try:
         if vector is None:  # BM25 alone: no passages or snippets to build
             ranking: Ranking = {}
@@ -185,6 +195,8 @@ def _ranking(ctx: Context, query: str, vector: np.ndarray | None, source: str) -
         _ranking_cache[key] = ranking
         while len(_ranking_cache) > 64:
             _ranking_cache.popitem(last=False)
+        if under_way is None:
+            _rankings_under_way.pop(key).set()
     return ranking
 
 
