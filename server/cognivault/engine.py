@@ -29,6 +29,7 @@ from cognivault.index.hybrid import FusedHit, FusionWeights, fuse_rankings, reci
 from cognivault.index.named_note import as_note_name, open_with_named_note
 from cognivault.index.pipeline import (
     EMBED_BATCH,
+    OUTDATED,
     Indexer,
     IndexReport,
     Progress,
@@ -147,6 +148,7 @@ class FileUpdates:
     reshaped: list[str] = field(default_factory=list)  # of those, notes whose link targets changed (see _shape)
     reshapes: dict[str, Reshape] = field(default_factory=dict)  # of those, the ones that were notes before
     removed: list[str] = field(default_factory=list)  # files gone from disk, now gone from the index
+    outdated: list[str] = field(default_factory=list)  # changed again before they were stored: left as they were
     failed: dict[str, str] = field(default_factory=dict)  # path -> why it could not be read (left as it was)
     whole_pass_needed: bool = False  # what changed needs an (incremental) pass over the whole vault
     full_pass: IndexReport | None = None  # that pass, when update_files ran it
@@ -166,6 +168,10 @@ class LiveWrites(Protocol):
     def pause(self) -> None:
         """Between two steps of a write."""
 
+    def outdated(self, path: str) -> bool:
+        """Between reading a changed note and storing it: whether it changed again meanwhile (then it
+        is not stored: the newer change's update follows)."""
+
 
 class _Unobserved:
     """Writes nobody watches (the CLI): nothing to patch, no pauses."""
@@ -178,6 +184,9 @@ class _Unobserved:
 
     def pause(self) -> None:
         pass
+
+    def outdated(self, path: str) -> bool:
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,7 +391,8 @@ class Engine:
     def _update_each(self, paths: list[str], texts: Mapping[str, str], spec: GitIgnoreSpec,
                      updates: FileUpdates) -> None:
         store, live = self.store, self.live
-        indexer = self._indexer = Indexer(self.vault, self.settings, store, self._embedder, live.pause)
+        indexer = self._indexer = Indexer(self.vault, self.settings, store, self._embedder, live.pause,
+                                          live.outdated)
         try:
             with live.updating():
                 generation = store.catalog.generation()
@@ -429,7 +439,9 @@ class Engine:
                     updates.removed.append(path)
             elif vault_file.kind == "markdown" and (text is not None or not _unchanged(previous, absolute)):
                 before = _shape(catalog, path)
-                indexer.index_markdown(vault_file, text=text)
+                if indexer.index_markdown(vault_file, text=text).state == OUTDATED:
+                    updates.outdated.append(path)
+                    return
                 updates.updated.append(path)
                 after = _shape(catalog, path)
                 if after != before:

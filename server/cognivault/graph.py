@@ -17,7 +17,7 @@ import posixpath
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -336,9 +336,10 @@ class Snapshot:
             self.extras.setdefault(key, found)
             return self.extras[key]
 
-    def alternate(self, signature: tuple[Any, ...], overlay: dict[str, NoteInfo]
+    def alternate(self, signature: tuple[Any, ...], overlay: Mapping[str, tuple[str, ...]]
                   ) -> tuple[LinkResolver, dict[str, list[LinkRef]]]:
-        """A resolver (and the backlinks it gives) with notes or aliases that exist only in buffers.
+        """A resolver (and the backlinks it gives) with notes or aliases that exist only in buffers
+        (``overlay``: the buffers' notes and their aliases).
 
         Only links written with a name those buffers add, drop or change are resolved again.
         """
@@ -347,8 +348,7 @@ class Snapshot:
         if cached is not None:
             return cached
         resolver = self.resolver.with_notes(
-            {p: n.aliases for p, n in overlay.items()},
-            {p: self.notes[p].aliases for p in overlay if p in self.notes})
+            overlay, {p: self.notes[p].aliases for p in overlay if p in self.notes})
         affected: set[str] = set()
         for path, new_aliases in signature:
             if path not in self.files:

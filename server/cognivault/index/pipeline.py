@@ -149,11 +149,15 @@ def _file_language(note_lang: str | None, drafts: Sequence[ChunkDraft]) -> str |
     return detect_language(sample)
 
 
+OUTDATED = "outdated"  # a note's state when it changed again between being read and stored (not stored)
+
+
 class Indexer:
     """Brings a vault's index up to date. ``stop()`` (from another thread) ends a run early, cleanly."""
 
     def __init__(self, vault: Path, settings: Settings, store: IndexStore,
-                 embedder: EmbeddingProvider | None, pause: Callable[[], object] | None = None) -> None:
+                 embedder: EmbeddingProvider | None, pause: Callable[[], object] | None = None,
+                 outdated: Callable[[str], bool] | None = None) -> None:
         self.vault = vault.resolve()
         self.settings = settings
         self.store = store
@@ -161,6 +165,8 @@ class Indexer:
         # Called between the steps of storing a note and between the files and stages of a pass
         # (none holds a lock or a transaction): the live vault waits there while requests run.
         self.pause = pause or (lambda: None)
+        # Asked after a note is read, before it is stored: True when it changed again meanwhile.
+        self.outdated = outdated or (lambda path: False)
         self._stopping = False
         self._extractor: IsolatedExtractor | None = None
         self.embed_seconds = 0.0  # inside the model: the embedding rate apart from reading attachments
@@ -193,6 +199,8 @@ class Indexer:
                             overlap=self.settings.index.chunk_overlap)
         lang = _file_language(note.lang, drafts)
         self.pause()
+        if self.outdated(vault_file.path):
+            return FileReport(vault_file.path, vault_file.kind, OUTDATED, "changed again before it was stored")
         return self._store_file(vault_file, digest, stat, note.title, lang, drafts, note)
 
     def _store_file(self, vault_file: VaultFile, digest: str, stat: object, title: str,

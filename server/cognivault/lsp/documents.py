@@ -1,10 +1,10 @@
 """The notes the language server's features read: open buffers, parsed off the event loop, and
 files on disk, parsed once per (mtime, size).
 
-An open document is parsed in the background after each change; a request about another
-document than the one being typed in uses its last parse meanwhile (typing in a long note must
-not make hovers elsewhere wait). Files on disk the index does not hold (an svg, a new note) are
-listed for link resolution by :class:`DiskNames`.
+An open document is parsed when a request needs more of it than its lines and aliases, or in
+the background; a request about another document than the one being typed in uses its last parse
+meanwhile (typing in a long note must not make hovers elsewhere wait). Files on disk the index
+does not hold (an svg, a new note) are listed for link resolution by :class:`DiskNames`.
 """
 
 from __future__ import annotations
@@ -126,61 +126,71 @@ class DiskNames:
 
 
 class OpenDocuments:
-    """The editor's open documents, parsed: the last parse of each, and parses under way."""
+    """The editor's open documents: the last parse of each, and the newest version of each, parsed
+    when something needs it (once, whichever thread asks first)."""
 
     def __init__(self, pause: Callable[[], None]) -> None:
         self._pause = pause  # a background parse waits here while requests run
         self._parsed: dict[str, tuple[int | None, int, Document]] = {}
+        self._newest: dict[str, tuple[int | None, int, Document]] = {}
         self._lock = threading.Lock()
         self._parsing: set[tuple[str, int | None]] = set()
         self._parser = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cognivault-parse")
 
     def get(self, uri: str, text: str, version: int | None, path: str,
             stale_ok: bool = False, parse_first: bool = False) -> Document | None:
-        """The open document at ``version``, parsed; with ``stale_ok`` the last parsed version will do
-        while this one is parsed in the background (another document than the one a request is about:
-        typing in a long note must not make hovers elsewhere wait for its parse). With nothing parsed
-        yet that is None, unless ``parse_first``: then it is parsed now."""
+        """The open document at ``version``, parsed when first needed (a request about the document
+        being typed in often needs only its lines: link completion). With ``stale_ok`` the last parsed
+        version will do while this one is parsed in the background (another document than the one a
+        request is about: typing in a long note must not make hovers elsewhere wait for its parse).
+        With nothing parsed yet that is None, unless ``parse_first``: then this version is returned."""
         key = hash(text)
         with self._lock:
+            newest = self._newest.get(uri)
+            if newest is not None and newest[2].parsed:  # parsed by a request meanwhile
+                self._keep_parsed(uri, newest)
             cached = self._parsed.get(uri)
             if cached is not None and cached[0] == version and cached[1] == key:
                 return cached[2]
+            if newest is None or newest[:2] != (version, key):
+                newest = self._newest[uri] = (version, key, Document(uri, path or None, text, split_lines(text),
+                                                                     version, parse_text, True))
+            doc = newest[2]
             if stale_ok and (cached is not None or not parse_first):
                 if (uri, version) not in self._parsing:
                     self._parsing.add((uri, version))
-                    self._parser.submit(self._parse_later, uri, text, version, path)
+                    self._parser.submit(self._parse_later, uri, newest)
                 # Not parsed yet: the index's copy stands in meanwhile.
                 return cached[2] if cached is not None else None
-        doc = Document(uri, path or None, text, split_lines(text), version, parse_text, True)
-        doc.info()  # parse now, on this thread
-        with self._lock:
-            current = self._parsed.get(uri)
-            if current is None or current[0] is None or version is None or current[0] <= version:
-                self._parsed[uri] = (version, key, doc)
         return doc
 
     def parse_soon(self, uri: str, text: str, version: int | None, path: str) -> None:
         """Parse an open document in the background (on open: before the first request needs it)."""
-        with self._lock:
-            if (uri, version) in self._parsing:
-                return
-            self._parsing.add((uri, version))
-        self._parser.submit(self._parse_later, uri, text, version, path)
+        self.get(uri, text, version, path, stale_ok=True)
 
-    def _parse_later(self, uri: str, text: str, version: int | None, path: str) -> None:
+    def _keep_parsed(self, uri: str, entry: tuple[int | None, int, Document]) -> None:
+        current = self._parsed.get(uri)
+        version = entry[0]
+        if current is None or current[0] is None or version is None or current[0] <= version:
+            self._parsed[uri] = entry
+
+    def _parse_later(self, uri: str, entry: tuple[int | None, int, Document]) -> None:
         self._pause()  # often asked for by a request that goes on meanwhile with the last parse
         try:
-            self.get(uri, text, version, path)
+            entry[2].info()
+            with self._lock:
+                if uri in self._newest:  # not closed meanwhile
+                    self._keep_parsed(uri, entry)
         except Exception:  # noqa: BLE001 - the next request parses it itself
             log.exception("parsing %s failed", uri)
         finally:
             with self._lock:
-                self._parsing.discard((uri, version))
+                self._parsing.discard((uri, entry[0]))
 
     def forget(self, uri: str) -> None:
         with self._lock:
             self._parsed.pop(uri, None)
+            self._newest.pop(uri, None)
 
     def close(self) -> None:
         self._parser.shutdown(wait=False, cancel_futures=True)

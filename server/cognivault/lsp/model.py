@@ -29,6 +29,7 @@ from cognivault.graph import (
 )
 from cognivault.lsp.uris import vault_uri
 from cognivault.vault.links import LinkResolver
+from cognivault.vault.markdown import note_aliases
 from cognivault.vault.types import ParsedNote
 
 log = logging.getLogger(__name__)
@@ -38,11 +39,12 @@ class Document:
     """One note's text as the features see it: the editor's buffer when open, else the file.
 
     ``note`` (the parse) is given, or made on first use by ``parse(text, path)``: a hover that
-    only quotes a note's lines never pays for parsing it.
+    only quotes a note's lines never pays for parsing it, nor does link completion in the note
+    being typed (finding notes by name needs only its frontmatter's aliases).
     """
 
     __slots__ = ("uri", "path", "text", "lines", "version", "is_open", "_note", "_parse", "_info", "_links",
-                 "_lock", "_targets", "_link_names")
+                 "_lock", "_targets", "_link_names", "_aliases")
 
     def __init__(self, uri: str, path: str | None, text: str, lines: list[str], version: int | None,
                  note: ParsedNote | Callable[[str, str], ParsedNote], is_open: bool) -> None:
@@ -59,6 +61,11 @@ class Document:
         self._lock = threading.Lock()
         self._targets: tuple[LinkResolver, dict[str, list[LinkRef]]] | None = None
         self._link_names: frozenset[str] | None = None
+        self._aliases: tuple[str, ...] | None = None
+
+    @property
+    def parsed(self) -> bool:
+        return self._note is not None
 
     @property
     def note(self) -> ParsedNote:
@@ -77,6 +84,14 @@ class Document:
         from cognivault.vault.markdown import split_frontmatter
 
         return split_frontmatter(self.lines)[1] + 1
+
+    def aliases(self) -> tuple[str, ...]:
+        """The note's aliases, from its parse when there is one, else from its frontmatter alone."""
+        if self._note is not None:
+            return self.info().aliases
+        if self._aliases is None:
+            self._aliases = tuple(note_aliases(self.text))
+        return self._aliases
 
     def info(self) -> NoteInfo:
         if self._info is None:
@@ -110,7 +125,8 @@ class Document:
 
 # -- the view features use ------------------------------------------------------
 class VaultView:
-    """A snapshot with the open documents laid over it."""
+    """A snapshot with the open documents laid over it (each one parsed when a request needs more of
+    it than its aliases)."""
 
     def __init__(self, vault: Path, snapshot: Snapshot, open_docs: dict[str, Document],
                  read_document: Callable[[str], Document | None],
@@ -120,20 +136,19 @@ class VaultView:
         self.snapshot = snapshot
         self.open_docs = {path: doc for path, doc in open_docs.items() if path is not None}
         self._read_document = read_document
-        self._overlay_notes = {path: doc.info() for path, doc in self.open_docs.items()}
-        self._overlay_links = {path: doc.link_refs() for path, doc in self.open_docs.items()}
         self.resolver = self._make_resolver()
 
     def _make_resolver(self) -> LinkResolver:
         """The snapshot's resolver, unless open buffers add notes or change aliases."""
         snap = self.snapshot
-        changed = sorted((path, info.aliases) for path, info in self._overlay_notes.items()
+        self._aliases = {path: doc.aliases() for path, doc in self.open_docs.items()}
+        changed = sorted((path, aliases) for path, aliases in self._aliases.items()
                          if path not in snap.files or snap.notes.get(path) is None
-                         or snap.notes[path].aliases != info.aliases)
+                         or snap.notes[path].aliases != aliases)
         self._signature = tuple(changed)
         if not changed:
             return snap.resolver
-        return snap.alternate(self._signature, self._overlay_notes)[0]
+        return snap.alternate(self._signature, self._aliases)[0]
 
     # -- lookups --------------------------------------------------------------
     def uri(self, path: str) -> str:
@@ -141,17 +156,18 @@ class VaultView:
         return doc.uri if doc is not None else vault_uri(self.vault, path)
 
     def note(self, path: str) -> NoteInfo | None:
-        return self._overlay_notes.get(path) or self.snapshot.notes.get(path)
+        doc = self.open_docs.get(path)
+        return doc.info() if doc is not None else self.snapshot.notes.get(path)
 
     def note_paths(self) -> list[str]:
-        return sorted(set(self.snapshot.notes) | set(self._overlay_notes))
+        return sorted(set(self.snapshot.notes) | set(self.open_docs))
 
     def exists(self, path: str) -> bool:
-        return path in self.snapshot.files or path in self._overlay_notes or (self.vault / path).is_file()
+        return path in self.snapshot.files or path in self.open_docs or (self.vault / path).is_file()
 
     def kind(self, path: str) -> str | None:
         """``markdown``, an attachment kind, or the suffix of a file the index does not read."""
-        if path in self._overlay_notes:
+        if path in self.open_docs:
             return "markdown"
         known = self.snapshot.files.get(path)
         if known is not None:
@@ -170,17 +186,16 @@ class VaultView:
         return found
 
     def links_of(self, path: str) -> list[LinkRef]:
-        if path in self._overlay_links:
-            return self._overlay_links[path]
-        return self.snapshot.links.get(path, [])
+        doc = self.open_docs.get(path)
+        return doc.link_refs() if doc is not None else self.snapshot.links.get(path, [])
 
     def backlinks(self, path: str) -> list[LinkRef]:
         """Every link in the vault that points at ``path`` (open buffers as typed)."""
         if self.resolver is self.snapshot.resolver:
             backlinks = self.snapshot.backlinks()
         else:  # resolved once per snapshot and set of buffer-only names, then reused
-            backlinks = self.snapshot.alternate(self._signature, self._overlay_notes)[1]
-        found = [link for link in backlinks.get(path, []) if link.src not in self._overlay_links]
+            backlinks = self.snapshot.alternate(self._signature, self._aliases)[1]
+        found = [link for link in backlinks.get(path, []) if link.src not in self.open_docs]
         for doc in self.open_docs.values():
             found.extend(doc.targets(self.resolver).get(path, ()))
         return sorted(set(found), key=lambda link: (link.src, link.line, link.start_col))

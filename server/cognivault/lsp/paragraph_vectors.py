@@ -6,7 +6,9 @@ keystroke, so the vectors are kept here: a small LRU keyed by (model id,
 paragraph text), filled on one background thread either speculatively (after
 a pause in typing) or on demand (by a completion request, which waits for it
 only briefly). A speculative job superseded by a newer edit of the same
-document is dropped before it starts. The thread stops with the server
+document is dropped before it starts; one that ran hands its vector to the
+caller's follow-up on the same thread (link completion ranks the vault for the
+paragraph ahead of the ``[[``). The thread stops with the server
 (:func:`close_vectors_of`).
 """
 
@@ -74,14 +76,16 @@ class ParagraphVectors:
         except FutureTimeout:
             return None, False
 
-    def speculate(self, document: str, job: Callable[[], tuple[Any, str] | None]) -> None:
+    def speculate(self, document: str, job: Callable[[], tuple[Any, str] | None],
+                  then: Callable[[str, np.ndarray], object] | None = None) -> None:
         """Run ``job`` (giving the embedder and paragraph at the document's last edit) on the background
-        thread and embed what it gives, unless a newer edit of ``document`` came first."""
+        thread and embed what it gives, unless a newer edit of ``document`` came first; then, on the same
+        thread, ``then(paragraph, vector)`` (unless a newer edit came meanwhile)."""
         with self._lock:
             if self._closed:
                 return
             number = self._latest[document] = self._latest.get(document, 0) + 1
-            self._worker.submit(self._speculative, document, number, job)
+            self._worker.submit(self._speculative, document, number, job, then)
 
     def close(self) -> None:
         """Stop the background thread: queued jobs are dropped, one running ends on its own, and
@@ -94,12 +98,12 @@ class ParagraphVectors:
         for future in pending.values():
             future.set_result(None)
 
-    def _speculative(self, document: str, number: int, job: Callable[[], tuple[Any, str] | None]) -> None:
+    def _speculative(self, document: str, number: int, job: Callable[[], tuple[Any, str] | None],
+                     then: Callable[[str, np.ndarray], object] | None) -> None:
         self._before_speculating()
         with self._lock:
             if self._latest.get(document) != number:
                 return  # superseded by a newer edit
-            del self._latest[document]
         try:
             found = job()
         except Exception:  # noqa: BLE001 - only a head start for the next completion
@@ -110,10 +114,23 @@ class ParagraphVectors:
         embedder, text = found
         key = (embedder.model_id, text)
         with self._lock:
-            if self._closed or key in self._cache or key in self._pending:
+            if self._closed:
                 return
-            future = self._pending[key] = Future()
-        self._embed(embedder, key, future)
+            vector = self._cache.get(key)
+            future = None
+            if vector is None and key not in self._pending:
+                future = self._pending[key] = Future()
+        if future is not None:
+            self._embed(embedder, key, future)
+            vector = future.result()
+        with self._lock:
+            if self._latest.get(document) != number or vector is None or then is None:
+                return  # a newer edit: its own job follows
+        self._before_speculating()
+        try:
+            then(text, vector)
+        except Exception:  # noqa: BLE001 - only a head start for the next completion
+            log.exception("ranking for the paragraph failed")
 
     def _embed(self, embedder: Any, key: tuple[str, str], future: Future[np.ndarray | None]) -> None:
         vector: np.ndarray | None = None

@@ -167,6 +167,12 @@ def read_frontmatter(text: str) -> dict[str, Any]:
     return load_frontmatter("\n".join(fm_lines)) if fm_lines is not None else {}
 
 
+def note_aliases(text: str) -> list[str]:
+    """The aliases a note's frontmatter gives (as :func:`parse_note` reads them), without reading its
+    body: what finding notes by name needs of a note being typed in."""
+    return _frontmatter_aliases(read_frontmatter(text))
+
+
 def body_of(text: str) -> str:
     """A note's text after its frontmatter (all of it when there is none), normalized as positions are."""
     lines = normalize_text(text).split("\n")
