@@ -9,7 +9,6 @@ line above the cards puts them in a deck. The written note parses back with
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -30,6 +29,7 @@ from cognivault.study.extract import (
 )
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import card_problems, cloze_problems, stems_of
+from cognivault.vault.markdown import inline_pieces
 
 DEFAULT_COUNT = 10
 MAX_COUNT = 100
@@ -84,16 +84,13 @@ class Flashcard:
     source: Source
 
 
-_CODE_SPAN_RE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
-
-
 def _clean_side(text: str) -> str:
     """A model's card side in the plugin's syntax: "::" outside code spans read as ":" (code kept verbatim)."""
     text = text.replace("\r\n", "\n")
     pieces, pos = [], 0
-    for code in _CODE_SPAN_RE.finditer(text):
-        pieces += [text[pos:code.start()].replace("::", ":"), code.group(0)]
-        pos = code.end()
+    for code in (piece for piece in inline_pieces(text) if piece.kind == "code"):
+        pieces += [text[pos:code.start].replace("::", ":"), text[code.start:code.end]]
+        pos = code.end
     lines = [line.rstrip() for line in "".join([*pieces, text[pos:].replace("::", ":")]).split("\n")]
     while lines and not lines[-1].strip():
         lines.pop()
