@@ -405,9 +405,6 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
     return list(concepts.values())
 
 
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n])\s*[\"'„“‚‘(»«]*$")
-
-
 _AUXILIARIES = frozenset("do does did can could should would will may might must".split())
 _WH_WORDS = frozenset("what where when why how which who whom whose".split())
 _PERSONAL = frozenset("i you we they he she it".split())
@@ -434,6 +431,9 @@ def _english_main_verb(said: Sequence[str], known: Callable[[str], bool]) -> str
             return word
         return None
     return None
+
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n])\s*[\"'„“‚‘(»«]*$")
 
 
 def _lowercase_words(text: str) -> frozenset[str]:
@@ -464,9 +464,8 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
     weight = {c.key: max(weights.get(c.key, 1.0), 0.05) for c in concepts}
     unknown: dict[str, float] = {}
     known: set[str] = set()
-    # What a German question is about are its nouns and names: a verb the vault never uses ("Wozu *dienen* die
+    # What a question is about are its nouns and names: a verb the vault never uses ("Wozu *dienen* die
     # Spaltöffnungen?") does not make it a question on something else (unless it has nothing but such words).
-    unknown_frame: list[str] = []
     judged_frame = not all(c.frame for c in concepts)
     for concept in concepts:
         word = concept.whole or concept.word
@@ -480,11 +479,9 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
                 known.add(word)
                 continue
         if concept.frame and judged_frame:
-            unknown_frame.append(concept.key)
+            del weight[concept.key]  # neither for nor against the question's topic
             continue
         unknown[word] = unknown.get(word, 0.0) + weight[concept.key]
-    for key in unknown_frame:
-        del weight[key]
     # A question in a language the vault is not written in keeps its function words as concepts ("wie",
     # "ich"): they count towards the share, but naming them as what "the vault never mentions" reads as nonsense.
     shown = [word for word in unknown if not any(is_stopword(word.casefold(), code) for code in SNOWBALL_BY_ISO)]

@@ -37,9 +37,9 @@ from cognivault.vault.types import ChunkDraft, Extraction, ParsedNote
 log = logging.getLogger(__name__)
 
 MIN_PROSE_CHARS = 100
-CHUNKER_META = "note_chunker_version"  # the catalog's record of the chunker its notes' passages came from
 MIN_STRUCTURED_CHARS = 20
 EMBED_BATCH = 64
+CHUNKER_META = "note_chunker_version"  # the catalog's record of the chunker its notes' passages came from
 
 
 @dataclass(slots=True)

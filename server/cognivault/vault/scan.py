@@ -163,7 +163,7 @@ def scan_vault(vault: Path, extra_ignored: tuple[Path, ...] = ()) -> ScanResult:
             if any(_inside(target, r) for r in ignored_roots):
                 continue
             if child.is_symlink():
-                if not _inside(target, root) or any(_inside(target, r) for r in ignored_roots):
+                if not _inside(target, root):
                     ignored += 1
                     continue
                 # A symlinked folder inside the vault holds files already seen under their real path.
