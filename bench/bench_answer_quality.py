@@ -24,7 +24,8 @@ and prints one JSON document:
   refusals and unanswerable questions refused, each fold's choice, and the choice on all questions;
 - ``selection`` (with ``--select``): the parameters of which blocks the answer quotes
   (``extractive.NOTE_WEIGHT``: how much a passage is judged by its note's other passages;
-  ``extractive.COMPLETING_SHARE``: how much of the question a block must add to join the answer),
+  ``extractive.COMPLETING_SHARE``: how much of the question a block must add to join the answer;
+  ``extractive.LINK_SHARE``: what a question word said only as a link's text counts for),
   chosen the same way: the answers are run once per setting of ``SELECTION_GRID``; on each training
   fold the setting whose answers state all nuggets most often (on a tie, the first in the grid),
   applied to the held-out fold: the cross-validated all-nuggets share, each fold's choice,
@@ -172,8 +173,9 @@ def cross_validate(rows: list[dict[str, Any]], folds: int, target: float) -> dic
             "cv_high_all_nuggets_share": table["high"]["all_nuggets_share"]}
 
 
-SELECTION_GRID = [(note, completing) for note in (0.0, 0.5, 1.0) for completing in (0.1, 0.15, 0.2, 0.25)]
-Selection = tuple[float, float]  # (NOTE_WEIGHT, COMPLETING_SHARE)
+SELECTION_GRID = [(note, completing, link) for note in (0.0, 0.5, 1.0) for completing in (0.1, 0.15, 0.2, 0.25)
+                  for link in (0.5, 1.0)]
+Selection = tuple[float, float, float]  # (NOTE_WEIGHT, COMPLETING_SHARE, LINK_SHARE)
 
 
 @contextmanager
@@ -181,18 +183,18 @@ def selection(setting: Selection) -> Iterator[None]:
     """The extractive answerer with these block-selection parameters, for the time of the block."""
     from cognivault.answer import extractive
 
-    shipped = (extractive.NOTE_WEIGHT, extractive.COMPLETING_SHARE)
-    extractive.NOTE_WEIGHT, extractive.COMPLETING_SHARE = setting
+    shipped = shipped_selection()
+    extractive.NOTE_WEIGHT, extractive.COMPLETING_SHARE, extractive.LINK_SHARE = setting
     try:
         yield
     finally:
-        extractive.NOTE_WEIGHT, extractive.COMPLETING_SHARE = shipped
+        extractive.NOTE_WEIGHT, extractive.COMPLETING_SHARE, extractive.LINK_SHARE = shipped
 
 
 def shipped_selection() -> Selection:
     from cognivault.answer import extractive
 
-    return extractive.NOTE_WEIGHT, extractive.COMPLETING_SHARE
+    return extractive.NOTE_WEIGHT, extractive.COMPLETING_SHARE, extractive.LINK_SHARE
 
 
 def choose_selection(stated: dict[Selection, dict[str, bool]], ids: set[str]) -> Selection:
@@ -213,8 +215,8 @@ def cross_validate_selection(stated: dict[Selection, dict[str, bool]], folds: in
         held += sum(stated[setting][qid] for qid in ids if fold_of[qid] == fold)
     return {"folds": folds, "grid": SELECTION_GRID, "settings_by_fold": chosen,
             "cv_all_nuggets_share": round(held / len(ids), 4),
-            "all_nuggets_share_by_setting": {f"{note}/{completing}": round(sum(by_id.values()) / len(ids), 4)
-                                             for (note, completing), by_id in stated.items()},
+            "all_nuggets_share_by_setting": {"/".join(map(str, setting)): round(sum(by_id.values()) / len(ids), 4)
+                                             for setting, by_id in stated.items()},
             "choice_on_all": choose_selection(stated, set(ids)), "shipped": shipped_selection()}
 
 
@@ -255,8 +257,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     report["refusal"].update({"thresholds_on_all": choose_refusal(rows, unanswerable),
                               "shipped": [OFF_TOPIC_SHARE, ANSWER_FLOOR]})
     if args.per_question:
-        report["per_question"] = [{k: row[k] for k in ("id", "lang", "answered", "confidence", "nugget_recall",
-                                                       "all_nuggets", "answer_chars", "answer")} for row in rows]
+        answered_keys = ("id", "lang", "answered", "confidence", "nugget_recall", "all_nuggets", "answer_chars",
+                         "measures", "answer")
+        report["per_question"] = [{k: row[k] for k in answered_keys} for row in rows]
+        unanswerable_keys = ("id", "lang", "question", "honest", "confidence", "measures", "answer")
+        report["per_unanswerable_question"] = [{k: row[k] for k in unanswerable_keys} for row in unanswerable]
     if note:
         report["note"] = note
     nuggets = report["nuggets"]

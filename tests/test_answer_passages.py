@@ -443,3 +443,126 @@ def test_steps_of_a_procedure_are_quoted_whole_and_in_order() -> None:
 
     assert numbers([steps["2"], steps["1"], steps["4"]]) == ["1", "2", "3", "4"]
     assert numbers([steps["3"]]) == ["1", "2", "3", "4"]
+
+
+SIGNPOST_NOTES = {
+    "Photosynthesis/Limiting factors.md": """---
+aliases: [Factors affecting photosynthesis]
+---
+# Limiting factors
+
+The rate is limited by whichever factor is in the shortest supply (Blackman's law).
+
+## Light intensity
+
+At low light the rate rises in proportion to light intensity, because the light reactions supply too
+little ATP and NADPH.
+
+## Temperature
+
+The light reactions hardly depend on temperature, but the enzymes of the Calvin cycle do. The rate
+rises up to an optimum and then falls as enzymes denature.
+
+## Evidence from our class
+
+The class measured all three factors with pondweed; see [[Elodea experiment]].
+""",
+    "Photosynthesis/Calvin cycle.md": """# Calvin cycle
+
+The Calvin cycle uses ATP and NADPH to turn carbon dioxide into sugar in the stroma.
+
+## The numbers
+
+Each turn fixes three molecules of carbon dioxide.
+
+Related: [[Limiting factors]] (temperature affects RuBisCO) and [[Photosynthesis overview]].
+""",
+    "Photosynthesis/Photosynthetic pigments.md": """# Photosynthetic pigments
+
+## Chlorophyll
+
+Chlorophyll absorbs blue and red light and reflects green light, which is why leaves look green.
+""",
+    "Start here.md": """# Start here
+
+## Study path
+
+1. [[Calvin cycle]]: how the stroma fixes carbon dioxide into sugar.
+2. [[Photosynthetic pigments]]: why leaves are green.
+3. [[Limiting factors]]: what slows photosynthesis down.
+""",
+    "Lab/Elodea experiment.md": """# Elodea experiment
+
+Measuring how light intensity affects the rate of photosynthesis with the pondweed Elodea, by counting
+oxygen bubbles per minute.
+""",
+    "Extending/Community directory.md": """# Community directory
+
+If the author of a plugin added funding links, a Support link appears on its page: what is raised there goes
+to the company or person behind the plugin.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def signpost_engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    vault, settings = make_vault(tmp_path_factory.mktemp("signposts"), SIGNPOST_NOTES)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        yield opened
+
+
+async def test_a_section_is_read_under_its_notes_aliases(signpost_engine: Any) -> None:
+    # "Temperature" never says "affect" or "photosynthesis"; its note is also called "Factors affecting
+    # photosynthesis". The line that has all three words, one of them only as a link's text, does not lead.
+    data = final(await ask(signpost_engine, "How does temperature affect photosynthesis?", ExtractiveChat()))["data"]
+    assert data["answered"]
+    assert data["answer"].startswith("The light reactions hardly depend on temperature")
+
+
+async def test_an_entry_for_a_note_in_the_evidence_is_not_the_answer(signpost_engine: Any) -> None:
+    # "2. [[Photosynthetic pigments]]: why leaves are green" has the question's words side by side; the note it
+    # names says why, and is quoted instead (nor is the list of entries, an index of notes, quoted).
+    data = final(await ask(signpost_engine, "Why are leaves green?", ExtractiveChat()))["data"]
+    assert data["answered"] and "which is why leaves look green" in data["answer"]
+    assert "[[Photosynthetic pigments]]" not in data["answer"]
+    measured = final(await ask(signpost_engine, "What did the Elodea experiment measure?", ExtractiveChat()))["data"]
+    assert "Measuring how light intensity affects" in measured["answer"].split("[S", 1)[0]
+
+
+def test_a_line_of_links_is_no_unit() -> None:
+    from cognivault.answer.evidence import Evidence
+    from cognivault.answer.extractive import units_of
+
+    text = ("Chloroplasten stammen von Cyanobakterien ab, die von einer eukaryotischen Zelle aufgenommen wurden.\n\n"
+            "Mehr Einzelheiten auf Englisch: [[Chloroplast#Thylakoids and grana]] und "
+            "[[Plant cell structure#^cell-wall]].\n\nSee [[Calvin cycle]] for what the stroma does with ATP.")
+    item = Evidence(label="S1", chunk_id="c", path="Chloroplasten.md", title="Chloroplasten", heading_path=[],
+                    line_start=1, line_end=5, locator="", text=text, snippet="", score=1.0, lang="de")
+    quoted = [unit.text for unit in units_of(item, 0)]
+    assert not any(unit.startswith("Mehr Einzelheiten") for unit in quoted)
+    assert any(unit.startswith("Chloroplasten stammen") for unit in quoted)
+    assert any(unit.startswith("See [[Calvin cycle]]") for unit in quoted)  # mostly its own words
+
+
+async def test_a_kind_of_answer_no_passage_gives_asked_in_words_the_vault_never_uses_is_refused(
+        signpost_engine: Any) -> None:
+    # "funding", "raised" and "company" are in the vault; "investors" is not, and no passage gives an amount.
+    envelopes = await ask(signpost_engine, "Who are the investors and how much funding has the company raised?",
+                          ExtractiveChat())
+    assert not final(envelopes)["data"]["answered"]
+
+
+def test_a_table_row_is_no_neighbour_of_a_quote() -> None:
+    # One row under its header, next to a callout the question was about, says nothing of the question.
+    from cognivault.answer.evidence import Evidence
+    from cognivault.answer.extractive import _neighbours, units_of
+
+    text = ("| Per turn | Amount |\n|---|---|\n| CO2 fixed | 3 |\n| ATP used | 9 |\n\n"
+            "> [!warning] Photorespiration\n> RuBisCO can also bind oxygen instead of carbon dioxide.\n\n"
+            "One glucose molecule costs six turns of the cycle and much ATP.")
+    item = Evidence(label="S1", chunk_id="c", path="Calvin cycle.md", title="Calvin cycle",
+                    heading_path=["The numbers"], line_start=1, line_end=9, locator="", text=text, snippet="",
+                    score=1.0)
+    units = units_of(item, 0)
+    callout = next(unit for unit in units if unit.kind == "quote")
+    assert [unit.kind for unit in _neighbours(callout, units)] == ["paragraph"]

@@ -104,6 +104,7 @@ class Evidence:
     pairs: frozenset[tuple[str, str]] = frozenset()
     similarity: float | None = None  # cosine to the question, where the embedder knows its language
     words: frozenset[str] = frozenset()  # its words as written (casefolded), for inflected matches
+    aliases: tuple[str, ...] = ()  # its note's other names (frontmatter ``aliases``), said with its title
 
     @property
     def heading(self) -> str:
@@ -604,30 +605,43 @@ def idf_weights(engine: Any, terms: Iterable[str], concepts: dict[str, Concept] 
 _SPACE = re.compile(r"[ \t]+")
 
 
+def note_aliases_of(engine: Any, path: str) -> tuple[str, ...]:
+    """The aliases of the note at ``path`` (none for an attachment or a note the index does not know)."""
+    store = getattr(engine, "store", None)
+    if store is None or not path.endswith(".md"):
+        return ()
+    row = store.reader().note_row(path)
+    aliases = row.get("aliases") if row else None
+    return tuple(alias for alias in aliases if isinstance(alias, str)) if isinstance(aliases, list) else ()
+
+
+def _evidence(engine: Any, chunk_id: str, path: str, title: str, heading_path: Sequence[str], body: str,
+              **fields: Any) -> Evidence:
+    """An evidence item whose terms are read under its note's names (title and aliases) and headings: a
+    passage under "Temperature" in the note also called "Factors affecting photosynthesis" is about how
+    temperature affects photosynthesis."""
+    analyzer = analyzer_of(engine)
+    crumb = " ".join([title, *heading_path])
+    lang = fields.get("lang")
+    return Evidence(label="", chunk_id=chunk_id, path=path, title=title, heading_path=list(heading_path),
+                    text=_SPACE.sub(" ", body).strip(), aliases=note_aliases_of(engine, path),
+                    terms=text_terms(analyzer, f"{crumb}\n{body}", lang),
+                    pairs=text_pairs(analyzer, f"{crumb}\n{body}", lang),
+                    words=frozenset(words(f"{crumb}\n{body}")), **fields)
+
+
 def evidence_from_result(engine: Any, result: Any, text: str | None = None, lang: str | None = None,
                          source: str = "vault") -> Evidence:
     """An (unlabelled) evidence item from an engine ``SearchResult`` and its chunk text."""
     record = engine.chunk(result.chunk_id) if text is None else None
     body = text if text is not None else (record.text if record is not None else result.snippet)
     chunk_lang = lang if lang is not None else (record.lang if record is not None else None)
-    analyzer = analyzer_of(engine)
-    crumb = " ".join([result.title, *result.heading_path])
-    return Evidence(label="", chunk_id=result.chunk_id, path=result.path, title=result.title,
-                    heading_path=list(result.heading_path), line_start=result.line_start,
-                    line_end=result.line_end, locator=result.locator, text=_SPACE.sub(" ", body).strip(),
-                    snippet=result.snippet, score=float(result.score), source=source, lang=chunk_lang,
-                    terms=text_terms(analyzer, f"{crumb}\n{body}", chunk_lang),
-                    pairs=text_pairs(analyzer, f"{crumb}\n{body}", chunk_lang),
-                    words=frozenset(words(f"{crumb}\n{body}")))
+    return _evidence(engine, result.chunk_id, result.path, result.title, result.heading_path, body,
+                     line_start=result.line_start, line_end=result.line_end, locator=result.locator,
+                     snippet=result.snippet, score=float(result.score), source=source, lang=chunk_lang)
 
 
 def evidence_from_record(engine: Any, record: Any, title: str, source: str = "tool") -> Evidence:
-    analyzer = analyzer_of(engine)
-    crumb = " ".join([title, *record.heading_path])
-    return Evidence(label="", chunk_id=record.id, path=record.path, title=title,
-                    heading_path=list(record.heading_path), line_start=record.line_start,
-                    line_end=record.line_end, locator=record.locator, text=_SPACE.sub(" ", record.text).strip(),
-                    snippet=record.text[:240], score=0.0, source=source, lang=record.lang,
-                    terms=text_terms(analyzer, f"{crumb}\n{record.text}", record.lang),
-                    pairs=text_pairs(analyzer, f"{crumb}\n{record.text}", record.lang),
-                    words=frozenset(words(f"{crumb}\n{record.text}")))
+    return _evidence(engine, record.id, record.path, title, record.heading_path, record.text,
+                     line_start=record.line_start, line_end=record.line_end, locator=record.locator,
+                     snippet=record.text[:240], score=0.0, source=source, lang=record.lang)

@@ -11,11 +11,15 @@ under its table's header. A long paragraph is quoted by its sentences.
 
 A line of bold text alone is read as the heading it stands for. A link or
 an embed alone says nothing on its own: a unit needs ``MIN_WORDS`` words a
-reader sees.
+reader sees, most of them outside links ("More: [[A]] and [[B]]" only points).
+An entry for another note of the pack ("2. [[Pigments]]: why leaves are
+green"), or a list of them, is not quoted when that note's passages say all it
+says of the question: the note itself is.
 
-Each unit is scored, under its headings (the note's title, its section), by the
+Each unit is scored, under its headings (the note's title and aliases, its section), by the
 weighted share of the question's concepts it has (``EvidencePack.concepts``:
-the user's words in the question's languages, rare words weighing more), less
+the user's words in the question's languages, rare words weighing more; a word
+it says only as a link's text counts ``LINK_SHARE``), less
 by how well its passage covers the question (half by the passage itself, half
 by all the passages of its note in the pack: ``NOTE_WEIGHT``), and a little by having the
 question's words side by side ("embed a note"); an embedding model that knows
@@ -48,7 +52,7 @@ from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives
 from cognivault.answer.confidence import QuoteMeasures
 from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
 from cognivault.index.analysis import words
-from cognivault.vault.markdown import HTML_COMMENT_RE, MarkdownBlock, inline_pieces, split_blocks
+from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
 NOT_IN_VAULT_DE = "Dazu steht nichts im Vault: keine der indizierten Notizen behandelt diese Frage."
@@ -60,6 +64,7 @@ COMPLETING_SHARE = 0.1  # a unit adding this much of the question's weight to th
 CONTEXT_SHARE = 0.75
 CONTEXT_WEIGHT = 0.35
 NOTE_WEIGHT = 0.5  # of a passage's context, the share judged over all its note's passages in the pack
+LINK_SHARE = 0.5  # a question word a unit says only as a link's text counts this much
 PHRASE_WEIGHT = 0.1  # a unit that has the question's words side by side ("embed a note") comes first on a tie
 DENSE_FLOOR = 0.2
 DENSE_SHARE = 0.6
@@ -147,7 +152,7 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
     units: list[Unit] = []
     previous: MarkdownBlock | None = None
     list_intros: dict[int, str] = {}
-    heading = " ".join([item.title, *item.heading_path])
+    heading = " ".join([item.title, *item.aliases, *item.heading_path])
     section = item.heading_path[-1] if item.heading_path else ""
     for index, block in enumerate(blocks):
         if block.kind != "code":
@@ -156,7 +161,7 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
             block = replace(block, kind="heading", text=block.text.strip().strip("*_").strip())  # a pseudo-heading
         if block.kind == "heading":
             section = block.text.lstrip("#").strip()
-            heading = " ".join([item.title, *item.heading_path, section])
+            heading = " ".join([item.title, *item.aliases, *item.heading_path, section])
         before = len(units)
         intro = ""
         if previous is not None and previous.kind == "paragraph" and previous.text.rstrip().endswith(":") \
@@ -194,7 +199,7 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
             lists.setdefault(unit.group, []).append(unit)
     # An image or embed alone, a link alone ("- [[Variables#Prompt variables|Prompt variables]]"), or a word
     # or two, says nothing on its own: words a reader does not see (link targets) do not count.
-    units = [u for u in units if u.kind not in _PROSE_KINDS or len(_WORDS.findall(_visible(u.text))) >= MIN_WORDS]
+    units = [u for u in units if u.kind not in _PROSE_KINDS or _says_itself(u.text)]
     for items in lists.values():
         whole = "\n".join(unit.text for unit in items)
         if len(items) > 1 and len(whole) <= WHOLE_LIMIT:
@@ -202,6 +207,51 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
             units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
                               group=first.group, heading=first.heading, section=first.section))
     return units
+
+
+_ENTRY_START = re.compile(r"\s*(?:[-*+]|\d{1,3}[.)])?\s*(?:\*\*|__)?\[\[")
+
+
+def _entry_of(text: str, names: dict[str, str]) -> str | None:
+    """The path of the note ``text`` is an entry for, when it starts with a link to one of ``names`` (casefolded
+    title, file name or alias -> path): "4. [[Photosynthetic pigments]]: why leaves are green"."""
+    start = _ENTRY_START.match(text)
+    if start is None:
+        return None
+    link = WIKILINK_RE.match(text, start.end() - 2)
+    target = link.group("inside").split("|", 1)[0].split("#", 1)[0].strip() if link else ""
+    return names.get(target.casefold())
+
+
+def _says_itself(text: str) -> bool:
+    """Whether prose says something of its own: ``MIN_WORDS`` words a reader sees, most of them outside
+    links (not a pointer like "Mehr Einzelheiten: [[Chloroplast#Thylakoids and grana]] und [[Plant cell
+    structure]]")."""
+    seen = len(_WORDS.findall(_visible(text)))
+    own = len(_WORDS.findall(_visible(_unlinked(text))))
+    return seen >= MIN_WORDS and own * 2 >= seen
+
+
+def _concepts_in(text: str, item: Evidence, weight: dict[str, float], analyzer: Any,
+                 pack: EvidencePack | None) -> set[str]:
+    """The question's concepts (keys of ``weight``) that ``text`` states, in its passage's language."""
+    found = text_terms(analyzer, text, item.lang)
+    if pack is not None and pack.concepts:
+        found = found | pack.concepts_in(found, frozenset(words(text)))
+    return {t for t in weight if t in found}
+
+
+def _unlinked(text: str) -> str:
+    """``text`` without its links and embeds (what it says itself, not what it points to)."""
+    kept, at = [], 0
+    for piece in inline_pieces(text):
+        if piece.start < at:
+            continue
+        if piece.kind in ("wikilink", "mdlink", "embed", "image", "autolink"):
+            kept.append(text[at:piece.start])
+            at = piece.end
+    kept.append(text[at:])
+    return "".join(kept)
 
 
 def _visible(text: str) -> str:
@@ -249,37 +299,52 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     phrases = set(zip(ordered, ordered[1:], strict=False))
     # A passage is judged in its note's context: the note whose passages together cover the question
     # ("Fotos" in one section of Apple Journal, "Tagebucheinträge" in another) is what the question is about.
+    # Under its note's aliases too: a passage under "Temperature" in the note also called "Factors affecting
+    # photosynthesis" is about how temperature affects photosynthesis.
+    named = [item.terms | text_terms(analyzer, " ".join(item.aliases), item.lang) if item.aliases else item.terms
+             for item in items]
     note_terms: dict[str, set[str]] = {}
     for i, item in enumerate(items):
         if i not in foreign:
-            note_terms.setdefault(item.path, set()).update(item.terms)
-    contexts = [(1 - NOTE_WEIGHT) * _weighed(item.terms, weight, total)
+            note_terms.setdefault(item.path, set()).update(named[i])
+    names = {name.casefold(): item.path for i, item in enumerate(items) if i not in foreign
+             for name in (item.title, item.path.rsplit("/", 1)[-1].removesuffix(".md"), item.path.removesuffix(".md"),
+                          *item.aliases)}
+    contexts = [(1 - NOTE_WEIGHT) * _weighed(named[i], weight, total)
                 + NOTE_WEIGHT * _weighed(note_terms[item.path], weight, total) if i not in foreign else 0.0
                 for i, item in enumerate(items)]
     best_context = max(contexts)
-    best_terms = items[contexts.index(best_context)].terms
+    best_terms = named[contexts.index(best_context)]
     candidates: list[Unit] = []
     units_by_position: dict[int, list[Unit]] = {}
     for position, item in enumerate(items):
         if position in foreign:
             continue
-        adds = sum(weight[t] for t in weight if t in item.terms and t not in best_terms) / total
+        adds = sum(weight[t] for t in weight if t in named[position] and t not in best_terms) / total
         units = units_of(item, position)
         # A passage much weaker than the best is left out, unless it covers a part of the question the best does
         # not, or gives the kind of answer the question asks for ("1 vault" for "how many vaults").
         if contexts[position] < best_context * CONTEXT_SHARE and adds < COMPLETING_SHARE and not (
                 expected is not None and any(_gives(expected, unit, item, analyzer) for unit in units)):
             continue
-        units_by_position[position] = units
+        signposts: list[Unit] = []
         for unit in units:
             said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
             if unit.text.rstrip().endswith("?") or _quotes(f"{unit.intro}\n{unit.text}", asked):
                 continue  # a question, or an example of asking this one: not an answer
-            found = text_terms(analyzer, said, item.lang)
-            if pack is not None and pack.concepts:
-                found = found | pack.concepts_in(found, frozenset(words(said)))
-            unit.concepts = {t for t in weight if t in found}
-            unit.share = sum(weight[t] for t in unit.concepts) / total
+            unit.concepts = _concepts_in(said, item, weight, analyzer, pack)
+            # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
+            # the pack and say all it says of the question:
+            # the note is quoted instead. A list of such entries is an index of notes, not an answer.
+            entry = _entry_of(unit.text, names)
+            if entry not in (None, item.path) and unit.concepts <= note_terms[entry] or \
+                    unit.kind == "list" and any(other.group == unit.group for other in signposts):
+                signposts.append(unit)
+                continue
+            # A word the unit says only as a link's text points to where it is explained ("Related:
+            # [[Limiting factors]]"); it counts for less than one the unit says itself.
+            pointed = unit.concepts - _concepts_in(_unlinked(said), item, weight, analyzer, pack)
+            unit.share = sum(weight[t] * (LINK_SHARE if t in pointed else 1.0) for t in unit.concepts) / total
             if unit.share < MIN_UNIT_SHARE:
                 continue
             unit.score = (1 - CONTEXT_WEIGHT) * unit.share + CONTEXT_WEIGHT * contexts[position]
@@ -287,6 +352,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                 side_by_side = phrases & text_pairs(analyzer, said, item.lang)
                 unit.score += PHRASE_WEIGHT * len(side_by_side) / len(phrases)
             candidates.append(unit)
+        units_by_position[position] = [unit for unit in units if all(unit is not other for other in signposts)]
     if not candidates:
         return []
     best_share = max(unit.share for unit in candidates)
@@ -397,8 +463,10 @@ def _in_note_order(lead: Unit, chosen: list[Unit], units_by_position: dict[int, 
 
 
 def _neighbours(lead: Unit, units: Sequence[Unit]) -> list[Unit]:
-    """The blocks under ``lead``'s heading in its passage, nearest first (those after it before those before)."""
-    blocks = [u for u in units if u.kind not in ("sentence", "list") and u.group != lead.group and
+    """The blocks under ``lead``'s heading in its passage, nearest first (those after it before those before).
+
+    A table's row is no such block: one row under its header, away from what the question asks, says nothing."""
+    blocks = [u for u in units if u.kind not in ("sentence", "list", "row") and u.group != lead.group and
               u.heading == lead.heading]
     return sorted(blocks, key=lambda u: (abs(u.order - lead.order) // 1000, u.order < lead.order, u.order))
 
@@ -500,7 +568,9 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     measures = QuoteMeasures(share_of(units), share_of(lead), kind_stated)
     if expected is not None and not kind_stated:
         lacking = f"the passages give no {expected.describe()}"
-        if not units:
+        # Asked for what no passage gives, in words the vault never uses ("how much funding ... investors"):
+        # what the quotes say of the question's other words is not about it.
+        if not units or pack.unknown:
             return PassageAnswer([], replace(measures, refusal=lacking))
         measures = replace(measures, doubt=lacking)
     if measures.share < ANSWER_FLOOR:
