@@ -154,8 +154,20 @@ async def test_an_english_main_verb_the_vault_never_uses_is_no_refusal(engine: A
     assert data["answered"] and note in {s["path"] for s in data["sources"]}
 
 
+@pytest.mark.parametrize(("question", "note"), [
+    ("Was ist die Aufgabe der Mitochondrien?", "Biologie/Mitochondrien.md"),
+    ("What is the role of movable metal type in the printing press?", "History/Printing press.md"),
+    ("What is the purpose of an embedded note?", "Linking/Embedding notes.md")])
+async def test_a_noun_framing_the_question_the_vault_never_uses_is_no_refusal(engine: Any, question: str,
+                                                                             note: str) -> None:
+    # "the role of", "die Aufgabe der" frame what is asked about the things the question names
+    data = final(await ask(engine, question, ExtractiveChat()))["data"]
+    assert data["answered"] and note in {s["path"] for s in data["sources"]}
+
+
 async def test_a_question_on_a_thing_the_vault_never_names_is_still_refused(engine: Any) -> None:
     for question, thing in (("Wo findet die Weltmeisterschaft statt?", "weltmeisterschaft"),
+                            ("What is the role of quasars in the printing press?", "quasars"),
                             ("Woraus besteht ein Quasar?", "quasar"), ("What do quasars emit?", "quasars"),
                             ("How do I configure a replication slot in PostgreSQL?", "postgresql")):
         envelopes = await ask(engine, question, ExtractiveChat())

@@ -28,8 +28,9 @@ a name of two capitalised words ("Apple Watch") that no passage has side by
 side (``add_unknown_names``). A verb the vault never uses does not make a question
 off-topic: it asks something about the things the question names ("Woraus *besteht*
 ein Chloroplast?", "What do chloroplasts *consist* of?"). Such frame words are the
-lowercase words of a German question (German capitalises every noun) and the main
-verb of an English question asked with "do"/"can"/... (``Concept.frame``).
+lowercase words of a German question (German capitalises every noun), the main
+verb of an English question asked with "do"/"can"/..., and the nouns that frame a
+question ("What is the *role* of water ...?", ``FRAME_NOUNS``) (``Concept.frame``).
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ class Concept:
     word: str  # as the user wrote it (casefolded)
     terms: frozenset[str]
     whole: str = ""  # the compound this concept is a part of ("" when it is a word of its own)
-    frame: bool = False  # a verb or adjective of the question (``question_concepts``), not what it is about
+    frame: bool = False  # a verb, adjective or framing noun of the question (``question_concepts``), not its topic
 
     def found_in(self, terms: frozenset[str] | set[str], text_words: frozenset[str] | set[str]) -> bool:
         """Whether a text with these index ``terms`` and ``text_words`` has this concept."""
@@ -289,6 +290,16 @@ geschieht funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum
     "aus an auf bei durch für gegen hin her in mit nach neben über um unter von vor zu zwischen".split())
 
 
+# Nouns that frame what is asked about something ("the *role* of water", "der *Unterschied* zwischen"): like a
+# question's verb, the vault need not use them to answer it (``Concept.frame``). A closed class.
+FRAME_NOUNS = frozenset("""
+role roles purpose purposes function functions importance significance difference differences advantage advantages
+disadvantage disadvantages benefit benefits drawback drawbacks meaning reason reasons
+rolle rollen zweck funktion funktionen aufgabe aufgaben bedeutung unterschied unterschiede vorteil vorteile nachteil
+nachteile sinn grund gründe
+""".split())
+
+
 # Words that ask for a kind of answer ("how *many*", "how *long*", "wie *lange*", "*when was*") and the
 # kind (``answer_kind``): they say what the answer must be, not what it is about ("long" is no topic of
 # "how long are versions kept?").
@@ -402,7 +413,7 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
         if not any(c.isalnum() for c in key) and (vocab is None or key not in vocab):
             continue  # punctuation the vault never uses (quotes, "?)") says nothing about the topic
         if len(key) > 1 or key.isdigit():  # symbol runs ("[[##", "%%") are what lexical questions hinge on
-            concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=word in frame))
+            concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=word in frame or word in FRAME_NOUNS))
     return list(concepts.values())
 
 
