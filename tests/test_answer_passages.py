@@ -578,3 +578,21 @@ def test_a_table_row_is_no_neighbour_of_a_quote() -> None:
     units = units_of(item, 0)
     callout = next(unit for unit in units if unit.kind == "quote")
     assert [unit.kind for unit in _neighbours(callout, units)] == ["paragraph"]
+
+
+def test_a_sentence_about_the_one_before_is_quoted_with_it() -> None:
+    # "It takes place in the chloroplasts" alone does not say what takes place there.
+    from cognivault.answer.evidence import Evidence
+    from cognivault.answer.extractive import units_of
+
+    text = ("Photosynthesis is the process by which plants, algae and cyanobacteria turn light energy into chemical "
+            "energy. It takes place in the chloroplasts of leaf mesophyll cells. The overall equation is six carbon "
+            "dioxide and six water give one glucose and six oxygen. Diese Zeile ist ein Beispiel, das lang genug "
+            "ist, um den Absatz in Sätzen zu zitieren. Sie steht nur hier.")
+    item = Evidence(label="S1", chunk_id="c", path="summary.pdf", title="Summary", heading_path=[], line_start=0,
+                    line_end=0, locator="page 1", text=text, snippet="", score=1.0)
+    sentences = [unit.text for unit in units_of(item, 0) if unit.kind == "sentence"]
+    assert "Photosynthesis is the process by which plants, algae and cyanobacteria turn light energy into chemical " \
+           "energy. It takes place in the chloroplasts of leaf mesophyll cells." in sentences
+    assert not any(sentence.startswith(("It ", "Sie ")) for sentence in sentences)
+    assert any(sentence.startswith("The overall equation") for sentence in sentences)

@@ -121,6 +121,25 @@ def _sentences_of(paragraph: str) -> list[str]:
     return [sentence for sentence in found if sentence]
 
 
+# A sentence opening with one of these speaks of what the sentence before it names ("It takes place in the
+# chloroplasts"): quoted alone, it would not say what "it" is.
+_ANAPHORS = frozenset("""
+it its this these that those they their them such he she his her both
+es sie er dies diese dieser dieses diesen deren dessen dabei dadurch dazu dort ihr ihre beide
+""".split())
+
+
+def _with_referents(sentences: list[str]) -> list[str]:
+    """``sentences``, each that opens with an anaphor joined to the one before it."""
+    joined = []
+    for at, sentence in enumerate(sentences):
+        first = _WORDS.match(sentence.lstrip("*_\"'(["))
+        if at and first is not None and first.group().casefold() in _ANAPHORS:
+            sentence = f"{sentences[at - 1]} {sentence}"
+        joined.append(sentence)
+    return joined
+
+
 @dataclass(slots=True)
 class Unit:
     """One quotable piece of a passage: verbatim Markdown, scored against the question."""
@@ -186,7 +205,7 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
             if len(block.text) <= WHOLE_LIMIT:
                 units.append(Unit(item.label, position, order, "paragraph", block.text, group=group))
             if len(block.text) > LONG_PROSE:
-                for number, sentence in enumerate(_sentences_of(block.text)):
+                for number, sentence in enumerate(_with_referents(_sentences_of(block.text))):
                     units.append(Unit(item.label, position, order + number, "sentence", sentence, group=group))
         for unit in units[before:]:
             unit.heading, unit.section = heading, section
