@@ -508,6 +508,24 @@ Chlorophyll absorbs blue and red light and reflects green light, which is why le
 Measuring how light intensity affects the rate of photosynthesis with the pondweed Elodea, by counting
 oxygen bubbles per minute.
 """,
+    "Enzymes/Enzymes of the cycle.md": """# Enzymes of the cycle
+
+## Photorespiration
+
+RuBisCO can also bind oxygen instead of carbon dioxide when the leaf is hot.
+
+## The fixing enzyme
+
+The enzyme **RuBisCO** attaches carbon dioxide to a five-carbon sugar; it is the most abundant protein on Earth.
+""",
+    "Biologie/Blatt.md": """# Blatt
+
+## Spaltöffnungen
+
+Bei Hitze schließen sich die Stomata, und die Blätter nehmen weniger Kohlendioxid auf.
+
+Stomata sind Poren in der unteren Epidermis, jede zwischen zwei Schließzellen.
+""",
     "Extending/Community directory.md": """# Community directory
 
 If the author of a plugin added funding links, a Support link appears on its page: what is raised there goes
@@ -596,3 +614,12 @@ def test_a_sentence_about_the_one_before_is_quoted_with_it() -> None:
            "energy. It takes place in the chloroplasts of leaf mesophyll cells." in sentences
     assert not any(sentence.startswith(("It ", "Sie ")) for sentence in sentences)
     assert any(sentence.startswith("The overall equation") for sentence in sentences)
+
+
+@pytest.mark.parametrize(("question", "definition"), [
+    ("What is RuBisCO?", "The enzyme **RuBisCO** attaches"), ("Was sind Stomata?", "Stomata sind Poren")])
+async def test_what_is_x_is_answered_by_what_defines_x(signpost_engine: Any, question: str, definition: str) -> None:
+    # Every passage names the term; the one that sets it in bold or says what it is leads.
+    data = final(await ask(signpost_engine, question, ExtractiveChat()))["data"]
+    assert data["answered"] and data["answer"].split("[S", 1)[0].lstrip("*# \n").split("\n\n")[-1].startswith(
+        definition), data["answer"]

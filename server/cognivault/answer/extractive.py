@@ -22,8 +22,9 @@ the user's words in the question's languages, rare words weighing more; a word
 it says only as a link's text counts ``LINK_SHARE``), less
 by how well its passage covers the question (half by the passage itself, half
 by all the passages of its note in the pack: ``NOTE_WEIGHT``), and a little by having the
-question's words side by side ("embed a note"); an embedding model that knows
-the question's language re-ranks the best units by meaning. Units are quoted in
+question's words side by side ("embed a note") or, asked "What is X?", by
+defining X (``DEFINITION_WEIGHT``); an embedding model that knows the
+question's language re-ranks the best units by meaning. Units are quoted in
 the question's language where the vault has the passage in it. The answer leads
 with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
 (another note's unit must nearly match the best one's share, unless it states
@@ -66,6 +67,7 @@ CONTEXT_WEIGHT = 0.35
 NOTE_WEIGHT = 0.5  # of a passage's context, the share judged over all its note's passages in the pack
 LINK_SHARE = 0.5  # a question word a unit says only as a link's text counts this much
 PHRASE_WEIGHT = 0.1  # a unit that has the question's words side by side ("embed a note") comes first on a tie
+DEFINITION_WEIGHT = PHRASE_WEIGHT  # so does, for "What is X?", a unit defining X ("X is ...", "**X**")
 DENSE_FLOOR = 0.2
 DENSE_SHARE = 0.6
 MAX_EMBEDDED_UNITS = 24
@@ -83,7 +85,8 @@ _ALIASES = re.compile(r"\s*\(aliases: [^)]*\)|^aliases:.*$", re.IGNORECASE | re.
 # Hidden in the rendered note (citation markers, review schedules): never quoted outside code.
 _HTML_COMMENT = re.compile(r"[ \t]*" + HTML_COMMENT_RE.pattern, re.DOTALL)  # with the blanks before it
 _WORDS = re.compile(r"\w+")
-_BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1:?")
+_BOLD = re.compile(r"(\*\*|__)(?P<text>[^*_\n]+)\1")
+_BOLD_LINE = re.compile(_BOLD.pattern + ":?")
 _EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
 _PROSE_KINDS = frozenset({"paragraph", "sentence", "item", "quote"})
 _QUOTED_KINDS = frozenset({"paragraph", "item", "code", "table", "quote"})
@@ -229,6 +232,31 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
 
 
 _ENTRY_START = re.compile(r"\s*(?:[-*+]|\d{1,3}[.)])?\s*(?:\*\*|__)?\[\[")
+
+
+_DEFINITION_QUESTION = re.compile(
+    r"(?:what|who|was|wer)\s+(?:is|are|ist|sind)\s+(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<a>[^?]+?)|"
+    r"what\s+does\s+(?:(?:a|an|the)\s+)?(?P<b>[^?]+?)\s+mean|was\s+(?:bedeutet|bezeichnet|heißt)\s+(?P<c>[^?]+?)|"
+    r"was\s+versteht\s+man\s+unter\s+(?:(?:einem|einer|dem|der|den)\s+)?(?P<d>[^?]+?)|define\s+(?P<e>[^?]+?)",
+    re.IGNORECASE)
+_COPULA = re.compile(r"(?P<subject>[\w()-]+(?:\s+[\w()-]+)?)\s+"
+                     r"(?:is|are|means|refers|ist|sind|bedeutet|bezeichnet|heißt)\b", re.IGNORECASE)
+
+
+def _defined_term(question: str) -> str:
+    """The term a question asks to define ("What is RuBisCO?", "Was sind Stomata?"), or ""."""
+    match = _DEFINITION_QUESTION.fullmatch(" ".join(question.split()).rstrip(" ?"))
+    term = next((value for value in match.groups() if value), "") if match else ""
+    return term if 0 < len(term.split()) <= 4 else ""
+
+
+def _defines(text: str, term_keys: frozenset[str], analyzer: Any, lang: str | None) -> bool:
+    """Whether ``text`` defines the term whose analyzed words are ``term_keys``: it sets the term in bold
+    ("The enzyme **RuBisCO** ...") or makes it the subject of "is", "are", "ist", "means" ... ("Stomata are
+    pores")."""
+    shown = _visible(text)
+    return any(term_keys <= text_terms(analyzer, match.group("text"), lang) for match in _BOLD.finditer(text)) or \
+        any(term_keys <= text_terms(analyzer, match.group("subject"), lang) for match in _COPULA.finditer(shown))
 
 
 def _entry_of(text: str, names: dict[str, str]) -> str | None:
@@ -388,6 +416,12 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     candidates = [unit for unit in candidates if unit.size <= 2 * budget]  # too long to quote whole
     if not candidates:
         return []
+    term = _defined_term(question)
+    if term:
+        term_keys = text_terms(analyzer, term, lang)
+        for unit in candidates:
+            if term_keys and _defines(unit.text, term_keys, analyzer, items[unit.position].lang):
+                unit.score += DEFINITION_WEIGHT
     # On a tie a whole list or paragraph goes before its items or sentences (they remain for a tight budget).
     # A unit giving the kind of answer asked for leads (expected is None: none does, the order is by score).
     candidates.sort(key=lambda u: (not u.answers_kind, -u.score, u.kind in ("item", "sentence"), u.position,
