@@ -518,6 +518,17 @@ RuBisCO can also bind oxygen instead of carbon dioxide when the leaf is hot.
 
 The enzyme **RuBisCO** attaches carbon dioxide to a five-carbon sugar; it is the most abundant protein on Earth.
 """,
+    "Obsidian/Vaults.md": """# Vaults
+
+## Target a vault
+
+If the working directory of your terminal is a vault folder, that vault is used by default. Click the
+**Vault** button to switch to another folder.
+
+## Manage vaults
+
+A **vault** is a folder on your file system which contains your notes and attachments.
+""",
     "Biologie/Blatt.md": """# Blatt
 
 ## Spaltöffnungen
@@ -617,7 +628,8 @@ def test_a_sentence_about_the_one_before_is_quoted_with_it() -> None:
 
 
 @pytest.mark.parametrize(("question", "definition"), [
-    ("What is RuBisCO?", "The enzyme **RuBisCO** attaches"), ("Was sind Stomata?", "Stomata sind Poren")])
+    ("What is RuBisCO?", "The enzyme **RuBisCO** attaches"), ("Was sind Stomata?", "Stomata sind Poren"),
+    ("What is a vault?", "A **vault** is a folder")])
 async def test_what_is_x_is_answered_by_what_defines_x(signpost_engine: Any, question: str, definition: str) -> None:
     # Every passage names the term; the one that sets it in bold or says what it is leads.
     data = final(await ask(signpost_engine, question, ExtractiveChat()))["data"]

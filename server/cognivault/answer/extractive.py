@@ -87,6 +87,9 @@ _HTML_COMMENT = re.compile(r"[ \t]*" + HTML_COMMENT_RE.pattern, re.DOTALL)  # wi
 _WORDS = re.compile(r"\w+")
 _BOLD = re.compile(r"(\*\*|__)(?P<text>[^*_\n]+)\1")
 _BOLD_LINE = re.compile(_BOLD.pattern + ":?")
+# Where a sentence may start: after its end mark, at a list item, a new line of a table or block, a blank line
+# (not at a line break inside a wrapped paragraph).
+_SENTENCE_BREAK = re.compile(r"[.!?:]\s+|\n(?=[ \t]*(?:[-*+>|]|\d{1,3}[.)])\s)|\n[ \t]*\n")
 _EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
 _PROSE_KINDS = frozenset({"paragraph", "sentence", "item", "quote"})
 _QUOTED_KINDS = frozenset({"paragraph", "item", "code", "table", "quote"})
@@ -239,7 +242,8 @@ _DEFINITION_QUESTION = re.compile(
     r"what\s+does\s+(?:(?:a|an|the)\s+)?(?P<b>[^?]+?)\s+mean|was\s+(?:bedeutet|bezeichnet|heißt)\s+(?P<c>[^?]+?)|"
     r"was\s+versteht\s+man\s+unter\s+(?:(?:einem|einer|dem|der|den)\s+)?(?P<d>[^?]+?)|define\s+(?P<e>[^?]+?)",
     re.IGNORECASE)
-_COPULA = re.compile(r"(?P<subject>[\w()-]+(?:\s+[\w()-]+)?)\s+"
+_ARTICLES = frozenset("a an the ein eine der die das".split())
+_COPULA = re.compile(r"(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<subject>[\w()-]+(?:\s+[\w()-]+){0,2}?)\s+"
                      r"(?:is|are|means|refers|ist|sind|bedeutet|bezeichnet|heißt)\b", re.IGNORECASE)
 
 
@@ -250,13 +254,23 @@ def _defined_term(question: str) -> str:
     return term if 0 < len(term.split()) <= 4 else ""
 
 
-def _defines(text: str, term_keys: frozenset[str], analyzer: Any, lang: str | None) -> bool:
-    """Whether ``text`` defines the term whose analyzed words are ``term_keys``: it sets the term in bold
-    ("The enzyme **RuBisCO** ...") or makes it the subject of "is", "are", "ist", "means" ... ("Stomata are
-    pores")."""
-    shown = _visible(text)
-    return any(term_keys <= text_terms(analyzer, match.group("text"), lang) for match in _BOLD.finditer(text)) or \
-        any(term_keys <= text_terms(analyzer, match.group("subject"), lang) for match in _COPULA.finditer(shown))
+def _defines(text: str, term: str, term_keys: frozenset[str], analyzer: Any, lang: str | None) -> bool:
+    """Whether ``text`` defines ``term`` (its analyzed words: ``term_keys``): it sets the term alone in bold at a
+    sentence's start, after an article if any ("The enzyme **RuBisCO** ...", not "Click the **Backlinks**
+    tab"), or opens a sentence with it as the subject of "is", "are", "ist", "means" ... ("Stomata are pores",
+    "A vault is a folder")."""
+    for match in _BOLD.finditer(text):
+        before = _SENTENCE_BREAK.split(text[:match.start()])[-1].lstrip(" \t-*+>|0123456789.)").split()
+        if term_keys == text_terms(analyzer, match.group("text"), lang) and \
+                (not before or len(before) <= 2 and before[0].casefold() in _ARTICLES):
+            return True
+    for sentence in _SENTENCE_BREAK.split(_visible(text)):
+        opening = _COPULA.match(sentence.lstrip(" \t-*+>|0123456789.)"))
+        subject = opening.group("subject") if opening else ""
+        if subject and term_keys == text_terms(analyzer, subject, lang) and \
+                len(subject.split()) <= len(term.split()) + 1:
+            return True
+    return False
 
 
 def _entry_of(text: str, names: dict[str, str]) -> str | None:
@@ -420,7 +434,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     if term:
         term_keys = text_terms(analyzer, term, lang)
         for unit in candidates:
-            if term_keys and _defines(unit.text, term_keys, analyzer, items[unit.position].lang):
+            if term_keys and _defines(unit.text, term, term_keys, analyzer, items[unit.position].lang):
                 unit.score += DEFINITION_WEIGHT
     # On a tie a whole list or paragraph goes before its items or sentences (they remain for a tight budget).
     # A unit giving the kind of answer asked for leads (expected is None: none does, the order is by score).
