@@ -537,6 +537,13 @@ Bei Hitze schließen sich die Stomata, und die Blätter nehmen weniger Kohlendio
 
 Stomata sind Poren in der unteren Epidermis, jede zwischen zwei Schließzellen.
 """,
+    "Plugins/Backlinks.md": """---
+description: With the Backlinks plugin, you can see all the backlinks for the active note.
+---
+With the Backlinks [[Core plugins|plugin]], you can see all the _backlinks_ for the active note.
+
+A backlink for a note is a link from another note to that note, shown in the backlinks pane of the sidebar.
+""",
     "Extending/Community directory.md": """# Community directory
 
 If the author of a plugin added funding links, a Support link appears on its page: what is raised there goes
@@ -635,3 +642,11 @@ async def test_what_is_x_is_answered_by_what_defines_x(signpost_engine: Any, que
     data = final(await ask(signpost_engine, question, ExtractiveChat()))["data"]
     assert data["answered"] and data["answer"].split("[S", 1)[0].lstrip("*# \n").split("\n\n")[-1].startswith(
         definition), data["answer"]
+
+
+async def test_the_same_words_are_not_quoted_twice(signpost_engine: Any) -> None:
+    # The note's description (the lead line of its first passage) says what its first paragraph says, with the
+    # paragraph's link and emphasis shown as words: once is enough, and apart from the next paragraph.
+    data = final(await ask(signpost_engine, "backlinks", ExtractiveChat()))["data"]
+    assert data["answered"] and data["answer"].count("you can see all the") == 1, data["answer"]
+    assert "A backlink for a note is a link" in data["answer"]

@@ -174,7 +174,8 @@ def test_first_chunk_carries_description_and_aliases() -> None:
     assert "Powerhouse" not in chunks[1].text
 
     only_aliases = chunks_of("---\naliases: Solo\n---\nshort\n")
-    assert len(only_aliases) == 1 and only_aliases[0].text == "Aliases: Solo\nshort"
+    # the lead line is a paragraph of its own, not run into the note's first one when quoted
+    assert len(only_aliases) == 1 and only_aliases[0].text == "Aliases: Solo\n\nshort"
 
 
 def test_heading_only_note_is_findable() -> None:
@@ -226,11 +227,11 @@ def test_a_chunk_that_took_in_small_sections_reads_as_the_note_does() -> None:
     )
     chunks = chunks_of(text)
     assert [c.heading_path for c in chunks] == [("Sync", "Resume"), ("Sync", "Conflicts")]
-    assert chunks[0].text == (f"How to sync.\nIntro line.\n\n# Sync\n\n## Pause\nPress pause.\n\n"
+    assert chunks[0].text == (f"How to sync.\n\nIntro line.\n\n# Sync\n\n## Pause\nPress pause.\n\n"
                               f"## Resume\n\n{FILLER}")
     assert (chunks[0].line_start, chunks[0].line_end) == (2, 13)
     lead_only = chunks_of(f"---\ndescription: How to sync.\n---\n# Sync\n{FILLER}\n")
-    assert [c.text for c in lead_only] == [f"How to sync.\n{FILLER}"]
+    assert [c.text for c in lead_only] == [f"How to sync.\n\n{FILLER}"]
 
 
 def test_small_section_before_a_shallower_heading_joins_the_previous_chunk() -> None:

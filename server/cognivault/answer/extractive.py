@@ -315,6 +315,21 @@ def _unlinked(text: str) -> str:
     return "".join(kept)
 
 
+def _repeats(unit: Unit, seen: list[set[str]]) -> bool:
+    """Whether ``unit`` says what a quote already chosen says (most of their words shared); if not, its words
+    join ``seen``. Words as a reader sees them: "the _backlinks_" says what "the backlinks" does."""
+    said = _words_shown(unit.text)
+    if any(len(said & other) / max(len(said | other), 1) > 0.7 for other in seen):
+        return True
+    seen.append(said)
+    return False
+
+
+def _words_shown(text: str) -> set[str]:
+    """The words a reader sees in ``text``, casefolded."""
+    return set(_WORDS.findall(_visible(text).casefold()))
+
+
 def _visible(text: str) -> str:
     """``text`` as a reader sees its words: links by their display text; embeds, HTML and comments gone."""
     shown, at = [], 0
@@ -446,7 +461,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     lead = candidates[0]
     chosen = [lead]
     used = lead.size
-    seen = [set(lead.text.casefold().split())]
+    seen = [_words_shown(lead.text)]
     covered = set(lead.concepts)
     for unit in candidates[1:]:
         if len(chosen) >= max_units:
@@ -462,10 +477,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             continue
         if any(_overlaps(unit, other) for other in chosen):
             continue
-        text_words = set(unit.text.casefold().split())
-        if any(len(text_words & other) / max(len(text_words | other), 1) > 0.7 for other in seen):
+        if _repeats(unit, seen):
             continue
-        seen.append(text_words)
         chosen.append(unit)
         covered |= unit.concepts
         used += unit.size
@@ -477,8 +490,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     for neighbour in (near[rank] for rank in range(SECTION_UNITS) for near in around if rank < len(near)):
         if added >= SECTION_UNITS:
             break
-        if used + neighbour.size <= budget and not any(
-                neighbour is other or _overlaps(neighbour, other) for other in chosen):
+        if used + neighbour.size <= budget and not any(neighbour is other or _overlaps(neighbour, other)
+                                                       for other in chosen) and not _repeats(neighbour, seen):
             chosen.append(neighbour)
             used += neighbour.size
             added += 1

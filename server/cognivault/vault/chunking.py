@@ -72,7 +72,8 @@ MIN_CHARS = 100
 # Raised whenever a change gives a note other passages: the index re-chunks every note chunked by
 # another version (``index.pipeline``), even when the note itself did not change.
 # 2: a chunk that took in small sections keeps its own heading line after them.
-CHUNKER_VERSION = 2
+# 3: the frontmatter's lead line (description, aliases) is a paragraph of its own.
+CHUNKER_VERSION = 3
 
 _SENTENCE_END_RE = re.compile(r"[.!?…][\"'”’»)\]]*(?=\s)|[。！？][」』”’)]*")
 _SPACE_RE = re.compile(r"[ \t\n]")
@@ -372,7 +373,8 @@ def _joined(first: int, second: int) -> int:
 def _units(sections: list[_Section], lead: tuple[int, str] | None) -> list[_Unit]:
     """Sections after the small-section rule (module docs), each becoming one or more chunks."""
     units: list[_Unit] = []
-    carried: list[tuple[int, str]] = [lead] if lead else []
+    # The lead line is a paragraph of its own: not run into the note's first paragraph when quoted.
+    carried: list[tuple[int, str]] = [lead, (lead[0], "")] if lead else []
     carried_size = _size(carried)
     carried_sections = False  # ``carried`` holds small sections, not just the lead line
     for index, section in enumerate(sections):
