@@ -107,7 +107,10 @@ _CONTEXT_OPENERS = _PRONOUNS - _LINKING_ADVERBS - {
     "manchmal", "meistens", "normalerweise"}
 _BACK_POINTERS = {"it", "its", "this", "these", "those", "them", "they", "es", "dies", "diese", "diesen", "ihn", "ihm",
                   "ihnen", "sie", "dort"}
-_FAQ_RE = re.compile(r"^\*\*(?P<question>[^*\n]{8,200}\?)\*\*[ \t]*(?:\n(?P<answer>[\s\S]+))?$")
+# a question in bold on its own line, or a problem or message stated as a sentence ("**I am receiving a hash error
+# when trying to publish a note.**"), with its answer in the lines or the paragraph below
+_FAQ_RE = re.compile(r"^\*\*(?P<question>[^*\n]{8,200}[?.])\*\*[ \t]*(?:\n(?P<answer>[\s\S]+))?$")
+MIN_STATEMENT_WORDS = 4  # "**Done.**" is emphasis; a stated problem or message is a sentence
 _BOLD_LINE_RE = re.compile(r"^\*\*[^*\n]+\*\*:?$")
 _NAMED_START_RE = re.compile(r"^(?:\*\*|`|\[)")  # a list item opening with a name of its own
 _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s*(?P<def>.{6,})$")
@@ -504,16 +507,10 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue
         inline = read_inline(block.content)
         text = inline.text
-        label = _BOLD_LINE_RE.match(block.content.strip()) if block.kind == "paragraph" \
-            and not block.content.rstrip().endswith("?**") else None
-        if label:  # "**File explorer:**" over the steps that way
-            steps, count = _list_below(blocks, position)
-            if block.heading and (count >= 2 or (count and not steps.endswith("…"))):
-                add("label", plain(text).rstrip(":").strip(), steps, steps, "", block.heading,
-                    in_order=blocks[position + 1].ordered)
-            continue
         question = _FAQ_RE.match(block.content.strip()) if block.kind == "paragraph" else None
-        if question:  # "**Can I …?**" and its answer below it (same paragraph or the next one)
+        if question and (question.group("question").endswith("?")
+                         or len(plain(question.group("question")).split()) >= MIN_STATEMENT_WORDS):
+            # "**Can I …?**" or "**I am receiving … error.**" and its answer below it (same paragraph or the next)
             following = blocks[position + 1] if position + 1 < len(blocks) else None
             asked = read_inline(question.group("question"))
             replied = read_inline(question.group("answer") or (following.content if following is not None
@@ -522,7 +519,16 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if replies:
                 reply = " ".join(replies) if len(" ".join(replies)) <= 240 else replies[0]
                 add("faq", asked.restore(asked.text), replied.restore(reply), replied.restore(reply), "",
-                    block.heading, form="question")
+                    block.heading, form="question" if asked.text.endswith("?") else "statement")
+            if replies or asked.text.endswith("?"):
+                continue  # a sentence in bold with no answer below may still label the list under it
+        label = _BOLD_LINE_RE.match(block.content.strip()) if block.kind == "paragraph" \
+            and not block.content.rstrip().endswith("?**") else None
+        if label:  # "**File explorer:**" over the steps that way
+            steps, count = _list_below(blocks, position)
+            if block.heading and (count >= 2 or (count and not steps.endswith("…"))):
+                add("label", plain(text).rstrip(":").strip(), steps, steps, "", block.heading,
+                    in_order=blocks[position + 1].ordered)
             continue
         child = next((b for b in blocks if b.kind == "item" and b.lead == block.content), None) \
             if block.kind == "item" else None
@@ -772,6 +778,10 @@ def question_for(fact: Fact) -> str:
     if fact.kind == "item":
         return f"{fact.context or fact.source.title}: Was bedeutet „{fact.term}“?" if fact.german \
             else f"{fact.context or fact.source.title}: what is “{fact.term}”?"
+    if fact.kind == "faq" and fact.form == "statement":  # a problem or message the note answers
+        stated = fact.term[:-1] if fact.term.endswith(".") and not fact.term.endswith("..") else fact.term
+        return f"Was sagt „{fact.source.title}“ zu „{stated}“?" if fact.german \
+            else f"What does “{fact.source.title}” say about “{stated}”?"
     if fact.kind == "faq" or (fact.kind == "heading" and fact.term.endswith("?")):
         return fact.term  # the note already asks it
     if fact.kind == "heading" and fact.term == fact.source.title:
