@@ -161,6 +161,14 @@ You can develop community plugins and themes using TypeScript and CSS, and learn
 
 To help improve the documentation, submit a pull request to the repository of the help site on GitHub today.
 """,
+    "Help/Pigments.md": """# Pigments
+
+Leaves hold several pigments that absorb light of different colours.
+
+## Chlorophylls
+
+Chlorophyll a is the main pigment of the reaction centres; chlorophyll b is an accessory pigment of the antenna.
+""",
     "Hilfe/Synchronisierung.md": """---
 lang: de
 ---
@@ -392,3 +400,54 @@ def test_a_masked_word_takes_its_hyphenated_compound_with_it() -> None:
         "The enzyme attaches CO₂ to the … sugar, and the product splits."
     assert mask_answer_words("Indem ein `base`-Quelltext-Block verwendet wird.", "Quelltext-Block einbetten", "de") \
         == "Indem ein … verwendet wird."
+
+
+def test_a_quiz_quotes_each_sentence_of_the_note_once(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A sentence asked as a definition or a cloze is not quoted again as a section's opening, nor is a section
+    opening with list items already asked about ("The … is the fluid around the thylakoids" after "Which term is
+    described here: “The fluid around the thylakoids”?")."""
+    notes = {"Cells/Chloroplast.md": """# Chloroplast
+
+Chloroplasts are the organelles in which photosynthesis takes place.
+
+## Stroma
+
+The stroma is the fluid around the thylakoids inside the envelope.
+
+## Thylakoids
+
+Inside lies a system of flattened membrane sacs, the **thylakoids**, stacked into grana.
+
+## Envelope
+
+Two membranes, the outer and the inner membrane, enclose the chloroplast.
+
+## Stages
+
+- **Glycolysis** in the cytoplasm: glucose is split into two molecules of pyruvate.
+- **Link reaction** in the matrix: pyruvate becomes acetyl-CoA and carbon dioxide is released.
+- **Krebs cycle** in the matrix: acetyl groups are oxidised to carbon dioxide.
+""", "Cells/Mitochondrion.md": """# Mitochondrion
+
+The matrix is the fluid inside the inner membrane of a mitochondrion.
+The cristae are the folds of the inner membrane that carry the transport chain.
+A ribosome is the particle that makes the proteins of the cell from amino acids.
+
+## Parts
+
+Each cell holds many **mitochondria**, and every one of them has its own ring of DNA.
+Proteins cross the membrane through the **porins** that sit in the outer membrane.
+Every cell keeps its genes in the **nucleus** behind a double envelope.
+"""}
+    with indexed_vault(tmp_path_factory.mktemp("quoted"), notes) as engine:
+        questions = parse_quiz(generate(engine, "quiz", "Cells/Chloroplast.md", count=20)[1]).questions
+    stems = [q.question for q in questions]
+    assert sum("fluid around the thylakoids" in stem for stem in stems) == 1, stems
+    assert sum("flattened membrane sacs" in stem for stem in stems) == 1, stems
+    assert sum("split into two molecules of pyruvate" in stem for stem in stems) == 1, stems
+    assert any("begins like this: “Two membranes" in stem for stem in stems), stems  # asked once, as before
+
+
+def test_a_definition_ends_where_a_semicolon_starts_another_clause(engine: Engine) -> None:
+    found = cards(engine, "Help/Pigments.md")
+    assert ("qa", "What is chlorophyll a?", "The main pigment of the reaction centres.") in found, found

@@ -561,11 +561,13 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     called.groupdict().get("verb") or "", block.heading)
             else:
                 definition = (_DEF_DE if german else _DEF_EN).match(unbold(sentence).rstrip("."))
-                if definition and _defines(definition.group("def"), definition.group("verb"), german) \
-                        and len(plain(definition.group("def")).split()) >= MIN_DEFINITION_WORDS:
-                    add("definition", inline.restore(definition.group("term")),
-                        inline.restore(definition.group("def")), inline.restore(unbold(sentence)),
-                        definition.group("verb"), block.heading, situated=order > 0)
+                # "X is A; Y is B": the clause after the semicolon says something else (about Y)
+                described = definition.group("def").split("; ")[0] if definition else ""
+                if definition and _defines(described, definition.group("verb"), german) \
+                        and len(plain(described).split()) >= MIN_DEFINITION_WORDS:
+                    add("definition", inline.restore(definition.group("term")), inline.restore(described),
+                        inline.restore(unbold(sentence)), definition.group("verb"), block.heading,
+                        situated=order > 0)
             if _leans_back(plain(sentence)):
                 continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence
             for bold in _BOLD_RE.finditer(sentence):

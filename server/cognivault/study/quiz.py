@@ -281,15 +281,21 @@ def _said(text: str) -> str:
     return " ".join(plain(text).casefold().rstrip(".").split())
 
 
+def _source_text(fact: Fact) -> str:
+    """The note's text a question on ``fact`` quotes: a section's opening or answer as quoted, else the sentence,
+    list item or row the fact came from (a definition's description is part of its sentence)."""
+    return fact.definition if fact.kind in QUOTES_OPENING else fact.sentence.removeprefix(f"{fact.context}: ")
+
+
 def _unquoted(fact: Fact, quoted: set[str]) -> Fact | None:
-    """``fact`` as a question may still quote it: a quiz quotes each sentence of the note once (a cloze on it, or the
-    opening of its section, not both). An answer quoted in two sentences keeps the one not quoted yet; None when
-    nothing is left. A row, a step or a code example quotes no sentence of the note's prose."""
+    """``fact`` as a question may still quote it: a quiz quotes each sentence of the note once (a cloze or a
+    definition on it, or the opening of its section, not both; a section opening with list items already asked
+    about is not asked). An answer quoted in two sentences keeps the one not quoted yet; None when nothing is left.
+    A row, a step or a code example quotes no sentence of the note's prose."""
     if fact.kind in ("row", "step", "example"):
         return fact
-    text = fact.sentence.removeprefix(f"{fact.context}: ") if fact.kind in CLOZE_KINDS else fact.definition
-    parts = sentences(text)
-    fresh = [part for part in parts if _said(part) not in quoted]
+    parts = sentences(_source_text(fact))
+    fresh = [part for part in parts if not any(said in _said(part) for said in quoted)]
     if len(fresh) == len(parts):
         return fact
     if not fresh or fact.kind not in QUOTES_OPENING or len(plain(" ".join(fresh)).split()) < MIN_DEFINITION_WORDS:
@@ -409,9 +415,8 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
                 if unquoted is not None else None
             if question is not None:
                 questions.append(question)
-                quoted.update(_said(part) for part in sentences(
-                    unquoted.sentence.removeprefix(f"{unquoted.context}: ") if unquoted.kind in CLOZE_KINDS
-                    else unquoted.definition))
+                quoted.update(_said(part) for part in sentences(_source_text(unquoted))
+                              if len(part.split()) > MIN_DEFINITION_WORDS)  # a short one may be part of many
     return balance_answers(questions, seed)
 
 
