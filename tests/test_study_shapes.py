@@ -11,6 +11,7 @@ import pytest
 
 from cognivault.engine import Engine
 from cognivault.study.extract import form_of
+from cognivault.study.mindmap import parse_mindmap
 from cognivault.study.quiz import parse_quiz
 from cognivault.study.validate import cloze_problems, mask_answer_words, question_problems
 from test_study_extractive import assert_cards_valid, cards_of, generate, indexed_vault
@@ -168,6 +169,18 @@ Leaves hold several pigments that absorb light of different colours.
 ## Chlorophylls
 
 Chlorophyll a is the main pigment of the reaction centres; chlorophyll b is an accessory pigment of the antenna.
+
+## Stroma
+
+The stroma is the fluid around the thylakoids, where the **Calvin cycle** fixes carbon dioxide.
+
+## Turns of the cycle
+
+| Molecule | Amount |
+| --- | --- |
+| CO₂ fixed | 3 |
+| ATP used | 9 |
+| NADPH used | 6 |
 """,
     "Hilfe/Synchronisierung.md": """---
 lang: de
@@ -451,3 +464,15 @@ Every cell keeps its genes in the **nucleus** behind a double envelope.
 def test_a_definition_ends_where_a_semicolon_starts_another_clause(engine: Engine) -> None:
     found = cards(engine, "Help/Pigments.md")
     assert ("qa", "What is chlorophyll a?", "The main pigment of the reaction centres.") in found, found
+
+
+def test_a_mind_map_leaf_never_repeats_its_heading(engine: Engine) -> None:
+    """"Stroma" › "The stroma" (the section's definition) said nothing the heading does not."""
+    root = parse_mindmap(generate(engine, "mindmap", "Help/Pigments.md")[1])["root"]
+    stroma = next(node for node in root["children"] if node["label"] == "Stroma")
+    assert [leaf["label"] for leaf in stroma["children"]] == ["Calvin cycle"], stroma
+
+
+def test_a_table_cell_is_the_answer_as_the_table_shows_it(engine: Engine) -> None:
+    found = cards(engine, "Help/Pigments.md")
+    assert ("qa", "Turns of the cycle: “ATP used” – Amount?", "9") in found, [c for c in found if "Amount" in c[1]]

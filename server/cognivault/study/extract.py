@@ -467,7 +467,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         """Record a fact; every text is Markdown with its code spans restored."""
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
-        definition, sentence = _finish(definition), _finish(sentence)
+        # a table cell is not a sentence: "3", "Chloroplast" stay as the table shows them (no "3.")
+        definition, sentence = definition.strip() if kind == "row" else _finish(definition), _finish(sentence)
         if GAP in term + definition + sentence:
             return  # an embed or raw HTML stood there: the text is not what Obsidian shows
         if kind in ("code", "example"):
@@ -476,7 +477,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         elif kind in ("heading", "faq", "label", "step"):  # the author's own words: any wording
             if not plain(term) or len(plain(term).split()) > (12 if kind == "heading" else 30):
                 return
-        elif not _term_ok(term) or len(plain(definition)) < 2:
+        elif not _term_ok(term) or len(plain(definition)) < (1 if kind == "row" else 2):  # a cell may be "3"
             return
         key = f"{kind}:{column if kind == 'step' else ''}:{plain(term).casefold()}"  # a step: once per list
         if key in seen_terms:
@@ -562,10 +563,10 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             else:
                 definition = (_DEF_DE if german else _DEF_EN).match(unbold(sentence).rstrip("."))
                 # "X is A; Y is B": the clause after the semicolon says something else (about Y)
-                described = definition.group("def").split("; ")[0] if definition else ""
-                if definition and _defines(described, definition.group("verb"), german) \
-                        and len(plain(described).split()) >= MIN_DEFINITION_WORDS:
-                    add("definition", inline.restore(definition.group("term")), inline.restore(described),
+                meaning = definition.group("def").split("; ")[0] if definition else ""
+                if definition and _defines(meaning, definition.group("verb"), german) \
+                        and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS:
+                    add("definition", inline.restore(definition.group("term")), inline.restore(meaning),
                         inline.restore(unbold(sentence)), definition.group("verb"), block.heading,
                         situated=order > 0)
             if _leans_back(plain(sentence)):

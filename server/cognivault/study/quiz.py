@@ -24,8 +24,8 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, replace
 from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError, field_validator
@@ -411,8 +411,9 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
             if len(questions) >= count:
                 break
             unquoted = _unquoted(fact, quoted)
-            question = _question_from(unquoted, pool, used, asked, rng, sources.outlines, one_note) \
-                if unquoted is not None else None
+            if unquoted is None:
+                continue  # its sentences are asked already
+            question = _question_from(unquoted, pool, used, asked, rng, sources.outlines, one_note)
             if question is not None:
                 questions.append(question)
                 quoted.update(_said(part) for part in sentences(_source_text(unquoted))
