@@ -47,6 +47,22 @@ Publish does not read from the configuration folder. Instead, create a `publish.
 **My CSS does not look the same on Publish as in the app. Why?**
 
 The CSS of Publish is not the same as in the app. Develop your theme for Publish from the ground up.
+
+**Can I use a community theme on my site?**
+
+Yes, in two steps:
+
+1. Download the theme from the community list.
+2. Copy its CSS into the `publish.css` file.
+
+## Migration
+
+**Always back up your vault before you migrate it to a new region.**
+
+When you migrate a remote vault your data will be replaced. This means:
+
+1. Remote data is removed from the servers of the service.
+2. The version history of the vault is lost.
 """
 
 NOTES = {
@@ -227,9 +243,7 @@ def test_a_question_in_bold_is_asked_with_the_answer_below_it(engine: Engine) ->
             "need one per member.") in found  # the answer on the lines below, two sentences
     assert ("qa", "Do you have an on-premises Sync server?",
             "Obsidian Sync does not have an on-premises solution at this time.") in found  # in the next paragraph
-    assert ("qa", "What does “Sync for teams” say about “I am receiving a hash error”?",
-            "A community plugin may be changing the file's modified time.") in found  # a problem the note answers
-    assert not any(front == "I am receiving a hash error." for _, front, _ in found)  # a statement asks nothing
+    assert not any("hash error" in front for _, front, _ in found)  # a lone statement in bold asks nothing
     assert not any("under “Frequently asked questions”" in front for _, front, _ in found)  # not twice
     german = cards(engine, "Hilfe/Synchronisierung.md")
     assert ("qa", "Warum solltest du deine Daten sichern?", "Obsidian speichert deine Notizen **lokal** auf deinem "
@@ -395,6 +409,8 @@ Keep a `vercel.json` file next to it when the site is hosted on another service.
             "A community plugin may be changing the modified time of the file. Please report it to the plugin "
             "developer.") in found
     assert len(found) >= 5
+    assert not any("back up" in front or "community theme" in front for _, front, _ in found), found  # a lone
+    assert not any(back.endswith("This means.") for _, _, back in found), found  # warning; an answer cut before a list
     stems = [q.question for q in questions]
     for question in questions:
         assert not question_problems(question.question, question.options, question.correct_index, TROUBLESHOOTING,

@@ -110,7 +110,7 @@ _BACK_POINTERS = {"it", "its", "this", "these", "those", "them", "they", "es", "
 # a question in bold on its own line, or a problem or message stated as a sentence ("**I am receiving a hash error
 # when trying to publish a note.**"), with its answer in the lines or the paragraph below
 _FAQ_RE = re.compile(r"^\*\*(?P<question>[^*\n]{8,200}[?.])\*\*[ \t]*(?:\n(?P<answer>[\s\S]+))?$")
-MIN_STATEMENT_WORDS = 4  # "**Done.**" is emphasis; a stated problem or message is a sentence
+MIN_STATEMENT_WORDS = 4  # "**Done.**" is emphasis; a stated problem is a sentence
 _BOLD_LINE_RE = re.compile(r"^\*\*[^*\n]+\*\*:?$")
 _NAMED_START_RE = re.compile(r"^(?:\*\*|`|\[)")  # a list item opening with a name of its own
 _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s*(?P<def>.{6,})$")
@@ -489,6 +489,12 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                           situated, in_order))
 
     blocks = blocks_of(source)
+    # the problems or messages a section states in bold, each over its answer: a series of them is the section's
+    # shape ("**I am receiving a hash error …**"); a lone one is a warning or advice ("**Always back up …**")
+    problems = Counter(block.heading for block in blocks if block.kind == "paragraph"
+                       and (stated := _FAQ_RE.match(block.content.strip())) is not None
+                       and not stated.group("question").endswith("?")
+                       and len(plain(stated.group("question")).split()) >= MIN_STATEMENT_WORDS)
     for position, block in enumerate(blocks):
         if block.kind in ("heading", "code"):
             continue
@@ -509,14 +515,15 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         inline = read_inline(block.content)
         text = inline.text
         question = _FAQ_RE.match(block.content.strip()) if block.kind == "paragraph" else None
-        if question and (question.group("question").endswith("?")
-                         or len(plain(question.group("question")).split()) >= MIN_STATEMENT_WORDS):
-            # "**Can I …?**" or "**I am receiving … error.**" and its answer below it (same paragraph or the next)
+        if question and (question.group("question").endswith("?") or problems[block.heading] >= 2):
+            # "**Can I …?**", or one of a section's "**I am receiving … error.**", and its answer below it (same
+            # paragraph or the next; up to a sentence that opens a list, which the card would cut)
             following = blocks[position + 1] if position + 1 < len(blocks) else None
             asked = read_inline(question.group("question"))
             replied = read_inline(question.group("answer") or (following.content if following is not None
                                                                and following.kind == "paragraph" else ""))
-            replies = list(takewhile(lambda reply: GAP not in reply, sentences(replied.text)[:2]))
+            replies = list(takewhile(lambda reply: GAP not in reply and not reply.endswith(":"),
+                                     sentences(replied.text)[:2]))
             if replies:
                 reply = " ".join(replies) if len(" ".join(replies)) <= 240 else replies[0]
                 add("faq", asked.restore(asked.text), replied.restore(reply), replied.restore(reply), "",
