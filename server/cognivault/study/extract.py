@@ -31,7 +31,10 @@ Only reliable shapes become facts (English and German):
   never asked after);
 - ``faq``: a question in bold on its own line ("**Can I …?**") with the
   first sentences of the answer below it (a card asks the question; a quiz
-  quotes the answer and offers the note's other questions).
+  quotes the answer and offers the note's other questions); likewise each of
+  a section's problems stated in bold ("**I am receiving a hash error …**",
+  two or more, so not a lone warning), asked as "what does the note say
+  about …".
 
 A sentence holding an embed or raw HTML gives no fact (the rest of its
 paragraph still may); Obsidian's inline icons (``![[x.svg#icon]]``) are
