@@ -11,9 +11,59 @@ import pytest
 
 from cognivault.engine import Engine
 from cognivault.study.extract import form_of
+from cognivault.study.mindmap import parse_mindmap
 from cognivault.study.quiz import parse_quiz
-from cognivault.study.validate import cloze_problems, question_problems
+from cognivault.study.validate import cloze_problems, mask_answer_words, question_problems
 from test_study_extractive import assert_cards_valid, cards_of, generate, indexed_vault
+
+TROUBLESHOOTING = """# Publish help
+
+This page lists the common problems you may run into when you publish a site.
+
+## Syncing tools and services
+
+Obsidian offers an official service called Obsidian Sync which provides encrypted syncing for small teams.
+
+## Obsidian Sync for teams
+
+With Obsidian Sync you can share a vault with the people you work with every day.
+
+## Publishing notes
+
+**I am receiving a hash error when trying to publish a note.**
+
+A community plugin may be changing the modified time of the file. Please report it to the plugin developer.
+
+**I am receiving a network error on a very large site.**
+
+The database of the site needs a check. Please contact the support team for assistance.
+
+## CSS and themes
+
+**My CSS in my configuration folder does not work on Publish. Why?**
+
+Publish does not read from the configuration folder. Instead, create a `publish.css` file in the top-level folder.
+
+**My CSS does not look the same on Publish as in the app. Why?**
+
+The CSS of Publish is not the same as in the app. Develop your theme for Publish from the ground up.
+
+**Can I use a community theme on my site?**
+
+Yes, in two steps:
+
+1. Download the theme from the community list.
+2. Copy its CSS into the `publish.css` file.
+
+## Migration
+
+**Always back up your vault before you migrate it to a new region.**
+
+When you migrate a remote vault your data will be replaced. This means:
+
+1. Remote data is removed from the servers of the service.
+2. The version history of the vault is lost.
+"""
 
 NOTES = {
     "Help/Sync for teams.md": """# Sync for teams
@@ -128,6 +178,26 @@ You can develop community plugins and themes using TypeScript and CSS, and learn
 
 To help improve the documentation, submit a pull request to the repository of the help site on GitHub today.
 """,
+    "Help/Pigments.md": """# Pigments
+
+Leaves hold several pigments that absorb light of different colours.
+
+## Chlorophylls
+
+Chlorophyll a is the main pigment of the reaction centres; chlorophyll b is an accessory pigment of the antenna.
+
+## Stroma
+
+The stroma is the fluid around the thylakoids, where the **Calvin cycle** fixes carbon dioxide.
+
+## Turns of the cycle
+
+| Molecule | Amount |
+| --- | --- |
+| CO₂ fixed | 3 |
+| ATP used | 9 |
+| NADPH used | 6 |
+""",
     "Hilfe/Synchronisierung.md": """---
 lang: de
 ---
@@ -173,7 +243,7 @@ def test_a_question_in_bold_is_asked_with_the_answer_below_it(engine: Engine) ->
             "need one per member.") in found  # the answer on the lines below, two sentences
     assert ("qa", "Do you have an on-premises Sync server?",
             "Obsidian Sync does not have an on-premises solution at this time.") in found  # in the next paragraph
-    assert not any("hash error" in front for _, front, _ in found)  # a statement in bold asks nothing
+    assert not any("hash error" in front for _, front, _ in found)  # a lone statement in bold asks nothing
     assert not any("under “Frequently asked questions”" in front for _, front, _ in found)  # not twice
     german = cards(engine, "Hilfe/Synchronisierung.md")
     assert ("qa", "Warum solltest du deine Daten sichern?", "Obsidian speichert deine Notizen **lokal** auf deinem "
@@ -306,3 +376,119 @@ def test_a_short_opening_carried_into_the_first_section_stays_the_notes_opening(
     assert ("qa", "What is “Developers” about?", "If you are a developer you can contribute to Obsidian.") in found
     assert ("qa", "What does “Developers” say under “Plugins and themes”?", "You can develop community plugins and "
             "themes using TypeScript and CSS, and learn more in the documentation online.") in found
+
+
+def test_a_problem_stated_in_bold_is_a_card_and_a_quiz_hides_only_the_words_that_give_its_answer_away(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A troubleshooting note states its problems in bold with the fix below (the help vault's "Troubleshoot
+    Obsidian Publish" had 3 cards from 4 sections); a quoted opening hides only the words no wrong option shares."""
+    note = "Publish/Publish help.md"
+    neighbour = """# Publish setup
+
+## Questions
+
+**Can I move files from one folder to another within the navigation?**
+
+Yes, drag them in the navigation of the site settings.
+
+**Can I use my own domain name for the site?**
+
+Yes, a custom domain is set in the site options.
+
+## Files
+
+Add a `netlify.toml` file to the root of the repository before you deploy the site.
+Keep a `vercel.json` file next to it when the site is hosted on another service.
+"""
+    notes = {note: TROUBLESHOOTING, "Publish/Publish setup.md": neighbour}
+    with indexed_vault(tmp_path_factory.mktemp("troubleshooting"), notes) as engine:
+        found = cards_of(generate(engine, "flashcards", note, count=20)[1])
+        questions = parse_quiz(generate(engine, "quiz", note, count=20)[1]).questions
+    assert_cards_valid(found, TROUBLESHOOTING)
+    assert ("qa", "What does “Publish help” say about “I am receiving a hash error when trying to publish a note”?",
+            "A community plugin may be changing the modified time of the file. Please report it to the plugin "
+            "developer.") in found
+    assert len(found) >= 5
+    assert not any("back up" in front or "community theme" in front for _, front, _ in found), found  # a lone
+    assert not any(back.endswith("This means.") for _, _, back in found), found  # warning; an answer cut before a list
+    stems = [q.question for q in questions]
+    for question in questions:
+        assert not question_problems(question.question, question.options, question.correct_index, TROUBLESHOOTING,
+                                     "en")
+    # "Obsidian Sync for teams" is an option too: "Sync" and "syncing" give nothing away, only "service" does
+    assert "Which section of “Publish help” begins like this: “Obsidian offers an official … called Obsidian Sync " \
+           "which provides encrypted syncing for small teams”?" in stems, stems
+    # the sentence a cloze asks is not quoted again as the answer to "which question does the note answer"
+    assert sum("create a" in stem and "top-level folder" in stem for stem in stems) == 1, stems
+    assert len(questions) >= 3
+
+
+def test_a_masked_word_takes_its_hyphenated_compound_with_it() -> None:
+    sentence = "The enzyme attaches CO₂ to the five-carbon sugar, and the product splits."
+    assert mask_answer_words(sentence, "Carbon fixation", "en") == \
+        "The enzyme attaches CO₂ to the … sugar, and the product splits."
+    assert mask_answer_words("Indem ein `base`-Quelltext-Block verwendet wird.", "Quelltext-Block einbetten", "de") \
+        == "Indem ein … verwendet wird."
+
+
+def test_a_quiz_quotes_each_sentence_of_the_note_once(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A sentence asked as a definition or a cloze is not quoted again as a section's opening, nor is a section
+    opening with list items already asked about ("The … is the fluid around the thylakoids" after "Which term is
+    described here: “The fluid around the thylakoids”?")."""
+    notes = {"Cells/Chloroplast.md": """# Chloroplast
+
+Chloroplasts are the organelles in which photosynthesis takes place.
+
+## Stroma
+
+The stroma is the fluid around the thylakoids inside the envelope.
+
+## Thylakoids
+
+Inside lies a system of flattened membrane sacs, the **thylakoids**, stacked into grana.
+
+## Envelope
+
+Two membranes, the outer and the inner membrane, enclose the chloroplast.
+
+## Stages
+
+- **Glycolysis** in the cytoplasm: glucose is split into two molecules of pyruvate.
+- **Link reaction** in the matrix: pyruvate becomes acetyl-CoA and carbon dioxide is released.
+- **Krebs cycle** in the matrix: acetyl groups are oxidised to carbon dioxide.
+""", "Cells/Mitochondrion.md": """# Mitochondrion
+
+The matrix is the fluid inside the inner membrane of a mitochondrion.
+The cristae are the folds of the inner membrane that carry the transport chain.
+A ribosome is the particle that makes the proteins of the cell from amino acids.
+
+## Parts
+
+Each cell holds many **mitochondria**, and every one of them has its own ring of DNA.
+Proteins cross the membrane through the **porins** that sit in the outer membrane.
+Every cell keeps its genes in the **nucleus** behind a double envelope.
+"""}
+    with indexed_vault(tmp_path_factory.mktemp("quoted"), notes) as engine:
+        questions = parse_quiz(generate(engine, "quiz", "Cells/Chloroplast.md", count=20)[1]).questions
+    stems = [q.question for q in questions]
+    assert sum("fluid around the thylakoids" in stem for stem in stems) == 1, stems
+    assert sum("flattened membrane sacs" in stem for stem in stems) == 1, stems
+    assert sum("split into two molecules of pyruvate" in stem for stem in stems) == 1, stems
+    assert any("begins like this: “Two membranes" in stem for stem in stems), stems  # asked once, as before
+
+
+def test_a_definition_ends_where_a_semicolon_starts_another_clause(engine: Engine) -> None:
+    found = cards(engine, "Help/Pigments.md")
+    assert ("qa", "What is chlorophyll a?", "The main pigment of the reaction centres.") in found, found
+
+
+def test_a_mind_map_leaf_never_repeats_its_heading(engine: Engine) -> None:
+    """"Stroma" › "The stroma" (the section's definition) said nothing the heading does not."""
+    root = parse_mindmap(generate(engine, "mindmap", "Help/Pigments.md")[1])["root"]
+    stroma = next(node for node in root["children"] if node["label"] == "Stroma")
+    assert [leaf["label"] for leaf in stroma["children"]] == ["Calvin cycle"], stroma
+
+
+def test_a_table_cell_is_the_answer_as_the_table_shows_it(engine: Engine) -> None:
+    found = cards(engine, "Help/Pigments.md")
+    assert ("qa", "Turns of the cycle: “ATP used” – Amount?", "9") in found, [c for c in found if "Amount" in c[1]]

@@ -31,7 +31,10 @@ Only reliable shapes become facts (English and German):
   never asked after);
 - ``faq``: a question in bold on its own line ("**Can I …?**") with the
   first sentences of the answer below it (a card asks the question; a quiz
-  quotes the answer and offers the note's other questions).
+  quotes the answer and offers the note's other questions); likewise each of
+  a section's problems stated in bold ("**I am receiving a hash error …**",
+  two or more, so not a lone warning), asked as "what does the note say
+  about …".
 
 A sentence holding an embed or raw HTML gives no fact (the rest of its
 paragraph still may); Obsidian's inline icons (``![[x.svg#icon]]``) are
@@ -107,7 +110,10 @@ _CONTEXT_OPENERS = _PRONOUNS - _LINKING_ADVERBS - {
     "manchmal", "meistens", "normalerweise"}
 _BACK_POINTERS = {"it", "its", "this", "these", "those", "them", "they", "es", "dies", "diese", "diesen", "ihn", "ihm",
                   "ihnen", "sie", "dort"}
-_FAQ_RE = re.compile(r"^\*\*(?P<question>[^*\n]{8,200}\?)\*\*[ \t]*(?:\n(?P<answer>[\s\S]+))?$")
+# a question in bold on its own line, or a problem or message stated as a sentence ("**I am receiving a hash error
+# when trying to publish a note.**"), with its answer in the lines or the paragraph below
+_FAQ_RE = re.compile(r"^\*\*(?P<question>[^*\n]{8,200}[?.])\*\*[ \t]*(?:\n(?P<answer>[\s\S]+))?$")
+MIN_STATEMENT_WORDS = 4  # "**Done.**" is emphasis; a stated problem is a sentence
 _BOLD_LINE_RE = re.compile(r"^\*\*[^*\n]+\*\*:?$")
 _NAMED_START_RE = re.compile(r"^(?:\*\*|`|\[)")  # a list item opening with a name of its own
 _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s*(?P<def>.{6,})$")
@@ -464,7 +470,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         """Record a fact; every text is Markdown with its code spans restored."""
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
-        definition, sentence = _finish(definition), _finish(sentence)
+        # a table cell is not a sentence: "3", "Chloroplast" stay as the table shows them (no "3.")
+        definition, sentence = definition.strip() if kind == "row" else _finish(definition), _finish(sentence)
         if GAP in term + definition + sentence:
             return  # an embed or raw HTML stood there: the text is not what Obsidian shows
         if kind in ("code", "example"):
@@ -473,7 +480,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         elif kind in ("heading", "faq", "label", "step"):  # the author's own words: any wording
             if not plain(term) or len(plain(term).split()) > (12 if kind == "heading" else 30):
                 return
-        elif not _term_ok(term) or len(plain(definition)) < 2:
+        elif not _term_ok(term) or len(plain(definition)) < (1 if kind == "row" else 2):  # a cell may be "3"
             return
         key = f"{kind}:{column if kind == 'step' else ''}:{plain(term).casefold()}"  # a step: once per list
         if key in seen_terms:
@@ -485,6 +492,12 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                           situated, in_order))
 
     blocks = blocks_of(source)
+    # the problems or messages a section states in bold, each over its answer: a series of them is the section's
+    # shape ("**I am receiving a hash error …**"); a lone one is a warning or advice ("**Always back up …**")
+    problems = Counter(block.heading for block in blocks if block.kind == "paragraph"
+                       and (stated := _FAQ_RE.match(block.content.strip())) is not None
+                       and not stated.group("question").endswith("?")
+                       and len(plain(stated.group("question")).split()) >= MIN_STATEMENT_WORDS)
     for position, block in enumerate(blocks):
         if block.kind in ("heading", "code"):
             continue
@@ -504,6 +517,22 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue
         inline = read_inline(block.content)
         text = inline.text
+        question = _FAQ_RE.match(block.content.strip()) if block.kind == "paragraph" else None
+        if question and (question.group("question").endswith("?") or problems[block.heading] >= 2):
+            # "**Can I …?**", or one of a section's "**I am receiving … error.**", and its answer below it (same
+            # paragraph or the next; up to a sentence that opens a list, which the card would cut)
+            following = blocks[position + 1] if position + 1 < len(blocks) else None
+            asked = read_inline(question.group("question"))
+            replied = read_inline(question.group("answer") or (following.content if following is not None
+                                                               and following.kind == "paragraph" else ""))
+            replies = list(takewhile(lambda reply: GAP not in reply and not reply.endswith(":"),
+                                     sentences(replied.text)[:2]))
+            if replies:
+                reply = " ".join(replies) if len(" ".join(replies)) <= 240 else replies[0]
+                add("faq", asked.restore(asked.text), replied.restore(reply), replied.restore(reply), "",
+                    block.heading, form="question" if asked.text.endswith("?") else "statement")
+            if replies or asked.text.endswith("?"):
+                continue  # a sentence in bold with no answer below may still label the list under it
         label = _BOLD_LINE_RE.match(block.content.strip()) if block.kind == "paragraph" \
             and not block.content.rstrip().endswith("?**") else None
         if label:  # "**File explorer:**" over the steps that way
@@ -511,18 +540,6 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if block.heading and (count >= 2 or (count and not steps.endswith("…"))):
                 add("label", plain(text).rstrip(":").strip(), steps, steps, "", block.heading,
                     in_order=blocks[position + 1].ordered)
-            continue
-        question = _FAQ_RE.match(block.content.strip()) if block.kind == "paragraph" else None
-        if question:  # "**Can I …?**" and its answer below it (same paragraph or the next one)
-            following = blocks[position + 1] if position + 1 < len(blocks) else None
-            asked = read_inline(question.group("question"))
-            replied = read_inline(question.group("answer") or (following.content if following is not None
-                                                               and following.kind == "paragraph" else ""))
-            replies = list(takewhile(lambda reply: GAP not in reply, sentences(replied.text)[:2]))
-            if replies:
-                reply = " ".join(replies) if len(" ".join(replies)) <= 240 else replies[0]
-                add("faq", asked.restore(asked.text), replied.restore(reply), replied.restore(reply), "",
-                    block.heading, form="question")
             continue
         child = next((b for b in blocks if b.kind == "item" and b.lead == block.content), None) \
             if block.kind == "item" else None
@@ -555,11 +572,13 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     called.groupdict().get("verb") or "", block.heading)
             else:
                 definition = (_DEF_DE if german else _DEF_EN).match(unbold(sentence).rstrip("."))
-                if definition and _defines(definition.group("def"), definition.group("verb"), german) \
-                        and len(plain(definition.group("def")).split()) >= MIN_DEFINITION_WORDS:
-                    add("definition", inline.restore(definition.group("term")),
-                        inline.restore(definition.group("def")), inline.restore(unbold(sentence)),
-                        definition.group("verb"), block.heading, situated=order > 0)
+                # "X is A; Y is B": the clause after the semicolon says something else (about Y)
+                meaning = definition.group("def").split("; ")[0] if definition else ""
+                if definition and _defines(meaning, definition.group("verb"), german) \
+                        and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS:
+                    add("definition", inline.restore(definition.group("term")), inline.restore(meaning),
+                        inline.restore(unbold(sentence)), definition.group("verb"), block.heading,
+                        situated=order > 0)
             if _leans_back(plain(sentence)):
                 continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence
             for bold in _BOLD_RE.finditer(sentence):
@@ -772,6 +791,10 @@ def question_for(fact: Fact) -> str:
     if fact.kind == "item":
         return f"{fact.context or fact.source.title}: Was bedeutet „{fact.term}“?" if fact.german \
             else f"{fact.context or fact.source.title}: what is “{fact.term}”?"
+    if fact.kind == "faq" and fact.form == "statement":  # a problem or message the note answers
+        stated = fact.term[:-1] if fact.term.endswith(".") and not fact.term.endswith("..") else fact.term
+        return f"Was sagt „{fact.source.title}“ zu „{stated}“?" if fact.german \
+            else f"What does “{fact.source.title}” say about “{stated}”?"
     if fact.kind == "faq" or (fact.kind == "heading" and fact.term.endswith("?")):
         return fact.term  # the note already asks it
     if fact.kind == "heading" and fact.term == fact.source.title:

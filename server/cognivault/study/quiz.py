@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -41,6 +42,7 @@ from cognivault.study.extract import (
     clear_steps,
     plain,
     read_inline,
+    sentences,
     spread,
 )
 from cognivault.study.sources import Source, SourceSet, StudyRequest
@@ -184,6 +186,10 @@ def _stem(fact: Fact, reverse: bool, named: bool = True) -> str:
         if fact.german:
             return f"Welcher Abschnitt {f'von „{title}“' if named else 'der Notiz'} beginnt so: „{description}“?"
         return f"Which section of {f'“{title}”' if named else 'the note'} begins like this: “{description}”?"
+    if fact.kind == "faq" and fact.form == "statement":  # a problem or message the note answers, among others
+        if fact.german:
+            return f"Was {f'erklärt „{title}“' if named else 'wird'} so: „{description}“?"
+        return f"What {f'does “{title}” explain' if named else 'is explained'} like this: “{description}”?"
     if fact.kind == "faq":  # the note's own question, asked back from its answer
         if fact.german:
             return f"Welche Frage {f'beantwortet „{title}“ so' if named else 'wird so beantwortet'}: „{description}“?"
@@ -271,6 +277,32 @@ def _shown_in(option: str, stem: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(option.casefold())}(?!\w)", stem.casefold()) is not None
 
 
+def _said(text: str) -> str:
+    return " ".join(plain(text).casefold().rstrip(".").split())
+
+
+def _source_text(fact: Fact) -> str:
+    """The note's text a question on ``fact`` quotes: a section's opening or answer as quoted, else the sentence,
+    list item or row the fact came from (a definition's description is part of its sentence)."""
+    return fact.definition if fact.kind in QUOTES_OPENING else fact.sentence.removeprefix(f"{fact.context}: ")
+
+
+def _unquoted(fact: Fact, quoted: set[str]) -> Fact | None:
+    """``fact`` as a question may still quote it: a quiz quotes each sentence of the note once (a cloze or a
+    definition on it, or the opening of its section, not both; a section opening with list items already asked
+    about is not asked). An answer quoted in two sentences keeps the one not quoted yet; None when nothing is left.
+    A row, a step or a code example quotes no sentence of the note's prose."""
+    if fact.kind in ("row", "step", "example"):
+        return fact
+    parts = sentences(_source_text(fact))
+    fresh = [part for part in parts if not any(said in _said(part) for said in quoted)]
+    if len(fresh) == len(parts):
+        return fact
+    if not fresh or fact.kind not in QUOTES_OPENING or len(plain(" ".join(fresh)).split()) < MIN_DEFINITION_WORDS:
+        return None
+    return replace(fact, definition=" ".join(fresh))
+
+
 def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[str], rng: random.Random,
                    outlines: dict[str, list[tuple[int, str]]], one_note: bool) -> QuizQuestion | None:
     """A question on ``fact`` whose wrong options are ones the quiz has not used yet (else used once before), none
@@ -293,11 +325,8 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     own = {_option(f.term) for f in pool if f.source.path == fact.source.path} if fact.kind == "faq" else set()
     candidates.sort(key=lambda c: (used[c.casefold()], bool(own) and c not in own, -_common_prefix(_shape(c), shape),
                                    abs(len(_WORDS_RE.findall(c)) - size) > max(2, size // 2)))
-    masked = mask_answer_words(fact.definition, answer, fact.lang) if fact.kind in QUOTES_OPENING else ""
-    quoted = [fact] + ([replace(fact, definition=masked)] if masked else [])  # whole, the giveaway words as "…"
-    stems = [_stem(each, side == "definition") for each in quoted] + \
-        ([_stem(each, False, named=False) for each in quoted] if one_note and fact.kind in NAMES_NOTE else [])
-    for stem in stems:
+
+    def wrong_for(stem: str) -> list[str]:
         wrong: list[str] = []
         for candidate in candidates:
             option = _like(candidate, answer, fact.german)
@@ -308,10 +337,33 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
             wrong.append(option)
             if len(wrong) == OPTIONS - 1:
                 break
-        if len(wrong) >= 2 and not question_problems(stem, [answer, *wrong], 0, fact.source.text, fact.lang):
-            used.update(o.casefold() for o in wrong)
-            asked.add(answer.casefold())
-            return QuizQuestion("mcq", stem, [answer, *wrong], 0, fact.sentence, fact.source)
+        return wrong
+
+    def masked(stem_of: Callable[[Fact], str]) -> tuple[str, list[str]]:
+        """The stem quoting the opening with the words that give the answer away as "…": wrong options are
+        chosen with every answer word hidden, then only the words none of them holds stay hidden."""
+        hidden = mask_answer_words(fact.definition, answer, fact.lang, most=None)
+        if not hidden:
+            return "", []
+        wrong = wrong_for(stem_of(replace(fact, definition=hidden)))
+        giveaways = mask_answer_words(fact.definition, answer, fact.lang, most=None, shared=wrong)
+        shown = mask_answer_words(fact.definition, answer, fact.lang, shared=wrong) if giveaways else fact.definition
+        stem = stem_of(replace(fact, definition=shown)) if shown else ""
+        return stem, [option for option in wrong if not _shown_in(option, stem)]
+
+    namings = [True] + ([False] if one_note and fact.kind in NAMES_NOTE else [])
+    for named in namings:
+        def stem_of(each: Fact, named: bool = named) -> str:
+            return _stem(each, side == "definition", named)
+
+        whole = stem_of(fact)
+        tries = [(whole, wrong_for(whole))] + ([masked(stem_of)] if fact.kind in QUOTES_OPENING else [])
+        for stem, wrong in tries:
+            if stem and len(wrong) >= 2 \
+                    and not question_problems(stem, [answer, *wrong], 0, fact.source.text, fact.lang):
+                used.update(o.casefold() for o in wrong)
+                asked.add(answer.casefold())
+                return QuizQuestion("mcq", stem, [answer, *wrong], 0, fact.sentence, fact.source)
     return None
 
 
@@ -348,6 +400,7 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
     rng = random.Random(seed)
     used: Counter[str] = Counter()  # wrong options so far
     asked: set[str] = set()  # right answers so far
+    quoted: set[str] = set()  # the note's sentences the stems so far quote
     questions: list[QuizQuestion] = []
     steps = {id(f) for f in clear_steps(facts)}
     askable = [f for f in facts if f.term != f.source.title and (f.kind != "step" or id(f) in steps)]
@@ -357,9 +410,14 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
         for fact in spread([f for f in askable if f.kind in kinds], len(facts)):
             if len(questions) >= count:
                 break
-            question = _question_from(fact, pool, used, asked, rng, sources.outlines, one_note)
+            unquoted = _unquoted(fact, quoted)
+            if unquoted is None:
+                continue  # its sentences are asked already
+            question = _question_from(unquoted, pool, used, asked, rng, sources.outlines, one_note)
             if question is not None:
                 questions.append(question)
+                quoted.update(_said(part) for part in sentences(_source_text(unquoted))
+                              if len(part.split()) > MIN_DEFINITION_WORDS)  # a short one may be part of many
     return balance_answers(questions, seed)
 
 

@@ -130,25 +130,37 @@ def _shares_answer(stem: str, answer: str, wrong: list[str], lang: str | None) -
     return bool(shared) and (len(words) <= 4 or len(shared) * 2 >= len(words))
 
 
-def mask_answer_words(text: str, answer: str, lang: str | None, most: int = 2) -> str:
+_COMPOUND_RE = re.compile(r"(?:`[^`\n]+`|[^\W_])+(?:-(?:`[^`\n]+`|[^\W_])+)+")  # five-carbon, `base`-Block
+
+
+def mask_answer_words(text: str, answer: str, lang: str | None, most: int | None = 2,
+                      shared: Iterable[str] = ()) -> str:
     """``text`` with the words that give ``answer`` away shown as "…" (outside code), so a quoted sentence stays
     whole and says it lacks them ("to regenerate three molecules of … so the cycle"); "" when more than ``most``
-    words would go, or none would."""
-    answer_words = content_words(answer)
-    code = [(p.start, p.end) for p in inline_pieces(text) if p.kind == "code"]
-    masked = 0
+    words would go (``None``: any number), or none would.
 
-    def mask(match: re.Match[str]) -> str:
-        nonlocal masked
+    A word the ``shared`` options (the wrong ones) hold too gives nothing away and stays, as the validator sees it;
+    a word inside a hyphenated compound takes the whole compound with it ("a … sugar", never "a five-… sugar")."""
+    answer_words = content_words(answer)
+    common = {w for option in shared for w in content_words(option)}
+    code = [(p.start, p.end) for p in inline_pieces(text) if p.kind == "code"]
+    compounds = [(m.start(), m.end()) for m in _COMPOUND_RE.finditer(text)]
+    hidden: list[tuple[int, int]] = []
+    for match in _WORD_RE.finditer(text):
         word = match.group(0).casefold()
         if word in _STOPWORDS or any(start <= match.start() < end for start, end in code) \
-                or not any(_same_word(word, a, lang) for a in answer_words):
-            return match.group(0)
-        masked += 1
-        return "…"
-
-    shown = re.sub(r"…(?:\s*…)+", "…", _WORD_RE.sub(mask, text))
-    return shown if 0 < masked <= most else ""
+                or not any(_same_word(word, a, lang) for a in answer_words) \
+                or any(_same_word(word, c, lang) for c in common):
+            continue
+        span = next(((start, end) for start, end in compounds if start <= match.start() < end), match.span())
+        if span not in hidden:
+            hidden.append(span)
+    if not hidden or (most is not None and len(hidden) > most):
+        return ""
+    shown = text
+    for start, end in sorted(hidden, reverse=True):
+        shown = f"{shown[:start]}…{shown[end:]}"
+    return re.sub(r"…(?:\s*…)+", "…", shown)
 
 
 def card_problems(front: str, back: str, source_text: str) -> list[str]:
