@@ -83,11 +83,18 @@ source_notes:
 }
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    vault, settings = make_vault(tmp_path_factory.mktemp("passages"), NOTES)
-    with Engine(vault, settings, embedder=None, writable=False) as opened:
-        yield opened
+def vault_engine(name: str, notes: dict[str, str]) -> Any:
+    """A module-scoped fixture ``name``: a keyword-only engine over a vault of ``notes``."""
+    @pytest.fixture(scope="module", name=name)
+    def opened_engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
+        vault, settings = make_vault(tmp_path_factory.mktemp(name), notes)
+        with Engine(vault, settings, embedder=None, writable=False) as opened:
+            yield opened
+
+    return opened_engine
+
+
+engine = vault_engine("engine", NOTES)
 
 
 def ask(engine: Any, question: str, provider: Any, **fields: Any) -> Any:
@@ -404,11 +411,7 @@ Werbeinhalte müssen für Obsidian relevant sein. Wer Werbung schaltet, nennt de
 }
 
 
-@pytest.fixture(scope="module")
-def named_engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    vault, settings = make_vault(tmp_path_factory.mktemp("names"), NAMED_NOTES)
-    with Engine(vault, settings, embedder=None, writable=False) as opened:
-        yield opened
+named_engine = vault_engine("named_engine", NAMED_NOTES)
 
 
 async def test_a_name_the_vault_never_has_side_by_side_is_refused(named_engine: Any) -> None:
@@ -552,11 +555,7 @@ to the company or person behind the plugin.
 }
 
 
-@pytest.fixture(scope="module")
-def signpost_engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    vault, settings = make_vault(tmp_path_factory.mktemp("signposts"), SIGNPOST_NOTES)
-    with Engine(vault, settings, embedder=None, writable=False) as opened:
-        yield opened
+signpost_engine = vault_engine("signpost_engine", SIGNPOST_NOTES)
 
 
 async def test_a_section_is_read_under_its_notes_aliases(signpost_engine: Any) -> None:
