@@ -40,7 +40,7 @@ import re
 import threading
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -414,7 +414,21 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
             continue  # punctuation the vault never uses (quotes, "?)") says nothing about the topic
         if len(key) > 1 or key.isdigit():  # symbol runs ("[[##", "%%") are what lexical questions hinge on
             concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=word in frame or word in FRAME_NOUNS))
-    return list(concepts.values())
+    return _with_slip_read(engine, list(concepts.values()))
+
+
+def _with_slip_read(engine: Any, concepts: list[Concept]) -> list[Concept]:
+    """``concepts`` with a typing slip read as the vault's word ("photosyntesis": photosynthesis), where it is
+    the question's one word the vault never uses (``LexicalIndex.read_slip``)."""
+    lexical = getattr(getattr(engine, "store", None), "lexical", None)
+    if lexical is None:
+        return concepts
+    topics = [at for at, concept in enumerate(concepts) if not concept.frame]
+    slip = lexical.read_slip([(concepts[at].key, *sorted(concepts[at].terms - {concepts[at].key})) for at in topics])
+    if slip is None:
+        return concepts
+    at = topics[slip[0]]
+    return [*concepts[:at], replace(concepts[at], terms=concepts[at].terms | {slip[1]}), *concepts[at + 1:]]
 
 
 _AUXILIARIES = frozenset("do does did can could should would will may might must".split())

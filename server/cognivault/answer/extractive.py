@@ -440,8 +440,6 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             return []  # the passages use the question's words but never give what it asks for
     if embedder is not None and question_vector is not None:
         candidates = _by_meaning(candidates, question_vector, embedder)
-        if not candidates:
-            return []
     candidates = [unit for unit in candidates if unit.size <= 2 * budget]  # too long to quote whole
     if not candidates:
         return []
@@ -564,6 +562,8 @@ def _by_meaning(candidates: list[Unit], question_vector: Any, embedder: Any) -> 
         similarity = [max(0.0, float(vector @ question_vector)) for vector in vectors]
     except Exception:  # noqa: BLE001 - meaning is a bonus; words alone still answer
         return candidates
+    if max(similarity) < DENSE_FLOOR:
+        return candidates  # nothing near the question's meaning (a misspelt or unusual word): words alone decide
     floor = max(DENSE_FLOOR, max(similarity) * DENSE_SHARE)
     kept = []
     for unit, close in zip(candidates, similarity, strict=True):

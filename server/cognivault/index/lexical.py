@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 
 from cognivault.atomic import atomic_write_text
 from cognivault.errors import CogniVaultError
@@ -58,6 +60,10 @@ COMPACT_SHARE = 0.10
 COMPACT_MIN_ROWS = 256
 BUILD_BLOCK_ROWS = 2048
 LANGUAGE_FREQUENCIES_KEPT = 100_000  # words whose per-language passage counts are remembered
+# A query word no passage has, of this many letters or more, is read as the index word one typing slip
+# away (two from TYPO_TWO_SLIPS letters), same first letter: "photosyntesis" finds "photosynthesis".
+TYPO_MIN_CHARS = 6
+TYPO_TWO_SLIPS = 10
 
 
 def _format_stamp() -> str:
@@ -219,6 +225,7 @@ class LexicalIndex:
         self._version = 0  # bumped by every change: a compaction prepared meanwhile is dropped
         self.main_languages: list[str] = []
         self._language_frequencies: dict[tuple[str, tuple[str, ...]], dict[str, int | None]] = {}
+        self._spellings: tuple[int, list[str]] = (0, [])  # (vocabulary size, its terms) for nearest_term
 
     def __len__(self) -> int:
         return len(self._row_of)
@@ -253,6 +260,35 @@ class LexicalIndex:
         with self._lock:
             row = self._row_of.get(chunk_id)
             return self._row_paths[row] if row is not None else None
+
+    def nearest_term(self, term: str) -> str | None:
+        """The index term that ``term``, a term no passage has, most likely misspells: one typing slip away
+        (two for a long word), the same first letter, the fewest slips and then the most passages first.
+        None for a term the index has, a short one, or one with no such neighbour ("quasar")."""
+        if len(term) < TYPO_MIN_CHARS or not term.isalpha() or self.document_frequency(term):
+            return None
+        with self._lock:
+            if self._spellings[0] != len(self.vocab):
+                self._spellings = (len(self.vocab), list(self.vocab))
+            choices = self._spellings[1]
+        slips = 1 if len(term) < TYPO_TWO_SLIPS else 2
+        near = [(distance, -frequency, choice)
+                for choice, distance, _ in process.extract(term, choices, scorer=OSA.distance, score_cutoff=slips,
+                                                           limit=20)
+                if choice[:1] == term[:1] and choice.isalpha() and (frequency := self.document_frequency(choice))]
+        return min(near)[2] if near else None
+
+    def read_slip(self, words_terms: Sequence[Iterable[str]]) -> tuple[int, str] | None:
+        """Which of a query's words is a typing slip and the index term it stands for: (its place in
+        ``words_terms``, the term), given the index terms of each word. Only where it is the query's one word no
+        passage has: with two or more ("a recipe for sourdough *bread*") the query is on something else, and a
+        near word ("break") would hide that."""
+        unused = [at for at, terms in enumerate(map(list, words_terms))
+                  if terms and not any(self.document_frequency(t) for t in terms)]  # stopwords have no terms
+        if len(unused) != 1:
+            return None
+        near = next((found for term in words_terms[unused[0]] if (found := self.nearest_term(term))), None)
+        return (unused[0], near) if near else None
 
     def language_counts(self) -> dict[str, int]:
         """Passages per language (files whose language is unknown left out)."""
@@ -610,6 +646,9 @@ class LexicalIndex:
                ) -> list[LexicalHit]:
         """Top ``k`` chunks by BM25; ``allowed_paths`` restricts to a scope."""
         terms = self.query_terms(query, lang)
+        slip = self.read_slip([self.query_terms(word, lang) for word in words(query)])
+        if slip is not None and slip[1] not in terms:
+            terms.append(slip[1])
         with self._lock:
             ids = [self.vocab[t] for t in terms if t in self.vocab]
             if not ids or not self._row_of:
