@@ -225,7 +225,8 @@ class LexicalIndex:
         self._version = 0  # bumped by every change: a compaction prepared meanwhile is dropped
         self.main_languages: list[str] = []
         self._language_frequencies: dict[tuple[str, tuple[str, ...]], dict[str, int | None]] = {}
-        self._spellings: tuple[int, list[str]] = (0, [])  # (vocabulary size, its terms) for nearest_term
+        # (vocabulary size, its words by first letter) for nearest_term
+        self._spellings: tuple[int, dict[str, list[str]]] = (0, {})
 
     def __len__(self) -> int:
         return len(self._row_of)
@@ -269,13 +270,17 @@ class LexicalIndex:
             return None
         with self._lock:
             if self._spellings[0] != len(self.vocab):
-                self._spellings = (len(self.vocab), list(self.vocab))
-            choices = self._spellings[1]
+                by_initial: dict[str, list[str]] = defaultdict(list)
+                for known in self.vocab:
+                    if known.isalpha():
+                        by_initial[known[0]].append(known)
+                self._spellings = (len(self.vocab), by_initial)
+            choices = self._spellings[1].get(term[0], [])
         slips = 1 if len(term) < TYPO_TWO_SLIPS else 2
         near = [(distance, -frequency, choice)
                 for choice, distance, _ in process.extract(term, choices, scorer=OSA.distance, score_cutoff=slips,
                                                            limit=20)
-                if choice[:1] == term[:1] and choice.isalpha() and (frequency := self.document_frequency(choice))]
+                if (frequency := self.document_frequency(choice))]
         return min(near)[2] if near else None
 
     def read_slip(self, words_terms: Sequence[Iterable[str]]) -> tuple[int, str] | None:
@@ -642,11 +647,13 @@ class LexicalIndex:
         scores[~self._alive.view()] = 0.0
         return scores.astype(np.float32)
 
-    def search(self, query: str, lang: str | None, k: int, allowed_paths: set[str] | None = None
-               ) -> list[LexicalHit]:
-        """Top ``k`` chunks by BM25; ``allowed_paths`` restricts to a scope."""
+    def search(self, query: str, lang: str | None, k: int, allowed_paths: set[str] | None = None,
+               read_slips: bool = True) -> list[LexicalHit]:
+        """Top ``k`` chunks by BM25; ``allowed_paths`` restricts to a scope. ``read_slips``: a misspelt word
+        also finds the word it stands for (``read_slip``); off for text being typed, where an unfinished word
+        is no slip."""
         terms = self.query_terms(query, lang)
-        slip = self.read_slip([self.query_terms(word, lang) for word in words(query)])
+        slip = self.read_slip([self.query_terms(word, lang) for word in words(query)]) if read_slips else None
         if slip is not None and slip[1] not in terms:
             terms.append(slip[1])
         with self._lock:

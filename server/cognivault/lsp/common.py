@@ -252,4 +252,4 @@ def keyword_hits(ctx: Context, query: str, depth: int) -> list[tuple[str, str, f
     if lexical is None or not query.strip():
         return []
     lang = engine.query_language(query).lang
-    return [(hit.chunk_id, hit.path, hit.score) for hit in lexical.search(query, lang, depth)]
+    return [(hit.chunk_id, hit.path, hit.score) for hit in lexical.search(query, lang, depth, read_slips=False)]

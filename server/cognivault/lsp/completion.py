@@ -210,7 +210,7 @@ def _hybrid_ranking(ctx: Context, query: str, vector: np.ndarray) -> Ranking:
     store = engine.store
     depth = max(CANDIDATES, RELATED_DEPTH * 5)
     lang = engine.query_language(query).lang
-    lexical = store.lexical.search(query, lang, depth) if store.lexical is not None else []
+    lexical = store.lexical.search(query, lang, depth, read_slips=False) if store.lexical is not None else []
     paths = {hit.chunk_id: hit.path for hit in lexical}
     dense: list[str] = []
     dense_weight = engine.dense_weight(lang, bool(lexical))
