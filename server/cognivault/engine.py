@@ -548,7 +548,9 @@ class Engine:
         else:
             fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, 1.0, 1.0, self.weights.rrf_k)
         if lexical is not None:
-            fused = self.generated_notes().below_sources(fused, lambda hit: lexical.path_of(hit.chunk_id))
+            generated = self.generated_notes()
+            fused = generated.below_sources(fused, lambda hit: lexical.path_of(hit.chunk_id))
+            fused = generated.one_passage_each(fused, lambda hit: lexical.path_of(hit.chunk_id))
             fused = self._open_with_named_note(fused, query, allowed_paths)
         results = self._results(fused, query, lang, k, per_note)
         return SearchResponse(query, mode, lang, results, notes, (time.perf_counter() - started) * 1000,
