@@ -22,7 +22,7 @@ import numpy as np
 
 from cognivault.config import Settings, load_settings
 from cognivault.errors import CogniVaultError
-from cognivault.graph import Snapshot
+from cognivault.graph import MARKDOWN_SUFFIXES, Snapshot
 from cognivault.index.catalog import Catalog, ChunkRecord, FileRecord
 from cognivault.index.generated import GeneratedNotes, study_prefix
 from cognivault.index.hybrid import FusedHit, FusionWeights, fuse_rankings, reciprocal_rank_fusion
@@ -620,7 +620,9 @@ class Engine:
         query_terms = set(lexical.query_terms(query, lang)) if lexical else set()
         results = []
         for hit, record in picked:
-            snippet = make_snippet(record.text, query_terms, lexical.analyzer, record.lang) if lexical else None
+            headings = record.heading_path if record.path.lower().endswith(MARKDOWN_SUFFIXES) else None
+            snippet = make_snippet(record.text, query_terms, lexical.analyzer, record.lang,
+                                   markdown_headings=headings) if lexical else None
             results.append(SearchResult(
                 chunk_id=record.id, path=record.path, title=titles.get(record.path, record.path),
                 breadcrumb=breadcrumb(titles.get(record.path, record.path), record.heading_path),
