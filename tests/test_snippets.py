@@ -21,6 +21,7 @@ protect the *photosystems* by getting rid of excess energy as heat. ^carotenoid-
 ### In autumn
 
 - When chlorophyll is broken down, their ==yellow== colours become visible <br> %%check this%%
+- See [[Leaves#Autumn colours]], [[Photosynthesis#^oxygen-source]] and [[#^carotenoid-role]].
 
 > [!tip]- Remember
 > Orange carrots owe their colour to **carotenes
@@ -37,7 +38,8 @@ def test_a_passage_reads_as_a_reader_sees_it() -> None:
     assert text == (
         "Carotenoids absorb blue-green light and pass it on to chlorophyll a. They protect the "
         "photosystems by getting rid of excess energy as heat. In autumn: When chlorophyll is broken "
-        "down, their yellow colours become visible Remember: Orange carrots owe their colour to "
+        "down, their yellow colours become visible See Leaves > Autumn colours, Photosynthesis and "
+        "^carotenoid-role. Remember: Orange carrots owe their colour to "
         'carotenes and xanthophylls. colours = ["**not bold**", "[[not a link]]"]')
     # A heading that is not in the result's heading path is kept, as a label.
     assert reading_text("## Carotenoids\n\nThey absorb light.", []) == "Carotenoids: They absorb light."

@@ -1095,6 +1095,9 @@ def reading_text(passage: str, shown_headings: Iterable[str] = ()) -> str:
             if scan.block_id is not None:
                 content = content[:scan.block_id[0]]
                 scan = _scan_inline(content)
+            links = {(start, end): inside for start, end, inside, _ in scan.wikilinks}
+            scan.replacements = [(start, end, _link_as_shown(links[start, end]) if (start, end) in links else text)
+                                 for start, end, text in scan.replacements]
             text = _plain_text(content, scan)
             if heading_open:
                 heading_open = False
@@ -1104,6 +1107,15 @@ def reading_text(passage: str, shown_headings: Iterable[str] = ()) -> str:
             if text:
                 pieces.append(text)
     return " ".join(" ".join(pieces).split())
+
+
+def _link_as_shown(inside: str) -> str:
+    """A wikilink as Obsidian's reading view shows it: its alias, else ``Note > Heading`` (block ids left out)."""
+    ref, bar, alias = inside.replace("\\|", "|").partition("|")
+    if bar and alias.strip():
+        return alias.strip()
+    parts = [part.strip() for part in ref.split("#")]
+    return " > ".join(part for part in parts if part and not part.startswith("^")) or ref.strip().lstrip("#")
 
 
 def _as_label(text: str) -> str:
