@@ -1,5 +1,5 @@
 """The study dashboard's layout in real headless Chromium: a new vault's empty states read as one
-sentence in a box that fits them, and badge icons stay inside their circles."""
+sentence in a box that fits them, a day's tooltip counts right, badge icons stay inside their circles."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 from cognivault.config import load_settings
 from cognivault.engine import Engine
+from cognivault.study.progress import ProgressStore
 from test_study_routes import ARTIFACTS, CHROMIUM, TOKEN, DevTools, RunningCompanion
 
 # Each empty message: how many line boxes its text takes, and the height of the box around it.
@@ -27,7 +28,8 @@ EMPTY_STATE = """(() => {
   return {map_lines: lines(map), map_box: document.getElementById("map-view").getBoundingClientRect().height,
           map_tools_shown: document.querySelector(".map-tools").getClientRects().length > 0,
           quiz_lines: lines(document.querySelector("#quiz-list .empty")),
-          quiz_code: document.querySelector("#quiz-list .empty code")?.textContent ?? null};
+          quiz_code: document.querySelector("#quiz-list .empty code")?.textContent ?? null,
+          today: document.querySelector("#heatmap .cell.today").title};
 })()"""
 # Badge icons whose label is wider than the circle drawn around it.
 OVERFLOWING_ICONS = """[...document.querySelectorAll(".badge .icon")].filter(icon => {
@@ -52,6 +54,7 @@ def test_a_new_vaults_dashboard_shows_its_empty_states_compactly(tmp_path: Path)
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "Cells.md").write_text("# Cells\n\nCells hold chloroplasts.\n", "utf-8")
+    ProgressStore(vault).record("review", {"rating": 3, "card": "first"}, duration_s=60)  # a first review today
     settings = load_settings(vault, {"index": {"index_dir": str(tmp_path / "index")}}, environ={})
     with Engine(vault, settings, embedder=None) as engine:
         engine.index()
@@ -63,4 +66,5 @@ def test_a_new_vaults_dashboard_shows_its_empty_states_compactly(tmp_path: Path)
     assert empty["map_box"] < 160, json.dumps(empty)
     assert not empty["map_tools_shown"], "zoom and fit buttons with no map to act on"
     assert empty["quiz_lines"] == 1 and empty["quiz_code"] == "cognivault generate quiz", json.dumps(empty)
+    assert empty["today"].endswith(": 1 min, 1 activity"), json.dumps(empty)
     assert icons == [], f"badge icons wider than their circle: {icons}"

@@ -60,6 +60,7 @@
   }
 
   function days(n) { return n + (n === 1 ? " day" : " days"); }
+  function activities(n) { return n + (n === 1 ? " activity" : " activities"); }
 
   function shortDate(iso) {
     var date = new Date(iso);
@@ -86,7 +87,7 @@
     cells.forEach(function (cell) {
       var minutes = Math.round(cell.seconds / 60);
       var node = el("span", { "class": "cell l" + cell.level + (cell.date === today ? " today" : ""),
-        "title": cell.date + ": " + minutes + " min, " + cell.events + " activities", "data-date": cell.date,
+        "title": cell.date + ": " + minutes + " min, " + activities(cell.events), "data-date": cell.date,
         "data-level": String(cell.level) });
       grid.appendChild(node);
     });
