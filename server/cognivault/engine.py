@@ -38,7 +38,7 @@ from cognivault.index.pipeline import (
     vector_of_note,
 )
 from cognivault.index.query_language import QueryLanguage, query_language
-from cognivault.index.scope import Scope
+from cognivault.index.scope import Scope, query_tags, tagged_paths
 from cognivault.index.snippets import make_snippet
 from cognivault.index.store import IndexStore
 from cognivault.models.base import EmbeddingProvider, ModelUnavailable
@@ -529,9 +529,16 @@ class Engine:
         store = self.store
         lexical = store.lexical
         notes: list[str] = []
+        catalog = store.reader()
+        asked = query
+        query, tags = query_tags(query, lambda tag: bool(catalog.paths_with_tag(tag)))
         lang = self.query_language(query).lang
-        allowed_paths = scope.resolve(store.reader(), lexical.paths if lexical else [],
+        allowed_paths = scope.resolve(catalog, lexical.paths if lexical else [],
                                       self.generated_notes().paths) if scope else None
+        if tags:
+            tagged = tagged_paths(catalog, tags)
+            allowed_paths = tagged if allowed_paths is None else allowed_paths & tagged
+            notes.append("only notes tagged " + ", ".join(f"#{tag}" for tag in tags))
         ranked_lexical: list[str] = []
         ranked_dense: list[str] = []
         depth = max(CANDIDATES, k * 5)
@@ -553,7 +560,7 @@ class Engine:
             fused = generated.one_passage_each(fused, lambda hit: lexical.path_of(hit.chunk_id))
             fused = self._open_with_named_note(fused, query, allowed_paths)
         results = self._results(fused, query, lang, k, per_note)
-        return SearchResponse(query, mode, lang, results, notes, (time.perf_counter() - started) * 1000,
+        return SearchResponse(asked, mode, lang, results, notes, (time.perf_counter() - started) * 1000,
                               self.indexing())
 
     def _open_with_named_note(self, fused: list[FusedHit], query: str, allowed_paths: set[str] | None
