@@ -2,8 +2,6 @@
 
 import pytest
 
-from cognivault.config import Settings
-from cognivault.engine import Engine
 from cognivault.index.scope import Scope, ScopeError, query_tags
 
 
@@ -38,24 +36,17 @@ def test_query_tags_take_only_tags_a_note_carries():
     assert query_tags("C# #1 #", carried) == ("C# #1 #", [])
 
 
-def test_a_tag_in_the_query_keeps_the_search_to_the_notes_carrying_it(tmp_path):
-    vault = tmp_path / "vault"
-    notes = {"Cells.md": "# Cells\n\n#biology/cells\n\nThe membrane holds the cell together.\n",
-             "Plant cells.md": "---\ntags: [biology/cells/plant]\n---\n# Plant cells\n\nA wall outside the membrane.\n",
-             "Soap.md": "# Soap\n\nSoap bubbles have a thin membrane of water. Biology of cells: none.\n"}
-    for name, text in notes.items():
-        (vault / name).parent.mkdir(parents=True, exist_ok=True)
-        (vault / name).write_text(text, "utf-8")
-    settings = Settings()
-    settings.index.index_dir = str(tmp_path / "index")
-    with Engine(vault, settings, embedder=None) as engine:
-        engine.index()
-        tagged = engine.search("#biology/cells membrane", k=10, mode="lexical")
-        assert {r.path for r in tagged.results} == {"Cells.md", "Plant cells.md"}
-        assert tagged.query == "#biology/cells membrane" and "only notes tagged #biology/cells" in tagged.notes
-        only_tag = engine.search("#biology/cells", k=10, mode="lexical", per_note=True)
-        assert {r.path for r in only_tag.results} == {"Cells.md", "Plant cells.md"}
-        within = engine.search("#biology/cells membrane", k=10, mode="lexical", scope=Scope.parse(["file:Soap.md"]))
-        assert within.results == []  # both filters hold
-        untagged = engine.search("#soap membrane", k=10, mode="lexical")  # no note carries #soap: a word
-        assert untagged.results[0].path == "Soap.md" and not untagged.notes
+def test_a_tag_in_the_query_keeps_the_search_to_the_notes_carrying_it(indexed_notes):
+    engine = indexed_notes({
+        "Cells.md": "# Cells\n\n#biology/cells\n\nThe membrane holds the cell together.\n",
+        "Plant cells.md": "---\ntags: [biology/cells/plant]\n---\n# Plant cells\n\nA wall outside the membrane.\n",
+        "Soap.md": "# Soap\n\nSoap bubbles have a thin membrane of water. Biology of cells: none.\n"})
+    tagged = engine.search("#biology/cells membrane", k=10, mode="lexical")
+    assert {r.path for r in tagged.results} == {"Cells.md", "Plant cells.md"}
+    assert tagged.query == "#biology/cells membrane" and "only notes tagged #biology/cells" in tagged.notes
+    only_tag = engine.search("#biology/cells", k=10, mode="lexical", per_note=True)
+    assert {r.path for r in only_tag.results} == {"Cells.md", "Plant cells.md"}
+    within = engine.search("#biology/cells membrane", k=10, mode="lexical", scope=Scope.parse(["file:Soap.md"]))
+    assert within.results == []  # both filters hold
+    untagged = engine.search("#soap membrane", k=10, mode="lexical")  # no note carries #soap: a word
+    assert untagged.results[0].path == "Soap.md" and not untagged.notes

@@ -3,9 +3,8 @@ the window opening at a sentence, the passage as written when the query looks fo
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from cognivault.config import Settings
 from cognivault.engine import Engine
 from cognivault.index.analysis import Analyzer
 from cognivault.index.snippets import make_snippet
@@ -75,16 +74,11 @@ def test_a_cut_snippet_opens_at_the_sentence_of_its_best_match() -> None:
     assert snippet.text[start:end] == "xanthophylls"
 
 
-def test_search_results_of_notes_read_plainly_and_attachments_stay_as_extracted(tmp_path: Path) -> None:
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "Pigments.md").write_text(PASSAGE, "utf-8")
-    (vault / "formula.txt").write_text("Carotenoids: 2 * carotenes ** 2 # not a heading\n", "utf-8")
-    settings = Settings()
-    settings.index.index_dir = str(tmp_path / "index")
-    with Engine(vault, settings, embedder=None) as engine:
-        engine.index()
-        results = engine.search("carotenoids absorb blue-green light", k=5, mode="lexical").results
+def test_search_results_of_notes_read_plainly_and_attachments_stay_as_extracted(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes({"Pigments.md": PASSAGE,
+                            "formula.txt": "Carotenoids: 2 * carotenes ** 2 # not a heading\n"})
+    results = engine.search("carotenoids absorb blue-green light", k=5, mode="lexical").results
     note = next(r for r in results if r.path == "Pigments.md")
     assert note.snippet.startswith("Carotenoids absorb blue-green light and pass it on to chlorophyll a.")
     assert note.snippet[note.highlights[0][0]:note.highlights[0][1]] == "Carotenoids"
