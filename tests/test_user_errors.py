@@ -182,3 +182,34 @@ async def test_serve_on_a_read_only_vault_still_serves(tmp_path: Path, monkeypat
                     assert response.status == 200
         finally:
             await companion.stop()
+
+
+def test_a_search_of_a_vault_never_indexed_says_to_index_it(tmp_path: Path, capsys) -> None:
+    vault = _vault(tmp_path)
+    assert cli.main(["search", "--vault", str(vault), "mitochondria"]) == 0
+    captured = capsys.readouterr()
+    assert "no results" in captured.out
+    assert "run `cognivault index` first" in captured.err and "embedded" not in captured.err, captured.err
+
+
+def test_a_scope_no_note_is_in_is_named(tmp_path: Path, capsys) -> None:
+    vault = _vault(tmp_path)
+    assert cli.main(["index", "--vault", str(vault), "--provider", "none"]) == 0
+    capsys.readouterr()
+    argv = ["search", "--vault", str(vault), "--mode", "lexical", "mitochondria", "--scope", "tag:exam",
+            "--scope", "folder:My notes"]
+    assert cli.main(argv) == 0
+    assert 'note: no note is in the scope folder:"My notes" tag:exam' in capsys.readouterr().err
+
+
+def test_a_note_given_as_a_path_on_disk(tmp_path: Path, capsys, monkeypatch) -> None:
+    vault = _vault(tmp_path)
+    (vault / "Biology" / "Plants.md").write_text("# Plants\n\nPlant cells have mitochondria too. [[Cells]]\n", "utf-8")
+    assert cli.main(["index", "--vault", str(vault), "--provider", "none"]) == 0
+    capsys.readouterr()
+    monkeypatch.chdir(tmp_path)  # beside the vault: the shell completes vault/Biology/Cells.md
+    for name in (str(vault / "Biology" / "Cells.md"), "vault/Biology/Cells.md", "Biology/Cells.md", "Cells"):
+        assert cli.main(["related", "--vault", str(vault), name, "--json"]) == 0, name
+        assert "Biology/Plants.md" in capsys.readouterr().out, name
+    code, line = _run(["related", "--vault", str(vault), str(tmp_path / "elsewhere.md")], capsys)
+    assert code != 0 and "no indexed note matches" in line

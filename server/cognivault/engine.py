@@ -560,8 +560,21 @@ class Engine:
             fused = generated.one_passage_each(fused, lambda hit: lexical.path_of(hit.chunk_id))
             fused = self._open_with_named_note(fused, query, allowed_paths)
         results = self._results(fused, query, lang, k, per_note)
+        if not results:
+            notes = self._why_nothing_was_found(notes, scope, allowed_paths)
         return SearchResponse(asked, mode, lang, results, notes, (time.perf_counter() - started) * 1000,
                               self.indexing())
+
+    def _why_nothing_was_found(self, notes: list[str], scope: Scope | None, allowed_paths: set[str] | None
+                               ) -> list[str]:
+        """The notes of a search that found nothing, saying why when it is not the query's words:
+        nothing indexed yet (not "meaning search is not ready"), or a scope no note is in."""
+        lexical = self.store.lexical
+        if self.indexing() is None and (lexical is None or len(lexical) == 0):
+            return ["nothing is indexed in this vault yet: run `cognivault index` first"]
+        if allowed_paths is not None and not allowed_paths and scope is not None:
+            return [*notes, f"no note is in the scope {scope}"]
+        return notes
 
     def _open_with_named_note(self, fused: list[FusedHit], query: str, allowed_paths: set[str] | None
                               ) -> list[FusedHit]:
@@ -668,14 +681,20 @@ class Engine:
                             {path: aliases for path, _, aliases, _ in catalog.notes()})
 
     def note_path(self, name: str) -> str:
-        """The vault path of a note given as a path or a name; EngineError when there is none."""
-        candidate = name.strip().lstrip("/")
+        """The vault path of a note given as a path or a name; EngineError when there is none.
+
+        A path on disk inside the vault also works: absolute, with ``~``, or relative to the current
+        folder (what a shell completes: ``notes/Biology/Cells.md`` run beside the vault ``notes``).
+        """
+        candidate = name.strip()
         try:
-            absolute = Path(candidate).expanduser()
-            if absolute.is_absolute() and absolute.resolve().is_relative_to(self.vault):
-                candidate = absolute.resolve().relative_to(self.vault).as_posix()
-        except (OSError, ValueError):
+            written = Path(candidate).expanduser()
+            on_disk = written.resolve()
+            if (written.is_absolute() or on_disk.exists()) and on_disk.is_relative_to(self.vault):
+                candidate = on_disk.relative_to(self.vault).as_posix()
+        except (OSError, ValueError, RuntimeError):
             pass
+        candidate = candidate.lstrip("/")
         if self.store.reader().file(candidate) is not None:
             return candidate
         resolved = self.resolver().resolve(candidate)

@@ -52,6 +52,17 @@ class Scope:
             described["study"] = self.study
         return described
 
+    def __str__(self) -> str:
+        """The filters as written on the command line: ``folder:"Obsidian Sync" tag:howto``."""
+        def quoted(value: str) -> str:
+            return f'"{value}"' if " " in value else value
+
+        written = [f"folder:{quoted(f)}" for f in self.folders] + [f"tag:{quoted(t)}" for t in self.tags]
+        written += [f"file:{quoted(f)}" for f in self.files]
+        written += [f"property:{quoted(k if v is None else f'{k}={v}')}" for k, v in self.properties]
+        written += [f"study:{self.study}"] if self.study else []
+        return " ".join(written)
+
     @classmethod
     def parse(cls, filters: list[str] | None) -> Scope:
         scope = cls()
