@@ -213,3 +213,17 @@ def test_a_note_given_as_a_path_on_disk(tmp_path: Path, capsys, monkeypatch) -> 
         assert "Biology/Plants.md" in capsys.readouterr().out, name
     code, line = _run(["related", "--vault", str(vault), str(tmp_path / "elsewhere.md")], capsys)
     assert code != 0 and "no indexed note matches" in line
+
+
+@pytest.mark.parametrize("query", ["the", "which of these is there?", "Is it?", "???"])
+def test_a_query_of_common_words_alone_finds_nothing_and_says_why(tmp_path: Path, query: str) -> None:
+    from answer_support import WordHashEmbedder
+
+    vault = _vault(tmp_path)
+    settings = load_settings(vault, {"index": {"index_dir": str(tmp_path / "index")}}, environ={})
+    with Engine(vault, settings, embedder=WordHashEmbedder()) as engine:
+        engine.index()
+        response = engine.search(query, k=5)
+        assert response.results == [] and any("only common words" in note for note in response.notes)
+        assert engine.search(query, k=5, mode="dense").results  # asked for meaning alone: it answers
+        assert engine.search("the mitochondria", k=5).results[0].path == "Biology/Cells.md"

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SEARCH_MODES = ("hybrid", "lexical", "dense")
+ONLY_COMMON_WORDS = "the query holds only common words or punctuation: add a word that names what you are looking for"
 CANDIDATES = 100
 
 Built = TypeVar("Built")
@@ -533,6 +534,10 @@ class Engine:
         asked = query
         query, tags = query_tags(query, lambda tag: bool(catalog.paths_with_tag(tag)))
         lang = self.query_language(query).lang
+        if mode != "dense" and lexical is not None and len(lexical) and not lexical.query_terms(query, lang):
+            # "the", "Was ist das?", "???": meaning search alone would return whatever lies nearest to nothing
+            return SearchResponse(asked, mode, lang, [], [ONLY_COMMON_WORDS], (time.perf_counter() - started) * 1000,
+                                  self.indexing())
         allowed_paths = scope.resolve(catalog, lexical.paths if lexical else [],
                                       self.generated_notes().paths) if scope else None
         if tags:
