@@ -227,3 +227,6 @@ def test_a_query_of_common_words_alone_finds_nothing_and_says_why(tmp_path: Path
         assert response.results == [] and any("only common words" in note for note in response.notes)
         assert engine.search(query, k=5, mode="dense").results  # asked for meaning alone: it answers
         assert engine.search("the mitochondria", k=5).results[0].path == "Biology/Cells.md"
+        (vault / "The Who.md").write_text("# The Who\n\nA band from London.\n", "utf-8")
+        engine.index()
+        assert engine.search("The Who", k=5).results[0].path == "The Who.md"  # a name, not common words

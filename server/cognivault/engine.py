@@ -534,7 +534,8 @@ class Engine:
         asked = query
         query, tags = query_tags(query, lambda tag: bool(catalog.paths_with_tag(tag)))
         lang = self.query_language(query).lang
-        if mode != "dense" and lexical is not None and len(lexical) and not lexical.query_terms(query, lang):
+        if mode != "dense" and lexical is not None and len(lexical) and not lexical.query_terms(query, lang) \
+                and not self.resolver().named(as_note_name(query)):  # a note may be called "The Who"
             # "the", "Was ist das?", "???": meaning search alone would return whatever lies nearest to nothing
             return SearchResponse(asked, mode, lang, [], [ONLY_COMMON_WORDS], (time.perf_counter() - started) * 1000,
                                   self.indexing())
