@@ -14,6 +14,7 @@ import importlib
 import json
 import logging
 import os
+import signal
 import sqlite3
 import sys
 import time
@@ -330,10 +331,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
     try:
-        return int(args.handler(args))
+        code = int(args.handler(args))
+        sys.stdout.flush()  # a closed pipe shows here, not as a traceback at exit
+        return code
     except CogniVaultError as exc:
         print(f"cognivault: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # `cognivault search … | head`: the reader has all it wanted; no error line
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush has nowhere to fail
+        return 128 + signal.SIGPIPE
     except OSError as exc:  # a full disk, a read-only vault, a folder without permission: one line
         print(f"cognivault: {describe_os_error(exc, 'finish ' + args.command)}", file=sys.stderr)
         return 1
