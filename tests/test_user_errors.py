@@ -230,3 +230,16 @@ def test_a_query_of_common_words_alone_finds_nothing_and_says_why(tmp_path: Path
         (vault / "The Who.md").write_text("# The Who\n\nA band from London.\n", "utf-8")
         engine.index()
         assert engine.search("The Who", k=5).results[0].path == "The Who.md"  # a name, not common words
+
+
+def test_an_empty_folder_or_one_never_indexed_is_named_so(tmp_path: Path, capsys) -> None:
+    vault = _vault(tmp_path)
+    assert cli.main(["status", "--vault", str(vault)]) == 0
+    out = capsys.readouterr().out
+    assert "not indexed yet: run `cognivault index` first" in out and "stale" not in out, out
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert cli.main(["index", "--vault", str(empty), "--provider", "none"]) == 0
+    assert f"no notes or attachments found in {empty}" in capsys.readouterr().out
+    assert cli.main(["status", "--vault", str(empty)]) == 0
+    assert "no notes or attachments found in the vault" in capsys.readouterr().out

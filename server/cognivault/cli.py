@@ -146,6 +146,8 @@ def cmd_index(args: argparse.Namespace) -> int:
           f"({report.timings['total']:.1f} s, model {report.embedding_model})")
     for message in report.messages:
         print(f"note: {message}")
+    if not report.files:
+        print(f"note: no notes or attachments found in {vault_folder(args.vault)}: is this the vault's folder?")
     return 0
 
 
@@ -161,6 +163,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"vault: {status['vault']}\nindex: {status['index_dir']}")
     print(f"embedding model: {embedding['model_id'] or 'none'}"
           + (f" ({embedding['error']})" if embedding["error"] else ""))
+    if not files["total"]:  # an index pass records its model: none recorded, none ran
+        print("no notes or attachments found in the vault" if embedding["recorded_model_id"] is not None
+              else "not indexed yet: run `cognivault index` first")
+        return 0
     print(f"files: {files['total']} ({files.get('indexed', 0)} indexed, {files.get('skipped', 0)} skipped, "
           f"{files.get('failed', 0)} failed)")
     print(f"chunks: {stages['lexical']['total']}; keyword index "
