@@ -22,6 +22,7 @@ from cognivault import cli
 from cognivault.companion.runner import start_companion
 from cognivault.config import load_settings
 from cognivault.engine import Engine
+from cognivault.errors import CogniVaultError
 from cognivault.vault.scan import scan_vault
 
 NOTE = ("# Cells\n\nMitochondria are the powerhouse of the cell. They make ATP from sugar and oxygen, and "
@@ -215,21 +216,35 @@ def test_a_note_given_as_a_path_on_disk(tmp_path: Path, capsys, monkeypatch) -> 
     assert code != 0 and "no indexed note matches" in line
 
 
-@pytest.mark.parametrize("query", ["the", "which of these is there?", "Is it?", "???"])
-def test_a_query_of_common_words_alone_finds_nothing_and_says_why(tmp_path: Path, query: str) -> None:
+@pytest.fixture
+def engine_with_vectors(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """The test vault indexed with a small real embedding model (meaning search answers too)."""
     from answer_support import WordHashEmbedder
 
     vault = _vault(tmp_path)
+    (vault / "Biology" / "Plants.md").write_text("# Plants\n\nPlant cells have mitochondria too.\n", "utf-8")
     settings = load_settings(vault, {"index": {"index_dir": str(tmp_path / "index")}}, environ={})
     with Engine(vault, settings, embedder=WordHashEmbedder()) as engine:
         engine.index()
-        response = engine.search(query, k=5)
-        assert response.results == [] and any("only common words" in note for note in response.notes)
-        assert engine.search(query, k=5, mode="dense").results  # asked for meaning alone: it answers
-        assert engine.search("the mitochondria", k=5).results[0].path == "Biology/Cells.md"
-        (vault / "The Who.md").write_text("# The Who\n\nA band from London.\n", "utf-8")
-        engine.index()
-        assert engine.search("The Who", k=5).results[0].path == "The Who.md"  # a name, not common words
+        yield engine
+
+
+@pytest.mark.parametrize("query", ["the", "which of these is there?", "Is it?", "???"])
+def test_a_query_of_common_words_alone_finds_nothing_and_says_why(engine_with_vectors: Engine, query: str) -> None:
+    engine = engine_with_vectors
+    response = engine.search(query, k=5)
+    assert response.results == [] and any("only common words" in note for note in response.notes)
+    assert engine.search(query, k=5, mode="dense").results  # asked for meaning alone: it answers
+    assert engine.search("the mitochondria", k=5).results[0].path in {"Biology/Cells.md", "Biology/Plants.md"}
+    (engine.vault / "The Who.md").write_text("# The Who\n\nA band from London.\n", "utf-8")
+    engine.index()
+    assert engine.search("The Who", k=5).results[0].path == "The Who.md"  # a name, not common words
+
+
+def test_related_with_k_below_one_is_refused(engine_with_vectors: Engine) -> None:
+    assert engine_with_vectors.related("Cells", k=1)
+    with pytest.raises(CogniVaultError, match="k must be at least 1"):  # it answered "no related notes"
+        engine_with_vectors.related("Cells", k=0)
 
 
 def test_an_empty_folder_or_one_never_indexed_is_named_so(tmp_path: Path, capsys) -> None:

@@ -692,6 +692,16 @@ class Engine:
         A path on disk inside the vault also works: absolute, with ``~``, or relative to the current
         folder (what a shell completes: ``notes/Biology/Cells.md`` run beside the vault ``notes``).
         """
+        candidate = self._vault_relative(name)
+        if self.store.reader().file(candidate) is not None:
+            return candidate
+        resolved = self.resolver().resolve(candidate)
+        if resolved is None:
+            raise EngineError(f"no indexed note matches {name!r}")
+        return resolved
+
+    def _vault_relative(self, name: str) -> str:
+        """``name`` as a vault path when it is a path on disk inside the vault, else stripped of a leading "/"."""
         candidate = name.strip()
         try:
             written = Path(candidate).expanduser()
@@ -700,13 +710,7 @@ class Engine:
                 candidate = on_disk.relative_to(self.vault).as_posix()
         except (OSError, ValueError, RuntimeError):
             pass
-        candidate = candidate.lstrip("/")
-        if self.store.reader().file(candidate) is not None:
-            return candidate
-        resolved = self.resolver().resolve(candidate)
-        if resolved is None:
-            raise EngineError(f"no indexed note matches {name!r}")
-        return resolved
+        return candidate.lstrip("/")
 
     def generated_notes(self) -> GeneratedNotes:
         """The vault's generated study notes and their sources, read once per catalog generation."""
@@ -733,11 +737,13 @@ class Engine:
         study notes left out unless ``include_generated``. A note on disk that is not indexed yet
         (the first pass has not reached it, it was just written) is read now and answered by its
         key words and links."""
+        if k < 1:
+            raise EngineError("k must be at least 1")
         try:
             path = self.note_path(note)
             neighbours = self.link_graph().neighbours(path)
         except EngineError:
-            path = note.strip().lstrip("/")
+            path = self._vault_relative(note)
             absolute = self.vault / path
             if file_kind(path) != "markdown" or not absolute.is_file() or \
                     not absolute.resolve().is_relative_to(self.vault):
