@@ -1070,7 +1070,7 @@ def reading_text(passage: str, shown_headings: Iterable[str] = ()) -> str:
     """A passage as a reader sees it, on one line: what a search result shows of it.
 
     Heading marks, emphasis, list bullets, quote marks, block ids, comments and HTML are gone;
-    link texts, tags and code are kept. Headings in ``shown_headings`` (the heading path a result
+    link texts and tags are kept, code too, between backticks. Headings in ``shown_headings`` (the heading path a result
     shows beside it) are left out; another heading, and a callout's title, keep their text
     followed by a colon, as labels of what comes next.
     """
@@ -1081,7 +1081,7 @@ def reading_text(passage: str, shown_headings: Iterable[str] = ()) -> str:
         if token.type == "heading_open":
             heading_open = True
         elif token.type in ("fence", "code_block"):
-            pieces.append(token.content)
+            pieces.append(_as_code(token.content))
         elif token.type == "inline":
             first_line, _, rest = token.content.partition("\n")
             callout = _CALLOUT_RE.fullmatch(first_line) if first_line.startswith("[!") else None
@@ -1096,7 +1096,8 @@ def reading_text(passage: str, shown_headings: Iterable[str] = ()) -> str:
                 content = content[:scan.block_id[0]]
                 scan = _scan_inline(content)
             links = {(start, end): inside for start, end, inside, _ in scan.wikilinks}
-            scan.replacements = [(start, end, _link_as_shown(links[start, end]) if (start, end) in links else text)
+            scan.replacements = [(start, end, _link_as_shown(links[start, end]) if (start, end) in links
+                                  else _as_code(text) if content[start] == "`" and end - start > 1 else text)
                                  for start, end, text in scan.replacements]
             text = _plain_text(content, scan)
             if heading_open:
@@ -1116,6 +1117,11 @@ def _link_as_shown(inside: str) -> str:
         return alias.strip()
     parts = [part.strip() for part in ref.split("#")]
     return " > ".join(part for part in parts if part and not part.startswith("^")) or ref.strip().lstrip("#")
+
+
+def _as_code(code: str) -> str:
+    """Code on one line between backticks, as a snippet shows it (its ``**`` or ``[[`` are the code's own)."""
+    return f"`{' '.join(code.split())}`" if code.strip() else ""
 
 
 def _as_label(text: str) -> str:
