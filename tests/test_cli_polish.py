@@ -16,8 +16,9 @@ import threading
 import time
 from pathlib import Path
 
-from cognivault.cli import build_parser, main, progress_text
+from cognivault.cli import build_parser, main
 from cognivault.doctor import format_report
+from cognivault.progress_line import progress_text
 from cognivault.study.review import ReviewDeck, run_terminal_review
 from cognivault.study.terminal import grade_prompt, interval_label, read_choice
 
