@@ -1,4 +1,4 @@
-"""Test-wide guards: every user path points into tmp_path, and no test talks outside loopback."""
+"""Test-wide guards: every user path points into tmp_path, and no test talks outside loopback; shared vaults."""
 
 from __future__ import annotations
 
@@ -6,9 +6,13 @@ import ipaddress
 import os
 import shutil
 import socket
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from cognivault.config import Settings
+from cognivault.engine import Engine
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_EVAL = REPO_ROOT.parent / "shared" / "eval"
@@ -86,6 +90,29 @@ def example_vault(tmp_path: Path) -> Path:
     target = tmp_path / "vault"
     shutil.copytree(EXAMPLE_VAULT, target)
     return target
+
+
+@pytest.fixture
+def indexed_notes(tmp_path: Path) -> Iterator[Callable[[dict[str, str]], Engine]]:
+    """Write notes (vault path -> text) into a new vault and index them, keywords only: the engine
+    (closed after the test)."""
+    engines: list[Engine] = []
+
+    def index(notes: dict[str, str]) -> Engine:
+        vault = tmp_path / "vault"
+        for relative, text in notes.items():
+            (vault / relative).parent.mkdir(parents=True, exist_ok=True)
+            (vault / relative).write_text(text, "utf-8")
+        settings = Settings()
+        settings.index.index_dir = str(tmp_path / "index")
+        engine = Engine(vault, settings, embedder=None)
+        engines.append(engine)
+        engine.index()
+        return engine
+
+    yield index
+    for engine in engines:
+        engine.close()
 
 
 @pytest.fixture(scope="session")

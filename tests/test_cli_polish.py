@@ -16,8 +16,9 @@ import threading
 import time
 from pathlib import Path
 
-from cognivault.cli import build_parser, progress_text
+from cognivault.cli import build_parser, main
 from cognivault.doctor import format_report
+from cognivault.progress_line import progress_text
 from cognivault.study.review import ReviewDeck, run_terminal_review
 from cognivault.study.terminal import grade_prompt, interval_label, read_choice
 
@@ -156,3 +157,20 @@ def test_index_progress_counts_up_to_a_total_that_does_not_move(tmp_path: Path) 
     embeds = [(e.done, e.total) for e in events if e.stage == "embed"]
     assert embeds and [done for done, _ in embeds] == sorted({done for done, _ in embeds})
     assert embeds[-1][0] == embeds[-1][1] and all(done <= total for done, total in embeds)
+
+
+def test_output_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`cognivault status --json | head -1`: the reader leaves early; no 'Broken pipe' error line."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Cells.md").write_text("# Cells\n\nMitochondria make ATP.\n", "utf-8")
+    assert main(["index", "--vault", str(vault), "--provider", "none"]) == 0
+    for command in (["status", "--json"], ["search", "--mode", "lexical", "mitochondria"]):
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # closed before the command writes a byte: every write meets a gone reader
+        try:
+            done = subprocess.run([sys.executable, "-m", "cognivault.cli", *command, "--vault", str(vault)],
+                                  stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+        finally:
+            os.close(write_end)
+        assert done.returncode == 141 and done.stderr == "", (command, done.stderr)

@@ -3,11 +3,10 @@ from, related notes leave them out, ``study:only`` searches just them."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from cognivault.config import Settings
 from cognivault.engine import Engine
 from cognivault.index.generated import GeneratedNotes, is_generated, source_targets
 from cognivault.index.scope import Scope, ScopeError
@@ -24,18 +23,9 @@ LOOSE = "# Light quiz\n\nLight reactions, thylakoid, photosynthesis, light, ligh
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    vault = tmp_path / "vault"
-    for relative, text in {"Photosynthesis.md": SOURCE, "Cells.md": OTHER,
-                           "Study/Flashcards - Photosynthesis.md": DECK, "Study/Light quiz.md": LOOSE}.items():
-        path = vault / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, "utf-8")
-    settings = Settings()
-    settings.index.index_dir = str(tmp_path / "index")
-    with Engine(vault, settings, embedder=None) as engine:
-        engine.index()
-        yield engine
+def engine(indexed_notes: Callable[[dict[str, str]], Engine]) -> Engine:
+    return indexed_notes({"Photosynthesis.md": SOURCE, "Cells.md": OTHER,
+                          "Study/Flashcards - Photosynthesis.md": DECK, "Study/Light quiz.md": LOOSE})
 
 
 def test_generated_notes_and_their_sources_are_known(engine: Engine) -> None:
@@ -96,3 +86,31 @@ def test_below_sources_moves_only_what_ranks_above_a_source() -> None:
     assert GeneratedNotes().below_sources(ranked, lambda p: p) == ranked
     cycle = GeneratedNotes({"P": frozenset({"Q"}), "Q": frozenset({"P"})})
     assert sorted(cycle.below_sources(["P", "Q", "R"], lambda p: p)) == ["P", "Q", "R"]
+
+
+def test_one_passage_each_keeps_a_generated_note_from_crowding_the_users_notes() -> None:
+    generated = GeneratedNotes({"G": frozenset({"A"}), "L": frozenset()})
+    ranked = ["A", "G", "G", "L", "G", "B", "L", "C", "G"]
+    assert generated.one_passage_each(ranked, lambda p: p) == ["A", "G", "L", "B", "C", "G", "G", "L", "G"]
+    assert generated.one_passage_each(["G", "G", "L"], lambda p: p) == ["G", "G", "L"]  # study:only
+    assert GeneratedNotes().one_passage_each(ranked, lambda p: p) == ranked
+
+
+QUIZ = ("---\ncognivault: 1\ntype: quiz\ntitle: Quiz - Pigments\nsource_notes:\n  - \"[[Pigments]]\"\n---\n"
+        "# Quiz - Pigments\n\n"
+        + "".join(f"## Question {n}\n\nWhich pigment absorbs blue-green light, carotenoids or chlorophyll "
+                  f"({n})?\n\n- A) carotenoids\n- B) chlorophyll\n\n" for n in range(1, 5)))
+PIGMENTS = ("# Pigments\n\n## Carotenoids\n\nCarotenoids absorb blue-green light and pass it on.\n\n"
+            "## Chlorophyll\n\nChlorophyll absorbs red and blue light, and carotenoids protect it.\n")
+AUTUMN = "# Autumn leaves\n\nIn autumn chlorophyll breaks down and the carotenoids show.\n"
+
+
+def test_a_quiz_shows_once_among_the_users_passages(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes({"Pigments.md": PIGMENTS, "Autumn leaves.md": AUTUMN, "Study/Quiz - Pigments.md": QUIZ})
+    paths = [r.path for r in engine.search("carotenoids", k=10, mode="lexical").results]
+    assert paths.count("Study/Quiz - Pigments.md") == 4  # kept, all of it
+    last_own = max(i for i, path in enumerate(paths) if not path.startswith("Study/"))
+    assert paths[:last_own + 1].count("Study/Quiz - Pigments.md") == 1, paths
+    only = [r.path for r in engine.search("carotenoids", k=10, scope=Scope.parse(["study:only"])).results]
+    assert only == ["Study/Quiz - Pigments.md"] * 4

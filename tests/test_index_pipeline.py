@@ -636,3 +636,32 @@ def test_notes_cut_by_another_chunker_version_are_cut_again(vault: Path,
         assert engine.store.consistency()["agree"]
         again = engine.index()
         assert set(states(again).values()) == {"unchanged"} and again.embedded_chunks == 0
+
+
+def test_an_attachment_without_text_is_not_read_again_while_unchanged(vault: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from cognivault.index import pipeline
+
+    submitted: list[str] = []
+
+    class Recording(pipeline.IsolatedExtractor):  # the real extractor, its submissions counted
+        def submit_all(self, files):  # type: ignore[no-untyped-def]
+            files = list(files)
+            submitted.extend(path for path, _ in files)
+            return super().submit_all(files)
+
+    monkeypatch.setattr(pipeline, "IsolatedExtractor", Recording)
+    (vault / "blank.html").write_text("<html><body><p> </p></body></html>", "utf-8")
+    (vault / "short.csv").write_text("a\n1\n", "utf-8")
+    with keyword_engine(vault) as engine:
+        first = {f.path: f for f in engine.index().files}
+        assert first["blank.html"].state == "skipped" and "no readable text" in (first["blank.html"].reason or "")
+        assert first["short.csv"].state == "skipped" and "too short" in (first["short.csv"].reason or "")
+        assert {"blank.html", "short.csv"} <= set(submitted)
+        submitted.clear()
+        again = {f.path: f for f in engine.index().files}
+        assert submitted == []  # nothing new to read
+        assert again["blank.html"].state == "skipped" and again["blank.html"].reason == first["blank.html"].reason
+        (vault / "short.csv").write_text("animal,sound\ncat,meow\ndog,woof\ncow,moo\nowl,hoot\n" * 3, "utf-8")
+        engine.index()
+        assert submitted == ["short.csv"]  # changed: read again

@@ -52,6 +52,7 @@ def test_related_of_a_note_written_after_the_pass_is_read_from_disk(tmp_path: Pa
     with Engine(vault, settings, embedder=None) as engine:
         engine.index()
         (vault / "New.md").write_text("# Mitochondria\n\nThey produce ATP. [[Energy]]\n", "utf-8")
-        related = {note.path: note.reasons for note in engine.related("New.md", include_linked=True)}
-        assert "Energy.md" in related and "linked from this note" in related["Energy.md"]
-        assert "Cells.md" in related  # by its key words
+        for name in ("New.md", str(vault / "New.md")):  # as a vault path, and as the editor's absolute path
+            related = {note.path: note.reasons for note in engine.related(name, include_linked=True)}
+            assert "Energy.md" in related and "linked from this note" in related["Energy.md"], name
+            assert "Cells.md" in related  # by its key words

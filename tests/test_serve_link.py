@@ -147,6 +147,29 @@ def test_the_printed_link_opens_the_dashboard_in_headless_chromium(tmp_path: Pat
         os.close(leader)
 
 
+def test_serve_on_a_terminal_shows_the_first_index_pass_progress(tmp_path: Path) -> None:
+    """A person's `serve` indexes in the background: the terminal shows the pass as `index` does."""
+    vault, _ = _vault(tmp_path)
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "cognivault.cli", "serve", "--vault", str(vault),
+                                "--keyword-only", "--port", "0"], stdin=subprocess.DEVNULL, stdout=follower,
+                               stderr=follower, env={**os.environ, "COGNIVAULT_MODELS_CHAT_PROVIDER": "extractive"})
+    os.close(follower)
+    seen = b""
+    try:
+        deadline = time.monotonic() + 120  # bounds a hang only: the loop ends when the pass is done
+        while b"done " not in seen and time.monotonic() < deadline and process.poll() is None:
+            ready, _, _ = select.select([leader], [], [], 0.5)
+            if ready:
+                seen += os.read(leader, 4096)
+    finally:
+        stop_process(process, 15)
+        os.close(leader)
+    text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", seen.decode("utf-8", "replace")).replace("\r", "\n")
+    assert LINK.search(text), text
+    assert re.search(r"^done +\[#+\] 1/1 files$", text, re.MULTILINE), text
+
+
 class CountingEmbedder(WordHashEmbedder):
     def __init__(self) -> None:
         self.queries: list[str] = []

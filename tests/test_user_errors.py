@@ -22,6 +22,7 @@ from cognivault import cli
 from cognivault.companion.runner import start_companion
 from cognivault.config import load_settings
 from cognivault.engine import Engine
+from cognivault.errors import CogniVaultError
 from cognivault.vault.scan import scan_vault
 
 NOTE = ("# Cells\n\nMitochondria are the powerhouse of the cell. They make ATP from sugar and oxygen, and "
@@ -182,3 +183,78 @@ async def test_serve_on_a_read_only_vault_still_serves(tmp_path: Path, monkeypat
                     assert response.status == 200
         finally:
             await companion.stop()
+
+
+def test_a_search_of_a_vault_never_indexed_says_to_index_it(tmp_path: Path, capsys) -> None:
+    vault = _vault(tmp_path)
+    assert cli.main(["search", "--vault", str(vault), "mitochondria"]) == 0
+    captured = capsys.readouterr()
+    assert "no results" in captured.out
+    assert "run `cognivault index` first" in captured.err and "embedded" not in captured.err, captured.err
+
+
+def test_a_scope_no_note_is_in_is_named(tmp_path: Path, capsys) -> None:
+    vault = _vault(tmp_path)
+    assert cli.main(["index", "--vault", str(vault), "--provider", "none"]) == 0
+    capsys.readouterr()
+    argv = ["search", "--vault", str(vault), "--mode", "lexical", "mitochondria", "--scope", "tag:exam",
+            "--scope", "folder:My notes"]
+    assert cli.main(argv) == 0
+    assert 'note: no note is in the scope folder:"My notes" tag:exam' in capsys.readouterr().err
+
+
+def test_a_note_given_as_a_path_on_disk(tmp_path: Path, capsys, monkeypatch) -> None:
+    vault = _vault(tmp_path)
+    (vault / "Biology" / "Plants.md").write_text("# Plants\n\nPlant cells have mitochondria too. [[Cells]]\n", "utf-8")
+    assert cli.main(["index", "--vault", str(vault), "--provider", "none"]) == 0
+    capsys.readouterr()
+    monkeypatch.chdir(tmp_path)  # beside the vault: the shell completes vault/Biology/Cells.md
+    for name in (str(vault / "Biology" / "Cells.md"), "vault/Biology/Cells.md", "Biology/Cells.md", "Cells"):
+        assert cli.main(["related", "--vault", str(vault), name, "--json"]) == 0, name
+        assert "Biology/Plants.md" in capsys.readouterr().out, name
+    code, line = _run(["related", "--vault", str(vault), str(tmp_path / "elsewhere.md")], capsys)
+    assert code != 0 and "no indexed note matches" in line
+
+
+@pytest.fixture
+def engine_with_vectors(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """The test vault indexed with a small real embedding model (meaning search answers too)."""
+    from answer_support import WordHashEmbedder
+
+    vault = _vault(tmp_path)
+    (vault / "Biology" / "Plants.md").write_text("# Plants\n\nPlant cells have mitochondria too.\n", "utf-8")
+    settings = load_settings(vault, {"index": {"index_dir": str(tmp_path / "index")}}, environ={})
+    with Engine(vault, settings, embedder=WordHashEmbedder()) as engine:
+        engine.index()
+        yield engine
+
+
+@pytest.mark.parametrize("query", ["the", "which of these is there?", "Is it?", "???"])
+def test_a_query_of_common_words_alone_finds_nothing_and_says_why(engine_with_vectors: Engine, query: str) -> None:
+    engine = engine_with_vectors
+    response = engine.search(query, k=5)
+    assert response.results == [] and any("only common words" in note for note in response.notes)
+    assert engine.search(query, k=5, mode="dense").results  # asked for meaning alone: it answers
+    assert engine.search("the mitochondria", k=5).results[0].path in {"Biology/Cells.md", "Biology/Plants.md"}
+    (engine.vault / "The Who.md").write_text("# The Who\n\nA band from London.\n", "utf-8")
+    engine.index()
+    assert engine.search("The Who", k=5).results[0].path == "The Who.md"  # a name, not common words
+
+
+def test_related_with_k_below_one_is_refused(engine_with_vectors: Engine) -> None:
+    assert engine_with_vectors.related("Cells", k=1)
+    with pytest.raises(CogniVaultError, match="k must be at least 1"):  # it answered "no related notes"
+        engine_with_vectors.related("Cells", k=0)
+
+
+def test_an_empty_folder_or_one_never_indexed_is_named_so(tmp_path: Path, capsys) -> None:
+    vault = _vault(tmp_path)
+    assert cli.main(["status", "--vault", str(vault)]) == 0
+    out = capsys.readouterr().out
+    assert "not indexed yet: run `cognivault index` first" in out and "stale" not in out, out
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert cli.main(["index", "--vault", str(empty), "--provider", "none"]) == 0
+    assert f"no notes or attachments found in {empty}" in capsys.readouterr().out
+    assert cli.main(["status", "--vault", str(empty)]) == 0
+    assert "no notes or attachments found in the vault" in capsys.readouterr().out

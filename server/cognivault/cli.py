@@ -14,9 +14,9 @@ import importlib
 import json
 import logging
 import os
+import signal
 import sqlite3
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 from cognivault.config import load_settings
 from cognivault.errors import CogniVaultError, describe_os_error, display_path
 from cognivault.models.providers import EMBEDDING_PROVIDER_CHOICES
+from cognivault.progress_line import ProgressLine
 
 if TYPE_CHECKING:
     from cognivault.engine import Engine
-    from cognivault.index.pipeline import Progress
     from cognivault.models.base import EmbeddingProvider
 
 log = logging.getLogger("cognivault")
@@ -70,58 +70,10 @@ def _open_engine(args: argparse.Namespace, writable: bool = True,
                        embedder=embedder)
 
 
-def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
-    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}" if seconds >= 3600 \
-        else f"{seconds // 60}:{seconds % 60:02d}"
-
-
-def progress_text(stage: str, done: int, total: int, elapsed_s: float, current: str = "") -> str:
-    """One progress line: stage, bar, done/total with unit, rate and time left (once there is a rate)."""
-    label, unit = {"read": ("reading", "files"), "embed": ("embedding", "chunks"), "finish": ("done", "files"),
-                   "scan": ("scanning", "files")}[stage]
-    width = 24
-    filled = min(width, int(width * done / total)) if total else width
-    text = f"{label:9} [{'#' * filled}{'-' * (width - filled)}] {done}/{total} {unit}"
-    if stage != "finish" and done > 0 and elapsed_s > 0:
-        rate = done / elapsed_s
-        text += f"  {rate:.0f}/s  {_duration((total - done) / rate)} left" if rate >= 1 \
-            else f"  {rate * 60:.0f}/min  {_duration((total - done) / rate)} left"
-    return f"{text}  {current[-40:]}" if current else text
-
-
-class _ProgressLine:
-    """A one-line progress display on a terminal's stderr (silent when not a terminal).
-
-    Rate and time left are per stage (files read, chunks embedded), measured from the stage's first event.
-    """
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.last = 0.0
-        self.stage = ""
-        self.stage_started = 0.0
-
-    def __call__(self, event: Progress) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if event.stage != self.stage:
-            self.stage, self.stage_started = event.stage, now
-        if now - self.last < 0.1 and event.stage != "finish":
-            return
-        self.last = now
-        text = progress_text(event.stage, event.done, event.total, now - self.stage_started, event.current)
-        sys.stderr.write(f"\r\x1b[2K{text}")
-        if event.stage == "finish":
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
 # -- commands ----------------------------------------------------------------
 def cmd_index(args: argparse.Namespace) -> int:
     with _open_engine(args) as engine:
-        progress = _ProgressLine(sys.stderr.isatty() and not args.json)
+        progress = ProgressLine(sys.stderr.isatty() and not args.json)
         try:
             report = engine.index(progress)
         except KeyboardInterrupt:
@@ -145,6 +97,8 @@ def cmd_index(args: argparse.Namespace) -> int:
           f"({report.timings['total']:.1f} s, model {report.embedding_model})")
     for message in report.messages:
         print(f"note: {message}")
+    if not report.files:
+        print(f"note: no notes or attachments found in {vault_folder(args.vault)}: is this the vault's folder?")
     return 0
 
 
@@ -160,6 +114,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"vault: {status['vault']}\nindex: {status['index_dir']}")
     print(f"embedding model: {embedding['model_id'] or 'none'}"
           + (f" ({embedding['error']})" if embedding["error"] else ""))
+    if not files["total"]:  # an index pass records its model: none recorded, none ran
+        print("no notes or attachments found in the vault" if embedding["recorded_model_id"] is not None
+              else "not indexed yet: run `cognivault index` first")
+        return 0
     print(f"files: {files['total']} ({files.get('indexed', 0)} indexed, {files.get('skipped', 0)} skipped, "
           f"{files.get('failed', 0)} failed)")
     print(f"chunks: {stages['lexical']['total']}; keyword index "
@@ -227,7 +185,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise UserError(f"cannot read questions: {exc}") from exc
     with _open_engine(args) as engine:
         if not args.no_index:
-            engine.index(_ProgressLine(sys.stderr.isatty() and not args.json))
+            engine.index(ProgressLine(sys.stderr.isatty() and not args.json))
         report = evaluate(engine, questions, args.modes, include_questions=args.per_question)
     if args.json:
         _print_json(report)
@@ -330,10 +288,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
     try:
-        return int(args.handler(args))
+        code = int(args.handler(args))
+        sys.stdout.flush()  # a closed pipe shows here, not as a traceback at exit
+        return code
     except CogniVaultError as exc:
         print(f"cognivault: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # `cognivault search … | head`: the reader has all it wanted; no error line
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush has nowhere to fail
+        return 128 + signal.SIGPIPE
     except OSError as exc:  # a full disk, a read-only vault, a folder without permission: one line
         print(f"cognivault: {describe_os_error(exc, 'finish ' + args.command)}", file=sys.stderr)
         return 1

@@ -22,7 +22,7 @@ import numpy as np
 
 from cognivault.config import Settings, load_settings
 from cognivault.errors import CogniVaultError
-from cognivault.graph import Snapshot
+from cognivault.graph import MARKDOWN_SUFFIXES, Snapshot
 from cognivault.index.catalog import Catalog, ChunkRecord, FileRecord
 from cognivault.index.generated import GeneratedNotes, study_prefix
 from cognivault.index.hybrid import FusedHit, FusionWeights, fuse_rankings, reciprocal_rank_fusion
@@ -38,7 +38,7 @@ from cognivault.index.pipeline import (
     vector_of_note,
 )
 from cognivault.index.query_language import QueryLanguage, query_language
-from cognivault.index.scope import Scope
+from cognivault.index.scope import Scope, query_tags, tagged_paths
 from cognivault.index.snippets import make_snippet
 from cognivault.index.store import IndexStore
 from cognivault.models.base import EmbeddingProvider, ModelUnavailable
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SEARCH_MODES = ("hybrid", "lexical", "dense")
+ONLY_COMMON_WORDS = "the query holds only common words or punctuation: add a word that names what you are looking for"
 CANDIDATES = 100
 
 Built = TypeVar("Built")
@@ -529,9 +530,21 @@ class Engine:
         store = self.store
         lexical = store.lexical
         notes: list[str] = []
+        catalog = store.reader()
+        asked = query
+        query, tags = query_tags(query, lambda tag: bool(catalog.paths_with_tag(tag)))
         lang = self.query_language(query).lang
-        allowed_paths = scope.resolve(store.reader(), lexical.paths if lexical else [],
+        if mode != "dense" and lexical is not None and len(lexical) and not lexical.query_terms(query, lang) \
+                and not self.resolver().named(as_note_name(query)):  # a note may be called "The Who"
+            # "the", "Was ist das?", "???": meaning search alone would return whatever lies nearest to nothing
+            return SearchResponse(asked, mode, lang, [], [ONLY_COMMON_WORDS], (time.perf_counter() - started) * 1000,
+                                  self.indexing())
+        allowed_paths = scope.resolve(catalog, lexical.paths if lexical else [],
                                       self.generated_notes().paths) if scope else None
+        if tags:
+            tagged = tagged_paths(catalog, tags)
+            allowed_paths = tagged if allowed_paths is None else allowed_paths & tagged
+            notes.append("only notes tagged " + ", ".join(f"#{tag}" for tag in tags))
         ranked_lexical: list[str] = []
         ranked_dense: list[str] = []
         depth = max(CANDIDATES, k * 5)
@@ -548,11 +561,26 @@ class Engine:
         else:
             fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, 1.0, 1.0, self.weights.rrf_k)
         if lexical is not None:
-            fused = self.generated_notes().below_sources(fused, lambda hit: lexical.path_of(hit.chunk_id))
+            generated = self.generated_notes()
+            fused = generated.below_sources(fused, lambda hit: lexical.path_of(hit.chunk_id))
+            fused = generated.one_passage_each(fused, lambda hit: lexical.path_of(hit.chunk_id))
             fused = self._open_with_named_note(fused, query, allowed_paths)
         results = self._results(fused, query, lang, k, per_note)
-        return SearchResponse(query, mode, lang, results, notes, (time.perf_counter() - started) * 1000,
+        if not results:
+            notes = self._why_nothing_was_found(notes, scope, allowed_paths)
+        return SearchResponse(asked, mode, lang, results, notes, (time.perf_counter() - started) * 1000,
                               self.indexing())
+
+    def _why_nothing_was_found(self, notes: list[str], scope: Scope | None, allowed_paths: set[str] | None
+                               ) -> list[str]:
+        """The notes of a search that found nothing, saying why when it is not the query's words:
+        nothing indexed yet (not "meaning search is not ready"), or a scope no note is in."""
+        lexical = self.store.lexical
+        if self.indexing() is None and (lexical is None or len(lexical) == 0):
+            return ["nothing is indexed in this vault yet: run `cognivault index` first"]
+        if allowed_paths is not None and not allowed_paths and scope is not None:
+            return [*notes, f"no note is in the scope {scope}"]
+        return notes
 
     def _open_with_named_note(self, fused: list[FusedHit], query: str, allowed_paths: set[str] | None
                               ) -> list[FusedHit]:
@@ -618,7 +646,9 @@ class Engine:
         query_terms = set(lexical.query_terms(query, lang)) if lexical else set()
         results = []
         for hit, record in picked:
-            snippet = make_snippet(record.text, query_terms, lexical.analyzer, record.lang) if lexical else None
+            headings = record.heading_path if record.path.lower().endswith(MARKDOWN_SUFFIXES) else None
+            snippet = make_snippet(record.text, query_terms, lexical.analyzer, record.lang,
+                                   markdown_headings=headings) if lexical else None
             results.append(SearchResult(
                 chunk_id=record.id, path=record.path, title=titles.get(record.path, record.path),
                 breadcrumb=breadcrumb(titles.get(record.path, record.path), record.heading_path),
@@ -657,20 +687,30 @@ class Engine:
                             {path: aliases for path, _, aliases, _ in catalog.notes()})
 
     def note_path(self, name: str) -> str:
-        """The vault path of a note given as a path or a name; EngineError when there is none."""
-        candidate = name.strip().lstrip("/")
-        try:
-            absolute = Path(candidate).expanduser()
-            if absolute.is_absolute() and absolute.resolve().is_relative_to(self.vault):
-                candidate = absolute.resolve().relative_to(self.vault).as_posix()
-        except (OSError, ValueError):
-            pass
+        """The vault path of a note given as a path or a name; EngineError when there is none.
+
+        A path on disk inside the vault also works: absolute, with ``~``, or relative to the current
+        folder (what a shell completes: ``notes/Biology/Cells.md`` run beside the vault ``notes``).
+        """
+        candidate = self._vault_relative(name)
         if self.store.reader().file(candidate) is not None:
             return candidate
         resolved = self.resolver().resolve(candidate)
         if resolved is None:
             raise EngineError(f"no indexed note matches {name!r}")
         return resolved
+
+    def _vault_relative(self, name: str) -> str:
+        """``name`` as a vault path when it is a path on disk inside the vault, else stripped of a leading "/"."""
+        candidate = name.strip()
+        try:
+            written = Path(candidate).expanduser()
+            on_disk = written.resolve()
+            if (written.is_absolute() or on_disk.exists()) and on_disk.is_relative_to(self.vault):
+                candidate = on_disk.relative_to(self.vault).as_posix()
+        except (OSError, ValueError, RuntimeError):
+            pass
+        return candidate.lstrip("/")
 
     def generated_notes(self) -> GeneratedNotes:
         """The vault's generated study notes and their sources, read once per catalog generation."""
@@ -697,11 +737,13 @@ class Engine:
         study notes left out unless ``include_generated``. A note on disk that is not indexed yet
         (the first pass has not reached it, it was just written) is read now and answered by its
         key words and links."""
+        if k < 1:
+            raise EngineError("k must be at least 1")
         try:
             path = self.note_path(note)
             neighbours = self.link_graph().neighbours(path)
         except EngineError:
-            path = note.strip().lstrip("/")
+            path = self._vault_relative(note)
             absolute = self.vault / path
             if file_kind(path) != "markdown" or not absolute.is_file() or \
                     not absolute.resolve().is_relative_to(self.vault):

@@ -33,11 +33,16 @@ from cognivault.companion import api
 from cognivault.companion.app import create_app
 from cognivault.errors import CogniVaultError
 from cognivault.index.watch import VaultWatcher
+from cognivault.live import LiveEvents
 from cognivault.paths import vault_data_dir
+from cognivault.progress_line import ProgressLine
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from cognivault.config import Settings
     from cognivault.engine import Engine
+    from cognivault.index.pipeline import Progress
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +179,7 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
                 sys.stderr.write("CogniVault: loading the models and the index...\n")
                 await warming
                 out.write(f"CogniVault dashboard: {companion.dashboard_link()}  (Ctrl+C stops the server)\n")
+                api.live_of(companion.app).events = TerminalEvents()
             out.flush()
             if engine.store.writable:
                 _start_writing(companion.app, engine, index=index, watch=watch)
@@ -186,6 +192,14 @@ def serve_forever(engine: Engine, settings: Settings, *, port: int = 0, index: b
 
     asyncio.run(main())
     return 0
+
+
+class TerminalEvents(LiveEvents):
+    """``serve`` for a person: an index pass shows its progress line on the terminal, as ``cognivault
+    index`` does (a first pass over a large vault takes minutes; search answers from what is read)."""
+
+    async def pass_starting(self) -> Callable[[Progress], None] | None:
+        return ProgressLine(sys.stderr.isatty())
 
 
 async def warm_up(app: web.Application) -> None:

@@ -23,7 +23,7 @@ import Stemmer
 from bm25s import stopwords as bm25s_stopwords
 
 _WORD = re.compile(r"\w+")
-_SYMBOLS = re.compile(r"[^\w\s]{2,}")
+SYMBOL_RUN = re.compile(r"[^\w\s]{2,}")  # Markdown syntax ("%%", "[[##") counts as a word
 # Runs made only of these are sentence punctuation ('?"', '“,', ').'), not syntax anyone searches for.
 _PROSE_PUNCTUATION = frozenset(".,;!?\"'“”„«»‘’‚()–—…")
 # Scripts without spaces between words: index character bigrams instead of "words".
@@ -62,7 +62,7 @@ def words(text: str) -> list[str]:
     users search for Markdown syntax, and such runs are rare enough to matter.
     """
     folded = text.casefold()
-    found: list[str] = [run for run in _SYMBOLS.findall(folded) if not _PROSE_PUNCTUATION.issuperset(run)]
+    found: list[str] = [run for run in SYMBOL_RUN.findall(folded) if not _PROSE_PUNCTUATION.issuperset(run)]
     for word in _WORD.findall(folded):
         if _UNSPACED.search(word) is None:
             found.append(word)

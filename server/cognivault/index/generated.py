@@ -7,7 +7,9 @@ generated note is one whose frontmatter has the ``cognivault`` key (every
 note CogniVault writes has it) or that lies in the study folder; its sources
 are the ``source_notes`` links of its frontmatter. Search keeps generated
 notes but never ranks one above a note it was made from
-(:meth:`GeneratedNotes.below_sources`); related notes and link completion leave
+(:meth:`GeneratedNotes.below_sources`), and shows one passage of each before
+the user's own passages run out (:meth:`GeneratedNotes.one_passage_each`: a
+quiz is a dozen short passages that all repeat the same words); related notes and link completion leave
 them out; ``study:only`` limits a search to them (see :mod:`cognivault.index.scope`).
 """
 
@@ -128,3 +130,23 @@ class GeneratedNotes:
         for waiting_items in held.values():  # a cycle of sources: keep them, in order
             ordered.extend(waiting_items)
         return ordered
+
+    def one_passage_each(self, items: Sequence[Item], path_of: Callable[[Item], str | None]) -> list[Item]:
+        """``items`` (best first) with each generated note's first item kept where it ranks and its
+        other items moved just below the last item of a note that is not generated (order kept
+        otherwise): a search for a quiz's topic shows the quiz once, then the user's notes."""
+        if not self.sources:
+            return list(items)
+        paths = [path_of(item) for item in items]
+        last_own = max((index for index, path in enumerate(paths) if path not in self.sources), default=-1)
+        kept: list[Item] = []
+        moved: list[Item] = []
+        shown: set[str] = set()
+        for item, path in zip(items[:last_own + 1], paths[:last_own + 1], strict=True):
+            if path in self.sources and path in shown:
+                moved.append(item)
+                continue
+            if path is not None:
+                shown.add(path)
+            kept.append(item)
+        return kept + moved + list(items[last_own + 1:])

@@ -41,6 +41,9 @@ MIN_STRUCTURED_CHARS = 20
 EMBED_BATCH = 64
 CHUNKER_META = "note_chunker_version"  # the catalog's record of the chunker its notes' passages came from
 
+_TOO_SHORT = "its readable text is too short to index"
+_NO_TEXT = "no readable text was found in it"
+_TEXTLESS = (_TOO_SHORT, _NO_TEXT)  # verdicts on a file's content: final while the file is unchanged
 
 @dataclass(slots=True)
 class FileReport:
@@ -238,8 +241,7 @@ class Indexer:
         drafts = [d for d in extraction.chunks if _keep(d)]
         if not drafts:  # nothing searchable came out of it: say so rather than "indexed, 0 chunks"
             found = sum(len(d.text.strip()) for d in extraction.chunks)
-            reason = (f"its readable text is too short to index ({found} characters)" if found else
-                      "no readable text was found in it")
+            reason = (f"{_TOO_SHORT} ({found} characters)" if found else _NO_TEXT)
             return self._record_failure(vault_file, reason, digest, stat, state="skipped")
         title = Path(vault_file.path).name
         return self._store_file(vault_file, digest, stat, title, _file_language(None, drafts), drafts, None)
@@ -400,8 +402,11 @@ class Indexer:
                 report.files.append(self._record_failure(vault_file, f"cannot read: {exc}", None, None))
                 continue
             previous = known.get(vault_file.path)
+            # A file skipped for want of a tool is read again once the tool is there; one whose text
+            # was too short is not (an unchanged screenshot was OCR'd again on every run).
             if previous is not None and previous.sha256 == digest and not (
-                    previous.state == "skipped" and usable.get(vault_file.kind) is None) and not (
+                    previous.state == "skipped" and usable.get(vault_file.kind) is None
+                    and not (previous.reason or "").startswith(_TEXTLESS)) and not (
                     rechunk and vault_file.kind == "markdown"):
                 report.files.append(FileReport(vault_file.path, vault_file.kind,
                                                "unchanged" if previous.state == "indexed" else previous.state,

@@ -7,16 +7,22 @@ Written on the command line as ``folder:"Obsidian Sync"``, ``tag:howto``,
 ``file:Plugins/Search.md``, ``property:status=done`` (or ``prop:status``),
 ``study:only`` (only generated study notes, see :mod:`cognivault.index.generated`)
 or ``study:exclude`` (none of them).
+
+A search query may name tags as Obsidian writes them (``#biology/cells membrane``):
+:func:`query_tags` takes each tag a note carries out of the words and the search keeps
+to the notes carrying one of them (sub-tags too), like ``tag:biology/cells``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import re
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from cognivault.errors import CogniVaultError
 from cognivault.index.catalog import Catalog
 from cognivault.index.generated import GeneratedNotes
+from cognivault.vault.markdown import is_valid_tag
 
 STUDY_VALUES = ("only", "exclude")
 
@@ -45,6 +51,17 @@ class Scope:
         if self.study:
             described["study"] = self.study
         return described
+
+    def __str__(self) -> str:
+        """The filters as written on the command line: ``folder:"Obsidian Sync" tag:howto``."""
+        def quoted(value: str) -> str:
+            return f'"{value}"' if " " in value else value
+
+        written = [f"folder:{quoted(f)}" for f in self.folders] + [f"tag:{quoted(t)}" for t in self.tags]
+        written += [f"file:{quoted(f)}" for f in self.files]
+        written += [f"property:{quoted(k if v is None else f'{k}={v}')}" for k, v in self.properties]
+        written += [f"study:{self.study}"] if self.study else []
+        return " ".join(written)
 
     @classmethod
     def parse(cls, filters: list[str] | None) -> Scope:
@@ -118,10 +135,7 @@ class Scope:
             prefixes = tuple(f"{folder}/" for folder in self.folders if folder)
             allowed = {p for p in allowed if not prefixes or p.startswith(prefixes)}
         if self.tags:
-            tagged: set[str] = set()
-            for tag in self.tags:
-                tagged |= catalog.paths_with_tag(tag)
-            allowed &= tagged
+            allowed &= tagged_paths(catalog, self.tags)
         if self.files:
             wanted = {f.casefold() for f in self.files}
             wanted |= {f"{f}.md" for f in wanted if not f.endswith(".md")}
@@ -129,6 +143,32 @@ class Scope:
         for key, value in self.properties:
             allowed &= catalog.paths_with_property(key, value)
         return allowed
+
+
+def tagged_paths(catalog: Catalog, tags: Iterable[str]) -> set[str]:
+    """The notes carrying any of ``tags`` or one of their sub-tags."""
+    tagged: set[str] = set()
+    for tag in tags:
+        tagged |= catalog.paths_with_tag(tag)
+    return tagged
+
+
+def query_tags(query: str, carried: Callable[[str], bool]) -> tuple[str, list[str]]:
+    """The words of a search query and the tags it names: ``"#biology/cells membrane"`` ->
+    ``("membrane", ["biology/cells"])``. Only a tag some note carries (``carried``) is taken: another
+    ``#word`` stays a word. A query of tags alone keeps their words (``"biology cells"``) to rank the
+    tagged notes' passages by."""
+    tags: list[str] = []
+    kept: list[str] = []
+    for token in query.split():
+        name = token[1:] if token.startswith("#") else ""
+        if name and is_valid_tag(name) and carried(name):
+            tags.append(name)
+        else:
+            kept.append(token)
+    if not tags:
+        return query, []
+    return " ".join(kept) or " ".join(re.split(r"[/_-]+", " ".join(tags))), tags
 
 
 def _study_value(value: str, raw: str) -> str:

@@ -57,6 +57,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -1062,3 +1063,66 @@ def tag_names(content: str) -> list[str]:
     if "#" not in content:
         return []
     return [piece.text[1:] for piece in inline_pieces(content) if piece.kind == "tag"]
+
+
+
+def reading_text(passage: str, shown_headings: Iterable[str] = ()) -> str:
+    """A passage as a reader sees it, on one line: what a search result shows of it.
+
+    Heading marks, emphasis, list bullets, quote marks, block ids, comments and HTML are gone;
+    link texts and tags are kept, code too, between backticks. Headings in ``shown_headings`` (the heading path a result
+    shows beside it) are left out; another heading, and a callout's title, keep their text
+    followed by a colon, as labels of what comes next.
+    """
+    shown = set(shown_headings)
+    pieces: list[str] = []
+    heading_open = False
+    for token in _MD.parse(normalize_text(passage)):
+        if token.type == "heading_open":
+            heading_open = True
+        elif token.type in ("fence", "code_block"):
+            pieces.append(_as_code(token.content))
+        elif token.type == "inline":
+            first_line, _, rest = token.content.partition("\n")
+            callout = _CALLOUT_RE.fullmatch(first_line) if first_line.startswith("[!") else None
+            if callout is not None:
+                title = _plain_text(callout.group(3), _scan_inline(callout.group(3)))
+                pieces.append(_as_label(title or callout.group(1)[:1].upper() + callout.group(1)[1:]))
+                content = rest.replace("\n", " ")
+            else:
+                content = token.content.replace("\n", " ")  # emphasis may span a line break
+            scan = _scan_inline(content)
+            if scan.block_id is not None:
+                content = content[:scan.block_id[0]]
+                scan = _scan_inline(content)
+            links = {(start, end): inside for start, end, inside, _ in scan.wikilinks}
+            scan.replacements = [(start, end, _link_as_shown(links[start, end]) if (start, end) in links
+                                  else _as_code(text) if content[start] == "`" and end - start > 1 else text)
+                                 for start, end, text in scan.replacements]
+            text = _plain_text(content, scan)
+            if heading_open:
+                heading_open = False
+                if not text or text in shown:
+                    continue
+                text = _as_label(text)
+            if text:
+                pieces.append(text)
+    return " ".join(" ".join(pieces).split())
+
+
+def _link_as_shown(inside: str) -> str:
+    """A wikilink as Obsidian's reading view shows it: its alias, else ``Note > Heading`` (block ids left out)."""
+    ref, bar, alias = inside.replace("\\|", "|").partition("|")
+    if bar and alias.strip():
+        return alias.strip()
+    parts = [part.strip() for part in ref.split("#")]
+    return " > ".join(part for part in parts if part and not part.startswith("^")) or ref.strip().lstrip("#")
+
+
+def _as_code(code: str) -> str:
+    """Code on one line between backticks, as a snippet shows it (its ``**`` or ``[[`` are the code's own)."""
+    return f"`{' '.join(code.split())}`" if code.strip() else ""
+
+
+def _as_label(text: str) -> str:
+    return text if text[-1:] in ".:;!?" else text + ":"

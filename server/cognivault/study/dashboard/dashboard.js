@@ -60,6 +60,7 @@
   }
 
   function days(n) { return n + (n === 1 ? " day" : " days"); }
+  function activities(n) { return n + (n === 1 ? " activity" : " activities"); }
 
   function shortDate(iso) {
     var date = new Date(iso);
@@ -86,7 +87,7 @@
     cells.forEach(function (cell) {
       var minutes = Math.round(cell.seconds / 60);
       var node = el("span", { "class": "cell l" + cell.level + (cell.date === today ? " today" : ""),
-        "title": cell.date + ": " + minutes + " min, " + cell.events + " activities", "data-date": cell.date,
+        "title": cell.date + ": " + minutes + " min, " + activities(cell.events), "data-date": cell.date,
         "data-level": String(cell.level) });
       grid.appendChild(node);
     });
@@ -123,7 +124,9 @@
         el("span", { "class": "score" }, scoreLine(attempt))
       ]));
     });
-    if (!list.children.length) list.appendChild(el("li", { "class": "empty", text: "No quizzes yet: generate one with cognivault generate quiz." }));
+    if (!list.children.length) list.appendChild(el("li", { "class": "empty" }, [el("span", null, [
+      document.createTextNode("No quizzes yet: generate one with "), el("code", { text: "cognivault generate quiz" }),
+      document.createTextNode(".")])]));
   }
 
   function openQuiz(path) {
@@ -202,7 +205,7 @@
     data.badges.forEach(function (badge) {
       var title = badge.unlocked ? "Unlocked " + new Date(badge.unlocked_at).toLocaleString() : "Locked";
       grid.appendChild(el("div", { "class": "badge " + (badge.unlocked ? "unlocked" : "locked"), title: title, "data-badge": badge.id }, [
-        el("div", { "class": "icon", "aria-hidden": "true", text: badge.icon }),
+        el("div", { "class": badge.icon.length > 2 ? "icon long" : "icon", "aria-hidden": "true", text: badge.icon }),
         el("div", null, [el("div", { "class": "name", text: badge.name }), el("div", { "class": "crit", text: badge.criterion })])
       ]));
     });
@@ -279,7 +282,8 @@
     select.textContent = "";
     var maps = data.mindmaps || [];
     $("map-empty").hidden = maps.length > 0;
-    select.hidden = !maps.length;
+    $("map-view").classList.toggle("is-empty", !maps.length);
+    $("map-tools").hidden = !maps.length;  // nothing to pick, zoom or fit
     maps.forEach(function (map) { select.appendChild(el("option", { value: map.path, text: map.title || map.path })); });
     if (maps.length && (!state.map || !maps.some(function (m) { return m.path === state.map.path; }))) loadMap(maps[0].path);
     else if (state.map) select.value = state.map.path;
