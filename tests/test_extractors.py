@@ -25,6 +25,8 @@ from cognivault.config import IndexSettings
 from cognivault.vault.chunking import make_anchor
 from cognivault.vault.extractors import (
     ATTACHMENT_EXTENSIONS,
+    EXTRACTOR_VERSIONS,
+    FORMATS,
     _common,
     audio,
     availability,
@@ -98,6 +100,12 @@ def test_extensions_are_lower_case_with_dot() -> None:
     assert format_of("Slides/Deck.PPTX") == "pptx"
     assert format_of("clip.m4a") == "audio"
     assert format_of("notes.md") is None
+
+
+def test_every_format_has_an_extractor_version() -> None:
+    """The index reads a format's files again when its version changes: a format without one never would."""
+    assert set(EXTRACTOR_VERSIONS) == set(FORMATS.values())
+    assert all(isinstance(version, int) and version >= 1 for version in EXTRACTOR_VERSIONS.values())
 
 
 def test_unknown_suffix_is_skipped(tmp_path: Path, settings: IndexSettings) -> None:
