@@ -332,7 +332,8 @@ def test_docx_sections_tables_and_anchors(tmp_path: Path, settings: IndexSetting
 
 def test_docx_tables_and_lists_read_as_markdown(tmp_path: Path, settings: IndexSettings) -> None:
     """A Word table is a GFM table (a renderer shows it as one, ``|`` in a cell escaped), list
-    paragraphs are list items, nested by their level, one list with no blank line inside it."""
+    paragraphs are list items, nested by their level, one list with no blank line inside it; a
+    paragraph whose numbering is switched off (numId 0) is no item."""
     import docx
 
     document = docx.Document()
@@ -341,6 +342,8 @@ def test_docx_tables_and_lists_read_as_markdown(tmp_path: Path, settings: IndexS
     document.add_paragraph("Open stomata: CO2 in", style="List Bullet")
     document.add_paragraph("water vapour out as well", style="List Bullet 2")
     document.add_paragraph("Closed stomata: water is saved", style="List Bullet")
+    unnumbered = document.add_paragraph("Guard cells decide which of the two it is.", style="List Bullet")
+    unnumbered._p.get_or_add_pPr().get_or_add_numPr().get_or_add_numId().val = 0  # Word: "no list" here
     table = document.add_table(rows=3, cols=2)
     for row, values in zip(table.rows, [("Tissue", "Main function"), ("Guard cells", "open | close the pore"),
                                         ("Xylem", "Bring water\nfrom the roots")], strict=True):
@@ -352,9 +355,10 @@ def test_docx_tables_and_lists_read_as_markdown(tmp_path: Path, settings: IndexS
     assert chunk.text == (
         "Gases pass through the stomata in both directions during the day.\n\n"
         "- Open stomata: CO2 in\n   - water vapour out as well\n- Closed stomata: water is saved\n\n"
+        "Guard cells decide which of the two it is.\n\n"
         "| Tissue | Main function |\n|---|---|\n| Guard cells | open \\| close the pore |\n"
         "| Xylem | Bring water from the roots |")
-    assert block_kinds(chunk.text) == ["paragraph", "item", "item", "table"]
+    assert block_kinds(chunk.text) == ["paragraph", "item", "item", "paragraph", "table"]
     assert rendered_tables(chunk.text) == [[["Tissue", "Main function"],
                                             ["Guard cells", "open | close the pore"],
                                             ["Xylem", "Bring water from the roots"]]]

@@ -49,8 +49,8 @@ def _list_styles(shape: Any, master: Any) -> list[Any]:
     style, then its layout's and master's placeholder, then the master's text style."""
     styles = [_own_list_style(shape)]
     inherited = shape
-    while shape.is_placeholder:
-        inherited = getattr(inherited, "_base_placeholder", None)  # slide -> layout -> master placeholder
+    for _ in range(2 if shape.is_placeholder else 0):  # slide -> layout -> master placeholder
+        inherited = getattr(inherited, "_base_placeholder", None)  # noqa: SLF001 - python-pptx's own lookup
         if inherited is None:
             break
         if inherited.has_text_frame:
@@ -68,7 +68,8 @@ def _bullet(paragraph: Any, styles: list[Any]) -> int | None:
         for child in properties:
             if child.tag in _BULLET_TAGS:
                 start = _BULLET_TAGS[child.tag]
-                return int(child.get("startAt", start)) if start else start
+                start_at = child.get("startAt", "")
+                return int(start_at) if start and start_at.isdigit() else start
     return None
 
 

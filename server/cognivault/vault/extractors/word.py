@@ -47,6 +47,8 @@ def _list_level(paragraph: Any) -> int | None:  # a python-docx Paragraph
     ppr = paragraph._p.pPr  # noqa: SLF001 - numbering has no public accessor
     numbering = ppr.numPr if ppr is not None else None
     if numbering is not None:
+        if numbering.numId is not None and numbering.numId.val == 0:
+            return None  # numbering 0: the paragraph's list formatting removed
         return int(numbering.ilvl.val) if numbering.ilvl is not None and numbering.ilvl.val is not None else 0
     if name.startswith("list"):
         level = name.rsplit(" ", 1)[-1]
