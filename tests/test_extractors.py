@@ -25,12 +25,15 @@ from cognivault.config import IndexSettings
 from cognivault.vault.chunking import make_anchor
 from cognivault.vault.extractors import (
     ATTACHMENT_EXTENSIONS,
+    EXTRACTOR_VERSIONS,
+    FORMATS,
     _common,
     audio,
     availability,
     extract_attachment,
     format_of,
 )
+from cognivault.vault.markdown import split_blocks
 from cognivault.vault.types import ExtractionFailed, ExtractionSkipped
 
 REPO = Path(__file__).resolve().parents[1]
@@ -99,6 +102,12 @@ def test_extensions_are_lower_case_with_dot() -> None:
     assert format_of("notes.md") is None
 
 
+def test_every_format_has_an_extractor_version() -> None:
+    """The index reads a format's files again when its version changes: a format without one never would."""
+    assert set(EXTRACTOR_VERSIONS) == set(FORMATS.values())
+    assert all(isinstance(version, int) and version >= 1 for version in EXTRACTOR_VERSIONS.values())
+
+
 def test_unknown_suffix_is_skipped(tmp_path: Path, settings: IndexSettings) -> None:
     path = tmp_path / "archive.zip"
     path.write_bytes(b"PK")
@@ -125,6 +134,29 @@ def test_availability_reports_each_format(settings: IndexSettings, no_tesseract:
     assert report["image"] == "tesseract not installed (apt-get install tesseract-ocr tesseract-ocr-deu)"
     assert report["pdf_ocr"] == report["image"]
     assert report["audio"] in (audio.NO_MODEL, audio.NOT_INSTALLED)
+
+
+# --- what a Markdown reader makes of the text ---------------------------------------------------
+
+
+def rendered_tables(text: str) -> list[list[list[str]]]:
+    """The tables a GFM renderer shows for ``text``: per table, its rows of cell texts."""
+    from markdown_it import MarkdownIt
+
+    tables: list[list[list[str]]] = []
+    for token in MarkdownIt("commonmark").enable("table").parse(text):
+        if token.type == "table_open":
+            tables.append([])
+        elif token.type == "tr_open":
+            tables[-1].append([])
+        elif token.type == "inline" and tables and tables[-1] and token.level >= 4:
+            tables[-1][-1].append(token.content)
+    return tables
+
+
+def block_kinds(text: str) -> list[str]:
+    return [block.kind for block in split_blocks(text)]
+
 
 
 # --- PDF ---------------------------------------------------------------------------------------
@@ -288,12 +320,78 @@ def test_docx_sections_tables_and_anchors(tmp_path: Path, settings: IndexSetting
     assert "- Double membrane" in chloroplast[0].text
     assert chloroplast[0].anchor == make_anchor((title, "Organelles", "Chloroplast"), 0, 0)
     mito = next(c for c in chunks if c.heading_path[-1] == "Mitochondrion")
-    assert "Organelle | Membranes | DNA\nChloroplast | 2 | yes\nNucleus | 2 | yes" in mito.text
+    assert mito.text == ("Site of aerobic respiration.\n\n| Organelle | Membranes | DNA |\n|---|---|---|\n"
+                         "| Chloroplast | 2 | yes |\n| Nucleus | 2 | yes |")
+    assert mito.structured, "a short table is kept from 20 characters, as table rows are"
     repeated = chloroplast[1:]  # the second section with the same heading path
     assert len(repeated) >= 2, "a long section is split into parts"
     assert [c.anchor for c in repeated] == [make_anchor((title, "Organelles", "Chloroplast"), 1, n)
                                             for n in range(len(repeated))]
     assert all(c.line_start == 0 and c.locator == "" for c in chunks)
+
+
+def test_docx_tables_and_lists_read_as_markdown(tmp_path: Path, settings: IndexSettings) -> None:
+    """A Word table is a GFM table (a renderer shows it as one, ``|`` in a cell escaped), list
+    paragraphs are list items, nested by their level, one list with no blank line inside it; a
+    paragraph whose numbering is switched off (numId 0) is no item."""
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Leaf", level=1)
+    document.add_paragraph("Gases pass through the stomata in both directions during the day.")
+    document.add_paragraph("Open stomata: CO2 in", style="List Bullet")
+    document.add_paragraph("water vapour out as well", style="List Bullet 2")
+    document.add_paragraph("Closed stomata: water is saved", style="List Bullet")
+    unnumbered = document.add_paragraph("Guard cells decide which of the two it is.", style="List Bullet")
+    unnumbered._p.get_or_add_pPr().get_or_add_numPr().get_or_add_numId().val = 0  # Word: "no list" here
+    table = document.add_table(rows=3, cols=2)
+    for row, values in zip(table.rows, [("Tissue", "Main function"), ("Guard cells", "open | close the pore"),
+                                        ("Xylem", "Bring water\nfrom the roots")], strict=True):
+        for cell, value in zip(row.cells, values, strict=True):
+            cell.text = value
+    path = tmp_path / "leaf.docx"
+    document.save(str(path))
+    (chunk,) = extract_attachment(path, settings).chunks
+    assert chunk.text == (
+        "Gases pass through the stomata in both directions during the day.\n\n"
+        "- Open stomata: CO2 in\n   - water vapour out as well\n- Closed stomata: water is saved\n\n"
+        "Guard cells decide which of the two it is.\n\n"
+        "| Tissue | Main function |\n|---|---|\n| Guard cells | open \\| close the pore |\n"
+        "| Xylem | Bring water from the roots |")
+    assert block_kinds(chunk.text) == ["paragraph", "item", "item", "paragraph", "table"]
+    assert rendered_tables(chunk.text) == [[["Tissue", "Main function"],
+                                            ["Guard cells", "open | close the pore"],
+                                            ["Xylem", "Bring water from the roots"]]]
+
+
+def test_a_long_table_is_cut_between_rows_and_each_part_keeps_its_header(tmp_path: Path) -> None:
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Trials", level=1)
+    document.add_paragraph("Each trial counts the bubbles an Elodea shoot gives off in one minute.")
+    rows = [("Trial", "Distance (cm)", "Bubbles")] + [(str(n), str(10 + n), str(60 - n)) for n in range(1, 41)]
+    table = document.add_table(rows=len(rows), cols=3)
+    for row, values in zip(table.rows, rows, strict=True):
+        for cell, value in zip(row.cells, values, strict=True):
+            cell.text = value
+    path = tmp_path / "trials.docx"
+    document.save(str(path))
+    chunks = extract_attachment(path, IndexSettings(chunk_chars=300, chunk_overlap=40)).chunks
+    assert len(chunks) > 3
+    prose = "Each trial counts the bubbles an Elodea shoot gives off in one minute."
+    assert chunks[0].text.startswith(prose + "\n\n| Trial"), \
+        "the prose before a table shares its first part (alone it would be too short to index)"
+    seen: list[list[str]] = []
+    for chunk in chunks:
+        tables = [block for block in split_blocks(chunk.text) if block.kind == "table"]
+        assert len(tables) == 1 and chunk.structured, chunk.text
+        assert tables[0].text.startswith("| Trial | Distance (cm) | Bubbles |\n|---|---|---|\n")
+        assert len(chunk.text) <= 300
+        (rendered,) = rendered_tables(chunk.text)
+        assert rendered[0] == ["Trial", "Distance (cm)", "Bubbles"]
+        seen.extend(rendered[1:])
+    assert seen == [list(row) for row in rows[1:]], "every row once, whole, in order"
 
 
 def _rewrite_zip(source: Path, target: Path, replace: dict[str, bytes]) -> None:
@@ -411,11 +509,58 @@ def test_pptx_one_chunk_per_slide(tmp_path: Path, settings: IndexSettings) -> No
     first, second = result.chunks
     assert first.heading_path == ("Light reactions",)
     assert first.locator == "slide 1" and first.anchor == "slide1/0" and first.structured
-    assert first.text == ("Light reactions\n\nPhotosystem II splits water\nATP synthase makes ATP\n\n"
+    assert first.text == ("- Photosystem II splits water\n- ATP synthase makes ATP\n\n"
                           "Speaker notes: Mention the proton gradient.")
     assert second.heading_path == ("Slide 2",) and second.locator == "slide 2"
-    assert "A slide without a title" in second.text
-    assert "Input | Output\nWater | Oxygen" in second.text
+    assert second.text == "A slide without a title\n\n| Input | Output |\n|---|---|\n| Water | Oxygen |"
+
+
+def _set_bullet(paragraph, tag: str, **attributes: str) -> None:  # noqa: ANN001 - a python-pptx paragraph
+    from lxml import etree
+    from pptx.oxml.ns import qn
+
+    etree.SubElement(paragraph._p.get_or_add_pPr(), qn(tag), **attributes)
+
+
+def test_pptx_bullets_levels_numbers_and_tables_as_markdown(tmp_path: Path, settings: IndexSettings) -> None:
+    """Body text is bulleted by the slide master unless a paragraph says otherwise; a text box is
+    not; both as PowerPoint shows them, as Markdown items, nested by level. The title is the
+    passage's heading, not a line of its text (unless the slide has nothing else)."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    presentation = Presentation()
+    slide = presentation.slides.add_slide(presentation.slide_layouts[1])
+    slide.shapes.title.text = "Photosystems"
+    body = slide.placeholders[1].text_frame
+    body.text = "Antenna pigments funnel energy to the reaction centre"
+    for text, level in (("chlorophyll a and b", 1), ("carotenoids", 1),
+                        ("Photosystem II (P680) splits water", 0), ("A plain line without a bullet", 0)):
+        paragraph = body.add_paragraph()
+        paragraph.text, paragraph.level = text, level
+    _set_bullet(body.paragraphs[-1], "a:buNone")
+    box = slide.shapes.add_textbox(Inches(1), Inches(5), Inches(6), Inches(1)).text_frame
+    box.text = "Order of the steps"
+    for text in ("light is absorbed", "water is split"):
+        paragraph = box.add_paragraph()
+        paragraph.text = text
+        _set_bullet(paragraph, "a:buAutoNum", type="arabicPeriod")
+    table = slide.shapes.add_table(2, 2, Inches(1), Inches(6), Inches(6), Inches(1)).table
+    for (r, c), value in {(0, 0): "Photosystem", (0, 1): "Absorbs", (1, 0): "II | P680", (1, 1): "680 nm"}.items():
+        table.cell(r, c).text = value
+    presentation.slides.add_slide(presentation.slide_layouts[5]).shapes.title.text = "Questions and answers"
+    path = tmp_path / "deck.pptx"
+    presentation.save(str(path))
+    chunk, title_only = extract_attachment(path, settings).chunks
+    assert title_only.text == "Questions and answers", "a slide with only a title is found by it"
+    assert chunk.text == (
+        "- Antenna pigments funnel energy to the reaction centre\n   - chlorophyll a and b\n   - carotenoids\n"
+        "- Photosystem II (P680) splits water\n\nA plain line without a bullet\n\n"
+        "Order of the steps\n\n1. light is absorbed\n2. water is split\n\n"
+        "| Photosystem | Absorbs |\n|---|---|\n| II \\| P680 | 680 nm |")
+    assert chunk.heading_path == ("Photosystems",)
+    assert block_kinds(chunk.text) == ["item", "item", "paragraph", "paragraph", "item", "item", "table"]
+    assert rendered_tables(chunk.text) == [[["Photosystem", "Absorbs"], ["II | P680", "680 nm"]]]
 
 
 # --- XLSX and CSV ------------------------------------------------------------------------------
@@ -527,7 +672,8 @@ def test_html_main_text_with_headings_and_tables(tmp_path: Path, settings: Index
     assert "must not appear" not in text and "color: red" not in text
     opening = next(c for c in result.chunks if c.heading_path == ("Leaf gas exchange", "Opening"))
     assert "Schließzellen" in opening.text
-    assert "Condition | Stomata\nLight | open\nDrought | closed" in opening.text
+    assert "| Condition | Stomata |\n|---|---|\n| Light | open |\n| Drought | closed |" in opening.text
+    assert [block.kind for block in split_blocks(opening.text)] == ["paragraph", "table"]
     assert opening.anchor == make_anchor(("Leaf gas exchange", "Opening"), 0, 0)
 
 
@@ -547,7 +693,32 @@ def test_html_without_trafilatura_result_uses_page_text(tmp_path: Path, settings
     assert result.chunks[0].text == "Home | About | Contact"
     opening = result.chunks[2].text
     assert "Schließzellen" in opening
-    assert "Condition | Stomata\nLight | open\nDrought | closed" in opening
+    assert "| Condition | Stomata |\n|---|---|\n| Light | open |\n| Drought | closed |" in opening
+
+
+LISTS_AND_TABLE = """<html><head><title>Stomata</title></head><body><article><h1>Stomata</h1>
+<p>Stomata are the pores through which a leaf takes in carbon dioxide and loses water vapour.</p>
+<ul><li>Open in light</li><li>Closed in drought</li></ul>
+<ol><li>Potassium ions enter the guard cells</li><li>Water follows by osmosis</li></ol>
+<table><tr><th>Cell</th><th>Role</th></tr><tr><td>Guard cell</td><td>open | close</td></tr></table>
+</article></body></html>"""
+
+
+@pytest.mark.parametrize("reader", ["trafilatura", "plain text"])
+def test_html_lists_and_tables_as_markdown(tmp_path: Path, settings: IndexSettings, reader: str,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import trafilatura
+
+    if reader == "plain text":
+        monkeypatch.setattr(trafilatura, "extract", lambda *a, **k: None)
+    path = tmp_path / "stomata.html"
+    path.write_text(LISTS_AND_TABLE, "utf-8")
+    result = extract_attachment(path, settings)
+    assert result.metadata["extractor"] == reader
+    (chunk,) = result.chunks
+    assert block_kinds(chunk.text) == ["paragraph", "item", "item", "item", "item", "table"]
+    assert "- Open in light\n- Closed in drought" in chunk.text
+    assert rendered_tables(chunk.text) == [[["Cell", "Role"], ["Guard cell", "open | close"]]]
 
 
 def test_html_binary_content_fails(tmp_path: Path, settings: IndexSettings) -> None:

@@ -665,3 +665,58 @@ def test_an_attachment_without_text_is_not_read_again_while_unchanged(vault: Pat
         (vault / "short.csv").write_text("animal,sound\ncat,meow\ndog,woof\ncow,moo\nowl,hoot\n" * 3, "utf-8")
         engine.index()
         assert submitted == ["short.csv"]  # changed: read again
+
+
+def test_attachments_read_by_another_extractor_version_are_read_again(vault: Path) -> None:
+    """An index whose DOCX, PPTX and HTML text came from an older extractor (one that wrote tables as
+    ``a | b`` lines, as before extractor versions were recorded) reads those files again on the next
+    pass, though their bytes did not change; an image is not OCR'd again, its extractor did not change;
+    the pass after is a no-op."""
+    import docx
+    from PIL import Image, ImageDraw, ImageFont
+    from pptx import Presentation
+
+    document = docx.Document()
+    document.add_paragraph("The leaf tissues and what each of them does for the plant during the day.")
+    table = document.add_table(rows=2, cols=2)
+    for cell, value in zip([*table.rows[0].cells, *table.rows[1].cells],
+                           ["Tissue", "Main function", "Guard cells", "Control stomata"], strict=True):
+        cell.text = value
+    document.save(str(vault / "leaf.docx"))
+    presentation = Presentation()
+    slide = presentation.slides.add_slide(presentation.slide_layouts[1])
+    slide.shapes.title.text = "Photosystems"
+    slide.placeholders[1].text_frame.text = "Photosystem II splits water and passes electrons on"
+    presentation.save(str(vault / "light.pptx"))
+    (vault / "page.html").write_text(
+        "<html><body><article><h1>Stomata</h1><p>Stomata are pores in the leaf epidermis that let carbon "
+        "dioxide in and water vapour out.</p><table><tr><th>Plant</th><th>Strategy</th></tr><tr><td>CAM"
+        "</td><td>Open stomata at night</td></tr></table></article></body></html>", "utf-8")
+    image = Image.new("RGB", (900, 200), "white")
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 48) \
+        if Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf").is_file() else ImageFont.load_default(48)
+    ImageDraw.Draw(image).text((30, 60), "Chlorophyll absorbs light", fill="black", font=font)
+    image.save(vault / "figure.png")
+    attachments = ("leaf.docx", "light.pptx", "page.html")
+
+    settings = load_settings(vault)
+    with Engine(vault, settings, embedder=WordHashEmbedder()) as engine:
+        first = states(engine.index())
+        assert all(first[name] == "indexed" for name in attachments)
+        catalog = engine.store.catalog
+        with catalog.db:  # as an index built before extractor versions were recorded, by the old extractors
+            catalog.db.execute("DELETE FROM meta WHERE key LIKE 'extractor_version:%'")
+            catalog.db.execute("UPDATE chunks SET text = replace(replace(text, '| ', ''), ' |', '') "
+                               "WHERE path = 'leaf.docx'")
+    with Engine(vault, settings, embedder=WordHashEmbedder()) as engine:
+        report = engine.index()
+        second = states(report)
+        assert {name: second[name] for name in attachments} == {name: "indexed" for name in attachments}
+        assert second["figure.png"] == ("unchanged" if first["figure.png"] == "indexed" else first["figure.png"])
+        assert all(second[path] == "unchanged" for path in NOTES)
+        assert report.embedded_chunks == 0, "the text read again is the text embedded before: the cache serves it"
+        (leaf,) = engine.store.catalog.chunks_of("leaf.docx")
+        assert "| Tissue | Main function |\n|---|---|\n| Guard cells | Control stomata |" in leaf.text
+        assert engine.store.consistency()["agree"]
+        again = engine.index()
+        assert set(states(again).values()) <= {"unchanged", "skipped"} and again.embedded_chunks == 0

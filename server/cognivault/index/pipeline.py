@@ -6,8 +6,9 @@ thread embeds, so embedding starts at once and the CPU never idles. Work is
 committed file by file and batch by batch: an interrupted run loses nothing
 already done, and the next run resumes where it stopped. Unchanged files are
 skipped, except notes cut by another version of the chunker
-(``vault.chunking.CHUNKER_VERSION``), which are cut again; their unchanged
-passages keep their vectors.
+(``vault.chunking.CHUNKER_VERSION``), which are cut again, and attachments read
+by another version of their format's extractor (``EXTRACTOR_VERSIONS``), which
+are read again; their unchanged passages keep their vectors.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from cognivault.index.lexical import join_words
 from cognivault.index.store import IndexStore
 from cognivault.models.base import EmbeddingProvider
 from cognivault.vault.chunking import CHUNKER_VERSION, chunk_note
-from cognivault.vault.extractors import availability
+from cognivault.vault.extractors import EXTRACTOR_VERSIONS, availability
 from cognivault.vault.markdown import parse_note
 from cognivault.vault.scan import VaultFile, scan_vault
 from cognivault.vault.types import ChunkDraft, Extraction, ParsedNote
@@ -40,6 +41,7 @@ MIN_PROSE_CHARS = 100
 MIN_STRUCTURED_CHARS = 20
 EMBED_BATCH = 64
 CHUNKER_META = "note_chunker_version"  # the catalog's record of the chunker its notes' passages came from
+EXTRACTOR_META = "extractor_version:"  # + a format: the catalog's record of the extractor its files' text came from
 
 _TOO_SHORT = "its readable text is too short to index"
 _NO_TEXT = "no readable text was found in it"
@@ -150,6 +152,15 @@ def _file_language(note_lang: str | None, drafts: Sequence[ChunkDraft]) -> str |
         return normalize_language(note_lang)
     sample = "\n".join(d.text for d in drafts)[:1500]
     return detect_language(sample)
+
+
+def _reader_versions() -> dict[str, tuple[str, str, str | None]]:
+    """Per kind of file: its catalog meta key, the version of its reader (the chunker for notes, else
+    the format's extractor), and the version to assume when none is recorded (None: outdated)."""
+    versions: dict[str, tuple[str, str, str | None]] = {"markdown": (CHUNKER_META, str(CHUNKER_VERSION), None)}
+    for kind, version in EXTRACTOR_VERSIONS.items():
+        versions[kind] = (EXTRACTOR_META + kind, str(version), "1")
+    return versions
 
 
 OUTDATED = "outdated"  # a note's state when it changed again between being read and stored (not stored)
@@ -354,17 +365,28 @@ class Indexer:
         return added
 
     # -- a whole run --------------------------------------------------------
-    def _cut_by_another_chunker(self, known: Iterable[FileRecord]) -> bool:
-        """Whether the indexed notes were cut by another version of the chunker (then a pass cuts every
-        note again); an index with no note yet is marked as cut by this one at once, so an interrupted
-        first pass resumes where it stopped."""
+    def _read_by_other_versions(self, known: Iterable[FileRecord]) -> set[str]:
+        """The kinds of files (``markdown`` for notes, else an attachment format) whose indexed passages
+        came from another version of their reader: a pass reads every file of these kinds again. A kind
+        with no file indexed yet is marked as read by this version at once, so an interrupted first
+        pass resumes where it stopped."""
         catalog = self.store.catalog
-        if catalog.get_meta(CHUNKER_META) == str(CHUNKER_VERSION):
-            return False
-        if any(record.kind == "markdown" for record in known):
-            return True
-        catalog.set_meta(CHUNKER_META, str(CHUNKER_VERSION))
-        return False
+        indexed = {record.kind for record in known}
+        outdated: set[str] = set()
+        for kind, (key, version, unrecorded) in _reader_versions().items():
+            if catalog.get_meta(key, unrecorded) == version:
+                continue
+            if kind in indexed:
+                outdated.add(kind)
+            else:
+                catalog.set_meta(key, version)
+        return outdated
+
+    def _mark_read_by_this_version(self, kinds: Iterable[str]) -> None:
+        versions = _reader_versions()
+        for kind in kinds:
+            key, version, _ = versions[kind]
+            self.store.catalog.set_meta(key, version)
 
     def run(self, progress: ProgressCallback | None = None) -> IndexReport:
         started = time.perf_counter()
@@ -385,7 +407,7 @@ class Indexer:
                             for problem in scan.problems)
 
         usable = availability(self.settings.index)
-        rechunk = self._cut_by_another_chunker(known.values())
+        reread = self._read_by_other_versions(known.values())
         attachments: list[tuple[VaultFile, str]] = []
         total = len(scan.files)
         read_started = time.perf_counter()
@@ -406,8 +428,7 @@ class Indexer:
             # was too short is not (an unchanged screenshot was OCR'd again on every run).
             if previous is not None and previous.sha256 == digest and not (
                     previous.state == "skipped" and usable.get(vault_file.kind) is None
-                    and not (previous.reason or "").startswith(_TEXTLESS)) and not (
-                    rechunk and vault_file.kind == "markdown"):
+                    and not (previous.reason or "").startswith(_TEXTLESS)) and vault_file.kind not in reread:
                 report.files.append(FileReport(vault_file.path, vault_file.kind,
                                                "unchanged" if previous.state == "indexed" else previous.state,
                                                previous.reason, previous.chunk_count))
@@ -420,8 +441,8 @@ class Indexer:
             except OSError as exc:
                 report.files.append(self._record_failure(vault_file, f"cannot read: {exc}", digest, None))
         report.timings["read_notes"] = time.perf_counter() - read_started
-        if rechunk and not report.interrupted:
-            store.catalog.set_meta(CHUNKER_META, str(CHUNKER_VERSION))
+        if "markdown" in reread and not report.interrupted:
+            self._mark_read_by_this_version(["markdown"])
 
         self.pause()
         lexical_started = time.perf_counter()
@@ -461,6 +482,8 @@ class Indexer:
         report.timings["embed_and_attachments"] = time.perf_counter() - embed_started
         report.timings["embed"] = self.embed_seconds
         report.interrupted = report.interrupted or self._stopping
+        if not report.interrupted:  # every attachment of an outdated format was read again
+            self._mark_read_by_this_version(reread - {"markdown"})
 
         self.pause()
         finish_started = time.perf_counter()

@@ -4,6 +4,8 @@ Public API
 - ``FORMATS``: suffix (lower case, with the dot) -> format name; the one list of the
   attachments CogniVault reads (``ATTACHMENT_EXTENSIONS`` is its keys, ``suffixes_of``
   a part of it for the ask attachments and the answer filter).
+- ``EXTRACTOR_VERSIONS``: format name -> the version of the text its extractor writes; the
+  index reads every file of a format again when its version changed.
 - ``extract_attachment(path, settings) -> Extraction``: chunks of one attachment.
   Raises ``ExtractionSkipped`` when an optional part is missing (tesseract,
   faster-whisper, a whisper model) and ``ExtractionFailed`` with a readable
@@ -33,6 +35,7 @@ from ._common import Deadline, TextBudget, check_file_size
 
 __all__ = [
     "ATTACHMENT_EXTENSIONS",
+    "EXTRACTOR_VERSIONS",
     "FORMATS",
     "availability",
     "extract_attachment",
@@ -72,6 +75,14 @@ FORMATS: dict[str, str] = {
 
 ATTACHMENT_EXTENSIONS: frozenset[str] = frozenset(FORMATS)
 DOCUMENT_FORMATS = ("pdf", "docx", "pptx", "xlsx", "csv", "html")  # text documents (not images, not audio)
+
+# Raised for a format whenever a change gives its files other text: the next index pass reads every
+# file of that format again, though its bytes did not change (``index.pipeline``), and embeds only
+# the passages whose text changed. 1 is every format's version before versions were recorded.
+# docx, pptx, html 2: tables as GFM tables, bulleted paragraphs as list items (Markdown renders them).
+EXTRACTOR_VERSIONS: dict[str, int] = {
+    "pdf": 1, "docx": 2, "pptx": 2, "xlsx": 1, "csv": 1, "html": 2, "image": 1, "audio": 1,
+}
 
 
 def suffixes_of(*formats: str) -> frozenset[str]:

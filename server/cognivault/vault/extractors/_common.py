@@ -22,10 +22,11 @@ import dataclasses
 import re
 import time
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import IO
 
+from cognivault.config import IndexSettings
 from cognivault.vault.types import ChunkDraft, ExtractionFailed
 
 # Office containers: a real document has a few dozen to a few hundred parts;
@@ -216,6 +217,8 @@ def _looks_like_xml(head: bytes) -> bool:
 
 _SPACES = re.compile(r"[ \t\u00a0]+")
 _BLANKS = re.compile(r"\n{3,}")
+_PIPE = re.compile(r"(\\*)\|")
+_DELIMITER_ROW = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|)+")
 
 
 def clean_text(text: str) -> str:
@@ -232,11 +235,135 @@ def clip_cell(value: str) -> str:
     return value
 
 
+def markdown_table(rows: Iterable[Sequence[str]]) -> str:
+    """Rows of cells as a GFM table, the first row with text its header (``""`` when no row has text).
+
+    ``| a | b |`` rows with a ``|---|---|`` delimiter row after the header, so any Markdown
+    reader (an editor's preview, the answerer's quotes) shows a table; each cell on one line
+    (:func:`clip_cell`) with ``|`` escaped as ``\\|``; short rows are padded to the widest.
+    """
+    kept = [[_PIPE.sub(lambda match: match.group(1) * 2 + "\\|", clip_cell(cell)) for cell in row]
+            for row in rows]
+    kept = [row for row in kept if any(row)]
+    if not kept:
+        return ""
+    width = max(len(row) for row in kept)
+    lines = ["| " + " | ".join(row + [""] * (width - len(row))) + " |" for row in kept]
+    lines.insert(1, "|" + "---|" * width)
+    return "\n".join(lines)
+
+
+class MarkdownList:
+    """Writes list paragraphs (a bullet or number and a nesting level, as Word and PowerPoint
+    keep them) as Markdown list items: ``- text`` or ``1. text``, nested by three spaces.
+
+    An item is never indented deeper than one level under the item before it (more would read
+    as code), and :meth:`end` closes the list when a paragraph that is no item comes.
+    """
+
+    def __init__(self) -> None:
+        self._levels: list[int] = []  # the source levels of the open items, outermost first
+        self._numbers: dict[int, int] = {}  # depth -> the number of the last numbered item there
+
+    def item(self, text: str, level: int = 0, number_from: int | None = None) -> str:
+        """The Markdown line of one item (``number_from``: a numbered list starting there)."""
+        while self._levels and self._levels[-1] >= level:
+            self._levels.pop()
+        depth = len(self._levels)
+        self._levels.append(level)
+        previous = self._numbers.get(depth)
+        self._numbers = {d: number for d, number in self._numbers.items() if d < depth}
+        marker = "-"
+        if number_from is not None:
+            self._numbers[depth] = number_from if previous is None else previous + 1
+            marker = f"{self._numbers[depth]}."
+        return "   " * depth + f"{marker} {text}"
+
+    @property
+    def open(self) -> bool:
+        return bool(self._levels)
+
+    def end(self) -> None:
+        self._levels.clear()
+        self._numbers.clear()
+
+
 def split(text: str, chunk_chars: int, overlap: int) -> list[str]:
-    """Prose split by the shared chunker (imported lazily: it lives in ``vault.chunking``)."""
+    """Text cut into passages of about ``chunk_chars``: prose by the shared chunker
+    (``vault.chunking.split_prose``, imported lazily), a GFM table never inside a row.
+
+    Passages fill up with whole rows; each passage that holds rows of a table starts them with the
+    table's header and delimiter rows, so every part reads (and renders) as a table with its column
+    names. Prose and table parts share a passage when they fit in one.
+    """
     from cognivault.vault.chunking import split_prose
 
-    return [part for part in split_prose(text, chunk_chars, overlap) if part.strip()]
+    segments = _table_segments(text)
+    if not any(is_table for is_table, _ in segments):
+        return [part for part in split_prose(text, chunk_chars, overlap) if part.strip()]
+    if len(text.strip()) <= chunk_chars:
+        return [text.strip()]
+    passages: list[str] = []
+    current = ""
+    for is_table, body in segments:
+        if not is_table:
+            for number, part in enumerate(split_prose(body, chunk_chars, overlap)):
+                # the parts of one text overlap: only the first may join what came before
+                if current and (number or len(current) + 2 + len(part) > chunk_chars):
+                    passages.append(current)
+                    current = ""
+                current = f"{current}\n\n{part}" if current else part
+            continue
+        lines = body.split("\n")
+        head = "\n".join(lines[:2])
+        started = False  # whether ``current`` ends with rows of this table
+        for line in ["\n" + row for row in lines[2:]] or [""]:  # "": a table that is only a header
+            if started:
+                if len(current) + len(line) <= chunk_chars:
+                    current += line
+                    continue
+                passages.append(current)
+                current = ""
+            opening = head + line
+            if current and len(current) + 2 + len(opening) > chunk_chars:
+                passages.append(current)
+                current = ""
+            current = f"{current}\n\n{opening}" if current else opening
+            started = True
+    if current:
+        passages.append(current)
+    return passages
+
+
+def holds_table(text: str) -> bool:
+    """Whether a passage holds (part of) a GFM table: kept, as table rows are, from 20 characters."""
+    return any(is_table for is_table, _ in _table_segments(text))
+
+
+def _table_segments(text: str) -> list[tuple[bool, str]]:
+    """The text as (is a table, text) runs of lines: a table is a ``|`` row, a delimiter row and
+    the ``|`` rows after them."""
+    lines = text.split("\n")
+    segments: list[tuple[bool, str]] = []
+    prose: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index].strip()
+        if line.startswith("|") and index + 1 < len(lines) and _DELIMITER_ROW.fullmatch(lines[index + 1].strip()):
+            end = index + 2
+            while end < len(lines) and lines[end].strip().startswith("|"):
+                end += 1
+            if "\n".join(prose).strip():
+                segments.append((False, "\n".join(prose)))
+            prose = []
+            segments.append((True, "\n".join(row.strip() for row in lines[index:end])))
+            index = end
+            continue
+        prose.append(lines[index])
+        index += 1
+    if "\n".join(prose).strip() or not segments:
+        segments.append((False, "\n".join(prose)))
+    return segments
 
 
 def section_anchor(heading_path: tuple[str, ...], occurrence: int, part: int) -> str:
@@ -248,6 +375,21 @@ def section_anchor(heading_path: tuple[str, ...], occurrence: int, part: int) ->
     from cognivault.vault.chunking import make_anchor
 
     return make_anchor(heading_path, occurrence, part)
+
+
+def section_chunks(sections: Iterable[tuple[tuple[str, ...], str]], settings: IndexSettings) -> list[ChunkDraft]:
+    """The passages of a document read as (heading path, Markdown text) sections, in order, with
+    the Markdown chunker's anchors (empty sections count as occurrences of their heading path)."""
+    chunks: list[ChunkDraft] = []
+    occurrences: dict[tuple[str, ...], int] = {}
+    for heading_path, body in sections:
+        occurrence = occurrences.get(heading_path, 0)
+        occurrences[heading_path] = occurrence + 1
+        for part, piece in enumerate(split(body.strip(), settings.chunk_chars, settings.chunk_overlap)):
+            chunks.append(ChunkDraft(text=piece, heading_path=heading_path, line_start=0, line_end=0,
+                                     anchor=section_anchor(heading_path, occurrence, part),
+                                     structured=holds_table(piece)))
+    return chunks
 
 
 class TextBudget:

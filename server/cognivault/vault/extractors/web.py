@@ -1,6 +1,6 @@
 """HTML pages: main text by trafilatura (no network), the page's plain text when that finds nothing.
 
-Both paths produce light Markdown whose ``#`` headings become heading paths.
+Both paths produce Markdown: ``#`` headings (they become heading paths), list items, GFM tables.
 """
 
 from __future__ import annotations
@@ -13,25 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from cognivault.config import IndexSettings
-from cognivault.vault.types import ChunkDraft, Extraction, ExtractionFailed
+from cognivault.vault.types import Extraction, ExtractionFailed
 
-from ._common import Deadline, clean_text, decode_text, looks_binary, read_bytes, section_anchor, split
+from ._common import Deadline, clean_text, decode_text, looks_binary, markdown_table, read_bytes, section_chunks
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
-
-
-def _table_line(line: str) -> str | None:
-    """Markdown table rows as ``a | b``; the ``|---|`` rule line dropped."""
-    if _TABLE_RULE.match(line):
-        return None
-    stripped = line.strip()
-    if stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1:
-        return " | ".join(cell.strip() for cell in stripped[1:-1].split("|"))
-    return line
 
 
 def _decode(data: bytes) -> tuple[str, str]:
@@ -48,21 +37,21 @@ def _decode(data: bytes) -> tuple[str, str]:
 
 _SKIP = {"script", "style", "noscript", "template", "svg", "head", "iframe", "object", "canvas"}
 _BLOCK = {"p", "div", "section", "article", "main", "aside", "header", "footer", "nav", "ul", "ol",
-          "li", "br", "hr", "blockquote", "pre", "figure", "figcaption", "dl", "dt", "dd", "form",
+          "br", "hr", "blockquote", "pre", "figure", "figcaption", "dl", "dt", "dd", "form",
           "address", "details", "summary", "table", "tbody", "thead", "tfoot", "body", "html"}
 
 
 class _TextParser(HTMLParser):
-    """The visible text of a page as light Markdown (``#`` headings, ``a | b`` table rows)."""
+    """The visible text of a page as Markdown (``#`` headings, list items, GFM tables)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.out: list[str] = []
         self.skip_depth = 0
         self.heading: int | None = None
-        self.row: list[str] | None = None
-        self.cell: list[str] | None = None
-        self.table_depth = 0
+        self.tables: list[list[list[str]]] = []  # per open table: its rows so far (a nested table's
+        self.cell: list[str] | None = None        # cells read into the enclosing cell)
+        self.lists: list[str] = []  # per open list: its tag, "ul" or "ol"
         self.pre_depth = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -75,18 +64,20 @@ class _TextParser(HTMLParser):
             self.out.append("\n\n" + "#" * int(tag[1]) + " ")
             self.heading = int(tag[1])
         elif tag == "table":
-            self.table_depth += 1
-            self.out.append("\n\n")
+            self.tables.append([])
         elif tag == "pre":
             self.pre_depth += 1
             self.out.append("\n\n")
-        elif tag == "tr":
-            self.row = []
-        elif tag in ("td", "th"):
+        elif tag == "tr" and self.tables:
+            self.tables[-1].append([])
+        elif tag in ("td", "th") and self.tables and self.tables[-1] and self.cell is None:
             self.cell = []
-        elif tag == "li":
-            self.out.append("\n- ")
-        elif tag in _BLOCK and not self.table_depth:
+        elif tag in ("ul", "ol") and not self.tables:
+            self.lists.append(tag)
+            self.out.append("\n")
+        elif tag == "li" and not self.tables:  # nested lists read as one (lines lose their indent)
+            self.out.append("\n1. " if self.lists and self.lists[-1] == "ol" else "\n- ")
+        elif tag in _BLOCK and not self.tables:
             self.out.append("\n\n" if tag in ("p", "div", "section", "article") else "\n")
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -102,28 +93,29 @@ class _TextParser(HTMLParser):
         if re.fullmatch(r"h[1-6]", tag):
             self.out.append("\n\n")
             self.heading = None
-        elif tag in ("td", "th") and self.cell is not None and self.row is not None:
-            self.row.append(" ".join("".join(self.cell).split()))
+        elif tag in ("td", "th") and self.cell is not None and len(self.tables) == 1:
+            self.tables[-1][-1].append("".join(self.cell))
             self.cell = None
-        elif tag == "tr" and self.row is not None:
-            if any(self.row):
-                self.out.append("\n" + " | ".join(self.row))
-            self.row = None
-        elif tag == "table":
-            self.table_depth = max(0, self.table_depth - 1)
-            self.out.append("\n\n")
+        elif tag == "table" and self.tables:
+            rows = self.tables.pop()
+            if self.tables:
+                return  # a nested table's text stays in the enclosing cell
+            self.out.append("\n\n" + markdown_table(rows) + "\n\n")
         elif tag == "pre":
             self.pre_depth = max(0, self.pre_depth - 1)
             self.out.append("\n\n")
-        elif tag in _BLOCK and not self.table_depth:
+        elif tag in ("ul", "ol") and self.lists and not self.tables:
+            self.lists.pop()
+            self.out.append("\n")
+        elif tag in _BLOCK and not self.tables:
             self.out.append("\n")
 
     def handle_data(self, data: str) -> None:
         if self.skip_depth:
             return
         if self.cell is not None:
-            self.cell.append(data)
-        elif self.table_depth:
+            self.cell.append(data + " ")
+        elif self.tables:
             return  # whitespace between rows and cells
         elif self.heading is not None:
             self.out.append(" ".join(data.split()) + " ")
@@ -153,9 +145,7 @@ def _sections(markdown: str) -> list[tuple[tuple[str, ...], str]]:
                 stack.append((level, title))
                 sections.append((tuple(t for _, t in stack), []))
                 continue
-        row = _table_line(line)
-        if row is not None:
-            sections[-1][1].append(row)
+        sections[-1][1].append(line)
     return [(path, clean_text(_EMPHASIS.sub(r"\2", "\n".join(lines)))) for path, lines in sections]
 
 
@@ -192,14 +182,5 @@ def extract(path: Path, settings: IndexSettings, deadline: Deadline) -> Extracti
             raise ExtractionFailed(f"not a readable HTML page ({type(exc).__name__}: {exc})") from exc
         metadata["extractor"] = "plain text"
 
-    chunks: list[ChunkDraft] = []
-    occurrences: dict[tuple[str, ...], int] = {}
-    for heading_path, body in _sections(text):
-        occurrence = occurrences.get(heading_path, 0)
-        occurrences[heading_path] = occurrence + 1
-        if not body:
-            continue
-        for part, piece in enumerate(split(body, settings.chunk_chars, settings.chunk_overlap)):
-            chunks.append(ChunkDraft(text=piece, heading_path=heading_path, line_start=0, line_end=0,
-                                     anchor=section_anchor(heading_path, occurrence, part)))
+    chunks = section_chunks(_sections(text), settings)
     return Extraction(chunks=chunks, metadata=metadata)

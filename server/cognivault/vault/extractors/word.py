@@ -1,4 +1,5 @@
-"""DOCX: paragraphs grouped under their headings, tables as ``a | b | c`` rows."""
+"""DOCX: paragraphs grouped under their headings, as Markdown: list paragraphs as ``- `` items
+(nested by their list level), tables as GFM tables."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from cognivault.config import IndexSettings
-from cognivault.vault.types import ChunkDraft, Extraction, ExtractionFailed
+from cognivault.vault.types import Extraction, ExtractionFailed
 
-from ._common import Deadline, clean_text, clip_cell, guard_office_zip, section_anchor, split
+from ._common import Deadline, MarkdownList, clean_text, guard_office_zip, markdown_table, section_chunks
 
 _HEADING_STYLE = re.compile(r"^(?:heading|überschrift|titre|titolo|título)\s*(\d)$", re.IGNORECASE)
 _HEADING_ID = re.compile(r"^(?:heading|berschrift)(\d)$", re.IGNORECASE)
@@ -37,18 +38,25 @@ def _heading_level(paragraph: Any) -> int | None:  # a python-docx Paragraph
     return None
 
 
-def _is_list(paragraph: Any) -> bool:
+def _list_level(paragraph: Any) -> int | None:  # a python-docx Paragraph
+    """The list level (0 outermost) of a numbered, bulleted or "List ..." style paragraph, else None."""
     try:
         name = (paragraph.style.name or "").lower()
     except Exception:  # noqa: BLE001
         name = ""
-    if name.startswith("list"):
-        return True
     ppr = paragraph._p.pPr  # noqa: SLF001 - numbering has no public accessor
-    return ppr is not None and ppr.numPr is not None
+    numbering = ppr.numPr if ppr is not None else None
+    if numbering is not None:
+        if numbering.numId is not None and numbering.numId.val == 0:
+            return None  # numbering 0: the paragraph's list formatting removed
+        return int(numbering.ilvl.val) if numbering.ilvl is not None and numbering.ilvl.val is not None else 0
+    if name.startswith("list"):
+        level = name.rsplit(" ", 1)[-1]
+        return int(level) - 1 if level.isdigit() and int(level) > 0 else 0
+    return None
 
 
-def _table_rows(table: Any) -> list[str]:  # a python-docx Table
+def _table_rows(table: Any) -> list[list[str]]:  # a python-docx Table
     rows = []
     for row in table.rows:
         cells, seen = [], set()
@@ -57,9 +65,8 @@ def _table_rows(table: Any) -> list[str]:  # a python-docx Table
             if key in seen:
                 continue
             seen.add(key)
-            cells.append(clip_cell(cell.text))
-        if any(cells):
-            rows.append(" | ".join(cells))
+            cells.append(cell.text)
+        rows.append(cells)
     return rows
 
 
@@ -77,44 +84,45 @@ def extract(path: Path, settings: IndexSettings, deadline: Deadline) -> Extracti
 
     sections: list[tuple[tuple[str, ...], list[str]]] = [((), [])]
     stack: list[tuple[int, str]] = []
+    items = MarkdownList()
     try:
         for count, block in enumerate(document.iter_inner_content()):
             if count % 200 == 0:
                 deadline.check("reading paragraphs")
             if isinstance(block, Table):
-                rows = _table_rows(block)
-                if rows:
-                    sections[-1][1].append("\n".join(rows))
+                items.end()
+                table = markdown_table(_table_rows(block))
+                if table:
+                    sections[-1][1].append(table)
                 continue
             text = clean_text(block.text)
             if not text:
                 continue
             level = _heading_level(block)
             if level is not None:
+                items.end()
                 title = " ".join(text.split())
                 while stack and stack[-1][0] >= level:
                     stack.pop()
                 stack.append((level, title))
                 sections.append((tuple(t for _, t in stack), []))
                 continue
-            sections[-1][1].append(f"- {text}" if _is_list(block) else text)
+            list_level = _list_level(block)
+            if list_level is None:
+                items.end()
+                sections[-1][1].append(text)
+            elif items.open and sections[-1][1]:  # the items of one list stay one block
+                sections[-1][1][-1] += "\n" + items.item(text, list_level)
+            else:
+                sections[-1][1].append(items.item(text, list_level))
         title = (document.core_properties.title or "").strip()
     except ExtractionFailed:
         raise
     except Exception as exc:  # noqa: BLE001
         raise ExtractionFailed(f"DOCX content cannot be read ({type(exc).__name__}: {exc})") from exc
 
-    chunks: list[ChunkDraft] = []
-    occurrences: dict[tuple[str, ...], int] = {}
-    for heading_path, blocks in sections:
-        occurrence = occurrences.get(heading_path, 0)
-        occurrences[heading_path] = occurrence + 1
-        body = "\n\n".join(blocks).strip()
-        if not body:
-            continue
-        for part, piece in enumerate(split(body, settings.chunk_chars, settings.chunk_overlap)):
-            chunks.append(ChunkDraft(text=piece, heading_path=heading_path, line_start=0, line_end=0,
-                                     anchor=section_anchor(heading_path, occurrence, part)))
+    chunks = section_chunks(((heading_path, "\n\n".join(blocks)) for heading_path, blocks in sections),
+                            settings)
     metadata = {"format": "docx", "sections": sum(1 for _, b in sections if b)}
     if title:
         metadata["title"] = title
