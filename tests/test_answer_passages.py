@@ -649,3 +649,23 @@ async def test_the_same_words_are_not_quoted_twice(signpost_engine: Any) -> None
     data = final(await ask(signpost_engine, "backlinks", ExtractiveChat()))["data"]
     assert data["answered"] and data["answer"].count("you can see all the") == 1, data["answer"]
     assert "A backlink for a note is a link" in data["answer"]
+
+
+def test_a_label_after_a_table_or_a_callout_renders_apart_from_it() -> None:
+    # A Markdown reader (markdown-it, as VS Code's chat and Obsidian render) takes a line right after a table
+    # row for one more row, and a line right after a quote for more of the quote.
+    from markdown_it import MarkdownIt
+
+    from cognivault.answer.extractive import Quote, compose
+
+    answer = compose([Quote("S1", "| Tissue | Function |\n|---|---|\n| Guard cells | Control stomata |"),
+                      Quote("S2", "> [!warning] Photorespiration\n> RuBisCO can also bind oxygen."),
+                      Quote("S3", "```md\n![[Note]]\n```")])
+    tokens = MarkdownIt("commonmark").enable("table").parse(answer)
+    inside, depth = [], 0
+    for token in tokens:
+        depth += token.nesting if token.type.startswith(("table", "blockquote")) else 0
+        if token.type == "inline":
+            inside.append((token.content, depth > 0))
+    assert ("[S1]", False) in inside and ("[S2]", False) in inside
+    assert "```md\n![[Note]]\n```\n[S3]" in answer

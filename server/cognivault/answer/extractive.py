@@ -583,7 +583,11 @@ class Quote:
     def cited(self) -> str:
         """The quote with its label: after the text, or on a line of its own after a block."""
         last = self.text.rstrip().rsplit("\n", 1)[-1].strip()
-        if last.startswith(("```", "~~~", "|")) or self.text.lstrip().startswith(">"):
+        if last.startswith(("|", ">")) or self.text.lstrip().startswith(">"):
+            # apart by a blank line: a line right after a table row is read as one more row, after a quote as
+            # more of the quote
+            return f"{self.text.rstrip()}\n\n[{self.label}]"
+        if last.startswith(("```", "~~~")):
             return f"{self.text.rstrip()}\n[{self.label}]"
         return f"{self.text.rstrip()} [{self.label}]"
 
