@@ -18,6 +18,7 @@ from cognivault.study.cards import Schedule, parse_cards
 from cognivault.study.progress import ProgressStore
 from cognivault.study.review import CardNotFound, ReviewConflict, ReviewDeck, run_terminal_review
 from cognivault.study.scheduler import CardScheduler, difficulty_from_ease, ease_from_difficulty
+from cognivault.study.terminal import interval_label
 
 NOW = datetime(2025, 3, 10, 9, 0, tzinfo=UTC)
 PLUGIN_SCHEDULE_RE = re.compile(r"!([\d-]+),(\d+),(\d+)")  # the plugin's MULTI_SCHEDULING_EXTRACTOR
@@ -220,6 +221,36 @@ def test_terminal_review_quits_cleanly_on_eof_and_q(tmp_path: Path) -> None:
     summary = run_terminal_review(deck, deck.due(), io.StringIO(""), io.StringIO())
     assert summary == {"quit": 1}
 
+
+
+def test_again_says_the_card_comes_back_this_session_and_its_next_review_comes_from_the_relearning_grade(
+        tmp_path: Path) -> None:
+    """Issue 17: "again" said "next review tomorrow (in 1 day)" while the card came back in the same session."""
+    vault = make_vault(tmp_path, many_cards(1))
+    deck = ReviewDeck(vault)
+    stdout = io.StringIO()
+    summary = run_terminal_review(deck, deck.due(), io.StringIO("\n1\n\n3\n"), stdout)
+    out = stdout.getvalue()
+    first, second = out.split("Question 0")[1:]
+    assert "1 again · this session" in first  # the button says where the card goes, as Anki's "<10m" does
+    again_line = re.findall(r"→ again.*", first)[0]
+    assert "comes back later in this session" in again_line and "in 1 day" not in again_line
+    assert "(again)" in out.split("Question 0")[1].rsplit("[", 1)[1]  # the card shows again, not as "(new)"
+    good_line = re.findall(r"→ good.*", second)[0]
+    comment = PLUGIN_SCHEDULE_RE.search((vault / "Study" / "Deck.md").read_text("utf-8"))
+    assert comment and f"next review {comment[1]} (in {interval_label(int(comment[2]))})" in good_line
+    assert summary["reviewed"] == 2 and "Reviewed 1 card (2 grades)." in out
+
+
+def test_again_past_the_sessions_limit_gives_the_saved_date(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, many_cards(1))
+    deck = ReviewDeck(vault)
+    stdout = io.StringIO()
+    run_terminal_review(deck, deck.due(), io.StringIO("\n1\n\n1\n"), stdout, max_again=1)
+    out = stdout.getvalue()
+    assert out.count("Question 0") == 2 and out.count("comes back later in this session") == 1
+    last = out.split("Question 0")[2]
+    assert "1 again · 1 day" in last and re.search(r"→ again: next review \S+ \(in 1 day\)", last)
 
 # -- issue 13: the plugin's FSRS comments ----------------------------------------------------
 FSRS_COMMENT = "!fsrs,2026-11-20T00:00:00.000Z,9,8.29,1,2,1,0,0,2026-11-11T10:00:00.000Z"

@@ -32,7 +32,7 @@ from cognivault.study.cards import (
 from cognivault.study.citations import parse_citations, strip_citations, without_cited_links
 from cognivault.study.progress import ProgressStore
 from cognivault.study.scheduler import RATING_NAMES, CardScheduler, ReviewResult, is_due, parse_rating
-from cognivault.study.terminal import grade_prompt, interval_preview, read_choice
+from cognivault.study.terminal import counted, grade_prompt, interval_label, interval_preview, read_choice
 from cognivault.vault.notewriter import NoteConflict, update_note
 
 log = logging.getLogger(__name__)
@@ -250,19 +250,26 @@ class ReviewDeck:
 def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], stdout: IO[str],
                         max_again: int = 3, clock: Callable[[], float] = time.monotonic) -> dict[str, Any]:
     """Show each card, reveal on Enter, read a grade 1–4 (one key on a terminal), each shown with the
-    interval it would give; "Again" cards come back later this session."""
+    interval it would give.
+
+    "Again" is a relearning step, as in Anki: the card comes back at the end of this session (up to
+    ``max_again`` times), and its grade there sets the next review. The comment holds whole days, so
+    an "again" is saved at once as due on the next day: that date holds only if the session ends
+    before the card comes back, and the messages say so.
+    """
 
     queue = list(cards)
     again_count: Counter[str] = Counter()
     summary: Counter[str] = Counter()
+    graded_cards: set[str] = set()
     position = 0
     total = len(queue)
     while queue:
         card = queue.pop(0)
         position += 1
         crumb = " › ".join([card.title, *card.heading_path])
-        stdout.write(f"\n[{min(position, total)}/{total}] {', '.join(card.decks)} · {crumb}"
-                     f"{' (new)' if card.is_new else ''}\n\n")
+        status = " (again)" if again_count[card.id] else " (new)" if card.is_new else ""
+        stdout.write(f"\n[{min(position, total)}/{total}] {', '.join(card.decks)} · {crumb}{status}\n\n")
         stdout.write(_indent(card.front) + "\n\n")
         shown = clock()
         answer = read_choice(stdin, stdout, "Enter: show answer · s: skip · q: quit > ", "sq")
@@ -275,7 +282,8 @@ def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], 
         stdout.write("\n" + _indent(card.back) + "\n\n")
         rating: int | None = None
         try:
-            prompt = grade_prompt(interval_preview(deck, card.id, card.path))
+            comes_back = again_count[card.id] < max_again
+            prompt = grade_prompt(interval_preview(deck, card.id, card.path), again_in_session=comes_back)
         except CardNotFound as exc:
             stdout.write(f"Skipped: {exc}\n")
             summary["changed"] += 1
@@ -307,14 +315,19 @@ def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], 
             continue
         summary["reviewed"] += 1
         summary[RATING_NAMES[rating]] += 1
-        stdout.write(f"→ {RATING_NAMES[rating]}: next review {outcome.due} (in {outcome.interval} "
-                     f"day{'s' if outcome.interval != 1 else ''})\n")
-        if rating == 1 and again_count[card.id] < max_again:
+        graded_cards.add(card.id)
+        if rating == 1 and comes_back:
             again_count[card.id] += 1
             queue.append(card)
             total += 1
-    reviewed, skipped = summary["reviewed"], summary["skipped"]
-    stdout.write(f"\nReviewed {reviewed} card{'s' if reviewed != 1 else ''}"
+            stdout.write(f"→ again: it comes back later in this session (if you stop before, it is due "
+                         f"{outcome.due})\n")
+        else:
+            stdout.write(f"→ {RATING_NAMES[rating]}: next review {outcome.due} "
+                         f"(in {interval_label(outcome.interval)})\n")
+    grades, skipped = summary["reviewed"], summary["skipped"]
+    stdout.write(f"\nReviewed {counted(len(graded_cards), 'card')}"
+                 + (f" ({counted(grades, 'grade')})" if grades != len(graded_cards) else "")
                  + (f", skipped {skipped}" if skipped else "") + ".\n")
     return dict(summary)
 

@@ -27,9 +27,12 @@ written back as an FSRS group (due time, interval, S, D, state, reps, lapses,
 last review), so the plugin's FSRS history is never replaced by SM-2 numbers.
 
 Because the comment holds whole days, FSRS runs without intra-day learning
-steps (``learning_steps=()``): every review yields a due day. A card graded
-"Again" is shown again later in the same review session (the session re-queues
-it), as the plugin does. Fuzzing is off so that the stored interval is exactly
+steps (``learning_steps=()``): every review yields a due day. "Again" still
+gets a relearning step, as in Anki, but in the review session rather than in
+the comment: the terminal review shows the card again at the end of the
+session, and the grade given there (a same-day FSRS review) sets the next
+review; the next day written for the "again" itself holds only if the session
+ends first. Fuzzing is off so that the stored interval is exactly
 FSRS's interval and reading it back gives S again.
 
 The rounding of interval to days and of D to the ease integer is the only

@@ -56,19 +56,33 @@ def read_choice(stdin: IO[str], stdout: IO[str], prompt: str, keys: str) -> str 
         termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
 
 
+AGAIN_IN_SESSION = "this session"  # what "again" gives while the session will show the card once more
+
+
+def counted(count: int, noun: str) -> str:
+    """``1 card``, ``2 cards``, ``0 days``: a count with its noun in the right number (English plurals in -s)."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def interval_label(days: int) -> str:
     """``1 day``, ``12 days``, ``2.5 months``, ``1.2 years``: how the plugin's buttons say it."""
     if days < 30:
-        return f"{days} day{'s' if days != 1 else ''}"
+        return counted(days, "day")
     if days < 365:
         return f"{days / 30:.1f} months"
     return f"{days / 365:.1f} years"
 
 
-def grade_prompt(next_interval: Callable[[int], int]) -> str:
-    """``1 again · 1 day   2 hard · 3 days   3 good · 8 days   4 easy · 21 days  (s skip, q quit) >``."""
-    buttons = "   ".join(f"{rating} {RATING_NAMES[rating]} · {interval_label(next_interval(rating))}"
-                         for rating in (1, 2, 3, 4))
+def grade_prompt(next_interval: Callable[[int], int], again_in_session: bool = False) -> str:
+    """``1 again · 1 day   2 hard · 3 days   3 good · 8 days   4 easy · 21 days  (s skip, q quit) >``.
+
+    With ``again_in_session`` the "again" button says the card comes back in this session (the
+    relearning step), as Anki's shows "<10m": the day it is saved as due holds only if the session ends first.
+    """
+    def label(rating: int) -> str:
+        return AGAIN_IN_SESSION if rating == 1 and again_in_session else interval_label(next_interval(rating))
+
+    buttons = "   ".join(f"{rating} {RATING_NAMES[rating]} · {label(rating)}" for rating in (1, 2, 3, 4))
     return f"{buttons}  (s skip, q quit) > "
 
 
