@@ -81,7 +81,10 @@ def test_generate_review_quiz_progress_export(vault: Path, capsys: pytest.Captur
     assert badges["first-quiz"]["unlocked"] and badges["card-maker"]["unlocked"]
     assert badges["first-recall"]["unlocked"] and not badges["centurion"]["unlocked"]
     code, out, _ = run(capsys, "progress", "--vault", str(vault))
-    assert code == 0 and "Badges:" in out and "Streak: 1" in out
+    assert code == 0 and "Badges:" in out and "Streak: 1 day now, longest 1 day\n" in out and "(s)" not in out
+    heatmap = next(line for line in out.splitlines() if line.startswith("Last 90 days: ")).removeprefix("Last 90 days: ")
+    assert len(heatmap) == 90 and heatmap.strip() == heatmap and heatmap[-1] != "·"  # every day visible, today studied
+    assert "Recent quizzes:" in out
 
     target = tmp_path / "anki.txt"
     code, out, _ = run(capsys, "export", "anki", "--vault", str(vault), "--out", str(target))
@@ -103,6 +106,23 @@ def test_generate_review_quiz_progress_export(vault: Path, capsys: pytest.Captur
         assert not any("<!--" in cell or "[[" in cell or "==" in cell for row in rows for cell in row)
         assert f"{expected} {notetype} notes written to {path}" in out
 
+
+
+def test_progress_of_a_vault_never_studied_says_how_to_start(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "progress", "--vault", str(vault))
+    assert code == 0 and out.startswith("No study activity yet.") and "cognivault review" in out
+    assert "Last 90 days" not in out and "Streak" not in out and not any(
+        line and not line.strip() for line in out.splitlines())  # no row of blanks
+    assert "Badges: 0/25" in out
+
+
+def test_grading_one_card_says_one_day_and_counts_cards_in_words(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (vault / "Deck.md").write_text("#flashcards\n\nWhat is ATP?::The cell's energy currency\n", "utf-8")
+    code, out, _ = run(capsys, "review", "--vault", str(vault), "--note", "Deck.md", "--list")
+    assert code == 0 and out.endswith("\n1 card due\n")
+    card = ReviewDeck(vault).cards(paths=["Deck.md"])[0].id
+    code, out, _ = run(capsys, "review", "--vault", str(vault), "--card", card, "--grade", "1")
+    assert code == 0 and out.endswith("(in 1 day)\n")
 
 def test_anki_fields_with_tabs_and_quotes_are_quoted_and_line_breaks_are_br(vault: Path) -> None:
     note = vault / "Deck.md"

@@ -98,6 +98,7 @@ def _request(args: argparse.Namespace) -> StudyRequest:
 def cmd_generate(args: argparse.Namespace) -> int:
     from cognivault.study.generate import run_generation
     from cognivault.study.sources import GenerationError
+    from cognivault.study.terminal import counted
 
     request = _request(args)
     if args.kind == "lesson" and not (args.workshop and args.lesson):
@@ -133,7 +134,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"note: {warning}", file=sys.stderr)
     if result.dropped:
-        print(f"note: {result.dropped} malformed item(s) from the model were dropped", file=sys.stderr)
+        print(f"note: {counted(result.dropped, 'malformed item')} from the model "
+              f"{'was' if result.dropped == 1 else 'were'} dropped", file=sys.stderr)
     print(result.path)
     return 0
 
@@ -141,6 +143,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 # -- review ------------------------------------------------------------------------
 def cmd_review(args: argparse.Namespace) -> int:
     from cognivault.study.review import CardNotFound, ReviewConflict, ReviewDeck, run_terminal_review
+    from cognivault.study.terminal import counted, interval_label
 
     vault = _vault(args)
     deck = ReviewDeck(vault, progress=_progress_store(vault))
@@ -155,7 +158,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         if args.json:
             _print_json(outcome.to_dict())
         else:
-            print(f"{outcome.card_id}: next review {outcome.due} (in {outcome.interval} days)")
+            print(f"{outcome.card_id}: next review {outcome.due} (in {interval_label(outcome.interval)})")
         return 0
     due = deck.due(deck=args.deck, limit=args.limit, paths=paths, include_new=not args.no_new)
     if args.list or args.json:
@@ -165,7 +168,7 @@ def cmd_review(args: argparse.Namespace) -> int:
             for card in due:
                 print(f"{card.id}  {card.path}:{card.line}  {'new' if card.is_new else card.due}  "
                       f"{card.front.splitlines()[0][:60] if card.front else ''}")
-            print(f"{len(due)} card(s) due")
+            print(f"{counted(len(due), 'card')} due")
         return 0
     if not due:
         print("Nothing is due. Well done.")
@@ -250,13 +253,22 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 # -- progress ------------------------------------------------------------------------
+HEATMAP_SHADES = "·░▒▓█"  # by heat level: a day without study is a dot, so the row stays visible
+HEATMAP_LEGEND = "· none  ░ under 10 min  ▒ under 30 min  ▓ under 1 h  █ 1 h or more"
+NO_ACTIVITY_YET = ("No study activity yet. Start with `cognivault generate flashcards --note NOTE`, then "
+                   "`cognivault review`; asking (`cognivault ask`) and taking quizzes count too.")
+
+
 def _duration(seconds: float) -> str:
     minutes = int(round(seconds / 60))
+    if seconds > 0 and minutes == 0:
+        return "under 1 min"
     return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
 
 
 def cmd_progress(args: argparse.Namespace) -> int:
     from cognivault.study.badges import BadgeBook
+    from cognivault.study.terminal import counted
 
     vault = _vault(args)
     store = _progress_store(vault)
@@ -265,16 +277,26 @@ def cmd_progress(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({**summary, "badges": badges})
         return 0
-    print(f"Study time: {_duration(summary['total_seconds'])} in total, {_duration(summary['today_seconds'])} today")
-    print(f"Streak: {summary['current_streak']} day(s) now, longest {summary['longest_streak']}")
-    shades = " ░▒▓█"
-    print("Last {} days: {}".format(len(summary["heatmap"]), "".join(shades[c["level"]] for c in summary["heatmap"])))
+    for message in summary["messages"]:
+        print(f"note: {message}", file=sys.stderr)
+    if not summary["counts"]:
+        print(NO_ACTIVITY_YET)
+    else:
+        print(f"Study time: {_duration(summary['total_seconds'])} in total, "
+              f"{_duration(summary['today_seconds'])} today")
+        print(f"Streak: {counted(summary['current_streak'], 'day')} now, "
+              f"longest {counted(summary['longest_streak'], 'day')}")
+        heatmap = summary["heatmap"]
+        print(f"Last {counted(len(heatmap), 'day')}: {''.join(HEATMAP_SHADES[cell['level']] for cell in heatmap)}")
+        print(f"  {HEATMAP_LEGEND}")
     unlocked = [b for b in badges if b["unlocked"]]
     print(f"Badges: {len(unlocked)}/{len(badges)}")
     for badge in badges:
         print(f"  [{'x' if badge['unlocked'] else ' '}] {badge['name']}: {badge['criterion']}")
+    if summary["recent_quizzes"]:
+        print("Recent quizzes:")
     for quiz in summary["recent_quizzes"][:5]:
-        print(f"  quiz {quiz['title'] or quiz['quiz']}: {quiz['correct']}/{quiz['total']}")
+        print(f"  {quiz['title'] or quiz['quiz']}: {quiz['correct']}/{quiz['total']}")
     return 0
 
 
