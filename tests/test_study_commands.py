@@ -116,6 +116,14 @@ def test_progress_of_a_vault_never_studied_says_how_to_start(vault: Path, capsys
     assert "Badges: 0/25" in out
 
 
+
+def test_less_than_a_minute_of_study_is_not_zero_minutes(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cognivault.study.progress import ProgressStore
+
+    ProgressStore(vault).record("ask", duration_s=20)
+    code, out, _ = run(capsys, "progress", "--vault", str(vault))
+    assert code == 0 and out.startswith("Study time: under 1 min in total") and "Streak: 1 day now" in out
+
 def test_grading_one_card_says_one_day_and_counts_cards_in_words(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (vault / "Deck.md").write_text("#flashcards\n\nWhat is ATP?::The cell's energy currency\n", "utf-8")
     code, out, _ = run(capsys, "review", "--vault", str(vault), "--note", "Deck.md", "--list")
@@ -123,6 +131,19 @@ def test_grading_one_card_says_one_day_and_counts_cards_in_words(vault: Path, ca
     card = ReviewDeck(vault).cards(paths=["Deck.md"])[0].id
     code, out, _ = run(capsys, "review", "--vault", str(vault), "--card", card, "--grade", "1")
     assert code == 0 and out.endswith("(in 1 day)\n")
+
+
+def test_review_and_export_take_a_note_by_name_and_refuse_one_the_vault_lacks(
+        vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (vault / "Study").mkdir(exist_ok=True)
+    (vault / "Study" / "Deck.md").write_text("#flashcards\n\nWhat is ATP?::The cell's energy currency\n", "utf-8")
+    for name in ("Study/Deck.md", "study/deck", "Deck", str(vault / "Study" / "Deck.md")):
+        code, out, _ = run(capsys, "review", "--vault", str(vault), "--note", name, "--list")
+        assert code == 0 and out.endswith("\n1 card due\n"), name
+    code, out, err = run(capsys, "review", "--vault", str(vault), "--note", "Study/Dek.md")
+    assert code == 2 and "Nothing is due" not in out and "no note 'Study/Dek.md' in the vault" in err
+    code, _, err = run(capsys, "export", "anki", "--vault", str(vault), "--note", "Dek")
+    assert code == 2 and "no note 'Dek' in the vault" in err
 
 def test_anki_fields_with_tabs_and_quotes_are_quoted_and_line_breaks_are_br(vault: Path) -> None:
     note = vault / "Deck.md"

@@ -251,6 +251,17 @@ def test_again_past_the_sessions_limit_gives_the_saved_date(tmp_path: Path) -> N
     assert out.count("Question 0") == 2 and out.count("comes back later in this session") == 1
     last = out.split("Question 0")[2]
     assert "1 again · 1 day" in last and re.search(r"→ again: next review \S+ \(in 1 day\)", last)
+    assert "did not come back" not in out
+
+
+def test_stopping_before_an_again_card_comes_back_says_when_it_is_due(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, many_cards(2))
+    deck = ReviewDeck(vault)
+    stdout = io.StringIO()
+    run_terminal_review(deck, deck.due(), io.StringIO("\n1\n\n3\nq\n"), stdout)
+    comment = PLUGIN_SCHEDULE_RE.search((vault / "Study" / "Deck.md").read_text("utf-8"))
+    assert comment and stdout.getvalue().endswith(
+        f"Reviewed 2 cards.\n1 card you marked again did not come back before the end: due {comment[1]}.\n")
 
 # -- issue 13: the plugin's FSRS comments ----------------------------------------------------
 FSRS_COMMENT = "!fsrs,2026-11-20T00:00:00.000Z,9,8.29,1,2,1,0,0,2026-11-11T10:00:00.000Z"

@@ -147,12 +147,12 @@ def cmd_review(args: argparse.Namespace) -> int:
 
     vault = _vault(args)
     deck = ReviewDeck(vault, progress=_progress_store(vault))
-    paths = [args.note] if args.note else None
+    paths = [deck.note_path(args.note)] if args.note else None
     if args.card:
         if args.grade is None:
             raise UserError("--card needs --grade 1-4")
         try:
-            outcome = deck.grade(args.card, args.grade, path=args.note)
+            outcome = deck.grade(args.card, args.grade, path=paths[0] if paths else None)
         except (CardNotFound, ReviewConflict, ValueError) as exc:
             raise UserError(str(exc)) from exc
         if args.json:
@@ -229,7 +229,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from cognivault.study.review import ReviewDeck
 
     vault = _vault(args)
-    files = export_anki(ReviewDeck(vault), args.deck, [args.note] if args.note else None, args.deck_name)
+    deck = ReviewDeck(vault)
+    files = export_anki(deck, args.deck, [deck.note_path(args.note)] if args.note else None, args.deck_name)
     if not files:
         raise UserError("no flashcards found (notes need a #flashcards tag)")
     if not args.out or args.out == "-":
@@ -321,7 +322,7 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
 
     review = command("review", cmd_review, "review due flashcards in the terminal (FSRS scheduling)")
     review.add_argument("--deck", help="only this deck (and its sub-decks)")
-    review.add_argument("--note", help="only cards of this note (vault path)")
+    review.add_argument("--note", help="only cards of this note (vault path or name)")
     review.add_argument("--limit", type=int, help="at most this many cards")
     review.add_argument("--no-new", action="store_true", help="only cards already reviewed before")
     review.add_argument("--list", action="store_true", help="list due cards instead of reviewing")
@@ -342,7 +343,7 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     export.add_argument("--out", help="Basic notes to this file, Cloze notes to <name>.cloze.txt next to it "
                                       "(default: standard output, when the cards are all of one kind)")
     export.add_argument("--deck", help="only this deck")
-    export.add_argument("--note", help="only this note")
+    export.add_argument("--note", help="only this note (vault path or name)")
     export.add_argument("--deck-name", help="Anki deck name (default: CogniVault::<deck>)")
 
     progress = command("progress", cmd_progress, "study time, streaks, heatmap and badges")

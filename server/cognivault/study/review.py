@@ -10,6 +10,7 @@ of its text) is not graded at all: the caller gets ``CardNotFound``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections import Counter
@@ -42,6 +43,13 @@ class CardNotFound(CogniVaultError, LookupError):
     """No card with that id: it was deleted or its text was edited since it was shown."""
 
     code = "card_not_found"
+    status = 404
+
+
+class NoteNotFound(CogniVaultError, LookupError):
+    """A note asked for by path or name that the vault does not hold."""
+
+    code = "unknown_note"
     status = 404
 
 
@@ -122,6 +130,30 @@ class ReviewDeck:
         from cognivault.vault.scan import scan_vault
 
         return [f.path for f in scan_vault(self.vault, self.extra_ignored).files if f.kind == "markdown"]
+
+    def note_path(self, name: str) -> str:
+        """The vault path of a note given as a vault path, a path on disk inside the vault, or a name
+        (``Cells``, ``Biology/Cells``: with or without ``.md``, any case); NoteNotFound otherwise.
+
+        Without this, a mistyped ``--note`` read as "nothing is due".
+        """
+        candidate = name.strip()
+        with contextlib.suppress(OSError, ValueError, RuntimeError):
+            on_disk = Path(candidate).expanduser().resolve()
+            if on_disk.is_file() and on_disk.is_relative_to(self.vault):
+                candidate = on_disk.relative_to(self.vault).as_posix()
+        candidate = candidate.lstrip("/")
+        paths = self._markdown_paths()
+        if candidate in paths:
+            return candidate
+        wanted = candidate.removesuffix(".md").casefold()
+        matches = [path for path in paths if path.removesuffix(".md").casefold() == wanted] or [
+            path for path in paths if Path(path).stem.casefold() == wanted]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise NoteNotFound(f"{name!r} names {len(matches)} notes: give one of {', '.join(sorted(matches))}")
+        raise NoteNotFound(f"no note {name!r} in the vault")
 
     def note(self, path: str) -> NoteCards:
         absolute = self.vault / path
@@ -262,6 +294,7 @@ def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], 
     again_count: Counter[str] = Counter()
     summary: Counter[str] = Counter()
     graded_cards: set[str] = set()
+    waiting_again: dict[str, str] = {}  # card id -> the day it is saved as due, until it comes back
     position = 0
     total = len(queue)
     while queue:
@@ -316,7 +349,9 @@ def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], 
         summary["reviewed"] += 1
         summary[RATING_NAMES[rating]] += 1
         graded_cards.add(card.id)
+        waiting_again.pop(card.id, None)
         if rating == 1 and comes_back:
+            waiting_again[card.id] = outcome.due
             again_count[card.id] += 1
             queue.append(card)
             total += 1
@@ -329,6 +364,9 @@ def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], 
     stdout.write(f"\nReviewed {counted(len(graded_cards), 'card')}"
                  + (f" ({counted(grades, 'grade')})" if grades != len(graded_cards) else "")
                  + (f", skipped {skipped}" if skipped else "") + ".\n")
+    if waiting_again:
+        stdout.write(f"{counted(len(waiting_again), 'card')} you marked again did not come back before the end: "
+                     f"due {', '.join(sorted(set(waiting_again.values())))}.\n")
     return dict(summary)
 
 
