@@ -117,6 +117,20 @@ def test_progress_of_a_vault_never_studied_says_how_to_start(vault: Path, capsys
 
 
 
+
+def test_nothing_to_review_says_whether_there_are_no_cards_or_when_the_next_ones_come(
+        vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "review", "--vault", str(vault))
+    assert code == 0 and out.startswith("No flashcards in this vault yet.") and "generate flashcards" in out
+    assert "Well done" not in out
+    (vault / "Deck.md").write_text("#flashcards\n\nWhat is ATP?::Energy\n\nWhat is DNA?::Genes\n", "utf-8")
+    first = ReviewDeck(vault).cards(paths=["Deck.md"])[0].id
+    assert run(capsys, "review", "--vault", str(vault), "--card", first, "--grade", "3")[0] == 0
+    code, out, _ = run(capsys, "review", "--vault", str(vault), "--no-new")
+    due = ReviewDeck(vault).cards(paths=["Deck.md"])[0].due
+    assert code == 0 and out == (f"Nothing is due now.\nNext review: 1 card on {due}.\n"
+                                 "1 new card waits: review without --no-new to start them.\n")
+
 def test_less_than_a_minute_of_study_is_not_zero_minutes(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from cognivault.study.progress import ProgressStore
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from cognivault.models.chat import ChatProvider
     from cognivault.study.common import GenerationResult
     from cognivault.study.progress import ProgressStore
+    from cognivault.study.review import ReviewDeck
     from cognivault.study.sources import StudyRequest
 
 
@@ -171,10 +172,31 @@ def cmd_review(args: argparse.Namespace) -> int:
             print(f"{counted(len(due), 'card')} due")
         return 0
     if not due:
-        print("Nothing is due. Well done.")
+        print(_nothing_due(deck, args.deck, paths, include_new=not args.no_new))
         return 0
     run_terminal_review(deck, due, sys.stdin, sys.stdout)
     return 0
+
+
+def _nothing_due(deck: ReviewDeck, only_deck: str | None, paths: list[str] | None, include_new: bool) -> str:
+    """What to tell a student with no card to review now: there are none yet, or when the next ones come."""
+    from cognivault.study.terminal import counted
+
+    cards = deck.cards(only_deck, paths)
+    where = f"in {paths[0]}" if paths else f"in the deck {only_deck}" if only_deck else "in this vault"
+    if not cards:
+        return (f"No flashcards {where} yet. Make some with `cognivault generate flashcards --note NOTE`, "
+                f"or tag a note #{deck.options.flashcard_tags[0]} and write cards as `Question::Answer` lines.")
+    lines = ["Nothing is due now."]
+    upcoming = deck.next_due(deck=only_deck, paths=paths)
+    if upcoming is not None:
+        day, count = upcoming
+        lines.append(f"Next review: {counted(count, 'card')} on {day}.")
+    waiting = sum(1 for card in cards if card.is_new)
+    if waiting and not include_new:
+        lines.append(f"{counted(waiting, 'new card')} {'waits' if waiting == 1 else 'wait'}: "
+                     "review without --no-new to start them.")
+    return "\n".join(lines)
 
 
 # -- quiz attempt --------------------------------------------------------------------

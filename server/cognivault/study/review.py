@@ -207,6 +207,17 @@ class ReviewDeck:
         ordered = reviewing + new
         return ordered[:limit] if limit is not None else ordered
 
+    def next_due(self, today: date | None = None, deck: str | None = None,
+                 paths: list[str] | None = None) -> tuple[str, int] | None:
+        """(the first day after ``today`` a scheduled card is due, how many are due then), None if none is."""
+        today = today or datetime.now().astimezone().date()
+        later = Counter(card.due for card in self.cards(deck, paths)
+                        if card.due and date.fromisoformat(card.due) > today)
+        if not later:
+            return None
+        first = min(later)
+        return first, later[first]
+
     def stats(self, today: date | None = None) -> dict[str, Any]:
         today = today or datetime.now().astimezone().date()
         decks: dict[str, Counter[str]] = {}
