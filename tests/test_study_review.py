@@ -263,6 +263,20 @@ def test_stopping_before_an_again_card_comes_back_says_when_it_is_due(tmp_path: 
     assert comment and stdout.getvalue().endswith(
         f"Reviewed 2 cards.\n1 card you marked again did not come back before the end: due {comment[1]}.\n")
 
+
+def test_the_answer_names_the_passage_the_card_was_made_from(tmp_path: Path) -> None:
+    cite = "<!--cv:cite id=0123456789abcdef h=0123abcd-->"
+    vault = make_vault(tmp_path, "#flashcards\n\nWhat are grana?::Stacks of thylakoids. "
+                                 f"[[Cells/Chloroplast#Structure|Chloroplast › Structure]]{cite}\n\n"
+                                 f"What is ATP?::Energy. [[Cells/Mitochondrion#Role]]{cite}\n\nWhat is DNA?::Genes\n")
+    deck = ReviewDeck(vault)
+    stdout = io.StringIO()
+    run_terminal_review(deck, deck.due(), io.StringIO("\n3\n\n3\n\n3\n"), stdout)
+    out = stdout.getvalue()
+    assert "  Stacks of thylakoids.\n  Source: Chloroplast › Structure\n" in out
+    assert "  Energy.\n  Source: Mitochondrion › Role\n" in out
+    assert "  Genes\n\n" in out and out.count("Source:") == 2
+
 # -- issue 13: the plugin's FSRS comments ----------------------------------------------------
 FSRS_COMMENT = "!fsrs,2026-11-20T00:00:00.000Z,9,8.29,1,2,1,0,0,2026-11-11T10:00:00.000Z"
 FSRS_BODY = f"#flashcards\n\nWhat is FSRS?::A scheduler\n<!--SR:{FSRS_COMMENT}-->\n"

@@ -323,7 +323,7 @@ def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], 
         if answer.lower() == "s":
             summary["skipped"] += 1
             continue
-        stdout.write("\n" + _indent(card.back) + "\n\n")
+        stdout.write("\n" + _indent(card.back) + "\n" + _source_line(card) + "\n")
         rating: int | None = None
         try:
             comes_back = again_count[card.id] < max_again
@@ -379,6 +379,15 @@ def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], 
         stdout.write(f"{counted(len(waiting_again), 'card')} you marked again did not come back before the end: "
                      f"due {', '.join(sorted(set(waiting_again.values())))}.\n")
     return dict(summary)
+
+
+def _source_line(card: DueCard) -> str:
+    """``  Source: Chloroplast › Structure`` and a newline: the note passages a generated card was made from
+    (the review strips their links from the answer, so this is where the student sees them); ``""`` for none."""
+    labels = dict.fromkeys(source.get("label") or " › ".join(part for part in (
+        Path(str(source.get("target") or "")).name, source.get("heading")) if part) for source in card.sources)
+    shown = [label for label in labels if label]
+    return f"  Source: {'; '.join(shown)}\n" if shown else ""
 
 
 def _indent(text: str) -> str:
