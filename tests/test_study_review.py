@@ -277,6 +277,17 @@ def test_the_answer_names_the_passage_the_card_was_made_from(tmp_path: Path) -> 
     assert "  Energy.\n  Source: Mitochondrion › Role\n" in out
     assert "  Genes\n\n" in out and out.count("Source:") == 2
 
+
+def test_a_cloze_answer_marks_what_the_front_asked(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, "#flashcards\n\nATP is made by ==ATP synthase== in the ==inner membrane== "
+                                 "of [[Mitochondrion]].\n")
+    deck = ReviewDeck(vault)
+    stdout = io.StringIO()
+    run_terminal_review(deck, deck.due(), io.StringIO("\n3\n\n3\n"), stdout)
+    out = stdout.getvalue()
+    assert "  ATP is made by ==ATP synthase== in the inner membrane of [[Mitochondrion]].\n" in out
+    assert "  ATP is made by ATP synthase in the ==inner membrane== of [[Mitochondrion]].\n" in out
+
 # -- issue 13: the plugin's FSRS comments ----------------------------------------------------
 FSRS_COMMENT = "!fsrs,2026-11-20T00:00:00.000Z,9,8.29,1,2,1,0,0,2026-11-11T10:00:00.000Z"
 FSRS_BODY = f"#flashcards\n\nWhat is FSRS?::A scheduler\n<!--SR:{FSRS_COMMENT}-->\n"

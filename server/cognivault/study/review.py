@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -323,7 +324,8 @@ def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], 
         if answer.lower() == "s":
             summary["skipped"] += 1
             continue
-        stdout.write("\n" + _indent(card.back) + "\n" + _source_line(card) + "\n")
+        back = _with_cloze_answers_marked(card, stdout.isatty()) if card.kind == "cloze" else card.back
+        stdout.write("\n" + _indent(back) + "\n" + _source_line(card) + "\n")
         rating: int | None = None
         try:
             comes_back = again_count[card.id] < max_again
@@ -379,6 +381,28 @@ def run_terminal_review(deck: ReviewDeck, cards: list[DueCard], stdin: IO[str], 
         stdout.write(f"{counted(len(waiting_again), 'card')} you marked again did not come back before the end: "
                      f"due {', '.join(sorted(set(waiting_again.values())))}.\n")
     return dict(summary)
+
+
+_CLOZE_GAP = "[...]"
+
+
+def _with_cloze_answers_marked(card: DueCard, terminal: bool) -> str:
+    """A cloze card's answer side with what its front asked marked, so it stands out in the sentence as in the
+    plugin: bold on a terminal, ``==term==`` (the note's own cloze form) elsewhere. Unchanged when the gaps
+    cannot be told apart (a hint shown in place of ``[...]``)."""
+    pieces = card.front.split(_CLOZE_GAP)
+    if len(pieces) < 2:
+        return card.back
+    pattern = "(.+?)".join(re.escape(piece) for piece in pieces)
+    found = re.fullmatch(pattern, card.back, re.DOTALL)
+    if found is None:
+        return card.back
+    marked = [pieces[0]]
+    for answer, after in zip(found.groups(), pieces[1:], strict=True):
+        if answer != _CLOZE_GAP:  # a gap hidden on both sides stays a gap
+            answer = f"\x1b[1m{answer}\x1b[0m" if terminal else f"=={answer}=="
+        marked += [answer, after]
+    return "".join(marked)
 
 
 def _source_line(card: DueCard) -> str:
