@@ -223,19 +223,24 @@ def test_terminal_review_quits_cleanly_on_eof_and_q(tmp_path: Path) -> None:
 
 
 
+def review_in_terminal(tmp_path: Path, body: str, keys: str, **options: int) -> tuple[str, dict[str, int], Path]:
+    """(the transcript, the summary, the vault) of a terminal review of a one-note vault typed as ``keys``."""
+    vault = make_vault(tmp_path, body)
+    deck = ReviewDeck(vault)
+    stdout = io.StringIO()
+    summary = run_terminal_review(deck, deck.due(), io.StringIO(keys), stdout, **options)
+    return stdout.getvalue(), summary, vault
+
+
 def test_again_says_the_card_comes_back_this_session_and_its_next_review_comes_from_the_relearning_grade(
         tmp_path: Path) -> None:
     """Issue 17: "again" said "next review tomorrow (in 1 day)" while the card came back in the same session."""
-    vault = make_vault(tmp_path, many_cards(1))
-    deck = ReviewDeck(vault)
-    stdout = io.StringIO()
-    summary = run_terminal_review(deck, deck.due(), io.StringIO("\n1\n\n3\n"), stdout)
-    out = stdout.getvalue()
+    out, summary, vault = review_in_terminal(tmp_path, many_cards(1), "\n1\n\n3\n")
     first, second = out.split("Question 0")[1:]
     assert "1 again · this session" in first  # the button says where the card goes, as Anki's "<10m" does
     again_line = re.findall(r"→ again.*", first)[0]
     assert "comes back later in this session" in again_line and "in 1 day" not in again_line
-    assert "(again)" in out.split("Question 0")[1].rsplit("[", 1)[1]  # the card shows again, not as "(new)"
+    assert "(again)" in first.rsplit("[", 1)[1]  # the card shows again, not as "(new)"
     good_line = re.findall(r"→ good.*", second)[0]
     comment = PLUGIN_SCHEDULE_RE.search((vault / "Study" / "Deck.md").read_text("utf-8"))
     assert comment and f"next review {comment[1]} (in {interval_label(int(comment[2]))})" in good_line
@@ -243,11 +248,7 @@ def test_again_says_the_card_comes_back_this_session_and_its_next_review_comes_f
 
 
 def test_again_past_the_sessions_limit_gives_the_saved_date(tmp_path: Path) -> None:
-    vault = make_vault(tmp_path, many_cards(1))
-    deck = ReviewDeck(vault)
-    stdout = io.StringIO()
-    run_terminal_review(deck, deck.due(), io.StringIO("\n1\n\n1\n"), stdout, max_again=1)
-    out = stdout.getvalue()
+    out, _, _ = review_in_terminal(tmp_path, many_cards(1), "\n1\n\n1\n", max_again=1)
     assert out.count("Question 0") == 2 and out.count("comes back later in this session") == 1
     last = out.split("Question 0")[2]
     assert "1 again · 1 day" in last and re.search(r"→ again: next review \S+ \(in 1 day\)", last)
@@ -255,38 +256,29 @@ def test_again_past_the_sessions_limit_gives_the_saved_date(tmp_path: Path) -> N
 
 
 def test_stopping_before_an_again_card_comes_back_says_when_it_is_due(tmp_path: Path) -> None:
-    vault = make_vault(tmp_path, many_cards(2))
-    deck = ReviewDeck(vault)
-    stdout = io.StringIO()
-    run_terminal_review(deck, deck.due(), io.StringIO("\n1\n\n3\nq\n"), stdout)
+    out, _, vault = review_in_terminal(tmp_path, many_cards(2), "\n1\n\n3\nq\n")
     comment = PLUGIN_SCHEDULE_RE.search((vault / "Study" / "Deck.md").read_text("utf-8"))
-    assert comment and stdout.getvalue().endswith(
+    assert comment and out.endswith(
         f"Reviewed 2 cards.\n1 card you marked again did not come back before the end: due {comment[1]}.\n")
 
 
 def test_the_answer_names_the_passage_the_card_was_made_from(tmp_path: Path) -> None:
     cite = "<!--cv:cite id=0123456789abcdef h=0123abcd-->"
-    vault = make_vault(tmp_path, "#flashcards\n\nWhat are grana?::Stacks of thylakoids. "
-                                 f"[[Cells/Chloroplast#Structure|Chloroplast › Structure]]{cite}\n\n"
-                                 f"What is ATP?::Energy. [[Cells/Mitochondrion#Role]]{cite}\n\nWhat is DNA?::Genes\n")
-    deck = ReviewDeck(vault)
-    stdout = io.StringIO()
-    run_terminal_review(deck, deck.due(), io.StringIO("\n3\n\n3\n\n3\n"), stdout)
-    out = stdout.getvalue()
+    body = ("#flashcards\n\nWhat are grana?::Stacks of thylakoids. "
+            f"[[Cells/Chloroplast#Structure|Chloroplast › Structure]]{cite}\n\n"
+            f"What is ATP?::Energy. [[Cells/Mitochondrion#Role]]{cite}\n\nWhat is DNA?::Genes\n")
+    out, _, _ = review_in_terminal(tmp_path, body, "\n3\n\n3\n\n3\n")
     assert "  Stacks of thylakoids.\n  Source: Chloroplast › Structure\n" in out
     assert "  Energy.\n  Source: Mitochondrion › Role\n" in out
     assert "  Genes\n\n" in out and out.count("Source:") == 2
 
 
 def test_a_cloze_answer_marks_what_the_front_asked(tmp_path: Path) -> None:
-    vault = make_vault(tmp_path, "#flashcards\n\nATP is made by ==ATP synthase== in the ==inner membrane== "
-                                 "of [[Mitochondrion]].\n")
-    deck = ReviewDeck(vault)
-    stdout = io.StringIO()
-    run_terminal_review(deck, deck.due(), io.StringIO("\n3\n\n3\n"), stdout)
-    out = stdout.getvalue()
+    body = "#flashcards\n\nATP is made by ==ATP synthase== in the ==inner membrane== of [[Mitochondrion]].\n"
+    out, _, _ = review_in_terminal(tmp_path, body, "\n3\n\n3\n")
     assert "  ATP is made by ==ATP synthase== in the inner membrane of [[Mitochondrion]].\n" in out
     assert "  ATP is made by ATP synthase in the ==inner membrane== of [[Mitochondrion]].\n" in out
+
 
 # -- issue 13: the plugin's FSRS comments ----------------------------------------------------
 FSRS_COMMENT = "!fsrs,2026-11-20T00:00:00.000Z,9,8.29,1,2,1,0,0,2026-11-11T10:00:00.000Z"
