@@ -82,7 +82,8 @@ def test_generate_review_quiz_progress_export(vault: Path, capsys: pytest.Captur
     assert badges["first-recall"]["unlocked"] and not badges["centurion"]["unlocked"]
     code, out, _ = run(capsys, "progress", "--vault", str(vault))
     assert code == 0 and "Badges:" in out and "Streak: 1 day now, longest 1 day\n" in out and "(s)" not in out
-    heatmap = next(line for line in out.splitlines() if line.startswith("Last 90 days: ")).removeprefix("Last 90 days: ")
+    row = next(line for line in out.splitlines() if line.startswith("Last 90 days: "))
+    heatmap = row.removeprefix("Last 90 days: ")
     assert len(heatmap) == 90 and heatmap.strip() == heatmap and heatmap[-1] != "·"  # every day visible, today studied
     assert "Recent quizzes:" in out
 
@@ -138,7 +139,8 @@ def test_less_than_a_minute_of_study_is_not_zero_minutes(vault: Path, capsys: py
     code, out, _ = run(capsys, "progress", "--vault", str(vault))
     assert code == 0 and out.startswith("Study time: under 1 min in total") and "Streak: 1 day now" in out
 
-def test_grading_one_card_says_one_day_and_counts_cards_in_words(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_grading_one_card_says_one_day_and_counts_cards_in_words(vault: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     (vault / "Deck.md").write_text("#flashcards\n\nWhat is ATP?::The cell's energy currency\n", "utf-8")
     code, out, _ = run(capsys, "review", "--vault", str(vault), "--note", "Deck.md", "--list")
     assert code == 0 and out.endswith("\n1 card due\n")
