@@ -70,6 +70,7 @@ def test_generate_review_quiz_progress_export(vault: Path, capsys: pytest.Captur
     monkeypatch.setattr(sys, "stdin", io.StringIO("B\nA\n"))  # stdin ends early: unanswered count as wrong
     code, out, _ = run(capsys, "quiz", "--vault", str(vault), quiz_path)
     assert code == 0 and "Score:" in out and "Your answer >" in out
+    assert "Your answer > \n(input ended: 1 question left unanswered, scored as wrong)\n" in out
 
     code, out, _ = run(capsys, "progress", "--vault", str(vault), "--json")
     progress = json.loads(out)

@@ -209,6 +209,7 @@ def _quiz_path(vault: Path, raw: str) -> Path:
 
 def cmd_quiz_attempt(args: argparse.Namespace) -> int:
     from cognivault.study.quiz import LETTERS, NotAQuiz, quiz_to_take, take_attempt
+    from cognivault.study.terminal import counted
 
     vault = _vault(args)
     path = _quiz_path(vault, args.note)
@@ -229,6 +230,9 @@ def cmd_quiz_attempt(args: argparse.Namespace) -> int:
             sys.stdout.flush()
             line = sys.stdin.readline()
             if not line:
+                unanswered = len(quiz.questions) - len(answers)
+                sys.stdout.write(f"\n(input ended: {counted(unanswered, 'question')} left unanswered, "
+                                 "scored as wrong)\n")
                 break
             answers.append(line.strip())
     result = take_attempt(_progress_store(vault), path.relative_to(vault).as_posix(), quiz, answers,
