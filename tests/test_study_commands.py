@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -67,9 +68,12 @@ def test_generate_review_quiz_progress_export(vault: Path, capsys: pytest.Captur
     attempt = json.loads(out)
     assert code == 0 and attempt["total"] == 3 and 0 <= attempt["correct"] <= 3
 
-    monkeypatch.setattr(sys, "stdin", io.StringIO("B\nA\n"))  # stdin ends early: unanswered count as wrong
+    # "x" names no option: asked again, not scored as no answer; stdin ends early: unanswered count as wrong
+    monkeypatch.setattr(sys, "stdin", io.StringIO("x\nB\nA\n"))
     code, out, _ = run(capsys, "quiz", "--vault", str(vault), quiz_path)
     assert code == 0 and "Score:" in out and "Your answer >" in out
+    assert "Your answer >   Answer with a letter A–" in out
+    assert re.search(r"^[✓✗] 1: you B,", out, re.MULTILINE) and re.search(r"^[✓✗] 2: you A,", out, re.MULTILINE)
     assert "Your answer > \n(input ended: 1 question left unanswered, scored as wrong)\n" in out
 
     code, out, _ = run(capsys, "progress", "--vault", str(vault), "--json")

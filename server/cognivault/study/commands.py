@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from cognivault.models.chat import ChatProvider
     from cognivault.study.common import GenerationResult
     from cognivault.study.progress import ProgressStore
+    from cognivault.study.quiz import QuizQuestion
     from cognivault.study.review import ReviewDeck
     from cognivault.study.sources import StudyRequest
 
@@ -207,6 +208,23 @@ def _quiz_path(vault: Path, raw: str) -> Path:
     return candidate
 
 
+def _ask_answer(question: QuizQuestion) -> str | None:
+    """One answer typed for ``question``: asked again until it names an option (empty skips it); None when
+    the input ends."""
+    from cognivault.study.quiz import LETTERS, answer_index
+
+    while True:
+        sys.stdout.write("Your answer > ")
+        sys.stdout.flush()
+        line = sys.stdin.readline()
+        if not line:
+            return None
+        if not line.strip() or answer_index(line.strip(), question) is not None:
+            return line.strip()
+        sys.stdout.write(f"  Answer with a letter A–{LETTERS[len(question.options) - 1]} or an option's text "
+                         "(empty skips the question).\n")
+
+
 def cmd_quiz_attempt(args: argparse.Namespace) -> int:
     from cognivault.study.quiz import LETTERS, NotAQuiz, quiz_to_take, take_attempt
     from cognivault.study.terminal import counted
@@ -226,15 +244,13 @@ def cmd_quiz_attempt(args: argparse.Namespace) -> int:
             sys.stdout.write(f"\n{number}. {question.question}\n")
             for index, option in enumerate(question.options):
                 sys.stdout.write(f"   {LETTERS[index]}) {option}\n")
-            sys.stdout.write("Your answer > ")
-            sys.stdout.flush()
-            line = sys.stdin.readline()
-            if not line:
+            line = _ask_answer(question)
+            if line is None:
                 unanswered = len(quiz.questions) - len(answers)
                 sys.stdout.write(f"\n(input ended: {counted(unanswered, 'question')} left unanswered, "
                                  "scored as wrong)\n")
                 break
-            answers.append(line.strip())
+            answers.append(line)
     result = take_attempt(_progress_store(vault), path.relative_to(vault).as_posix(), quiz, answers,
                           duration_s=time.monotonic() - started)
     if args.json:

@@ -504,7 +504,8 @@ def parse_quiz(text: str) -> ParsedQuiz:
                       cited)
 
 
-def _answer_index(value: Any, question: QuizQuestion) -> int | None:
+def answer_index(value: Any, question: QuizQuestion) -> int | None:
+    """The option ``value`` names (a letter, a number, the option's text, true/false words), or None."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -543,7 +544,7 @@ def score_attempt(quiz: ParsedQuiz, answers: list[Any]) -> dict[str, Any]:
     correct = 0
     for number, question in enumerate(quiz.questions, start=1):
         given = answers[number - 1] if number - 1 < len(answers) else None
-        index = _answer_index(given, question)
+        index = answer_index(given, question)
         ok = index == question.correct_index
         correct += ok
         details.append({"number": number, "given": LETTERS[index] if index is not None else None,
