@@ -88,3 +88,14 @@ def test_search_results_of_notes_read_plainly_and_attachments_stay_as_extracted(
     assert note.snippet[note.highlights[0][0]:note.highlights[0][1]] == "Carotenoids"
     extracted = [r for r in results if r.path == "formula.txt"]
     assert all("**" in r.snippet for r in extracted)
+
+
+def test_a_first_passage_opens_with_the_note_not_its_aliases(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # The aliases are indexed with the first passage (a note is found by them) but are no text of the note.
+    engine = indexed_notes({"Home.md": "---\naliases: [Start, Overview]\n---\nThis vault is a study topic on how "
+                                       "plants turn light into chemical energy.\n",
+                            "Photosynthesis.md": "---\naliases: Photosynthesis overview\ndescription: How plants make "
+                                                 "sugar.\n---\nPhotosynthesis turns light into chemical energy.\n"})
+    snippets = {r.path: r.snippet for r in engine.search("light chemical energy", k=5, mode="lexical").results}
+    assert snippets["Home.md"].startswith("This vault is a study topic")
+    assert snippets["Photosynthesis.md"].startswith("How plants make sugar. Photosynthesis turns light")

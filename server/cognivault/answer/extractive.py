@@ -53,6 +53,7 @@ from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives
 from cognivault.answer.confidence import QuoteMeasures
 from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
 from cognivault.index.analysis import words
+from cognivault.vault.chunking import LEAD_ALIASES_RE
 from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
@@ -81,7 +82,6 @@ MAX_INTRO = 240  # a longer paragraph ending in ":" is a passage of its own, not
 ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answer (bench_answer_quality.py)
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
-_ALIASES = re.compile(r"\s*\(aliases: [^)]*\)|^aliases:.*$", re.IGNORECASE | re.MULTILINE)
 # Hidden in the rendered note (citation markers, review schedules): never quoted outside code.
 _HTML_COMMENT = re.compile(r"[ \t]*" + HTML_COMMENT_RE.pattern, re.DOTALL)  # with the blanks before it
 _WORDS = re.compile(r"\w+")
@@ -172,7 +172,7 @@ class Unit:
 
 def units_of(item: Evidence, position: int) -> list[Unit]:
     """The quotable units of one passage, in order."""
-    text = _ALIASES.sub("", item.text.removesuffix(" …"))
+    text = LEAD_ALIASES_RE.sub("", item.text.removesuffix(" …"))
     blocks = split_blocks(text)
     units: list[Unit] = []
     previous: MarkdownBlock | None = None

@@ -1,8 +1,9 @@
 """Search-result snippets: the part of a passage that best matches the query, with its matches marked.
 
 A note's passage is shown as a reader sees it (:func:`reading_text`: no ``**``, ``##``, ``[[…|…]]``
-or block ids, its heading path left to the result's title), unless the query itself searches for
-Markdown syntax (``[[##``, ``%%``): then the passage is shown as written.
+or block ids, its heading path left to the result's title, the aliases of its lead line left out),
+unless the query itself searches for Markdown syntax (``[[##``, ``%%``): then the passage is shown as
+written.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cognivault.index.analysis import SYMBOL_RUN, Analyzer
+from cognivault.vault.chunking import LEAD_ALIASES_RE
 from cognivault.vault.markdown import reading_text
 
 _WORD = re.compile(r"\w+")
@@ -31,7 +33,7 @@ def make_snippet(text: str, query_terms: set[str], analyzer: Analyzer, lang: str
     wants_syntax = any(_WORD.search(term) is None for term in query_terms)
     flat = " ".join(text.split())
     if markdown_headings is not None and not wants_syntax:
-        flat = reading_text(text, markdown_headings) or flat
+        flat = reading_text(LEAD_ALIASES_RE.sub("", text), markdown_headings) or flat
     found = [(m.start(), m.end(), m.group().casefold()) for m in _WORD.finditer(flat)]
     # Each distinct word is analysed once: passages repeat their words a lot.
     matching = {word for word in {w for _, _, w in found}

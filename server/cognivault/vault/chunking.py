@@ -66,7 +66,7 @@ from typing import Any
 from cognivault.vault.markdown import normalize_text
 from cognivault.vault.types import ChunkDraft, Heading, ParsedNote
 
-__all__ = ["CHUNKER_VERSION", "MIN_CHARS", "chunk_note", "split_prose", "split_spans", "make_anchor"]
+__all__ = ["CHUNKER_VERSION", "LEAD_ALIASES_RE", "MIN_CHARS", "chunk_note", "split_prose", "split_spans", "make_anchor"]
 
 MIN_CHARS = 100
 # Raised whenever a change gives a note other passages: the index re-chunks every note chunked by
@@ -75,6 +75,8 @@ MIN_CHARS = 100
 # 3: the frontmatter's lead line (description, aliases) is a paragraph of its own.
 CHUNKER_VERSION = 3
 
+# The aliases part of a first passage's lead line (``_lead_line``): the note's other names, not its text.
+LEAD_ALIASES_RE = re.compile(r"\s*\(aliases: [^)]*\)|^aliases:.*$", re.IGNORECASE | re.MULTILINE)
 _SENTENCE_END_RE = re.compile(r"[.!?…][\"'”’»)\]]*(?=\s)|[。！？][」』”’)]*")
 _SPACE_RE = re.compile(r"[ \t\n]")
 
