@@ -5,7 +5,9 @@ keyword-indexed for real, generated with no model."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -218,3 +220,56 @@ def test_a_short_note_is_asked_about_its_sections_steps_and_questions(engine: En
     for question in questions:
         assert not question_problems(question.question, question.options, question.correct_index,
                                      NOTES["Backups.md"]), question
+
+
+FOLDED = """# Python lists
+
+A **list** is a mutable, ordered sequence of items. Lists are written with square brackets: `[1, 2, 3]`.
+
+## Slicing
+
+`xs[1:3]` returns the items at index 1 and 2. Negative indices count from the end: `xs[-1]` is the last item.
+
+## Complexity
+
+Appending is amortised O(1); inserting at the front with `insert(0, x)` is O(n).
+
+## Methods
+
+- `append(x)` – adds `x` to the end of the list
+- `pop()` – removes and returns the last item
+"""
+
+
+def _heading_over(note: str, text: str) -> str | None:
+    """The heading of the section whose text holds ``text`` (None before any heading below the title)."""
+    heading = None
+    for line in note.split("\n"):
+        if line.startswith("## "):
+            heading = line[3:]
+        elif text.casefold() in line.casefold():
+            return heading
+    raise AssertionError(f"{text!r} is not in the note")
+
+
+def test_a_card_from_a_small_section_cites_that_section(tmp_path: Path) -> None:
+    """A passage that took in small sections (here one passage holds Slicing, Complexity and Methods) cites each
+    card and question at the section its text stands in, so the link opens there, not at the passage's first
+    heading; the note's opening cites the note."""
+    with indexed_vault(tmp_path, {"Python lists.md": FOLDED}) as engine:
+        assert len({c.heading_path for c in engine.store.catalog.chunks_of("Python lists.md")}) < 4  # folded
+        cards, quiz = (generate(engine, kind, "Python lists.md", count=20)[1] for kind in ("flashcards", "quiz"))
+    checked = 0
+    for line in cards.split("\n"):
+        citations = parse_citations(line)
+        if not citations or "::" not in line and "==" not in line:
+            continue
+        quoted = re.sub(r"==|\s*\[\[.*", "", line.partition("::")[2] or line).split("; ")[0].rstrip(".")
+        assert citations[0].heading == _heading_over(FOLDED, quoted), line
+        checked += 1
+    parsed = parse_quiz(quiz)
+    for question, cited in zip(parsed.questions, parsed.sources, strict=True):
+        sentence = question.explanation.split("; ")[0].rstrip(".").split(": ", 1)[-1]
+        assert cited[0]["heading"] == _heading_over(FOLDED, sentence), question
+        checked += 1
+    assert checked >= 6

@@ -264,6 +264,25 @@ def _section_heading(source: Source) -> str:
     return path[-1] if path else ""
 
 
+def cited_under(source: Source, heading: str, written: str) -> Source:
+    """The passage as a fact under ``heading`` cites it: a passage that took in small sections (``## Complexity``
+    after ``## Slicing``) cites each fact at the section it sits in, so the link opens there; text before any
+    heading in a passage that starts with such sections is the note's opening and cites the note. ``written``
+    is the heading as the note writes it (the link's target); the passage itself is the same."""
+    path = tuple(source.heading_path)
+    titled = bool(path) and path[0].casefold() == source.title.casefold()
+    if plain(heading).casefold() == plain(_section_heading(source)).casefold():
+        return source
+    if not heading:
+        cited = path[:1] if titled else ()
+    else:
+        shown = [plain(read_inline(h).text).casefold() for h in path]
+        key = plain(heading).casefold()
+        cited = path[:shown.index(key) + 1] if key in shown else \
+            (*(path[:-1] if _section_heading(source) else path), written)
+    return replace(source, heading_path=cited)
+
+
 def _flat(text: str) -> str:
     return " ".join(text.split()).casefold()
 
@@ -487,11 +506,13 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             return
         seen_terms.add(key)
         shown = unbold(term)
-        found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, source, lang,
+        cited = cited_under(source, heading, written_headings.get(heading, heading))
+        found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, cited, lang,
                           form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form,
                           situated, in_order))
 
     blocks = blocks_of(source)
+    written_headings = {block.heading: block.content for block in blocks if block.kind == "heading"}
     # the problems or messages a section states in bold, each over its answer: a series of them is the section's
     # shape ("**I am receiving a hash error …**"); a lone one is a warning or advice ("**Always back up …**")
     problems = Counter(block.heading for block in blocks if block.kind == "paragraph"
