@@ -273,3 +273,43 @@ def test_a_card_from_a_small_section_cites_that_section(tmp_path: Path) -> None:
         assert cited[0]["heading"] == _heading_over(FOLDED, sentence), question
         checked += 1
     assert checked >= 6
+
+
+SUBJECTS = {
+    "History/French Revolution.md": """# French Revolution
+
+The French Revolution was a period of upheaval in France that ended the absolute monarchy.
+
+## Causes
+
+- **Financial crisis**: France was nearly bankrupt after the wars it had fought abroad.
+- **Social inequality**: the Third Estate paid most taxes but had little political power.
+- **Enlightenment ideas**: thinkers such as Rousseau questioned absolute rule.
+
+## Outcome
+
+Napoleon Bonaparte seized power in a coup in November 1799.
+""",
+    "Biology/Mitosis.md": """# Mitosis
+
+Mitosis is the division of a cell nucleus into two identical nuclei.
+
+## Phases
+
+- **Prophase**: chromosomes condense and the spindle forms.
+- **Metaphase**: chromosomes line up at the middle of the cell.
+- **Anaphase**: sister chromatids are pulled to opposite poles.
+""",
+}
+
+
+def test_wrong_options_come_from_the_subject_not_the_rest_of_the_vault(tmp_path: Path) -> None:
+    """A quiz on a history note offers the note's own list items as each other's wrong options, never a term of
+    a biology note in another top folder of the vault (the parent of a small folder is the vault itself)."""
+    with indexed_vault(tmp_path, SUBJECTS) as engine:
+        quiz = generate(engine, "quiz", "History/French Revolution.md", count=8)[1]
+    causes = {"Financial crisis", "Social inequality", "Enlightenment ideas"}
+    questions = parse_quiz(quiz).questions
+    asked = [q for q in questions if q.options[q.correct_index] in causes]
+    assert len(asked) == 3 and all(set(q.options) <= causes and len(q.options) == 3 for q in asked)
+    assert not {"Prophase", "Metaphase", "Anaphase", "Mitosis"} & {o for q in questions for o in q.options}

@@ -217,8 +217,8 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
         same_note = other.source.path == fact.source.path
         same_section = same_note and other.context == fact.context
         if other.kind not in kinds or other.term == other.source.title or (
-                same_section and fact.kind not in ("row", "heading", "step", "faq")):  # a table's rows: each other's
-            continue
+                same_section and fact.kind not in ("row", "item", "heading", "step", "faq")):
+            continue  # a table's rows, a list's items: each other's; a sentence's other terms may fit its gap
         if fact.kind == "heading" and not same_note:  # "which section of this note": another note's is no option
             continue
         if fact.kind == "step" and (not same_section or other.column != fact.column
@@ -321,9 +321,9 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     rng.shuffle(candidates)
     size = len(_WORDS_RE.findall(answer))
     shape = _shape(answer)
-    # the note's other questions before other notes' ones
-    own = {_option(f.term) for f in pool if f.source.path == fact.source.path} if fact.kind == "faq" else set()
-    candidates.sort(key=lambda c: (used[c.casefold()], bool(own) and c not in own, -_common_prefix(_shape(c), shape),
+    # the note's own terms (its other questions, its list's other items) before other notes' ones
+    own = set(_candidates(fact, [f for f in pool if f.source.path == fact.source.path], side, form, answer))
+    candidates.sort(key=lambda c: (used[c.casefold()], c not in own, -_common_prefix(_shape(c), shape),
                                    abs(len(_WORDS_RE.findall(c)) - size) > max(2, size // 2)))
 
     def wrong_for(stem: str) -> list[str]:

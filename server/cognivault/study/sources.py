@@ -257,22 +257,29 @@ def gather_sources(engine: Engine, request: StudyRequest, max_sources: int = MAX
 
 
 def _with_surroundings(engine: Engine, sources: SourceSet) -> SourceSet:
-    """Add the notes' heading outlines and the passages of nearby notes (same folders, same language)."""
+    """Add the notes' heading outlines and the passages of nearby notes (same language): the notes they link to
+    or are linked from first, then the notes of their folders; a small folder adds its parent folder's other
+    notes, unless the parent is the vault itself (a vault's top folders are its subjects: a history note's quiz
+    offers no term of a biology note as a wrong option)."""
     catalog = engine.store.catalog
     studied = sources.notes()
     for path in studied:
         row = catalog.note_row(path)
         sources.outlines[path] = [(int(h[0]), one_line(str(h[1]))) for h in (row or {}).get("headings") or []]
-    folders = {str(PurePosixPath(path).parent) for path in studied}
-    nearby = sorted(f.path for f in catalog.files()
-                    if f.state == "indexed" and f.path not in studied and str(PurePosixPath(f.path).parent) in folders
-                    and f.path.endswith(".md") and not _in_study_folder(engine, f.path))
-    if len(nearby) < MAX_NEIGHBOUR_NOTES // 2:  # a small folder: add its parent folder's other notes
-        parents = {str(PurePosixPath(folder).parent).removeprefix(".") for folder in folders}
-        nearby += sorted(f.path for f in catalog.files()
-                         if f.state == "indexed" and f.path not in studied and f.path not in nearby
-                         and f.path.endswith(".md") and not _in_study_folder(engine, f.path)
-                         and str(PurePosixPath(f.path).parent).startswith(tuple(parents)))
+    graph = engine.link_graph()
+    linked: set[str] = set()
+    for path in studied:
+        links = graph.neighbours(path)
+        linked |= links.outgoing | links.incoming
+    notes = [f.path for f in catalog.files() if f.state == "indexed" and f.path not in studied
+             and f.path.endswith(".md") and not _in_study_folder(engine, f.path)]
+    folders = {PurePosixPath(path).parent for path in studied}
+    nearby = [path for path in notes if path in linked or PurePosixPath(path).parent in folders]
+    if len(nearby) < MAX_NEIGHBOUR_NOTES // 2:
+        parents = {folder.parent for folder in folders} - {PurePosixPath(".")}
+        taken = set(nearby)
+        nearby += [path for path in notes if path not in taken and parents & set(PurePosixPath(path).parents)]
+    nearby.sort(key=lambda path: (path not in linked, path))
     records = [c for path in nearby[:MAX_NEIGHBOUR_NOTES] for c in catalog.chunks_of(path)
                if (c.lang or sources.language) == sources.language]
     sources.neighbours = _make_sources(engine, records, budget=False)
