@@ -127,6 +127,7 @@ def check_question(raw: Any, sources: SourceSet) -> QuizQuestion | None:
 # -- extractive ------------------------------------------------------------------
 OPTIONS = 4  # the right option and up to three wrong ones
 MAX_OPTION_USES = 2  # a wrong option comes back once at most, and only when no fresh one of its kind is left
+CLOSED_SETS = ("heading", "step")  # "which section of this note", "which step comes next": the note's own, again
 _WORDS_RE = re.compile(r"\S+")
 
 
@@ -316,13 +317,15 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
         return None  # "Which term matches: 'Available'?" cannot be answered
     sections = _other_sections(fact, outlines.get(fact.source.path, [])) if fact.kind == "heading" else None
     found = [_option(h) for h in sections] if sections is not None else _candidates(fact, pool, side, form, answer)
+    # the note's own terms (its sections, its list's other items, its other questions) before other notes' ones;
+    # a note's sections, a list's steps are a closed set: each may come back in every question on them
+    own = set(found) if sections is not None else \
+        set(_candidates(fact, [f for f in pool if f.source.path == fact.source.path], side, form, answer))
     candidates = [c for c in dict.fromkeys(found) if c and c.casefold() != answer.casefold()
-                  and used[c.casefold()] < MAX_OPTION_USES]
+                  and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))]
     rng.shuffle(candidates)
     size = len(_WORDS_RE.findall(answer))
     shape = _shape(answer)
-    # the note's own terms (its other questions, its list's other items) before other notes' ones
-    own = set(_candidates(fact, [f for f in pool if f.source.path == fact.source.path], side, form, answer))
     candidates.sort(key=lambda c: (used[c.casefold()], c not in own, -_common_prefix(_shape(c), shape),
                                    abs(len(_WORDS_RE.findall(c)) - size) > max(2, size // 2)))
 
