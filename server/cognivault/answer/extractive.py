@@ -55,6 +55,7 @@ from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_
 from cognivault.index.analysis import words
 from cognivault.vault.chunking import LEAD_ALIASES_RE
 from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
+from cognivault.vault.sentences import shield, unshield
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
 NOT_IN_VAULT_DE = "Dazu steht nichts im Vault: keine der indizierten Notizen behandelt diese Frage."
@@ -111,14 +112,14 @@ def says_not_in_vault(text: str) -> bool:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of plain prose (four words or more), whitespace collapsed."""
-    pieces = (piece.strip(" \t\n-*+>|") for piece in re.split(r"\n{2,}|(?<=[.!?])\s+(?=[A-ZÄÖÜ0-9])", text))
-    return [" ".join(piece.split()) for piece in pieces if len(piece.split()) >= 4]
+    pieces = (piece.strip(" \t\n-*+>|") for piece in re.split(r"\n{2,}|(?<=[.!?])\s+(?=[A-ZÄÖÜ0-9])", shield(text)))
+    return [" ".join(unshield(piece).split()) for piece in pieces if len(piece.split()) >= 4]
 
 
 def _sentences_of(paragraph: str) -> list[str]:
     """A paragraph's sentences as written (never split inside a code span)."""
     found, start = [], 0
-    for match in _SENTENCE_END.finditer(paragraph):
+    for match in _SENTENCE_END.finditer(shield(paragraph)):
         if paragraph.count("`", 0, match.start()) % 2:
             continue
         found.append(paragraph[start:match.start()].strip())

@@ -57,6 +57,7 @@ from itertools import takewhile
 
 from cognivault.study.sources import Source
 from cognivault.vault.markdown import block_tokens, inline_pieces
+from cognivault.vault.sentences import shield, unshield
 
 _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 GAP = "\ue004"  # where an embed or raw HTML stood: a sentence holding it is not read (its content is not there)
@@ -391,7 +392,7 @@ def blocks_of(source: Source) -> list[Block]:
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_SPLIT_RE.split(text) if len(s.strip()) >= 8]
+    return [unshield(s).strip() for s in _SENTENCE_SPLIT_RE.split(shield(text)) if len(s.strip()) >= 8]
 
 
 # -- the shapes -------------------------------------------------------------------------

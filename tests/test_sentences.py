@@ -1,0 +1,53 @@
+"""Where a sentence ends (issue 17): a date's ordinal, an abbreviation or an initial ends none, so a card, a
+quiz stem or a quoted answer never stops at "am 9." or "z."; a real sentence end still splits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cognivault.answer.extractive import split_sentences
+from cognivault.study.extract import sentences
+from cognivault.vault.sentences import shield
+from test_study_extractive import cards_of, generate, indexed_vault
+
+WHOLE = [
+    "Nach der Novemberrevolution rief Philipp Scheidemann am 9. November 1918 die Republik aus.",
+    "Im 19. Jahrhundert wuchsen die Städte, z. B. Berlin, d. h. die Hauptstadt.",
+    "The 4. July parade was led by Dr. Smith, e.g. on Main Street.",
+    "Dann spielte J. S. Bach die Orgel, und John F. Kennedy hörte zu.",
+]
+
+
+@pytest.mark.parametrize("split", [sentences, split_sentences])
+def test_a_period_that_ends_no_sentence_does_not_split_it(split: Callable[[str], list[str]]) -> None:
+    text = " ".join(WHOLE + ["It ended in 1933.", "Vitamin C.", "The end came."])
+    assert split(text)[:len(WHOLE)] == WHOLE
+    assert "It ended in 1933." in split(text) and shield(text).count(".") < text.count(".")
+
+
+def test_a_card_quotes_a_german_date_whole(tmp_path: Path) -> None:
+    note = """# Weimarer Republik
+
+Die Weimarer Republik war der erste demokratische Staat in Deutschland.
+
+## Gründung
+
+Nach der Novemberrevolution rief Philipp Scheidemann am 9. November 1918 die Republik aus.
+
+## Krisen
+
+- **Hyperinflation 1923**: Das Geld verlor fast seinen gesamten Wert.
+- **Artikel 48**: Der Reichspräsident konnte per Notverordnung regieren.
+
+## Ende
+
+Mit der Ernennung Adolf Hitlers zum Reichskanzler am 30. Januar 1933 endete die Republik.
+"""
+    with indexed_vault(tmp_path, {"Weimarer Republik.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Weimarer Republik.md")[1])
+    backs = {back for _, _, back in cards}
+    assert "Nach der Novemberrevolution rief Philipp Scheidemann am 9. November 1918 die Republik aus." in backs
+    assert not [side for card in cards for side in card if side.rstrip().endswith((" am 9.", " am 30."))]
