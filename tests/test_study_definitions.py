@@ -1,6 +1,7 @@
-"""Definitions in the past tense (issue 17): a history note's "X was …" ("X war …") is a card asked in its own
-tense and a quiz question, and so is "Y were called X" ("Y nannte man X"); a pronoun or a clause as the subject is
-no definition. Notes of our own, keyword-indexed for real, generated with no model."""
+"""Definitions in the past tense and with other defining verbs (issue 17): a history note's "X was …" ("X war …")
+is a card asked in its own tense and a quiz question, and so are "X refers to …", "X means …", "X bezeichnet …",
+"Unter X versteht man …" and "Y were called X" ("Y nannte man X"); a pronoun or a clause as the subject is no
+definition. Notes of our own, keyword-indexed for real, generated with no model."""
 
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ The **Reign of Terror** was a period of mass executions led by the Committee of 
 
 ## Words of the time
 
+The term sans-culottes refers to the common people of Paris who wore long trousers instead of breeches.
+Laissez-faire means a policy of leaving trade to merchants without rules from the state.
 It was a time of fear for nobles and priests alike across the whole country.
 The king who fled to Varennes in 1791 was a prisoner of the assembly from then on.
 The old calendar was replaced by a calendar of ten-day weeks in 1793.
@@ -57,7 +60,10 @@ Die Weimarer Republik war der erste demokratische Staat in Deutschland. Sie best
 
 ## Begriffe
 
+Der Begriff Dolchstoßlegende bezeichnet eine Verschwörungstheorie über das Ende des Ersten Weltkriegs.
+Unter Reparationen versteht man die Zahlungen, die Deutschland nach dem Krieg leisten musste.
 Sie war die erste Republik mit einem Wahlrecht für Frauen in ganz Deutschland.
+Unter der Weimarer Verfassung versteht man die Verfassung des Deutschen Reiches von 1919.
 
 ## Parteien
 
@@ -77,8 +83,16 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
                   "A period of political and social upheaval in France that ended the absolute monarchy.")),
     (REVOLUTION, ("qa", "What was the Reign of Terror?", "A period of mass executions led by the Committee of "
                   "Public Safety under Maximilien Robespierre.")),
+    (REVOLUTION, ("qa", "What does the term sans-culottes refer to?",
+                  "The common people of Paris who wore long trousers instead of breeches.")),
+    (REVOLUTION, ("qa", "Words of the time: what does laissez-faire mean?",
+                  "A policy of leaving trade to merchants without rules from the state.")),
     (REVOLUTION, ("qa", "What were the members of the most radical club of Paris called?", "Jacobins.")),
     (WEIMAR, ("qa", "Was war die Weimarer Republik?", "Der erste demokratische Staat in Deutschland.")),
+    (WEIMAR, ("qa", "Was bezeichnet der Begriff Dolchstoßlegende?",
+              "Eine Verschwörungstheorie über das Ende des Ersten Weltkriegs.")),
+    (WEIMAR, ("qa", "Begriffe: Was versteht man unter Reparationen?",
+              "Die Zahlungen, die Deutschland nach dem Krieg leisten musste.")),
     (WEIMAR, ("qa", "Wie nannte man die Anhänger der Kommunistischen Partei?", "Kommunisten.")),
 ])
 def test_a_definition_in_the_past_tense_or_with_another_defining_verb_is_a_card(
@@ -98,7 +112,7 @@ def test_a_pronoun_or_a_clause_is_never_the_term_of_a_definition(engine: Engine,
     assert definitions == (["What was the French Revolution?", "What was the Reign of Terror?"] if note == REVOLUTION
                            else ["Was war die Weimarer Republik?"])
     assert not any("What is the French Revolution" in front or "Was ist die Weimarer" in front for front in fronts)
-    assert not any("Varennes" in front or "calendar" in front.split("?")[0]
+    assert not any("Weimarer Verfassung" in front or "Varennes" in front or "calendar" in front.split("?")[0]
                    for front in fronts)
 
 
