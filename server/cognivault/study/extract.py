@@ -14,9 +14,15 @@ Only reliable shapes become facts (English and German):
   (``**term**``, ``` `code` ``` or plain), framed by the heading above it;
 - ``row``: a table row, its first cell the term, the next cell the answer
   under that column's header;
-- ``definition``: "X is Y" / "X are Y" ("X ist Y", "X sind Y") with X a short
-  noun phrase that is not a pronoun; ``called``: "Y are called X"
-  ("Y nennt man X");
+- ``definition``: "X is Y" / "X are Y" / "X was Y" / "X were Y", "X refers to Y",
+  "X means Y" ("X ist/sind/war/waren Y", "X bezeichnet Y", "Unter X versteht man
+  Y" with X bare, as its dative would match no option) with X a short noun
+  phrase that is not a pronoun or a clause and Y opening with an article or a
+  noun; a remark in parentheses after X ("The French Revolution (1789–1799)
+  was …") is not part of it, nor are tags after the sentence's end. A card asks
+  in the sentence's verb and tense ("What was …?", "What does X refer to?",
+  "Was versteht man unter X?"); ``called``: "Y are called X" / "Y were called X"
+  ("Y nennt man X", "Y nannte man X");
 - ``bold`` / ``code``: a sentence holding ``**term**`` or a code span (a
   cloze on it);
 - ``heading``: a section's heading with its first sentence (and, when that
@@ -137,7 +143,7 @@ class Fact:
     definition: str  # the answer side: what the term is, its description, the section's first sentence
     sentence: str  # the whole sentence, item or row the fact came from (Markdown)
     cloze: str  # the sentence with the term marked ==term== ("" when that is not possible)
-    verb: str  # is / are / ist / sind ("" when none)
+    verb: str  # the defining verb as written: is / was / refers to / ist / war / versteht man … ("" when none)
     source: Source
     lang: str
     form: str = "term"  # shortcut | code | setting | heading | term: what kind of thing the term is
@@ -414,13 +420,15 @@ def _term_ok(term: str, max_words: int = 6) -> bool:
 
 def _defines(definition: str, verb: str, german: bool) -> bool:
     """"X is a/the …" names what X is; "X is tied to …", "X sind davon nicht betroffen" only say something about
-    it. A definition starts with an article or a noun (a plural noun after "are")."""
+    it. A definition starts with an article or a noun (a plural noun after "are"/"were"; after "bezeichnet" or
+    "versteht man" also "den")."""
     first = definition.split()[0].strip(",") if definition.split() else ""
     if german:
-        return bool(_DE_DEFINITION_START.match(first))
+        return bool(_DE_DEFINITION_START.match(first)) or (verb in _ACCUSATIVE_VERBS and first == "den")
     if first.casefold() in _PARTICIPLES or (first.endswith("ed") and len(first) >= 4):
         return False
-    return bool(_EN_DEFINITION_START.match(first)) or (verb == "are" and first.endswith("s") and len(first) > 3)
+    return bool(_EN_DEFINITION_START.match(first)) or (verb in ("are", "were") and first.endswith("s")
+                                                       and len(first) > 3)
 
 
 def mark_term(sentence: str, term: str) -> str:
@@ -439,14 +447,24 @@ def blank_term(sentence: str, term: str, filler: str = "____") -> str:
     return f"{sentence[:index]}{filler}{sentence[index + len(term):]}"
 
 
-_DEF_EN = re.compile(r"^(?P<term>(?:(?:The|A|An)\s+)?[^,;:]{2,70}?)\s+(?P<verb>is|are)\s+(?P<def>(?!not\b|also\b|"
+_DEF_EN = re.compile(r"^(?P<term>(?:(?:The|A|An)\s+)?[^,;:]{2,70}?)\s+(?P<verb>is|are|was|were|refers to|refer to|"
+                     r"means)\s+(?P<def>(?!not\b|also\b|"
                      r"called\b|then\b|therefore\b|used\b|why\b|how\b|where\b|when\b|what\b|only\b|now\b|"
                      r"still\b|already\b|currently\b|available\b|enabled\b|disabled\b)[^\n]{6,})$")
-_DEF_DE = re.compile(r"^(?P<term>(?:(?:Der|Die|Das|Ein|Eine)\s+)?[^,;:]{2,70}?)\s+(?P<verb>ist|sind)\s+"
+_DEF_DE = re.compile(r"^(?P<term>(?:(?:Der|Die|Das|Ein|Eine)\s+)?[^,;:]{2,70}?)\s+(?P<verb>ist|sind|war|waren|"
+                     r"bezeichnet|bezeichnen)\s+"
                      r"(?P<def>(?!nicht\b|auch\b|dabei\b|nur\b|jetzt\b|bereits\b|standardmäßig\b|verfügbar\b|"
                      r"aktiviert\b|deaktiviert\b)[^\n]{6,})$")
-_CALLED_EN = re.compile(r"^(?P<def>.{6,}?)\s+(?P<verb>is|are)\s+called\s+(?P<term>.+)$")
-_CALLED_DE = re.compile(r"^(?P<def>.{6,}?)\s+nennt\s+man\s+(?P<term>.+)$")
+# "Unter Inflation versteht man …": a term with an article stands in the dative ("unter der Zellatmung"), which no
+# option of a quiz would match, so only a bare noun is read ("unter Umständen" is "possibly", not a term)
+_UNDER_DE = re.compile(r"^Unter\s+(?P<term>(?=[A-ZÄÖÜ\ue000])(?!Umständen\b)[^,;:]{2,70}?)\s+"
+                       r"(?P<verb>versteht man)\s+(?P<def>[^\n]{6,})$")
+_DEFINITIONS = {"en": (_DEF_EN,), "de": (_UNDER_DE, _DEF_DE)}
+_ACCUSATIVE_VERBS = {"bezeichnet", "bezeichnen", "versteht man"}  # their definition is an object: "den Anstieg …"
+_CALLED_EN = re.compile(r"^(?P<def>.{6,}?)\s+(?P<verb>is|are|was|were)\s+called\s+(?P<term>.+)$")
+_CALLED_DE = re.compile(r"^(?P<def>.{6,}?)\s+(?P<verb>nennt|nannte)\s+man\s+(?P<term>.+)$")
+_TAGS_AFTER_RE = re.compile(r"(?<=[.!?])(?:\s+#[^\s#]+)+$")  # tags after a sentence's end: not part of it
+_TERM_REMARK_RE = re.compile(r"\s*\([^()]*\)$")  # "The French Revolution (1789–1799)": the term is before it
 
 
 def _short_term(raw: str) -> str:
@@ -593,12 +611,15 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 add("called", inline.restore(term), inline.restore(called.group("def")), inline.restore(sentence),
                     called.groupdict().get("verb") or "", block.heading)
             else:
-                definition = (_DEF_DE if german else _DEF_EN).match(unbold(sentence).rstrip("."))
+                said = _TAGS_AFTER_RE.sub("", unbold(sentence)).rstrip(".")  # "… monarchy. #history" ends at "."
+                definition = next(filter(None, (pattern.match(said)
+                                                for pattern in _DEFINITIONS["de" if german else "en"])), None)
                 # "X is A; Y is B": the clause after the semicolon says something else (about Y)
                 meaning = definition.group("def").split("; ")[0] if definition else ""
                 if definition and _defines(meaning, definition.group("verb"), german) \
                         and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS:
-                    add("definition", inline.restore(definition.group("term")), inline.restore(meaning),
+                    term = _TERM_REMARK_RE.sub("", definition.group("term"))
+                    add("definition", inline.restore(term), inline.restore(meaning),
                         inline.restore(unbold(sentence)), definition.group("verb"), block.heading,
                         situated=order > 0)
             if _leans_back(plain(sentence)):
@@ -793,20 +814,25 @@ def display_term(term: str, text: str, german: bool) -> str:
     return term[0].lower() + term[1:]
 
 
+# the question each defining verb asks, in its tense ("What was …?"); other verbs: "What {verb} …?"
+_DEFINITION_QUESTIONS = {"refers to": "What does {term} refer to?", "refer to": "What do {term} refer to?",
+                         "means": "What does {term} mean?", "versteht man": "Was versteht man unter {term}?"}
+
+
 def question_for(fact: Fact) -> str:
     """The front of a question card for a fact (German fronts never inflect the term: quoted forms)."""
     term = _lower_article(display_term(fact.term, fact.source.text, fact.german))
     if fact.kind == "definition":  # one read in the middle of a paragraph is asked within its section
         place = f"{fact.context or fact.source.title}: " if fact.situated else ""
-        if fact.german:
-            return f"{place}Was {fact.verb or 'ist'} {term}?"
-        return f"{place}{'w' if place else 'W'}hat {fact.verb or 'is'} {term}?"
+        asked = _DEFINITION_QUESTIONS.get(fact.verb, "Was {verb} {term}?" if fact.german else "What {verb} {term}?")
+        asked = asked.format(verb=fact.verb, term=term)
+        return f"{place}{asked[0].lower() + asked[1:] if place and not fact.german else asked}"
     if fact.kind == "called":
         subject = _lower_article(plain(fact.definition).rstrip("."))
         subject = subject[0].lower() + subject[1:] if subject[:2].istitle() and not subject[:2].isupper() else subject
         if fact.german:
-            return f"Wie nennt man {subject}?"
-        return f"What {'are' if fact.verb == 'are' else 'is'} {subject} called?"
+            return f"Wie {fact.verb} man {subject}?"
+        return f"What {fact.verb} {subject} called?"
     if fact.kind == "row":
         return f"{fact.context or fact.source.title}: „{fact.term}“ – {fact.column}?" if fact.german \
             else f"{fact.context or fact.source.title}: “{fact.term}” – {fact.column}?"
