@@ -1,17 +1,22 @@
-"""A query that is just a term ("mitosis", "Hyperinflation", "Reign of Terror"): the passage answer leads with the block
+"""A query that is just a term ("mitosis", "Zellatmung", "slicing"): the passage answer leads with the block
 that says what the term is (issue 17 classes of misses on a student's vault).
 
 A student typing a term a note names (its title, a heading, a bold term) asks what it is: the block defining
-it leads, as for "What is X?", and a passage naming it word for word is no quoted question.
+it leads, as for "What is X?", and a passage naming it word for word is no quoted question. A term found only
+in a heading is answered by the section's opening text, not by an aside further down that an embedding
+model, reading the block without its heading, finds nearer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
-from answer_support import collect, final, make_vault
+from answer_support import collect, final, make_vault, vault_settings, write_vault
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.request import AskRequest
 from cognivault.answer.sessions import SessionStore
@@ -89,3 +94,27 @@ async def test_a_term_alone_is_answered_by_what_defines_it(engine: Any, query: s
     # "Reign of Terror" was left out: it says the query word for word, as a quoted question would.
     data = final(await ask(engine, query))["data"]
     assert data["answered"] and lead(data["answer"]).startswith(definition), data["answer"]
+
+
+class AsideMinded:
+    """An embedding model that reads a callout as the block nearest any question, and the other blocks as too
+    far to quote (as all-MiniLM found the callout under "Slicing" nearer "slicing" than the paragraph on
+    ``xs[1:3]``, which never says "slicing")."""
+
+    model_id = "test:aside-minded"
+    dimension = 2
+    languages = frozenset({"en"})
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return np.array([[1.0, 0.0] if "[!" in text else [0.5, 0.866] for text in texts], dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.array([1.0, 0.0], dtype=np.float32)
+
+
+async def test_a_term_only_a_heading_says_is_answered_by_the_sections_opening(tmp_path: Path) -> None:
+    vault = write_vault(tmp_path / "vault", {"CS/Python lists.md": NOTES["CS/Python lists.md"]})
+    with Engine(vault, vault_settings(tmp_path / "index"), embedder=AsideMinded()) as engine:
+        engine.index()
+        data = final(await ask(engine, "slicing", engine.embedder))["data"]
+    assert data["answered"] and lead(data["answer"]).startswith("`xs[1:3]` returns the items"), data["answer"]

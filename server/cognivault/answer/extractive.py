@@ -25,7 +25,9 @@ by all the passages of its note in the pack: ``NOTE_WEIGHT``), and a little by h
 question's words side by side ("embed a note") or, asked "What is X?" or just
 "X" (a term the passages name: a note's title, a heading, a bold term), by
 defining X (``DEFINITION_WEIGHT``); an embedding model that knows the
-question's language re-ranks the best units by meaning. Units are quoted in
+question's language re-ranks the best units by meaning (a unit that says the
+question's words only in its headings is as near as the nearest of its section:
+the model reads it without them, so the section's opening text leads it). Units are quoted in
 the question's language where the vault has the passage in it. The answer leads
 with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
 (another note's unit must nearly match the best one's share, unless it states
@@ -165,6 +167,7 @@ class Unit:
     score: float = 0.0
     concepts: set[str] = field(default_factory=set)
     answers_kind: bool = False  # gives the kind of answer the question asks for (a number, a date) near its focus
+    by_heading: bool = False  # states the question's words only in its headings
 
     @property
     def size(self) -> int:
@@ -444,6 +447,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             unit.share = sum(weight[t] * (LINK_SHARE if t in pointed else 1.0) for t in unit.concepts) / total
             if unit.share < MIN_UNIT_SHARE:
                 continue
+            shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
+            unit.by_heading = not _concepts_in(shown, item, weight, analyzer, pack)
             unit.score = (1 - CONTEXT_WEIGHT) * unit.share + CONTEXT_WEIGHT * contexts[position]
             if phrases:
                 side_by_side = phrases & text_pairs(analyzer, said, item.lang)
@@ -583,6 +588,15 @@ def _by_meaning(candidates: list[Unit], question_vector: Any, embedder: Any) -> 
         similarity = [max(0.0, float(vector @ question_vector)) for vector in vectors]
     except Exception:  # noqa: BLE001 - meaning is a bonus; words alone still answer
         return candidates
+    # The model reads a block without its headings: of the blocks that state the question's words only in
+    # their heading ("Slicing"), each alone would rank an aside above the text the heading titles. They are
+    # as near the question as their section is, and stay in the section's order.
+    sections: dict[tuple[int, str], float] = {}
+    for unit, close in zip(candidates, similarity, strict=True):
+        if unit.by_heading:
+            sections[unit.position, unit.heading] = max(sections.get((unit.position, unit.heading), 0.0), close)
+    similarity = [sections[unit.position, unit.heading] if unit.by_heading else close
+                  for unit, close in zip(candidates, similarity, strict=True)]
     if max(similarity) < DENSE_FLOOR:
         return candidates  # nothing near the question's meaning (a misspelt or unusual word): words alone decide
     floor = max(DENSE_FLOOR, max(similarity) * DENSE_SHARE)
