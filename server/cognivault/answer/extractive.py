@@ -22,9 +22,12 @@ the user's words in the question's languages, rare words weighing more; a word
 it says only as a link's text counts ``LINK_SHARE``), less
 by how well its passage covers the question (half by the passage itself, half
 by all the passages of its note in the pack: ``NOTE_WEIGHT``), and a little by having the
-question's words side by side ("embed a note") or, asked "What is X?", by
+question's words side by side ("embed a note") or, asked "What is X?" or just
+"X" (a term the passages name: a note's title, a heading, a bold term), by
 defining X (``DEFINITION_WEIGHT``); an embedding model that knows the
-question's language re-ranks the best units by meaning. Units are quoted in
+question's language re-ranks the best units by meaning (a unit that says the
+question's words only in its headings is as near as the nearest of its section:
+the model reads it without them, so the section's opening text leads it). Units are quoted in
 the question's language where the vault has the passage in it. The answer leads
 with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
 (another note's unit must nearly match the best one's share, unless it states
@@ -165,6 +168,7 @@ class Unit:
     score: float = 0.0
     concepts: set[str] = field(default_factory=set)
     answers_kind: bool = False  # gives the kind of answer the question asks for (a number, a date) near its focus
+    by_heading: bool = False  # states the question's words only in its headings
 
     @property
     def size(self) -> int:
@@ -244,6 +248,7 @@ _DEFINITION_QUESTION = re.compile(
     r"was\s+versteht\s+man\s+unter\s+(?:(?:einem|einer|dem|der|den)\s+)?(?P<d>[^?]+?)|define\s+(?P<e>[^?]+?)",
     re.IGNORECASE)
 _ARTICLES = frozenset("a an the ein eine der die das".split())
+MAX_TERM_WORDS = 4  # a longer "What is ...?" asks about more than a term
 _COPULA = re.compile(r"(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<subject>[\w()-]+(?:\s+[\w()-]+){0,2}?)\s+"
                      r"(?:is|are|means|refers|ist|sind|bedeutet|bezeichnet|heißt)\b", re.IGNORECASE)
 
@@ -252,7 +257,24 @@ def _defined_term(question: str) -> str:
     """The term a question asks to define ("What is RuBisCO?", "Was sind Stomata?"), or ""."""
     match = _DEFINITION_QUESTION.fullmatch(" ".join(question.split()).rstrip(" ?"))
     term = next((value for value in match.groups() if value), "") if match else ""
-    return term if 0 < len(term.split()) <= 4 else ""
+    return term if 0 < len(term.split()) <= MAX_TERM_WORDS else ""
+
+
+def _named_term(question: str, items: Sequence[Evidence], units: dict[int, list[Unit]], analyzer: Any) -> str:
+    """The query itself when it is nothing but a term the passages name (a note's title or alias, a heading,
+    a bold term: "mitosis", "Zellatmung", "Reign of Terror"), or "": a student who types a term asks what
+    it is. ``units``: the passages' units by position (their sections are the headings inside a passage)."""
+    query = " ".join(question.split()).rstrip(" ?")
+    if not 0 < len(query.split()) <= MAX_TERM_WORDS:
+        return ""
+    for position, passage in units.items():
+        item = items[position]
+        keys = text_terms(analyzer, query, item.lang)
+        names = {item.title, *item.aliases, *item.heading_path, *(unit.section for unit in passage),
+                 *(match.group("text") for match in _BOLD.finditer(item.text))}
+        if keys and any(text_terms(analyzer, name, item.lang) == keys for name in names):
+            return query
+    return ""
 
 
 def _defines(text: str, term: str, term_keys: frozenset[str], analyzer: Any, lang: str | None) -> bool:
@@ -366,7 +388,6 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     total = sum(weight.values())
     if not total or not items:
         return []
-    asked = _WORDS.findall(question.casefold())
     lang = pack.lang if pack is not None else None
     # Quoted in the question's language where the vault says it in that language (a vault of translated
     # notes has each passage twice).
@@ -392,13 +413,16 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                 for i, item in enumerate(items)]
     best_context = max(contexts)
     best_terms = named[contexts.index(best_context)]
+    passages = {position: units_of(item, position) for position, item in enumerate(items) if position not in foreign}
+    named_term = _named_term(question, items, passages, analyzer)
+    term = _defined_term(question) or named_term
+    # A passage naming the term the query is made of says it word for word: that is no quoted question.
+    asked = [] if named_term else _WORDS.findall(question.casefold())
     candidates: list[Unit] = []
     units_by_position: dict[int, list[Unit]] = {}
-    for position, item in enumerate(items):
-        if position in foreign:
-            continue
+    for position, units in passages.items():
+        item = items[position]
         adds = sum(weight[t] for t in weight if t in named[position] and t not in best_terms) / total
-        units = units_of(item, position)
         # A passage much weaker than the best is left out, unless it covers a part of the question the best does
         # not, or gives the kind of answer the question asks for ("1 vault" for "how many vaults").
         if contexts[position] < best_context * CONTEXT_SHARE and adds < COMPLETING_SHARE and not (
@@ -424,6 +448,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             unit.share = sum(weight[t] * (LINK_SHARE if t in pointed else 1.0) for t in unit.concepts) / total
             if unit.share < MIN_UNIT_SHARE:
                 continue
+            shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
+            unit.by_heading = not _concepts_in(shown, item, weight, analyzer, pack)
             unit.score = (1 - CONTEXT_WEIGHT) * unit.share + CONTEXT_WEIGHT * contexts[position]
             if phrases:
                 side_by_side = phrases & text_pairs(analyzer, said, item.lang)
@@ -444,11 +470,11 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     candidates = [unit for unit in candidates if unit.size <= 2 * budget]  # too long to quote whole
     if not candidates:
         return []
-    term = _defined_term(question)
     if term:
-        term_keys = text_terms(analyzer, term, lang)
         for unit in candidates:
-            if term_keys and _defines(unit.text, term, term_keys, analyzer, items[unit.position].lang):
+            unit_lang = items[unit.position].lang
+            term_keys = text_terms(analyzer, term, unit_lang)
+            if term_keys and _defines(unit.text, term, term_keys, analyzer, unit_lang):
                 unit.score += DEFINITION_WEIGHT
     # On a tie a whole list or paragraph goes before its items or sentences (they remain for a tight budget).
     # A unit giving the kind of answer asked for leads (expected is None: none does, the order is by score).
@@ -563,6 +589,15 @@ def _by_meaning(candidates: list[Unit], question_vector: Any, embedder: Any) -> 
         similarity = [max(0.0, float(vector @ question_vector)) for vector in vectors]
     except Exception:  # noqa: BLE001 - meaning is a bonus; words alone still answer
         return candidates
+    # The model reads a block without its headings: of the blocks that state the question's words only in
+    # their heading ("Slicing"), each alone would rank an aside above the text the heading titles. They are
+    # as near the question as their section is, and stay in the section's order.
+    sections: dict[tuple[int, str], float] = {}
+    for unit, close in zip(candidates, similarity, strict=True):
+        if unit.by_heading:
+            sections[unit.position, unit.heading] = max(sections.get((unit.position, unit.heading), 0.0), close)
+    similarity = [sections[unit.position, unit.heading] if unit.by_heading else close
+                  for unit, close in zip(candidates, similarity, strict=True)]
     if max(similarity) < DENSE_FLOOR:
         return candidates  # nothing near the question's meaning (a misspelt or unusual word): words alone decide
     floor = max(DENSE_FLOOR, max(similarity) * DENSE_SHARE)

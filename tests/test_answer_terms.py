@@ -1,0 +1,120 @@
+"""A query that is just a term ("mitosis", "Zellatmung", "slicing"): the passage answer leads with the block
+that says what the term is (issue 17 classes of misses on a student's vault).
+
+A student typing a term a note names (its title, a heading, a bold term) asks what it is: the block defining
+it leads, as for "What is X?", and a passage naming it word for word is no quoted question. A term found only
+in a heading is answered by the section's opening text, not by an aside further down that an embedding
+model, reading the block without its heading, finds nearer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from answer_support import collect, final, make_vault, vault_settings, write_vault
+from cognivault.answer.pipeline import stream_answer
+from cognivault.answer.request import AskRequest
+from cognivault.answer.sessions import SessionStore
+from cognivault.engine import Engine
+from cognivault.models.extractive_chat import ExtractiveChat
+
+NOTES = {
+    "Bio/Mitosis.md": """# Mitosis
+
+## Why it matters
+
+Mitosis allows growth, repair of tissues and asexual reproduction. Uncontrolled mitosis can lead to cancer.
+
+## In short
+
+Mitosis is the division of a cell nucleus into two genetically identical nuclei, part of the cell cycle.
+""",
+    "Geschichte/Inflation.md": """---
+lang: de
+---
+# Inflation
+
+## Hyperinflation
+
+Im Herbst 1923 stiegen die Preise während der Hyperinflation stündlich, Löhne wurden täglich ausgezahlt.
+
+Eine **Hyperinflation** ist eine Inflation, bei der die Preise um mehr als 50 Prozent im Monat steigen.
+""",
+    "History/French Revolution.md": """# French Revolution
+
+The French Revolution (1789–1799) ended the absolute monarchy in France.
+
+## The Reign of Terror
+
+The **Reign of Terror** was a period of mass executions led by the Committee of Public Safety under
+Maximilien Robespierre. It ended with Robespierre's own execution on 28 July 1794.
+""",
+    "CS/Python lists.md": """# Python lists
+
+A **list** is a mutable, ordered sequence of items, written with square brackets: `[1, 2, 3]`.
+
+## Slicing
+
+`xs[1:3]` returns the items at index 1 and 2. Negative indices count from the end: `xs[-1]` is the last item.
+
+> [!warning] Mutable default arguments
+> Never use a list as a default argument (`def f(xs=[])`): the same list is shared between calls.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    vault, settings = make_vault(tmp_path_factory.mktemp("terms"), NOTES)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        yield opened
+
+
+def ask(engine: Any, question: str, embedder: Any = None) -> Any:
+    return collect(stream_answer(engine, AskRequest(question, use_cache=False), ExtractiveChat(embedder),
+                                 SessionStore(None), cache=None))
+
+
+def lead(answer: str) -> str:
+    """The answer's first quote, without the section title leading it."""
+    return answer.split("[S", 1)[0].lstrip("*# \n").split("\n\n")[-1]
+
+
+@pytest.mark.parametrize(("query", "definition"), [
+    ("mitosis", "Mitosis is the division of a cell nucleus"),
+    ("Hyperinflation", "Eine **Hyperinflation** ist eine Inflation"),
+    ("Reign of Terror", "The **Reign of Terror** was a period")])
+async def test_a_term_alone_is_answered_by_what_defines_it(engine: Any, query: str, definition: str) -> None:
+    # Every block names the term; the one saying what it is leads, as asked "What is X?". The passage naming
+    # "Reign of Terror" was left out: it says the query word for word, as a quoted question would.
+    data = final(await ask(engine, query))["data"]
+    assert data["answered"] and lead(data["answer"]).startswith(definition), data["answer"]
+
+
+class AsideMinded:
+    """An embedding model that reads a callout as the block nearest any question, and the other blocks as too
+    far to quote (as all-MiniLM found the callout under "Slicing" nearer "slicing" than the paragraph on
+    ``xs[1:3]``, which never says "slicing")."""
+
+    model_id = "test:aside-minded"
+    dimension = 2
+    languages = frozenset({"en"})
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return np.array([[1.0, 0.0] if "[!" in text else [0.5, 0.866] for text in texts], dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.array([1.0, 0.0], dtype=np.float32)
+
+
+async def test_a_term_only_a_heading_says_is_answered_by_the_sections_opening(tmp_path: Path) -> None:
+    vault = write_vault(tmp_path / "vault", {"CS/Python lists.md": NOTES["CS/Python lists.md"]})
+    with Engine(vault, vault_settings(tmp_path / "index"), embedder=AsideMinded()) as engine:
+        engine.index()
+        data = final(await ask(engine, "slicing", engine.embedder))["data"]
+    assert data["answered"] and lead(data["answer"]).startswith("`xs[1:3]` returns the items"), data["answer"]
