@@ -116,17 +116,17 @@ def test_a_pronoun_or_a_clause_is_never_the_term_of_a_definition(engine: Engine,
                    for front in fronts)
 
 
-@pytest.mark.parametrize(("note", "stem", "answer"), [
-    (REVOLUTION, "Which term is described here: “A period of political and social upheaval in France that ended "
-                 "the absolute monarchy”?", "The French Revolution"),
-    (WEIMAR, "Welcher Begriff wird hier beschrieben: „Der erste demokratische Staat in Deutschland“?",
-     "Die Weimarer Republik"),
-])
-def test_a_past_tense_definition_is_a_quiz_question(engine: Engine, note: str, stem: str, answer: str) -> None:
-    questions = parse_quiz(generate(engine, "quiz", note, count=20)[1]).questions
+def test_a_past_tense_definition_is_a_quiz_question(engine: Engine) -> None:
+    """"The Reign of Terror was …" is asked back from its description, among terms shown without "the term"; the
+    note's own name ("The French Revolution", "Die Weimarer Republik") is the quiz's title, never an answer."""
+    questions = parse_quiz(generate(engine, "quiz", REVOLUTION, count=20)[1]).questions
     asked = {q.question: q for q in questions}
-    assert stem in asked
-    question = asked[stem]
-    assert question.options[question.correct_index] == answer and len(question.options) >= 3
-    assert not question_problems(question.question, question.options, question.correct_index, NOTES[note],
-                                 "de" if note == WEIMAR else "en")
+    question = asked["Which term is described here: “A period of mass executions led by the Committee of Public "
+                     "Safety under Maximilien Robespierre”?"]
+    assert question.options[question.correct_index] == "The Reign of Terror" and len(question.options) >= 3
+    assert not question_problems(question.question, question.options, question.correct_index, NOTES[REVOLUTION],
+                                 "en")
+    assert not [o for q in questions for o in q.options if o.casefold().startswith("the term")]
+    german = parse_quiz(generate(engine, "quiz", WEIMAR, count=20)[1]).questions
+    for found, name in ((questions, "french revolution"), (german, "weimarer republik")):
+        assert found and not [q for q in found if name in q.options[q.correct_index].casefold()]

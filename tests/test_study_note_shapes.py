@@ -305,7 +305,8 @@ Mitosis is the division of a cell nucleus into two identical nuclei.
 
 def test_wrong_options_come_from_the_subject_not_the_rest_of_the_vault(tmp_path: Path) -> None:
     """A quiz on a history note offers the note's own list items as each other's wrong options, never a term of
-    a biology note in another top folder of the vault (the parent of a small folder is the vault itself)."""
+    a biology note in another top folder of the vault (the parent of a small folder is the vault itself), and never
+    asks for the note's own name."""
     with indexed_vault(tmp_path, SUBJECTS) as engine:
         quiz = generate(engine, "quiz", "History/French Revolution.md", count=8)[1]
     causes = {"Financial crisis", "Social inequality", "Enlightenment ideas"}
@@ -313,3 +314,5 @@ def test_wrong_options_come_from_the_subject_not_the_rest_of_the_vault(tmp_path:
     asked = [q for q in questions if q.options[q.correct_index] in causes]
     assert len(asked) == 3 and all(set(q.options) <= causes and len(q.options) == 3 for q in asked)
     assert not {"Prophase", "Metaphase", "Anaphase", "Mitosis"} & {o for q in questions for o in q.options}
+    # the note's own name is the quiz's title: "The French Revolution" is never an answer to find
+    assert not [q for q in questions if "french revolution" in q.options[q.correct_index].casefold()]

@@ -796,6 +796,11 @@ def first_sentence(source: Source) -> str:
     return ""
 
 
+def bare_name(text: str) -> str:
+    """What a term or label names, its article left out, for comparing: "The stroma" names "Stroma"."""
+    return re.sub(r"^(?:the|a|an|der|die|das|ein|eine)\s+", "", text.casefold())
+
+
 def _lower_article(term: str) -> str:
     """'The Calvin cycle' → 'the Calvin cycle' (for use inside a question)."""
     match = re.match(r"^(The|A|An|Der|Die|Das|Ein|Eine)\s+(.*)$", term)

@@ -24,7 +24,7 @@ from cognivault.study.common import (
     study_folder,
     unreadable,
 )
-from cognivault.study.extract import Fact, all_facts, blocks_of, plain
+from cognivault.study.extract import Fact, all_facts, bare_name, blocks_of, plain
 from cognivault.study.jsonparse import JSONParseError
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.vault.markdown import body_of, read_frontmatter
@@ -111,11 +111,6 @@ def _shown(text: str) -> str:
     return plain(text).replace("`", "").casefold()
 
 
-def _named(text: str) -> str:
-    """What a label names, its article left out: the leaf "The stroma" under the heading "Stroma" says nothing new."""
-    return re.sub(r"^(?:the|a|an|der|die|das|ein|eine)\s+", "", text.casefold())
-
-
 def _occurrences(passages: list[Source]) -> tuple[dict[tuple[str, str], int], dict[tuple[str, int], Source]]:
     """Which occurrence of its heading's text each passage's sections are (the note's 2nd "Example" is 2), and the
     passage each occurrence starts in: sections that share a title keep their own key terms and links. A passage
@@ -153,10 +148,10 @@ def _note_tree(title: str, outline: list[tuple[int, str]], passages: list[Source
         for fact in facts:
             label = _label(plain(fact.term), 60)
             if fact.kind in ("heading", "faq", "step", "code", "example") or _shown(fact.context) != context \
-                    or not label or _named(label) in taken \
+                    or not label or bare_name(label) in taken \
                     or (context and occurrence.get((fact.source.chunk_id, context), 1) != number):
                 continue
-            taken.add(_named(label))
+            taken.add(bare_name(label))
             found.append(Node(label, fact.source))
             if len(found) >= LEAVES:
                 break
@@ -168,7 +163,7 @@ def _note_tree(title: str, outline: list[tuple[int, str]], passages: list[Source
     headings = [(level, text) for level, text in outline if text.strip() and _shown(text) in present]
     if headings and headings[0][0] == 1 and headings[0][1].casefold() == title.casefold():
         headings = headings[1:]
-    taken = {_named(title)} | {_named(text) for _, text in headings}
+    taken = {bare_name(title)} | {bare_name(text) for _, text in headings}
     top: list[Node] = leaves("", 0, taken)
     stack: list[tuple[int, Node]] = []
     numbers: Counter[str] = Counter()

@@ -39,6 +39,7 @@ from cognivault.study.extract import (
     MIN_DEFINITION_WORDS,
     Fact,
     all_facts,
+    bare_name,
     clear_steps,
     plain,
     read_inline,
@@ -131,9 +132,13 @@ CLOSED_SETS = ("heading", "step")  # "which section of this note", "which step c
 _WORDS_RE = re.compile(r"\S+")
 
 
+_NAMING_RE = re.compile(r"^(?:the (?:term|word)|der (?:begriff|ausdruck)|das wort)\s+(?=\S)", re.IGNORECASE)
+
+
 def _option(text: str) -> str:
-    """An option as shown: emphasis gone, no closing period (code spans kept verbatim)."""
-    text = plain(text)
+    """An option as shown: emphasis gone, no closing period (code spans kept verbatim), no "the term" before a
+    term ("The term sans-culottes refers to …" offers "sans-culottes")."""
+    text = _NAMING_RE.sub("", plain(text))
     return text[:-1] if text.endswith(".") and not text.endswith("..") else text
 
 
@@ -217,7 +222,7 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     for other in pool:
         same_note = other.source.path == fact.source.path
         same_section = same_note and other.context == fact.context
-        if other.kind not in kinds or other.term == other.source.title or (
+        if other.kind not in kinds or bare_name(plain(other.term)) == bare_name(other.source.title) or (
                 same_section and fact.kind not in ("row", "item", "heading", "step", "faq")):
             continue  # a table's rows, a list's items: each other's; a sentence's other terms may fit its gap
         if fact.kind == "heading" and not same_note:  # "which section of this note": another note's is no option
@@ -406,7 +411,9 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
     quoted: set[str] = set()  # the note's sentences the stems so far quote
     questions: list[QuizQuestion] = []
     steps = {id(f) for f in clear_steps(facts)}
-    askable = [f for f in facts if f.term != f.source.title and (f.kind != "step" or id(f) in steps)]
+    # a term the note is named after is the quiz's own title ("The French Revolution" in "Quiz - French Revolution")
+    askable = [f for f in facts if bare_name(plain(f.term)) != bare_name(f.source.title)
+               and (f.kind != "step" or id(f) in steps)]
     one_note = len({s.path for s in sources.material}) == 1
     for kinds in (("row", "item", "definition", "called", "example"), ("bold", "code"), ("heading", "faq"),
                   ("step",)):
