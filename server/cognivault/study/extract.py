@@ -157,6 +157,11 @@ class Fact:
     def german(self) -> bool:
         return self.lang == "de"
 
+    @property
+    def names_its_note(self) -> bool:
+        """The term is the note's own name, article aside ("The French Revolution" in "French Revolution")."""
+        return bare_name(plain(self.term)) == bare_name(self.source.title)
+
 
 # -- reading inline content -------------------------------------------------------
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,6 @@ from cognivault.study.extract import (
     MIN_DEFINITION_WORDS,
     Fact,
     all_facts,
-    bare_name,
     clear_steps,
     plain,
     read_inline,
@@ -222,7 +221,7 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     for other in pool:
         same_note = other.source.path == fact.source.path
         same_section = same_note and other.context == fact.context
-        if other.kind not in kinds or bare_name(plain(other.term)) == bare_name(other.source.title) or (
+        if other.kind not in kinds or other.names_its_note or (
                 same_section and fact.kind not in ("row", "item", "heading", "step", "faq")):
             continue  # a table's rows, a list's items: each other's; a sentence's other terms may fit its gap
         if fact.kind == "heading" and not same_note:  # "which section of this note": another note's is no option
@@ -412,8 +411,7 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
     questions: list[QuizQuestion] = []
     steps = {id(f) for f in clear_steps(facts)}
     # a term the note is named after is the quiz's own title ("The French Revolution" in "Quiz - French Revolution")
-    askable = [f for f in facts if bare_name(plain(f.term)) != bare_name(f.source.title)
-               and (f.kind != "step" or id(f) in steps)]
+    askable = [f for f in facts if not f.names_its_note and (f.kind != "step" or id(f) in steps)]
     one_note = len({s.path for s in sources.material}) == 1
     for kinds in (("row", "item", "definition", "called", "example"), ("bold", "code"), ("heading", "faq"),
                   ("step",)):
