@@ -21,7 +21,9 @@ and prints one JSON document:
   question the quoted passages must state) chosen the same way over the answerable and
   unanswerable questions together (on each training fold, the pair that refuses the most
   unanswerable questions while refusing at most 5 % of the answerable ones): held-out false
-  refusals and unanswerable questions refused, each fold's choice, and the choice on all questions;
+  refusals and unanswerable questions refused, each fold's choice, and the choice on all questions
+  (a refusal the thresholds do not govern stays one: a question asking for a kind of answer no
+  passage gives, "how many users" with no number to quote);
 - ``selection`` (with ``--select``): the parameters of which blocks the answer quotes
   (``extractive.NOTE_WEIGHT``: how much a passage is judged by its note's other passages;
   ``extractive.COMPLETING_SHARE``: how much of the question a block must add to join the answer;
@@ -121,7 +123,10 @@ def refused(row: dict[str, Any], thresholds: Thresholds) -> bool:
     stated = row["measures"].get("answer_share")
     was_refused = not row["answered"] if "answered" in row else row["honest"]
     by_rule = unknown >= OFF_TOPIC_SHARE or (stated is not None and stated < ANSWER_FLOOR)
-    return unknown >= off_topic or (stated is not None and stated < floor) or (was_refused and not by_rule)
+    # asked for a kind of answer no passage gives ("how many users": no number), with nothing to quote: refused
+    # whatever the thresholds, though its share of 0 also falls under the floor
+    by_kind = row["measures"].get("kind_stated") is False and not stated
+    return unknown >= off_topic or (stated is not None and stated < floor) or (was_refused and (by_kind or not by_rule))
 
 
 def choose_refusal(answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]]) -> Thresholds:
