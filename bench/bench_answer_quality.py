@@ -16,12 +16,14 @@ and prints one JSON document:
   labels), each fold's choice, and the choice on all questions next to the one the code ships
   (``confidence.HIGH_RULE``). Tried and left out: how far the best note ranks ahead of the next one
   (the fused ranks put it at 0.02 for nearly every question);
-- ``refusal``: the refusal thresholds (``confidence.OFF_TOPIC_SHARE``: the share of a question's
-  weight in words the vault never uses; ``extractive.ANSWER_FLOOR``: the least share of the
-  question the quoted passages must state) chosen the same way over the answerable and
-  unanswerable questions together (on each training fold, the pair that refuses the most
-  unanswerable questions while refusing at most 5 % of the answerable ones): held-out false
-  refusals and unanswerable questions refused, each fold's choice, and the choice on all questions
+- ``refusal``: the refusal thresholds (``evidence.NAME_WEIGHT``: what a name counts for in the
+  off-topic share; ``confidence.OFF_TOPIC_SHARE``: the share of a question's weight in words the
+  vault never uses; ``extractive.ANSWER_FLOOR``: the least share of the question the quoted
+  passages must state) chosen the same way over the answerable and unanswerable questions
+  together (on each training fold, the triple that refuses the most unanswerable questions with
+  the fewest false refusals, at most 5 %; among those, the off-topic share farthest from every
+  training question's share): held-out false refusals and unanswerable questions refused, each
+  fold's choice, and the choice on all questions
   (a refusal the thresholds do not govern stays one: a question asking for a kind of answer no
   passage gives, "how many users" with no number to quote);
 - ``selection`` (with ``--select``): the parameters of which blocks the answer quotes
@@ -110,7 +112,31 @@ def _folds(rows: list[dict[str, Any]], folds: int, seed: int = 17) -> dict[str, 
 
 OFF_TOPIC_GRID = [round(0.2 + 0.05 * step, 2) for step in range(13)]  # unknown_share 0.2 .. 0.8
 FLOOR_GRID = [round(0.05 * step, 2) for step in range(9)]  # answer_share 0.0 .. 0.4
-Thresholds = tuple[float, float]  # (OFF_TOPIC_SHARE, ANSWER_FLOOR)
+NAME_WEIGHT_GRID = (1.0, 1.5, 2.0, 3.0)  # what a name counts for in the off-topic share (1: a word like any)
+Thresholds = tuple[float, float, float]  # (NAME_WEIGHT, OFF_TOPIC_SHARE, ANSWER_FLOOR)
+
+
+def off_topic_shares(engine: Any, questions: list[dict[str, Any]]) -> dict[str, dict[float, float]]:
+    """Each question's off-topic share (``EvidencePack.unknown_share``) under each name weight of the grid."""
+    from cognivault.answer import evidence
+    from cognivault.answer.retrieval import build_pack
+
+    shipped = evidence.NAME_WEIGHT
+    shares: dict[str, dict[float, float]] = {question["id"]: {} for question in questions}
+    try:
+        for weight in NAME_WEIGHT_GRID:
+            evidence.NAME_WEIGHT = weight
+            for question in questions:
+                shares[question["id"]][weight] = round(build_pack(engine, question["question"])[0].unknown_share, 3)
+    finally:
+        evidence.NAME_WEIGHT = shipped
+    return shares
+
+
+def off_topic_share(row: dict[str, Any], name_weight: float) -> float:
+    """The row's off-topic share under ``name_weight`` (as answered, where the row has no shares by weight)."""
+    by_weight = row.get("off_topic_shares")
+    return by_weight[name_weight] if by_weight else row["measures"].get("unknown_share", 0.0)
 
 
 def refused(row: dict[str, Any], thresholds: Thresholds) -> bool:
@@ -118,30 +144,37 @@ def refused(row: dict[str, Any], thresholds: Thresholds) -> bool:
     from cognivault.answer.confidence import OFF_TOPIC_SHARE
     from cognivault.answer.extractive import ANSWER_FLOOR
 
-    off_topic, floor = thresholds
-    unknown = row["measures"].get("unknown_share", 0.0)
+    name_weight, off_topic, floor = thresholds
     stated = row["measures"].get("answer_share")
     was_refused = not row["answered"] if "answered" in row else row["honest"]
-    by_rule = unknown >= OFF_TOPIC_SHARE or (stated is not None and stated < ANSWER_FLOOR)
+    by_rule = row["measures"].get("unknown_share", 0.0) >= OFF_TOPIC_SHARE or \
+        (stated is not None and stated < ANSWER_FLOOR)
     # asked for a kind of answer no passage gives ("how many users": no number), with nothing to quote: refused
     # whatever the thresholds, though its share of 0 also falls under the floor
     by_kind = row["measures"].get("kind_stated") is False and not stated
-    return unknown >= off_topic or (stated is not None and stated < floor) or (was_refused and (by_kind or not by_rule))
+    return off_topic_share(row, name_weight) >= off_topic or (stated is not None and stated < floor) or \
+        (was_refused and (by_kind or not by_rule))
 
 
 def choose_refusal(answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]]) -> Thresholds:
-    """The thresholds refusing the most unanswerable questions with at most 5 % false refusals
-    (on a tie, the ones that refuse least: the highest off-topic share, the lowest floor)."""
-    best: Thresholds = (OFF_TOPIC_GRID[-1], FLOOR_GRID[0])
-    best_key = (-1, 0.0, 0.0)
-    for off_topic in OFF_TOPIC_GRID:
-        for floor in FLOOR_GRID:
-            false = sum(refused(row, (off_topic, floor)) for row in answerable)
-            if false > 0.05 * len(answerable):
-                continue
-            key = (sum(refused(row, (off_topic, floor)) for row in unanswerable), off_topic, -floor)
-            if key > best_key:
-                best, best_key = (off_topic, floor), key
+    """The thresholds refusing the most unanswerable questions with the fewest false refusals (at most 5 %);
+    on a tie, the off-topic share farthest from every question's share (the middle of the gap between what
+    is answered and what is refused, so a held-out question just past the training ones still falls on its
+    side), then the lower name weight and the lower floor."""
+    best: Thresholds = (NAME_WEIGHT_GRID[0], OFF_TOPIC_GRID[-1], FLOOR_GRID[0])
+    best_key: tuple[float, ...] = (-1, 0, 0.0, 0.0, 0.0)
+    rows = answerable + unanswerable
+    for name_weight in NAME_WEIGHT_GRID:
+        for off_topic in OFF_TOPIC_GRID:
+            margin = round(min(abs(off_topic_share(row, name_weight) - off_topic) for row in rows), 3)
+            for floor in FLOOR_GRID:
+                thresholds = (name_weight, off_topic, floor)
+                false = sum(refused(row, thresholds) for row in answerable)
+                if false > 0.05 * len(answerable):
+                    continue
+                key = (sum(refused(row, thresholds) for row in unanswerable), -false, margin, -name_weight, -floor)
+                if key > best_key:
+                    best, best_key = thresholds, key
     return best
 
 
@@ -238,6 +271,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         try:
             report = await evaluate_answers(engine, provider, load_jsonl(args.questions), load_jsonl(UNANSWERABLE),
                                             per_question=True, nuggets=load_nuggets(args.nuggets))
+            shares = off_topic_shares(engine, load_jsonl(args.questions) + load_jsonl(UNANSWERABLE))
             stated: dict[Selection, dict[str, bool]] = {}
             for setting in SELECTION_GRID if args.select else ():
                 with selection(setting):
@@ -248,24 +282,28 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         finally:
             await provider.aclose()
     per_question = report.pop("per_question")
+    for row in per_question:
+        row["off_topic_shares"] = shares[row["id"]]
     rows = [row for row in per_question if "all_nuggets" in row]
     unanswerable = [row for row in per_question if "honest" in row]
     report["calibration"] = cross_validate(rows, args.folds, args.target)
     report["calibration"].update({"thresholds_on_all": choose_rule(rows, args.target),
                                   "shipped": (HIGH_RULE.answer, HIGH_RULE.lead)})
     from cognivault.answer.confidence import OFF_TOPIC_SHARE
+    from cognivault.answer.evidence import NAME_WEIGHT
     from cognivault.answer.extractive import ANSWER_FLOOR
 
     if stated:
         report["selection"] = cross_validate_selection(stated, args.folds)
     report["refusal"] = cross_validate_refusal(rows, unanswerable, args.folds)
     report["refusal"].update({"thresholds_on_all": choose_refusal(rows, unanswerable),
-                              "shipped": [OFF_TOPIC_SHARE, ANSWER_FLOOR]})
+                              "shipped": [NAME_WEIGHT, OFF_TOPIC_SHARE, ANSWER_FLOOR]})
     if args.per_question:
         answered_keys = ("id", "lang", "answered", "confidence", "nugget_recall", "all_nuggets", "answer_chars",
-                         "measures", "answer")
+                         "measures", "off_topic_shares", "answer")
         report["per_question"] = [{k: row[k] for k in answered_keys} for row in rows]
-        unanswerable_keys = ("id", "lang", "question", "honest", "confidence", "measures", "answer")
+        unanswerable_keys = ("id", "lang", "question", "honest", "confidence", "measures", "off_topic_shares",
+                             "answer")
         report["per_unanswerable_question"] = [{k: row[k] for k in unanswerable_keys} for row in unanswerable]
     if note:
         report["note"] = note

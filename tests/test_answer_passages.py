@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from answer_support import ScriptedChat, collect, final, kinds, make_vault, streamed_text, text
 from cognivault.answer.evaluation import nuggets_stated, reliability_table
+from cognivault.answer.evidence import question_concepts
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.repetition import LoopGuard
 from cognivault.answer.request import AskRequest
@@ -424,6 +425,19 @@ async def test_a_name_the_vault_never_has_side_by_side_is_refused(named_engine: 
     # A name the vault has side by side is no reason to refuse.
     named = final(await ask(named_engine, "Where did Johannes Gutenberg build his press?", ExtractiveChat()))["data"]
     assert named["answered"] and "Mainz" in named["answer"]
+
+
+async def test_a_name_the_vault_never_mentions_is_what_the_question_is_about(named_engine: Any) -> None:
+    # "find", "Obsidian", "store" and "install" are the vault's words (the App Store); "Kindle", the thing asked
+    # about, is a name it never uses: counted like any other word it left the question looking mostly covered.
+    question = "Can I find Obsidian on the Kindle store and install it?"
+    assert {c.word for c in question_concepts(named_engine, question, "en") if c.name} == {"kindle", "obsidian"}
+    envelopes = await ask(named_engine, question, ExtractiveChat())
+    assert not final(envelopes)["data"]["answered"]
+    assert "kindle" in next(e["data"] for e in envelopes if e["type"] == "confidence")["reason"]
+    # German capitalises every noun: its capitals mark no names.
+    german = "Wie schicke ich meine Notizen von Obsidian an einen Kindle?"
+    assert not any(c.name for c in question_concepts(named_engine, german, "de"))
 
 
 async def test_german_question_words_are_not_what_a_question_is_about(named_engine: Any) -> None:

@@ -31,6 +31,10 @@ ein Chloroplast?", "What do chloroplasts *consist* of?"). Such frame words are t
 lowercase words of a German question (German capitalises every noun), the main
 verb of an English question asked with "do"/"can"/..., and the nouns that frame a
 question ("What is the *role* of water ...?", ``FRAME_NOUNS``) (``Concept.frame``).
+A name is what a question is about: a word written capitalised away from a sentence's
+start ("send my notes to a *Kindle*", "a plugin in *Python*"; not in German, which
+capitalises every noun) counts ``NAME_WEIGHT`` times towards the off-topic share
+when the vault never uses it (``Concept.name``).
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ DEFAULT_TOKEN_BUDGET = 2400
 DEFAULT_ITEM_TOKENS = 600
 TOOL_EXTRA_ITEMS = 8
 TOOL_EXTRA_TOKENS = 3000
+NAME_WEIGHT = 1.5  # chosen by cross-validation on the dev set (bench/bench_answer_quality.py)
+NOUN_CAPITALISING = frozenset({"de", "lb"})  # languages whose capitals mark every noun, not names
 HARD_MAX_ITEMS = 24
 INFLECTION_PREFIX = 5
 INFLECTION_TAIL = 4
@@ -139,6 +145,7 @@ class Concept:
     terms: frozenset[str]
     whole: str = ""  # the compound this concept is a part of ("" when it is a word of its own)
     frame: bool = False  # a verb, adjective or framing noun of the question (``question_concepts``), not its topic
+    name: bool = False  # written capitalised away from a sentence's start, in a language with lowercase nouns
 
     def found_in(self, terms: frozenset[str] | set[str], text_words: frozenset[str] | set[str]) -> bool:
         """Whether a text with these index ``terms`` and ``text_words`` has this concept."""
@@ -390,6 +397,7 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
         verb = _english_main_verb(said, lambda word: bool(found := analyzer.terms_of_word(word, first))
                                   and (vocab is None or found[0] in vocab))
         frame = frozenset({verb}) if verb is not None and verb in _lowercase_words(text) else frozenset()
+    names = _name_words(text, lang)
     for at, word in enumerate(said):
         if at in asking:
             continue  # "how long": what kind of answer, not what about
@@ -413,7 +421,8 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
         if not any(c.isalnum() for c in key) and (vocab is None or key not in vocab):
             continue  # punctuation the vault never uses (quotes, "?)") says nothing about the topic
         if len(key) > 1 or key.isdigit():  # symbol runs ("[[##", "%%") are what lexical questions hinge on
-            concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=word in frame or word in FRAME_NOUNS))
+            concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=word in frame or word in FRAME_NOUNS,
+                                             name=word in names))
     return _with_slip_read(engine, list(concepts.values()))
 
 
@@ -476,6 +485,21 @@ def _lowercase_words(text: str) -> frozenset[str]:
     return frozenset(lower - upper)
 
 
+def _name_words(text: str, lang: str | None) -> frozenset[str]:
+    """The words ``text`` writes with a capital away from a sentence's start ("a *Kindle* e-reader", "*iOS*"):
+    names, in a language that writes its other nouns in lower case (none in German)."""
+    if lang in NOUN_CAPITALISING:
+        return frozenset()
+    names = {found.group().casefold() for found in re.finditer(r"[^\W\d_]+", text)
+             if not found.group().islower() and _SENTENCE_START.search(text, 0, found.start()) is None}
+    return frozenset(names - {"i"})
+
+
+def topic_weight(concept: Concept | None, weight: float) -> float:
+    """What a concept of the question weighs when judging whether the vault covers it (a name counts more)."""
+    return max(weight, 0.05) * (NAME_WEIGHT if concept is not None and concept.name else 1.0)
+
+
 def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, float],
                   lang: str | None, given: Sequence[Evidence] = ()) -> tuple[float, list[str]]:
     """The share of the question's weight in words the vault never uses in any form, and those words.
@@ -487,7 +511,7 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
         return 0.0, []
     analyzer = analyzer_of(engine)
     languages = question_languages(engine, lang)
-    weight = {c.key: max(weights.get(c.key, 1.0), 0.05) for c in concepts}
+    weight = {c.key: topic_weight(c, weights.get(c.key, 1.0)) for c in concepts}
     unknown: dict[str, float] = {}
     known: set[str] = set()
     # What a question is about are its nouns and names: a verb the vault never uses ("Wozu *dienen* die
@@ -549,7 +573,7 @@ def add_unknown_names(pack: EvidencePack, names: Sequence[tuple[str, str]]) -> N
     """
     if not names or not pack.question_terms:
         return
-    weight = {t: max(pack.term_weights.get(t, 1.0), 0.05) for t in pack.question_terms}
+    weight = {t: topic_weight(pack.concepts.get(t), pack.term_weights.get(t, 1.0)) for t in pack.question_terms}
     total = sum(weight.values())
     already = set(pack.unknown)
     unknown_weight = pack.unknown_share * total
