@@ -149,9 +149,9 @@ def refused(row: dict[str, Any], thresholds: Thresholds) -> bool:
     was_refused = not row["answered"] if "answered" in row else row["honest"]
     by_rule = row["measures"].get("unknown_share", 0.0) >= OFF_TOPIC_SHARE or \
         (stated is not None and stated < ANSWER_FLOOR)
-    # asked for a kind of answer no passage gives ("how many users": no number), with nothing to quote: refused
-    # whatever the thresholds, though its share of 0 also falls under the floor
-    by_kind = row["measures"].get("kind_stated") is False and not stated
+    # asked for a kind of answer no passage gives ("how many users": no number): refused whatever the
+    # thresholds, though what its quotes would state may also fall under the floor
+    by_kind = row["measures"].get("kind_refused", False)
     return off_topic_share(row, name_weight) >= off_topic or (stated is not None and stated < floor) or \
         (was_refused and (by_kind or not by_rule))
 

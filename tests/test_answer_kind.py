@@ -84,7 +84,7 @@ async def test_a_count_the_notes_never_give_is_not_in_the_vault(engine: Any, que
     # is counted: refused, and the reason names the user's words.
     done, confidence = await ask(engine, question)
     assert not done["answered"] and confidence["label"] == "low"
-    assert confidence["kind_stated"] is False
+    assert confidence["kind_stated"] is False and confidence["kind_refused"] is True
     assert "no number for" in confidence["reason"] and ("monthly active users" in confidence["reason"]
                                                         or "monatliche nutzer" in confidence["reason"])
 
@@ -107,7 +107,7 @@ async def test_how_much_may_ask_for_a_degree_and_is_answered_unsure(engine: Any)
     # confidence, and the reason says no number was found; "how many" (above) is refused instead.
     done, confidence = await ask(engine, "How much do active members see of each other's changes?")
     assert done["answered"] and "Active members see each other's changes." in done["answer"]
-    assert confidence["label"] == "low" and confidence["kind_stated"] is False
+    assert confidence["label"] == "low" and confidence["kind_stated"] is False and not confidence["kind_refused"]
     assert "no number for" in confidence["reason"]
 
 

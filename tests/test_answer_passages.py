@@ -440,6 +440,25 @@ async def test_a_name_the_vault_never_mentions_is_what_the_question_is_about(nam
     assert not any(c.name for c in question_concepts(named_engine, german, "de"))
 
 
+@pytest.mark.parametrize(("question", "stated"), [
+    ("I'm on a MacBook Pro, how do I install Obsidian from the App Store?", "**Get**"),
+    ("Ich lese auf einem Kindle Paperwhite, was müssen Werbeinhalte sein?", "relevant")])
+async def test_a_clause_setting_the_scene_is_not_what_the_question_asks(named_engine: Any, question: str,
+                                                                         stated: str) -> None:
+    # The vault never says "MacBook Pro" or "Kindle", but the question proper (after the comma) asks what it
+    # covers: answered, not refused as a question on something else, nor judged by the scene's words.
+    envelopes = await ask(named_engine, question, ExtractiveChat())
+    done = final(envelopes)["data"]
+    assert done["answered"] and stated in done["answer"]
+    assert "macbook" not in next(e["data"] for e in envelopes if e["type"] == "confidence")["missing"]
+
+
+async def test_a_scene_with_an_unknown_question_after_it_is_still_refused(named_engine: Any) -> None:
+    # What is asked after the scene is unknown too: the scene's words count as usual.
+    done = final(await ask(named_engine, "I bake sourdough bread, how do I make the crust crisp?", ExtractiveChat()))
+    assert not done["data"]["answered"]
+
+
 async def test_german_question_words_are_not_what_a_question_is_about(named_engine: Any) -> None:
     # "Wer" is in the vault ("Wer Werbung schaltet"), but a question about investors is not answered by it.
     envelopes = await ask(named_engine, "Wer sind die Investoren hinter Obsidian?", ExtractiveChat())

@@ -13,7 +13,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from bench_answer_quality import choose_refusal, refused  # noqa: E402
 
-NO_NUMBER = {"honest": True, "measures": {"unknown_share": 0.0, "answer_share": 0.0, "kind_stated": False}}
+NO_NUMBER = {"honest": True, "measures": {"unknown_share": 0.0, "answer_share": 0.0, "kind_stated": False,
+                                          "kind_refused": True}}
+# "how much funding ... investors": no amount given, and what the quotes would state (0.2) is under the floor too
+NO_AMOUNT = {"honest": True, "measures": {"unknown_share": 0.28, "answer_share": 0.2, "kind_stated": False,
+                                          "kind_refused": True}}
 THIN = {"honest": True, "measures": {"unknown_share": 0.0, "answer_share": 0.1}}
 OFF_TOPIC = {"honest": True, "measures": {"unknown_share": 0.6}}
 ANSWERED = {"answered": True, "measures": {"unknown_share": 0.1, "answer_share": 0.6}}
@@ -21,6 +25,7 @@ ANSWERED = {"answered": True, "measures": {"unknown_share": 0.1, "answer_share":
 
 def test_a_kind_refusal_holds_under_any_threshold() -> None:
     assert all(refused(NO_NUMBER, (1.0, 0.8, floor)) for floor in (0.0, 0.05, 0.25))
+    assert all(refused(NO_AMOUNT, (1.0, 0.8, floor)) for floor in (0.0, 0.05, 0.25))
 
 
 def test_threshold_refusals_follow_the_thresholds() -> None:

@@ -78,6 +78,7 @@ class Confidence:
     answer_share: float | None = None  # of the question's weight, stated by a passage answer's quotes
     lead_share: float | None = None  # of the question's weight, stated by its lead quote alone
     kind_stated: bool | None = None  # the kind of answer asked for ("how many": a number) is quoted
+    kind_refused: bool = False  # refused because no passage gives that kind of answer (whatever the thresholds)
 
     @property
     def off_topic(self) -> bool:
@@ -94,7 +95,7 @@ class Confidence:
                 "unknown_share": round(self.unknown_share, 3),
                 "answer_share": None if self.answer_share is None else round(self.answer_share, 3),
                 "lead_share": None if self.lead_share is None else round(self.lead_share, 3),
-                "kind_stated": self.kind_stated,
+                "kind_stated": self.kind_stated, "kind_refused": self.kind_refused,
                 "covered": self.covered, "missing": self.missing}
 
 
@@ -230,5 +231,5 @@ def _stating(confidence: Confidence, quoted: QuoteMeasures | None) -> Confidence
     """``confidence`` with what a passage answer's quotes state."""
     if quoted is not None:
         confidence.answer_share, confidence.lead_share = quoted.share, quoted.lead_share
-        confidence.kind_stated = quoted.kind_stated
+        confidence.kind_stated, confidence.kind_refused = quoted.kind_stated, bool(quoted.refusal)
     return confidence

@@ -34,7 +34,11 @@ question ("What is the *role* of water ...?", ``FRAME_NOUNS``) (``Concept.frame`
 A name is what a question is about: a word written capitalised away from a sentence's
 start ("send my notes to a *Kindle*", "a plugin in *Python*"; not in German, which
 capitalises every noun) counts ``NAME_WEIGHT`` times towards the off-topic share
-when the vault never uses it (``Concept.name``).
+when the vault never uses it (``Concept.name``). A clause that sets the scene before the
+question proper ("I'm on a *MacBook Pro*, how do I open the command palette?", "Seit ich
+*Arch Linux* nutze, wie installiere ich ...?") says where the user is, not what they ask:
+where the question after it asks about something the vault has, the scene's words the
+vault never uses are neither for nor against its topic (``Concept.context``).
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from cognivault.index.analysis import (
     GERMAN_QUESTION_WORDS,
@@ -146,6 +150,7 @@ class Concept:
     whole: str = ""  # the compound this concept is a part of ("" when it is a word of its own)
     frame: bool = False  # a verb, adjective or framing noun of the question (``question_concepts``), not its topic
     name: bool = False  # written capitalised away from a sentence's start, in a language with lowercase nouns
+    context: bool = False  # said only in a clause setting the scene before the question proper (``_scene_words``)
 
     def found_in(self, terms: frozenset[str] | set[str], text_words: frozenset[str] | set[str]) -> bool:
         """Whether a text with these index ``terms`` and ``text_words`` has this concept."""
@@ -423,6 +428,9 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
         if len(key) > 1 or key.isdigit():  # symbol runs ("[[##", "%%") are what lexical questions hinge on
             concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=word in frame or word in FRAME_NOUNS,
                                              name=word in names))
+    scene = _scene_words(text)
+    if any(c.word not in scene and not c.frame and (vocab is None or c.key in vocab) for c in concepts.values()):
+        concepts = {key: replace(c, context=c.word in scene) for key, c in concepts.items()}
     return _with_slip_read(engine, list(concepts.values()))
 
 
@@ -443,6 +451,25 @@ def _with_slip_read(engine: Any, concepts: list[Concept]) -> list[Concept]:
 _AUXILIARIES = frozenset("do does did can could should would will may might must".split())
 _WH_WORDS = frozenset("what where when why how which who whom whose".split())
 _PERSONAL = frozenset("i you we they he she it".split())
+# The words a question proper opens with after a clause setting its scene (", how do I ...", " - kann ich ...").
+_ASKING_WORDS = _AUXILIARIES | _WH_WORDS | GERMAN_QUESTION_WORDS | frozenset(
+    "is are was were has have wie was wo welche welcher welches kann können muss soll sollte lässt gibt ist sind"
+    " wird werden habe hat".split())
+_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:]|\s[-–—])\s+")
+
+
+def _scene_words(text: str) -> frozenset[str]:
+    """The words of a clause that sets the scene before the question proper ("I'm on a MacBook Pro, *how do I*
+    open the command palette?"): what comes before the first clause break followed by a word that asks, where
+    the text does not open with such a word itself ("How do I export, and can I ...?" has no scene)."""
+    said = words(text)
+    if not said or said[0] in _ASKING_WORDS:
+        return frozenset()
+    for found in _CLAUSE_BREAK.finditer(text):
+        after = words(text[found.end():])
+        if after and after[0] in _ASKING_WORDS:
+            return frozenset(words(text[:found.start()])) - frozenset(after)
+    return frozenset()
 
 
 def _english_main_verb(said: Sequence[str], known: Callable[[str], bool]) -> str | None:
@@ -500,15 +527,21 @@ def topic_weight(concept: Concept | None, weight: float) -> float:
     return max(weight, 0.05) * (NAME_WEIGHT if concept is not None and concept.name else 1.0)
 
 
+class UnknownWords(NamedTuple):
+    share: float  # of the question's weight, in words the vault never uses in any form
+    words: list[str]  # those words, as the user wrote them
+    unheard_scene: list[str]  # keys of the scene's words the vault never uses (``Concept.context``): no measure
+
+
 def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, float],
-                  lang: str | None, given: Sequence[Evidence] = ()) -> tuple[float, list[str]]:
+                  lang: str | None, given: Sequence[Evidence] = ()) -> UnknownWords:
     """The share of the question's weight in words the vault never uses in any form, and those words.
 
     Words of the ``given`` passages (attachments) count as known.
     """
     lexical = getattr(getattr(engine, "store", None), "lexical", None)
     if lexical is None or not concepts:
-        return 0.0, []
+        return UnknownWords(0.0, [], [])
     analyzer = analyzer_of(engine)
     languages = question_languages(engine, lang)
     weight = {c.key: topic_weight(c, weights.get(c.key, 1.0)) for c in concepts}
@@ -517,6 +550,7 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
     # What a question is about are its nouns and names: a verb the vault never uses ("Wozu *dienen* die
     # Spaltöffnungen?") does not make it a question on something else (unless it has nothing but such words).
     judged_frame = not all(c.frame for c in concepts)
+    unheard_scene: list[str] = []
     for concept in concepts:
         word = concept.whole or concept.word
         if word in known or any(concept.key in item.terms for item in given):
@@ -528,14 +562,15 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
                     _inflection_in_index(lexical, spellings | {word}):
                 known.add(word)
                 continue
-        if concept.frame and judged_frame:
+        if (concept.frame and judged_frame) or concept.context:
             del weight[concept.key]  # neither for nor against the question's topic
+            unheard_scene += [concept.key] if concept.context else []
             continue
         unknown[word] = unknown.get(word, 0.0) + weight[concept.key]
     # A question in a language the vault is not written in keeps its function words as concepts ("wie",
     # "ich"): they count towards the share, but naming them as what "the vault never mentions" reads as nonsense.
     shown = [word for word in unknown if not any(is_stopword(word.casefold(), code) for code in SNOWBALL_BY_ISO)]
-    return sum(unknown.values()) / sum(weight.values()), shown
+    return UnknownWords(sum(unknown.values()) / sum(weight.values()), shown, unheard_scene)
 
 
 _SORTED_VOCAB: dict[int, tuple[int, list[str]]] = {}
@@ -578,7 +613,8 @@ def add_unknown_names(pack: EvidencePack, names: Sequence[tuple[str, str]]) -> N
     already = set(pack.unknown)
     unknown_weight = pack.unknown_share * total
     for name in names:
-        keys = [key for key in name if key in weight and pack.word_of(key) not in already]
+        keys = [key for key in name if key in weight and pack.word_of(key) not in already
+                and not ((concept := pack.concepts.get(key)) is not None and concept.context)]
         if not keys:
             continue
         unknown_weight += sum(weight[key] for key in keys)

@@ -61,8 +61,10 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
     pack.question_phrases = [pair for pair in key_phrases(engine, query, lang) if set(pair) <= set(terms)]
     for item in preset:
         pack.add(item)
-    pack.unknown_share, pack.unknown = unknown_words(engine, list(pack.concepts.values()), pack.term_weights, lang,
-                                                     pack.items)
+    pack.unknown_share, pack.unknown, unheard_scene = unknown_words(engine, list(pack.concepts.values()),
+                                                                    pack.term_weights, lang, pack.items)
+    # "I'm on a MacBook Pro, how do I ...": no passage need say what the vault never does of the scene
+    pack.question_terms = [term for term in terms if term not in unheard_scene]
     lexical = engine.store.lexical
     if lexical is None or len(lexical) == 0:
         pack.notes.append("the index is empty: run `cognivault index` first")
