@@ -38,7 +38,10 @@ when the vault never uses it (``Concept.name``). A clause that sets the scene be
 question proper ("I'm on a *MacBook Pro*, how do I open the command palette?", "Seit ich
 *Arch Linux* nutze, wie installiere ich ...?") says where the user is, not what they ask:
 where the question after it asks about something the vault has, the scene's words the
-vault never uses are neither for nor against its topic (``Concept.context``).
+vault never uses are neither for nor against its topic (``Concept.context``). A German
+verb whose particle stands apart at the clause's end ("Wie *stelle* ich sie *wieder her*?",
+"Wie *lege* ich ein Whiteboard *an*?") is also the whole verb the vault writes
+("wiederherstellen", "anlegen").
 """
 
 from __future__ import annotations
@@ -396,8 +399,10 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
     symbols: set[str] = set()
     said = words(text)
     asking = {at for cue in answer_cues(said, lang) for at in range(cue.start, cue.end)}
+    separable: dict[str, tuple[str, str]] = {}
     if lang == "de":
         frame = _lowercase_words(text)
+        separable = _separable_verbs(text)
     else:
         verb = _english_main_verb(said, lambda word: bool(found := analyzer.terms_of_word(word, first))
                                   and (vocab is None or found[0] in vocab))
@@ -422,6 +427,8 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
                     concepts.setdefault(stems[0], Concept(stems[0], part, frozenset(stems[:1]), word))
             continue
         terms = {found[0]} | {analyzer.terms_of_word(word, code)[0] for code in languages[1:]}
+        if word in separable:
+            terms |= {found[0] for spelling in separable[word] if (found := analyzer.terms_of_word(spelling, first))}
         key = found[0]
         if not any(c.isalnum() for c in key) and (vocab is None or key not in vocab):
             continue  # punctuation the vault never uses (quotes, "?)") says nothing about the topic
@@ -496,6 +503,39 @@ def _english_main_verb(said: Sequence[str], known: Callable[[str], bool]) -> str
 
 
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n])\s*[\"'„“‚‘(»«]*$")
+
+
+# German particles a verb leaves at the clause's end ("stelle ... wieder her", "lege ... an"): a closed class.
+_SEPARABLE_PARTICLES = frozenset("""
+ab an auf aus bei dar durch ein fest fort her herab heran herauf heraus herein herum herunter hervor hin hinauf
+hinaus hinein hinzu los mit nach vor voran voraus vorbei weg weiter wieder zu zurück zusammen
+""".split())
+_CLAUSE_END = re.compile(r"[,;:.!?–—]")
+
+
+_PERSON_ENDING = re.compile(r"(?:e|st|t|en|et)$")
+
+
+def _separable_verbs(text: str) -> dict[str, tuple[str, str]]:
+    """The German verbs of ``text`` whose particle stands apart at their clause's end, each with the whole verb
+    as written and as an infinitive ("Wie *stelle* ich eine Änderung *wieder her*?": stelle -> wiederherstelle,
+    wiederherstellen; the stemmer leaves "stellt" whole). The verb is the clause's first word that is no
+    stopword and is written in lower case (or opens the question: "Stellt ...?")."""
+    found: dict[str, tuple[str, str]] = {}
+    for clause in _CLAUSE_END.split(text):
+        said = re.findall(r"[^\W\d_]+", clause)
+        particles: list[str] = []
+        while said and said[-1].casefold() in _SEPARABLE_PARTICLES and len(particles) < 2:
+            particles.insert(0, said.pop().casefold())
+        if not particles or not said:
+            continue
+        candidates = [word for at, word in enumerate(said)
+                      if (word.islower() or at == 0) and not is_stopword(word.casefold(), "de")]
+        if candidates:
+            verb = candidates[0].casefold()
+            whole = "".join(particles) + verb
+            found[verb] = (whole, "".join(particles) + _PERSON_ENDING.sub("", verb) + "en")
+    return found
 
 
 def _lowercase_words(text: str) -> frozenset[str]:
