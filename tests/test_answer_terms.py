@@ -2,7 +2,9 @@
 that says what the term is (issue 17 classes of misses on a student's vault).
 
 A student typing a term a note names (its title, a heading, a bold term) asks what it is: the block defining
-it leads, as for "What is X?", and a passage naming it word for word is no quoted question. A term found only
+it leads, as for "What is X?", and a passage naming it word for word is no quoted question. So does one asking to
+have it explained ("Explain X", "Describe X", "Erkläre X", "Beschreibe X", "Was versteht man unter X?"): the
+words asking say how to answer, not what about, and a block that happens to say "describes" is no better for it. A term found only
 in a heading is answered by the section's opening text, not by an aside further down that an embedding
 model, reading the block without its heading, finds nearer.
 """
@@ -93,6 +95,47 @@ async def test_a_term_alone_is_answered_by_what_defines_it(engine: Any, query: s
     # Every block names the term; the one saying what it is leads, as asked "What is X?". The passage naming
     # "Reign of Terror" was left out: it says the query word for word, as a quoted question would.
     data = final(await ask(engine, query))["data"]
+    assert data["answered"] and lead(data["answer"]).startswith(definition), data["answer"]
+
+
+@pytest.mark.parametrize(("query", "definition"), [
+    ("Explain mitosis", "Mitosis is the division of a cell nucleus"),
+    ("Explain the Reign of Terror", "The **Reign of Terror** was a period"),
+    ("Please explain mitosis.", "Mitosis is the division of a cell nucleus"),
+    ("Erkläre Hyperinflation", "Eine **Hyperinflation** ist eine Inflation"),
+    ("Erkläre mir die Hyperinflation", "Eine **Hyperinflation** ist eine Inflation"),
+    ("Was versteht man unter einer Hyperinflation?", "Eine **Hyperinflation** ist eine Inflation"),
+    ("Was bedeutet Hyperinflation?", "Eine **Hyperinflation** ist eine Inflation")])
+async def test_asked_to_explain_a_term_the_answer_leads_with_what_defines_it(engine: Any, query: str,
+                                                                             definition: str) -> None:
+    data = final(await ask(engine, query))["data"]
+    assert data["answered"] and lead(data["answer"]).startswith(definition), data["answer"]
+
+
+DESCRIBING = {
+    "Bio/Mitosis.md": NOTES["Bio/Mitosis.md"] + """
+## Further reading
+
+Chapter 4 of the textbook describes how mitosis was first observed under the microscope.
+""",
+    "Geschichte/Inflation.md": NOTES["Geschichte/Inflation.md"] + """
+## Quellen
+
+Das Schulbuch beschreibt die Hyperinflation anhand von Briefmarken aus dem Jahr 1923.
+""",
+}
+
+
+@pytest.mark.parametrize(("query", "definition"), [
+    ("Describe mitosis", "Mitosis is the division of a cell nucleus"),
+    ("Beschreibe die Hyperinflation", "Eine **Hyperinflation** ist eine Inflation")])
+async def test_the_word_asking_for_a_description_is_not_what_the_answer_is_about(tmp_path: Path, query: str,
+                                                                                 definition: str) -> None:
+    # "describes", "beschreibt" are in the vault: read as a topic word, the block saying it would state more of
+    # the question than the definition does.
+    vault, settings = make_vault(tmp_path, DESCRIBING)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        data = final(await ask(opened, query))["data"]
     assert data["answered"] and lead(data["answer"]).startswith(definition), data["answer"]
 
 

@@ -242,29 +242,39 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
 _ENTRY_START = re.compile(r"\s*(?:[-*+]|\d{1,3}[.)])?\s*(?:\*\*|__)?\[\[")
 
 
-_DEFINITION_QUESTION = re.compile(
-    r"(?:what|who|was|wer)\s+(?:is|are|ist|sind)\s+(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<a>[^?]+?)|"
-    r"what\s+does\s+(?:(?:a|an|the)\s+)?(?P<b>[^?]+?)\s+mean|was\s+(?:bedeutet|bezeichnet|heißt)\s+(?P<c>[^?]+?)|"
-    r"was\s+versteht\s+man\s+unter\s+(?:(?:einem|einer|dem|der|den)\s+)?(?P<d>[^?]+?)|define\s+(?P<e>[^?]+?)",
+_ARTICLE = r"(?:(?:a|an|the|ein|eine|einen|einem|einer|der|die|das|den|dem|des)\s+)?"
+# What asks for a term to be defined or explained: "What is X?", "Who was X?", "What does X mean?", "Explain X",
+# "Describe the term X", "Erkläre X", "Beschreibe X", "Was bedeutet X?", "Was versteht man unter X?". An article
+# and "the term", "den Begriff" before X are no part of it.
+_TERM_QUESTION = re.compile(
+    r"(?:(?:what|who|was|wer)\s+(?:is|are|was|were|ist|sind|war|waren)|what\s+is\s+meant\s+by|"
+    r"was\s+(?:bedeutet|bedeuten|bezeichnet|bezeichnen|heißt|meint)|was\s+versteht\s+man\s+unter|"
+    r"(?:please\s+)?(?:explain|describe|define)(?:\s+to\s+me)?|"
+    r"(?:bitte\s+)?(?:erkläre|erklär|beschreibe|beschreib|erläutere|definiere)(?:\s+mir)?(?:\s+bitte)?)\s+"
+    + _ARTICLE + r"(?:(?:term|concept|begriff|konzept)\s+)?(?P<term>[^?]+?)|"
+    r"what\s+(?:does|do)\s+" + _ARTICLE + r"(?P<meant>[^?]+?)\s+mean",
     re.IGNORECASE)
 _ARTICLES = frozenset("a an the ein eine der die das".split())
 MAX_TERM_WORDS = 4  # a longer "What is ...?" asks about more than a term
 _COPULA = re.compile(r"(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<subject>[\w()-]+(?:\s+[\w()-]+){0,2}?)\s+"
-                     r"(?:is|are|means|refers|ist|sind|bedeutet|bezeichnet|heißt)\b", re.IGNORECASE)
+                     r"(?:is|are|was|were|means|refers|ist|sind|war|waren|bedeutet|bezeichnet|heißt)\b",
+                     re.IGNORECASE)
 
 
-def _defined_term(question: str) -> str:
-    """The term a question asks to define ("What is RuBisCO?", "Was sind Stomata?"), or ""."""
-    match = _DEFINITION_QUESTION.fullmatch(" ".join(question.split()).rstrip(" ?"))
+def _asked_term(question: str) -> str:
+    """The term a question asks to be defined or explained ("What is RuBisCO?", "Explain mitosis", "Was versteht
+    man unter Stomata?"), or ""."""
+    match = _TERM_QUESTION.fullmatch(" ".join(question.split()).rstrip(" ?.!"))
     term = next((value for value in match.groups() if value), "") if match else ""
     return term if 0 < len(term.split()) <= MAX_TERM_WORDS else ""
 
 
-def _named_term(question: str, items: Sequence[Evidence], units: dict[int, list[Unit]], analyzer: Any) -> str:
-    """The query itself when it is nothing but a term the passages name (a note's title or alias, a heading,
-    a bold term: "mitosis", "Zellatmung", "Reign of Terror"), or "": a student who types a term asks what
-    it is. ``units``: the passages' units by position (their sections are the headings inside a passage)."""
-    query = " ".join(question.split()).rstrip(" ?")
+def _named_term(query: str, items: Sequence[Evidence], units: dict[int, list[Unit]], analyzer: Any) -> str:
+    """``query`` when it is nothing but a term the passages name (a note's title or alias, a heading, a bold
+    term: "mitosis", "Zellatmung", "Reign of Terror"), or "": a student who types a term, or asks to have it
+    explained, asks what it is. ``units``: the passages' units by position (their sections are the headings
+    inside a passage)."""
+    query = " ".join(query.split()).rstrip(" ?")
     if not 0 < len(query.split()) <= MAX_TERM_WORDS:
         return ""
     for position, passage in units.items():
@@ -414,8 +424,9 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     best_context = max(contexts)
     best_terms = named[contexts.index(best_context)]
     passages = {position: units_of(item, position) for position, item in enumerate(items) if position not in foreign}
-    named_term = _named_term(question, items, passages, analyzer)
-    term = _defined_term(question) or named_term
+    asked_term = _asked_term(question)
+    named_term = _named_term(asked_term or question, items, passages, analyzer)
+    term = asked_term or named_term
     # A passage naming the term the query is made of says it word for word: that is no quoted question.
     asked = [] if named_term else _WORDS.findall(question.casefold())
     candidates: list[Unit] = []
@@ -670,13 +681,14 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     """The passage answer to the pack's question (no quotes: the pack does not answer it)."""
     question = question or pack.query
     expected = expected_answer(question, list(pack.concepts.values()), pack.lang) if pack.concepts else None
-    units = choose_units(pack.items, pack.question_terms, pack.term_weights, analyzer, question,
+    terms = _topic_terms(pack, question)
+    units = choose_units(pack.items, terms, pack.term_weights, analyzer, question,
                          pack.question_vector, embedder, pack, expected=expected)
     kind_stated = None if expected is None else bool(units)
     if expected is not None and not units and not expected.required:  # "how much control ...": maybe a degree
-        units = choose_units(pack.items, pack.question_terms, pack.term_weights, analyzer, question,
+        units = choose_units(pack.items, terms, pack.term_weights, analyzer, question,
                              pack.question_vector, embedder, pack)
-    weight = {t: max(pack.term_weights.get(t, 1.0), 0.05) for t in pack.question_terms}
+    weight = {t: max(pack.term_weights.get(t, 1.0), 0.05) for t in terms}
     total = sum(weight.values())
 
     def share_of(chosen: Sequence[Unit]) -> float:
@@ -696,6 +708,16 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     if measures.share < ANSWER_FLOOR:
         return PassageAnswer([], measures)  # what the passages would say is not an answer to this
     return PassageAnswer(quotes_of(units), measures)
+
+
+def _topic_terms(pack: EvidencePack, question: str) -> list[str]:
+    """The question's concept keys that say what it is about: of a question asking to have a term explained
+    ("Describe mitosis", "Was versteht man unter Stomata?"), those of the term alone (the words asking say how
+    to answer, not what about: a passage that "describes" something else is no answer)."""
+    said = set(words(_asked_term(question)))
+    about = [key for key in pack.question_terms if key in pack.concepts and
+             (pack.concepts[key].whole or pack.concepts[key].word) in said]
+    return about or list(pack.question_terms)
 
 
 # -- the simple, synchronous API (kept for callers outside the streaming pipeline) ----------------
