@@ -3,12 +3,13 @@ Alias?"): does the answer lead with the passage that says what the term is?
 
 The queries are ``bench/term_queries.jsonl`` (written by reading the help vault's notes, English and German):
 ``form`` is ``bare`` (a note's title, a heading or a term the note sets off) or ``explain`` ("Explain X",
-"Describe X", "Define X", "Erkläre X", "Beschreibe X", "Was bedeutet X?", "Was versteht man unter X?"), ``note``
-the note defining the term and ``fact`` what its defining passage states (alternatives). Each runs through the
+"Describe X", "Define X", "Erkläre X", "Beschreibe X", "Was bedeutet X?", "Was versteht man unter X?"), ``notes``
+the notes defining the term (its own note, the glossary where it has the term) and ``fact`` what a defining
+passage states (alternatives). Each runs through the
 whole answer pipeline with the extractive answerer (no model), on the index ``bench_answer_quality.py`` uses,
 and one JSON document is printed: overall, per language and per form,
 
-- ``leads_with_definition``: the share of answers whose first quote cites ``note`` and states ``fact``;
+- ``leads_with_definition``: the share of answers whose first quote cites one of ``notes`` and states ``fact``;
 - ``fact_in_lead``: the share whose first quote states ``fact`` (from whatever note);
 - ``fact_stated``: the share stating ``fact`` anywhere in the answer;
 - ``refused``: the count answered "the vault doesn't say".
@@ -68,7 +69,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 in_lead = nuggets_stated(lead, [query["fact"]])[0]
                 rows.append({"id": query["id"], "lang": query["lang"], "form": query["form"],
                              "question": query["question"], "refused": is_honest(done),
-                             "leads_with_definition": in_lead and lead_path == query["note"],
+                             "leads_with_definition": in_lead and lead_path in query["notes"],
                              "fact_in_lead": in_lead, "fact_stated": nuggets_stated(answer, [query["fact"]])[0],
                              "confidence": done.get("confidence"), "lead_note": lead_path, "answer": answer})
         finally:

@@ -139,6 +139,51 @@ async def test_the_word_asking_for_a_description_is_not_what_the_answer_is_about
     assert data["answered"] and lead(data["answer"]).startswith(definition), data["answer"]
 
 
+DEFINING = {
+    "Plugins/Backlinks.md": """# Backlinks
+
+With the Backlinks plugin, you can see all the backlinks for the active note in the sidebar.
+
+A backlink for a note is a link from another note to that note.
+""",
+    "Erweiterungen/Rückverweise.md": """---
+lang: de
+---
+# Rückverweise
+
+Mit der Rückverweise-Erweiterung kannst du alle Rückverweise für die aktive Notiz anzeigen.
+
+Ein Rückverweis für eine Notiz ist ein Link von einer anderen Notiz zu dieser Notiz.
+""",
+    "Editing/Views.md": """# Views and editing modes
+
+## Live Preview
+
+To switch to Live Preview, click the status icon and select Live Preview in the menu.
+
+*Live Preview* shows formatted text inline while hiding most Markdown syntax.
+""",
+    "Plugins/Page preview.md": """# Page preview
+
+The settings of the page preview plugin are under Core plugins in the settings window.
+
+Page preview is a core plugin that shows a page when you hover the cursor over an internal link.
+""",
+}
+
+
+@pytest.mark.parametrize(("query", "definition"), [
+    ("backlinks", "A backlink for a note is a link"),  # what it is of: "for a note"
+    ("Rückverweise", "Ein Rückverweis für eine Notiz ist ein Link"),  # in another form than the query's
+    ("Live Preview", "Live Preview* shows formatted text"),  # set off in italics (lead() drops the first "*")
+    ("Explain the page preview plugin", "Page preview is a core plugin")])  # "plugin" said after the subject
+async def test_a_definition_in_its_common_forms_leads(tmp_path: Path, query: str, definition: str) -> None:
+    vault, settings = make_vault(tmp_path, DEFINING)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        data = final(await ask(opened, query))["data"]
+    assert data["answered"] and lead(data["answer"]).startswith(definition), data["answer"]
+
+
 class AsideMinded:
     """An embedding model that reads a callout as the block nearest any question, and the other blocks as too
     far to quote (as all-MiniLM found the callout under "Slicing" nearer "slicing" than the paragraph on

@@ -91,6 +91,7 @@ _HTML_COMMENT = re.compile(r"[ \t]*" + HTML_COMMENT_RE.pattern, re.DOTALL)  # wi
 _WORDS = re.compile(r"\w+")
 _BOLD = re.compile(r"(\*\*|__)(?P<text>[^*_\n]+)\1")
 _BOLD_LINE = re.compile(_BOLD.pattern + ":?")
+_EMPHASIS = re.compile(r"(?<![\w*_])(?P<mark>\*\*|__|\*|_)(?P<text>[^*_\n]+)(?P=mark)(?![\w*_])")  # bold or italics
 # Where a sentence may start: after its end mark, at a list item, a new line of a table or block, a blank line
 # (not at a line break inside a wrapped paragraph).
 _SENTENCE_BREAK = re.compile(r"[.!?:]\s+|\n(?=[ \t]*(?:[-*+>|]|\d{1,3}[.)])\s)|\n[ \t]*\n")
@@ -256,7 +257,9 @@ _TERM_QUESTION = re.compile(
     re.IGNORECASE)
 _ARTICLES = frozenset("a an the ein eine der die das".split())
 MAX_TERM_WORDS = 4  # a longer "What is ...?" asks about more than a term
-_COPULA = re.compile(r"(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<subject>[\w()-]+(?:\s+[\w()-]+){0,2}?)\s+"
+# "X is ...", "X for a note is ...": the subject, maybe with what it is of or for, then a copula
+_COPULA = re.compile(r"(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<subject>[\w()-]+(?:\s+[\w()-]+){0,2}?)"
+                     r"(?:\s+(?:of|for|in|von|für|in|im)\s+" + _ARTICLE + r"[\w-]+)?\s+"
                      r"(?:is|are|was|were|means|refers|ist|sind|war|waren|bedeutet|bezeichnet|heißt)\b",
                      re.IGNORECASE)
 
@@ -287,23 +290,41 @@ def _named_term(query: str, items: Sequence[Evidence], units: dict[int, list[Uni
     return ""
 
 
-def _defines(text: str, term: str, term_keys: frozenset[str], analyzer: Any, lang: str | None) -> bool:
-    """Whether ``text`` defines ``term`` (its analyzed words: ``term_keys``): it sets the term alone in bold at a
-    sentence's start, after an article if any ("The enzyme **RuBisCO** ...", not "Click the **Backlinks**
-    tab"), or opens a sentence with it as the subject of "is", "are", "ist", "means" ... ("Stomata are pores",
-    "A vault is a folder")."""
-    for match in _BOLD.finditer(text):
+def _defines(text: str, term: str, analyzer: Any, lang: str | None) -> bool:
+    """Whether ``text`` defines ``term``: it sets the term alone in bold or
+    italics at a sentence's start, after an article if any ("The enzyme **RuBisCO** ...", "*Live Preview* shows
+    ...", not "Click the **Backlinks** tab"), or opens a sentence with it as the subject of "is", "are", "ist",
+    "means" ... ("Stomata are pores", "A vault is a folder"), maybe with what it is of or for ("A backlink for a
+    note is a link ...", "Ein Rückverweis für eine Notiz ist ..."). Of a term with a word more than the subject
+    ("page preview plugin"), the sentence says the rest ("Page preview is a core plugin")."""
+    for match in _EMPHASIS.finditer(text):
         before = _SENTENCE_BREAK.split(text[:match.start()])[-1].lstrip(" \t-*+>|0123456789.)").split()
-        if term_keys == text_terms(analyzer, match.group("text"), lang) and \
-                (not before or len(before) <= 2 and before[0].casefold() in _ARTICLES):
+        if (not before or len(before) <= 2 and before[0].casefold() in _ARTICLES) and \
+                _names_term(match.group("text"), text, term, analyzer, lang):
             return True
     for sentence in _SENTENCE_BREAK.split(_visible(text)):
         opening = _COPULA.match(sentence.lstrip(" \t-*+>|0123456789.)"))
         subject = opening.group("subject") if opening else ""
-        if subject and term_keys == text_terms(analyzer, subject, lang) and \
-                len(subject.split()) <= len(term.split()) + 1:
+        if subject and len(subject.split()) <= len(term.split()) + 1 and \
+                _names_term(subject, sentence, term, analyzer, lang):
             return True
     return False
+
+
+def _names_term(subject: str, sentence: str, term: str, analyzer: Any, lang: str | None) -> bool:
+    """Whether a definition's ``subject`` names ``term``: word for word, each word in any form ("Rückverweis"
+    for "Rückverweise", which the stemmer reads apart), or all but one of the term's words with the
+    ``sentence`` saying that one ("Page preview is a core plugin" for "page preview plugin")."""
+    said, wanted = _word_keys(subject, analyzer, lang), _word_keys(term, analyzer, lang)
+    missing = [keys for keys in wanted if not any(keys & other for other in said)]
+    if not said or any(not any(keys & other for other in wanted) for keys in said):
+        return False
+    return not missing or len(missing) == 1 < len(wanted) and bool(missing[0] & text_terms(analyzer, sentence, lang))
+
+
+def _word_keys(text: str, analyzer: Any, lang: str | None) -> list[frozenset[str]]:
+    """The analyzed forms of each word of ``text`` (stopwords left out)."""
+    return [keys for word in words(text) if (keys := text_terms(analyzer, word, lang))]
 
 
 def _entry_of(text: str, names: dict[str, str]) -> str | None:
@@ -483,9 +504,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         return []
     if term:
         for unit in candidates:
-            unit_lang = items[unit.position].lang
-            term_keys = text_terms(analyzer, term, unit_lang)
-            if term_keys and _defines(unit.text, term, term_keys, analyzer, unit_lang):
+            if _defines(unit.text, term, analyzer, items[unit.position].lang):
                 unit.score += DEFINITION_WEIGHT
     # On a tie a whole list or paragraph goes before its items or sentences (they remain for a tight budget).
     # A unit giving the kind of answer asked for leads (expected is None: none does, the order is by score).
