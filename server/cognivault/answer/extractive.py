@@ -56,6 +56,8 @@ from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives
 from cognivault.answer.confidence import QuoteMeasures
 from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
 from cognivault.index.analysis import words
+from cognivault.study.extract import cited_under
+from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
 from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
 from cognivault.vault.sentences import shield, unshield
@@ -165,6 +167,7 @@ class Unit:
     group: int = 0  # list or table or paragraph it belongs to (units of one group merge)
     heading: str = ""  # the note title and headings it is under (scored with it)
     section: str = ""  # the heading right above it (the quote's lead line)
+    under: str = ""  # the note's heading it stands under, as written (a bold line is none; "": the note's opening)
     share: float = 0.0
     score: float = 0.0
     concepts: set[str] = field(default_factory=set)
@@ -185,13 +188,20 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
     list_intros: dict[int, str] = {}
     heading = " ".join([item.title, *item.aliases, *item.heading_path])
     section = item.heading_path[-1] if item.heading_path else ""
+    # A passage that took in small sections before its own has its own heading line after them
+    # (``vault.chunking``): what stands before any heading line there is the note's opening.
+    if any(block.kind == "heading" and _heading_text(block).casefold() == section.casefold() for block in blocks):
+        section = ""
+    under = section
     for index, block in enumerate(blocks):
         if block.kind != "code":
             block = replace(block, text=_HTML_COMMENT.sub("", block.text))
-        if block.kind == "paragraph" and _BOLD_LINE.fullmatch(block.text.strip()):
+        if block.kind == "heading":
+            under = _heading_text(block)
+        elif block.kind == "paragraph" and _BOLD_LINE.fullmatch(block.text.strip()):
             block = replace(block, kind="heading", text=block.text.strip().strip("*_").strip())  # a pseudo-heading
         if block.kind == "heading":
-            section = block.text.lstrip("#").strip()
+            section = _heading_text(block)
             heading = " ".join([item.title, *item.aliases, *item.heading_path, section])
         before = len(units)
         intro = ""
@@ -220,7 +230,7 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
                 for number, sentence in enumerate(_with_referents(_sentences_of(block.text))):
                     units.append(Unit(item.label, position, order + number, "sentence", sentence, group=group))
         for unit in units[before:]:
-            unit.heading, unit.section = heading, section
+            unit.heading, unit.section, unit.under = heading, section, under
         if block.kind in _QUOTED_KINDS or block.kind == "heading":
             previous = block
     # A short list is also a unit as a whole: the question may be answered by all of its items.
@@ -236,8 +246,13 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
         if len(items) > 1 and len(whole) <= WHOLE_LIMIT:
             first = items[0]
             units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
-                              group=first.group, heading=first.heading, section=first.section))
+                              group=first.group, heading=first.heading, section=first.section, under=first.under))
     return units
+
+
+def _heading_text(block: MarkdownBlock) -> str:
+    """A heading block's text as written, without its ``#`` marks."""
+    return block.text.lstrip("#").strip()
 
 
 _ENTRY_START = re.compile(r"\s*(?:[-*+]|\d{1,3}[.)])?\s*(?:\*\*|__)?\[\[")
@@ -645,6 +660,7 @@ class Quote:
 
     label: str
     text: str
+    under: str | None = None  # the heading its text stands under, as written ("": the note's opening)
 
     def cited(self) -> str:
         """The quote with its label: after the text, or on a line of its own after a block."""
@@ -675,7 +691,7 @@ def quotes_of(units: Sequence[Unit]) -> list[Quote]:
             new_section = last is None or (last.label, last.section) != (unit.label, unit.section)
             if new_section and unit.section and unit.section.casefold() not in body.casefold():
                 body = f"**{unit.section}**\n\n{body}"  # the section's title leads its quote
-            quotes.append(Quote(unit.label, body))
+            quotes.append(Quote(unit.label, body, unit.under))
         last = unit
     return quotes
 
@@ -694,6 +710,18 @@ class PassageAnswer:
 
     def labels(self) -> list[str]:
         return list(dict.fromkeys(quote.label for quote in self.quotes))
+
+    def cited(self, item: Evidence) -> Evidence:
+        """``item`` as the answer cites it: at the heading its (first) quote stands under. A passage that took in
+        small sections (``vault.chunking``) has the heading path of one of them; quoted under another, it is
+        cited there, so the source names the heading above the quoted text and its link opens there."""
+        under = next((quote.under for quote in self.quotes if quote.label == item.label), None)
+        if under is None:
+            return item
+        passage = Source(item.chunk_id, item.path, item.title, tuple(item.heading_path), "", item.line_start,
+                         item.line_end)
+        heading_path = list(cited_under(passage, under, under).heading_path)
+        return item if heading_path == item.heading_path else replace(item, heading_path=heading_path)
 
 
 def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedder: Any = None) -> PassageAnswer:
@@ -781,10 +809,10 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
 
     pack, lang = build_pack(engine, question, question, scope=scope, max_items=k)
     confidence = assess(pack)
-    citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
-                          i.snippet, i.score) for i in pack.items]
     answer = passage_answer(pack, analyzer_of(engine), question, engine.embedder) if confidence.supported \
         else PassageAnswer()
+    citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
+                          i.snippet, i.score) for i in map(answer.cited, pack.items)]
     if not answer.quotes:
         return ExtractiveAnswer(question, not_in_vault(lang), citations, [], False, "low")
     label = cap_by_citations(confidence, pack, answer.labels(), answer.measures).label
