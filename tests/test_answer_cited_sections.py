@@ -1,8 +1,8 @@
 """A passage that took in small sections is cited at the heading its quoted text stands under (issue 17).
 
 The chunker folds a section under 100 characters into the next one (``vault.chunking``): the passage keeps the
-heading path of the section that owns it. Quoting only the small section's text, the answer's source names
-that section, as a card of the study side does (``study.extract.cited_under``); a line of bold text is a lead
+heading path of the section that owns it. The small section's text is read under its own heading (not under the
+owner's, whose words it would seem to state), and quoting it, the answer's source names that section, as a card of the study side does (``study.extract.cited_under``); a line of bold text is a lead
 the quote shows, not a heading a link could open, and text before any heading is the note's opening.
 """
 
@@ -35,6 +35,17 @@ linear time. Looking up an item by its index takes constant time.
 **Memory use**
 
 A list stores references to its items, never the items themselves, and keeps spare room to grow into.
+""",
+    "Bio/Photosynthesis.md": """# Photosynthesis
+
+## Equation
+
+6 CO2 + 6 H2O → C6H12O6 + 6 O2
+
+## Limiting factors
+
+Light, temperature and the CO2 concentration limit the rate of photosynthesis. Above about 40 °C the rate
+falls again as enzymes denature.
 """,
     "Econ/Opportunity cost.md": """Opportunity cost is the value of the best alternative given up.
 
@@ -78,6 +89,13 @@ async def test_a_folded_opening_is_cited_as_the_note_not_as_the_section_after_it
     answer, cited = await sources(engine, "What is opportunity cost?")
     assert answer.startswith("Opportunity cost is the value of the best alternative given up."), answer
     assert cited == [[]]
+
+
+async def test_a_folded_small_section_is_not_read_under_the_heading_of_the_section_after_it(engine: Any) -> None:
+    # Read under "Limiting factors", the equation would state the question's every word.
+    answer, cited = await sources(engine, "Which factors limit photosynthesis?")
+    assert "Light, temperature and the CO2 concentration" in answer and "C6H12O6" not in answer, answer
+    assert cited == [["Photosynthesis", "Limiting factors"]]
 
 
 def test_the_one_call_answer_cites_the_same_heading(engine: Any) -> None:

@@ -167,7 +167,7 @@ class Unit:
     group: int = 0  # list or table or paragraph it belongs to (units of one group merge)
     heading: str = ""  # the note title and headings it is under (scored with it)
     section: str = ""  # the heading right above it (the quote's lead line)
-    under: str = ""  # the note's heading it stands under, as written (a bold line is none; "": the note's opening)
+    path: tuple[str, ...] = ()  # the headings it stands under in its note (a bold line is none)
     share: float = 0.0
     score: float = 0.0
     concepts: set[str] = field(default_factory=set)
@@ -186,23 +186,28 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
     units: list[Unit] = []
     previous: MarkdownBlock | None = None
     list_intros: dict[int, str] = {}
-    heading = " ".join([item.title, *item.aliases, *item.heading_path])
+    passage = Source(item.chunk_id, item.path, item.title, tuple(item.heading_path), "", item.line_start,
+                     item.line_end)
     section = item.heading_path[-1] if item.heading_path else ""
     # A passage that took in small sections before its own has its own heading line after them
     # (``vault.chunking``): what stands before any heading line there is the note's opening.
     if any(block.kind == "heading" and _heading_text(block).casefold() == section.casefold() for block in blocks):
         section = ""
-    under = section
+    # Text under a heading line of the passage stands under that heading, not under the passage's own.
+    path = cited_under(passage, section, section).heading_path
+    heading = " ".join([item.title, *item.aliases, *path])
     for index, block in enumerate(blocks):
         if block.kind != "code":
             block = replace(block, text=_HTML_COMMENT.sub("", block.text))
         if block.kind == "heading":
-            under = _heading_text(block)
-        elif block.kind == "paragraph" and _BOLD_LINE.fullmatch(block.text.strip()):
-            block = replace(block, kind="heading", text=block.text.strip().strip("*_").strip())  # a pseudo-heading
-        if block.kind == "heading":
             section = _heading_text(block)
-            heading = " ".join([item.title, *item.aliases, *item.heading_path, section])
+            path = cited_under(passage, section, section).heading_path
+            heading = " ".join([item.title, *item.aliases, *path])
+        elif block.kind == "paragraph" and _BOLD_LINE.fullmatch(block.text.strip()):
+            # a line of bold text alone: a heading the quote shows, within the section it stands in
+            block = replace(block, kind="heading", text=block.text.strip().strip("*_").strip())
+            section = block.text
+            heading = " ".join([item.title, *item.aliases, *path, section])
         before = len(units)
         intro = ""
         if previous is not None and previous.kind == "paragraph" and previous.text.rstrip().endswith(":") \
@@ -230,7 +235,7 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
                 for number, sentence in enumerate(_with_referents(_sentences_of(block.text))):
                     units.append(Unit(item.label, position, order + number, "sentence", sentence, group=group))
         for unit in units[before:]:
-            unit.heading, unit.section, unit.under = heading, section, under
+            unit.heading, unit.section, unit.path = heading, section, path
         if block.kind in _QUOTED_KINDS or block.kind == "heading":
             previous = block
     # A short list is also a unit as a whole: the question may be answered by all of its items.
@@ -246,7 +251,7 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
         if len(items) > 1 and len(whole) <= WHOLE_LIMIT:
             first = items[0]
             units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
-                              group=first.group, heading=first.heading, section=first.section, under=first.under))
+                              group=first.group, heading=first.heading, section=first.section, path=first.path))
     return units
 
 
@@ -660,7 +665,7 @@ class Quote:
 
     label: str
     text: str
-    under: str | None = None  # the heading its text stands under, as written ("": the note's opening)
+    heading_path: tuple[str, ...] | None = None  # the headings its text stands under (None: its passage's)
 
     def cited(self) -> str:
         """The quote with its label: after the text, or on a line of its own after a block."""
@@ -691,7 +696,7 @@ def quotes_of(units: Sequence[Unit]) -> list[Quote]:
             new_section = last is None or (last.label, last.section) != (unit.label, unit.section)
             if new_section and unit.section and unit.section.casefold() not in body.casefold():
                 body = f"**{unit.section}**\n\n{body}"  # the section's title leads its quote
-            quotes.append(Quote(unit.label, body, unit.under))
+            quotes.append(Quote(unit.label, body, unit.path))
         last = unit
     return quotes
 
@@ -712,16 +717,13 @@ class PassageAnswer:
         return list(dict.fromkeys(quote.label for quote in self.quotes))
 
     def cited(self, item: Evidence) -> Evidence:
-        """``item`` as the answer cites it: at the heading its (first) quote stands under. A passage that took in
+        """``item`` as the answer cites it: at the headings its (first) quote stands under. A passage that took in
         small sections (``vault.chunking``) has the heading path of one of them; quoted under another, it is
         cited there, so the source names the heading above the quoted text and its link opens there."""
-        under = next((quote.under for quote in self.quotes if quote.label == item.label), None)
-        if under is None:
+        path = next((quote.heading_path for quote in self.quotes if quote.label == item.label), None)
+        if path is None or list(path) == item.heading_path:
             return item
-        passage = Source(item.chunk_id, item.path, item.title, tuple(item.heading_path), "", item.line_start,
-                         item.line_end)
-        heading_path = list(cited_under(passage, under, under).heading_path)
-        return item if heading_path == item.heading_path else replace(item, heading_path=heading_path)
+        return replace(item, heading_path=list(path))
 
 
 def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedder: Any = None) -> PassageAnswer:
