@@ -2,8 +2,9 @@
 
 The chunker folds a section under 100 characters into the next one (``vault.chunking``): the passage keeps the
 heading path of the section that owns it. The small section's text is read under its own heading (not under the
-owner's, whose words it would seem to state), and quoting it, the answer's source names that section, as a card of the study side does (``study.extract.cited_under``); a line of bold text is a lead
-the quote shows, not a heading a link could open, and text before any heading is the note's opening.
+owner's, whose words it would seem to state), and quoting it, the answer's source names that section, as a card of
+the study side does (``study.extract.cited_under``); a line of bold text is a lead the quote shows, not a heading
+a link could open, and text before any heading is the note's opening.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""A query that is just a term ("mitosis", "Zellatmung", "slicing"): the passage answer leads with the block
-that says what the term is (issue 17 classes of misses on a student's vault).
+"""A query that is just a term ("mitosis", "Zellatmung", "slicing"): the passage answer leads with the block that
+says what the term is (issue 17 classes of misses on a student's vault).
 
-A student typing a term a note names (its title, a heading, a bold term) asks what it is: the block defining
-it leads, as for "What is X?", and a passage naming it word for word is no quoted question. So does one asking to
-have it explained ("Explain X", "Describe X", "Erkläre X", "Beschreibe X", "Was versteht man unter X?"): the
-words asking say how to answer, not what about, and a block that happens to say "describes" is no better for it. A term found only
-in a heading is answered by the section's opening text, not by an aside further down that an embedding
+A student typing a term a note names (its title, a heading, a bold term) asks what it is: the block defining it
+leads, as for "What is X?", and a passage naming it word for word is no quoted question. So does one asking to
+have it explained ("Explain X", "Describe X", "Erkläre X", "Beschreibe X", "Was versteht man unter X?"): the words
+asking say how to answer, not what about, and a block that happens to say "describes" is no better for it. A term
+found only in a heading is answered by the section's opening text, not by an aside further down that an embedding
 model, reading the block without its heading, finds nearer.
 """
 

@@ -36,9 +36,10 @@ with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
 nearest block of each first), within
 ``ANSWER_BUDGET`` characters; a whole short list or paragraph goes before its
 item or sentence. Quotes follow the lead in the order of the notes, each led by
-its section's title and followed by its ``[Sn]`` label. A question asking for a
-kind of answer ("how many", "wie lange", "when was": ``answer_kind``) is
-answered only by a unit that gives one next to what it asks about, and that
+its section's title and followed by its ``[Sn]`` label, which names the heading the quote
+stands under (a passage that took in small sections is read and cited section by section:
+``PassageAnswer.cited``). A question asking for a kind of answer ("how many", "wie lange",
+"when was": ``answer_kind``) is answered only by a unit that gives one next to what it asks about, and that
 unit leads. When the pack does not support an answer (see ``confidence``), no
 unit passes (or none gives the kind asked for), or the quotes would state less
 than ``ANSWER_FLOOR`` of the question, the answer says the vault does not cover
