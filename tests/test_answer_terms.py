@@ -1,9 +1,11 @@
-"""A query that is just a term ("mitosis", "Zellatmung", "slicing"): the passage answer leads with the block
-that says what the term is (issue 17 classes of misses on a student's vault).
+"""A query that is just a term ("mitosis", "Zellatmung", "slicing"): the passage answer leads with the block that
+says what the term is (issue 17 classes of misses on a student's vault).
 
-A student typing a term a note names (its title, a heading, a bold term) asks what it is: the block defining
-it leads, as for "What is X?", and a passage naming it word for word is no quoted question. A term found only
-in a heading is answered by the section's opening text, not by an aside further down that an embedding
+A student typing a term a note names (its title, a heading, a bold term) asks what it is: the block defining it
+leads, as for "What is X?", and a passage naming it word for word is no quoted question. So does one asking to
+have it explained ("Explain X", "Describe X", "Erkläre X", "Beschreibe X", "Was versteht man unter X?"): the words
+asking say how to answer, not what about, and a block that happens to say "describes" is no better for it. A term
+found only in a heading is answered by the section's opening text, not by an aside further down that an embedding
 model, reading the block without its heading, finds nearer.
 """
 
@@ -93,6 +95,92 @@ async def test_a_term_alone_is_answered_by_what_defines_it(engine: Any, query: s
     # Every block names the term; the one saying what it is leads, as asked "What is X?". The passage naming
     # "Reign of Terror" was left out: it says the query word for word, as a quoted question would.
     data = final(await ask(engine, query))["data"]
+    assert data["answered"] and lead(data["answer"]).startswith(definition), data["answer"]
+
+
+@pytest.mark.parametrize(("query", "definition"), [
+    ("Explain mitosis", "Mitosis is the division of a cell nucleus"),
+    ("Explain the Reign of Terror", "The **Reign of Terror** was a period"),
+    ("Please explain mitosis.", "Mitosis is the division of a cell nucleus"),
+    ("Erkläre Hyperinflation", "Eine **Hyperinflation** ist eine Inflation"),
+    ("Erkläre mir die Hyperinflation", "Eine **Hyperinflation** ist eine Inflation"),
+    ("Was versteht man unter einer Hyperinflation?", "Eine **Hyperinflation** ist eine Inflation"),
+    ("Was bedeutet Hyperinflation?", "Eine **Hyperinflation** ist eine Inflation")])
+async def test_asked_to_explain_a_term_the_answer_leads_with_what_defines_it(engine: Any, query: str,
+                                                                             definition: str) -> None:
+    data = final(await ask(engine, query))["data"]
+    assert data["answered"] and lead(data["answer"]).startswith(definition), data["answer"]
+
+
+DESCRIBING = {
+    "Bio/Mitosis.md": NOTES["Bio/Mitosis.md"] + """
+## Further reading
+
+Chapter 4 of the textbook describes how mitosis was first observed under the microscope.
+""",
+    "Geschichte/Inflation.md": NOTES["Geschichte/Inflation.md"] + """
+## Quellen
+
+Das Schulbuch beschreibt die Hyperinflation anhand von Briefmarken aus dem Jahr 1923.
+""",
+}
+
+
+@pytest.mark.parametrize(("query", "definition"), [
+    ("Describe mitosis", "Mitosis is the division of a cell nucleus"),
+    ("Beschreibe die Hyperinflation", "Eine **Hyperinflation** ist eine Inflation")])
+async def test_the_word_asking_for_a_description_is_not_what_the_answer_is_about(tmp_path: Path, query: str,
+                                                                                 definition: str) -> None:
+    # "describes", "beschreibt" are in the vault: read as a topic word, the block saying it would state more of
+    # the question than the definition does.
+    vault, settings = make_vault(tmp_path, DESCRIBING)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        data = final(await ask(opened, query))["data"]
+    assert data["answered"] and lead(data["answer"]).startswith(definition), data["answer"]
+
+
+DEFINING = {
+    "Plugins/Backlinks.md": """# Backlinks
+
+With the Backlinks plugin, you can see all the backlinks for the active note in the sidebar.
+
+A backlink for a note is a link from another note to that note.
+""",
+    "Erweiterungen/Rückverweise.md": """---
+lang: de
+---
+# Rückverweise
+
+Mit der Rückverweise-Erweiterung kannst du alle Rückverweise für die aktive Notiz anzeigen.
+
+Ein Rückverweis für eine Notiz ist ein Link von einer anderen Notiz zu dieser Notiz.
+""",
+    "Editing/Views.md": """# Views and editing modes
+
+## Live Preview
+
+To switch to Live Preview, click the status icon and select Live Preview in the menu.
+
+*Live Preview* shows formatted text inline while hiding most Markdown syntax.
+""",
+    "Plugins/Page preview.md": """# Page preview
+
+The settings of the page preview plugin are under Core plugins in the settings window.
+
+Page preview is a core plugin that shows a page when you hover the cursor over an internal link.
+""",
+}
+
+
+@pytest.mark.parametrize(("query", "definition"), [
+    ("backlinks", "A backlink for a note is a link"),  # what it is of: "for a note"
+    ("Rückverweise", "Ein Rückverweis für eine Notiz ist ein Link"),  # in another form than the query's
+    ("Live Preview", "Live Preview* shows formatted text"),  # set off in italics (lead() drops the first "*")
+    ("Explain the page preview plugin", "Page preview is a core plugin")])  # "plugin" said after the subject
+async def test_a_definition_in_its_common_forms_leads(tmp_path: Path, query: str, definition: str) -> None:
+    vault, settings = make_vault(tmp_path, DEFINING)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        data = final(await ask(opened, query))["data"]
     assert data["answered"] and lead(data["answer"]).startswith(definition), data["answer"]
 
 

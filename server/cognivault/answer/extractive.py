@@ -36,9 +36,10 @@ with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
 nearest block of each first), within
 ``ANSWER_BUDGET`` characters; a whole short list or paragraph goes before its
 item or sentence. Quotes follow the lead in the order of the notes, each led by
-its section's title and followed by its ``[Sn]`` label. A question asking for a
-kind of answer ("how many", "wie lange", "when was": ``answer_kind``) is
-answered only by a unit that gives one next to what it asks about, and that
+its section's title and followed by its ``[Sn]`` label, which names the heading the quote
+stands under (a passage that took in small sections is read and cited section by section:
+``PassageAnswer.cited``). A question asking for a kind of answer ("how many", "wie lange",
+"when was": ``answer_kind``) is answered only by a unit that gives one next to what it asks about, and that
 unit leads. When the pack does not support an answer (see ``confidence``), no
 unit passes (or none gives the kind asked for), or the quotes would state less
 than ``ANSWER_FLOOR`` of the question, the answer says the vault does not cover
@@ -56,6 +57,8 @@ from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives
 from cognivault.answer.confidence import QuoteMeasures
 from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
 from cognivault.index.analysis import words
+from cognivault.study.extract import cited_under
+from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
 from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
 from cognivault.vault.sentences import shield, unshield
@@ -91,6 +94,7 @@ _HTML_COMMENT = re.compile(r"[ \t]*" + HTML_COMMENT_RE.pattern, re.DOTALL)  # wi
 _WORDS = re.compile(r"\w+")
 _BOLD = re.compile(r"(\*\*|__)(?P<text>[^*_\n]+)\1")
 _BOLD_LINE = re.compile(_BOLD.pattern + ":?")
+_EMPHASIS = re.compile(r"(?<![\w*_])(?P<mark>\*\*|__|\*|_)(?P<text>[^*_\n]+)(?P=mark)(?![\w*_])")  # bold or italics
 # Where a sentence may start: after its end mark, at a list item, a new line of a table or block, a blank line
 # (not at a line break inside a wrapped paragraph).
 _SENTENCE_BREAK = re.compile(r"[.!?:]\s+|\n(?=[ \t]*(?:[-*+>|]|\d{1,3}[.)])\s)|\n[ \t]*\n")
@@ -164,6 +168,7 @@ class Unit:
     group: int = 0  # list or table or paragraph it belongs to (units of one group merge)
     heading: str = ""  # the note title and headings it is under (scored with it)
     section: str = ""  # the heading right above it (the quote's lead line)
+    path: tuple[str, ...] = ()  # the headings it stands under in its note (a bold line is none)
     share: float = 0.0
     score: float = 0.0
     concepts: set[str] = field(default_factory=set)
@@ -182,16 +187,28 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
     units: list[Unit] = []
     previous: MarkdownBlock | None = None
     list_intros: dict[int, str] = {}
-    heading = " ".join([item.title, *item.aliases, *item.heading_path])
+    passage = Source(item.chunk_id, item.path, item.title, tuple(item.heading_path), "", item.line_start,
+                     item.line_end)
     section = item.heading_path[-1] if item.heading_path else ""
+    # A passage that took in small sections before its own has its own heading line after them
+    # (``vault.chunking``): what stands before any heading line there is the note's opening.
+    if any(block.kind == "heading" and _heading_text(block).casefold() == section.casefold() for block in blocks):
+        section = ""
+    # Text under a heading line of the passage stands under that heading, not under the passage's own.
+    path = cited_under(passage, section, section).heading_path
+    heading = " ".join([item.title, *item.aliases, *path])
     for index, block in enumerate(blocks):
         if block.kind != "code":
             block = replace(block, text=_HTML_COMMENT.sub("", block.text))
-        if block.kind == "paragraph" and _BOLD_LINE.fullmatch(block.text.strip()):
-            block = replace(block, kind="heading", text=block.text.strip().strip("*_").strip())  # a pseudo-heading
         if block.kind == "heading":
-            section = block.text.lstrip("#").strip()
-            heading = " ".join([item.title, *item.aliases, *item.heading_path, section])
+            section = _heading_text(block)
+            path = cited_under(passage, section, section).heading_path
+            heading = " ".join([item.title, *item.aliases, *path])
+        elif block.kind == "paragraph" and _BOLD_LINE.fullmatch(block.text.strip()):
+            # a line of bold text alone: a heading the quote shows, within the section it stands in
+            block = replace(block, kind="heading", text=block.text.strip().strip("*_").strip())
+            section = block.text
+            heading = " ".join([item.title, *item.aliases, *path, section])
         before = len(units)
         intro = ""
         if previous is not None and previous.kind == "paragraph" and previous.text.rstrip().endswith(":") \
@@ -219,7 +236,7 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
                 for number, sentence in enumerate(_with_referents(_sentences_of(block.text))):
                     units.append(Unit(item.label, position, order + number, "sentence", sentence, group=group))
         for unit in units[before:]:
-            unit.heading, unit.section = heading, section
+            unit.heading, unit.section, unit.path = heading, section, path
         if block.kind in _QUOTED_KINDS or block.kind == "heading":
             previous = block
     # A short list is also a unit as a whole: the question may be answered by all of its items.
@@ -235,36 +252,53 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
         if len(items) > 1 and len(whole) <= WHOLE_LIMIT:
             first = items[0]
             units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
-                              group=first.group, heading=first.heading, section=first.section))
+                              group=first.group, heading=first.heading, section=first.section, path=first.path))
     return units
+
+
+def _heading_text(block: MarkdownBlock) -> str:
+    """A heading block's text as written, without its ``#`` marks."""
+    return block.text.lstrip("#").strip()
 
 
 _ENTRY_START = re.compile(r"\s*(?:[-*+]|\d{1,3}[.)])?\s*(?:\*\*|__)?\[\[")
 
 
-_DEFINITION_QUESTION = re.compile(
-    r"(?:what|who|was|wer)\s+(?:is|are|ist|sind)\s+(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<a>[^?]+?)|"
-    r"what\s+does\s+(?:(?:a|an|the)\s+)?(?P<b>[^?]+?)\s+mean|was\s+(?:bedeutet|bezeichnet|heißt)\s+(?P<c>[^?]+?)|"
-    r"was\s+versteht\s+man\s+unter\s+(?:(?:einem|einer|dem|der|den)\s+)?(?P<d>[^?]+?)|define\s+(?P<e>[^?]+?)",
+_ARTICLE = r"(?:(?:a|an|the|ein|eine|einen|einem|einer|der|die|das|den|dem|des)\s+)?"
+# What asks for a term to be defined or explained: "What is X?", "Who was X?", "What does X mean?", "Explain X",
+# "Describe the term X", "Erkläre X", "Beschreibe X", "Was bedeutet X?", "Was versteht man unter X?". An article
+# and "the term", "den Begriff" before X are no part of it.
+_TERM_QUESTION = re.compile(
+    r"(?:(?:what|who|was|wer)\s+(?:is|are|was|were|ist|sind|war|waren)|what\s+is\s+meant\s+by|"
+    r"was\s+(?:bedeutet|bedeuten|bezeichnet|bezeichnen|heißt|meint)|was\s+versteht\s+man\s+unter|"
+    r"(?:please\s+)?(?:explain|describe|define)(?:\s+to\s+me)?|"
+    r"(?:bitte\s+)?(?:erkläre|erklär|beschreibe|beschreib|erläutere|definiere)(?:\s+mir)?(?:\s+bitte)?)\s+"
+    + _ARTICLE + r"(?:(?:term|concept|begriff|konzept)\s+)?(?P<term>[^?]+?)|"
+    r"what\s+(?:does|do)\s+" + _ARTICLE + r"(?P<meant>[^?]+?)\s+mean",
     re.IGNORECASE)
 _ARTICLES = frozenset("a an the ein eine der die das".split())
 MAX_TERM_WORDS = 4  # a longer "What is ...?" asks about more than a term
-_COPULA = re.compile(r"(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<subject>[\w()-]+(?:\s+[\w()-]+){0,2}?)\s+"
-                     r"(?:is|are|means|refers|ist|sind|bedeutet|bezeichnet|heißt)\b", re.IGNORECASE)
+# "X is ...", "X for a note is ...": the subject, maybe with what it is of or for, then a copula
+_COPULA = re.compile(r"(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<subject>[\w()-]+(?:\s+[\w()-]+){0,2}?)"
+                     r"(?:\s+(?:of|for|in|von|für|in|im)\s+" + _ARTICLE + r"[\w-]+)?\s+"
+                     r"(?:is|are|was|were|means|refers|ist|sind|war|waren|bedeutet|bezeichnet|heißt)\b",
+                     re.IGNORECASE)
 
 
-def _defined_term(question: str) -> str:
-    """The term a question asks to define ("What is RuBisCO?", "Was sind Stomata?"), or ""."""
-    match = _DEFINITION_QUESTION.fullmatch(" ".join(question.split()).rstrip(" ?"))
+def _asked_term(question: str) -> str:
+    """The term a question asks to be defined or explained ("What is RuBisCO?", "Explain mitosis", "Was versteht
+    man unter Stomata?"), or ""."""
+    match = _TERM_QUESTION.fullmatch(" ".join(question.split()).rstrip(" ?.!"))
     term = next((value for value in match.groups() if value), "") if match else ""
     return term if 0 < len(term.split()) <= MAX_TERM_WORDS else ""
 
 
-def _named_term(question: str, items: Sequence[Evidence], units: dict[int, list[Unit]], analyzer: Any) -> str:
-    """The query itself when it is nothing but a term the passages name (a note's title or alias, a heading,
-    a bold term: "mitosis", "Zellatmung", "Reign of Terror"), or "": a student who types a term asks what
-    it is. ``units``: the passages' units by position (their sections are the headings inside a passage)."""
-    query = " ".join(question.split()).rstrip(" ?")
+def _named_term(query: str, items: Sequence[Evidence], units: dict[int, list[Unit]], analyzer: Any) -> str:
+    """``query`` when it is nothing but a term the passages name (a note's title or alias, a heading, a bold
+    term: "mitosis", "Zellatmung", "Reign of Terror"), or "": a student who types a term, or asks to have it
+    explained, asks what it is. ``units``: the passages' units by position (their sections are the headings
+    inside a passage)."""
+    query = " ".join(query.split()).rstrip(" ?")
     if not 0 < len(query.split()) <= MAX_TERM_WORDS:
         return ""
     for position, passage in units.items():
@@ -277,23 +311,41 @@ def _named_term(question: str, items: Sequence[Evidence], units: dict[int, list[
     return ""
 
 
-def _defines(text: str, term: str, term_keys: frozenset[str], analyzer: Any, lang: str | None) -> bool:
-    """Whether ``text`` defines ``term`` (its analyzed words: ``term_keys``): it sets the term alone in bold at a
-    sentence's start, after an article if any ("The enzyme **RuBisCO** ...", not "Click the **Backlinks**
-    tab"), or opens a sentence with it as the subject of "is", "are", "ist", "means" ... ("Stomata are pores",
-    "A vault is a folder")."""
-    for match in _BOLD.finditer(text):
+def _defines(text: str, term: str, analyzer: Any, lang: str | None) -> bool:
+    """Whether ``text`` defines ``term``: it sets the term alone in bold or
+    italics at a sentence's start, after an article if any ("The enzyme **RuBisCO** ...", "*Live Preview* shows
+    ...", not "Click the **Backlinks** tab"), or opens a sentence with it as the subject of "is", "are", "ist",
+    "means" ... ("Stomata are pores", "A vault is a folder"), maybe with what it is of or for ("A backlink for a
+    note is a link ...", "Ein Rückverweis für eine Notiz ist ..."). Of a term with a word more than the subject
+    ("page preview plugin"), the sentence says the rest ("Page preview is a core plugin")."""
+    for match in _EMPHASIS.finditer(text):
         before = _SENTENCE_BREAK.split(text[:match.start()])[-1].lstrip(" \t-*+>|0123456789.)").split()
-        if term_keys == text_terms(analyzer, match.group("text"), lang) and \
-                (not before or len(before) <= 2 and before[0].casefold() in _ARTICLES):
+        if (not before or len(before) <= 2 and before[0].casefold() in _ARTICLES) and \
+                _names_term(match.group("text"), text, term, analyzer, lang):
             return True
     for sentence in _SENTENCE_BREAK.split(_visible(text)):
         opening = _COPULA.match(sentence.lstrip(" \t-*+>|0123456789.)"))
         subject = opening.group("subject") if opening else ""
-        if subject and term_keys == text_terms(analyzer, subject, lang) and \
-                len(subject.split()) <= len(term.split()) + 1:
+        if subject and len(subject.split()) <= len(term.split()) + 1 and \
+                _names_term(subject, sentence, term, analyzer, lang):
             return True
     return False
+
+
+def _names_term(subject: str, sentence: str, term: str, analyzer: Any, lang: str | None) -> bool:
+    """Whether a definition's ``subject`` names ``term``: word for word, each word in any form ("Rückverweis"
+    for "Rückverweise", which the stemmer reads apart), or all but one of the term's words with the
+    ``sentence`` saying that one ("Page preview is a core plugin" for "page preview plugin")."""
+    said, wanted = _word_keys(subject, analyzer, lang), _word_keys(term, analyzer, lang)
+    missing = [keys for keys in wanted if not any(keys & other for other in said)]
+    if not said or any(not any(keys & other for other in wanted) for keys in said):
+        return False
+    return not missing or len(missing) == 1 < len(wanted) and bool(missing[0] & text_terms(analyzer, sentence, lang))
+
+
+def _word_keys(text: str, analyzer: Any, lang: str | None) -> list[frozenset[str]]:
+    """The analyzed forms of each word of ``text`` (stopwords left out)."""
+    return [keys for word in words(text) if (keys := text_terms(analyzer, word, lang))]
 
 
 def _entry_of(text: str, names: dict[str, str]) -> str | None:
@@ -414,8 +466,9 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     best_context = max(contexts)
     best_terms = named[contexts.index(best_context)]
     passages = {position: units_of(item, position) for position, item in enumerate(items) if position not in foreign}
-    named_term = _named_term(question, items, passages, analyzer)
-    term = _defined_term(question) or named_term
+    asked_term = _asked_term(question)
+    named_term = _named_term(asked_term or question, items, passages, analyzer)
+    term = asked_term or named_term
     # A passage naming the term the query is made of says it word for word: that is no quoted question.
     asked = [] if named_term else _WORDS.findall(question.casefold())
     candidates: list[Unit] = []
@@ -472,9 +525,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         return []
     if term:
         for unit in candidates:
-            unit_lang = items[unit.position].lang
-            term_keys = text_terms(analyzer, term, unit_lang)
-            if term_keys and _defines(unit.text, term, term_keys, analyzer, unit_lang):
+            if _defines(unit.text, term, analyzer, items[unit.position].lang):
                 unit.score += DEFINITION_WEIGHT
     # On a tie a whole list or paragraph goes before its items or sentences (they remain for a tight budget).
     # A unit giving the kind of answer asked for leads (expected is None: none does, the order is by score).
@@ -615,6 +666,7 @@ class Quote:
 
     label: str
     text: str
+    heading_path: tuple[str, ...] | None = None  # the headings its text stands under (None: its passage's)
 
     def cited(self) -> str:
         """The quote with its label: after the text, or on a line of its own after a block."""
@@ -645,7 +697,7 @@ def quotes_of(units: Sequence[Unit]) -> list[Quote]:
             new_section = last is None or (last.label, last.section) != (unit.label, unit.section)
             if new_section and unit.section and unit.section.casefold() not in body.casefold():
                 body = f"**{unit.section}**\n\n{body}"  # the section's title leads its quote
-            quotes.append(Quote(unit.label, body))
+            quotes.append(Quote(unit.label, body, unit.path))
         last = unit
     return quotes
 
@@ -665,18 +717,28 @@ class PassageAnswer:
     def labels(self) -> list[str]:
         return list(dict.fromkeys(quote.label for quote in self.quotes))
 
+    def cited(self, item: Evidence) -> Evidence:
+        """``item`` as the answer cites it: at the headings its (first) quote stands under. A passage that took in
+        small sections (``vault.chunking``) has the heading path of one of them; quoted under another, it is
+        cited there, so the source names the heading above the quoted text and its link opens there."""
+        path = next((quote.heading_path for quote in self.quotes if quote.label == item.label), None)
+        if path is None or list(path) == item.heading_path:
+            return item
+        return replace(item, heading_path=list(path))
+
 
 def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedder: Any = None) -> PassageAnswer:
     """The passage answer to the pack's question (no quotes: the pack does not answer it)."""
     question = question or pack.query
     expected = expected_answer(question, list(pack.concepts.values()), pack.lang) if pack.concepts else None
-    units = choose_units(pack.items, pack.question_terms, pack.term_weights, analyzer, question,
+    terms = _topic_terms(pack, question)
+    units = choose_units(pack.items, terms, pack.term_weights, analyzer, question,
                          pack.question_vector, embedder, pack, expected=expected)
     kind_stated = None if expected is None else bool(units)
     if expected is not None and not units and not expected.required:  # "how much control ...": maybe a degree
-        units = choose_units(pack.items, pack.question_terms, pack.term_weights, analyzer, question,
+        units = choose_units(pack.items, terms, pack.term_weights, analyzer, question,
                              pack.question_vector, embedder, pack)
-    weight = {t: max(pack.term_weights.get(t, 1.0), 0.05) for t in pack.question_terms}
+    weight = {t: max(pack.term_weights.get(t, 1.0), 0.05) for t in terms}
     total = sum(weight.values())
 
     def share_of(chosen: Sequence[Unit]) -> float:
@@ -696,6 +758,16 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     if measures.share < ANSWER_FLOOR:
         return PassageAnswer([], measures)  # what the passages would say is not an answer to this
     return PassageAnswer(quotes_of(units), measures)
+
+
+def _topic_terms(pack: EvidencePack, question: str) -> list[str]:
+    """The question's concept keys that say what it is about: of a question asking to have a term explained
+    ("Describe mitosis", "Was versteht man unter Stomata?"), those of the term alone (the words asking say how
+    to answer, not what about: a passage that "describes" something else is no answer)."""
+    said = set(words(_asked_term(question)))
+    about = [key for key in pack.question_terms if key in pack.concepts and
+             (pack.concepts[key].whole or pack.concepts[key].word) in said]
+    return about or list(pack.question_terms)
 
 
 # -- the simple, synchronous API (kept for callers outside the streaming pipeline) ----------------
@@ -740,10 +812,10 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
 
     pack, lang = build_pack(engine, question, question, scope=scope, max_items=k)
     confidence = assess(pack)
-    citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
-                          i.snippet, i.score) for i in pack.items]
     answer = passage_answer(pack, analyzer_of(engine), question, engine.embedder) if confidence.supported \
         else PassageAnswer()
+    citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
+                          i.snippet, i.score) for i in map(answer.cited, pack.items)]
     if not answer.quotes:
         return ExtractiveAnswer(question, not_in_vault(lang), citations, [], False, "low")
     label = cap_by_citations(confidence, pack, answer.labels(), answer.measures).label

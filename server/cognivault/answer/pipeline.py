@@ -305,6 +305,7 @@ class _AnswerRun:
         await self._emit_confidence(confidence)  # progress at once: choosing the quotes may embed them
         if pack and getattr(self.provider, "extractive", False):
             answer = await self._passages(confidence)
+            pack.items = [answer.cited(item) for item in pack.items]  # each source named where it is quoted
             if confidence.supported:  # else it is low already, for its own reason
                 confidence = cap_by_citations(confidence, pack, answer.labels(), answer.measures)
                 await self._emit_confidence(confidence)
