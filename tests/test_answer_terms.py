@@ -105,7 +105,12 @@ async def test_a_term_alone_is_answered_by_what_defines_it(engine: Any, query: s
     ("Erkläre Hyperinflation", "Eine **Hyperinflation** ist eine Inflation"),
     ("Erkläre mir die Hyperinflation", "Eine **Hyperinflation** ist eine Inflation"),
     ("Was versteht man unter einer Hyperinflation?", "Eine **Hyperinflation** ist eine Inflation"),
-    ("Was bedeutet Hyperinflation?", "Eine **Hyperinflation** ist eine Inflation")])
+    ("Was bedeutet Hyperinflation?", "Eine **Hyperinflation** ist eine Inflation"),
+    # the asking word is no topic the vault must have ("describe" is in no note), nor "the term" part of a name
+    ("Describe mitosis", "Mitosis is the division of a cell nucleus"),
+    ("Explain the term mitosis", "Mitosis is the division of a cell nucleus"),
+    ("Beschreibe die Hyperinflation", "Eine **Hyperinflation** ist eine Inflation"),
+    ("Erkläre den Begriff Hyperinflation", "Eine **Hyperinflation** ist eine Inflation")])
 async def test_asked_to_explain_a_term_the_answer_leads_with_what_defines_it(engine: Any, query: str,
                                                                              definition: str) -> None:
     data = final(await ask(engine, query))["data"]

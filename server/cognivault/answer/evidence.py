@@ -295,9 +295,10 @@ def analyzer_of(engine: Any) -> Analyzer:
 # *happens* in X", "how does X *work*", "what does X *mean*"), and the German question words the
 # stopword list lacks ("*wer*", "*warum*": English has "who" and "why" among its stopwords).
 QUESTION_FILLERS = frozenset("""
-many much look tell explain want need know possible way ways thing things something anything please exactly
-actually really happen happens happened happening work works mean means
-bitte genau eigentlich möchte möchten brauche wissen erkläre erklären gibt viele vielen wieviel wieviele passiert
+many much look tell explain describe define want need know possible way ways thing things something anything
+please exactly actually really happen happens happened happening work works mean means
+bitte genau eigentlich möchte möchten brauche wissen erkläre erklären beschreibe beschreiben erläutere erläutern
+definiere lautet versteht gibt viele vielen wieviel wieviele passiert
 geschieht funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum zur vom ins
 """.split()) | GERMAN_QUESTION_WORDS | frozenset(  # also in a vault without German notes (no German stopwords)
     # German asks "what of/for/about" with one word per preposition (woraus, wofür, worüber, ...): a closed class
@@ -309,9 +310,9 @@ geschieht funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum
 # question's verb, the vault need not use them to answer it (``Concept.frame``). A closed class.
 FRAME_NOUNS = frozenset("""
 role roles purpose purposes function functions importance significance difference differences advantage advantages
-disadvantage disadvantages benefit benefits drawback drawbacks meaning reason reasons
+disadvantage disadvantages benefit benefits drawback drawbacks meaning reason reasons term terms concept concepts
 rolle rollen zweck funktion funktionen aufgabe aufgaben bedeutung unterschied unterschiede vorteil vorteile nachteil
-nachteile sinn grund gründe
+nachteile sinn grund gründe begriff begriffe konzept konzepte
 """.split())
 
 
@@ -681,6 +682,8 @@ def key_phrases(engine: Any, text: str, lang: str | None) -> list[tuple[str, str
     analyzer = analyzer_of(engine)
     pairs = []
     for first, second in _NAME_PAIR.findall(text.strip()):
+        if first.casefold() in FRAME_NOUNS:
+            continue  # "den Begriff Hyperinflation" names the term, it is no name of two words
         a = analyzer.terms_of_word(first.casefold(), lang)
         b = analyzer.terms_of_word(second.casefold(), lang)
         if a and b and a[0] != b[0]:
