@@ -94,6 +94,7 @@ _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she
              "heute", "oft", "manchmal", "meistens", "normalerweise", "zusätzlich", "alternativ", "ebenfalls",
              "currently", "usually", "often", "sometimes", "additionally", "alternatively", "first", "finally"} \
     | _LINKING_ADVERBS
+_ARTICLE_PRONOUNS = {"das"}  # an article before a noun ("Das Mitochondrium ist …"), a pronoun alone ("Das ist …")
 _PARTICIPLES = {"made", "split", "found", "taken", "given", "known", "built", "held", "done", "seen", "shown",
                 "driven", "broken", "kept", "lost", "set", "put", "cut", "brought", "thought", "caught", "sent",
                 "spent", "left", "meant", "read", "run", "won", "bound", "drawn", "grown", "thrown", "written",
@@ -411,7 +412,7 @@ def _term_ok(term: str, max_words: int = 6) -> bool:
     words = plain(term).split()
     if not words or len(words) > max_words or len(term) > 80 or len(plain(term)) < 2:
         return False
-    if words[0].casefold().strip("(\"“„") in _PRONOUNS:
+    if _opens_with(words, _PRONOUNS):
         return False
     if not re.search(r"[A-Za-zÄÖÜäöüß0-9\ue000]", term) or term.endswith((",", ";")):
         return False
@@ -421,6 +422,14 @@ def _term_ok(term: str, max_words: int = 6) -> bool:
             or plain(term).casefold() in _COLON_STOP:  # "the examples above" points elsewhere
         return False
     return not re.search(r"[.!?;:]", _PLACEHOLDER_RE.sub("", term).rstrip(")"))
+
+
+def _opens_with(words: list[str], pronouns: set[str]) -> bool:
+    """Whether the first of ``words`` is one of ``pronouns``, where "das" before a noun is the article."""
+    first = words[0].casefold().strip("\"“„(,.;:")
+    if first in _ARTICLE_PRONOUNS and len(words) > 1 and words[1].strip("\"“„(")[:1].isupper():
+        return False
+    return first in pronouns
 
 
 def _defines(definition: str, verb: str, german: bool) -> bool:
@@ -696,8 +705,9 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
 def _leans_back(sentence: str) -> bool:
     """The sentence needs the one before it: it opens with a word pointing back ("It", "These", "Also") or names
     such a thing in its first words ("To turn it off", "Um es zu deaktivieren")."""
-    words = [w.casefold().strip("\"“„(,.;:") for w in sentence.split()[:4]]
-    return bool(words) and (words[0] in _CONTEXT_OPENERS or any(w in _BACK_POINTERS for w in words))
+    opening = sentence.split()[:4]
+    words = [w.casefold().strip("\"“„(,.;:") for w in opening]
+    return bool(words) and (_opens_with(opening, _CONTEXT_OPENERS) or any(w in _BACK_POINTERS for w in words))
 
 
 def _steps(blocks: list[Block], first: int, limit: int = 4, chars: int = 300) -> tuple[str, int]:
