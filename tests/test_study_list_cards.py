@@ -10,11 +10,78 @@ from collections.abc import Iterator
 import pytest
 
 from cognivault.engine import Engine
+from cognivault.study.quiz import parse_quiz
+from cognivault.study.validate import question_problems
 from test_study_extractive import assert_cards_valid, cards_of, generate, indexed_vault
 
 CELL = "Biologie/Zelle.md"
+ACIDS = "Chemistry/Acids.md"
+INDUSTRY = "History/Industrial Revolution.md"
+GIT = "Tools/Git.md"
+KRISEN = "Geschichte/Gründerkrach.md"
 
 NOTES = {
+    ACIDS: """# Acids
+
+An acid is a substance that donates a proton to another substance. Acids taste sour in water.
+
+## Properties of acids
+
+- Taste sour
+- Turn blue litmus paper red
+- React with metals to produce hydrogen gas
+
+## Methods of measuring acidity
+
+1. Litmus paper shows whether a solution is acidic.
+2. A pH meter measures the pH to two decimal places.
+3. Titration finds the concentration of an acid.
+""",
+    INDUSTRY: """# Industrial Revolution
+
+The Industrial Revolution was the move from farming and hand work to machines and factories in Britain.
+
+## Causes
+
+- **Population growth**: more people needed more goods and cheap food.
+- **Coal deposits**: Britain had plenty of fuel close to its towns.
+- **Colonial trade**: the colonies sold raw cotton and bought finished cloth.
+
+## Timeline
+
+- 1769: James Watt patents his improved steam engine.
+- 1785: Edmund Cartwright builds the power loom.
+- 1825: The first public railway opens between Stockton and Darlington.
+""",
+    GIT: """# Git
+
+Git is a distributed version control system that keeps the history of a project.
+
+## Commands
+
+- `git init` – creates a new repository in the current folder.
+- `git add` – stages a file for the next commit.
+- `git push` – uploads local commits to a remote.
+""",
+    KRISEN: """---
+lang: de
+---
+# Gründerkrach
+
+Der Gründerkrach war ein Börsenkrach im Jahr 1873, der eine lange Wirtschaftskrise auslöste.
+
+## Ursachen
+
+- **Spekulation**: Viele Anleger kauften Aktien neuer Firmen auf Kredit.
+- **Überproduktion**: Die Fabriken stellten mehr Waren her, als verkauft werden konnten.
+- **Reparationen**: Die französischen Zahlungen brachten zu viel Geld in Umlauf.
+
+## Folgen
+
+- Viele Banken gingen bankrott
+- Die Löhne sanken
+- Der Staat führte Schutzzölle ein
+""",
     CELL: """---
 lang: de
 ---
@@ -49,3 +116,50 @@ def test_a_german_definition_may_open_with_any_article(engine: Engine) -> None:
     assert "Organellen: Was bezeichnet die Zellmembran?" in fronts
     assert not [front for front in fronts if front.endswith("Was ist das?") or "„Das“" in front]
     assert any(kind == "cloze" and "==Ribosom==" in front for kind, front, _ in cards), cards
+
+
+def test_an_english_definition_may_open_with_an(engine: Engine) -> None:
+    """"An acid is …" is a definition ("an" is a German preposition, in English the article)."""
+    cards = cards_of(generate(engine, "flashcards", ACIDS, count=20)[1])
+    assert ("qa", "What is an acid?", "A substance that donates a proton to another substance.") in cards
+
+
+def test_a_list_item_is_asked_as_its_list_means_it(engine: Engine) -> None:
+    """An item of a list of causes is asked back from its description ("which cause is this"), not "what is
+    'Population growth'?"; a year in a timeline asks what happened then; a command described by what it does asks
+    what it does; German asks with the kind's singular in its gender ("Welche Ursache ist gemeint")."""
+    industry = cards_of(generate(engine, "flashcards", INDUSTRY, count=20)[1])
+    assert_cards_valid(industry, NOTES[INDUSTRY])
+    assert ("qa", "Industrial Revolution › Causes: which cause is this: “More people needed more goods and cheap "
+                  "food”?", "Population growth") in industry
+    assert ("qa", "Timeline: what happened in 1769?", "James Watt patents his improved steam engine.") in industry
+    assert not [front for _, front, _ in industry if "what is “" in front]
+    git = cards_of(generate(engine, "flashcards", GIT, count=20)[1])
+    assert ("qa", "What does `git init` do?", "Creates a new repository in the current folder.") in git
+    krisen = cards_of(generate(engine, "flashcards", KRISEN, count=20)[1])
+    assert_cards_valid(krisen, NOTES[KRISEN])
+    assert ("qa", "Gründerkrach › Ursachen: Welche Ursache ist gemeint: „Viele Anleger kauften Aktien neuer Firmen "
+                  "auf Kredit“?", "Spekulation") in krisen
+
+
+def test_a_quiz_asks_for_a_list_item_by_its_kind(engine: Engine) -> None:
+    questions = parse_quiz(generate(engine, "quiz", INDUSTRY, count=10)[1]).questions
+    stems = {q.question: q.options[q.correct_index] for q in questions}
+    assert stems.get("Causes: which cause is this: “More people needed more goods and cheap food”?") \
+        == "Population growth", stems
+    assert stems.get("Timeline: when did this happen: “James Watt patents his improved steam engine”?") == "1769"
+    for question in questions:
+        assert not question_problems(question.question, question.options, question.correct_index,
+                                     NOTES[INDUSTRY], "en"), question
+
+
+def test_a_section_opening_with_a_list_asks_for_its_items(engine: Engine) -> None:
+    """"Properties of acids" opening with three items asks for the three properties; a numbered list of methods
+    is asked without "in order" (numbers are not a sequence), German as "Nenne die 3 Folgen"."""
+    acids = cards_of(generate(engine, "flashcards", ACIDS, count=20)[1])
+    assert ("qa", "Acids: name the 3 properties of acids.",
+            "Taste sour; Turn blue litmus paper red; React with metals to produce hydrogen gas.") in acids
+    assert any(front == "Acids: name the 3 methods of measuring acidity." for _, front, _ in acids), acids
+    krisen = cards_of(generate(engine, "flashcards", KRISEN, count=20)[1])
+    assert ("qa", "Gründerkrach: Nenne die 3 Folgen.",
+            "Viele Banken gingen bankrott; Die Löhne sanken; Der Staat führte Schutzzölle ein.") in krisen

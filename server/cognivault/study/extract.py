@@ -61,6 +61,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import takewhile
 
+from cognivault.study.list_wording import ItemQuestion, item_question, list_question
 from cognivault.study.sources import Source
 from cognivault.vault.markdown import block_tokens, inline_pieces
 from cognivault.vault.sentences import shield, unshield
@@ -95,6 +96,7 @@ _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she
              "currently", "usually", "often", "sometimes", "additionally", "alternatively", "first", "finally"} \
     | _LINKING_ADVERBS
 _ARTICLE_PRONOUNS = {"das"}  # an article before a noun ("Das Mitochondrium ist …"), a pronoun alone ("Das ist …")
+_ENGLISH_ARTICLES = {"an"}  # a German preposition ("An der Börse …"), in English the article ("An acid is …")
 _PARTICIPLES = {"made", "split", "found", "taken", "given", "known", "built", "held", "done", "seen", "shown",
                 "driven", "broken", "kept", "lost", "set", "put", "cut", "brought", "thought", "caught", "sent",
                 "spent", "left", "meant", "read", "run", "won", "bound", "drawn", "grown", "thrown", "written",
@@ -153,6 +155,7 @@ class Fact:
     answer_form: str = "text"  # the same kinds, for the definition side (a row's cell, an item's description)
     situated: bool = False  # a definition inside a paragraph, not its first sentence: it holds within its section
     in_order: bool = False  # the answer is a numbered list's steps in their order: a fact beside each step's
+    listed: int = 0  # a section opening with a list: how many items the answer names (0: not a list, or cut short)
 
     @property
     def german(self) -> bool:
@@ -408,11 +411,11 @@ def sentences(text: str) -> list[str]:
 
 
 # -- the shapes -------------------------------------------------------------------------
-def _term_ok(term: str, max_words: int = 6) -> bool:
+def _term_ok(term: str, german: bool, max_words: int = 6) -> bool:
     words = plain(term).split()
     if not words or len(words) > max_words or len(term) > 80 or len(plain(term)) < 2:
         return False
-    if _opens_with(words, _PRONOUNS):
+    if _opens_with(words, _PRONOUNS if german else _PRONOUNS - _ENGLISH_ARTICLES):
         return False
     if not re.search(r"[A-Za-zÄÖÜäöüß0-9\ue000]", term) or term.endswith((",", ";")):
         return False
@@ -518,7 +521,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
 
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
             column: str = "", form: str | None = None, answer_form: str = "text", situated: bool = False,
-            in_order: bool = False) -> None:
+            in_order: bool = False, listed: int = 0) -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
@@ -532,7 +535,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         elif kind in ("heading", "faq", "label", "step"):  # the author's own words: any wording
             if not plain(term) or len(plain(term).split()) > (12 if kind == "heading" else 30):
                 return
-        elif not _term_ok(term) or len(plain(definition)) < (1 if kind == "row" else 2):  # a cell may be "3"
+        elif not _term_ok(term, german) or len(plain(definition)) < (1 if kind == "row" else 2):  # a cell may be "3"
             return
         key = f"{kind}:{column if kind == 'step' else ''}:{plain(term).casefold()}"  # a step: once per list
         if key in seen_terms:
@@ -542,7 +545,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         cited = cited_under(source, heading, written_headings.get(heading, heading))
         found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, cited, lang,
                           form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form,
-                          situated, in_order))
+                          situated, in_order, listed))
 
     blocks = blocks_of(source)
     written_headings = {block.heading: block.content for block in blocks if block.kind == "heading"}
@@ -679,7 +682,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             steps, count = _steps(blocks, position)
             if count >= 2 and not _leans_back(plain(steps)):
                 add("heading", section, steps, steps, "", section, form="question" if section.endswith("?")
-                    else "heading", in_order=block.ordered)
+                    else "heading", in_order=block.ordered, listed=0 if steps.endswith("…") else count)
             continue
         inline = read_inline(block.content)
         found_sentences = sentences(inline.text) if block.kind == "paragraph" and block.first \
@@ -857,8 +860,7 @@ def question_for(fact: Fact) -> str:
         return f"{fact.context or fact.source.title}: „{fact.term}“ – {fact.column}?" if fact.german \
             else f"{fact.context or fact.source.title}: “{fact.term}” – {fact.column}?"
     if fact.kind == "item":
-        return f"{fact.context or fact.source.title}: Was bedeutet „{fact.term}“?" if fact.german \
-            else f"{fact.context or fact.source.title}: what is “{fact.term}”?"
+        return _item_question(fact).front
     if fact.kind == "faq" and fact.form == "statement":  # a problem or message the note answers
         stated = fact.term[:-1] if fact.term.endswith(".") and not fact.term.endswith("..") else fact.term
         return f"Was sagt „{fact.source.title}“ zu „{stated}“?" if fact.german \
@@ -867,6 +869,10 @@ def question_for(fact: Fact) -> str:
         return fact.term  # the note already asks it
     if fact.kind == "heading" and fact.term == fact.source.title:
         return f"Worum geht es in „{fact.term}“?" if fact.german else f"What is “{fact.term}” about?"
+    listing = list_question(fact.term, fact.source.title, fact.listed, fact.in_order, fact.german) \
+        if fact.kind == "heading" and fact.listed else None
+    if listing:
+        return listing
     if fact.kind == "heading":
         return f"Was sagt „{fact.source.title}“ unter „{fact.term}“?" if fact.german \
             else f"What does “{fact.source.title}” say under “{fact.term}”?"
@@ -882,7 +888,13 @@ def question_for(fact: Fact) -> str:
     return fact.cloze or fact.sentence
 
 
+def _item_question(fact: Fact) -> ItemQuestion:
+    return item_question(fact.term, fact.definition, fact.context, fact.source.title, fact.german)
+
+
 def answer_for(fact: Fact) -> str:
     if fact.kind in ("called", "step"):
         return _finish(fact.term)
+    if fact.kind == "item" and _item_question(fact).asks_term:
+        return fact.term
     return fact.definition

@@ -45,6 +45,7 @@ from cognivault.study.extract import (
     sentences,
     spread,
 )
+from cognivault.study.list_wording import item_quiz_stem
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
@@ -173,8 +174,7 @@ def _stem(fact: Fact, reverse: bool, named: bool = True) -> str:
     if fact.kind == "item" and reverse:
         return f"{context}: Was gehört zu „{term}“?" if fact.german else f"{context}: what goes with “{term}”?"
     if fact.kind == "item":
-        return (f"{context}: Welcher Begriff gehört zu „{description}“?" if fact.german
-                else f"{context}: which term goes with “{description}”?")
+        return item_quiz_stem(term, description, context, fact.german)
     if fact.kind in ("definition", "called"):
         place = f"{context}: " if fact.situated else ""
         return (f"{place}Welcher Begriff wird hier beschrieben: „{description}“?" if fact.german
