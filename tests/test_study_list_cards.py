@@ -36,6 +36,11 @@ An acid is a substance that donates a proton to another substance. Acids taste s
 1. Litmus paper shows whether a solution is acidic.
 2. A pH meter measures the pH to two decimal places.
 3. Titration finds the concentration of an acid.
+
+## Indicators
+
+Litmus turns red in an acid and blue in a base. An indicator is a dye that shows this change by its colour.
+A buffer is a solution that keeps its pH nearly constant when a little acid is added.
 """,
     INDUSTRY: """# Industrial Revolution
 
@@ -163,3 +168,12 @@ def test_a_section_opening_with_a_list_asks_for_its_items(engine: Engine) -> Non
     krisen = cards_of(generate(engine, "flashcards", KRISEN, count=20)[1])
     assert ("qa", "Gründerkrach: Nenne die 3 Folgen.",
             "Viele Banken gingen bankrott; Die Löhne sanken; Der Staat führte Schutzzölle ein.") in krisen
+
+
+def test_a_definition_pointing_at_other_sentences_is_no_card(engine: Engine) -> None:
+    """"An indicator is a dye that shows this change" says what the indicator is only with the sentence before it;
+    "A buffer is a solution that keeps its pH …" stands alone."""
+    cards = cards_of(generate(engine, "flashcards", ACIDS, count=20)[1])
+    assert not [back for _, _, back in cards if "this change" in back and "Litmus" not in back], cards
+    assert ("qa", "Indicators: what is a buffer?",
+            "A solution that keeps its pH nearly constant when a little acid is added.") in cards

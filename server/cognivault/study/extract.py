@@ -118,6 +118,8 @@ _CONTEXT_OPENERS = _PRONOUNS - _LINKING_ADVERBS - {
     "our", "dein", "deine", "unser", "man", "which", "what", "note", "example", "beispiel", "hinweis", "tip", "tipp",
     "currently", "usually", "often", "sometimes", "derzeit", "aktuell", "standardmäßig", "heute", "oft",
     "manchmal", "meistens", "normalerweise"}
+_DEMONSTRATIVES = {"this", "these", "those", "dies", "diese", "dieser", "dieses", "diesen", "diesem", "jene", "jener",
+                   "jenes", "jenen"}
 _BACK_POINTERS = {"it", "its", "this", "these", "those", "them", "they", "es", "dies", "diese", "diesen", "ihn", "ihm",
                   "ihnen", "sie", "dort"}
 # a question in bold on its own line, or a problem or message stated as a sentence ("**I am receiving a hash error
@@ -435,6 +437,12 @@ def _opens_with(words: list[str], pronouns: set[str]) -> bool:
     return first in pronouns
 
 
+def _points_elsewhere(meaning: str) -> bool:
+    """A definition naming something of the sentences around it ("a graph that shows this relationship", "the
+    steps below"): read alone on a card, it does not say what the term is."""
+    return any(word.casefold().strip(",.;:()") in _DEMONSTRATIVES | _DEICTIC for word in plain(meaning).split())
+
+
 def _defines(definition: str, verb: str, german: bool) -> bool:
     """"X is a/the …" names what X is; "X is tied to …", "X sind davon nicht betroffen" only say something about
     it. A definition starts with an article or a noun (a plural noun after "are"/"were"; after "bezeichnet" or
@@ -634,7 +642,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 # "X is A; Y is B": the clause after the semicolon says something else (about Y)
                 meaning = definition.group("def").split("; ")[0] if definition else ""
                 if definition and _defines(meaning, definition.group("verb"), german) \
-                        and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS:
+                        and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning):
                     term = _TERM_REMARK_RE.sub("", definition.group("term"))
                     add("definition", inline.restore(term), inline.restore(meaning),
                         inline.restore(unbold(sentence)), definition.group("verb"), block.heading,
