@@ -81,6 +81,14 @@ Der Gründerkrach war ein Börsenkrach im Jahr 1873, der eine lange Wirtschaftsk
 - **Überproduktion**: Die Fabriken stellten mehr Waren her, als verkauft werden konnten.
 - **Reparationen**: Die französischen Zahlungen brachten zu viel Geld in Umlauf.
 
+## Faktoren
+
+Die Dauer der Krise hing von mehreren Umständen ab:
+
+- Zahl der Bankpleiten
+- Höhe der Schulden
+- Politik der Regierung
+
 ## Folgen
 
 - Viele Banken gingen bankrott
@@ -177,3 +185,12 @@ def test_a_definition_pointing_at_other_sentences_is_no_card(engine: Engine) -> 
     assert not [back for _, _, back in cards if "this change" in back and "Litmus" not in back], cards
     assert ("qa", "Indicators: what is a buffer?",
             "A solution that keeps its pH nearly constant when a little acid is added.") in cards
+
+
+def test_a_sentence_introducing_a_list_is_asked_with_the_list(engine: Engine) -> None:
+    """"Die Dauer der Krise hing von mehreren Umständen ab:" says nothing without the list below it: its card
+    shows the list too."""
+    cards = cards_of(generate(engine, "flashcards", KRISEN, count=20)[1])
+    assert ("qa", "Gründerkrach: Nenne die 3 Faktoren.", "Die Dauer der Krise hing von mehreren Umständen ab: Zahl "
+                  "der Bankpleiten; Höhe der Schulden; Politik der Regierung.") in cards, cards
+    assert not [back for _, _, back in cards if back.endswith("Umständen ab.")]

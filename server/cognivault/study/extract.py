@@ -701,15 +701,19 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         opening = inline.restore(found_sentences[0])
         following = blocks[position + 1] if position + 1 < len(blocks) else None
         example = following.content.strip() if following is not None and following.kind == "code" else ""
-        steps, _ = _list_below(blocks, position)
-        introduces_steps = opening.rstrip().endswith(":") and bool(steps) and blocks[position + 1].ordered
-        if introduces_steps:  # "To do X:" and the steps
-            opening = f"{opening.rstrip()} {steps}"
+        listed, count = _list_below(blocks, position)
+        # "To do X:" and its steps, "The rate depends on several factors:" and the factors: the sentence says
+        # nothing without them
+        introduces_list = opening.rstrip().endswith(":") and bool(listed)
+        if introduces_list:
+            opening = f"{opening.rstrip()} {listed}"
         elif opening.rstrip().endswith(":") and example and "\n" not in example and "`" not in example:
             opening = f"{opening.rstrip()} `{example}`"  # "To embed a note:" and its one-line example
             add("example", f"`{example}`", opening, opening, "", section)
         add("heading", section, opening, opening, "", section,  # a question heading among questions
-            form="question" if section.endswith("?") else "heading", in_order=introduces_steps)
+            form="question" if section.endswith("?") else "heading",
+            in_order=introduces_list and blocks[position + 1].ordered,
+            listed=count if introduces_list and not listed.endswith("…") else 0)
     return tuple(found)
 
 
