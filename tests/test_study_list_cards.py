@@ -81,6 +81,11 @@ Der Gründerkrach war ein Börsenkrach im Jahr 1873, der eine lange Wirtschaftsk
 - **Überproduktion**: Die Fabriken stellten mehr Waren her, als verkauft werden konnten.
 - **Reparationen**: Die französischen Zahlungen brachten zu viel Geld in Umlauf.
 
+## Probleme lösen
+
+- **Staatskredit**: Die Regierung lieh den Banken frisches Geld.
+- **Fusion**: Zwei schwache Firmen schlossen sich zu einer zusammen.
+
 ## Faktoren
 
 Die Dauer der Krise hing von mehreren Umständen ab:
@@ -148,11 +153,14 @@ def test_a_list_item_is_asked_as_its_list_means_it(engine: Engine) -> None:
     assert ("qa", "Timeline: what happened in 1769?", "James Watt patents his improved steam engine.") in industry
     assert not [front for _, front, _ in industry if "what is “" in front]
     git = cards_of(generate(engine, "flashcards", GIT, count=20)[1])
-    assert ("qa", "What does `git init` do?", "Creates a new repository in the current folder.") in git
+    assert ("qa", "Commands: what does `git init` do?", "Creates a new repository in the current folder.") in git
     krisen = cards_of(generate(engine, "flashcards", KRISEN, count=20)[1])
     assert_cards_valid(krisen, NOTES[KRISEN])
     assert ("qa", "Gründerkrach › Ursachen: Welche Ursache ist gemeint: „Viele Anleger kauften Aktien neuer Firmen "
                   "auf Kredit“?", "Spekulation") in krisen
+    # "Probleme lösen" says what to do, it is no list of problems: its items are terms
+    assert ("qa", "Probleme lösen: Was bedeutet „Staatskredit“?", "Die Regierung lieh den Banken frisches Geld.") \
+        in krisen
 
 
 def test_a_quiz_asks_for_a_list_item_by_its_kind(engine: Engine) -> None:

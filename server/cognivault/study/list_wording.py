@@ -46,6 +46,9 @@ _GERMAN_KINDS = {
     "themen": ("Thema", "Welches"), "motive": ("Motiv", "Welches"), "symbole": ("Symbol", "Welches"),
     "befehle": ("Befehl", "Welcher"), "operatoren": ("Operator", "Welcher"),
 }
+# the words that tie a kind to what it belongs to ("Causes of …", "Folgen für …")
+_ENGLISH_LINKS = {"of", "for", "in", "to", "on"}
+_GERMAN_LINKS = {"der", "des", "von", "für", "im", "in", "bei", "zur", "zum", "auf"}
 _ENGLISH_SEQUENCES = {"phases", "stages", "steps"}
 _GERMAN_SEQUENCES = {"phasen", "stadien", "stufen", "schritte"}
 _YEAR = r"\d{3,4}(?:\s*(?:–|-|bis|to)\s*\d{2,4})?(?: (?:BC|AD|v\. Chr\.))?"
@@ -71,9 +74,11 @@ class ListKind:
 
 
 def list_kind(heading: str, german: bool) -> ListKind | None:
-    """The kind of list under ``heading`` (its first word, a plural such as "Causes"), or None for terms."""
+    """The kind of list under ``heading`` (its first word, a plural such as "Causes", alone or before what they
+    belong to: "Causes of a demand shift", "Ursachen der Inflation"), or None for terms ("Themen durchsuchen" is
+    what to do, no list of themes)."""
     words = heading.split()
-    if not words:
+    if not words or (len(words) > 1 and words[1].casefold() not in (_GERMAN_LINKS if german else _ENGLISH_LINKS)):
         return None
     first = words[0].casefold()
     if german:
@@ -126,7 +131,7 @@ def item_question(term: str, description: str, heading: str, title: str, german:
     if time is not None:
         return ItemQuestion(f"{place}: Was geschah {time}?" if german else f"{place}: what happened {time}?", False)
     if says_what_it_does(term, description, german):
-        return ItemQuestion(f"Was bewirkt {term}?" if german else f"What does {term} do?", False)
+        return ItemQuestion(f"{place}: Was bewirkt {term}?" if german else f"{place}: what does {term} do?", False)
     kind = list_kind(heading, german)
     if kind is not None and term.casefold() not in description.casefold():
         return ItemQuestion(f"{title} › {heading}: {kind.which} ist gemeint: „{shown}“?" if german
