@@ -67,6 +67,12 @@ Git is a distributed version control system that keeps the history of a project.
 - `git init` – creates a new repository in the current folder.
 - `git add` – stages a file for the next commit.
 - `git push` – uploads local commits to a remote.
+
+## Remotes
+
+Short names such as `origin` and `upstream` stand for the addresses of other copies of a repository.
+The `HEAD` pointer marks the commit that your working folder shows right now.
+Hosting services like **GitHub** keep a copy of the repository online for a whole team.
 """,
     KRISEN: """---
 lang: de
@@ -202,3 +208,12 @@ def test_a_sentence_introducing_a_list_is_asked_with_the_list(engine: Engine) ->
     assert ("qa", "Gründerkrach: Nenne die 3 Faktoren.", "Die Dauer der Krise hing von mehreren Umständen ab: Zahl "
                   "der Bankpleiten; Höhe der Schulden; Politik der Regierung.") in cards, cards
     assert not [back for _, _, back in cards if back.endswith("Umständen ab.")]
+
+
+def test_an_example_among_several_is_no_cloze(engine: Engine) -> None:
+    """"Short names such as `origin` and `upstream` …" names examples: a cloze on one has many right answers (any
+    remote's name); "The `HEAD` pointer marks …" has one."""
+    cards = cards_of(generate(engine, "flashcards", GIT, count=20)[1])
+    clozes = [text for kind, text, _ in cards if kind == "cloze"]
+    assert any("==`HEAD`==" in text for text in clozes), cards
+    assert not [text for text in clozes if "such as ==" in text or "like ==" in text], clozes

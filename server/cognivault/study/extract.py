@@ -488,6 +488,10 @@ _DEFINITIONS = {"en": (_DEF_EN,), "de": (_UNDER_DE, _DEF_DE)}
 _ACCUSATIVE_VERBS = {"bezeichnet", "bezeichnen", "versteht man"}  # their definition is an object: "den Anstieg …"
 _CALLED_EN = re.compile(r"^(?P<def>.{6,}?)\s+(?P<verb>is|are|was|were)\s+called\s+(?P<term>.+)$")
 _CALLED_DE = re.compile(r"^(?P<def>.{6,}?)\s+(?P<verb>nennt|nannte)\s+man\s+(?P<term>.+)$")
+_EXAMPLE_MARKER_RE = re.compile(r"(?:\bsuch as|\blike|\be\.\s?g\.|\bfor (?:example|instance)|\bincluding|\bz\.\s?B\.|"
+                                r"\bwie|\betwa|\bbeispielsweise|\bzum Beispiel)[\s,:]*$", re.IGNORECASE)
+# the examples already listed before a term ("such as `a`, `b` or …"): the term is one more
+_LISTED_BEFORE_RE = re.compile(r"(?:(?:\ue000\d+\ue001|\*\*[^*]+\*\*)\s*(?:,|\band\b|\bor\b|\bund\b|\boder\b)\s*)+$")
 _TAGS_AFTER_RE = re.compile(r"(?<=[.!?])(?:\s+#[^\s#]+)+$")  # tags after a sentence's end: not part of it
 _TERM_REMARK_RE = re.compile(r"\s*\([^()]*\)$")  # "The French Revolution (1789–1799)": the term is before it
 
@@ -651,6 +655,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence
             for bold in _BOLD_RE.finditer(sentence):
                 term = bold.group(1).strip()
+                if _names_an_example(sentence[:bold.start()]):
+                    continue
                 if len(term.split()) == 1 and term.islower() and (len(term) < 6 or term in _PRONOUNS):
                     continue  # "**not**", "**more**": emphasis, not a term
                 if term.startswith("("):
@@ -658,7 +664,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 if len(term.split()) <= 6 and len(plain(sentence)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(sentence), inline.restore(sentence), "",
                         block.heading)
-            code = _PLACEHOLDER_RE.search(sentence)
+            code = next((found for found in _PLACEHOLDER_RE.finditer(sentence)
+                         if not _names_an_example(sentence[:found.start()])), None)
             if code and len(plain(inline.restore(sentence))) > len(inline.codes[int(code.group(1))]) + 20:
                 add("code", inline.codes[int(code.group(1))], inline.restore(sentence), inline.restore(sentence), "",
                     block.heading)
@@ -715,6 +722,12 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             in_order=introduces_list and blocks[position + 1].ordered,
             listed=count if introduces_list and not listed.endswith("…") else 0)
     return tuple(found)
+
+
+def _names_an_example(before: str) -> bool:
+    """Whether a term after ``before`` is one example of several ("aliases such as `c` and `o`", "Eigenschaften wie
+    `file.name`, `file.size`"): a cloze on it asks for one of many right answers."""
+    return bool(_EXAMPLE_MARKER_RE.search(_LISTED_BEFORE_RE.sub("", before)))
 
 
 def _leans_back(sentence: str) -> bool:
