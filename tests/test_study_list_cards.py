@@ -20,7 +20,23 @@ INDUSTRY = "History/Industrial Revolution.md"
 GIT = "Tools/Git.md"
 KRISEN = "Geschichte/Gründerkrach.md"
 
+NOVEL = "Literature/The Great Gatsby.md"
+
 NOTES = {
+    NOVEL: """# The Great Gatsby
+
+*The Great Gatsby* is a 1925 novel by F. Scott Fitzgerald, narrated by **Nick Carraway**.
+
+## Characters
+
+- **Jay Gatsby** – a mysterious millionaire who throws lavish parties.
+- **Daisy Buchanan** – Nick's cousin and the woman Gatsby still loves.
+
+## Quotes
+
+"So we beat on, boats against the current, borne back ceaselessly into the past." The last line of the novel
+says that nobody escapes the past.
+""",
     ACIDS: """# Acids
 
 An acid is a substance that donates a proton to another substance. Acids taste sour in water.
@@ -217,3 +233,10 @@ def test_an_example_among_several_is_no_cloze(engine: Engine) -> None:
     clozes = [text for kind, text, _ in cards if kind == "cloze"]
     assert any("==`HEAD`==" in text for text in clozes), cards
     assert not [text for text in clozes if "such as ==" in text or "like ==" in text], clozes
+
+
+def test_a_quotation_keeps_its_own_full_stop(engine: Engine) -> None:
+    """A sentence quoted with its full stop inside the quotation marks ends there: no '."."' on a card."""
+    cards = cards_of(generate(engine, "flashcards", NOVEL, count=20)[1])
+    quoted = [back for _, _, back in cards if "So we beat on" in back]
+    assert quoted and all(back.endswith('the past."') for back in quoted), cards

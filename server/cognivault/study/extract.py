@@ -70,7 +70,8 @@ _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 GAP = "\ue004"  # where an embed or raw HTML stood: a sentence holding it is not read (its content is not there)
 _BLOCK_ID_RE = re.compile(r"(?:^|\s)\^[A-Za-z0-9-]+\s*$")  # Obsidian hides a block's id
 _ICON_RE = re.compile(r"!\[\[[^\[\]|#]+\.svg#icon(?:\|[^\[\]]*)?\]\]")  # Obsidian's inline icons: decoration
-_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
+# after a full stop, also one inside quotation marks ('… into the past." The last line …')
+_SENTENCE_SPLIT_RE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"”“’»]))\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
 _BOLD_RE = re.compile(r"(?<![\w*])\*\*(?=\S)([^*\n]{2,80}?)(?<=\S)\*\*(?![\w*])")  # not "**S**ave **c**urrent"
 _EMPHASIS_RES = (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"),
                  re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*"),
@@ -244,7 +245,8 @@ def _finish(text: str) -> str:
         return text
     if text[0].islower() and not text.startswith("\ue000"):
         text = text[0].upper() + text[1:]
-    return text if text[-1] in ".!?)`…" or text.endswith("\ue001") else text + "."
+    ended = text.rstrip("\"“”„'’»«")  # a quotation ends at its own full stop: '"… into the past."'
+    return text if ended[-1:] in tuple(".!?)`…") or text.endswith("\ue001") else text + "."
 
 
 def form_of(term: str) -> str:
