@@ -6,10 +6,12 @@ keyword-indexed for real, generated with no model."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from cognivault.engine import Engine
+from cognivault.study.mindmap import parse_mindmap
 from cognivault.study.quiz import parse_quiz
 from cognivault.study.validate import question_problems
 from test_study_extractive import assert_cards_valid, cards_of, generate, indexed_vault
@@ -240,3 +242,22 @@ def test_a_quotation_keeps_its_own_full_stop(engine: Engine) -> None:
     cards = cards_of(generate(engine, "flashcards", NOVEL, count=20)[1])
     quoted = [back for _, _, back in cards if "So we beat on" in back]
     assert quoted and all(back.endswith('the past."') for back in quoted), cards
+
+
+def _labels(node: dict[str, Any]) -> dict[str, list[str]]:
+    """Each node's label with its children's labels."""
+    found = {node["label"]: [child["label"] for child in node.get("children", [])]}
+    for child in node.get("children", []):
+        found.update(_labels(child))
+    return found
+
+
+def test_a_mind_map_shows_a_plain_list_and_what_happened_when(engine: Engine) -> None:
+    """A section holding only a plain list ("Properties of acids") has its items on the map, no bare heading; a
+    date in a timeline is on it with what happened then ("1769" alone says nothing)."""
+    acids = _labels(parse_mindmap(generate(engine, "mindmap", ACIDS)[1])["root"])
+    assert acids["Properties of acids"] == ["Taste sour", "Turn blue litmus paper red",
+                                            "React with metals to produce hydrogen gas"]
+    industry = _labels(parse_mindmap(generate(engine, "mindmap", INDUSTRY)[1])["root"])
+    assert industry["Timeline"][0] == "1769: James Watt patents his improved steam engine"
+    assert all(len(label) <= 60 for labels in industry.values() for label in labels)

@@ -158,7 +158,7 @@ class Fact:
     answer_form: str = "text"  # the same kinds, for the definition side (a row's cell, an item's description)
     situated: bool = False  # a definition inside a paragraph, not its first sentence: it holds within its section
     in_order: bool = False  # the answer is a numbered list's steps in their order: a fact beside each step's
-    listed: int = 0  # a section opening with a list: how many items the answer names (0: not a list, or cut short)
+    list_items: tuple[str, ...] = ()  # a section opening with a list its answer shows whole: the list's items
 
     @property
     def german(self) -> bool:
@@ -535,7 +535,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
 
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
             column: str = "", form: str | None = None, answer_form: str = "text", situated: bool = False,
-            in_order: bool = False, listed: int = 0) -> None:
+            in_order: bool = False, list_items: tuple[str, ...] = ()) -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
@@ -559,7 +559,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         cited = cited_under(source, heading, written_headings.get(heading, heading))
         found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, cited, lang,
                           form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form,
-                          situated, in_order, listed))
+                          situated, in_order, list_items))
 
     blocks = blocks_of(source)
     written_headings = {block.heading: block.content for block in blocks if block.kind == "heading"}
@@ -607,8 +607,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         label = _BOLD_LINE_RE.match(block.content.strip()) if block.kind == "paragraph" \
             and not block.content.rstrip().endswith("?**") else None
         if label:  # "**File explorer:**" over the steps that way
-            steps, count = _list_below(blocks, position)
-            if block.heading and (count >= 2 or (count and not steps.endswith("…"))):
+            steps, items = _list_below(blocks, position)
+            if block.heading and (len(items) >= 2 or (items and not steps.endswith("…"))):
                 add("label", plain(text).rstrip(":").strip(), steps, steps, "", block.heading,
                     in_order=blocks[position + 1].ordered)
             continue
@@ -696,10 +696,10 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue
         opened = True
         if block.kind == "item" and block.first:  # a section that opens with its steps: they are its opening
-            steps, count = _steps(blocks, position)
-            if count >= 2 and not _leans_back(plain(steps)):
+            steps, items = _steps(blocks, position)
+            if len(items) >= 2 and not _leans_back(plain(steps)):
                 add("heading", section, steps, steps, "", section, form="question" if section.endswith("?")
-                    else "heading", in_order=block.ordered, listed=0 if steps.endswith("…") else count)
+                    else "heading", in_order=block.ordered, list_items=() if steps.endswith("…") else items)
             continue
         inline = read_inline(block.content)
         found_sentences = sentences(inline.text) if block.kind == "paragraph" and block.first \
@@ -710,7 +710,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         opening = inline.restore(found_sentences[0])
         following = blocks[position + 1] if position + 1 < len(blocks) else None
         example = following.content.strip() if following is not None and following.kind == "code" else ""
-        listed, count = _list_below(blocks, position)
+        listed, items = _list_below(blocks, position)
         # "To do X:" and its steps, "The rate depends on several factors:" and the factors: the sentence says
         # nothing without them
         introduces_list = opening.rstrip().endswith(":") and bool(listed)
@@ -722,7 +722,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         add("heading", section, opening, opening, "", section,  # a question heading among questions
             form="question" if section.endswith("?") else "heading",
             in_order=introduces_list and blocks[position + 1].ordered,
-            listed=count if introduces_list and not listed.endswith("…") else 0)
+            list_items=items if introduces_list and not listed.endswith("…") else ())
     return tuple(found)
 
 
@@ -740,9 +740,9 @@ def _leans_back(sentence: str) -> bool:
     return bool(words) and (_opens_with(opening, _CONTEXT_OPENERS) or any(w in _BACK_POINTERS for w in words))
 
 
-def _steps(blocks: list[Block], first: int, limit: int = 4, chars: int = 300) -> tuple[str, int]:
-    """The list starting at ``blocks[first]`` as its first items joined ("Open Settings; Select …"), and how many
-    items that is. The list is cut, and "…" says so, after ``limit`` items, after ``chars`` characters (two items
+def _steps(blocks: list[Block], first: int, limit: int = 4, chars: int = 300) -> tuple[str, tuple[str, ...]]:
+    """The list starting at ``blocks[first]`` as its first items joined ("Open Settings; Select …"), and those
+    items. The list is cut, and "…" says so, after ``limit`` items, after ``chars`` characters (two items
     at least), or before an item Obsidian shows otherwise (an embed, raw HTML) or that goes on in nested items:
     never an item in half, never one left out of the middle."""
     lead, heading = blocks[first].lead, blocks[first].heading
@@ -759,16 +759,16 @@ def _steps(blocks: list[Block], first: int, limit: int = 4, chars: int = 300) ->
             and blocks[index + 1].lead == block.content
         if len(steps) == limit or GAP in inline.text or not step or nested \
                 or (len(steps) >= 2 and len("; ".join([*steps, step])) > chars):
-            return "; ".join([*steps, "…"]) if steps else "", len(steps)
+            return "; ".join([*steps, "…"]) if steps else "", tuple(steps)
         steps.append(step)
-    return "; ".join(steps), len(steps)
+    return "; ".join(steps), tuple(steps)
 
 
-def _list_below(blocks: list[Block], position: int) -> tuple[str, int]:
+def _list_below(blocks: list[Block], position: int) -> tuple[str, tuple[str, ...]]:
     """The list right after the paragraph ``blocks[position]`` introduces ("To do X:", "**File explorer:**")."""
     following = blocks[position + 1] if position + 1 < len(blocks) else None
     if following is None or following.kind != "item" or following.lead != blocks[position].content:
-        return "", 0
+        return "", ()
     return _steps(blocks, position + 1)
 
 
@@ -896,8 +896,8 @@ def question_for(fact: Fact) -> str:
         return fact.term  # the note already asks it
     if fact.kind == "heading" and fact.term == fact.source.title:
         return f"Worum geht es in „{fact.term}“?" if fact.german else f"What is “{fact.term}” about?"
-    listing = list_question(fact.term, fact.source.title, fact.listed, fact.in_order, fact.german) \
-        if fact.kind == "heading" and fact.listed else None
+    listing = list_question(fact.term, fact.source.title, len(fact.list_items), fact.in_order, fact.german) \
+        if fact.kind == "heading" and fact.list_items else None
     if listing:
         return listing
     if fact.kind == "heading":
