@@ -308,6 +308,18 @@ def _unquoted(fact: Fact, quoted: set[str]) -> Fact | None:
     return replace(fact, definition=" ".join(fresh))
 
 
+def _without_its_list(fact: Fact) -> Fact | None:
+    """A section's opening sentence without the list it introduces ("… review the following articles:"): it still
+    tells the section when the list's words are too close to its heading to quote. None for a section that opens
+    with its list, or with steps (their order is what the opening says)."""
+    if fact.kind != "heading" or not fact.list_items or fact.in_order:
+        return None
+    introduction = fact.definition.removesuffix(".").removesuffix("; ".join(fact.list_items)).rstrip()
+    if introduction == fact.definition or not introduction.endswith(":"):
+        return None
+    return replace(fact, definition=introduction[:-1] + ".")
+
+
 def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[str], rng: random.Random,
                    outlines: dict[str, list[tuple[int, str]]], one_note: bool) -> QuizQuestion | None:
     """A question on ``fact`` whose wrong options are ones the quiz has not used yet (else used once before), none
@@ -346,16 +358,17 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
                 break
         return wrong
 
-    def masked(stem_of: Callable[[Fact], str]) -> tuple[str, list[str]]:
+    def masked(stem_of: Callable[[Fact], str], quoted: Fact) -> tuple[str, list[str]]:
         """The stem quoting the opening with the words that give the answer away as "…": wrong options are
         chosen with every answer word hidden, then only the words none of them holds stay hidden."""
-        hidden = mask_answer_words(fact.definition, answer, fact.lang, most=None)
+        opening = quoted.definition
+        hidden = mask_answer_words(opening, answer, fact.lang, most=None)
         if not hidden:
             return "", []
-        wrong = wrong_for(stem_of(replace(fact, definition=hidden)))
-        giveaways = mask_answer_words(fact.definition, answer, fact.lang, most=None, shared=wrong)
-        shown = mask_answer_words(fact.definition, answer, fact.lang, shared=wrong) if giveaways else fact.definition
-        stem = stem_of(replace(fact, definition=shown)) if shown else ""
+        wrong = wrong_for(stem_of(replace(quoted, definition=hidden)))
+        giveaways = mask_answer_words(opening, answer, fact.lang, most=None, shared=wrong)
+        shown = mask_answer_words(opening, answer, fact.lang, shared=wrong) if giveaways else opening
+        stem = stem_of(replace(quoted, definition=shown)) if shown else ""
         return stem, [option for option in wrong if not _shown_in(option, stem)]
 
     namings = [True] + ([False] if one_note and fact.kind in NAMES_NOTE else [])
@@ -363,8 +376,10 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
         def stem_of(each: Fact, named: bool = named) -> str:
             return _stem(each, side == "definition", named)
 
-        whole = stem_of(fact)
-        tries = [(whole, wrong_for(whole))] + ([masked(stem_of)] if fact.kind in QUOTES_OPENING else [])
+        tries = []
+        for quoted in filter(None, (fact, _without_its_list(fact))):
+            whole = stem_of(quoted)
+            tries += [(whole, wrong_for(whole))] + ([masked(stem_of, quoted)] if fact.kind in QUOTES_OPENING else [])
         for stem, wrong in tries:
             if stem and len(wrong) >= 2 \
                     and not question_problems(stem, [answer, *wrong], 0, fact.source.text, fact.lang):
