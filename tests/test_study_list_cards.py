@@ -205,6 +205,7 @@ def test_a_section_opening_with_a_list_asks_for_its_items(engine: Engine) -> Non
     assert ("qa", "Acids: name the 3 properties of acids.",
             "Taste sour; Turn blue litmus paper red; React with metals to produce hydrogen gas.") in acids
     assert any(front == "Acids: name the 3 methods of measuring acidity." for _, front, _ in acids), acids
+    assert not [front for _, front, _ in acids if "comes right after" in front]  # no method comes after another
     krisen = cards_of(generate(engine, "flashcards", KRISEN, count=20)[1])
     assert ("qa", "Gründerkrach: Nenne die 3 Folgen.",
             "Viele Banken gingen bankrott; Die Löhne sanken; Der Staat führte Schutzzölle ein.") in krisen

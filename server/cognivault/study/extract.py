@@ -61,7 +61,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import takewhile
 
-from cognivault.study.list_wording import ItemQuestion, item_question, list_question
+from cognivault.study.list_wording import ItemQuestion, item_question, list_question, unordered_kind
 from cognivault.study.sources import Source
 from cognivault.vault.markdown import block_tokens, inline_pieces
 from cognivault.vault.sentences import shield, unshield
@@ -680,6 +680,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             lists.setdefault((block.heading, block.lead), []).append(  # "" for a step that goes on below it
                 inline.restore(inline.text).rstrip(".") if whole else "")
     for (heading, lead), in_order in lists.items():
+        if unordered_kind(heading, german):
+            continue  # "Methods of price control" numbered: no method comes "after" another
         if len(in_order) >= 3 and all(in_order) and all(len(plain(step)) <= 120 for step in in_order):
             for before, step in zip(["", *in_order[:-1]], in_order, strict=True):  # each with the one before it
                 add("step", step, before, step if not before else f"{before} → {step}", "", heading, form="step",

@@ -92,6 +92,13 @@ def list_kind(heading: str, german: bool) -> ListKind | None:
     return ListKind(one, f"which {one}", heading[0].lower() + heading[1:], first in _ENGLISH_SEQUENCES)
 
 
+def unordered_kind(heading: str, german: bool) -> bool:
+    """Whether ``heading`` names a kind of list whose items come in no order of their own (causes, methods), even
+    when the list is numbered."""
+    kind = list_kind(heading, german)
+    return kind is not None and not kind.sequence
+
+
 def when(term: str, german: bool) -> str | None:
     """A timeline's entry as a time in a question ("in 1769", "on 14 July 1789", "am 14. Juli 1789", "im August
     1789"), or None when the term is no date."""
