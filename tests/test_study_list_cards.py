@@ -86,6 +86,16 @@ Git is a distributed version control system that keeps the history of a project.
 - `git add` – stages a file for the next commit.
 - `git push` – uploads local commits to a remote.
 
+## First commit
+
+A first commit of a new project:
+
+```bash
+git init
+git add .
+git commit -m "first"
+```
+
 ## Remotes
 
 Short names such as `origin` and `upstream` stand for the addresses of other copies of a repository.
@@ -262,3 +272,9 @@ def test_a_mind_map_shows_a_plain_list_and_what_happened_when(engine: Engine) ->
     industry = _labels(parse_mindmap(generate(engine, "mindmap", INDUSTRY)[1])["root"])
     assert industry["Timeline"][0] == "1769: James Watt patents his improved steam engine"
     assert all(len(label) <= 60 for labels in industry.values() for label in labels)
+
+
+def test_a_sentence_introducing_a_code_block_is_no_card(engine: Engine) -> None:
+    """"A first commit of a new project:" says nothing without the code block below it (a card cannot show it)."""
+    cards = cards_of(generate(engine, "flashcards", GIT, count=20)[1])
+    assert not [card for card in cards if "A first commit of a new project" in card[1] + card[2]], cards

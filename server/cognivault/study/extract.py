@@ -721,6 +721,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         elif opening.rstrip().endswith(":") and example and "\n" not in example and "`" not in example:
             opening = f"{opening.rstrip()} `{example}`"  # "To embed a note:" and its one-line example
             add("example", f"`{example}`", opening, opening, "", section)
+        elif opening.rstrip().endswith(":"):
+            continue  # "An inner join of customers and orders:" says nothing without the code or table below it
         add("heading", section, opening, opening, "", section,  # a question heading among questions
             form="question" if section.endswith("?") else "heading",
             in_order=introduces_list and blocks[position + 1].ordered,
