@@ -55,6 +55,10 @@ An acid is a substance that donates a proton to another substance. Acids taste s
 2. A pH meter measures the pH to two decimal places.
 3. Titration finds the concentration of an acid.
 
+## pH scale
+
+The pH scale runs from 0 to 14 and shows how acidic or basic a solution is in water.
+
 ## Indicators
 
 Litmus turns red in an acid and blue in a base. An indicator is a dye that shows this change by its colour.
@@ -278,3 +282,9 @@ def test_a_sentence_introducing_a_code_block_is_no_card(engine: Engine) -> None:
     """"A first commit of a new project:" says nothing without the code block below it (a card cannot show it)."""
     cards = cards_of(generate(engine, "flashcards", GIT, count=20)[1])
     assert not [card for card in cards if "A first commit of a new project" in card[1] + card[2]], cards
+
+
+def test_a_word_with_its_own_case_is_never_recased(engine: Engine) -> None:
+    """The section "pH scale" is offered as "pH scale" among capitalised options, never as "PH scale"."""
+    options = {o for q in parse_quiz(generate(engine, "quiz", ACIDS, count=10)[1]).questions for o in q.options}
+    assert "pH scale" in options and "PH scale" not in options, options

@@ -147,9 +147,9 @@ def _like(option: str, answer: str, german: bool) -> str | None:
     it cannot be (a name such as "Third Estate" next to a lower-case answer)."""
     if not option or not answer or not option[0].isalpha() or not answer[0].isalpha():
         return option
-    if answer[0].isupper() == option[0].isupper():
-        return option
     words = option.split()
+    if answer[0].isupper() == option[0].isupper() or any(ch.isupper() for ch in words[0][1:]):
+        return option  # "pH scale", "iOS": a word whose case is its own is never recased
     ordinary = not german and words[0][1:].islower() and all(not w[:1].isupper() for w in words[1:])
     if answer[0].isupper():
         return option[0].upper() + option[1:] if not german or ordinary else None
