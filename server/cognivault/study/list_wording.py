@@ -45,6 +45,7 @@ _GERMAN_KINDS = {
     "schritte": ("Schritt", "Welcher"), "personen": ("Person", "Welche"), "figuren": ("Figur", "Welche"),
     "themen": ("Thema", "Welches"), "motive": ("Motiv", "Welches"), "symbole": ("Symbol", "Welches"),
     "befehle": ("Befehl", "Welcher"), "operatoren": ("Operator", "Welcher"),
+    "einschränkungen": ("Einschränkung", "Welche"), "herausforderungen": ("Herausforderung", "Welche"),
 }
 # the words that tie a kind to what it belongs to ("Causes of …", "Folgen für …")
 _ENGLISH_LINKS = {"of", "for", "in", "to", "on"}
