@@ -284,8 +284,10 @@ def test_a_history_note_without_definitions_still_gives_cards(engine: Engine) ->
 
 def test_nested_descriptions_and_question_headings_make_cards(engine: Engine) -> None:
     _, text = generate(engine, "flashcards", "History/French Revolution.md", count=30)
-    assert ("qa", "People: what is “Robespierre”?", "Leader of the Committee of Public Safety until 1794.") \
-        in cards_of(text)
+    cards = cards_of(text)
+    assert ("qa", "French Revolution › People: which person is this: “Leader of the Committee of Public Safety until "
+                  "1794”?", "Robespierre") in cards
+    assert ("qa", "Key events: what happened on 14 July 1789?", "The storming of the Bastille in Paris.") in cards
     _, text = generate(engine, "flashcards", "Biologie/Zellorganellen.md", count=30)
     assert ("qa", "Wo liegt die Erbinformation?", "Die Erbinformation liegt als DNA im Zellkern der Zelle.") \
         in cards_of(text)

@@ -61,6 +61,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import takewhile
 
+from cognivault.study.list_wording import ItemQuestion, item_question, list_question, unordered_kind
 from cognivault.study.sources import Source
 from cognivault.vault.markdown import block_tokens, inline_pieces
 from cognivault.vault.sentences import shield, unshield
@@ -69,7 +70,8 @@ _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 GAP = "\ue004"  # where an embed or raw HTML stood: a sentence holding it is not read (its content is not there)
 _BLOCK_ID_RE = re.compile(r"(?:^|\s)\^[A-Za-z0-9-]+\s*$")  # Obsidian hides a block's id
 _ICON_RE = re.compile(r"!\[\[[^\[\]|#]+\.svg#icon(?:\|[^\[\]]*)?\]\]")  # Obsidian's inline icons: decoration
-_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
+# after a full stop, also one inside quotation marks ('… into the past." The last line …')
+_SENTENCE_SPLIT_RE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"”“’»]))\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
 _BOLD_RE = re.compile(r"(?<![\w*])\*\*(?=\S)([^*\n]{2,80}?)(?<=\S)\*\*(?![\w*])")  # not "**S**ave **c**urrent"
 _EMPHASIS_RES = (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"),
                  re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*"),
@@ -94,6 +96,8 @@ _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she
              "heute", "oft", "manchmal", "meistens", "normalerweise", "zusätzlich", "alternativ", "ebenfalls",
              "currently", "usually", "often", "sometimes", "additionally", "alternatively", "first", "finally"} \
     | _LINKING_ADVERBS
+_ARTICLE_PRONOUNS = {"das"}  # an article before a noun ("Das Mitochondrium ist …"), a pronoun alone ("Das ist …")
+_ENGLISH_ARTICLES = {"an"}  # a German preposition ("An der Börse …"), in English the article ("An acid is …")
 _PARTICIPLES = {"made", "split", "found", "taken", "given", "known", "built", "held", "done", "seen", "shown",
                 "driven", "broken", "kept", "lost", "set", "put", "cut", "brought", "thought", "caught", "sent",
                 "spent", "left", "meant", "read", "run", "won", "bound", "drawn", "grown", "thrown", "written",
@@ -115,6 +119,8 @@ _CONTEXT_OPENERS = _PRONOUNS - _LINKING_ADVERBS - {
     "our", "dein", "deine", "unser", "man", "which", "what", "note", "example", "beispiel", "hinweis", "tip", "tipp",
     "currently", "usually", "often", "sometimes", "derzeit", "aktuell", "standardmäßig", "heute", "oft",
     "manchmal", "meistens", "normalerweise"}
+_DEMONSTRATIVES = {"this", "these", "those", "dies", "diese", "dieser", "dieses", "diesen", "diesem", "jene", "jener",
+                   "jenes", "jenen"}
 _BACK_POINTERS = {"it", "its", "this", "these", "those", "them", "they", "es", "dies", "diese", "diesen", "ihn", "ihm",
                   "ihnen", "sie", "dort"}
 # a question in bold on its own line, or a problem or message stated as a sentence ("**I am receiving a hash error
@@ -152,6 +158,7 @@ class Fact:
     answer_form: str = "text"  # the same kinds, for the definition side (a row's cell, an item's description)
     situated: bool = False  # a definition inside a paragraph, not its first sentence: it holds within its section
     in_order: bool = False  # the answer is a numbered list's steps in their order: a fact beside each step's
+    list_items: tuple[str, ...] = ()  # a section opening with a list its answer shows whole: the list's items
 
     @property
     def german(self) -> bool:
@@ -238,7 +245,8 @@ def _finish(text: str) -> str:
         return text
     if text[0].islower() and not text.startswith("\ue000"):
         text = text[0].upper() + text[1:]
-    return text if text[-1] in ".!?)`…" or text.endswith("\ue001") else text + "."
+    ended = text.rstrip("\"“”„'’»«")  # a quotation ends at its own full stop: '"… into the past."'
+    return text if ended[-1:] in tuple(".!?)`…") or text.endswith("\ue001") else text + "."
 
 
 def form_of(term: str) -> str:
@@ -407,11 +415,11 @@ def sentences(text: str) -> list[str]:
 
 
 # -- the shapes -------------------------------------------------------------------------
-def _term_ok(term: str, max_words: int = 6) -> bool:
+def _term_ok(term: str, german: bool, max_words: int = 6) -> bool:
     words = plain(term).split()
     if not words or len(words) > max_words or len(term) > 80 or len(plain(term)) < 2:
         return False
-    if words[0].casefold().strip("(\"“„") in _PRONOUNS:
+    if _opens_with(words, _PRONOUNS if german else _PRONOUNS - _ENGLISH_ARTICLES):
         return False
     if not re.search(r"[A-Za-zÄÖÜäöüß0-9\ue000]", term) or term.endswith((",", ";")):
         return False
@@ -421,6 +429,20 @@ def _term_ok(term: str, max_words: int = 6) -> bool:
             or plain(term).casefold() in _COLON_STOP:  # "the examples above" points elsewhere
         return False
     return not re.search(r"[.!?;:]", _PLACEHOLDER_RE.sub("", term).rstrip(")"))
+
+
+def _opens_with(words: list[str], pronouns: set[str]) -> bool:
+    """Whether the first of ``words`` is one of ``pronouns``, where "das" before a noun is the article."""
+    first = words[0].casefold().strip("\"“„(,.;:")
+    if first in _ARTICLE_PRONOUNS and len(words) > 1 and words[1].strip("\"“„(")[:1].isupper():
+        return False
+    return first in pronouns
+
+
+def _points_elsewhere(meaning: str) -> bool:
+    """A definition naming something of the sentences around it ("a graph that shows this relationship", "the
+    steps below"): read alone on a card, it does not say what the term is."""
+    return any(word.casefold().strip(",.;:()") in _DEMONSTRATIVES | _DEICTIC for word in plain(meaning).split())
 
 
 def _defines(definition: str, verb: str, german: bool) -> bool:
@@ -468,6 +490,10 @@ _DEFINITIONS = {"en": (_DEF_EN,), "de": (_UNDER_DE, _DEF_DE)}
 _ACCUSATIVE_VERBS = {"bezeichnet", "bezeichnen", "versteht man"}  # their definition is an object: "den Anstieg …"
 _CALLED_EN = re.compile(r"^(?P<def>.{6,}?)\s+(?P<verb>is|are|was|were)\s+called\s+(?P<term>.+)$")
 _CALLED_DE = re.compile(r"^(?P<def>.{6,}?)\s+(?P<verb>nennt|nannte)\s+man\s+(?P<term>.+)$")
+_EXAMPLE_MARKER_RE = re.compile(r"(?:\bsuch as|\blike|\be\.\s?g\.|\bfor (?:example|instance)|\bincluding|\bz\.\s?B\.|"
+                                r"\bwie|\betwa|\bbeispielsweise|\bzum Beispiel)[\s,:]*$", re.IGNORECASE)
+# the examples already listed before a term ("such as `a`, `b` or …"): the term is one more
+_LISTED_BEFORE_RE = re.compile(r"(?:(?:\ue000\d+\ue001|\*\*[^*]+\*\*)\s*(?:,|\band\b|\bor\b|\bund\b|\boder\b)\s*)+$")
 _TAGS_AFTER_RE = re.compile(r"(?<=[.!?])(?:\s+#[^\s#]+)+$")  # tags after a sentence's end: not part of it
 _TERM_REMARK_RE = re.compile(r"\s*\([^()]*\)$")  # "The French Revolution (1789–1799)": the term is before it
 
@@ -509,7 +535,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
 
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
             column: str = "", form: str | None = None, answer_form: str = "text", situated: bool = False,
-            in_order: bool = False) -> None:
+            in_order: bool = False, list_items: tuple[str, ...] = ()) -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
@@ -523,7 +549,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         elif kind in ("heading", "faq", "label", "step"):  # the author's own words: any wording
             if not plain(term) or len(plain(term).split()) > (12 if kind == "heading" else 30):
                 return
-        elif not _term_ok(term) or len(plain(definition)) < (1 if kind == "row" else 2):  # a cell may be "3"
+        elif not _term_ok(term, german) or len(plain(definition)) < (1 if kind == "row" else 2):  # a cell may be "3"
             return
         key = f"{kind}:{column if kind == 'step' else ''}:{plain(term).casefold()}"  # a step: once per list
         if key in seen_terms:
@@ -533,7 +559,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         cited = cited_under(source, heading, written_headings.get(heading, heading))
         found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, cited, lang,
                           form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form,
-                          situated, in_order))
+                          situated, in_order, list_items))
 
     blocks = blocks_of(source)
     written_headings = {block.heading: block.content for block in blocks if block.kind == "heading"}
@@ -581,8 +607,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         label = _BOLD_LINE_RE.match(block.content.strip()) if block.kind == "paragraph" \
             and not block.content.rstrip().endswith("?**") else None
         if label:  # "**File explorer:**" over the steps that way
-            steps, count = _list_below(blocks, position)
-            if block.heading and (count >= 2 or (count and not steps.endswith("…"))):
+            steps, items = _list_below(blocks, position)
+            if block.heading and (len(items) >= 2 or (items and not steps.endswith("…"))):
                 add("label", plain(text).rstrip(":").strip(), steps, steps, "", block.heading,
                     in_order=blocks[position + 1].ordered)
             continue
@@ -622,7 +648,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 # "X is A; Y is B": the clause after the semicolon says something else (about Y)
                 meaning = definition.group("def").split("; ")[0] if definition else ""
                 if definition and _defines(meaning, definition.group("verb"), german) \
-                        and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS:
+                        and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning):
                     term = _TERM_REMARK_RE.sub("", definition.group("term"))
                     add("definition", inline.restore(term), inline.restore(meaning),
                         inline.restore(unbold(sentence)), definition.group("verb"), block.heading,
@@ -631,6 +657,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence
             for bold in _BOLD_RE.finditer(sentence):
                 term = bold.group(1).strip()
+                if _names_an_example(sentence[:bold.start()]):
+                    continue
                 if len(term.split()) == 1 and term.islower() and (len(term) < 6 or term in _PRONOUNS):
                     continue  # "**not**", "**more**": emphasis, not a term
                 if term.startswith("("):
@@ -638,7 +666,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 if len(term.split()) <= 6 and len(plain(sentence)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(sentence), inline.restore(sentence), "",
                         block.heading)
-            code = _PLACEHOLDER_RE.search(sentence)
+            code = next((found for found in _PLACEHOLDER_RE.finditer(sentence)
+                         if not _names_an_example(sentence[:found.start()])), None)
             if code and len(plain(inline.restore(sentence))) > len(inline.codes[int(code.group(1))]) + 20:
                 add("code", inline.codes[int(code.group(1))], inline.restore(sentence), inline.restore(sentence), "",
                     block.heading)
@@ -651,6 +680,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             lists.setdefault((block.heading, block.lead), []).append(  # "" for a step that goes on below it
                 inline.restore(inline.text).rstrip(".") if whole else "")
     for (heading, lead), in_order in lists.items():
+        if unordered_kind(heading, german):
+            continue  # "Methods of price control" numbered: no method comes "after" another
         if len(in_order) >= 3 and all(in_order) and all(len(plain(step)) <= 120 for step in in_order):
             for before, step in zip(["", *in_order[:-1]], in_order, strict=True):  # each with the one before it
                 add("step", step, before, step if not before else f"{before} → {step}", "", heading, form="step",
@@ -667,10 +698,10 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue
         opened = True
         if block.kind == "item" and block.first:  # a section that opens with its steps: they are its opening
-            steps, count = _steps(blocks, position)
-            if count >= 2 and not _leans_back(plain(steps)):
+            steps, items = _steps(blocks, position)
+            if len(items) >= 2 and not _leans_back(plain(steps)):
                 add("heading", section, steps, steps, "", section, form="question" if section.endswith("?")
-                    else "heading", in_order=block.ordered)
+                    else "heading", in_order=block.ordered, list_items=() if steps.endswith("…") else items)
             continue
         inline = read_inline(block.content)
         found_sentences = sentences(inline.text) if block.kind == "paragraph" and block.first \
@@ -681,28 +712,41 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         opening = inline.restore(found_sentences[0])
         following = blocks[position + 1] if position + 1 < len(blocks) else None
         example = following.content.strip() if following is not None and following.kind == "code" else ""
-        steps, _ = _list_below(blocks, position)
-        introduces_steps = opening.rstrip().endswith(":") and bool(steps) and blocks[position + 1].ordered
-        if introduces_steps:  # "To do X:" and the steps
-            opening = f"{opening.rstrip()} {steps}"
+        listed, items = _list_below(blocks, position)
+        # "To do X:" and its steps, "The rate depends on several factors:" and the factors: the sentence says
+        # nothing without them
+        introduces_list = opening.rstrip().endswith(":") and bool(listed)
+        if introduces_list:
+            opening = f"{opening.rstrip()} {listed}"
         elif opening.rstrip().endswith(":") and example and "\n" not in example and "`" not in example:
             opening = f"{opening.rstrip()} `{example}`"  # "To embed a note:" and its one-line example
             add("example", f"`{example}`", opening, opening, "", section)
+        elif opening.rstrip().endswith(":"):
+            continue  # "An inner join of customers and orders:" says nothing without the code or table below it
         add("heading", section, opening, opening, "", section,  # a question heading among questions
-            form="question" if section.endswith("?") else "heading", in_order=introduces_steps)
+            form="question" if section.endswith("?") else "heading",
+            in_order=introduces_list and blocks[position + 1].ordered,
+            list_items=items if introduces_list and not listed.endswith("…") else ())
     return tuple(found)
+
+
+def _names_an_example(before: str) -> bool:
+    """Whether a term after ``before`` is one example of several ("aliases such as `c` and `o`", "Eigenschaften wie
+    `file.name`, `file.size`"): a cloze on it asks for one of many right answers."""
+    return bool(_EXAMPLE_MARKER_RE.search(_LISTED_BEFORE_RE.sub("", before)))
 
 
 def _leans_back(sentence: str) -> bool:
     """The sentence needs the one before it: it opens with a word pointing back ("It", "These", "Also") or names
     such a thing in its first words ("To turn it off", "Um es zu deaktivieren")."""
-    words = [w.casefold().strip("\"“„(,.;:") for w in sentence.split()[:4]]
-    return bool(words) and (words[0] in _CONTEXT_OPENERS or any(w in _BACK_POINTERS for w in words))
+    opening = sentence.split()[:4]
+    words = [w.casefold().strip("\"“„(,.;:") for w in opening]
+    return bool(words) and (_opens_with(opening, _CONTEXT_OPENERS) or any(w in _BACK_POINTERS for w in words))
 
 
-def _steps(blocks: list[Block], first: int, limit: int = 4, chars: int = 300) -> tuple[str, int]:
-    """The list starting at ``blocks[first]`` as its first items joined ("Open Settings; Select …"), and how many
-    items that is. The list is cut, and "…" says so, after ``limit`` items, after ``chars`` characters (two items
+def _steps(blocks: list[Block], first: int, limit: int = 4, chars: int = 300) -> tuple[str, tuple[str, ...]]:
+    """The list starting at ``blocks[first]`` as its first items joined ("Open Settings; Select …"), and those
+    items. The list is cut, and "…" says so, after ``limit`` items, after ``chars`` characters (two items
     at least), or before an item Obsidian shows otherwise (an embed, raw HTML) or that goes on in nested items:
     never an item in half, never one left out of the middle."""
     lead, heading = blocks[first].lead, blocks[first].heading
@@ -719,16 +763,16 @@ def _steps(blocks: list[Block], first: int, limit: int = 4, chars: int = 300) ->
             and blocks[index + 1].lead == block.content
         if len(steps) == limit or GAP in inline.text or not step or nested \
                 or (len(steps) >= 2 and len("; ".join([*steps, step])) > chars):
-            return "; ".join([*steps, "…"]) if steps else "", len(steps)
+            return "; ".join([*steps, "…"]) if steps else "", tuple(steps)
         steps.append(step)
-    return "; ".join(steps), len(steps)
+    return "; ".join(steps), tuple(steps)
 
 
-def _list_below(blocks: list[Block], position: int) -> tuple[str, int]:
+def _list_below(blocks: list[Block], position: int) -> tuple[str, tuple[str, ...]]:
     """The list right after the paragraph ``blocks[position]`` introduces ("To do X:", "**File explorer:**")."""
     following = blocks[position + 1] if position + 1 < len(blocks) else None
     if following is None or following.kind != "item" or following.lead != blocks[position].content:
-        return "", 0
+        return "", ()
     return _steps(blocks, position + 1)
 
 
@@ -847,8 +891,7 @@ def question_for(fact: Fact) -> str:
         return f"{fact.context or fact.source.title}: „{fact.term}“ – {fact.column}?" if fact.german \
             else f"{fact.context or fact.source.title}: “{fact.term}” – {fact.column}?"
     if fact.kind == "item":
-        return f"{fact.context or fact.source.title}: Was bedeutet „{fact.term}“?" if fact.german \
-            else f"{fact.context or fact.source.title}: what is “{fact.term}”?"
+        return _item_question(fact).front
     if fact.kind == "faq" and fact.form == "statement":  # a problem or message the note answers
         stated = fact.term[:-1] if fact.term.endswith(".") and not fact.term.endswith("..") else fact.term
         return f"Was sagt „{fact.source.title}“ zu „{stated}“?" if fact.german \
@@ -857,6 +900,10 @@ def question_for(fact: Fact) -> str:
         return fact.term  # the note already asks it
     if fact.kind == "heading" and fact.term == fact.source.title:
         return f"Worum geht es in „{fact.term}“?" if fact.german else f"What is “{fact.term}” about?"
+    listing = list_question(fact.term, fact.source.title, len(fact.list_items), fact.in_order, fact.german) \
+        if fact.kind == "heading" and fact.list_items else None
+    if listing:
+        return listing
     if fact.kind == "heading":
         return f"Was sagt „{fact.source.title}“ unter „{fact.term}“?" if fact.german \
             else f"What does “{fact.source.title}” say under “{fact.term}”?"
@@ -872,7 +919,13 @@ def question_for(fact: Fact) -> str:
     return fact.cloze or fact.sentence
 
 
+def _item_question(fact: Fact) -> ItemQuestion:
+    return item_question(fact.term, fact.definition, fact.context, fact.source.title, fact.german)
+
+
 def answer_for(fact: Fact) -> str:
     if fact.kind in ("called", "step"):
         return _finish(fact.term)
+    if fact.kind == "item" and _item_question(fact).asks_term:
+        return fact.term
     return fact.definition

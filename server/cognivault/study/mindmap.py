@@ -26,6 +26,7 @@ from cognivault.study.common import (
 )
 from cognivault.study.extract import Fact, all_facts, bare_name, blocks_of, plain
 from cognivault.study.jsonparse import JSONParseError
+from cognivault.study.list_wording import when
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.vault.markdown import body_of, read_frontmatter
 
@@ -105,6 +106,7 @@ def check_node(raw: Any, sources: SourceSet, inherited: Source | None, depth: in
 
 
 LEAVES = 3  # key terms under one heading
+LEAF_CHARS = 60
 
 
 def _shown(text: str) -> str:
@@ -133,6 +135,27 @@ def _occurrences(passages: list[Source]) -> tuple[dict[tuple[str, str], int], di
     return occurrence, starts
 
 
+def _shortened(text: str, limit: int = LEAF_CHARS) -> str:
+    """``text`` cut at a word to ``limit`` characters, "…" saying so."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1].rsplit(" ", 1)[0]
+    if cut.count("(") > cut.count(")"):  # not half a remark: "goods (substitutes and…"
+        cut = cut[:cut.rindex("(")]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def _leaf_labels(fact: Fact, found: list[Node]) -> list[str]:
+    """What a fact puts under its heading: its term; a date with what happened then ("1769" alone says nothing); a
+    section's plain list its items, when no term of the section is on the map (a list of terms gives its terms)."""
+    if fact.kind == "heading":
+        return [] if found else [_shortened(plain(item)) for item in fact.list_items]
+    term = plain(fact.term)
+    if fact.kind == "item" and when(term, fact.german) is not None:
+        return [_shortened(f"{term}: {plain(fact.definition).rstrip('.')}")]
+    return [_label(term, LEAF_CHARS)]
+
+
 def _note_tree(title: str, outline: list[tuple[int, str]], passages: list[Source], facts: list[Fact]) -> list[Node]:
     """The note's heading tree over the passages (its title heading left out), each heading with its key terms
     as leaves: the terms of that very section (the n-th heading of a text holds the n-th such section's)."""
@@ -146,15 +169,16 @@ def _note_tree(title: str, outline: list[tuple[int, str]], passages: list[Source
     def leaves(context: str, number: int, taken: set[str]) -> list[Node]:
         found: list[Node] = []
         for fact in facts:
-            label = _label(plain(fact.term), 60)
-            if fact.kind in ("heading", "faq", "step", "code", "example") or _shown(fact.context) != context \
-                    or not label or bare_name(label) in taken \
+            if fact.kind in ("faq", "step", "code", "example") or _shown(fact.context) != context \
                     or (context and occurrence.get((fact.source.chunk_id, context), 1) != number):
                 continue
-            taken.add(bare_name(label))
-            found.append(Node(label, fact.source))
-            if len(found) >= LEAVES:
-                break
+            for label in _leaf_labels(fact, found):
+                if not label or bare_name(label) in taken:
+                    continue
+                taken.add(bare_name(label))
+                found.append(Node(label, fact.source))
+                if len(found) >= LEAVES:
+                    return found
         return found
 
     # the headings of the passages studied: the whole tree for a note, a selection's part of it

@@ -45,6 +45,7 @@ from cognivault.study.extract import (
     sentences,
     spread,
 )
+from cognivault.study.list_wording import item_quiz_stem
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
@@ -146,9 +147,9 @@ def _like(option: str, answer: str, german: bool) -> str | None:
     it cannot be (a name such as "Third Estate" next to a lower-case answer)."""
     if not option or not answer or not option[0].isalpha() or not answer[0].isalpha():
         return option
-    if answer[0].isupper() == option[0].isupper():
-        return option
     words = option.split()
+    if answer[0].isupper() == option[0].isupper() or any(ch.isupper() for ch in words[0][1:]):
+        return option  # "pH scale", "iOS": a word whose case is its own is never recased
     ordinary = not german and words[0][1:].islower() and all(not w[:1].isupper() for w in words[1:])
     if answer[0].isupper():
         return option[0].upper() + option[1:] if not german or ordinary else None
@@ -173,8 +174,7 @@ def _stem(fact: Fact, reverse: bool, named: bool = True) -> str:
     if fact.kind == "item" and reverse:
         return f"{context}: Was gehört zu „{term}“?" if fact.german else f"{context}: what goes with “{term}”?"
     if fact.kind == "item":
-        return (f"{context}: Welcher Begriff gehört zu „{description}“?" if fact.german
-                else f"{context}: which term goes with “{description}”?")
+        return item_quiz_stem(term, description, context, fact.german)
     if fact.kind in ("definition", "called"):
         place = f"{context}: " if fact.situated else ""
         return (f"{place}Welcher Begriff wird hier beschrieben: „{description}“?" if fact.german
@@ -308,6 +308,18 @@ def _unquoted(fact: Fact, quoted: set[str]) -> Fact | None:
     return replace(fact, definition=" ".join(fresh))
 
 
+def _without_its_list(fact: Fact) -> Fact | None:
+    """A section's opening sentence without the list it introduces ("… review the following articles:"): it still
+    tells the section when the list's words are too close to its heading to quote. None for a section that opens
+    with its list, or with steps (their order is what the opening says)."""
+    if fact.kind != "heading" or not fact.list_items or fact.in_order:
+        return None
+    introduction = fact.definition.removesuffix(".").removesuffix("; ".join(fact.list_items)).rstrip()
+    if introduction == fact.definition or not introduction.endswith(":"):
+        return None
+    return replace(fact, definition=introduction[:-1] + ".")
+
+
 def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[str], rng: random.Random,
                    outlines: dict[str, list[tuple[int, str]]], one_note: bool) -> QuizQuestion | None:
     """A question on ``fact`` whose wrong options are ones the quiz has not used yet (else used once before), none
@@ -346,16 +358,17 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
                 break
         return wrong
 
-    def masked(stem_of: Callable[[Fact], str]) -> tuple[str, list[str]]:
+    def masked(stem_of: Callable[[Fact], str], quoted: Fact) -> tuple[str, list[str]]:
         """The stem quoting the opening with the words that give the answer away as "…": wrong options are
         chosen with every answer word hidden, then only the words none of them holds stay hidden."""
-        hidden = mask_answer_words(fact.definition, answer, fact.lang, most=None)
+        opening = quoted.definition
+        hidden = mask_answer_words(opening, answer, fact.lang, most=None)
         if not hidden:
             return "", []
-        wrong = wrong_for(stem_of(replace(fact, definition=hidden)))
-        giveaways = mask_answer_words(fact.definition, answer, fact.lang, most=None, shared=wrong)
-        shown = mask_answer_words(fact.definition, answer, fact.lang, shared=wrong) if giveaways else fact.definition
-        stem = stem_of(replace(fact, definition=shown)) if shown else ""
+        wrong = wrong_for(stem_of(replace(quoted, definition=hidden)))
+        giveaways = mask_answer_words(opening, answer, fact.lang, most=None, shared=wrong)
+        shown = mask_answer_words(opening, answer, fact.lang, shared=wrong) if giveaways else opening
+        stem = stem_of(replace(quoted, definition=shown)) if shown else ""
         return stem, [option for option in wrong if not _shown_in(option, stem)]
 
     namings = [True] + ([False] if one_note and fact.kind in NAMES_NOTE else [])
@@ -363,8 +376,10 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
         def stem_of(each: Fact, named: bool = named) -> str:
             return _stem(each, side == "definition", named)
 
-        whole = stem_of(fact)
-        tries = [(whole, wrong_for(whole))] + ([masked(stem_of)] if fact.kind in QUOTES_OPENING else [])
+        tries = []
+        for quoted in filter(None, (fact, _without_its_list(fact))):
+            whole = stem_of(quoted)
+            tries += [(whole, wrong_for(whole))] + ([masked(stem_of, quoted)] if fact.kind in QUOTES_OPENING else [])
         for stem, wrong in tries:
             if stem and len(wrong) >= 2 \
                     and not question_problems(stem, [answer, *wrong], 0, fact.source.text, fact.lang):

@@ -1,0 +1,174 @@
+"""How a card or a question on a list asks, by what the list is a list of.
+
+The heading over a list says what its items are: "Causes" lists causes, "Phases" phases, "Characters" people,
+"Ursachen der Inflation" causes. A list of terms ("Key terms", "Begriffe", any other heading) asks what each term
+is; an item of a list of causes, phases or characters is asked back from its description ("which cause is this:
+'France was nearly bankrupt …'?"), since "what is 'Financial crisis'?" asks what the student knows already and not
+why it is on the list. A year in a timeline asks what happened then, a command with a description that says what it
+does asks what it does, and a section opening with such a list asks for its items by their kind and number ("name
+the 4 causes of a demand shift").
+
+A heading names its kind by its first word ("Causes of a demand shift"); German asks with the singular and its
+gender's "welche/welcher/welches" ("Welche Ursache ist gemeint"), never inflecting the note's words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# a heading's first word (plural) -> one of them (English)
+_ENGLISH_KINDS = {
+    "causes": "cause", "reasons": "reason", "factors": "factor", "triggers": "trigger",
+    "consequences": "consequence", "effects": "effect", "outcomes": "outcome", "impacts": "impact",
+    "methods": "method", "techniques": "technique", "approaches": "approach", "strategies": "strategy",
+    "functions": "function", "roles": "role", "tasks": "task", "uses": "use", "applications": "application",
+    "properties": "property", "features": "feature", "characteristics": "characteristic", "traits": "trait",
+    "advantages": "advantage", "benefits": "benefit", "disadvantages": "disadvantage", "drawbacks": "drawback",
+    "limitations": "limitation", "problems": "problem", "risks": "risk", "challenges": "challenge",
+    "crises": "crisis", "symptoms": "symptom", "types": "type", "kinds": "kind", "forms": "form",
+    "phases": "phase", "stages": "stage", "steps": "step", "characters": "character", "people": "person",
+    "figures": "figure", "themes": "theme", "motifs": "motif", "symbols": "symbol", "commands": "command",
+    "clauses": "clause", "operators": "operator", "keywords": "keyword",
+}
+# a heading's first word (plural) -> (one of them, "which" in its gender)
+_GERMAN_KINDS = {
+    "ursachen": ("Ursache", "Welche"), "gründe": ("Grund", "Welcher"), "faktoren": ("Faktor", "Welcher"),
+    "auslöser": ("Auslöser", "Welcher"), "folgen": ("Folge", "Welche"), "auswirkungen": ("Auswirkung", "Welche"),
+    "methoden": ("Methode", "Welche"), "verfahren": ("Verfahren", "Welches"), "techniken": ("Technik", "Welche"),
+    "strategien": ("Strategie", "Welche"), "funktionen": ("Funktion", "Welche"), "aufgaben": ("Aufgabe", "Welche"),
+    "rollen": ("Rolle", "Welche"), "eigenschaften": ("Eigenschaft", "Welche"), "merkmale": ("Merkmal", "Welches"),
+    "vorteile": ("Vorteil", "Welcher"), "nachteile": ("Nachteil", "Welcher"), "probleme": ("Problem", "Welches"),
+    "risiken": ("Risiko", "Welches"), "krisen": ("Krise", "Welche"), "symptome": ("Symptom", "Welches"),
+    "arten": ("Art", "Welche"), "typen": ("Typ", "Welcher"), "formen": ("Form", "Welche"),
+    "phasen": ("Phase", "Welche"), "stadien": ("Stadium", "Welches"), "stufen": ("Stufe", "Welche"),
+    "schritte": ("Schritt", "Welcher"), "personen": ("Person", "Welche"), "figuren": ("Figur", "Welche"),
+    "themen": ("Thema", "Welches"), "motive": ("Motiv", "Welches"), "symbole": ("Symbol", "Welches"),
+    "befehle": ("Befehl", "Welcher"), "operatoren": ("Operator", "Welcher"),
+    "einschränkungen": ("Einschränkung", "Welche"), "herausforderungen": ("Herausforderung", "Welche"),
+}
+# the words that tie a kind to what it belongs to ("Causes of …", "Folgen für …")
+_ENGLISH_LINKS = {"of", "for", "in", "to", "on"}
+_GERMAN_LINKS = {"der", "des", "von", "für", "im", "in", "bei", "zur", "zum", "auf"}
+_ENGLISH_SEQUENCES = {"phases", "stages", "steps"}
+_GERMAN_SEQUENCES = {"phasen", "stadien", "stufen", "schritte"}
+_YEAR = r"\d{3,4}(?:\s*(?:–|-|bis|to)\s*\d{2,4})?(?: (?:BC|AD|v\. Chr\.))?"
+_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Januar|Februar|"
+          r"März|Juni|Juli|Oktober|Dezember)")
+_YEAR_RE = re.compile(rf"^(?:um |c\. )?{_YEAR}$")
+_MONTH_RE = re.compile(rf"^{_MONTH} {_YEAR}$")
+_DAY_RE = re.compile(rf"^(?:\d{{1,2}}\.? {_MONTH},? {_YEAR}|{_MONTH} \d{{1,2}}, {_YEAR})$")
+_CODE_RE = re.compile(r"^`[^`]+`$")
+# words of four letters or more ending in "s" (not "ss", "us", "is") that open a description without being a verb
+_NOT_VERBS = {"always", "does", "alias", "perhaps", "sometimes", "towards", "besides", "series", "news"}
+_GERMAN_NOT_VERBS = {"nicht", "seit", "meist", "jetzt", "erst", "fast", "nichts", "zuerst", "zuletzt", "bereits"}
+
+
+@dataclass(frozen=True, slots=True)
+class ListKind:
+    """What a list's items are, in the note's language."""
+
+    one: str  # one item: "cause", "Ursache"
+    which: str  # asking for one: "which cause", "Welche Ursache"
+    all_of: str  # the heading as the object of "name the N …": "causes of a demand shift", "Ursachen der Inflation"
+    sequence: bool  # its items come in an order of their own (steps, phases), not just numbered
+
+
+def list_kind(heading: str, german: bool) -> ListKind | None:
+    """The kind of list under ``heading`` (its first word, a plural such as "Causes", alone or before what they
+    belong to: "Causes of a demand shift", "Ursachen der Inflation"), or None for terms ("Themen durchsuchen" is
+    what to do, no list of themes)."""
+    words = heading.split()
+    if not words or (len(words) > 1 and words[1].casefold() not in (_GERMAN_LINKS if german else _ENGLISH_LINKS)):
+        return None
+    first = words[0].casefold()
+    if german:
+        if first not in _GERMAN_KINDS:
+            return None
+        one, which = _GERMAN_KINDS[first]
+        return ListKind(one, f"{which} {one}", heading, first in _GERMAN_SEQUENCES)
+    if first not in _ENGLISH_KINDS:
+        return None
+    one = _ENGLISH_KINDS[first]
+    return ListKind(one, f"which {one}", heading[0].lower() + heading[1:], first in _ENGLISH_SEQUENCES)
+
+
+def unordered_kind(heading: str, german: bool) -> bool:
+    """Whether ``heading`` names a kind of list whose items come in no order of their own (causes, methods), even
+    when the list is numbered."""
+    kind = list_kind(heading, german)
+    return kind is not None and not kind.sequence
+
+
+def when(term: str, german: bool) -> str | None:
+    """A timeline's entry as a time in a question ("in 1769", "on 14 July 1789", "am 14. Juli 1789", "im August
+    1789"), or None when the term is no date."""
+    term = term.strip()
+    if _YEAR_RE.match(term):
+        return term if german else f"in {term}"
+    if _MONTH_RE.match(term):
+        return f"im {term}" if german else f"in {term}"
+    if _DAY_RE.match(term):
+        return f"am {term}" if german else f"on {term}"
+    return None
+
+
+def says_what_it_does(term: str, description: str, german: bool) -> bool:
+    """A code span described by what it does ("`git init` – creates a new repository", "– erstellt …")."""
+    words = description.split()
+    if not _CODE_RE.match(term.strip()) or not words:
+        return False
+    first = words[0].casefold().strip(",.;:")
+    if german:
+        return first.endswith("t") and first not in _GERMAN_NOT_VERBS and len(first) > 3
+    return first.endswith("s") and not first.endswith(("ss", "us", "is")) and first not in _NOT_VERBS \
+        and len(first) > 3
+
+
+@dataclass(frozen=True, slots=True)
+class ItemQuestion:
+    front: str
+    asks_term: bool  # the back is the item's term (asked back from its description), not its description
+
+
+def item_question(term: str, description: str, heading: str, title: str, german: bool) -> ItemQuestion:
+    """The front of a card on a list item "term – description" under ``heading`` (in the note ``title``)."""
+    place = heading or title
+    shown = description.rstrip(".")
+    time = when(term, german)
+    if time is not None:
+        return ItemQuestion(f"{place}: Was geschah {time}?" if german else f"{place}: what happened {time}?", False)
+    if says_what_it_does(term, description, german):
+        return ItemQuestion(f"{place}: Was bewirkt {term}?" if german else f"{place}: what does {term} do?", False)
+    kind = list_kind(heading, german)
+    if kind is not None and term.casefold() not in description.casefold():
+        return ItemQuestion(f"{title} › {heading}: {kind.which} ist gemeint: „{shown}“?" if german
+                            else f"{title} › {heading}: {kind.which} is this: “{shown}”?", True)
+    if _CODE_RE.match(term.strip()):
+        return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
+    return ItemQuestion(f"{place}: Was bedeutet „{term}“?" if german else f"{place}: what is “{term}”?", False)
+
+
+def item_quiz_stem(term: str, description: str, heading: str, german: bool) -> str:
+    """A quiz's stem asking for the term of a list item from its description (options: the list's terms)."""
+    kind = list_kind(heading, german)
+    if when(term, german) is not None:
+        return f"{heading}: Wann war das: „{description}“?" if german \
+            else f"{heading}: when did this happen: “{description}”?"
+    if kind is not None:
+        return f"{heading}: {kind.which} ist gemeint: „{description}“?" if german \
+            else f"{heading}: {kind.which} is this: “{description}”?"
+    return f"{heading}: Welcher Begriff gehört zu „{description}“?" if german \
+        else f"{heading}: which term goes with “{description}”?"
+
+
+def list_question(heading: str, title: str, items: int, in_order: bool, german: bool) -> str | None:
+    """The front of a card asking for the ``items`` items a section opens with ("name the 4 causes of a demand
+    shift"); None when its heading does not say what they are."""
+    kind = list_kind(heading, german)
+    if kind is None:
+        return None
+    in_order = in_order and kind.sequence  # a numbered list of methods is no sequence
+    if german:
+        return f"{title}: Nenne die {items} {kind.all_of}{' in ihrer Reihenfolge' if in_order else ''}."
+    return f"{title}: name the {items} {kind.all_of}{' in order' if in_order else ''}."
