@@ -50,7 +50,7 @@ import math
 import re
 import threading
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -539,16 +539,21 @@ def _separable_verbs(text: str) -> dict[str, tuple[str, str]]:
     return found
 
 
+def _written_words(text: str) -> Iterator[tuple[str, bool]]:
+    """Each word of ``text`` as written, and whether it opens a sentence (where a capital says nothing)."""
+    for found in re.finditer(r"[^\W\d_]+", text):
+        yield found.group(), _SENTENCE_START.search(text, 0, found.start()) is not None
+
+
 def _lowercase_words(text: str) -> frozenset[str]:
     """Words a text writes only in lower case, away from a sentence's start: in German verbs, adjectives and
     the like, since German capitalises every noun and name ("Wo *findet* die Fotosynthese *statt*?")."""
     lower: set[str] = set()
     upper: set[str] = set()
-    for found in re.finditer(r"[^\W\d_]+", text):
-        word = found.group()
+    for word, opens_sentence in _written_words(text):
         if word[0].islower():
             lower.add(word.casefold())
-        elif _SENTENCE_START.search(text, 0, found.start()) is None:
+        elif not opens_sentence:
             upper.add(word.casefold())
     return frozenset(lower - upper)
 
@@ -558,8 +563,8 @@ def _name_words(text: str, lang: str | None) -> frozenset[str]:
     names, in a language that writes its other nouns in lower case (none in German)."""
     if lang in NOUN_CAPITALISING:
         return frozenset()
-    names = {found.group().casefold() for found in re.finditer(r"[^\W\d_]+", text)
-             if not found.group().islower() and _SENTENCE_START.search(text, 0, found.start()) is None}
+    names = {word.casefold() for word, opens_sentence in _written_words(text)
+             if not word.islower() and not opens_sentence}
     return frozenset(names - {"i"})
 
 
@@ -605,7 +610,8 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
                 continue
         if (concept.frame and judged_frame) or concept.context:
             del weight[concept.key]  # neither for nor against the question's topic
-            unheard_scene += [concept.key] if concept.context else []
+            if concept.context:
+                unheard_scene.append(concept.key)
             continue
         unknown[word] = unknown.get(word, 0.0) + weight[concept.key]
     # A question in a language the vault is not written in keeps its function words as concepts ("wie",
