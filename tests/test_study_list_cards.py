@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from cognivault.engine import Engine
+from cognivault.study.list_wording import when
 from cognivault.study.mindmap import parse_mindmap
 from cognivault.study.quiz import parse_quiz
 from cognivault.study.validate import question_problems
@@ -288,3 +289,11 @@ def test_a_word_with_its_own_case_is_never_recased(engine: Engine) -> None:
     """The section "pH scale" is offered as "pH scale" among capitalised options, never as "PH scale"."""
     options = {o for q in parse_quiz(generate(engine, "quiz", ACIDS, count=10)[1]).questions for o in q.options}
     assert "pH scale" in options and "PH scale" not in options, options
+
+
+@pytest.mark.parametrize(("term", "german", "asked"), [
+    ("8. Mai 1945", True, "am 8. Mai 1945"), ("Mai 1945", True, "im Mai 1945"), ("1769", True, "1769"),
+    ("14 July 1789", False, "on 14 July 1789"), ("May 1968", False, "in May 1968"), ("Marie Curie", False, None)])
+def test_a_timeline_entry_is_asked_as_a_time_in_each_language(term: str, german: bool, asked: str | None) -> None:
+    # every month of both languages: "Mai" is German alone ("März", "Juni", "Oktober" too)
+    assert when(term, german) == asked

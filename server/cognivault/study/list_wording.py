@@ -54,7 +54,7 @@ _ENGLISH_SEQUENCES = {"phases", "stages", "steps"}
 _GERMAN_SEQUENCES = {"phasen", "stadien", "stufen", "schritte"}
 _YEAR = r"\d{3,4}(?:\s*(?:–|-|bis|to)\s*\d{2,4})?(?: (?:BC|AD|v\. Chr\.))?"
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Januar|Februar|"
-          r"März|Juni|Juli|Oktober|Dezember)")
+          r"März|Mai|Juni|Juli|Oktober|Dezember)")
 _YEAR_RE = re.compile(rf"^(?:um |c\. )?{_YEAR}$")
 _MONTH_RE = re.compile(rf"^{_MONTH} {_YEAR}$")
 _DAY_RE = re.compile(rf"^(?:\d{{1,2}}\.? {_MONTH},? {_YEAR}|{_MONTH} \d{{1,2}}, {_YEAR})$")
