@@ -512,6 +512,7 @@ ab an auf aus bei dar durch ein fest fort her herab heran herauf heraus herein h
 hinaus hinein hinzu los mit nach vor voran voraus vorbei weg weiter wieder zu zurück zusammen
 """.split())
 _CLAUSE_END = re.compile(r"[,;:.!?–—]")
+_LETTER_RUN = re.compile(r"[^\W\d_]+")  # a word of letters, as written
 
 
 _PERSON_ENDING = re.compile(r"(?:e|st|t|en|et)$")
@@ -524,7 +525,7 @@ def _separable_verbs(text: str) -> dict[str, tuple[str, str]]:
     stopword and is written in lower case (or opens the question: "Stellt ...?")."""
     found: dict[str, tuple[str, str]] = {}
     for clause in _CLAUSE_END.split(text):
-        said = re.findall(r"[^\W\d_]+", clause)
+        said = _LETTER_RUN.findall(clause)
         particles: list[str] = []
         while said and said[-1].casefold() in _SEPARABLE_PARTICLES and len(particles) < 2:
             particles.insert(0, said.pop().casefold())
@@ -541,7 +542,7 @@ def _separable_verbs(text: str) -> dict[str, tuple[str, str]]:
 
 def _written_words(text: str) -> Iterator[tuple[str, bool]]:
     """Each word of ``text`` as written, and whether it opens a sentence (where a capital says nothing)."""
-    for found in re.finditer(r"[^\W\d_]+", text):
+    for found in _LETTER_RUN.finditer(text):
         yield found.group(), _SENTENCE_START.search(text, 0, found.start()) is not None
 
 
