@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -9,6 +10,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from collections.abc import Callable, Iterable
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
@@ -16,7 +18,45 @@ SHARED_EVAL = Path(os.environ.get("COGNIVAULT_SHARED_EVAL", REPO.parent / "share
 HELP_VAULT = SHARED_EVAL / "help-vault"
 MORE_VAULT = SHARED_EVAL / "help-vault-more"
 QUESTIONS = SHARED_EVAL / "questions-dev.jsonl"
+NUGGETS = SHARED_EVAL / "answers-dev.jsonl"
+UNANSWERABLE = SHARED_EVAL / "questions-unanswerable.jsonl"
+STUDENT = SHARED_EVAL / "student-vault"
+STUDENT_VAULT = STUDENT / "vault"
+STUDENT_QUESTIONS = STUDENT / "questions.jsonl"  # graded notes and nuggets in one file
+STUDENT_UNANSWERABLE = STUDENT / "unanswerable.jsonl"
+STUDENT_CARDS = STUDENT / "reference-cards.jsonl"
+HALVES = ("tune", "check")
 WORK = Path(os.environ.get("COGNIVAULT_BENCH_DIR", "/tmp/cognivault-bench"))
+
+
+def dev_halves(keys: Iterable[str], group_of: Callable[[str], str] = lambda key: "") -> dict[str, str]:
+    """Each key's half of a dev set: ``tune`` (choose rules and thresholds on it) or ``check`` (report only).
+
+    Within each group (a question's language and kind, a card's note) the keys are ordered by a hash of the
+    key and dealt out alternately, so both halves get each group in equal share (within one) and a key's half never
+    depends on which other keys the set holds beyond its group. The same split serves every bench: a rule
+    chosen on ``tune`` and reported on ``check`` is how a figure is trusted to hold on unseen data.
+    """
+    groups: dict[str, list[str]] = {}
+    for key in keys:
+        groups.setdefault(group_of(key), []).append(key)
+    halves, dealt = {}, 0
+    for group in sorted(groups):  # dealing goes on across groups, so an odd group's extra key alternates halves
+        for key in sorted(groups[group], key=lambda key: hashlib.sha256(key.encode("utf-8")).hexdigest()):
+            halves[key] = HALVES[dealt % 2]
+            dealt += 1
+    return halves
+
+
+def question_halves(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """Question id -> half, balanced by language and kind (answerable and unanswerable sets alike)."""
+    group = {str(row["id"]): f'{row.get("lang", "")}/{row.get("kind", "")}' for row in rows}
+    return dev_halves(group, group.__getitem__)
+
+
+def note_halves(notes: Iterable[str]) -> dict[str, str]:
+    """Vault-relative note path -> half, for study-note benches: a note tuned on is never checked on."""
+    return dev_halves(sorted(set(notes)))
 
 
 def isolate_cache(name: str, fresh: bool) -> Path:

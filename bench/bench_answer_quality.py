@@ -52,10 +52,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from _common import HELP_VAULT, QUESTIONS, SHARED_EVAL, emit, isolate_cache
+from _common import HELP_VAULT, NUGGETS, QUESTIONS, UNANSWERABLE, emit, isolate_cache
 
-NUGGETS = SHARED_EVAL / "answers-dev.jsonl"
-UNANSWERABLE = SHARED_EVAL / "questions-unanswerable.jsonl"
 ANSWER_GRID = [round(0.4 + 0.025 * step, 3) for step in range(25)]  # answer_share thresholds 0.4 .. 1.0
 LEAD_GRID = [round(0.05 * step, 2) for step in range(21)]  # lead_share thresholds 0.0 .. 1.0
 LABELS = ("high", "medium", "low")
