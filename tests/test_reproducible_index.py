@@ -16,7 +16,6 @@ search, must be identical. Unit tests pin the tie keys of each ranking.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 import signal
@@ -29,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cognivault.config import Settings
+from answer_support import vault_settings
 from cognivault.engine import Engine
 from cognivault.index.dense import DenseIndex
 from cognivault.index.store import CATALOG_FILE
@@ -107,31 +106,6 @@ def write_notes(vault: Path, notes: dict[str, str]) -> None:
             path.write_text(text, "utf-8")
 
 
-@pytest.fixture(scope="module")
-def embedded_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The embedded model, extracted and converted once (``$COGNIVAULT_MODEL_CACHE`` when set)."""
-    missing = [m for m in ("onnxruntime", "tokenizers", "all_minilm_l6_v2") if importlib.util.find_spec(m) is None]
-    if missing:
-        pytest.skip(f"the embedded extra is not installed (missing {missing})")
-    from cognivault.models.base import ModelUnavailable
-    from cognivault.models.embedded import MODEL_CACHE_ENV, EmbeddedProvider
-
-    configured = os.environ.get(MODEL_CACHE_ENV, "").strip()
-    cache = Path(configured) if configured else tmp_path_factory.mktemp("model-cache")
-    try:
-        EmbeddedProvider(cache_dir=cache, threads=2).embed_documents(["warm up"])
-    except ModelUnavailable as exc:
-        pytest.skip(f"the embedded model cannot be prepared here: {exc}")
-    return cache
-
-
-def _settings(index_dir: Path) -> Settings:
-    settings = Settings()
-    settings.index.index_dir = str(index_dir)
-    settings.embedding.provider = "embedded"
-    return settings
-
-
 def _stored_vectors(index_dir: Path) -> dict[str, bytes]:
     with sqlite3.connect(f"file:{index_dir / CATALOG_FILE}?mode=ro", uri=True) as db:
         return dict(db.execute("SELECT content_hash, vector FROM embeddings"))
@@ -182,13 +156,13 @@ def test_clean_incremental_and_resumed_builds_rank_identically(
     notes = final_notes()
 
     write_notes(tmp_path / "clean", notes)
-    with Engine(tmp_path / "clean", _settings(tmp_path / "clean-index")) as clean:
+    with Engine(tmp_path / "clean", vault_settings(tmp_path / "clean-index")) as clean:
         clean.index()
         chunks = clean.store.catalog.chunk_count()
         expected = _rankings(clean)
 
     write_notes(tmp_path / "incremental", earlier_notes())
-    with Engine(tmp_path / "incremental", _settings(tmp_path / "incremental-index")) as incremental:
+    with Engine(tmp_path / "incremental", vault_settings(tmp_path / "incremental-index")) as incremental:
         incremental.index()
         write_notes(tmp_path / "incremental", notes)
         incremental.index()
@@ -197,7 +171,7 @@ def test_clean_incremental_and_resumed_builds_rank_identically(
 
     write_notes(tmp_path / "resumed", notes)
     stored_at_kill = _kill_mid_index(tmp_path / "resumed", tmp_path / "resumed-index", embedded_model_cache)
-    with Engine(tmp_path / "resumed", _settings(tmp_path / "resumed-index")) as resumed:
+    with Engine(tmp_path / "resumed", vault_settings(tmp_path / "resumed-index")) as resumed:
         resumed.index()
         assert resumed.store.catalog.chunk_count() == chunks
         resumed_rankings = _rankings(resumed)
@@ -232,7 +206,7 @@ def test_dense_ties_rank_by_chunk_id_not_by_storage_order() -> None:
 def test_keyword_ties_rank_by_path_whatever_the_order_files_were_indexed_in(tmp_path: Path) -> None:
     same = "# Glossary\n\nA hash table maps keys to values through a hash function.\n"
     write_notes(tmp_path / "vault", {"c/Glossary.md": same, "Other.md": "# Other\n\nOnly about chairs.\n"})
-    settings = _settings(tmp_path / "index")
+    settings = vault_settings(tmp_path / "index")
     with Engine(tmp_path / "vault", settings, embedder=None) as engine:
         engine.index()
         write_notes(tmp_path / "vault", {"c/Glossary.md": same, "a/Glossary.md": same, "b/Glossary.md": same,
