@@ -46,7 +46,7 @@ def _count(index_dir: Path) -> int:
     try:
         with sqlite3.connect(f"file:{index_dir / 'catalog.sqlite3'}?mode=ro", uri=True, timeout=5) as db:
             return int(db.execute("SELECT count(*) FROM embeddings").fetchone()[0])
-    except sqlite3.OperationalError:
+    except sqlite3.DatabaseError:  # not created yet, or its tables not yet
         return 0
 
 

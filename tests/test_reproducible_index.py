@@ -115,7 +115,7 @@ def _vector_count(index_dir: Path) -> int:
     try:
         with sqlite3.connect(f"file:{index_dir / CATALOG_FILE}?mode=ro", uri=True, timeout=5) as db:
             return int(db.execute("SELECT count(*) FROM embeddings").fetchone()[0])
-    except sqlite3.OperationalError:  # not created yet, or its tables not yet
+    except sqlite3.DatabaseError:  # not created yet, or its tables not yet
         return 0
 
 
