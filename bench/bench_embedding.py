@@ -19,10 +19,16 @@ processes on the machine hits all of them alike:
 - ``reference_windowed``: sentence-transformers run on ``ours``' exact windows
   and averaged the same way (the accuracy reference for long chunks).
 
+- ``ours_r2`` (with ``--recipe-r2``): ``ours`` with recipe r2's graph instead, the
+  attention output and FFN down-projections on 8-bit ``MatMulNBits`` (int8 dot
+  products where the CPU has VNNI) rather than fp32, everything else alike.
+
 ``cosine_vs_reference`` compares ``ours_truncated`` with ``reference`` (identical
 token inputs); ``cosine_windowed`` compares ``ours`` with ``reference_windowed``.
+``cpu`` names the processor and the instruction sets the int8 kernels can use
+(figures from two CPUs are not comparable without it).
 
-Usage: ``python bench/bench_embedding.py [--limit N] [--rounds R] [--threads 2]``
+Usage: ``python bench/bench_embedding.py [--limit N] [--rounds R] [--threads 2] [--recipe-r2]``
 """
 
 from __future__ import annotations
@@ -30,12 +36,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import random
 import re
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "server"))
@@ -83,6 +91,70 @@ def load_chunks(vault: Path, chunk_chars: int) -> tuple[list[str], str]:
     return chunks, how
 
 
+# Instruction sets that decide which int8 / fp32 kernels ONNX Runtime and torch pick.
+INSTRUCTION_SETS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
+                    "avx_vnni", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_int8", "amx_bf16")
+
+
+def cpu_description() -> dict[str, Any]:
+    """The processor's name, its logical CPUs and which of :data:`INSTRUCTION_SETS` it has (Linux)."""
+    name, flags = platform.processor() or platform.machine(), set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text("utf-8", errors="replace").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                name = value.strip()
+            elif key.strip() == "flags":
+                flags = set(value.split())
+    except OSError:
+        pass
+    return {"model": name, "logical_cpus": os.cpu_count(),
+            "instruction_sets": [flag for flag in INSTRUCTION_SETS if flag in flags]}
+
+
+def recipe_r2_graph(int8_model: Path, target: Path, block_size: int = 128) -> Path:
+    """Recipe r2 from the int8 graph: every remaining fp32 MatMul with a constant 2-D weight (attention
+    output, FFN down) becomes an 8-bit symmetric ``MatMulNBits`` (blocks of ``block_size`` along K,
+    ``accuracy_level=4``: int8 compute with an activation scale per row and block)."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(int8_model))
+    graph = model.graph
+    initializers = {tensor.name: tensor for tensor in graph.initializer}
+    nodes = []
+    for node in graph.node:
+        weight = initializers.get(node.input[1]) if node.op_type == "MatMul" and len(node.input) == 2 else None
+        array = numpy_helper.to_array(weight) if weight is not None else None
+        if array is None or array.ndim != 2 or array.dtype != np.float32:
+            nodes.append(node)
+            continue
+        k, n = array.shape
+        blocks = -(-k // block_size)
+        padded = np.zeros((blocks * block_size, n), dtype=np.float32)
+        padded[:k] = array
+        per_block = padded.T.reshape(n, blocks, block_size)
+        peak = np.take_along_axis(per_block, np.abs(per_block).argmax(axis=-1)[..., None], axis=-1)[..., 0]
+        scales = (peak / -128.0).astype(np.float32)
+        safe = np.where(scales == 0, np.float32(1.0), scales)
+        packed = np.clip(np.rint(per_block / safe[..., None]) + 128, 0, 255).astype(np.uint8)
+        base = node.input[1]
+        graph.initializer.extend([numpy_helper.from_array(packed, f"{base}_q8"),
+                                  numpy_helper.from_array(scales, f"{base}_q8_scales")])
+        nodes.append(helper.make_node("MatMulNBits", [node.input[0], f"{base}_q8", f"{base}_q8_scales"],
+                                      list(node.output), name=f"{node.name}_Q8", domain="com.microsoft",
+                                      K=k, N=n, bits=8, block_size=block_size, accuracy_level=4))
+    del graph.node[:]
+    graph.node.extend(nodes)
+    used = {name for node in graph.node for name in node.input}
+    kept = [tensor for tensor in graph.initializer if tensor.name in used]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    onnx.save(model, str(target))
+    return target
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", type=Path, default=DEFAULT_VAULT)
@@ -92,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk-chars", type=int, default=1000)
     parser.add_argument("--precision", default="int8", choices=["int8", "fp32"])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--recipe-r2", action="store_true", help="also run recipe r2's graph (ours_r2)")
     args = parser.parse_args(argv)
 
     if not args.vault.is_dir():
@@ -158,6 +231,16 @@ def main(argv: list[str] | None = None) -> int:
         "reference": reference, "ours": ours, "ours_truncated": ours_truncated,
         "reference_windowed": reference_windowed,
     }
+    if args.recipe_r2 and args.precision == "int8":
+        import tempfile
+
+        assert provider.onnx_path is not None
+        r2 = EmbeddedProvider(threads=args.threads, precision=args.precision)
+        r2.embed_query("warm up")
+        with tempfile.TemporaryDirectory() as scratch:
+            r2._session = r2._new_session(recipe_r2_graph(provider.onnx_path, Path(scratch) / "r2.onnx"))  # noqa: SLF001
+        r2.embed_query("warm up")
+        contenders["ours_r2"] = r2.embed_documents
     rounds = max(1, min(args.rounds, len(texts)))
     slices = [list(range(r, len(texts), rounds)) for r in range(rounds)]
     seconds = dict.fromkeys(contenders, 0.0)
@@ -184,6 +267,12 @@ def main(argv: list[str] | None = None) -> int:
 
     n = len(texts)
     rate = {name: n / seconds[name] for name in contenders}
+    r2_figures = {} if "ours_r2" not in contenders else {
+        "ours_r2_chunks_per_s": round(rate["ours_r2"], 2),
+        "r2_vs_ours": round(rate["ours_r2"] / rate["ours"], 3),
+        "cosine_r2_windowed": {**cosine("ours_r2", "reference_windowed"),
+                               "compares": "ours_r2 vs sentence-transformers on the same windows"},
+    }
     vs_ref = cosine("ours_truncated", "reference")
     windowed = cosine("ours", "reference_windowed")
     report = {
@@ -193,10 +282,12 @@ def main(argv: list[str] | None = None) -> int:
             + ("dynamic int8 (per-channel weights) for Attention + FFN-up, fp32 for FFN-down + attention "
                "output and for windows <= "
                f"{provider.short_window_tokens} tokens; " if args.precision == "int8" else "fp32; ")
-            + "tokenizers directly, windows sorted by length, batches by a token budget of "
-            + f"{provider.token_budget}; long chunks: overlapping {max_len}-token windows averaged"
+            + "tokenizers directly, each window run on its own (no padding, no neighbours); "
+            + f"long chunks: overlapping {max_len}-token windows averaged"
         ),
         "model_id": provider.model_id,
+        "cpu": cpu_description(),
+        "load_average": [round(value, 1) for value in os.getloadavg()],
         "threads": args.threads,
         "rounds": rounds,
         "n_chunks": n,
@@ -221,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
                             "compares": "ours vs sentence-transformers on the same windows, same averaging"},
         "cosine_ours_vs_reference_fitting_chunks": cosine("ours", "reference", fits),
         "cosine_ours_vs_truncated_reference_long_chunks": cosine("ours", "reference", ~fits),
+        **r2_figures,
         "target": {
             "speedup_2x": rate["ours"] / rate["reference"] >= 2.0,
             "every_vector_cosine_0_99": min(vs_ref["min"], windowed["min"]) >= 0.99,

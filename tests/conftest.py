@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import os
 import shutil
@@ -134,3 +135,22 @@ def help_vault() -> Path:
     if not HELP_VAULT.is_dir():
         pytest.skip(f"shared eval vault not found at {HELP_VAULT}")
     return HELP_VAULT
+
+
+@pytest.fixture(scope="session")
+def embedded_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The embedded model's cache folder, extracted and converted once per session (``$COGNIVAULT_MODEL_CACHE``
+    when set, as a user's cache would be); skips without the embedded extra."""
+    missing = [m for m in ("onnxruntime", "tokenizers", "all_minilm_l6_v2") if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"the embedded extra is not installed (missing {missing})")
+    from cognivault.models.base import ModelUnavailable
+    from cognivault.models.embedded import MODEL_CACHE_ENV, EmbeddedProvider
+
+    configured = os.environ.get(MODEL_CACHE_ENV, "").strip()
+    cache = Path(configured) if configured else tmp_path_factory.mktemp("model-cache")
+    try:
+        EmbeddedProvider(cache_dir=cache, threads=2).embed_documents(["warm up"])
+    except ModelUnavailable as exc:
+        pytest.skip(f"the embedded model cannot be prepared here: {exc}")
+    return cache

@@ -19,7 +19,6 @@ be loopback. The audits must report zero non-loopback peers and listeners.
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import json
 import os
 import shutil
@@ -75,24 +74,6 @@ def _record(event, args):
 if _LOG:
     sys.addaudithook(_record)
 '''
-
-
-@pytest.fixture(scope="session")
-def embedded_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The embedded model, extracted and converted once, outside the namespace (as a user's cache would be)."""
-    missing = [m for m in ("onnxruntime", "tokenizers", "all_minilm_l6_v2") if importlib.util.find_spec(m) is None]
-    if missing:
-        pytest.skip(f"the embedded extra is not installed (missing {missing})")
-    from cognivault.models.base import ModelUnavailable
-    from cognivault.models.embedded import MODEL_CACHE_ENV, EmbeddedProvider
-
-    configured = os.environ.get(MODEL_CACHE_ENV, "").strip()
-    cache = Path(configured) if configured else tmp_path_factory.mktemp("model-cache")
-    try:
-        EmbeddedProvider(cache_dir=cache, threads=2).embed_documents(["warm up"])
-    except ModelUnavailable as exc:
-        pytest.skip(f"the embedded model cannot be prepared here: {exc}")
-    return cache
 
 
 @pytest.fixture

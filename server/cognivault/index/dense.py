@@ -3,7 +3,8 @@
 ``IndexIDMap2(IndexFlatIP)``: exact cosine search with ids derived from chunk
 ids, so deleting a file's chunks removes exactly their vectors. The file is
 saved atomically with a stamp naming the embedding model; vectors of two
-models never share an index. The catalog's embedding cache is the truth:
+models never share an index. Equal scores rank by chunk id, never by where a
+vector happens to be stored, so every build of the same files ranks alike. The catalog's embedding cache is the truth:
 ``reconcile`` adds what the catalog has and the index lacks, and drops what
 the catalog no longer has.
 """
@@ -169,13 +170,23 @@ class DenseIndex:
                 return []
             selector = faiss.IDSelectorBatch(np.array([faiss_id(c) for c in allowed], dtype=np.int64))
             params = faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]  # SWIG: keywords set fields
-        scores, ids = self.index.search(query, min(k, len(self)), params=params)
+        # Equal scores come back in storage order, which differs between a clean, an incremental and a
+        # resumed build: ask for one more than wanted, and more while the last one ties with the k-th,
+        # so every tie at the cut is seen and broken by chunk id (a hash of path and anchor).
+        want = min(k, len(self))
+        fetch = min(want + 1, len(self))
+        while True:
+            scores, ids = self.index.search(query, fetch, params=params)
+            if fetch >= len(self) or ids[0][-1] < 0 or scores[0][-1] < scores[0][want - 1]:
+                break
+            fetch = min(fetch * 2, len(self))
         hits = []
         for score, value in zip(scores[0].tolist(), ids[0].tolist(), strict=True):
             chunk_id = self.chunk_of.get(value)
             if value >= 0 and chunk_id is not None:
                 hits.append(DenseHit(chunk_id, float(score)))
-        return hits
+        hits.sort(key=lambda hit: (-hit.score, hit.chunk_id))
+        return hits[:want]
 
     def vectors_of(self, chunk_ids: Iterable[str]) -> np.ndarray:
         """Stored vectors of the given chunks (those present), one row each."""

@@ -447,7 +447,9 @@ class LexicalIndex:
     def _after_change(self) -> None:
         self._version += 1
         self._live_cache = None
-        self.main_languages = [lang for lang, n in self._lang_counts.most_common(4) if lang and n > 0][:3]
+        # Equal counts by name, not by which language's rows came first.
+        counted = sorted(self._lang_counts.items(), key=lambda item: (-item[1], item[0] or ""))
+        self.main_languages = [lang for lang, n in counted[:4] if lang and n > 0][:3]
 
     def update_paths(self, catalog: Catalog, paths: Iterable[str]) -> int:
         """Bring the chunks of ``paths`` up to date with the catalog (the cheap path after an edit).
@@ -672,6 +674,10 @@ class LexicalIndex:
                 scores = np.where(mask, scores, 0.0)
             k = min(k, len(scores))
             top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
-            top = top[np.argsort(-scores[top], kind="stable")]
-            return [LexicalHit(self._row_ids[row], self._row_paths[row], float(scores[row]))
-                    for row in top.tolist() if scores[row] > 0]
+            top = top[scores[top] > 0]
+            if k < len(scores) and len(top):  # every row tied with the k-th: the sort below picks among them
+                top = np.flatnonzero(scores >= scores[top].min())
+            # Equal scores rank by path, then chunk id: row numbers follow the order files were
+            # indexed in, which differs between a clean, an incremental and a resumed build.
+            rows = sorted(top.tolist(), key=lambda row: (-scores[row], self._row_paths[row], self._row_ids[row]))
+            return [LexicalHit(self._row_ids[row], self._row_paths[row], float(scores[row])) for row in rows[:k]]

@@ -14,16 +14,16 @@ Where the model comes from
     its directory in a millisecond): other weights, another folder.
     Nothing is ever written into site-packages.
 
-How it runs (recipe r3, chosen with ``bench/bench_embedding.py`` on 2 shared cores)
+How it runs (recipe r4, chosen with ``bench/bench_embedding.py`` on 2 shared cores)
     1. Build once, without torch, the ONNX graph from the weights
        (:mod:`cognivault.models.bert_onnx`: onnxruntime's fused BERT operators
        EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu),
        cached atomically in ``<model dir>/onnx/`` and keyed by recipe version;
-       this fp32 graph is kept as ``model-fp32-r3.onnx``. Building takes a few
+       this fp32 graph is kept as ``model-fp32-r4.onnx``. Building takes a few
        seconds and needs ``onnx`` and ``safetensors``.
     2. int8 (default ``precision="int8"``): the 6 fused Attention ops (their QKV
        projections) and the 6 FFN up-projections get dynamic int8 quantization
-       with per-channel weight scales (one activation scale per batch tensor);
+       with per-channel weight scales (one activation scale per window);
        the FFN down-projections, whose inputs carry large outlier activations,
        and the attention output projections stay fp32. On 400 help-vault
        chunks (600 windows, one thread, graphs alternated batch by batch, load
@@ -42,20 +42,32 @@ How it runs (recipe r3, chosen with ``bench/bench_embedding.py`` on 2 shared cor
        ``short_window_tokens`` (64) tokens, i.e. queries and headings, run on
        the fp32 graph instead: they are cheap, and per-tensor activation
        scales are least accurate on them. ``precision="fp32"`` uses the fp32
-       graph for everything.
+       graph for everything. On a CPU with AVX-512 VNNI and AVX-VNNI, where
+       r2's ``MatMulNBits`` gets int8 dot products, r2 was still no faster:
+       0.95x of this recipe's speed, and further from sentence-transformers
+       (min cosine 0.9934 against 0.9947; ``bench/bench_embedding.py
+       --recipe-r2``, 200 help-vault chunks, each window alone, load ~19), so
+       one recipe serves every CPU and none is chosen by instruction set.
     3. Tokenize with the ``tokenizers`` library directly (the model's own
-       tokenizer.json, lower-casing as configured), sort windows by length and
-       batch them by a token budget (8192, less when that leaves a thread
-       without a batch) so almost no padding is computed (400 help-vault
-       chunks: 3% padded tokens). Budgets from 2048 to 16384 ran within 5% of
-       each other (1024: 15% slower; alternated, load ~11), so 8192 stays.
-    4. Mean pooling over the attention mask, then L2 normalization, exactly as
+       tokenizer.json, lower-casing as configured) and run every window on its
+       own, a batch of one row with no padding (recipe r4; r3 batched windows
+       by a token budget). A window's activation scales then come from that
+       window alone, so a chunk's vector depends only on its text and the
+       model, never on which texts it was embedded with: a clean, an
+       incremental and a resumed index hold the same vectors. It was also
+       faster (a row of 256 tokens keeps the GEMMs busy, and the cache holds
+       one window's activations): 160 help-vault chunks, 2 threads,
+       alternated, 27.6 chunks/s against 18.3 for r3's batches; and closer to
+       sentence-transformers (200 chunks: min cosine 0.9947, mean 0.9976,
+       where r3's batches gave 0.9943, 0.9972).
+    4. Mean pooling over the window's tokens, then L2 normalization, exactly as
        the model's sentence-transformers config (1_Pooling: mean tokens,
        2_Normalize) prescribes.
-    5. Parallel by batch, not by operator: each ONNX Runtime run uses one
-       thread, and ``threads`` batches run at once on one shared session (a run
-       releases the GIL), so no operator waits for a second thread to be
-       scheduled and no thread spins waiting for work. On 2 shared cores at
+    5. Parallel by window, not by operator: each ONNX Runtime run uses one
+       thread, and ``threads`` windows run at once on one shared session (a run
+       releases the GIL; longest first, so the threads finish together), so no
+       operator waits for a second thread to be scheduled and no thread spins
+       waiting for work. On 2 shared cores at
        load 13-20: 60 help-vault chunks took 12% less CPU (8.9 s against
        10.2 s) in the same wall time as splitting every operator over 2 threads.
     Measured on the help vault (2,014 chunks): every vector within cosine 0.99
@@ -70,9 +82,6 @@ Long texts are never silently truncated
     token counts, and the mean is normalized again. Texts that fit in one window
     get exactly the sentence-transformers vector (up to int8 rounding).
 
-Note: the dynamically quantized ops derive their activation scale from the whole
-batch, so a long text can get a vector that differs in the 4th decimal when
-batched with different neighbours. Same input list, same output.
 """
 
 from __future__ import annotations
@@ -105,7 +114,7 @@ from cognivault.models.base import ModelUnavailable
 log = logging.getLogger(__name__)
 
 INSTALL_HINT = install_hint("embedded")
-RECIPE_VERSION = 3
+RECIPE_VERSION = 4  # r4: r3's graph, each window run on its own (vectors differ from r3's batches)
 MODEL_CACHE_ENV = "COGNIVAULT_MODEL_CACHE"
 THREADS_ENV = "COGNIVAULT_EMBED_THREADS"
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -438,8 +447,6 @@ class EmbeddedProvider:
         cache_dir: Path | str | None = None,
         precision: str = "int8",
         threads: int | None = None,
-        token_budget: int = 8192,
-        max_batch_rows: int = 256,
         window_overlap: int = 32,
         short_window_tokens: int = 64,
     ) -> None:
@@ -455,8 +462,6 @@ class EmbeddedProvider:
         self.precision = precision
         self.cache_root = Path(cache_dir) if cache_dir is not None else model_cache_root()
         self.threads = threads or default_threads()
-        self.token_budget = max(256, int(token_budget))
-        self.max_batch_rows = max(1, int(max_batch_rows))
         self.window_overlap = max(0, int(window_overlap))
         self.short_window_tokens = max(0, int(short_window_tokens))
         self._lock = threading.RLock()
@@ -497,7 +502,8 @@ class EmbeddedProvider:
         config = self._load()
         if not texts:
             return np.zeros((0, config.hidden_size), dtype=np.float32)
-        return self._encode(texts, config)
+        windows, owners, weights = self.token_windows(texts)
+        return combine_windows(self.embed_token_windows(windows), owners, weights, len(texts))
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_documents([text])[0]
@@ -553,7 +559,6 @@ class EmbeddedProvider:
         if cls_id is None or sep_id is None:
             raise ModelUnavailable(f"{model_dir}: tokenizer has no [CLS]/[SEP] tokens")
         self._cls_id, self._sep_id = cls_id, sep_id
-        self._pad_id = tokenizer.token_to_id("[PAD]") or 0
         self._tokenizer = tokenizer
         self._session = session
         self._input_names = {item.name for item in session.get_inputs()}
@@ -607,78 +612,49 @@ class EmbeddedProvider:
                 weights.append(max(1, end - start))
         return windows, np.asarray(owners, dtype=np.int64), np.asarray(weights, dtype=np.float32)
 
-    def _batches(self, lengths: list[int]) -> list[list[int]]:
-        order = sorted(range(len(lengths)), key=lengths.__getitem__)
-        # Small enough that every thread gets a batch, never over the configured budget.
-        budget = min(self.token_budget, max(256, math.ceil(sum(lengths) / self.threads)))
-        batches: list[list[int]] = []
-        current: list[int] = []
-        for index in order:  # ascending length: the newest row sets the padded width
-            if current and ((len(current) + 1) * lengths[index] > budget
-                            or len(current) >= self.max_batch_rows):
-                batches.append(current)
-                current = []
-            current.append(index)
-        if current:
-            batches.append(current)
-        return batches
-
     def embed_token_windows(self, windows: Sequence[Sequence[int]]) -> np.ndarray:
-        """Pooled, L2-normalized vectors of ready token windows (each already has [CLS] ... [SEP])."""
+        """Pooled, L2-normalized vectors of ready token windows (each already has [CLS] ... [SEP]).
+
+        Each window is run on its own (module docstring, step 3): its vector depends on its tokens only.
+        """
         config = self._load()
         lengths = [len(window) for window in windows]
         if any(length > config.max_seq_length for length in lengths):
             raise ValueError(f"a window is longer than {config.max_seq_length} tokens")
         pooled = np.empty((len(windows), config.hidden_size), dtype=np.float32)
-        short = [i for i, length in enumerate(lengths) if length <= self.short_window_tokens]
-        if short and self.precision == "int8":
-            long_ones = [i for i, length in enumerate(lengths) if length > self.short_window_tokens]
-            plan = [(self._session_for_short(), [short[i] for i in b])
-                    for b in self._batches([lengths[i] for i in short])]
-            plan += [(self._session, [long_ones[i] for i in b])
-                     for b in self._batches([lengths[i] for i in long_ones])]
-        else:
-            plan = [(self._session, batch) for batch in self._batches(lengths)]
+        short_session = self._session_for_short() if self.precision == "int8" and any(
+            length <= self.short_window_tokens for length in lengths) else self._session
 
-        def run(session: Any, batch: list[int]) -> None:
-            width = max(lengths[index] for index in batch)
-            ids = np.full((len(batch), width), self._pad_id, dtype=np.int64)
-            mask = np.zeros((len(batch), width), dtype=np.int64)
-            for row, index in enumerate(batch):
-                ids[row, : lengths[index]] = windows[index]
-                mask[row, : lengths[index]] = 1
-            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            hidden = session.run(None, {k: v for k, v in feed.items() if k in self._input_names})[0]
-            if config.pooling == "cls":
-                vectors = hidden[:, 0, :]
-            else:
-                weights_mask = mask[..., None].astype(np.float32)
-                vectors = (hidden * weights_mask).sum(axis=1) / np.maximum(weights_mask.sum(axis=1), 1e-9)
-            pooled[batch] = vectors  # batches are disjoint rows
+        def run(index: int) -> None:
+            session = short_session if lengths[index] <= self.short_window_tokens else self._session
+            ids = np.asarray([windows[index]], dtype=np.int64)
+            feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+            hidden = session.run(None, {k: v for k, v in feed.items() if k in self._input_names})[0][0]
+            pooled[index] = hidden[0] if config.pooling == "cls" else hidden.mean(axis=0)
 
-        if self.threads > 1 and len(plan) > 1:
-            with ThreadPoolExecutor(max_workers=min(self.threads, len(plan)),
+        longest_first = sorted(range(len(windows)), key=lambda index: -lengths[index])  # threads end together
+        if self.threads > 1 and len(windows) > 1:
+            with ThreadPoolExecutor(max_workers=min(self.threads, len(windows)),
                                     thread_name_prefix="cognivault-embed") as pool:
-                for done in [pool.submit(run, session, batch) for session, batch in plan]:
-                    done.result()
+                for _ in pool.map(run, longest_first):
+                    pass
         else:
-            for session, batch in plan:
-                run(session, batch)
+            for index in longest_first:
+                run(index)
         return _l2_normalize(pooled)
-
-    def _encode(self, texts: list[str], config: StModelConfig) -> np.ndarray:
-        windows, owners, weights = self.token_windows(texts)
-        pooled = self.embed_token_windows(windows)
-        if len(windows) == len(texts):  # nothing was split: owners == arange
-            return pooled
-        return combine_windows(pooled, owners, weights, len(texts))
 
 
 def combine_windows(pooled: np.ndarray, owners: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
-    """Token-count-weighted mean of each text's normalized window vectors, normalized again."""
+    """Token-count-weighted mean of each text's normalized window vectors, normalized again; a text of
+    one window keeps that window's vector, whether or not other texts of the call were split."""
+    if len(owners) == count:  # nothing was split: owners == arange
+        return pooled
     combined = np.zeros((count, pooled.shape[1]), dtype=np.float32)
     np.add.at(combined, owners, pooled * weights[:, None])
-    return _l2_normalize(combined)
+    combined = _l2_normalize(combined)
+    alone = np.flatnonzero(np.bincount(owners, minlength=count) == 1)
+    combined[alone] = pooled[np.searchsorted(owners, alone)]  # owners ascend: a text's first window
+    return combined
 
 
 def _l2_normalize(matrix: np.ndarray) -> np.ndarray:
