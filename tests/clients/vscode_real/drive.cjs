@@ -257,15 +257,64 @@ async function main() {
           || doc.querySelectorAll(".cv-source").length === 0) {
           return null;
         }
+        const wikilink = answer.querySelector("a.cv-wikilink");
+        // KaTeX lays glyphs out with heights set through the CSSOM (the CSP drops style attributes):
+        // a fraction's layout box is taller than one line when they were applied.
+        const fraction = answer.querySelector(".katex-display .mfrac");
         return {
           answer: answer.innerText,
-          html: answer.innerHTML,
-          links: [...answer.querySelectorAll(".cv-source-link, .cv-cite")].map((a) => a.textContent),
+          html: answer.innerHTML.slice(0, 4000),
+          strong: [...answer.querySelectorAll("strong")].map((node) => node.textContent),
+          codeBlocks: [...answer.querySelectorAll("pre > code")].map((node) => node.textContent),
+          highlighted: answer.querySelectorAll("pre > code [class^=hljs-]").length,
+          katex: answer.querySelectorAll(".katex").length,
+          fractionHeight: fraction ? fraction.getBoundingClientRect().height : 0,
+          lineHeight: parseFloat(getComputedStyle(answer).fontSize),
+          katexFonts: [...doc.fonts].filter((font) => font.family.includes("KaTeX") && font.status === "loaded")
+            .map((font) => font.family),
+          wikilink: wikilink ? { text: wikilink.textContent, target: wikilink.dataset.target,
+            subpath: wikilink.dataset.subpath ?? null } : null,
+          chips: [...answer.querySelectorAll(".cv-chip")].map((chip) => chip.firstChild.textContent),
+          links: [...answer.querySelectorAll("a")].map((a) => a.textContent),
           sources: [...doc.querySelectorAll(".cv-source")].map((s) => s.innerText),
           error: doc.querySelector(".cv-error:not([hidden])")?.textContent || null,
           bodyText: doc.body.innerText,
         };
       });
+    });
+
+    await step("answer link", async () => {
+      // The reader clicks the answer's [[Photosynthesis#Light reactions|…]] link: the note opens at that heading.
+      const rect = await inWebview((doc) => {
+        const link = doc.querySelector(".cv-answer a.cv-wikilink");
+        if (!link) {
+          return null;
+        }
+        link.scrollIntoView({ block: "center" });
+        let frame = doc.defaultView.frameElement;
+        let { left: x, top: y, width, height } = link.getBoundingClientRect();
+        x += width / 2;
+        y += height / 2;
+        while (frame) {
+          const box = frame.getBoundingClientRect();
+          x += box.left;
+          y += box.top;
+          frame = frame.ownerDocument.defaultView.frameElement;
+        }
+        return { x, y, text: link.textContent, target: link.dataset.target, subpath: link.dataset.subpath };
+      });
+      await page.mouse.click(rect.x, rect.y);
+      const tab = await until((name) => {
+        const label = document.querySelector(".editor-group-container .tab.active[aria-label*='Photosynthesis.md']")
+          ?.getAttribute("aria-label");
+        return label && label.includes(name) ? label : null;
+      }, "Photosynthesis.md");
+      const heading = lineOf("Photosynthesis.md", `# ${rect.subpath}`);
+      const cursor = await until((line) => {
+        const text = [...document.querySelectorAll(".statusbar-item")].map((n) => n.textContent).find((t) => /Ln \d+, Col \d+/.test(t));
+        return text && text.includes(`Ln ${line},`) ? text : null;
+      }, heading.line);
+      return { clicked: rect, tab, cursor, headingLine: heading.line };
     });
 
     await step("generate", async () => {
