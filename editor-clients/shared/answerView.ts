@@ -41,6 +41,9 @@ const COMMENT_RE = new RegExp(String.raw`(\[\[[^[\]\n]+\]\]) ?(?=<!--cv:cite\b)$
 const PARTIAL_COMMENT_RE = /(?:\[\[[^[\]\n]*\]\] ?)?<(?:!(?:-(?:-(?:c(?:v(?::[^>]*)?)?)?)?)?)?$/;
 const WIKILINK_RE = /\[\[([^[\]|#\n]+)(?:#([^[\]|\n]+))?(?:\|([^[\]\n]+))?\]\]/g;
 const MARKER_RE = /\[(S\d+)\]/g;
+// Source markers after a formula's closing `$$` (`$$E = mc^2$$ [S1]`, as answers cite a formula): renderers
+// read a `$$` line that does not end in `$$` as a formula running on to the end of the answer.
+const MARKERS_AFTER_MATH_RE = /\$\$[ \t]*((?:\[S\d+\][ \t]*)+[.,;:]?)[ \t]*$/gm;
 // Where a `[S1]` in the rendered answer is text the reader sees, not code or math.
 const NOT_PROSE = "pre, code, .katex, a, .cv-chip";
 
@@ -57,12 +60,13 @@ export function citedSource(target: string, sources: readonly Source[]): Source 
 
 /**
  * The answer's text as Markdown to render: CogniVault comments dropped (a citation keeps its
- * `[[…]]` link). While `streaming`, an unfinished comment at the end is held back (it completes in
+ * `[[…]]` link), source markers after a formula's closing `$$` moved to the next line. While `streaming`, an unfinished comment at the end is held back (it completes in
  * a later chunk).
  */
 export function answerMarkdown(text: string, streaming = false): string {
   const visible = streaming ? text.replace(PARTIAL_COMMENT_RE, "") : text;
-  return visible.replace(COMMENT_RE, (_whole, link: string | undefined) => link ?? "");
+  return visible.replace(COMMENT_RE, (_whole, link: string | undefined) => link ?? "")
+    .replace(MARKERS_AFTER_MATH_RE, (_whole, markers: string) => `$$\n${markers.trim()}`);
 }
 
 /**

@@ -36,6 +36,12 @@ describe("answerMarkdown", () => {
       .toBe("Red light. [[Photosynthesis]]. [S1]"); // a comment that lost its -->
   });
 
+  it("keeps a formula on a line of its own a formula, with its marker after it", () => {
+    expect(answerMarkdown("**Energy**\n\n$$E = \\frac{hc}{\\lambda}$$ [S1]\n\nMore [S2]"))
+      .toBe("**Energy**\n\n$$E = \\frac{hc}{\\lambda}$$\n[S1]\n\nMore [S2]");
+    expect(answerMarkdown("$$\nb\n$$ [S1][S2].\nCosts $5 [S3]")).toBe("$$\nb\n$$\n[S1][S2].\nCosts $5 [S3]");
+  });
+
   it("holds back a comment still streaming in", () => {
     for (const cut of ["<", "<!", "<!-", "<!--c", "<!--cv:ci", "[[Cells]] <!--cv:cite id=01"]) {
       expect(answerMarkdown(`Text ${cut}`, true)).toBe("Text ");

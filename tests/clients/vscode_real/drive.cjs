@@ -284,37 +284,33 @@ async function main() {
     });
 
     await step("answer link", async () => {
-      // The reader clicks the answer's [[Photosynthesis#Light reactions|…]] link: the note opens at that heading.
-      const rect = await inWebview((doc) => {
-        const link = doc.querySelector(".cv-answer a.cv-wikilink");
-        if (!link) {
-          return null;
+      // The reader clicks the answer's [[Photosynthesis#Light reactions|…]] link (another note is open):
+      // Photosynthesis.md opens at that heading.
+      await openFile("Cells.md");
+      let link = null;
+      for (const frame of page.frames()) {
+        link = await frame.$(".cv-answer a.cv-wikilink").catch(() => null);
+        if (link) {
+          break;
         }
-        link.scrollIntoView({ block: "center" });
-        let frame = doc.defaultView.frameElement;
-        let { left: x, top: y, width, height } = link.getBoundingClientRect();
-        x += width / 2;
-        y += height / 2;
-        while (frame) {
-          const box = frame.getBoundingClientRect();
-          x += box.left;
-          y += box.top;
-          frame = frame.ownerDocument.defaultView.frameElement;
-        }
-        return { x, y, text: link.textContent, target: link.dataset.target, subpath: link.dataset.subpath };
-      });
-      await page.mouse.click(rect.x, rect.y);
-      const tab = await until((name) => {
-        const label = document.querySelector(".editor-group-container .tab.active[aria-label*='Photosynthesis.md']")
-          ?.getAttribute("aria-label");
-        return label && label.includes(name) ? label : null;
-      }, "Photosynthesis.md");
-      const heading = lineOf("Photosynthesis.md", `# ${rect.subpath}`);
+      }
+      const seen = link ? await link.evaluate((a) => ({ text: a.textContent, subpath: a.dataset.subpath }))
+        : await inWebview((doc) => {
+          const anchor = doc.querySelector(".cv-answer a.cv-wikilink");
+          anchor?.click(); // the webview's frame is not one puppeteer tracks: a DOM click
+          return anchor ? { text: anchor.textContent, subpath: anchor.dataset.subpath, domClick: true } : null;
+        });
+      if (link) {
+        await link.click();
+      }
+      const tab = await until(() => document.querySelector(".editor-group-container .tab.active[aria-label*='Photosynthesis.md']")
+        ?.getAttribute("aria-label") || null);
+      const heading = lineOf("Photosynthesis.md", `# ${seen.subpath}`);
       const cursor = await until((line) => {
         const text = [...document.querySelectorAll(".statusbar-item")].map((n) => n.textContent).find((t) => /Ln \d+, Col \d+/.test(t));
         return text && text.includes(`Ln ${line},`) ? text : null;
       }, heading.line);
-      return { clicked: rect, tab, cursor, headingLine: heading.line };
+      return { clicked: seen, tab, cursor, headingLine: heading.line };
     });
 
     await step("generate", async () => {
