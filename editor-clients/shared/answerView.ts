@@ -47,21 +47,10 @@ const MARKERS_AFTER_MATH_RE = /\$\$[ \t]*((?:\[S\d+\][ \t]*)+[.,;:]?)[ \t]*$/gm;
 // Where a `[S1]` in the rendered answer is text the reader sees, not code or math.
 const NOT_PROSE = "pre, code, .katex, a, .cv-chip";
 
-function noteKey(value: string): string {
-  return value.replace(/\\/g, "/").replace(/\.md$/i, "").toLowerCase();
-}
-
-/** The answer's source a citation's target names (by path, path tail or title). */
-export function citedSource(target: string, sources: readonly Source[]): Source | undefined {
-  const key = noteKey(target.trim());
-  return sources.find((s) => noteKey(s.path) === key) ?? sources.find((s) => noteKey(s.path).endsWith(`/${key}`))
-    ?? sources.find((s) => s.title.toLowerCase() === key);
-}
-
 /**
  * The answer's text as Markdown to render: CogniVault comments dropped (a citation keeps its
- * `[[…]]` link), source markers after a formula's closing `$$` moved to the next line. While `streaming`, an unfinished comment at the end is held back (it completes in
- * a later chunk).
+ * `[[…]]` link), source markers after a formula's closing `$$` moved to the next line. While
+ * `streaming`, an unfinished comment at the end is held back (it completes in a later chunk).
  */
 export function answerMarkdown(text: string, streaming = false): string {
   const visible = streaming ? text.replace(PARTIAL_COMMENT_RE, "") : text;

@@ -30,5 +30,5 @@ const katex = new URL("./node_modules/katex/dist/", import.meta.url);
 mkdirSync(new URL("./dist/webview/katex/", import.meta.url), { recursive: true });
 cpSync(new URL("katex.min.css", katex), new URL("./dist/webview/katex/katex.min.css", import.meta.url));
 cpSync(new URL("fonts/", katex), new URL("./dist/webview/katex/fonts/", import.meta.url), {
-  recursive: true, filter: (source) => !/\.(ttf|woff)$/.test(source), // woff2 is enough for Chromium
+  recursive: true, filter: (source) => !source.endsWith(".ttf"), // woff2, and woff should one fail to load
 });

@@ -205,7 +205,7 @@ def test_the_extension_in_a_real_vscode(code_server: dict[str, object]) -> None:
                                "subpath": "Light reactions"}, ask["wikilink"]
     assert any("def photon_energy" in code for code in ask["codeBlocks"]) and ask["highlighted"] > 0, ask
     assert ask["katex"] >= 1 and "KaTeX_Main" in ask["katexFonts"], ask  # the bundled fonts, under the strict CSP
-    assert ask["fractionHeight"] > 1.5 * ask["lineHeight"], ask  # KaTeX's layout applied: a fraction stands tall
+    assert ask["strutHeight"] > 1.5 * ask["fontSize"], ask  # KaTeX's layout applied: a fraction stands tall
     assert ask["chips"] and set(ask["chips"]) <= {"S1", "S2"}, ask["chips"]
     opened = steps["answer link"]["detail"]
     assert "Photosynthesis.md" in opened["tab"] and f"Ln {opened['headingLine']}," in opened["cursor"], opened

@@ -147,6 +147,8 @@ async function main() {
     page = await browser.newPage();
     page.setDefaultTimeout(TIMEOUT);
     page.on("pageerror", (error) => process.stderr.write(`page error: ${error.message}\n`));
+    page.on("requestfailed", (request) => process.stderr.write(
+      `request failed: ${request.url().slice(0, 200)} ${request.failure()?.errorText ?? ""}\n`));
 
     await step("workbench", async () => {
       await page.goto(`${config.url}/?folder=${encodeURIComponent(config.vault)}`, { waitUntil: "domcontentloaded" });
@@ -257,10 +259,15 @@ async function main() {
           || doc.querySelectorAll(".cv-source").length === 0) {
           return null;
         }
+        // The formula's font loads (or fails to) once it is laid out.
+        answer.getBoundingClientRect();
+        if (![...doc.fonts].some((font) => font.family.includes("KaTeX_Main") && /loaded|error/.test(font.status))) {
+          return null;
+        }
         const wikilink = answer.querySelector("a.cv-wikilink");
-        // KaTeX lays glyphs out with heights set through the CSSOM (the CSP drops style attributes):
-        // a fraction's layout box is taller than one line when they were applied.
-        const fraction = answer.querySelector(".katex-display .mfrac");
+        // KaTeX lays glyphs out with heights set through the CSSOM (the CSP drops style attributes): the strut
+        // that holds a fraction's height is empty, 0 px high, unless they were applied.
+        const struts = [...answer.querySelectorAll(".katex-display .strut")];
         return {
           answer: answer.innerText,
           html: answer.innerHTML.slice(0, 4000),
@@ -268,10 +275,12 @@ async function main() {
           codeBlocks: [...answer.querySelectorAll("pre > code")].map((node) => node.textContent),
           highlighted: answer.querySelectorAll("pre > code [class^=hljs-]").length,
           katex: answer.querySelectorAll(".katex").length,
-          fractionHeight: fraction ? fraction.getBoundingClientRect().height : 0,
-          lineHeight: parseFloat(getComputedStyle(answer).fontSize),
+          strutHeight: Math.max(0, ...struts.map((strut) => strut.getBoundingClientRect().height)),
+          fontSize: parseFloat(getComputedStyle(answer).fontSize),
           katexFonts: [...doc.fonts].filter((font) => font.family.includes("KaTeX") && font.status === "loaded")
-            .map((font) => font.family),
+            .map((font) => font.family.replace(/"/g, "")),
+          fontFaces: [...doc.fonts].filter((font) => font.family.includes("KaTeX") && font.status !== "unloaded")
+            .map((font) => `${font.family} ${font.style} ${font.weight}: ${font.status}`),
           wikilink: wikilink ? { text: wikilink.textContent, target: wikilink.dataset.target,
             subpath: wikilink.dataset.subpath ?? null } : null,
           chips: [...answer.querySelectorAll(".cv-chip")].map((chip) => chip.firstChild.textContent),
@@ -284,8 +293,9 @@ async function main() {
     });
 
     await step("answer link", async () => {
-      // The reader clicks the answer's [[Photosynthesis#Light reactions|…]] link (another note is open):
-      // Photosynthesis.md opens at that heading.
+      // The reader clicks the answer's [[Photosynthesis#Light reactions|…]] link while another note is open
+      // beside the chat: Photosynthesis.md opens at that heading.
+      await command("View: Focus First Editor Group");
       await openFile("Cells.md");
       let link = null;
       for (const frame of page.frames()) {
@@ -303,8 +313,8 @@ async function main() {
       if (link) {
         await link.click();
       }
-      const tab = await until(() => document.querySelector(".editor-group-container .tab.active[aria-label*='Photosynthesis.md']")
-        ?.getAttribute("aria-label") || null);
+      const tab = await until(() => document.querySelector(
+        ".editor-group-container.active .tab.active[aria-label*='Photosynthesis.md']")?.getAttribute("aria-label") || null);
       const heading = lineOf("Photosynthesis.md", `# ${seen.subpath}`);
       const cursor = await until((line) => {
         const text = [...document.querySelectorAll(".statusbar-item")].map((n) => n.textContent).find((t) => /Ln \d+, Col \d+/.test(t));

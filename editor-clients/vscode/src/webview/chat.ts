@@ -2,11 +2,11 @@
  * The chat panel's page script (bundled by esbuild into dist/webview/chat.js, loaded by nonce).
  * Turns are drawn by the shared answer view with the answer rendered as Markdown; source links
  * post "open" to the extension host (the note at the cited lines), `[[Note#Heading]]` links post
- * "openNote" (the note at that heading or block; a citation of one of the answer's sources opens
- * that source). While an answer streams, the log stays at its end if the reader was there.
+ * "openNote" (the note at that heading or block). While an answer streams, the log stays at its
+ * end if the reader was there.
  */
 
-import { type AnswerHost, citedSource, createTurn, renderTurn } from "../../../shared/answerView";
+import { type AnswerHost, createTurn, renderTurn } from "../../../shared/answerView";
 import { type AnswerState, applyEnvelope, newAnswer, type Source } from "../../../shared/companion";
 import type { HostMessage, WebviewMessage } from "../chatPanel";
 import { renderMarkdown } from "./markdown";
@@ -45,13 +45,7 @@ export function start(vscode: VsCodeApi, doc: Document = document): void {
       return;
     }
     event.preventDefault();
-    const target = anchor.dataset.target ?? "";
-    const subpath = anchor.dataset.subpath ?? "";
-    const turn = [...turns.values()].find((candidate) => candidate.root.contains(anchor));
-    const source = turn ? citedSource(target, turn.state.sources) : undefined;
-    vscode.postMessage(source && !subpath
-      ? { type: "open", path: source.path, lineStart: source.lineStart, lineEnd: source.lineEnd }
-      : { type: "openNote", target, subpath });
+    vscode.postMessage({ type: "openNote", target: anchor.dataset.target ?? "", subpath: anchor.dataset.subpath ?? "" });
   });
 
   /** Draws `turn`, keeping the log at its end when the reader was there (else where it was). */
