@@ -13,8 +13,8 @@ Checked, each as a step with a screenshot: activation (the status bar item of a 
 hover, F12, ``[[`` completion, a diagnostic in Problems, search, related notes, ask (the streamed
 answer rendered as a person reads it in the chat webview: bold as ``strong``, the wikilink as an
 anchor, the code block as highlighted ``pre > code``, the formulas as KaTeX laid out with its
-bundled fonts, no literal ``**``, ``[[`` or ``<!--cv:`` comment), the answer's wikilink clicked
-(the note opens at its heading), generate, review and the
+bundled fonts, no literal ``**``, ``[[`` or ``<!--cv:`` comment), a source chip pointed at (its
+passage shows), the answer's wikilink clicked (the note opens at its heading), generate, review and the
 dashboard's data (fetched by the webview from code-server's page origin, which the extension
 registers with ``serve --allow-origin``). Screenshots stay in ``test-artifacts/vscode-real/``
 (printed). Skipped, with the reason, only when npm or Chromium is not installed.
@@ -44,7 +44,7 @@ ARTIFACTS = REPO / "test-artifacts" / "vscode-real"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 NPM = shutil.which("npm")
 STEPS = ["workbench", "activation", "hover", "definition (F12)", "[[ completion", "diagnostic", "search", "related",
-         "ask", "answer link", "generate", "review", "dashboard"]
+         "ask", "source chip", "answer link", "generate", "review", "dashboard"]
 # A passage that cites another note the way generated notes do (vault_schema/citation.md): the
 # answer quotes it, and the chat must never show the comment. The extractive answer to QUESTION
 # quotes its section titles (bold), the citation (a wikilink), the formula and the code block.
@@ -207,6 +207,8 @@ def test_the_extension_in_a_real_vscode(code_server: dict[str, object]) -> None:
     assert ask["katex"] >= 1 and "KaTeX_Main" in ask["katexFonts"], ask  # the bundled fonts, under the strict CSP
     assert ask["strutHeight"] > 1.5 * ask["fontSize"], ask  # KaTeX's layout applied: a fraction stands tall
     assert ask["chips"] and set(ask["chips"]) <= {"S1", "S2"}, ask["chips"]
+    chip = steps["source chip"]["detail"]  # pointed at, a chip shows the passage it cites
+    assert chip["shown"] and "photon" in chip["passage"], chip
     opened = steps["answer link"]["detail"]
     assert "Photosynthesis.md" in opened["tab"] and f"Ln {opened['headingLine']}," in opened["cursor"], opened
     vault = Path(str(code_server["vault"]))

@@ -259,9 +259,10 @@ async function main() {
           || doc.querySelectorAll(".cv-source").length === 0) {
           return null;
         }
-        // The formula's font loads (or fails to) once it is laid out.
+        // A formula's font loads (or fails to) once it is laid out.
         answer.getBoundingClientRect();
-        if (![...doc.fonts].some((font) => font.family.includes("KaTeX_Main") && /loaded|error/.test(font.status))) {
+        if (answer.querySelector(".katex") && ![...doc.fonts].some((font) => font.family.includes("KaTeX_Main")
+          && /loaded|error/.test(font.status))) {
           return null;
         }
         const wikilink = answer.querySelector("a.cv-wikilink");
@@ -292,6 +293,27 @@ async function main() {
       });
     });
 
+    await step("source chip", async () => {
+      // The reader points at the answer's first [S1] chip: the passage it cites shows beside it.
+      let chip = null;
+      for (const frame of page.frames()) {
+        chip = await frame.$(".cv-answer .cv-chip").catch(() => null);
+        if (chip) {
+          break;
+        }
+      }
+      if (!chip) {
+        throw new Error("no source chip in a frame puppeteer can point at");
+      }
+      await chip.hover();
+      await sleep(300);
+      return await chip.evaluate((node) => {
+        const passage = node.querySelector(".cv-chip-passage");
+        return { chip: node.firstChild.textContent, passage: passage?.textContent ?? null,
+          shown: Boolean(passage && getComputedStyle(passage).display !== "none" && passage.getBoundingClientRect().height > 0) };
+      });
+    });
+
     await step("answer link", async () => {
       // The reader clicks the answer's [[Photosynthesis#Light reactions|…]] link while another note is open
       // beside the chat: Photosynthesis.md opens at that heading.
@@ -306,10 +328,16 @@ async function main() {
       }
       const seen = link ? await link.evaluate((a) => ({ text: a.textContent, subpath: a.dataset.subpath }))
         : await inWebview((doc) => {
+          if (!doc.querySelector(".cv-answer")) {
+            return null;
+          }
           const anchor = doc.querySelector(".cv-answer a.cv-wikilink");
           anchor?.click(); // the webview's frame is not one puppeteer tracks: a DOM click
-          return anchor ? { text: anchor.textContent, subpath: anchor.dataset.subpath, domClick: true } : null;
+          return anchor ? { text: anchor.textContent, subpath: anchor.dataset.subpath, domClick: true } : { missing: true };
         });
+      if (seen.missing) {
+        throw new Error("the answer shows no link for its [[wikilink]]");
+      }
       if (link) {
         await link.click();
       }

@@ -49,23 +49,6 @@ local function source_line(src)
   return ("[%s] %s  (%s)"):format(src.label or "?", heading, where)
 end
 
-local function note_key(value)
-  return (value or ""):gsub("\\", "/"):gsub("%.[mM][dD]$", ""):lower()
-end
-
---- The label of the answer's source a citation's target names (by path, path tail or title), or nil.
-local function cited_label(target, state)
-  local key = note_key(vim.trim(target))
-  for _, label in ipairs(state.order) do
-    local src = state.sources[label]
-    local path = note_key(src.path)
-    if path == key or path:sub(-(#key + 1)) == "/" .. key or (src.title or ""):lower() == key then
-      return label
-    end
-  end
-  return nil
-end
-
 --- An answer's text as shown: Markdown, with the vault's `<!--cv:…-->` comments dropped (also one without
 --- its `-->`); a citation (`[[Note#Heading|label]]<!--cv:cite …-->`) keeps its link. While `streaming`, an
 --- unfinished comment at the end (and the link before it) is held back until the next chunk completes it.
@@ -292,8 +275,8 @@ function M.on_envelope(state, env)
   end
 end
 
---- What <CR>/gf under the cursor opens: a source line, an inline `[S1]`, or a `[[Note#Heading|alias]]` link
---- (a note the answer cites without a heading opens at its source's lines, else at the heading or block).
+--- What <CR>/gf under the cursor opens: a source line, an inline `[S1]` (at the cited lines), or a
+--- `[[Note#Heading|alias]]` link (the note at that heading or block).
 local function source_at_cursor(state)
   local line = vim.api.nvim_win_get_cursor(0)[1]
   if state.targets and state.targets[line] then
@@ -305,10 +288,6 @@ local function source_at_cursor(state)
     if col >= start and col < stop then
       local target = inner:match("^([^|]*)")
       local note, subpath = target:match("^([^#]*)#?(.*)$")
-      local label = subpath == "" and cited_label(note, state)
-      if label then
-        return state.sources[label]
-      end
       local path = M.resolve_note(state.vault, note)
       if not path then
         util.warn(("CogniVault: no note %q in the vault"):format(note))
