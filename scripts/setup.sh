@@ -5,7 +5,8 @@
 #              and German data, espeak-ng, DejaVu fonts, headless Chromium, curl, and what the
 #              real-VS-Code test's editor build needs: g++, make, libkrb5-dev, ripgrep) with apt-get
 #              when it is available, the audio, llamacpp and test extras, and that editor
-#              (scripts/install-test-editor.sh, cached outside the checkout).
+#              (scripts/install-test-editor.sh, cached outside the checkout), and the editor clients
+#              built from the npm registry (scripts/build-clients.sh: the chat's Markdown renderer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -63,4 +64,5 @@ fi
 if [[ "${1:-}" == "--test" ]] && command -v npm >/dev/null; then
   scripts/install-test-editor.sh >/dev/null
   scripts/install-test-renderers.sh >/dev/null
+  scripts/build-clients.sh
 fi

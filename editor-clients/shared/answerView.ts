@@ -1,11 +1,15 @@
 /**
  * One question-and-answer turn as DOM, shared by the VS Code chat webview and the Obsidian chat
- * view: the question, a confidence chip, a collapsible reasoning fold, the answer (with `[S1]`
- * markers and the vault's citation links `[[Note#Heading|label]]<!--cv:cite id=… h=…-->` turned
- * into source chips, never shown as raw comments), an error line and the numbered sources.
+ * view: the question, a confidence chip, a collapsible reasoning fold, the answer rendered as
+ * Markdown by the host (bold, lists, tables, code, math, `[[Note#Heading|alias]]` links), its
+ * `[S1]` markers as source chips that show the passage on hover, the vault's `<!--cv:…-->`
+ * comments never shown, an error line and the numbered sources.
  *
- * Everything is built with textContent: nothing from an answer is ever parsed as HTML.
- * The host decides what a source link does (`link` returns the clickable element).
+ * The host renders Markdown (`AnswerHost.render`: markdown-it + DOMPurify in the webview,
+ * Obsidian's own MarkdownRenderer there) and decides what a source link does (`link`). While the
+ * answer streams in, each render is made off-screen and only the blocks that changed replace their
+ * old selves, so earlier blocks, the scroll position and a text selection stay put.
+ * Everything else is built with textContent.
  */
 
 import type { AnswerState, Source } from "./companion";
@@ -26,66 +30,115 @@ function el<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, classN
   return node;
 }
 
-/** One piece of an answer's text: plain text, an `[S1]` marker, or a citation link of the vault. */
-export type AnswerPiece =
-  | { kind: "text"; text: string }
-  | { kind: "source"; source: Source; text: string }
-  | { kind: "cite"; label: string; target: string; source: Source | undefined };
-
 // A CogniVault comment: `<!--cv:…-->`, or one that lost its `-->` on the way (a model or a
 // sentence splitter trimmed it): up to the next punctuation, `[S1]` marker or line end.
 const CV_COMMENT = String.raw`<!--cv:[^>\n]*?(?:-->|(?=[.,;:!?]|\s*\[S\d+\]|\s*$))`;
-// `[S1]`, a citation (`[[target#heading|label]]<!--cv:cite …-->`, see vault_schema/citation.md),
-// or any other CogniVault comment, which is dropped.
-const PIECE_RE = new RegExp(String.raw`\[(S\d+)\]|\[\[([^[\]|#\n]+)(?:#([^[\]|\n]+))?(?:\|([^[\]\n]+))?\]\] ?(?=<!--cv:cite\b)` +
-  `${CV_COMMENT}|${CV_COMMENT}`, "gm");
+// A citation of the vault (`[[target#heading|label]]<!--cv:cite …-->`, see vault_schema/citation.md), with the
+// space a writer may leave before its comment, or any other CogniVault comment, which is dropped.
+const COMMENT_RE = new RegExp(String.raw`(\[\[[^[\]\n]+\]\]) ?(?=<!--cv:cite\b)${CV_COMMENT}|${CV_COMMENT}`, "gm");
 // The unfinished start of such a comment (and the link before it) at the end of a streamed text:
 // held back until it completes.
 const PARTIAL_COMMENT_RE = /(?:\[\[[^[\]\n]*\]\] ?)?<(?:!(?:-(?:-(?:c(?:v(?::[^>]*)?)?)?)?)?)?$/;
+const WIKILINK_RE = /\[\[([^[\]|#\n]+)(?:#([^[\]|\n]+))?(?:\|([^[\]\n]+))?\]\]/g;
+const MARKER_RE = /\[(S\d+)\]/g;
+// Source markers after a formula's closing `$$` (`$$E = mc^2$$ [S1]`, as answers cite a formula): renderers
+// read a `$$` line that does not end in `$$` as a formula running on to the end of the answer.
+const MARKERS_AFTER_MATH_RE = /\$\$[ \t]*((?:\[S\d+\][ \t]*)+[.,;:]?)[ \t]*$/gm;
+// Where a `[S1]` in the rendered answer is text the reader sees, not code or math.
+const NOT_PROSE = "pre, code, .katex, a, .cv-chip";
 
-function noteKey(value: string): string {
-  return value.replace(/\\/g, "/").replace(/\.md$/i, "").toLowerCase();
-}
-
-/** The answer's source a citation's target names (by path, path tail or title). */
-function citedSource(target: string, sources: readonly Source[]): Source | undefined {
-  const key = noteKey(target.trim());
-  return sources.find((s) => noteKey(s.path) === key) ?? sources.find((s) => noteKey(s.path).endsWith(`/${key}`))
-    ?? sources.find((s) => s.title.toLowerCase() === key);
+/**
+ * The answer's text as Markdown to render: CogniVault comments dropped (a citation keeps its
+ * `[[…]]` link), source markers after a formula's closing `$$` moved to the next line. While
+ * `streaming`, an unfinished comment at the end is held back (it completes in a later chunk).
+ */
+export function answerMarkdown(text: string, streaming = false): string {
+  const visible = streaming ? text.replace(PARTIAL_COMMENT_RE, "") : text;
+  return visible.replace(COMMENT_RE, (_whole, link: string | undefined) => link ?? "")
+    .replace(MARKERS_AFTER_MATH_RE, (_whole, markers: string) => `$$\n${markers.trim()}`);
 }
 
 /**
- * Splits an answer's text into what the view shows: text, source markers and citation chips.
- * While `streaming`, an unfinished comment at the end is held back (it completes in a later chunk).
+ * A passage's Markdown as plain text for a one-line preview: links as their labels (or note ›
+ * heading), bold, italics and code marks dropped, CogniVault comments dropped.
  */
-export function answerPieces(text: string, sources: readonly Source[], streaming = false): AnswerPiece[] {
-  const pieces: AnswerPiece[] = [];
-  const visible = streaming ? text.replace(PARTIAL_COMMENT_RE, "") : text;
-  let last = 0;
-  const pushText = (piece: string): void => {
-    if (piece) {
-      pieces.push({ kind: "text", text: piece });
-    }
-  };
-  for (const match of visible.matchAll(PIECE_RE)) {
-    pushText(visible.slice(last, match.index));
-    last = match.index + match[0].length;
-    const [whole, marker, target, heading, label] = match;
-    if (marker) {
-      const source = sources.find((s) => s.label === marker);
-      pieces.push(source ? { kind: "source", source, text: whole } : { kind: "text", text: whole });
-    } else if (target) {
-      const shown = label?.trim() || [target.trim(), heading?.trim()].filter(Boolean).join(" › ");
-      pieces.push({ kind: "cite", label: shown, target: target.trim(), source: citedSource(target, sources) });
-    }
-  }
-  pushText(visible.slice(last));
-  return pieces;
+export function readableText(text: string): string {
+  return answerMarkdown(text)
+    .replace(WIKILINK_RE, (_whole, target: string, heading?: string, label?: string) =>
+      label?.trim() || [target.trim(), heading?.trim()].filter(Boolean).join(" › "))
+    .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, "$2")
+    .replace(/(^|[^\w*])([*_])(?=\S)([^*_\n]+?)(?<=\S)\2(?![\w*])/g, "$1$3")
+    .replace(/`([^`\n]+)`/g, "$1");
 }
 
-/** Text as a reader sees it: citation links as their labels, CogniVault comments dropped. */
-export function readableText(text: string): string {
-  return answerPieces(text, []).map((piece) => (piece.kind === "cite" ? piece.label : piece.text)).join("");
+/** What a host gives the turn: how Markdown becomes DOM, and what a source's link is. */
+export interface AnswerHost {
+  /** Renders `markdown` into the empty, detached `target` (a Promise when the renderer is async). */
+  render: (target: HTMLElement, markdown: string) => void | Promise<void>;
+  link: SourceLink;
+}
+
+/** A `[S1]` chip: the host's link to the source, with the passage it cites shown on hover. */
+function sourceChip(doc: Document, source: Source, link: SourceLink): HTMLElement {
+  const chip = link(source, source.label);
+  chip.classList.add("cv-chip");
+  chip.setAttribute("aria-label", `${source.label}: ${source.title}`);
+  const passage = readableText(source.snippet).trim();
+  if (passage) {
+    const preview = el(doc, "span", "cv-chip-passage", passage);
+    preview.setAttribute("role", "tooltip");
+    chip.append(preview);
+  }
+  return chip;
+}
+
+/** Turns the `[S1]` markers in the rendered answer's prose into source chips (not in code or math). */
+export function decorateAnswer(container: HTMLElement, sources: readonly Source[], link: SourceLink): void {
+  const doc = container.ownerDocument;
+  const walker = doc.createTreeWalker(container, 4 /* NodeFilter.SHOW_TEXT */);
+  const texts: Text[] = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (MARKER_RE.test(node.nodeValue ?? "") && !node.parentElement?.closest(NOT_PROSE)) {
+      texts.push(node as Text);
+    }
+    MARKER_RE.lastIndex = 0;
+  }
+  for (const text of texts) {
+    const value = text.nodeValue ?? "";
+    const parts: (string | Node)[] = [];
+    let last = 0;
+    for (const match of value.matchAll(MARKER_RE)) {
+      const source = sources.find((s) => s.label === match[1]);
+      if (source) {
+        parts.push(value.slice(last, match.index), sourceChip(doc, source, link));
+        last = match.index + match[0].length;
+      }
+    }
+    if (last > 0) {
+      parts.push(value.slice(last));
+      text.replaceWith(...parts.filter((part) => part !== ""));
+    }
+  }
+}
+
+/**
+ * Makes `target`'s children those of `fresh`, keeping every old child equal to its new one in
+ * place (a streamed answer changes only at its end: the blocks above are not touched).
+ */
+export function morphChildren(target: HTMLElement, fresh: HTMLElement): void {
+  const incoming = [...fresh.childNodes];
+  const current = [...target.childNodes];
+  incoming.forEach((node, index) => {
+    const old = current[index];
+    if (!old) {
+      target.append(node);
+    } else if (!old.isEqualNode(node)) {
+      old.replaceWith(node);
+    }
+  });
+  for (const extra of current.slice(incoming.length)) {
+    extra.remove();
+  }
 }
 
 /** The empty skeleton of a turn for `question` (fill it with `renderTurn`). */
@@ -110,28 +163,38 @@ function part<T extends HTMLElement>(root: HTMLElement, selector: string): T {
   return root.querySelector(selector) as T;
 }
 
-/** Shows `state` in a turn made by `createTurn` (call again after every envelope). */
-export function renderTurn(root: HTMLElement, state: AnswerState, link: SourceLink): void {
+// The latest render of each turn's answer: an async render that finishes after a newer one is dropped.
+const renders = new WeakMap<HTMLElement, number>();
+
+/** Renders the answer's Markdown off-screen, adds its chips and swaps in the blocks that changed. */
+async function renderAnswer(answer: HTMLElement, state: AnswerState, host: AnswerHost): Promise<void> {
+  const generation = (renders.get(answer) ?? 0) + 1;
+  renders.set(answer, generation);
+  const fresh = answer.ownerDocument.createElement("div");
+  const rendering = host.render(fresh, answerMarkdown(state.text, !state.done));
+  if (rendering) {
+    await rendering;
+  }
+  if (renders.get(answer) !== generation) {
+    return;
+  }
+  decorateAnswer(fresh, state.sources, host.link);
+  morphChildren(answer, fresh);
+  answer.classList.toggle("cv-streaming", !state.done);
+}
+
+/**
+ * Shows `state` in a turn made by `createTurn` (call again after every envelope). With a
+ * synchronous renderer the turn is drawn when this returns; the Promise is for an async one.
+ */
+export function renderTurn(root: HTMLElement, state: AnswerState, host: AnswerHost): Promise<void> {
   const doc = root.ownerDocument;
+  const link = host.link;
   const reasoning = part<HTMLDetailsElement>(root, ".cv-reasoning");
   reasoning.hidden = !state.thinking;
   part(root, ".cv-thinking").textContent = state.thinking;
 
-  const answer = part(root, ".cv-answer");
-  answer.replaceChildren();
-  for (const piece of answerPieces(state.text, state.sources, !state.done)) {
-    if (piece.kind === "text") {
-      answer.append(doc.createTextNode(piece.text));
-    } else if (piece.kind === "source") {
-      answer.append(link(piece.source, piece.text));
-    } else {
-      const chip = piece.source ? link(piece.source, piece.label) : el(doc, "span", "", piece.label);
-      chip.classList.add("cv-cite");
-      chip.title ||= piece.target;
-      answer.append(chip);
-    }
-  }
-  answer.classList.toggle("cv-streaming", !state.done);
+  const rendered = renderAnswer(part(root, ".cv-answer"), state, host);
 
   const chip = part(root, ".cv-confidence");
   chip.hidden = !state.confidence;
@@ -141,8 +204,7 @@ export function renderTurn(root: HTMLElement, state: AnswerState, link: SourceLi
     chip.dataset.level = state.confidence.label;
   }
 
-  const list = part(root, ".cv-sources");
-  list.replaceChildren();
+  const list = el(doc, "ol", "");
   for (const source of state.sources) {
     const item = el(doc, "li", "cv-source");
     const title = [source.title, ...source.headingPath.slice(1)].join(" › ");
@@ -153,9 +215,11 @@ export function renderTurn(root: HTMLElement, state: AnswerState, link: SourceLi
     }
     list.append(item);
   }
+  morphChildren(part(root, ".cv-sources"), list);
   part(root, ".cv-sources-title").hidden = state.sources.length === 0;
 
   const error = part(root, ".cv-error");
   error.hidden = !state.error;
   error.textContent = state.error ? state.error.message : "";
+  return rendered;
 }

@@ -519,24 +519,101 @@ def test_ndjson_parser_takes_lines_split_across_chunks(editor: Editor) -> None:
     assert seen == {"n": 3, "before": 2, "bad": ["not json"], "second": "ä", "last": "done"}
 
 
-def test_citation_comments_show_as_source_labels_never_raw(editor: Editor) -> None:
+def test_citation_comments_never_show_and_their_links_stay(editor: Editor) -> None:
     seen = editor.lua("""
         local ask = require("cognivault.ask")
-        local state = { order = { "S1" }, sources = { S1 = { label = "S1", path = "Biology/Photosynthesis.md",
-                                                             title = "Photosynthesis" } } }
         local cite = "[[Photosynthesis#Calvin cycle|Photosynthesis › Calvin cycle]]"
           .. "<!--cv:cite id=63e8b4962cfd15c8 h=fe49eb37-->"
         local cut = cite:find("<!--", 1, true) + 6
         return {
           done = ask.answer_text("In the stroma " .. cite .. ". Also [[Cells|Cells]] <!--cv:cite id=0123456789abcdef"
-            .. " h=89abcdef--> and <!--cv:note x-->.", state, false),
-          partial = ask.answer_text("In the stroma " .. cite:sub(1, cut), state, true),
-          opening = ask.answer_text("Light <!-", state, true),
-          plain = ask.answer_text("x < y and <b>", state, true),
-          cut = ask.answer_text("Light reactions<!--cv:cite id=0123456789abcdef h=89abcdef. [S1]", state, false),
+            .. " h=89abcdef--> and <!--cv:note x-->.", false),
+          partial = ask.answer_text("In the stroma " .. cite:sub(1, cut), true),
+          opening = ask.answer_text("Light <!-", true),
+          plain = ask.answer_text("x < y and <b>", true),
+          cut = ask.answer_text("Light reactions<!--cv:cite id=0123456789abcdef h=89abcdef. [S1]", false),
         }""")
-    assert seen == {"done": "In the stroma [S1]. Also [Cells] and .", "partial": "In the stroma ",
-                    "opening": "Light ", "plain": "x < y and <b>", "cut": "Light reactions. [S1]"}
+    assert seen == {"done": "In the stroma [[Photosynthesis#Calvin cycle|Photosynthesis › Calvin cycle]]. "
+                            "Also [[Cells|Cells]] and .",
+                    "partial": "In the stroma ", "opening": "Light ", "plain": "x < y and <b>",
+                    "cut": "Light reactions. [S1]"}
+
+
+class _MarkdownAnswer(BaseHTTPRequestHandler):
+    """/api/ask: an answer in Markdown with a citation link of the vault and a source marker."""
+
+    source = {"label": "S1", "path": "Photosynthesis/Photosynthetic pigments.md", "title": "Photosynthetic pigments",
+              "heading_path": ["Photosynthetic pigments"], "line_start": 7, "line_end": 9}
+    answer = ("**Chlorophyll** absorbs red and blue light [S1], then the "
+              "[[Calvin cycle#Carbon fixation|Calvin cycle › Carbon fixation]]<!--cv:cite id=63e8b4962cfd15c8 "
+              "h=fe49eb37--> fixes CO2.\n\n```python\nrate = 2 * light\n```")
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.end_headers()
+        envelopes = [{"type": "metadata", "data": self.source}, {"type": "text", "data": {"text": self.answer}},
+                     {"type": "done", "data": {"answer": self.answer, "sources": [self.source]}}]
+        self.wfile.write(b"".join(json.dumps(e).encode() + b"\n" for e in envelopes))
+
+
+def test_answer_buffer_keeps_markdown_and_links_open_their_notes(editor: Editor) -> None:
+    editor.open("Start here.md")
+    with _serving(_MarkdownAnswer) as url:
+        editor.lua("local o = require('cognivault.config').options.companion; o.url, o.token = ..., 'token'", url)
+        try:
+            editor.nvim.command("CogniAsk What does chlorophyll do?")
+            editor.wait('require("cognivault.ask").state.done', 60000, "the answer")
+        finally:
+            editor.lua("local o = require('cognivault.config').options.companion; o.url, o.token = nil, nil")
+    view = editor.lua("""
+        local s = require("cognivault.ask").state
+        local lines = T.lines(s.buf)
+        local row
+        for i, line in ipairs(lines) do
+          if line:find("[[Calvin cycle#", 1, true) then row = i end
+        end
+        local concealed = {}
+        local marks = vim.api.nvim_buf_get_extmarks(s.buf, -1, { row - 1, 0 }, { row - 1, -1 }, { details = true })
+        for _, mark in ipairs(marks) do
+          if mark[4].conceal then
+            table.insert(concealed, lines[row]:sub(mark[3] + 1, mark[4].end_col))
+          end
+        end
+        return { lines = lines, row = row, filetype = vim.bo[s.buf].filetype,
+                 treesitter = vim.treesitter.highlighter.active[s.buf] ~= nil,
+                 conceallevel = vim.wo[s.win].conceallevel, concealed = concealed }""")
+    answer = "\n".join(view["lines"])
+    assert "**Chlorophyll** absorbs red and blue light [S1]" in answer, answer  # Markdown kept, not flattened
+    assert "[[Calvin cycle#Carbon fixation|Calvin cycle › Carbon fixation]] fixes CO2." in answer, answer
+    assert "```python" in answer and "<!--" not in answer, answer
+    assert view["filetype"] == "markdown" and view["treesitter"] and view["conceallevel"] == 2, view
+    assert view["concealed"] == ["[[Calvin cycle#Carbon fixation|", "]]"], view  # the link reads as its alias
+
+    def follow(key: str, needle: str) -> dict[str, Any]:
+        return editor.lua("""
+            local key, needle = ...
+            local s = require("cognivault.ask").state
+            local win = vim.fn.bufwinid(s.buf)
+            vim.api.nvim_set_current_win(win)
+            for i, line in ipairs(T.lines(s.buf)) do
+              local at = line:find(needle, 1, true)
+              if at then vim.api.nvim_win_set_cursor(win, { i, at + 2 }) break end
+            end
+            vim.api.nvim_feedkeys(vim.keycode(key), "mx", false)
+            return { name = vim.api.nvim_buf_get_name(0), row = vim.api.nvim_win_get_cursor(0)[1],
+                     text = vim.api.nvim_get_current_line() }""", key, needle)
+
+    linked = follow("gf", "[[Calvin cycle#")
+    assert linked["name"].endswith("Photosynthesis/Calvin cycle.md"), linked
+    assert linked["text"] == "## Carbon fixation", linked  # at the linked heading
+    editor.lua("vim.cmd('buffer cognivault://ask')")
+    marked = follow("<CR>", "[S1]")
+    assert marked["name"].endswith("Photosynthesis/Photosynthetic pigments.md") and marked["row"] == 7, marked
 
 
 # -- streaming and companion discovery without the real server --------------------------------------

@@ -11,7 +11,10 @@ No model: answers and flashcards take the extractive path, search is keyword-onl
 
 Checked, each as a step with a screenshot: activation (the status bar item of a ready server),
 hover, F12, ``[[`` completion, a diagnostic in Problems, search, related notes, ask (the streamed
-answer and its sources in the chat webview, no raw ``<!--cv:`` comment), generate, review and the
+answer rendered as a person reads it in the chat webview: bold as ``strong``, the wikilink as an
+anchor, the code block as highlighted ``pre > code``, the formulas as KaTeX laid out with its
+bundled fonts, no literal ``**``, ``[[`` or ``<!--cv:`` comment), a source chip pointed at (its
+passage shows), the answer's wikilink clicked (the note opens at its heading), generate, review and the
 dashboard's data (fetched by the webview from code-server's page origin, which the extension
 registers with ``serve --allow-origin``). Screenshots stay in ``test-artifacts/vscode-real/``
 (printed). Skipped, with the reason, only when npm or Chromium is not installed.
@@ -41,14 +44,28 @@ ARTIFACTS = REPO / "test-artifacts" / "vscode-real"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 NPM = shutil.which("npm")
 STEPS = ["workbench", "activation", "hover", "definition (F12)", "[[ completion", "diagnostic", "search", "related",
-         "ask", "generate", "review", "dashboard"]
+         "ask", "source chip", "answer link", "generate", "review", "dashboard"]
 # A passage that cites another note the way generated notes do (vault_schema/citation.md): the
-# answer quotes it, and the chat must never show the comment.
+# answer quotes it, and the chat must never show the comment. The extractive answer to QUESTION
+# quotes its section titles (bold), the citation (a wikilink), the formula and the code block.
 CITING_NOTE = """# Light summary
 
 Chlorophyll in the thylakoid membranes absorbs red and blue light and reflects green light. \
 [[Photosynthesis#Light reactions|Photosynthesis › Light reactions]]<!--cv:cite id=0123456789abcdef h=89abcdef-->
+
+## Photon energy
+
+Each photon chlorophyll absorbs carries the energy $E = h\\nu$, so blue light carries more than red \
+(see [[Photosynthesis#Light reactions|light reactions]]):
+
+$$E = \\frac{hc}{\\lambda}$$
+
+```python
+def photon_energy(wavelength_nm):
+    return 1239.84 / wavelength_nm  # eV
+```
 """
+QUESTION = "What is the photon energy of the light chlorophyll absorbs?"
 
 pytestmark = [
     pytest.mark.slow,
@@ -164,7 +181,7 @@ def test_the_extension_in_a_real_vscode(code_server: dict[str, object]) -> None:
     config.write_text(json.dumps({
         "url": code_server["url"], "vault": str(code_server["vault"]), "chromium": CHROMIUM,
         "screenshots": str(ARTIFACTS), "browserProfile": str(root / "chromium-profile"),
-        "question": "What does chlorophyll absorb?", "searchQuery": "chlorophyll",
+        "question": QUESTION, "searchQuery": "chlorophyll",
     }))
     env = {**BASE_ENV, "NODE_PATH": str(Path(str(code_server["editor"])) / "node_modules")}
     done = subprocess.run(["node", str(DRIVER), str(config)], env=env, capture_output=True, text=True,
@@ -181,6 +198,19 @@ def test_the_extension_in_a_real_vscode(code_server: dict[str, object]) -> None:
     assert "<!--" not in ask["bodyText"] and "cv:cite" not in ask["bodyText"], ask["bodyText"]
     assert ask["sources"] and ask["error"] is None, ask
     assert "absorbs red and blue light" in ask["answer"], ask
+    # what a person sees: Markdown rendered, not its source
+    assert "**" not in ask["answer"] and "[[" not in ask["answer"] and "$$" not in ask["answer"], ask["answer"]
+    assert "Light summary" in ask["strong"] and "Photon energy" in ask["strong"], ask["strong"]
+    assert ask["wikilink"] == {"text": "Photosynthesis › Light reactions", "target": "Photosynthesis",
+                               "subpath": "Light reactions"}, ask["wikilink"]
+    assert any("def photon_energy" in code for code in ask["codeBlocks"]) and ask["highlighted"] > 0, ask
+    assert ask["katex"] >= 1 and "KaTeX_Main" in ask["katexFonts"], ask  # the bundled fonts, under the strict CSP
+    assert ask["strutHeight"] > 1.5 * ask["fontSize"], ask  # KaTeX's layout applied: a fraction stands tall
+    assert ask["chips"] and set(ask["chips"]) <= {"S1", "S2"}, ask["chips"]
+    chip = steps["source chip"]["detail"]  # pointed at, a chip shows the passage it cites
+    assert chip["shown"] and "photon" in chip["passage"], chip
+    opened = steps["answer link"]["detail"]
+    assert "Photosynthesis.md" in opened["tab"] and f"Ln {opened['headingLine']}," in opened["cursor"], opened
     vault = Path(str(code_server["vault"]))
     generated = [p for p in (vault / "Study").rglob("*.md")]
     assert generated and any("Flashcards" in p.name for p in generated), generated

@@ -15,7 +15,7 @@ import { ReviewModal } from "../src/review";
 import { type ChatView, VIEW_CHAT } from "../src/views/chat";
 import { type DashboardView, VIEW_DASHBOARD } from "../src/views/dashboard";
 import { type RelatedView, VIEW_RELATED } from "../src/views/related";
-import { App, MarkdownView, Modal, TFile, notices } from "./mocks/obsidian";
+import { App, MarkdownRenderer, MarkdownView, Modal, TFile, notices } from "./mocks/obsidian";
 
 const ROOT = path.resolve(__dirname, "..");
 const TOKEN = "tok_abcdefghijklmnopqrstuvwxyz012345";
@@ -231,22 +231,36 @@ describe("views", () => {
     expect(String(body.session_id)).toMatch(/^obsidian-/);
   });
 
-  it("shows citation comments in an answer as source chips, never as raw text", async () => {
+  it("renders the answer through Obsidian's MarkdownRenderer: links open the note, [S1] is a chip", async () => {
     writeCompanionJson();
     await load();
     plugin.fetchImpl = (url, init) => url.endsWith("/api/ask") ? Promise.resolve(ndjson([
-      { type: "metadata", data: { label: "S1", path: "Cells/Chloroplast.md", title: "Chloroplast", heading_path: ["Chloroplast"], line_start: 5, line_end: 9, snippet: "" } },
-      { type: "text", data: { text: "Chlorophyll is green [[Chloroplast#Pigments|Chloroplast › Pigments]]<!--cv:c" } },
-      { type: "text", data: { text: "ite id=63e8b4962cfd15c8 h=fe49eb37-->." } },
+      { type: "metadata", data: { label: "S1", path: "Cells/Chloroplast.md", title: "Chloroplast", heading_path: ["Chloroplast"], line_start: 5, line_end: 9, snippet: "Holds **chlorophyll**." } },
+      { type: "text", data: { text: "**Green**: chlorophyll [[Chloroplast#Pigments|Chloroplast › Pigments]]<!--cv:c" } },
+      { type: "text", data: { text: "ite id=63e8b4962cfd15c8 h=fe49eb37-->. [S1]" } },
       { type: "done", data: {} },
     ])) : fakeCompanion(url, init);
+    MarkdownRenderer.rendered = [];
     const view = (await plugin.openView(VIEW_CHAT))?.view as ChatView;
     await view.ask("Why green?");
     const answer = view.contentEl.querySelector(".cv-answer") as HTMLElement;
-    expect(answer.textContent).toBe("Chlorophyll is green Chloroplast › Pigments.");
-    const chip = answer.querySelector(".cv-cite") as HTMLAnchorElement;
-    expect(chip.classList.contains("internal-link")).toBe(true);
-    expect(chip.dataset.href).toBe("Cells/Chloroplast.md");
+    // the comment never reaches the renderer, even while it streamed in two pieces
+    expect(MarkdownRenderer.rendered.map((call) => call.markdown)).not.toContainEqual(expect.stringMatching(/<!--|<!-?$/));
+    expect(MarkdownRenderer.rendered.at(-1)).toMatchObject({
+      markdown: "**Green**: chlorophyll [[Chloroplast#Pigments|Chloroplast › Pigments]]. [S1]", component: view });
+    expect(answer.querySelector("strong")?.textContent).toBe("Green");
+    expect(answer.classList.contains("cv-streaming")).toBe(false);
+    const link = answer.querySelector("a.internal-link:not(.cv-chip)") as HTMLAnchorElement;
+    expect(link.textContent).toBe("Chloroplast › Pigments");
+    link.click();
+    expect(app.workspace.linksOpened.at(-1)).toEqual({ linktext: "Chloroplast#Pigments", sourcePath: "", newLeaf: false });
+    const chip = answer.querySelector(".cv-chip") as HTMLAnchorElement;
+    expect(chip.firstChild?.textContent).toBe("S1");
+    expect(chip.querySelector(".cv-chip-passage")?.textContent).toBe("Holds chlorophyll.");
+    chip.click();
+    await flush();
+    expect(app.workspace.mainLeaf.opened.at(-1)).toMatchObject({ state: { eState: { line: 4 } } });
+    expect(app.workspace.linksOpened).toHaveLength(1); // the chip opened its source, not a link text
   });
 
   it("asks by voice: the microphone button records until pressed again, then the transcript is asked", async () => {
@@ -279,8 +293,8 @@ describe("views", () => {
       mic.click();
       await vi.waitFor(() => expect(mic.classList.contains("cv-recording")).toBe(true));
       mic.click();
-      await vi.waitFor(() => expect(view.contentEl.querySelector(".cv-turn .cv-answer")?.textContent)
-        .toBe("Chloroplasts hold chlorophyll. [S1]"));
+      await vi.waitFor(() => expect(view.contentEl.querySelector(".cv-turn .cv-answer p")?.firstChild?.textContent)
+        .toBe("Chloroplasts hold chlorophyll. "));
       expect(view.contentEl.querySelector(".cv-turn .cv-question")?.textContent).toBe("What do chloroplasts hold?");
       expect(stopped).toEqual(["track"]); // the microphone is released
       expect(mic.classList.contains("cv-recording")).toBe(false);

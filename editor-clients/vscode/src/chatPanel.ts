@@ -23,12 +23,15 @@ export type WebviewMessage =
   | { type: "ready" }
   | { type: "ask"; question: string }
   | { type: "cancel" }
-  | { type: "open"; path: string; lineStart: number; lineEnd: number };
+  | { type: "open"; path: string; lineStart: number; lineEnd: number }
+  | { type: "openNote"; target: string; subpath: string };
 
 export interface ChatDeps {
   extensionUri: vscode.Uri;
   companion: () => Promise<CompanionClient>;
   openSource: (path: string, lineStart: number, lineEnd: number) => Promise<void>;
+  /** Opens the note a `[[target#subpath]]` link names, at that heading or block. */
+  openNote: (target: string, subpath: string) => Promise<void>;
   log: (line: string) => void;
 }
 
@@ -36,6 +39,7 @@ export function chatHtml(webview: { cspSource: string; asWebviewUri(uri: vscode.
   extensionUri: vscode.Uri, nonce: string): string {
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "dist", "webview", "chat.js"));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", "chat.css"));
+  const katex = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "dist", "webview", "katex", "katex.min.css"));
   const csp = webviewCsp({ cspSource: webview.cspSource, nonce });
   return `<!doctype html>
 <html lang="en">
@@ -43,6 +47,7 @@ export function chatHtml(webview: { cspSource: string; asWebviewUri(uri: vscode.
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="${escapeHtml(katex.toString())}">
 <link rel="stylesheet" href="${escapeHtml(style.toString())}">
 <title>Ask the vault</title>
 </head>
@@ -116,6 +121,9 @@ export class ChatPanel {
         break;
       case "open":
         void this.deps.openSource(message.path, message.lineStart, message.lineEnd);
+        break;
+      case "openNote":
+        void this.deps.openNote(message.target, message.subpath);
         break;
     }
   }

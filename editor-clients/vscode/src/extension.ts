@@ -19,6 +19,7 @@ import { searchVault } from "./search";
 import { DEFAULT_COMMAND, RESTART_KEYS, type Settings, initializationOptions, lspCommand, readSettings } from "./settings";
 import { StatusBar, statusReport } from "./status";
 import { generate, reviewDue } from "./study";
+import { openNoteLink } from "./noteLink";
 import { MIN_NOTES, looksLikeVault, vaultRelative } from "./vault";
 import { defaultVoiceDeps, voiceQuestion } from "./voice";
 
@@ -237,7 +238,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<CogniV
       text = await vscode.window.showInputBox({ title: "Ask the vault", prompt: "A question about your notes",
         value: selected.length <= 300 ? selected : "", ignoreFocusOut: true });
     }
-    const panel = ChatPanel.show({ extensionUri: context.extensionUri, companion: companionClient, openSource, log });
+    const openNote = async (target: string, subpath: string): Promise<void> => {
+      if (vault && !await openNoteLink(vault, target, subpath, openSource)) {
+        void vscode.window.showWarningMessage(`CogniVault: no note "${target}" in the vault.`);
+      }
+    };
+    const panel = ChatPanel.show({ extensionUri: context.extensionUri, companion: companionClient, openSource, openNote,
+      log });
     if (text?.trim()) {
       await panel.ask(text);
     }

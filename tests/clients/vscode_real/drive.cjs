@@ -147,6 +147,8 @@ async function main() {
     page = await browser.newPage();
     page.setDefaultTimeout(TIMEOUT);
     page.on("pageerror", (error) => process.stderr.write(`page error: ${error.message}\n`));
+    page.on("requestfailed", (request) => process.stderr.write(
+      `request failed: ${request.url().slice(0, 200)} ${request.failure()?.errorText ?? ""}\n`));
 
     await step("workbench", async () => {
       await page.goto(`${config.url}/?folder=${encodeURIComponent(config.vault)}`, { waitUntil: "domcontentloaded" });
@@ -257,15 +259,96 @@ async function main() {
           || doc.querySelectorAll(".cv-source").length === 0) {
           return null;
         }
+        // A formula's font loads (or fails to) once it is laid out.
+        answer.getBoundingClientRect();
+        if (answer.querySelector(".katex") && ![...doc.fonts].some((font) => font.family.includes("KaTeX_Main")
+          && /loaded|error/.test(font.status))) {
+          return null;
+        }
+        const wikilink = answer.querySelector("a.cv-wikilink");
+        // KaTeX lays glyphs out with heights set through the CSSOM (the CSP drops style attributes): the strut
+        // that holds a fraction's height is empty, 0 px high, unless they were applied.
+        const struts = [...answer.querySelectorAll(".katex-display .strut")];
         return {
           answer: answer.innerText,
-          html: answer.innerHTML,
-          links: [...answer.querySelectorAll(".cv-source-link, .cv-cite")].map((a) => a.textContent),
+          html: answer.innerHTML.slice(0, 4000),
+          strong: [...answer.querySelectorAll("strong")].map((node) => node.textContent),
+          codeBlocks: [...answer.querySelectorAll("pre > code")].map((node) => node.textContent),
+          highlighted: answer.querySelectorAll("pre > code [class^=hljs-]").length,
+          katex: answer.querySelectorAll(".katex").length,
+          strutHeight: Math.max(0, ...struts.map((strut) => strut.getBoundingClientRect().height)),
+          fontSize: parseFloat(getComputedStyle(answer).fontSize),
+          katexFonts: [...doc.fonts].filter((font) => font.family.includes("KaTeX") && font.status === "loaded")
+            .map((font) => font.family.replace(/"/g, "")),
+          fontFaces: [...doc.fonts].filter((font) => font.family.includes("KaTeX") && font.status !== "unloaded")
+            .map((font) => `${font.family} ${font.style} ${font.weight}: ${font.status}`),
+          wikilink: wikilink ? { text: wikilink.textContent, target: wikilink.dataset.target,
+            subpath: wikilink.dataset.subpath ?? null } : null,
+          chips: [...answer.querySelectorAll(".cv-chip")].map((chip) => chip.firstChild.textContent),
+          links: [...answer.querySelectorAll("a")].map((a) => a.textContent),
           sources: [...doc.querySelectorAll(".cv-source")].map((s) => s.innerText),
           error: doc.querySelector(".cv-error:not([hidden])")?.textContent || null,
           bodyText: doc.body.innerText,
         };
       });
+    });
+
+    await step("source chip", async () => {
+      // The reader points at the answer's first [S1] chip: the passage it cites shows beside it.
+      let chip = null;
+      for (const frame of page.frames()) {
+        chip = await frame.$(".cv-answer .cv-chip").catch(() => null);
+        if (chip) {
+          break;
+        }
+      }
+      if (!chip) {
+        throw new Error("no source chip in a frame puppeteer can point at");
+      }
+      await chip.hover();
+      await sleep(300);
+      return await chip.evaluate((node) => {
+        const passage = node.querySelector(".cv-chip-passage");
+        return { chip: node.firstChild.textContent, passage: passage?.textContent ?? null,
+          shown: Boolean(passage && getComputedStyle(passage).display !== "none" && passage.getBoundingClientRect().height > 0) };
+      });
+    });
+
+    await step("answer link", async () => {
+      // The reader clicks the answer's [[Photosynthesis#Light reactions|…]] link while another note is open
+      // beside the chat: Photosynthesis.md opens at that heading.
+      await command("View: Focus First Editor Group");
+      await openFile("Cells.md");
+      let link = null;
+      for (const frame of page.frames()) {
+        link = await frame.$(".cv-answer a.cv-wikilink").catch(() => null);
+        if (link) {
+          break;
+        }
+      }
+      const seen = link ? await link.evaluate((a) => ({ text: a.textContent, subpath: a.dataset.subpath }))
+        : await inWebview((doc) => {
+          if (!doc.querySelector(".cv-answer")) {
+            return null;
+          }
+          const anchor = doc.querySelector(".cv-answer a.cv-wikilink");
+          anchor?.click(); // the webview's frame is not one puppeteer tracks: a DOM click
+          return anchor ? { text: anchor.textContent, subpath: anchor.dataset.subpath, domClick: true } : { missing: true };
+        });
+      if (seen.missing) {
+        throw new Error("the answer shows no link for its [[wikilink]]");
+      }
+      if (link) {
+        await link.click();
+      }
+      const tab = await until(() => document.querySelector(
+        ".editor-group-container.active .tab.active[aria-label*='Photosynthesis.md']")?.getAttribute("aria-label") || null);
+      const heading = lineOf("Photosynthesis.md", `# ${seen.subpath}`);
+      const cursor = await until((line) => {
+        const text = [...document.querySelectorAll(".statusbar-item")].map((n) => n.textContent).find((t) => /Ln \d+, Col \d+/.test(t));
+        return text && text.includes(`Ln ${line},`) ? text : null;
+      }, heading.line);
+      return { clicked: seen, tab, cursor, headingLine: heading.line };
     });
 
     await step("generate", async () => {

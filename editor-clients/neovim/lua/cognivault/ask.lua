@@ -1,4 +1,6 @@
----@mod cognivault.ask :CogniAsk — the answer streams into a float or split; sources are jumpable.
+---@mod cognivault.ask :CogniAsk — the answer streams into a float or split as Markdown (treesitter
+--- highlighting and conceal, `[[Note#Heading|alias]]` shown as its alias); <CR> or gf on a source line,
+--- a `[S1]` marker or a `[[link]]` opens the note at its line.
 local config = require("cognivault.config")
 local util = require("cognivault.util")
 local companion = require("cognivault.companion")
@@ -47,29 +49,10 @@ local function source_line(src)
   return ("[%s] %s  (%s)"):format(src.label or "?", heading, where)
 end
 
-local function note_key(value)
-  return (value or ""):gsub("\\", "/"):gsub("%.[mM][dD]$", ""):lower()
-end
-
---- The label of the answer's source a citation's target names (by path, path tail or title), or nil.
-local function cited_label(target, state)
-  local key = note_key(vim.trim(target))
-  for _, label in ipairs(state.order) do
-    local src = state.sources[label]
-    local path = note_key(src.path)
-    if path == key or path:sub(-(#key + 1)) == "/" .. key or (src.title or ""):lower() == key then
-      return label
-    end
-  end
-  return nil
-end
-
---- An answer's text as shown: the vault's citation links (`[[Note#Heading|label]]<!--cv:cite …-->`)
---- become `[S1]` when they cite one of the answer's sources (<CR> opens it), else `[label]`; other
---- `<!--cv:…-->` comments (also one without its `-->`) are dropped. While `streaming`, an
---- unfinished comment at the end (and the link before it) is held back until the next chunk
---- completes it.
-function M.answer_text(text, state, streaming)
+--- An answer's text as shown: Markdown, with the vault's `<!--cv:…-->` comments dropped (also one without
+--- its `-->`); a citation (`[[Note#Heading|label]]<!--cv:cite …-->`) keeps its link. While `streaming`, an
+--- unfinished comment at the end (and the link before it) is held back until the next chunk completes it.
+function M.answer_text(text, streaming)
   if streaming then
     local tail_start = text:find("<[^<]*$")
     if tail_start then
@@ -80,21 +63,65 @@ function M.answer_text(text, state, streaming)
       end
     end
   end
-  text = text:gsub("%[%[([^%[%]\n]-)%]%] ?<!%-%-cv:cite[^>]-%-%->", function(inner)
-    local target, label = inner:match("^([^|]*)|(.*)$")
-    target = target or inner
-    local note, heading = target:match("^([^#]*)#(.*)$")
-    note = note or target
-    local shown = (label and vim.trim(label) ~= "") and vim.trim(label)
-      or table.concat(vim.tbl_filter(function(part)
-        return part ~= ""
-      end, { vim.trim(note), vim.trim(heading or "") }), " › ")
-    local source = cited_label(note, state)
-    return source and ("[" .. source .. "]") or ("[" .. shown .. "]")
-  end)
+  text = text:gsub("(%[%[[^%[%]\n]-%]%]) ?<!%-%-cv:cite[^>]-%-%->", "%1")
   text = text:gsub("<!%-%-cv:[^>\n]-%-%->", "")
   -- one that lost its --> on the way (a model or a sentence splitter trimmed it): up to punctuation
   return (text:gsub("<!%-%-cv:[^\n%.,;:!%?%[]*", ""))
+end
+
+--- The 1-based line a link's `subpath` (`Heading`, `Parent#Heading`, `^block-id`) points at in `lines`; 1 if none.
+function M.subpath_line(lines, subpath)
+  local function words(text)
+    return vim.trim(text):gsub("%s+", " "):lower()
+  end
+  subpath = vim.trim(subpath)
+  if subpath:sub(1, 1) == "^" then
+    for i, line in ipairs(lines) do
+      local trimmed = vim.trim(line)
+      if trimmed == subpath or vim.endswith(trimmed, " " .. subpath) then
+        return i
+      end
+    end
+    return 1
+  end
+  local from, found = 1, nil
+  for part in subpath:gmatch("[^#]+") do
+    local wanted, hit = words(part), nil
+    for i = from, #lines do
+      local title = lines[i]:match("^#+%s+(.-)%s*#*%s*$")
+      if title and #lines[i]:match("^#+") <= 6 and words(title) == wanted then
+        hit = i
+        break
+      end
+    end
+    if not hit then
+      break
+    end
+    found, from = hit, hit + 1
+  end
+  return found or 1
+end
+
+--- The vault-relative path of the note a link's target names: a path from the vault's root, else the note
+--- of that name nearest the root (as Obsidian resolves it, never in a hidden folder); nil when there is none.
+function M.resolve_note(vault, target)
+  local name = vim.trim(target):gsub("\\", "/"):gsub("%.[mM][dD]$", "")
+  if not name:find("%.%.") and vim.fn.filereadable(vault .. "/" .. name .. ".md") == 1 then
+    return name .. ".md"
+  end
+  local tail = "/" .. name:lower() .. ".md"
+  local found = {}
+  for _, file in ipairs(vim.fn.globpath(vault, "**/*.md", false, true)) do
+    local relative = file:sub(#vault + 2)
+    if vim.endswith("/" .. relative:lower(), tail) and not ("/" .. relative):find("/%.") then
+      table.insert(found, relative)
+    end
+  end
+  table.sort(found, function(a, b)
+    local da, db = select(2, a:gsub("/", "")), select(2, b:gsub("/", ""))
+    return da < db or (da == db and a < b)
+  end)
+  return found[1]
 end
 
 --- The buffer's lines and, per line, the source a <CR> on it opens.
@@ -132,7 +159,7 @@ local function render_lines(state)
     add("")
   end
   if state.text ~= "" then
-    add(M.answer_text(state.text, state, not state.done))
+    add(M.answer_text(state.text, not state.done))
   elseif not state.done then
     add("_" .. state.status .. "…_")
   end
@@ -150,7 +177,7 @@ local function render_lines(state)
   end
   add("")
   if state.done then
-    add("_<CR> opens a source · s: sources to quickfix · a: ask a follow-up · t: reasoning · q: close_")
+    add("_<CR>/gf opens a source or link · s: sources to quickfix · a: ask a follow-up · t: reasoning · q: close_")
   else
     add("_streaming… (q closes and stops)_")
   end
@@ -166,6 +193,21 @@ local function render()
   state.targets = targets
   util.set_lines(state.buf, lines)
   vim.api.nvim_buf_clear_namespace(state.buf, ns, 0, -1)
+  -- `[[target#heading|alias]]` reads as its alias (the cursor's line shows the whole link, as in a note).
+  for row, line in ipairs(lines) do
+    for start, inner, stop in line:gmatch("()%[%[([^%[%]\n]-)%]%]()") do
+      local bar = inner:find("|", 1, true)
+      local shown_from = start + 2 + (bar or 0)
+      pcall(vim.api.nvim_buf_set_extmark, state.buf, ns, row - 1, start - 1,
+        { end_col = shown_from - 1, conceal = "" })
+      pcall(vim.api.nvim_buf_set_extmark, state.buf, ns, row - 1, shown_from - 1,
+        { end_col = stop - 3, hl_group = "@markup.link.label" })
+      pcall(vim.api.nvim_buf_set_extmark, state.buf, ns, row - 1, stop - 3, { end_col = stop - 1, conceal = "" })
+    end
+    for start, stop in line:gmatch("()%[S%d+%]()") do
+      pcall(vim.api.nvim_buf_set_extmark, state.buf, ns, row - 1, start - 1, { end_col = stop - 1, hl_group = "Special" })
+    end
+  end
   state.updates = state.updates + 1
   if state.win and vim.api.nvim_win_is_valid(state.win) then
     -- Follow the stream while the cursor sits at the end.
@@ -233,14 +275,28 @@ function M.on_envelope(state, env)
   end
 end
 
+--- What <CR>/gf under the cursor opens: a source line, an inline `[S1]` (at the cited lines), or a
+--- `[[Note#Heading|alias]]` link (the note at that heading or block).
 local function source_at_cursor(state)
   local line = vim.api.nvim_win_get_cursor(0)[1]
   if state.targets and state.targets[line] then
     return state.targets[line]
   end
-  -- An inline citation like [S2] under the cursor.
   local text = vim.api.nvim_get_current_line()
   local col = vim.api.nvim_win_get_cursor(0)[2] + 1
+  for start, inner, stop in text:gmatch("()%[%[([^%[%]\n]-)%]%]()") do
+    if col >= start and col < stop then
+      local target = inner:match("^([^|]*)")
+      local note, subpath = target:match("^([^#]*)#?(.*)$")
+      local path = M.resolve_note(state.vault, note)
+      if not path then
+        util.warn(("CogniVault: no note %q in the vault"):format(note))
+        return nil
+      end
+      local at = subpath ~= "" and M.subpath_line(vim.fn.readfile(state.vault .. "/" .. path), subpath) or 1
+      return { path = path, line_start = at }
+    end
+  end
   for start, label, stop in text:gmatch("()%[(S%d+)%]()") do
     if col >= start and col < stop then
       return state.sources[label]
@@ -303,9 +359,11 @@ local function keymaps(buf)
   local function map(lhs, fn, desc)
     vim.keymap.set("n", lhs, fn, { buffer = buf, nowait = true, silent = true, desc = desc })
   end
-  map("<CR>", function()
+  local function follow()
     M.open_source(M.state and source_at_cursor(M.state))
-  end, "CogniVault: open the source")
+  end
+  map("<CR>", follow, "CogniVault: open the source or link under the cursor")
+  map("gf", follow, "CogniVault: open the source or link under the cursor")
   map("q", close, "CogniVault: close the answer")
   map("s", function()
     if M.sources_to_quickfix() then
@@ -325,12 +383,20 @@ local function keymaps(buf)
   end, "CogniVault: ask a follow-up")
 end
 
+--- Markdown as in a note: treesitter's highlighting and conceal (bold without its `**`, links as labels).
+local function markdown_view(buf, win)
+  pcall(vim.treesitter.start, buf, "markdown")
+  vim.wo[win].conceallevel = 2
+  vim.wo[win].concealcursor = ""
+end
+
 local function open_window(state)
   local buf = util.scratch(BUF_NAME, "markdown")
   state.buf = buf
   local existing = M.state and M.state.win
   if existing and vim.api.nvim_win_is_valid(existing) and vim.api.nvim_win_get_buf(existing) == buf then
     state.win = existing
+    markdown_view(buf, existing)
     return
   end
   local layout = config.options.ask.layout
@@ -353,6 +419,7 @@ local function open_window(state)
     vim.wo[state.win].wrap = true
     vim.wo[state.win].linebreak = true
   end
+  markdown_view(buf, state.win)
   keymaps(buf)
 end
 
@@ -367,7 +434,7 @@ function M.ask(question, opts)
   end
   local previous = opts.follow_up and M.state or nil
   if previous and previous.done then
-    table.insert(previous.turns, { question = previous.question, answer = M.answer_text(previous.text, previous, false) })
+    table.insert(previous.turns, { question = previous.question, answer = M.answer_text(previous.text, false) })
   end
   cancel(M.state)
   local origin = (M.state and M.state.origin_win) or vim.api.nvim_get_current_win()

@@ -1,12 +1,14 @@
 /**
- * The chat view: ask the vault, the answer streams in with its reasoning fold and its sources.
+ * The chat view: ask the vault, the answer streams in with its reasoning fold and its sources,
+ * rendered by Obsidian's own MarkdownRenderer (so links, embeds, callouts and math behave as in a
+ * note; a `[[Note#Heading]]` link opens there, `[S1]` is a chip that opens its source).
  * The microphone button records a spoken question (getUserMedia + MediaRecorder) until pressed
  * again; the companion's /api/transcribe turns it into text, which is asked like a typed question.
  */
 
-import { ItemView, type WorkspaceLeaf } from "obsidian";
+import { ItemView, MarkdownRenderer, type WorkspaceLeaf } from "obsidian";
 
-import { createTurn, renderTurn } from "../../../shared/answerView";
+import { type AnswerHost, createTurn, renderTurn } from "../../../shared/answerView";
 import { applyEnvelope, makeNonce, newAnswer, type AnswerState, type Source } from "../../../shared/companion";
 import { h, internalLink } from "../dom";
 import type CogniVaultPlugin from "../main";
@@ -44,6 +46,15 @@ export class ChatView extends ItemView {
     root.replaceChildren();
     root.classList.add("cognivault-chat");
     this.log = h(root, "div", "cv-log");
+    this.log.addEventListener("click", (event) => {
+      // The answer's own links (MarkdownRenderer's internal links); source chips open themselves.
+      const link = (event.target as Element | null)?.closest?.("a.internal-link:not(.cv-source-link)");
+      const target = (link as HTMLElement | null)?.dataset.href;
+      if (target) {
+        event.preventDefault();
+        void this.app.workspace.openLinkText(target, "", event.ctrlKey || event.metaKey);
+      }
+    });
     const form = h(root, "form", "cv-ask");
     this.input = h(form, "textarea", "cv-question-input");
     this.input.rows = 3;
@@ -83,6 +94,11 @@ export class ChatView extends ItemView {
   private link = (source: Source, text: string): HTMLElement => internalLink(this.contentEl, source.path, text,
     () => void this.plugin.openNote(source.path, source.lineStart));
 
+  private readonly host: AnswerHost = {
+    render: (target, markdown) => MarkdownRenderer.render(this.app, markdown, target, "", this),
+    link: this.link,
+  };
+
   /** Streams one answer into the view; resolves with the final state. */
   async ask(question: string): Promise<AnswerState> {
     const state = newAnswer();
@@ -95,23 +111,24 @@ export class ChatView extends ItemView {
     this.abort = abort;
     const turn = createTurn(this.contentEl.ownerDocument, text);
     this.log.append(turn);
-    renderTurn(turn, state, this.link);
+    let rendered = renderTurn(turn, state, this.host);
     this.setBusy(true);
     try {
       const client = await this.plugin.companion();
       for await (const envelope of client.ask(text, { sessionId: this.sessionId }, abort.signal)) {
-        renderTurn(turn, applyEnvelope(state, envelope), this.link);
+        rendered = renderTurn(turn, applyEnvelope(state, envelope), this.host);
         turn.scrollIntoView?.({ block: "end" });
       }
     } catch (error) {
       applyEnvelope(state, { type: "error", data: { code: "failed", message: this.plugin.describeError(error) } });
-      renderTurn(turn, state, this.link);
+      rendered = renderTurn(turn, state, this.host);
     } finally {
       if (this.abort === abort) {
         this.abort = null;
         this.setBusy(false);
       }
     }
+    await rendered;
     return state;
   }
 

@@ -122,6 +122,37 @@ export class ItemView extends View {
   async onClose(): Promise<void> {}
 }
 
+/**
+ * Obsidian's Markdown renderer, as far as the chat's answers need it: blank-line paragraphs,
+ * `**bold**`, and `[[target#heading|alias]]` as `a.internal-link` with `data-href` (what Obsidian
+ * renders); everything else as text. Resolves later, like the real one. Records what it rendered.
+ */
+export class MarkdownRenderer {
+  static rendered: { markdown: string; sourcePath: string; component: Component }[] = [];
+  static async render(_app: App, markdown: string, el: HTMLElement, sourcePath: string, component: Component):
+    Promise<void> {
+    MarkdownRenderer.rendered.push({ markdown, sourcePath, component });
+    await Promise.resolve();
+    for (const block of markdown.split(/\n\s*\n/).filter((text) => text.trim())) {
+      const paragraph = el.ownerDocument.createElement("p");
+      for (const piece of block.split(/(\*\*[^*]+\*\*|\[\[[^\]]+\]\])/)) {
+        if (piece.startsWith("**") && piece.length > 4) {
+          paragraph.append(Object.assign(el.ownerDocument.createElement("strong"), { textContent: piece.slice(2, -2) }));
+        } else if (piece.startsWith("[[")) {
+          const [href, alias] = piece.slice(2, -2).split("|");
+          const link = Object.assign(el.ownerDocument.createElement("a"), { className: "internal-link", textContent: alias ?? href });
+          link.dataset.href = href;
+          link.href = href;
+          paragraph.append(link);
+        } else if (piece) {
+          paragraph.append(piece);
+        }
+      }
+      el.append(paragraph);
+    }
+  }
+}
+
 export class WorkspaceLeaf {
   view: View | null = null;
   opened: { file: TFile; state?: unknown }[] = [];
@@ -174,6 +205,11 @@ export class Workspace extends Events {
   }
   revealLeaf(leaf: WorkspaceLeaf): Promise<void> {
     this.revealed.push(leaf);
+    return Promise.resolve();
+  }
+  linksOpened: { linktext: string; sourcePath: string; newLeaf: boolean }[] = [];
+  openLinkText(linktext: string, sourcePath: string, newLeaf = false): Promise<void> {
+    this.linksOpened.push({ linktext, sourcePath, newLeaf });
     return Promise.resolve();
   }
 }

@@ -1,11 +1,15 @@
 /**
  * The chat panel's page script (bundled by esbuild into dist/webview/chat.js, loaded by nonce).
- * Turns are drawn by the shared answer view; source links post "open" to the extension host.
+ * Turns are drawn by the shared answer view with the answer rendered as Markdown; source links
+ * post "open" to the extension host (the note at the cited lines), `[[Note#Heading]]` links post
+ * "openNote" (the note at that heading or block). While an answer streams, the log stays at its
+ * end if the reader was there.
  */
 
-import { createTurn, renderTurn } from "../../../shared/answerView";
+import { type AnswerHost, createTurn, renderTurn } from "../../../shared/answerView";
 import { type AnswerState, applyEnvelope, newAnswer, type Source } from "../../../shared/companion";
 import type { HostMessage, WebviewMessage } from "../chatPanel";
+import { renderMarkdown } from "./markdown";
 
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
@@ -33,6 +37,25 @@ export function start(vscode: VsCodeApi, doc: Document = document): void {
     });
     return anchor;
   };
+  const host: AnswerHost = { render: renderMarkdown, link };
+
+  log.addEventListener("click", (event) => {
+    const anchor = (event.target as Element | null)?.closest?.("a.cv-wikilink") as HTMLAnchorElement | null;
+    if (!anchor) {
+      return;
+    }
+    event.preventDefault();
+    vscode.postMessage({ type: "openNote", target: anchor.dataset.target ?? "", subpath: anchor.dataset.subpath ?? "" });
+  });
+
+  /** Draws `turn`, keeping the log at its end when the reader was there (else where it was). */
+  const draw = (turn: { state: AnswerState; root: HTMLElement }): void => {
+    const atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 24;
+    void renderTurn(turn.root, turn.state, host);
+    if (atEnd) {
+      log.scrollTop = log.scrollHeight;
+    }
+  };
 
   window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
     const message = event.data;
@@ -40,12 +63,13 @@ export function start(vscode: VsCodeApi, doc: Document = document): void {
       const turn = { state: newAnswer(), root: createTurn(doc, message.question) };
       turns.set(message.id, turn);
       log.append(turn.root);
-      renderTurn(turn.root, turn.state, link);
-      turn.root.scrollIntoView({ block: "end" });
+      void renderTurn(turn.root, turn.state, host);
+      log.scrollTop = log.scrollHeight;
     } else if (message.type === "envelope") {
       const turn = turns.get(message.id);
       if (turn) {
-        renderTurn(turn.root, applyEnvelope(turn.state, message.envelope), link);
+        applyEnvelope(turn.state, message.envelope);
+        draw(turn);
       }
     } else if (message.type === "busy") {
       stop.hidden = !message.busy;
