@@ -34,9 +34,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cognivault.atomic import keep_beside, read_fd, replace_if_unchanged
+from cognivault.atomic import merge_late, read_fd, replace_if_unchanged
 from cognivault.errors import CogniVaultError, describe_os_error, display_path
 from cognivault.study.locks import vault_lock
+from cognivault.vault.guard import VaultPathError
 
 log = logging.getLogger(__name__)
 
@@ -83,26 +84,11 @@ def _settle(replaced: _Replaced) -> None:
         late = read_fd(replaced.fd)
         if late != replaced.held:
             with vault_lock(replaced.vault, "notes"):
-                _put_back(replaced.path, replaced.held, late)
+                merge_late(replaced.path, replaced.held, late)
     except OSError as exc:
         log.warning("could not look at the old version of %s again: %s", display_path(replaced.path), exc)
     finally:
         os.close(replaced.fd)
-
-
-def _put_back(path: Path, held: bytes, late: bytes) -> None:
-    extra = late[len(held):] if late.startswith(held) else None
-    for _ in range(MAX_ATTEMPTS):
-        if extra is None:
-            break
-        try:
-            current = path.read_bytes()
-        except FileNotFoundError:
-            break
-        if replace_if_unchanged(path, current, current + extra).done:
-            log.info("%s: %d bytes written into its old file are appended", display_path(path), len(extra))
-            return
-    keep_beside(path, late)
 
 
 def settle() -> None:
@@ -122,6 +108,19 @@ def encode_note(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
+def _target_inside(vault: Path, path: Path) -> Path:
+    """The file ``path`` names, links followed, when it lies inside ``vault``; VaultPathError otherwise."""
+    try:
+        target = path.resolve()
+        inside = target.is_relative_to(vault.resolve())
+    except (OSError, RuntimeError):  # a link loop
+        inside = False
+    if not inside:
+        raise VaultPathError(f"{display_path(path.name)} leads outside the vault (a symbolic link): "
+                             "CogniVault does not write there")
+    return target
+
+
 def update_note(vault: Path, path: Path, update: Callable[[str], str | None], *,
                 before_replace: Callable[[int], None] | None = None) -> str | None:
     """Apply ``update`` to the text of the note at ``path`` (inside ``vault``) and save the result.
@@ -132,7 +131,11 @@ def update_note(vault: Path, path: Path, update: Callable[[str], str | None], *,
     written. Raises :class:`NoteConflict` after ``MAX_ATTEMPTS`` such collisions, and a
     :class:`CogniVaultError` naming the cause when the note cannot be written (read-only,
     disk full, permission). ``before_replace(attempt)`` is a test hook run before each save.
+
+    A note that is a symbolic link is written through to its target, which must lie inside
+    the vault (:class:`VaultPathError` otherwise); the link stays a link.
     """
+    path = _target_inside(vault, path)
     try:
         with vault_lock(vault, "notes"):
             raw = path.read_bytes()
@@ -144,8 +147,8 @@ def update_note(vault: Path, path: Path, update: Callable[[str], str | None], *,
                     before_replace(attempt)
                 result = replace_if_unchanged(path, raw, encode_note(new_text), keep_replaced=True)
                 if result.done:
-                    assert result.replaced_fd is not None
-                    _watch(_Replaced(vault, path, result.replaced_fd, raw))
+                    if result.replaced_fd is not None:
+                        _watch(_Replaced(vault, path, result.replaced_fd, raw))
                     return new_text
                 log.info("%s changed on disk while being updated; updating the fresh content",
                          display_path(path))
