@@ -206,6 +206,40 @@ def test_ignore_rules_and_symlinks(vault: Path, tmp_path: Path) -> None:
     assert report.ignored_files >= 3
 
 
+def test_a_note_or_folder_flipped_into_a_link_after_the_scan_is_not_read(vault: Path, tmp_path: Path,
+                                                                            monkeypatch) -> None:
+    """Pentest, issue 28: the scan checked the link, the read followed whatever was there by then (a note
+    flipped into a link to an outside secret was indexed and searchable). Now the read opens the names
+    without following links and checks the file it opened."""
+    from cognivault.index import pipeline
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n\nThe launch code is zebrawalrus forty-two.\n", "utf-8")
+    (outside / "Biology").mkdir()
+    for name in ("Photosynthesis.md", "Cells.md"):
+        (outside / "Biology" / name).write_text("# Decoy\n\nAlso zebrawalrus, from outside the vault.\n", "utf-8")
+    real_scan = pipeline.scan_vault
+    flipped = sorted(NOTES)[-1]
+
+    def scan_then_flip(*args, **kwargs):  # type: ignore[no-untyped-def]
+        result = real_scan(*args, **kwargs)
+        (vault / flipped).unlink()
+        (vault / flipped).symlink_to(outside / "secret.md")  # a note becomes a link to a secret...
+        (vault / "Biology").rename(tmp_path / "Biology-moved")
+        (vault / "Biology").symlink_to(outside / "Biology")  # ...and a folder a link to another place
+        return result
+
+    monkeypatch.setattr(pipeline, "scan_vault", scan_then_flip)
+    with keyword_engine(vault) as engine:
+        report = engine.index()
+        found = engine.search("zebrawalrus", mode="lexical").results
+    assert found == []
+    failed = {f.path: f.reason for f in report.files if f.state == "failed"}
+    assert flipped in failed and "symbolic link" in failed[flipped]
+    assert all(path in failed for path in NOTES if path.startswith("Biology/"))
+
+
 def test_a_symlink_loop_is_skipped_with_its_reason_and_the_rest_indexes(vault: Path) -> None:
     os.symlink("Loop.md", vault / "Loop.md")  # leads to itself
     os.symlink("Round B", vault / "Round A")  # two folder links leading to each other
