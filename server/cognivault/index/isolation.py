@@ -130,6 +130,16 @@ class IsolatedExtractor:
             return AttachmentResult(relative, payload, "indexed", None, seconds)
         return AttachmentResult(relative, None, status, str(payload), seconds)
 
+    def extract(self, path: Path) -> Extraction:
+        """Read one file now, in the worker (started when needed); ExtractionSkipped or ExtractionFailed
+        with the reason when it cannot be read, over its limits included."""
+        result = self._extract_one(path.name, path)
+        if result.state == "indexed" and result.extraction is not None:
+            return result.extraction
+        if result.state == "skipped":
+            raise ExtractionSkipped(result.reason or "skipped")
+        raise ExtractionFailed(result.reason or "failed")
+
     def submit_all(self, files: Iterable[tuple[str, Path]]) -> int:
         """Start reading ``files`` (relative path, absolute path) in the background; returns the count."""
         tasks = list(files)
@@ -156,6 +166,10 @@ class IsolatedExtractor:
             except (OSError, BrokenPipeError):
                 pass
         self._kill_worker()
+
+    def close(self) -> None:
+        """End the worker of :meth:`extract` (a pass's worker ends with its files)."""
+        self._shutdown_worker()
 
     def stop(self) -> None:
         self._stop.set()
