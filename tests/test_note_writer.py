@@ -132,6 +132,35 @@ def test_an_in_place_save_between_the_check_and_the_replace_loses_nothing(tmp_pa
     assert f"<!--SR:!{outcome.due},{outcome.interval},{outcome.ease}-->" in text
 
 
+def test_a_note_half_saved_in_place_is_read_again_once_the_save_is_done(tmp_path: Path, monkeypatch) -> None:
+    """Issue 28: never compute a change from a file being rewritten. The note was written a moment ago
+    (its save may be under way): the grade waits for it to be quiet, then reads it again."""
+    import time
+
+    note, deck, card_id = _first_card(tmp_path)
+    saved = note.read_text("utf-8") + "\nA third card::typed in the editor\n"
+    editor = os.open(note, os.O_WRONLY | os.O_TRUNC)  # the editor's save has begun: half of it is there
+    os.write(editor, saved[:30].encode("utf-8"))
+    waited = []
+    real_sleep = time.sleep
+
+    def wait(seconds: float) -> None:  # CogniVault waits for the note to be quiet: the editor finishes meanwhile
+        waited.append(seconds)
+        if len(waited) == 1:
+            os.write(editor, saved[30:].encode("utf-8"))
+            os.close(editor)
+        real_sleep(seconds)
+
+    monkeypatch.setattr(time, "sleep", wait)
+    outcome = deck.grade(card_id, 3, now=NOW)
+    text = note.read_text("utf-8")  # at once: nothing left for the later look at the old file to repair
+    assert waited and outcome.attempts == 1
+    assert "Second::Card" in text and text.endswith("A third card::typed in the editor\n")
+    assert f"<!--SR:!{outcome.due},{outcome.interval},{outcome.ease}-->" in text
+    settle()
+    assert note.read_text("utf-8") == text
+
+
 def test_a_save_by_rename_between_the_check_and_the_replace_is_kept(tmp_path: Path, monkeypatch) -> None:
     """Pentest, issue 28: an editor or sync tool saving by rename after the check that the note is still
     the file compared, before the replace: its save was replaced by the grade (2 of 240 lines lost)."""

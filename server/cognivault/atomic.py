@@ -82,7 +82,7 @@ class Replaced:
 def _renameat2() -> Callable[..., int] | None:
     try:
         return ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):  # not Linux, or a C library without it
+    except (OSError, AttributeError, TypeError):  # not Linux, or a C library without it (Windows)
         return None
 
 

@@ -11,9 +11,12 @@ applies it so that nothing anyone else saves is lost:
   review, twelve grades at once) never interleave;
 - everyone else (the user's editor, the plugin, a sync tool) is caught by
   :func:`cognivault.atomic.replace_if_unchanged`: the note is compared with
-  what the change was computed from right before the rename, and an edit found
-  there (or, just after, in the replaced file) makes the change be computed
-  again on the fresh text, up to ``MAX_ATTEMPTS`` times;
+  what the change was computed from right before it is swapped with the new
+  file, and an edit found there (or, just after, in the file swapped out: that
+  one is then the note again) makes the change be computed again on the fresh
+  text, up to ``MAX_ATTEMPTS`` times;
+- a note written to in the last ``QUIET_NS`` may be half saved by an editor
+  (O_TRUNC, then write): it is read again once quiet, or the change refused;
 - an editor that opened the note just before the rename may still write into
   the replaced file a moment later: that file is looked at again
   ``SETTLE_S`` after the rename (or at :func:`settle`), and bytes appended
@@ -30,6 +33,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +47,8 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 8
 SETTLE_S = 2.0  # how long after a rename writes that still land in the old file are looked for
+QUIET_NS = 20_000_000  # a note changed more recently than this may be half saved: read it again after
+QUIET_TRIES = 10  # then it is refused (NoteConflict) rather than changed from what may be half a save
 
 
 class NoteConflict(CogniVaultError):
@@ -121,6 +127,25 @@ def _target_inside(vault: Path, path: Path) -> Path:
     return target
 
 
+def _settled_read(path: Path) -> bytes:
+    """The note's bytes once it has not been written to for ``QUIET_NS``: an editor saving in place
+    (O_TRUNC, then write) leaves it half written for a moment, and a change computed from that half
+    would be saved as the note. A modification time in the future or long past (set by a sync tool)
+    counts as settled. NoteConflict when it keeps being written."""
+    for _ in range(QUIET_TRIES):
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            raw = read_fd(fd)
+            age = time.time_ns() - os.fstat(fd).st_mtime_ns
+        finally:
+            os.close(fd)
+        if not 0 <= age < QUIET_NS:
+            return raw
+        time.sleep((QUIET_NS - age) / 1e9)
+    raise NoteConflict(f"{display_path(path.name)} kept being written while it was being saved; nothing was "
+                       "written, try again")
+
+
 def update_note(vault: Path, path: Path, update: Callable[[str], str | None], *,
                 before_replace: Callable[[int], None] | None = None) -> str | None:
     """Apply ``update`` to the text of the note at ``path`` (inside ``vault``) and save the result.
@@ -138,7 +163,7 @@ def update_note(vault: Path, path: Path, update: Callable[[str], str | None], *,
     path = _target_inside(vault, path)
     try:
         with vault_lock(vault, "notes"):
-            raw = path.read_bytes()
+            raw = _settled_read(path)
             for attempt in range(1, MAX_ATTEMPTS + 1):
                 new_text = update(decode_note(raw))
                 if new_text is None:
@@ -152,8 +177,7 @@ def update_note(vault: Path, path: Path, update: Callable[[str], str | None], *,
                     return new_text
                 log.info("%s changed on disk while being updated; updating the fresh content",
                          display_path(path))
-                assert result.current is not None
-                raw = result.current
+                raw = _settled_read(path)
     except OSError as exc:
         raise describe_os_error(exc, f"write {display_path(path.name)}") from None
     raise NoteConflict(f"{display_path(path.name)} kept changing while it was being saved; nothing was written, "
