@@ -133,12 +133,9 @@ def _settled_read(path: Path) -> bytes:
     would be saved as the note. A modification time in the future or long past (set by a sync tool)
     counts as settled. NoteConflict when it keeps being written."""
     for _ in range(QUIET_TRIES):
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        try:
-            raw = read_fd(fd)
-            age = time.time_ns() - os.fstat(fd).st_mtime_ns
-        finally:
-            os.close(fd)
+        with path.open("rb") as handle:
+            raw = handle.read()
+            age = time.time_ns() - os.fstat(handle.fileno()).st_mtime_ns
         if not 0 <= age < QUIET_NS:
             return raw
         time.sleep((QUIET_NS - age) / 1e9)
