@@ -146,28 +146,33 @@ def replace_if_unchanged(path: Path, expected: bytes, data: bytes, *, keep_repla
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    swapped = False  # once true, ``tmp`` may hold the user's file: never deleted on an error
     try:
         current = read_fd(old_fd)
         held = _identity(os.fstat(old_fd))
-        if current != expected or _identity(os.stat(path)) != held:
-            tmp.unlink(missing_ok=True)
-            os.close(old_fd)
-            return Replaced(False, path.read_bytes())
-        if exchange(tmp, path):
-            if _identity(os.lstat(tmp)) != held or read_fd(old_fd) != expected:
-                exchange(tmp, path)  # not the file compared, or written into since: it is the note again
-                _drop_ours(path, tmp, data)
-                os.close(old_fd)
-                return Replaced(False, path.read_bytes())
+        unchanged = current == expected and _identity(os.stat(path)) == held
+        if unchanged:
+            swapped = exchange(tmp, path)
+        if swapped and (_identity(os.lstat(tmp)) != held or read_fd(old_fd) != expected):
+            exchange(tmp, path)  # not the file compared, or written into since: it is the note again
+            _drop_ours(path, tmp, data)
+            unchanged = False
+        elif swapped:
             tmp.unlink()  # the compared file: its content is what ``data`` was computed from
             late = expected
-        else:
+        elif unchanged:
             os.replace(tmp, path)
             late = read_fd(old_fd)
+        else:
+            tmp.unlink(missing_ok=True)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        if not swapped:
+            tmp.unlink(missing_ok=True)
         os.close(old_fd)
         raise
+    if not unchanged:
+        os.close(old_fd)
+        return Replaced(False, path.read_bytes())
     _fsync_dir(path.parent)
     if late != expected:  # merged now: no need to look at the replaced file again
         os.close(old_fd)
