@@ -68,14 +68,13 @@ def read_fd(fd: int) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Replaced:
-    """What :func:`replace_if_unchanged` did: ``done``; else ``current`` is the file's content now.
+    """What :func:`replace_if_unchanged` did: ``done``, or not (the caller reads the note again).
 
     ``replaced_fd``: with ``keep_replaced``, a descriptor of the replaced file, left open for the
     caller to look at again later (and close).
     """
 
     done: bool
-    current: bytes | None = None
     replaced_fd: int | None = None
 
 
@@ -172,7 +171,7 @@ def replace_if_unchanged(path: Path, expected: bytes, data: bytes, *, keep_repla
         raise
     if not unchanged:
         os.close(old_fd)
-        return Replaced(False, path.read_bytes())
+        return Replaced(False)
     _fsync_dir(path.parent)
     if late != expected:  # merged now: no need to look at the replaced file again
         os.close(old_fd)
