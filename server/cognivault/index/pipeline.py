@@ -454,7 +454,7 @@ class Indexer:
 
         by_path = {vault_file.path: (vault_file, digest) for vault_file, digest in attachments}
         extractor = self._extractor = IsolatedExtractor(self.settings.index)
-        waiting = extractor.submit_all((f.path, f.absolute) for f, _ in attachments)
+        waiting = extractor.submit_all((f.path, f) for f, _ in attachments)
 
         def collect(block: bool = False) -> None:
             nonlocal waiting
