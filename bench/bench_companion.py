@@ -16,7 +16,11 @@ index, then measures from this process as a client:
 - a burst of 500 concurrent requests: how many the rate limit refused;
 - the server's RSS before and after, and that companion.json is gone after SIGTERM.
 
+- ``--asks-only N [--pause S]``: only N answers (a pause of S seconds after every 100), the
+  server's RSS every 100 (issue 28).
+
     .venv/bin/python bench/bench_companion.py [--seconds 30] [--rate 200] [--streams 50] [--clients 4]
+    .venv/bin/python bench/bench_companion.py --asks-only 2000
 """
 
 from __future__ import annotations
@@ -241,6 +245,30 @@ async def run(info: dict, questions: list[str], args: argparse.Namespace, server
     return result
 
 
+async def ask_memory(info: dict, questions: list[str], count: int, server: psutil.Process,  # type: ignore[type-arg]
+                     pause_s: float = 0.0) -> dict:  # type: ignore[type-arg]
+    """Issue 28: ``count`` answers and nothing else (an editor chat polls no status), back to back or with
+    a pause of ``pause_s`` after every 100 (a person reading): the server's RSS every 100 asks. The first
+    100 warm the caches; growth is counted from there."""
+    url, auth = info["url"], {"Authorization": f"Bearer {info['token']}"}
+    series = []
+    outcomes: dict[str, int] = {}
+    async with aiohttp.ClientSession() as session:
+        for n in range(count):
+            if n % 100 == 0:
+                if n and pause_s:
+                    await asyncio.sleep(pause_s)
+                series.append(round(server.memory_info().rss / 2**20, 1))
+            answer = await _ask(session, url, auth, {"question": questions[n % len(questions)], "use_cache": False})
+            _count(outcomes, answer["envelopes"][-1].get("type", "?") if answer["envelopes"] else str(answer["status"]))
+    series.append(round(server.memory_info().rss / 2**20, 1))
+    warm = series[1] if len(series) > 2 else series[0]
+    return {"asks": count, "pause_s_every_100": pause_s, "outcomes": outcomes, "rss_mb_every_100": series,
+            "rss_mb_warm": warm,
+            "rss_mb_end": series[-1], "rss_mb_peak": max(series),
+            "growth_after_warm_pct": round(100 * (series[-1] - warm) / warm, 1)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=30.0, help="length of the load run (issue 7: 30)")
@@ -249,6 +277,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4,
                         help="simulated clients (loopback source addresses) the load is spread over; "
                              "1 puts it all under one client's rate limit")
+    parser.add_argument("--asks-only", type=int, default=0, metavar="N",
+                        help="only N answers back to back, the server's RSS every 100 (issue 28: 2000)")
+    parser.add_argument("--pause", type=float, default=0.0, help="with --asks-only: seconds of quiet after every 100")
     args = parser.parse_args()
     cache = isolate_cache("companion", fresh=False)
     vault = copy_vault([HELP_VAULT], WORK / "vault-companion", fresh=False)
@@ -279,7 +310,10 @@ def main() -> None:
                     await asyncio.sleep(0.5)
 
         index_s = asyncio.run(wait_indexed())
-        result = asyncio.run(run(info, questions, args, server))
+        if args.asks_only:
+            result = {"ask_memory": asyncio.run(ask_memory(info, questions, args.asks_only, server, args.pause))}
+        else:
+            result = asyncio.run(run(info, questions, args, server))
         result = {"benchmark": "companion", "vault": "help-vault", "notes": len(list(Path(vault).rglob("*.md"))),
                   "startup_ms": round(startup_ms, 1), "index_wait_s": round(index_s, 2), **result}
     finally:

@@ -24,14 +24,15 @@ DESCRIPTIONS = {
                                             *(entry.summary for entry in CHAT_PROVIDERS.values())]),
     ("models", "chat_model"): "Ollama chat model",
     ("models", "gguf_path"): "path of the GGUF model file that chat_provider = llamacpp runs (pip extra "
-                             "'llamacpp')",
+                             "'llamacpp'); read from your own config only, never a vault's",
     ("models", "request_timeout_s"): "seconds before a model request is abandoned with an error",
     ("index", "index_dir"): "where the index lives; empty: the per-user cache dir (never inside the vault by "
                             "default)",
     ("index", "max_file_mb"): "files larger than this are reported failed",
     ("index", "extract_timeout_s"): "time limit for reading one attachment",
     ("index", "ocr_languages"): "tesseract languages, '+'-separated; only installed ones are used",
-    ("index", "whisper_model_dir"): "local faster-whisper model folder for audio transcription",
+    ("index", "whisper_model_dir"): "local faster-whisper model folder for audio transcription; read from your "
+                                    "own config only, never a vault's",
     ("index", "chunk_chars"): "target passage length in characters",
     ("index", "chunk_overlap"): "characters shared by consecutive passages of a long section",
     ("study", "folder"): "vault folder that receives generated study notes",

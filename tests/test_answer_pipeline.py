@@ -593,3 +593,33 @@ async def test_document_attachment_goes_through_the_extractors(shared_engine, tm
     broken = Attachment("broken.docx", b"PK\x03\x04 not really a zip")
     error = final(await ask(shared_engine, "How fast?", provider, attachments=[broken]))
     assert error["data"]["code"] == "attachment_unreadable"
+
+
+async def test_a_document_attachment_is_read_in_the_indexers_worker_not_here(shared_engine, tmp_path: Path,  # noqa: ANN001
+                                                                           monkeypatch) -> None:
+    """Issue 28: attachments to a question were extracted in the answering process, past the indexer's
+    limits (a 760 KB PPTX bomb took the companion past 6 GB). They are read by the indexer's worker, with
+    its memory and time limits: nothing is extracted in this process."""
+    from cognivault.index import isolation
+    from cognivault.vault import extractors
+
+    def not_here(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("an attachment was extracted in the answering process")
+
+    monkeypatch.setattr(extractors, "extract_attachment", not_here)
+    started = []
+    real_start = isolation.IsolatedExtractor._start_worker
+
+    def start(self):  # type: ignore[no-untyped-def]
+        real_start(self)
+        started.append(self._process)
+
+    monkeypatch.setattr(isolation.IsolatedExtractor, "_start_worker", start)
+    page = ("<html><body><h1>Protocol</h1><p>The centrifuge must spin at 4000 rpm for ten minutes before the "
+            "supernatant is removed and the pellet washed twice with buffer.</p></body></html>")
+    provider = ScriptedChat(lambda call: text("Spin at 4000 rpm [S1]."))
+    data = final(await ask(shared_engine, "How fast must the centrifuge spin?", provider, think=False,
+                           attachments=[Attachment("protocol.html", page.encode("utf-8"))]))["data"]
+    assert data["sources"][0]["source"] == "attachment" and "4000 rpm" in provider.calls[0].system
+    (worker,) = started
+    assert worker is not None and not worker.is_alive()  # its own process, ended with the question

@@ -194,6 +194,33 @@ async def test_a_client_disconnect_cancels_the_answer(indexed):
         await client.close()
 
 
+async def test_an_answer_arms_the_idle_collection(indexed) -> None:
+    """Issue 28: /api/ask never told the idle collector it ran, so with automatic full collections off
+    (``serve`` after its warm-up) memory grew ~110 KB an answer in an editor chat that polls nothing else."""
+    engine, settings = indexed
+    busy_during_the_answer = []
+
+    async def stream(request, body):  # type: ignore[no-untyped-def]
+        async def envelopes():  # type: ignore[no-untyped-def]
+            busy_during_the_answer.append(collector._busy)
+            yield {"type": "done", "data": {}}
+
+        return AskStream(envelopes(), asyncio.Event())
+
+    client = TestClient(TestServer(create_app(engine, settings, TOKEN, features=[], ask_stream=stream),
+                                   host="127.0.0.1"))
+    await client.start_server()
+    collector = client.app[api.COLLECTOR_KEY]
+    touches = []
+    collector.touched = lambda: touches.append(True)  # type: ignore[method-assign]
+    try:
+        async with client.post("/api/ask", json={"question": "what is ATP?"}, headers=AUTH) as response:
+            assert response.status == 200 and (await response.text()).strip()
+        assert busy_during_the_answer == [1] and touches == [True]
+    finally:
+        await client.close()
+
+
 class SlowChat:
     """A chat provider that streams a token every 50 ms and records when its stream is closed."""
 

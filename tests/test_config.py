@@ -88,6 +88,38 @@ def test_the_users_own_config_may_allow_it(tmp_path: Path) -> None:
     assert load_settings(vault, environ={}).models.allow_remote_model_host is True
 
 
+@pytest.mark.parametrize(("section", "key", "value"), [("models", "gguf_path", "models/shipped.gguf"),
+                                                       ("index", "whisper_model_dir", "models/whisper")])
+def test_a_vault_cannot_name_a_model_file_for_its_user_to_load(tmp_path: Path, caplog, section: str, key: str,
+                                                               value: str) -> None:
+    """Issue 28: a shared vault could make us load a model file it ships; only the user's own config names one."""
+    from cognivault.config import user_config_file
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    _vault_config(vault, f'[{section}]\n{key} = "{value}"\n')
+    with caplog.at_level("WARNING", logger="cognivault.config"):
+        settings = load_settings(vault, environ={})
+    assert getattr(getattr(settings, section), key) == ""
+    assert any(f"{section}.{key}" in r.getMessage() and "ignored" in r.getMessage() for r in caplog.records)
+    user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    user_config_file().write_text(f'[{section}]\n{key} = "/home/me/{key}"\n', "utf-8")
+    assert getattr(getattr(load_settings(vault, environ={}), section), key) == f"/home/me/{key}"
+
+
+def test_the_refusal_of_a_remote_host_says_where_the_setting_counts() -> None:
+    """Issue 28: it said to set allow_remote_model_host in the vault's config, where it is ignored."""
+    from cognivault.config import user_config_file
+    from cognivault.errors import display_path
+    from cognivault.models.base import ModelUnavailable
+    from cognivault.models.hostpolicy import check_model_host
+
+    with pytest.raises(ModelUnavailable) as refused:
+        check_model_host("http://10.0.0.5:11434", allow_remote=False)
+    message = str(refused.value)
+    assert display_path(user_config_file()) in message and "<vault>/.cognivault/config.toml" not in message
+
+
 @pytest.mark.parametrize("content", [bytes(range(256)) * 4, b"\xff\xfe[models]\n", b"\x00" * 64])
 def test_a_config_file_of_random_bytes_is_a_one_line_error(tmp_path: Path, content: bytes) -> None:
     (tmp_path / ".cognivault").mkdir()

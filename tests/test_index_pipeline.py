@@ -206,6 +206,73 @@ def test_ignore_rules_and_symlinks(vault: Path, tmp_path: Path) -> None:
     assert report.ignored_files >= 3
 
 
+def test_a_note_or_folder_flipped_into_a_link_after_the_scan_is_not_read(vault: Path, tmp_path: Path,
+                                                                            monkeypatch) -> None:
+    """Pentest, issue 28: the scan checked the link, the read followed whatever was there by then (a note
+    flipped into a link to an outside secret was indexed and searchable). Now the read opens the names
+    without following links and checks the file it opened."""
+    from cognivault.index import pipeline
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n\nThe launch code is zebrawalrus forty-two.\n", "utf-8")
+    (outside / "Biology").mkdir()
+    for name in ("Photosynthesis.md", "Cells.md"):
+        (outside / "Biology" / name).write_text("# Decoy\n\nAlso zebrawalrus, from outside the vault.\n", "utf-8")
+    real_scan = pipeline.scan_vault
+    flipped = sorted(NOTES)[-1]
+
+    def scan_then_flip(*args, **kwargs):  # type: ignore[no-untyped-def]
+        result = real_scan(*args, **kwargs)
+        (vault / flipped).unlink()
+        (vault / flipped).symlink_to(outside / "secret.md")  # a note becomes a link to a secret...
+        (vault / "Biology").rename(tmp_path / "Biology-moved")
+        (vault / "Biology").symlink_to(outside / "Biology")  # ...and a folder a link to another place
+        return result
+
+    monkeypatch.setattr(pipeline, "scan_vault", scan_then_flip)
+    with keyword_engine(vault) as engine:
+        report = engine.index()
+        found = engine.search("zebrawalrus", mode="lexical").results
+    assert found == []
+    failed = {f.path: f.reason for f in report.files if f.state == "failed"}
+    assert flipped in failed and "symbolic link" in failed[flipped]
+    assert all(path in failed for path in NOTES if path.startswith("Biology/"))
+
+
+def test_an_attachment_flipped_into_a_link_after_the_scan_is_not_read(vault: Path, tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    """Issue 28, the same for attachments, which the indexer's worker process reads: it opens the scanned
+    file without following links and hands the readers that open file, not the vault's name."""
+    from cognivault.index import isolation
+
+    page = ("<html><body><p>The {} page tells how the rotor of a centrifuge is balanced: tubes of equal mass "
+            "go opposite each other, the lid is closed before the start, and the speed is raised slowly until "
+            "the run reaches the rate the protocol asks for.</p></body></html>")
+    (vault / "Pages").mkdir()
+    (vault / "Pages" / "kept.html").write_text(page.format("kept"), "utf-8")
+    (vault / "Pages" / "flipped.html").write_text(page.format("flipped"), "utf-8")
+    secret = tmp_path / "secret.html"
+    secret.write_text(page.replace("rotor", "zebrawalrus rotor"), "utf-8")
+    real_submit = isolation.IsolatedExtractor.submit_all
+
+    def flip_then_submit(self, files):  # type: ignore[no-untyped-def]
+        (vault / "Pages" / "flipped.html").unlink()  # checked and hashed already: the worker reads it next
+        (vault / "Pages" / "flipped.html").symlink_to(secret)
+        return real_submit(self, files)
+
+    monkeypatch.setattr(isolation.IsolatedExtractor, "submit_all", flip_then_submit)
+    with keyword_engine(vault) as engine:
+        report = engine.index()
+        assert engine.search("zebrawalrus", mode="lexical").results == []
+        found = {r.path for r in engine.search("centrifuge rotor", mode="lexical").results}
+    files = {f.path: f for f in report.files}
+    assert "Pages/kept.html" in found, files["Pages/kept.html"]
+    assert files["Pages/kept.html"].state == "indexed"
+    flipped = files["Pages/flipped.html"]
+    assert flipped.state == "failed" and "symbolic link" in (flipped.reason or "")
+
+
 def test_a_symlink_loop_is_skipped_with_its_reason_and_the_rest_indexes(vault: Path) -> None:
     os.symlink("Loop.md", vault / "Loop.md")  # leads to itself
     os.symlink("Round B", vault / "Round A")  # two folder links leading to each other

@@ -21,6 +21,7 @@ import pytest
 from cognivault import atomic
 from cognivault.study.common import write_new_note
 from cognivault.study.review import ReviewDeck
+from cognivault.vault.guard import VaultPathError
 from cognivault.vault.notewriter import NoteConflict, settle, update_note
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
@@ -65,27 +66,136 @@ def test_an_edit_saved_while_the_new_file_is_fsynced_is_kept(tmp_path: Path, mon
     assert outcome.attempts == 2
 
 
+def _after_the_last_check(monkeypatch, note: Path, editor) -> list[bool]:  # type: ignore[no-untyped-def]
+    """Run ``editor()`` once, at the race point of a write into ``note``: right after the writer read the
+    note for its last comparison and checked that the name still holds the file it read (its
+    ``os.stat``), before the file is replaced. Returns a list that holds True once it ran."""
+    real_read_fd, real_stat = atomic.read_fd, os.stat
+    ran: list[bool] = []
+    armed: list[bool] = []
+
+    def read_fd(fd: int) -> bytes:
+        data = real_read_fd(fd)
+        if not ran and os.path.samestat(os.fstat(fd), real_stat(note)):
+            armed.append(True)  # the comparison's read of the note: its name check comes next
+        return data
+
+    def stat(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        result = real_stat(path, *args, **kwargs)
+        if armed and not ran and Path(path) == note:
+            ran.append(True)
+            editor()
+        return result
+
+    monkeypatch.setattr(atomic, "read_fd", read_fd)
+    monkeypatch.setattr(os, "stat", stat)
+    return ran
+
+
 def test_an_edit_written_into_the_old_file_after_the_check_is_put_back(tmp_path: Path, monkeypatch) -> None:
     note, deck, card_id = _first_card(tmp_path)
-    real_replace = os.replace
-    late = []
 
-    def replace_after_a_late_write(source, target) -> None:  # type: ignore[no-untyped-def]
-        if Path(target) == note and not late:
-            late.append(True)
-            # An editor that opened the note before the rename writes into the old file.
-            with open(note, "a", encoding="utf-8") as handle:
-                real_replace(source, target)
-                handle.write("\nWritten into the old file.\n")
-            return
-        real_replace(source, target)
+    def append_through_the_open_file() -> None:
+        with open(note, "a", encoding="utf-8") as handle:
+            handle.write("\nWritten into the old file.\n")
 
-    monkeypatch.setattr(os, "replace", replace_after_a_late_write)
+    ran = _after_the_last_check(monkeypatch, note, append_through_the_open_file)
     outcome = deck.grade(card_id, 3, now=NOW)
+    settle()
     text = note.read_text("utf-8")
-    assert "Written into the old file." in text
+    assert ran and "Written into the old file." in text
     assert f"<!--SR:!{outcome.due},{outcome.interval},{outcome.ease}-->" in text
-    assert not list(note.parent.glob(".*.tmp"))
+    assert not list(note.parent.glob(".*.tmp")) and not list(note.parent.glob("* (conflict *)*"))
+
+
+def test_an_in_place_save_between_the_check_and_the_replace_loses_nothing(tmp_path: Path, monkeypatch) -> None:
+    """Pentest, issue 28: an editor saving in place (open with O_TRUNC, then write) right after the last
+    comparison. What it had written so far was taken as the user's content and written back as the
+    note, and the rest of its save went into a file no longer in the vault: the note lost its cards."""
+    note, deck, card_id = _first_card(tmp_path)
+    saved = note.read_text("utf-8") + "\nA third card::typed in the editor\n"
+    head, tail = saved[:30], saved[30:]  # the save is half done when CogniVault replaces the note
+    editor: list[int] = []
+
+    def start_saving_in_place() -> None:
+        editor.append(os.open(note, os.O_WRONLY | os.O_TRUNC))
+        os.write(editor[0], head.encode("utf-8"))
+
+    ran = _after_the_last_check(monkeypatch, note, start_saving_in_place)
+    outcome = deck.grade(card_id, 3, now=NOW)
+    os.write(editor[0], tail.encode("utf-8"))  # the editor finishes its save
+    os.close(editor[0])
+    settle()
+    text = note.read_text("utf-8")
+    assert ran and text.startswith("#flashcards\n\nFront::Back\n")
+    assert "Second::Card" in text and text.endswith("A third card::typed in the editor\n")
+    assert f"<!--SR:!{outcome.due},{outcome.interval},{outcome.ease}-->" in text
+
+
+def test_a_note_half_saved_in_place_is_read_again_once_the_save_is_done(tmp_path: Path, monkeypatch) -> None:
+    """Issue 28: never compute a change from a file being rewritten. The note was written a moment ago
+    (its save may be under way): the grade waits for it to be quiet, then reads it again."""
+    import time
+
+    note, deck, card_id = _first_card(tmp_path)
+    saved = note.read_text("utf-8") + "\nA third card::typed in the editor\n"
+    editor = os.open(note, os.O_WRONLY | os.O_TRUNC)  # the editor's save has begun: half of it is there
+    os.write(editor, saved[:30].encode("utf-8"))
+    waited = []
+    real_sleep = time.sleep
+
+    def wait(seconds: float) -> None:  # CogniVault waits for the note to be quiet: the editor finishes meanwhile
+        waited.append(seconds)
+        if len(waited) == 1:
+            os.write(editor, saved[30:].encode("utf-8"))
+            os.close(editor)
+        real_sleep(seconds)
+
+    monkeypatch.setattr(time, "sleep", wait)
+    outcome = deck.grade(card_id, 3, now=NOW)
+    text = note.read_text("utf-8")  # at once: nothing left for the later look at the old file to repair
+    assert waited and outcome.attempts == 1
+    assert "Second::Card" in text and text.endswith("A third card::typed in the editor\n")
+    assert f"<!--SR:!{outcome.due},{outcome.interval},{outcome.ease}-->" in text
+    settle()
+    assert note.read_text("utf-8") == text
+
+
+def test_a_save_by_rename_between_the_check_and_the_replace_is_kept(tmp_path: Path, monkeypatch) -> None:
+    """Pentest, issue 28: an editor or sync tool saving by rename after the check that the note is still
+    the file compared, before the replace: its save was replaced by the grade (2 of 240 lines lost)."""
+    note, deck, card_id = _first_card(tmp_path)
+
+    def save_by_rename() -> None:
+        staged = note.with_name(".Deck.md.editor")
+        staged.write_text(note.read_text("utf-8") + "Saved by rename.\n", "utf-8")
+        os.rename(staged, note)
+
+    ran = _after_the_last_check(monkeypatch, note, save_by_rename)
+    outcome = deck.grade(card_id, 3, now=NOW)
+    settle()
+    text = note.read_text("utf-8")
+    assert ran and text.endswith("Saved by rename.\n") and outcome.attempts == 2
+    assert f"<!--SR:!{outcome.due},{outcome.interval},{outcome.ease}-->" in text
+    assert not list(note.parent.glob(".*.tmp")) and not list(note.parent.glob("* (conflict *)*"))
+
+
+def test_grading_a_note_that_is_a_link_writes_its_target_inside_the_vault_only(tmp_path: Path) -> None:
+    """Issue 28: grading a note that is a symbolic link replaced the link with a copy; a link to a note
+    outside the vault is not written at all."""
+    vault, note = _deck(tmp_path)
+    real = note.rename(vault / "Study" / "Real.md")
+    note.symlink_to("Real.md")
+    deck = ReviewDeck(vault)
+    deck.grade(deck.due(today=date(2025, 3, 10), paths=["Study/Deck.md"])[0].id, 3, now=NOW, path="Study/Deck.md")
+    assert note.is_symlink() and "<!--SR:" in real.read_text("utf-8")
+
+    outside = tmp_path / "outside.md"
+    outside.write_text("#flashcards\n\nSecret::Outside\n", "utf-8")
+    (vault / "Study" / "Away.md").symlink_to(outside)
+    with pytest.raises(VaultPathError, match="outside the vault"):
+        update_note(vault, vault / "Study" / "Away.md", lambda text: text + "graded\n")
+    assert outside.read_text("utf-8") == "#flashcards\n\nSecret::Outside\n"
 
 
 def test_an_editor_writing_into_the_old_file_after_the_grade_loses_nothing(tmp_path: Path) -> None:

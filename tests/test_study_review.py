@@ -340,6 +340,18 @@ def test_a_new_sibling_of_an_fsrs_card_is_graded_into_fsrs(tmp_path: Path) -> No
     assert groups[0].startswith("fsrs,2025-") and groups[1] == "fsrs,-,0,0,0,0,0,0,0,-"
 
 
+def test_a_suspended_placeholder_stays_suspended_when_graded(tmp_path: Path) -> None:
+    """Issue 28: the plugin's placeholder of a card never reviewed lost its ``,suspended`` marker when graded."""
+    body = "#flashcards\n\nFront::Back\n<!--SR:!fsrs,-,0,0,0,0,0,0,0,-,suspended-->\n"
+    vault = make_vault(tmp_path, body)
+    deck = ReviewDeck(vault)
+    (card,) = deck.cards()
+    assert card.is_new
+    deck.grade(card.id, 3, now=NOW)
+    (group,) = re.search(r"<!--SR:(.*?)-->", (vault / "Study" / "Deck.md").read_text("utf-8"))[1].split("!")[1:]
+    assert group.startswith("fsrs,2025-") and group.endswith(",suspended")
+
+
 @given(st.builds(
     lambda due, interval, stability, difficulty, state, reps, lapses, last: (
         f"!fsrs,{due},{interval},{stability},{difficulty},{state},{reps},{lapses},0,{last}"),

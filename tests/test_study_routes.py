@@ -165,6 +165,28 @@ async def test_progress_badges_heatmap_and_events(companion_vault) -> None:  # t
         await client.close()
 
 
+async def test_client_events_carry_a_small_data_per_event_and_per_day(companion_vault) -> None:  # type: ignore[no-untyped-def]
+    """Issue 28: /api/progress/event stored up to 1 MB of ``data`` per event in the vault (30 requests: 30 MB)."""
+    from cognivault.study.routes import MAX_EVENT_DATA_BYTES, MAX_EVENT_DATA_PER_DAY
+
+    engine, settings = companion_vault
+    client = await client_for(engine, settings)
+    try:
+        big = {"kind": "lesson_read", "data": {"note": "x" * (MAX_EVENT_DATA_BYTES + 1)}}
+        async with client.post("/api/progress/event", json=big, headers=AUTH) as response:
+            assert response.status == 413 and (await response.json())["error"]["code"] == "event_too_large"
+        near_cap = {"kind": "lesson_read", "data": {"note": "y" * (MAX_EVENT_DATA_BYTES - 100)}}
+        answers = []
+        for _ in range(MAX_EVENT_DATA_PER_DAY // (MAX_EVENT_DATA_BYTES - 100) + 2):
+            async with client.post("/api/progress/event", json=near_cap, headers=AUTH) as response:
+                answers.append((response.status, (await response.json()).get("error", {}).get("code")))
+        assert answers[0] == (200, None) and answers[-1] == (429, "event_quota")
+        stored = sum(path.stat().st_size for path in (engine.vault / ".cognivault" / "progress").glob("*.json"))
+        assert stored < 2 * MAX_EVENT_DATA_PER_DAY
+    finally:
+        await client.close()
+
+
 async def test_quizzes_to_take_without_their_answers(companion_vault) -> None:  # type: ignore[no-untyped-def]
     engine, settings = companion_vault
     path = "Study/Quiz - Routes.md"

@@ -258,3 +258,25 @@ def test_an_empty_folder_or_one_never_indexed_is_named_so(tmp_path: Path, capsys
     assert f"no notes or attachments found in {empty}" in capsys.readouterr().out
     assert cli.main(["status", "--vault", str(empty)]) == 0
     assert "no notes or attachments found in the vault" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [
+    ["search", "Gr\udcf6\udcdfe"],
+    ["search", "cells", "--scope", "folder:Gr\udcf6\udcdfe"],
+    ["related", "Gr\udcf6\udcdfe"],
+    ["generate", "flashcards", "--note", "Gr\udcf6\udcdfe"],
+    ["generate", "flashcards", "--topic", "Gr\udcf6\udcdfe"],
+])
+def test_text_arguments_that_are_not_utf8_are_one_clear_line(tmp_path: Path, argv: list[str],
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 28: a Latin-1 terminal typing "Größe" hands Python bytes that are not UTF-8 (kept as lone
+    surrogates): search, related and generate --note/--topic printed a traceback."""
+    vault = _vault(tmp_path)
+    code, line = _run([argv[0], "--vault", str(vault), *argv[1:]], capsys)
+    assert code == 2 and "not UTF-8" in line and "LANG=C.UTF-8" in line
+
+
+def test_a_vault_path_that_is_not_utf8_is_still_a_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """File names may hold any bytes: --vault is not refused for them (it is looked up as it is)."""
+    code, line = _run(["search", "--vault", str(tmp_path / "Gr\udcf6\udcdfe"), "cells"], capsys)
+    assert code == 2 and "vault folder not found" in line

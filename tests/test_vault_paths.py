@@ -93,3 +93,27 @@ def test_the_guard_accepts_plain_folders_and_normalises_them(tmp_path: Path) -> 
     assert clean_relative("Study/./Cards//", "x") == "Study/Cards"
     assert clean_relative("", "x", allow_root=True) == ""
     assert inside_vault(tmp_path, "Study/Neue Karten") == "Study/Neue Karten"
+
+
+def test_the_language_server_takes_a_note_through_an_in_vault_link_as_outside(tmp_path: Path) -> None:
+    """Issue 28: ``vault/shared -> ../outside`` made ``vault/shared/private.md`` a vault path for the language
+    server (grading wrote into outside/private.md); the link is resolved before the check, as the CLI does."""
+    from cognivault.lsp.uris import relative_path
+    from cognivault.vault.scan import is_indexable
+
+    vault = _vault(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "private.md").write_text("# Private\n", "utf-8")
+    (vault / "shared").symlink_to("../outside")
+    (vault / "Inside").mkdir()
+    (vault / "Inside" / "Note.md").write_text("# Note\n", "utf-8")
+    (vault / "alias").symlink_to("Inside")
+    assert relative_path(vault, (vault / "shared" / "private.md").as_uri()) is None
+    assert relative_path(vault, (vault / "shared" / "new.md").as_uri()) is None
+    assert not is_indexable(vault, "shared/private.md")
+    assert relative_path(vault, (vault / "Inside" / "Note.md").as_uri()) == "Inside/Note.md"
+    assert relative_path(vault, (vault / "alias" / "Note.md").as_uri()) == "alias/Note.md"  # a link that stays
+    assert relative_path(vault, (vault / "Inside" / "Unsaved.md").as_uri()) == "Inside/Unsaved.md"
+    with pytest.raises(VaultPathError):
+        inside_vault(vault, "shared/private.md")  # the CLI's and the companion's guard: the same answer

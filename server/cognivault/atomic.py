@@ -6,17 +6,21 @@ leaves either the old file or the new one, never a torn mix. New notes are
 created with :func:`atomic_create`, which never replaces a file that exists.
 A file someone else may be editing (a user's note) is replaced only through
 :func:`replace_if_unchanged`, which compares it with what the new content was
-computed from right before the rename, and looks again at the replaced file
-right after it (see :mod:`cognivault.vault.notewriter`).
+computed from right before an exchange of the two names, and undoes the
+exchange when what it took out is not what it compared (see
+:mod:`cognivault.vault.notewriter`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import logging
 import os
+import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -64,66 +68,136 @@ def read_fd(fd: int) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Replaced:
-    """What :func:`replace_if_unchanged` did: ``done``; else ``current`` is the file's content now.
+    """What :func:`replace_if_unchanged` did: ``done``, or not (the caller reads the note again).
 
     ``replaced_fd``: with ``keep_replaced``, a descriptor of the replaced file, left open for the
     caller to look at again later (and close).
     """
 
     done: bool
-    current: bytes | None = None
     replaced_fd: int | None = None
+
+
+def _renameat2() -> Callable[..., int] | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError, TypeError):  # not Linux, or a C library without it (Windows)
+        return None
+
+
+_RENAMEAT2 = _renameat2()
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+_NO_EXCHANGE = frozenset({errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP})
+
+
+def exchange(first: Path, second: Path) -> bool:
+    """Swap the files named ``first`` and ``second`` in one step (Linux ``renameat2``, RENAME_EXCHANGE).
+
+    False where the system or the filesystem cannot; nothing was changed then.
+    """
+    if _RENAMEAT2 is None:
+        return False
+    if _RENAMEAT2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in _NO_EXCHANGE:
+        return False
+    raise OSError(code, os.strerror(code), str(second))
+
+
+def _identity(status: os.stat_result) -> tuple[int, int]:
+    return status.st_dev, status.st_ino
+
+
+def _drop_ours(path: Path, tmp: Path, data: bytes) -> None:
+    """Remove ``tmp``, which should hold our staged ``data`` again; anything else there is someone's save
+    (it landed on the note between two swaps) and is kept beside the note."""
+    try:
+        there = tmp.read_bytes() if stat.S_ISREG(os.lstat(tmp).st_mode) else data
+    except FileNotFoundError:
+        return
+    if there != data:
+        keep_beside(path, there)
+    tmp.unlink(missing_ok=True)
 
 
 def replace_if_unchanged(path: Path, expected: bytes, data: bytes, *, keep_replaced: bool = False) -> Replaced:
     """Replace ``path`` with ``data`` only if it still holds exactly ``expected``; never lose a write.
 
     The new content is staged (written, fsynced, its mode set) first; the comparison comes
-    last, right before the rename, so an edit saved while the temp file was being written is
-    seen. Writes that land in the old file between that comparison and the rename (an
-    editor appending through a descriptor it opened before) are looked for in the replaced
-    file right after the rename: when there are some, the old content with them is put back
-    (appends made meanwhile to the new file are kept after it) and the result says it was not
-    done, so the caller computes its change again on that. Callers serialize their own writers
-    with a lock; this function guards against everyone else.
+    last, right before the swap, so an edit saved while the temp file was being written is
+    seen. The swap exchanges the two names in one step (Linux): what was taken out is then
+    looked at again, and when it is not the file that was compared (a save by rename landed
+    in between) or it changed since (an editor truncating and rewriting it in place, maybe
+    not done yet), the swap is undone, so that file is the note again with everything its
+    writer still writes into it, and the result says not done: the caller computes its
+    change again on the fresh text. Bytes read from a file being rewritten are never
+    written back. Where names cannot be exchanged, the note is renamed over, and what was
+    written into the replaced file meanwhile is appended (or kept beside the note as a
+    conflict copy). Callers serialize their own writers with a lock; this function guards
+    against everyone else.
     """
     path = Path(path)
     tmp = _staged(path, data, None)
     try:
-        old_fd = os.open(path, os.O_RDONLY)
+        old_fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    swapped = False  # once true, ``tmp`` may hold the user's file: never deleted on an error
     try:
         current = read_fd(old_fd)
-        if current != expected or os.fstat(old_fd).st_ino != os.stat(path).st_ino:
+        held = _identity(os.fstat(old_fd))
+        unchanged = current == expected and _identity(os.stat(path)) == held
+        if unchanged:
+            swapped = exchange(tmp, path)
+        if swapped and (_identity(os.lstat(tmp)) != held or read_fd(old_fd) != expected):
+            exchange(tmp, path)  # not the file compared, or written into since: it is the note again
+            _drop_ours(path, tmp, data)
+            unchanged = False
+        elif swapped:
+            tmp.unlink()  # the compared file: its content is what ``data`` was computed from
+            late = expected
+        elif unchanged:
+            os.replace(tmp, path)
+            late = read_fd(old_fd)
+        else:
             tmp.unlink(missing_ok=True)
-            os.close(old_fd)
-            return Replaced(False, path.read_bytes())
-        os.replace(tmp, path)
-        late = read_fd(old_fd)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        if not swapped:
+            tmp.unlink(missing_ok=True)
         os.close(old_fd)
         raise
-    _fsync_dir(path.parent)
-    if late == expected:
-        if keep_replaced:
-            return Replaced(True, replaced_fd=old_fd)
+    if not unchanged:
         os.close(old_fd)
+        return Replaced(False)
+    _fsync_dir(path.parent)
+    if late != expected:  # merged now: no need to look at the replaced file again
+        os.close(old_fd)
+        merge_late(path, expected, late)
         return Replaced(True)
+    if keep_replaced:
+        return Replaced(True, replaced_fd=old_fd)
     os.close(old_fd)
-    # Someone wrote into the replaced file after the comparison: their bytes are in ``late``.
-    # Put that content back, followed by what was appended to the new file meanwhile, if anything.
+    return Replaced(True)
+
+
+def merge_late(path: Path, held: bytes, late: bytes) -> None:
+    """``late``: what the file ``path`` replaced holds now, ``held`` when it was replaced. Bytes appended
+    to it meanwhile are appended to the note; other changes are kept beside it; never written over it."""
+    extra = late[len(held):] if late.startswith(held) else None
     for _ in range(10):
-        now = path.read_bytes()
-        if not now.startswith(data):
+        if extra is None:
             break
-        restored = late + now[len(data):]
-        if replace_if_unchanged(path, now, restored).done:
-            return Replaced(False, restored)
-    keep_beside(path, late)  # the new file was rewritten meanwhile: keep that, and the other version beside it
-    return Replaced(False, path.read_bytes())
+        try:
+            now = path.read_bytes()
+        except FileNotFoundError:
+            break
+        if replace_if_unchanged(path, now, now + extra).done:
+            log.info("%s: %d bytes written into its old file are appended", path.name, len(extra))
+            return
+    keep_beside(path, late)
 
 
 def keep_beside(path: Path, data: bytes) -> Path | None:

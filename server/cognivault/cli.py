@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cognivault.config import load_settings
-from cognivault.errors import CogniVaultError, describe_os_error, display_path
+from cognivault.errors import CogniVaultError, describe_os_error, display_path, is_text
 from cognivault.models.providers import EMBEDDING_PROVIDER_CHOICES
 from cognivault.progress_line import ProgressLine
 
@@ -40,6 +40,23 @@ FEATURE_COMMANDS: list[str] = ["cognivault.companion.commands", "cognivault.lsp.
 
 class UserError(CogniVaultError):
     """A problem the user can fix; printed without a traceback."""
+
+
+# Arguments naming files on disk, where bytes that are not UTF-8 are a real name (kept surrogate-escaped).
+FILE_ARGUMENTS = frozenset({"vault", "questions", "nuggets", "unanswerable", "attach", "file", "out", "model",
+                            "source", "pipe", "socket"})
+
+
+def refuse_undecodable_text(args: argparse.Namespace) -> None:
+    """UserError for a text argument (a query, a note name, a topic) holding bytes that are not UTF-8: Python
+    keeps them as lone surrogates, which no search, index or JSON can take (a Latin-1 terminal typing "Größe")."""
+    for name, value in vars(args).items():
+        if name in FILE_ARGUMENTS:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and not is_text(item):
+                raise UserError(f"{name.replace('_', '-')} {display_path(item)!r} is not UTF-8 text: set the "
+                                "terminal to UTF-8 (for example LANG=C.UTF-8) and type it again")
 
 
 def vault_folder(raw: str) -> Path:
@@ -288,6 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
     try:
+        refuse_undecodable_text(args)
         code = int(args.handler(args))
         sys.stdout.flush()  # a closed pipe shows here, not as a traceback at exit
         return code

@@ -9,7 +9,8 @@ is ``vault_schema/config.schema.json``.
 
 A vault travels (sync, git, a shared folder), so what a vault's own file may
 say is limited: settings that decide where questions may go
-(``models.allow_remote_model_host``) are read only from the user's own file,
+(``models.allow_remote_model_host``) or which model files are loaded
+(``models.gguf_path``, ``index.whisper_model_dir``) are read only from the user's own file,
 the environment or a front end, and so is an index folder outside the vault
 (``index.index_dir``); a vault file that sets one gets a warning that it was
 ignored. Settings naming a folder inside the vault
@@ -100,7 +101,9 @@ class Settings:
 
 
 # Settings only the user's own config (or environment, or a front end) may set: never a vault's file.
-USER_ONLY = frozenset({("models", "allow_remote_model_host")})
+# A model file a vault names would be loaded by the user's machine: a shared vault could ship one.
+USER_ONLY = frozenset({("models", "allow_remote_model_host"), ("models", "gguf_path"),
+                       ("index", "whisper_model_dir")})
 # A vault's own file may put the index only inside the vault; elsewhere is for the user's config to say.
 INDEX_INSIDE = frozenset({("index", "index_dir")})
 # Settings that name a folder inside the vault.

@@ -38,6 +38,12 @@ class CogniVaultError(Exception):
         return self.message
 
 
+def is_text(value: str) -> bool:
+    """Whether ``value`` is real text: no lone surrogate (bytes that were not UTF-8, smuggled in by
+    ``surrogateescape``, or a ``\\ud800`` escape in JSON), which no encoder takes."""
+    return not any(0xD800 <= ord(ch) <= 0xDFFF for ch in value)
+
+
 def display_path(path: object) -> str:
     """``path`` as printable text: bytes that are not UTF-8 (a file name from another system) show as \ufffd."""
     text = os.fspath(path) if isinstance(path, os.PathLike) else str(path)

@@ -95,3 +95,18 @@ async def test_the_sweep_frees_garbage_cycles_among_frozen_objects(collections: 
         assert collector.sweeps == 1 and cycle() is None
     finally:
         collector.stop()
+
+
+async def test_requests_that_never_leave_it_idle_still_get_a_collection_between_them(collections: list[int]) -> None:
+    """Issue 28: answers asked back to back never left the companion idle for a second, so no full
+    collection ran and memory grew with every answer. Past ``max_wait_s`` it runs between two requests."""
+    collector = IdleCollector(idle_ms=600_000, max_wait_s=0.0)  # never idle long enough: only the wait counts
+    collector.start()
+    try:
+        with collector.busy():
+            garbage = [_garbage_cycle() for _ in range(20_000)]
+            assert collector.collections == 0  # never during a request
+        assert collector.collections == 1 and 2 in collections  # at its end
+        assert all(cycle() is None for cycle in garbage)
+    finally:
+        collector.stop()

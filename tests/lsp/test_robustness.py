@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import shutil
 import sys
@@ -358,3 +359,44 @@ async def test_an_edit_refused_as_too_large_tells_the_client_and_drops_the_stale
     # Requests about the note read the file on disk (none here) rather than the dropped buffer.
     hover = await _hover(raw, uri, 2, 26)
     assert "error" in hover or hover["result"] is None
+
+
+# -- issue 28: what a pentest found -------------------------------------------------------------------
+async def test_a_lone_surrogate_in_params_is_invalid_params(raw: RawClient) -> None:
+    """``"\\ud800"`` in a JSON string is no character: cognivault/generate answered -32603 (internal error)."""
+    answer = await raw.request("cognivault/generate", {"kind": "flashcards", "topic": "Gr\ud800e",
+                                                       "chatProvider": "extractive"})
+    assert answer["error"]["code"] == -32602 and "surrogate" in answer["error"]["message"]
+    answer = await raw.request("cognivault/search", {"query": "\udfff light"})
+    assert answer["error"]["code"] == -32602
+    await _alive(raw)
+
+
+@pytest.mark.parametrize("path", ["/tmp/absolute-note", "%2e%2e/escaped", "~/home-note", "Notes/%2E%2E/%2e%2e/up"])
+async def test_create_note_refuses_a_path_that_is_not_a_plain_vault_path(raw: RawClient, path: str) -> None:
+    """Issue 28: an absolute path, ``%2e%2e/`` or ``~/`` made odd folders inside the vault (``tmp/``, ``%2e%2e/``)."""
+    vault: Path = raw.vault  # type: ignore[attr-defined]
+    before = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*"))
+    answer = await raw.request("workspace/executeCommand", {"command": "cognivault.createNote",
+                                                            "arguments": [{"path": path, "content": "# x\n"}]})
+    assert answer["error"]["code"] == -32602 and "vault" in answer["error"]["message"]
+    assert sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*")) == before
+
+
+def test_a_refused_request_is_logged_in_one_line(caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 28: pygls logged every refused request with its full traceback; internal errors keep theirs."""
+    from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+
+    import cognivault.lsp.server  # noqa: F401 - sets up the server's logging
+
+    logger = logging.getLogger("pygls.protocol.json_rpc")
+    with caplog.at_level(logging.INFO, logger=logger.name):
+        for error in (JsonRpcInvalidParams(message="uri: not a note in the vault"), JsonRpcInternalError("boom")):
+            try:
+                raise error
+            except JsonRpcException:
+                logger.exception("Failed to handle request %s %s %s", 7, "cognivault/generate", {})
+    refused, internal = caplog.records
+    assert refused.getMessage() == "request refused (-32602): uri: not a note in the vault"
+    assert refused.exc_info is None and refused.levelno == logging.INFO
+    assert internal.exc_info is not None and internal.levelno == logging.ERROR

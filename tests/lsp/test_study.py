@@ -115,6 +115,39 @@ async def test_grade_is_refused_for_unsaved_edits_unknown_cards_and_bad_grades(s
                                      "Some prose that is not a card.\n\nA new line typed but not saved.\n")
 
 
+async def test_a_note_reached_through_an_in_vault_link_to_outside_is_neither_graded_nor_studied(
+        study: Session, tmp_path: Path) -> None:
+    """Issue 28: with ``vault/shared -> ../outside``, an open ``shared/private.md`` was graded (the SR comment
+    went into outside/private.md) and generated from (its text copied into Study/). The CLI and the companion
+    refused the same note; the language server resolves the link first too."""
+    from cognivault.study.review import ReviewDeck
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    private = outside / "private.md"
+    secret = ("# Private\n\n#flashcards\n\nWhat is the outside secret?::A private passphrase.\n\n"
+              "The outside secret is a private passphrase kept away from the vault for sure.\n")
+    private.write_text(secret, "utf-8")
+    (study.vault / "shared").symlink_to("../outside")
+    study.open("shared/private.md", secret)
+    await study.wait_idle()
+    (note,) = ReviewDeck(study.vault).notes(["shared/private.md"])
+    card_id = note.flashcards[0].cards[0].id
+    uri = study.uri("shared/private.md")
+
+    error = await _error(study, "cognivault/reviewGrade", {"id": card_id, "grade": 3, "uri": uri})
+    assert error.code == types.ErrorCodes.InvalidParams
+    error = await _error(study, "cognivault/reviewDue", {"uri": uri})
+    assert error.code == types.ErrorCodes.InvalidParams and "not a note in the vault" in error.message
+    error = await _error(study, "cognivault/generate", {"kind": "flashcards", "uri": uri,
+                                                        "chatProvider": "extractive"})
+    assert error.code == types.ErrorCodes.InvalidParams
+    assert private.read_text("utf-8") == secret
+    study_folder = study.vault / "Study"
+    assert not study_folder.exists() or not any("passphrase" in p.read_text("utf-8")
+                                                for p in study_folder.rglob("*.md"))
+
+
 async def test_generate_writes_the_note_and_reports_progress(study: Session) -> None:
     study.client.progress_reports["study-1"] = []  # a client-made token, as in the request below
     result = plain(await study.request("cognivault/generate", {

@@ -1,8 +1,10 @@
 """Files attached to a question become request-local evidence, cited like vault passages.
 
 Text files are split like prose; PDF, Office, HTML and images go through the
-engine's extractors (``extract_attachment``, with their size and time
-limits; images through OCR). For a vision-capable model images are also
+engine's extractors in the indexer's worker process
+(:class:`cognivault.index.isolation.IsolatedExtractor`: its memory and time
+limits, one file at a time; images through OCR), never in the process that
+answers: a 760 KB PPTX bomb took that past 6 GB. For a vision-capable model images are also
 passed as images. Only the passages that best match the question are kept
 (at most ``MAX_ATTACHMENT_PASSAGES``; the first ones when the question names
 no term they contain, as in "summarize this"). Nothing is written into the
@@ -14,13 +16,16 @@ from __future__ import annotations
 import hashlib
 import logging
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cognivault.answer.evidence import Evidence, text_terms
 from cognivault.answer.request import AskError, Attachment
+
+if TYPE_CHECKING:
+    from cognivault.index.isolation import IsolatedExtractor
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +40,10 @@ class AttachmentEvidence:
     notes: list[str] = field(default_factory=list)
 
 
-def _chunks_of(attachment: Attachment, settings: Any) -> list[tuple[str, str, str | None]]:
-    """(text, locator, lang) passages of one attachment; AskError when it cannot be read."""
+def _chunks_of(attachment: Attachment, settings: Any, reader: Callable[[], IsolatedExtractor]
+               ) -> list[tuple[str, str, str | None]]:
+    """(text, locator, lang) passages of one attachment; AskError when it cannot be read. ``reader``: the
+    worker process that reads documents and images (started on the first one)."""
     from cognivault.vault.chunking import split_prose
 
     chunk_chars = int(getattr(settings, "chunk_chars", 1000) or 1000)
@@ -44,14 +51,13 @@ def _chunks_of(attachment: Attachment, settings: Any) -> list[tuple[str, str, st
         text = attachment.data[:MAX_TEXT_CHARS].decode("utf-8", errors="replace")
         parts = split_prose(text, chunk_chars, int(getattr(settings, "chunk_overlap", 100) or 0))
         return [(part, f"part {n}", None) for n, part in enumerate(parts, start=1)]
-    from cognivault.vault.extractors import extract_attachment
     from cognivault.vault.types import ExtractionFailed, ExtractionSkipped
 
     with tempfile.TemporaryDirectory(prefix="cognivault-attachment-") as folder:
         path = Path(folder) / f"attachment{attachment.suffix}"
         path.write_bytes(attachment.data)
         try:
-            extraction = extract_attachment(path, settings)
+            extraction = reader().extract(path)
         except ExtractionSkipped as exc:
             raise LookupError(str(exc)) from exc
         except ExtractionFailed as exc:
@@ -63,13 +69,32 @@ def extract_for_question(attachments: Sequence[Attachment], settings: Any, analy
                          terms: Sequence[str], weights: dict[str, float], vision: bool,
                          max_passages: int = MAX_ATTACHMENT_PASSAGES) -> AttachmentEvidence:
     """Evidence (unlabelled), images for a vision model, and notes on what could not be read."""
+    from cognivault.index.isolation import IsolatedExtractor
+
+    workers: list[IsolatedExtractor] = []
+
+    def reader() -> IsolatedExtractor:
+        if not workers:
+            workers.append(IsolatedExtractor(settings))
+        return workers[0]
+
+    try:
+        return _evidence(attachments, settings, reader, analyzer, terms, weights, vision, max_passages)
+    finally:
+        for worker in workers:
+            worker.close()
+
+
+def _evidence(attachments: Sequence[Attachment], settings: Any, reader: Callable[[], IsolatedExtractor],
+              analyzer: Any, terms: Sequence[str], weights: dict[str, float], vision: bool,
+              max_passages: int) -> AttachmentEvidence:
     result = AttachmentEvidence()
     ranked: list[tuple[float, int, int, Evidence]] = []
     for index, attachment in enumerate(attachments):
         if attachment.kind == "image" and vision:
             result.images.append(attachment.data)
         try:
-            passages = _chunks_of(attachment, settings)
+            passages = _chunks_of(attachment, settings, reader)
         except LookupError as exc:
             if attachment.kind == "image" and vision:
                 continue  # the model sees the image itself

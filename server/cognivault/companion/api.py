@@ -251,12 +251,26 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+MAX_JSON_DEPTH = 64  # arrays and objects inside each other: request bodies need a handful
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects more than ``limit`` levels deep."""
+    level = [value]
+    for _ in range(limit + 1):
+        level = [child for item in level if isinstance(item, (dict, list))
+                 for child in (item.values() if isinstance(item, dict) else item)]
+        if not level:
+            return False
+    return True
+
+
 def parse_json_body(raw: bytes) -> Any:
     """The JSON value of a request body, or ApiError 400 ``invalid_json`` with a one-line reason.
 
     Beyond the JSON grammar it refuses what Python would accept and the engine could not use:
     numbers longer than :data:`MAX_NUMBER_CHARS` characters (a 5,000-digit integer), ``NaN`` and
-    ``Infinity``, floats that overflow, nesting deeper than the interpreter allows, and strings
+    ``Infinity``, floats that overflow, nesting deeper than :data:`MAX_JSON_DEPTH`, and strings
     holding an unpaired surrogate escape (``"\\ud800"``), which is no character at all.
     """
     if not raw.strip():
@@ -275,6 +289,8 @@ def parse_json_body(raw: bytes) -> Any:
         raise bad_request("malformed JSON: nested too deeply", "invalid_json") from None
     except ValueError as exc:
         raise bad_request(f"malformed JSON: {exc}", "invalid_json") from None
+    if _depth_over(data, MAX_JSON_DEPTH):  # what is stored later (orjson) takes 254 levels at most
+        raise bad_request(f"JSON nested more than {MAX_JSON_DEPTH} levels deep", "invalid_json")
     try:
         json.dumps(data, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:

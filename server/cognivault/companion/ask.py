@@ -71,6 +71,14 @@ async def _watch_disconnect(request: web.Request, cancel: asyncio.Event) -> None
 
 
 async def ask(request: web.Request) -> web.StreamResponse:
+    """The answer stream, counted as a request by the idle collector: its end arms the next full
+    collection (automatic ones are off once ``serve`` is warm; an editor's chat never polls anything
+    else, and each answer left ~110 KB behind)."""
+    with request.app[api.COLLECTOR_KEY].busy():
+        return await _answer(request)
+
+
+async def _answer(request: web.Request) -> web.StreamResponse:
     from cognivault.companion import answering
 
     body = await read_json(request)

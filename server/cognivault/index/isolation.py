@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
+import tempfile
 import threading
 import time
 from collections.abc import Iterable
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from cognivault.config import IndexSettings
 from cognivault.vault.extractors import ocr
+from cognivault.vault.scan import FileSwapped, VaultFile, open_vault_file
 from cognivault.vault.types import Extraction, ExtractionFailed, ExtractionSkipped
 
 WORKER_MEMORY_BYTES = 3 * 1024**3
@@ -62,16 +64,34 @@ def _worker(connection: Connection, settings: IndexSettings, ocr_languages: dict
         if task is None:
             return
         try:
-            result: tuple[str, object] = ("ok", extract_attachment(Path(task), settings))
+            result: tuple[str, object] = ("ok", _read_scanned(task, settings) if isinstance(task, VaultFile)
+                                          else extract_attachment(Path(task), settings))
         except ExtractionSkipped as exc:
             result = ("skipped", str(exc))
-        except ExtractionFailed as exc:
+        except (ExtractionFailed, FileSwapped) as exc:
             result = ("failed", str(exc))
         except MemoryError:
             result = ("failed", "ran out of the memory allowed for one file")
         except Exception as exc:  # noqa: BLE001 - any library error fails this file alone
             result = ("failed", f"{type(exc).__name__}: {exc}")
         connection.send(result)
+
+
+def _read_scanned(vault_file: VaultFile, settings: IndexSettings) -> Extraction:
+    """Extract a file of the vault as the scan took it, never through a link swapped in since: it is
+    opened without following links (:func:`cognivault.vault.scan.open_vault_file`), and the readers
+    (some run programs: tesseract, ffmpeg) get a name in a private folder that leads to that open file,
+    whatever happens to the vault's name meanwhile (Linux: ``/proc/PID/fd``; elsewhere the name itself)."""
+    from cognivault.vault.extractors import extract_attachment
+
+    with open_vault_file(vault_file) as handle:
+        opened = Path(f"/proc/{os.getpid()}/fd/{handle.fileno()}")
+        if not opened.exists():
+            return extract_attachment(vault_file.absolute, settings)
+        with tempfile.TemporaryDirectory(prefix="cognivault-read-") as folder:
+            alias = Path(folder) / f"file{vault_file.absolute.suffix}"  # the suffix picks the reader
+            alias.symlink_to(opened)
+            return extract_attachment(alias, settings)
 
 
 class IsolatedExtractor:
@@ -102,12 +122,12 @@ class IsolatedExtractor:
             self._connection.close()
         self._process = self._connection = None
 
-    def _extract_one(self, relative: str, absolute: Path) -> AttachmentResult:
+    def _extract_one(self, relative: str, absolute: Path | VaultFile) -> AttachmentResult:
         started = time.monotonic()
         if self._process is None or not self._process.is_alive():
             self._start_worker()
         assert self._process is not None and self._connection is not None
-        self._connection.send(str(absolute))
+        self._connection.send(absolute if isinstance(absolute, VaultFile) else str(absolute))
         deadline = started + self.settings.extract_timeout_s
         while not self._connection.poll(0.2):
             if self._stop.is_set():
@@ -130,8 +150,19 @@ class IsolatedExtractor:
             return AttachmentResult(relative, payload, "indexed", None, seconds)
         return AttachmentResult(relative, None, status, str(payload), seconds)
 
-    def submit_all(self, files: Iterable[tuple[str, Path]]) -> int:
-        """Start reading ``files`` (relative path, absolute path) in the background; returns the count."""
+    def extract(self, path: Path) -> Extraction:
+        """Read one file now, in the worker (started when needed); ExtractionSkipped or ExtractionFailed
+        with the reason when it cannot be read, over its limits included."""
+        result = self._extract_one(path.name, path)
+        if result.state == "indexed" and result.extraction is not None:
+            return result.extraction
+        if result.state == "skipped":
+            raise ExtractionSkipped(result.reason or "skipped")
+        raise ExtractionFailed(result.reason or "failed")
+
+    def submit_all(self, files: Iterable[tuple[str, Path | VaultFile]]) -> int:
+        """Start reading ``files`` (relative path, and the absolute path or the scanned file) in the
+        background; returns the count."""
         tasks = list(files)
 
         def run() -> None:
@@ -156,6 +187,10 @@ class IsolatedExtractor:
             except (OSError, BrokenPipeError):
                 pass
         self._kill_worker()
+
+    def close(self) -> None:
+        """End the worker of :meth:`extract` (a pass's worker ends with its files)."""
+        self._shutdown_worker()
 
     def stop(self) -> None:
         self._stop.set()

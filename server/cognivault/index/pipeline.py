@@ -32,7 +32,7 @@ from cognivault.models.base import EmbeddingProvider
 from cognivault.vault.chunking import CHUNKER_VERSION, chunk_note
 from cognivault.vault.extractors import EXTRACTOR_VERSIONS, availability
 from cognivault.vault.markdown import parse_note
-from cognivault.vault.scan import VaultFile, scan_vault
+from cognivault.vault.scan import VaultFile, open_vault_file, scan_vault
 from cognivault.vault.types import ChunkDraft, Extraction, ParsedNote
 
 log = logging.getLogger(__name__)
@@ -113,9 +113,9 @@ def chunk_id(path: str, anchor: str) -> str:
     return hashlib.sha256(f"{path}\x00{anchor}".encode()).hexdigest()[:16]
 
 
-def _sha256_file(path: Path) -> str:
+def _sha256_file(vault_file: VaultFile) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with open_vault_file(vault_file) as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -201,7 +201,8 @@ class Indexer:
                 return self._record_failure(
                     vault_file, f"note is {size_mb:.1f} MB, over the {self.settings.index.max_file_mb:g} MB "
                                 "limit (index.max_file_mb)", None, stat)
-            raw = vault_file.absolute.read_bytes()
+            with open_vault_file(vault_file) as handle:
+                raw = handle.read()
             digest = hashlib.sha256(raw).hexdigest()
             if b"\x00" in raw[:8192]:
                 return self._record_failure(vault_file, "binary data in a Markdown file", digest, stat)
@@ -419,7 +420,7 @@ class Indexer:
             if progress:  # attachments sent to the extractor count once their text comes back (collect)
                 progress(Progress("read", number - len(attachments), total, vault_file.path))
             try:
-                digest = _sha256_file(vault_file.absolute)
+                digest = _sha256_file(vault_file)
             except OSError as exc:
                 report.files.append(self._record_failure(vault_file, f"cannot read: {exc}", None, None))
                 continue
@@ -453,7 +454,7 @@ class Indexer:
 
         by_path = {vault_file.path: (vault_file, digest) for vault_file, digest in attachments}
         extractor = self._extractor = IsolatedExtractor(self.settings.index)
-        waiting = extractor.submit_all((f.path, f.absolute) for f, _ in attachments)
+        waiting = extractor.submit_all((f.path, f) for f, _ in attachments)
 
         def collect(block: bool = False) -> None:
             nonlocal waiting

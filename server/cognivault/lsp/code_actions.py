@@ -28,6 +28,7 @@ from cognivault.lsp.model import Document
 from cognivault.lsp.server import CogniVaultServer, Context, FeatureError
 from cognivault.lsp.uris import vault_uri
 from cognivault.study.kinds import NOTE_KINDS, STUDY_KINDS
+from cognivault.vault.guard import clean_relative
 
 INSERT_LINK_KIND = "refactor.rewrite.cognivault.link"
 RELATED_ACTIONS = 3
@@ -176,7 +177,9 @@ def _create_note(ctx: Context, doc: Document, target: str) -> types.CodeAction |
 
 def create_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     """``cognivault.createNote``: write a new note (for clients that cannot create files in an edit)."""
-    path = note_path_for(str(args.get("path", "")))
+    raw = args.get("path", "")
+    clean_relative(raw, "path")  # absolute, ~/, .. (also percent-encoded as %2e%2e): refused, not made a folder
+    path = note_path_for(str(raw))
     if path is None:
         raise FeatureError("not a valid note name")
     absolute = (ctx.vault / path).resolve()

@@ -33,6 +33,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from cognivault.errors import is_text
 from cognivault.lsp.server import CogniVaultServer, Context, FeatureError
 from cognivault.lsp.uris import relative_path
 from cognivault.search_request import MAX_K, SearchRequest
@@ -47,7 +48,13 @@ _related_lock = threading.Lock()
 
 
 def to_plain(value: Any) -> Any:
-    """pygls hands custom params over as namedtuples: back to dicts and lists."""
+    """pygls hands custom params over as namedtuples: back to dicts and lists. A string holding a lone
+    surrogate (``"\\ud800"`` in the JSON) is no text: invalid params, before any feature sees it."""
+    if isinstance(value, str):
+        if not is_text(value):
+            raise JsonRpcInvalidParams(message="params hold a string with an unpaired surrogate "
+                                               "(\\ud800-\\udfff), which is not text")
+        return value
     if hasattr(value, "_asdict"):
         return {k: to_plain(v) for k, v in value._asdict().items()}
     if isinstance(value, dict):

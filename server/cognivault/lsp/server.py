@@ -39,6 +39,23 @@ from cognivault.lsp.uris import relative_path
 log = logging.getLogger(__name__)
 
 
+class _RefusalsInOneLine(logging.Filter):
+    """pygls logs every request answered with an error with its full traceback; a refused request (invalid
+    params, content modified: a mistake in the request or a race the client retries) is one line. Internal
+    errors keep their traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, JsonRpcException) and error.code != JsonRpcInternalError.CODE:
+            record.msg, record.args = "request refused (%s): %s", (error.code, error.message)
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.INFO, "INFO"  # the client was answered: nothing broke
+        return True
+
+
+logging.getLogger("pygls.protocol.json_rpc").addFilter(_RefusalsInOneLine())
+
+
 class FeatureError(CogniVaultError):
     """A request the user got wrong (no note under the cursor, ...): answered as invalid params."""
 

@@ -30,19 +30,29 @@ def fs_to_uri(path: Path) -> str:
 
 
 def relative_path(vault: Path, uri: str) -> str | None:
-    """The vault-relative path of ``uri``, or None when it lies outside the vault (``..`` included)."""
+    """The vault-relative path of ``uri``, or None when it lies outside the vault.
+
+    Outside means where the file really is: ``..`` and symbolic links are resolved before the check,
+    so a note reached through an in-vault link to a folder elsewhere (``shared -> ../outside``) is
+    outside, as the CLI and the companion see it (:func:`cognivault.vault.guard.inside_vault`).
+    """
     fs = uri_to_fs(uri)
     if fs is None:
         return None
     fs = Path(posixpath.normpath(fs.as_posix()))
     try:
-        return fs.relative_to(vault).as_posix()
-    except ValueError:
-        pass
-    try:
-        return fs.resolve().relative_to(vault).as_posix()
-    except (OSError, ValueError):
+        root = vault.resolve()
+        resolved = fs.resolve()
+    except (OSError, RuntimeError):  # a link loop
         return None
+    if not resolved.is_relative_to(root):
+        return None
+    for base in (vault, root):
+        try:
+            return fs.relative_to(base).as_posix()
+        except ValueError:
+            pass
+    return resolved.relative_to(root).as_posix()
 
 
 def vault_uri(vault: Path, path: str) -> str:

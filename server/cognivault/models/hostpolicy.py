@@ -9,8 +9,9 @@ resolver what we are about to do); ``0.0.0.0`` and ``::`` are refused too (they
 mean "any interface" when listening, not "this machine" as a destination).
 
 A user who runs Ollama on another machine they trust sets
-``models.allow_remote_model_host = true`` in ``<vault>/.cognivault/config.toml``
-(or ``COGNIVAULT_MODELS_ALLOW_REMOTE_MODEL_HOST=1``).
+``models.allow_remote_model_host = true`` in their own config file
+(``~/.config/cognivault/config.toml``; a vault's own file cannot say it) or
+``COGNIVAULT_MODELS_ALLOW_REMOTE_MODEL_HOST=1``.
 """
 
 from __future__ import annotations
@@ -91,6 +92,9 @@ def check_model_host(url: str, allow_remote: bool) -> str:
     Raises :class:`ModelUnavailable` (saying why and how to allow it) for a host
     that is not loopback while ``allow_remote`` is false.
     """
+    from cognivault.config import user_config_file
+    from cognivault.errors import display_path
+
     scheme, host, port, path = parse_host(url)
     if not allow_remote and not is_loopback_host(host):
         if host in {"0.0.0.0", "::"}:
@@ -100,7 +104,7 @@ def check_model_host(url: str, allow_remote: bool) -> str:
         raise ModelUnavailable(
             f"Refusing model host {url!r}: {why}. CogniVault only sends your notes to a model "
             "server on this machine unless you allow another host. If you trust it, set "
-            "`models.allow_remote_model_host = true` in <vault>/.cognivault/config.toml "
-            "(or COGNIVAULT_MODELS_ALLOW_REMOTE_MODEL_HOST=1)."
+            f"`models.allow_remote_model_host = true` in your own config file, {display_path(user_config_file())} "
+            "(a vault's .cognivault/config.toml cannot), or COGNIVAULT_MODELS_ALLOW_REMOTE_MODEL_HOST=1."
         )
     return format_base_url(scheme, host, port, path)

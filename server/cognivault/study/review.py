@@ -260,7 +260,10 @@ class ReviewDeck:
             if hit is None:
                 raise CardNotFound(f"card {card_id} is no longer in {note_path}: its text changed")
             flashcard, card = hit
-            result = self.scheduler.review(card.schedule, rating, now, fsrs_form=flashcard.uses_fsrs)
+            # A sibling never reviewed has no schedule, but may have the plugin's placeholder, whose
+            # markers (``,suspended``) the new group keeps.
+            placeholder = flashcard.schedules[card.sibling] if card.sibling < len(flashcard.schedules) else None
+            result = self.scheduler.review(card.schedule or placeholder, rating, now, fsrs_form=flashcard.uses_fsrs)
             graded[:] = [(card, result)]
             return with_schedule(text, flashcard, card.sibling, result.schedule)
 

@@ -332,9 +332,31 @@ async def answered(request: web.Request, done: dict[str, Any]) -> None:
     await api.run_in_background(request, record_answer, engine_of(request).vault, "companion", done)
 
 
+MAX_EVENT_DATA_BYTES = 4 * 1024  # a client's event says what was seen (a path, a title, a count), no more
+MAX_EVENT_DATA_PER_DAY = 512 * 1024  # what clients may add to the vault's progress log in a day
+
+
+def _take_event_budget(app: web.Application, data: dict[str, Any]) -> None:
+    """Refuse an event whose ``data`` is over its cap, or over what is left of today's (it is stored in the vault)."""
+    from datetime import date
+
+    size = len(json.dumps(data, ensure_ascii=False).encode("utf-8"))
+    if size > MAX_EVENT_DATA_BYTES:
+        raise ApiError(413, "event_too_large", f"an event's data is {size} bytes; the limit is {MAX_EVENT_DATA_BYTES}")
+    today = date.today().isoformat()
+    day, used = api.service(app, "event_bytes_today") or (today, 0)
+    used = used if day == today else 0
+    if used + size > MAX_EVENT_DATA_PER_DAY:
+        raise ApiError(429, "event_quota", f"clients recorded {MAX_EVENT_DATA_PER_DAY // 1024} KB of event data "
+                                           "today, the most a day may add; try again tomorrow")
+    api.set_service(app, "event_bytes_today", (today, used + size))
+
+
 async def record_event(request: web.Request) -> web.Response:
     body = await read_json(request)
-    event = await run_blocking(request, lambda: _store(request.app).record(body["kind"], body.get("data") or {},
+    data = body.get("data") or {}
+    _take_event_budget(request.app, data)
+    event = await run_blocking(request, lambda: _store(request.app).record(body["kind"], data,
                                                                            event_id=body.get("id")))
     return web.json_response(event.to_dict())
 

@@ -11,9 +11,12 @@ applies it so that nothing anyone else saves is lost:
   review, twelve grades at once) never interleave;
 - everyone else (the user's editor, the plugin, a sync tool) is caught by
   :func:`cognivault.atomic.replace_if_unchanged`: the note is compared with
-  what the change was computed from right before the rename, and an edit found
-  there (or, just after, in the replaced file) makes the change be computed
-  again on the fresh text, up to ``MAX_ATTEMPTS`` times;
+  what the change was computed from right before it is swapped with the new
+  file, and an edit found there (or, just after, in the file swapped out: that
+  one is then the note again) makes the change be computed again on the fresh
+  text, up to ``MAX_ATTEMPTS`` times;
+- a note written to in the last ``QUIET_NS`` may be half saved by an editor
+  (O_TRUNC, then write): it is read again once quiet, or the change refused;
 - an editor that opened the note just before the rename may still write into
   the replaced file a moment later: that file is looked at again
   ``SETTLE_S`` after the rename (or at :func:`settle`), and bytes appended
@@ -30,18 +33,22 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cognivault.atomic import keep_beside, read_fd, replace_if_unchanged
+from cognivault.atomic import merge_late, read_fd, replace_if_unchanged
 from cognivault.errors import CogniVaultError, describe_os_error, display_path
 from cognivault.study.locks import vault_lock
+from cognivault.vault.guard import VaultPathError
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 8
 SETTLE_S = 2.0  # how long after a rename writes that still land in the old file are looked for
+QUIET_NS = 20_000_000  # a note changed more recently than this may be half saved: read it again after
+QUIET_TRIES = 10  # then it is refused (NoteConflict) rather than changed from what may be half a save
 
 
 class NoteConflict(CogniVaultError):
@@ -83,26 +90,11 @@ def _settle(replaced: _Replaced) -> None:
         late = read_fd(replaced.fd)
         if late != replaced.held:
             with vault_lock(replaced.vault, "notes"):
-                _put_back(replaced.path, replaced.held, late)
+                merge_late(replaced.path, replaced.held, late)
     except OSError as exc:
         log.warning("could not look at the old version of %s again: %s", display_path(replaced.path), exc)
     finally:
         os.close(replaced.fd)
-
-
-def _put_back(path: Path, held: bytes, late: bytes) -> None:
-    extra = late[len(held):] if late.startswith(held) else None
-    for _ in range(MAX_ATTEMPTS):
-        if extra is None:
-            break
-        try:
-            current = path.read_bytes()
-        except FileNotFoundError:
-            break
-        if replace_if_unchanged(path, current, current + extra).done:
-            log.info("%s: %d bytes written into its old file are appended", display_path(path), len(extra))
-            return
-    keep_beside(path, late)
 
 
 def settle() -> None:
@@ -122,6 +114,35 @@ def encode_note(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
+def _target_inside(vault: Path, path: Path) -> Path:
+    """The file ``path`` names, links followed, when it lies inside ``vault``; VaultPathError otherwise."""
+    try:
+        target = path.resolve()
+        inside = target.is_relative_to(vault.resolve())
+    except (OSError, RuntimeError):  # a link loop
+        inside = False
+    if not inside:
+        raise VaultPathError(f"{display_path(path.name)} leads outside the vault (a symbolic link): "
+                             "CogniVault does not write there")
+    return target
+
+
+def _settled_read(path: Path) -> bytes:
+    """The note's bytes once it has not been written to for ``QUIET_NS``: an editor saving in place
+    (O_TRUNC, then write) leaves it half written for a moment, and a change computed from that half
+    would be saved as the note. A modification time in the future or long past (set by a sync tool)
+    counts as settled. NoteConflict when it keeps being written."""
+    for _ in range(QUIET_TRIES):
+        with path.open("rb") as handle:
+            raw = handle.read()
+            age = time.time_ns() - os.fstat(handle.fileno()).st_mtime_ns
+        if not 0 <= age < QUIET_NS:
+            return raw
+        time.sleep((QUIET_NS - age) / 1e9)
+    raise NoteConflict(f"{display_path(path.name)} kept being written while it was being saved; nothing was "
+                       "written, try again")
+
+
 def update_note(vault: Path, path: Path, update: Callable[[str], str | None], *,
                 before_replace: Callable[[int], None] | None = None) -> str | None:
     """Apply ``update`` to the text of the note at ``path`` (inside ``vault``) and save the result.
@@ -132,10 +153,14 @@ def update_note(vault: Path, path: Path, update: Callable[[str], str | None], *,
     written. Raises :class:`NoteConflict` after ``MAX_ATTEMPTS`` such collisions, and a
     :class:`CogniVaultError` naming the cause when the note cannot be written (read-only,
     disk full, permission). ``before_replace(attempt)`` is a test hook run before each save.
+
+    A note that is a symbolic link is written through to its target, which must lie inside
+    the vault (:class:`VaultPathError` otherwise); the link stays a link.
     """
+    path = _target_inside(vault, path)
     try:
         with vault_lock(vault, "notes"):
-            raw = path.read_bytes()
+            raw = _settled_read(path)
             for attempt in range(1, MAX_ATTEMPTS + 1):
                 new_text = update(decode_note(raw))
                 if new_text is None:
@@ -144,13 +169,12 @@ def update_note(vault: Path, path: Path, update: Callable[[str], str | None], *,
                     before_replace(attempt)
                 result = replace_if_unchanged(path, raw, encode_note(new_text), keep_replaced=True)
                 if result.done:
-                    assert result.replaced_fd is not None
-                    _watch(_Replaced(vault, path, result.replaced_fd, raw))
+                    if result.replaced_fd is not None:
+                        _watch(_Replaced(vault, path, result.replaced_fd, raw))
                     return new_text
                 log.info("%s changed on disk while being updated; updating the fresh content",
                          display_path(path))
-                assert result.current is not None
-                raw = result.current
+                raw = _settled_read(path)
     except OSError as exc:
         raise describe_os_error(exc, f"write {display_path(path.name)}") from None
     raise NoteConflict(f"{display_path(path.name)} kept changing while it was being saved; nothing was written, "

@@ -10,13 +10,16 @@ rather than dropped in silence or stopping the scan.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import pathspec
 
-from cognivault.errors import CogniVaultError, display_path
+from cognivault.errors import CogniVaultError, display_path, is_text
 from cognivault.vault.extractors import FORMATS
 
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown"})
@@ -29,6 +32,12 @@ class VaultFile:
     path: str  # vault-relative POSIX path
     absolute: Path
     kind: str  # "markdown" or the attachment format ("pdf", "image", "audio", ...)
+    identity: tuple[int, int] | None = None  # (device, inode) of the file the scan saw
+
+
+class FileSwapped(OSError):
+    """The file at a vault path is no longer one the vault may read: a link or a special file put there
+    since it was scanned, or it was being replaced while it was opened."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +66,6 @@ class VaultUnreadable(CogniVaultError):
 
 LINK_LOOP = "it is a symbolic link that leads back to itself (or through too many links): fix or remove the link"
 NOT_UTF8 = ("its name is not valid UTF-8 (it came from a system with another encoding); rename it to index it")
-
-
-def _name_is_text(name: str) -> bool:
-    """Whether a name from the file system is real text (not bytes smuggled in as surrogates)."""
-    return not any(0xD800 <= ord(ch) <= 0xDFFF for ch in name)
 
 
 def file_kind(relative_path: str) -> str | None:
@@ -105,14 +109,14 @@ def is_indexable(vault: Path, path: str, index_folder: Path | None = None,
     parts = path.split("/")
     if any(part in ALWAYS_IGNORED_DIRS for part in parts[:-1]) or parts[-1] == IGNORE_FILE:
         return False
-    if not _name_is_text(path):
+    if not is_text(path):
         return False  # scan_vault reports it
     absolute = vault / path
     try:
         resolved = absolute.resolve()
         if index_folder is not None and _inside(resolved, index_folder.resolve()):
             return False
-        if absolute.is_symlink() and not _inside(resolved, vault.resolve()):
+        if not _inside(resolved, vault.resolve()):  # a link on the file or on a folder above it
             return False
     except OSError:
         return False
@@ -153,7 +157,7 @@ def scan_vault(vault: Path, extra_ignored: tuple[Path, ...] = ()) -> ScanResult:
             relative = child.relative_to(root).as_posix()
             if name in ALWAYS_IGNORED_DIRS or spec.match_file(relative + "/"):
                 continue
-            if not _name_is_text(name):
+            if not is_text(name):
                 result.problems.append(ScanProblem(display_path(relative), "folder", NOT_UTF8))
                 continue
             target = _resolved(child)
@@ -175,7 +179,7 @@ def scan_vault(vault: Path, extra_ignored: tuple[Path, ...] = ()) -> ScanResult:
             relative = absolute.relative_to(root).as_posix()
             if name == IGNORE_FILE:
                 continue
-            if not _name_is_text(name):
+            if not is_text(name):
                 kind = file_kind(relative)
                 if kind is not None:
                     result.problems.append(ScanProblem(display_path(relative), kind, NOT_UTF8))
@@ -201,7 +205,66 @@ def scan_vault(vault: Path, extra_ignored: tuple[Path, ...] = ()) -> ScanResult:
             if kind is None:
                 unsupported += 1
                 continue
-            files.append(VaultFile(relative, absolute, kind))
+            try:
+                seen = absolute.stat()
+            except OSError:
+                continue  # gone since it was listed
+            files.append(VaultFile(relative, absolute, kind, (seen.st_dev, seen.st_ino)))
     files.sort(key=lambda f: f.path)
     result.unsupported, result.ignored = unsupported, ignored
     return result
+
+
+def _open_below(root: Path, relative: tuple[str, ...]) -> int:
+    """A descriptor of the file ``root/relative``, every name below ``root`` opened without following a
+    link (a link put in place of a folder or of the file since it was checked makes this fail)."""
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    folder = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for name in relative[:-1]:
+            inner = os.open(name, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        return os.open(relative[-1], os.O_RDONLY | nofollow | getattr(os, "O_NONBLOCK", 0), dir_fd=folder)
+    finally:
+        os.close(folder)
+
+
+def open_vault_file(vault_file: VaultFile) -> BinaryIO:
+    """The file the scan took, opened for reading, never through a link swapped in since.
+
+    The scan checked each link; what is read here could be another file by now (a note flipped into a
+    link to a secret outside the vault while the index runs). So the names are opened without following
+    links: a file that is an in-vault link by scan's leave is opened at its target (checked again
+    to be inside), and the file opened must be a regular file, the one the scan saw or one that replaced
+    it at that name (a save by rename). :class:`FileSwapped` otherwise.
+    """
+    parts = vault_file.path.split("/")
+    root = vault_file.absolute.parents[len(parts) - 1]
+    target = vault_file.absolute
+    if target.is_symlink():
+        real_root, resolved = root.resolve(), _resolved(target)
+        if resolved is None or not _inside(resolved, real_root):
+            raise FileSwapped(f"{display_path(vault_file.path)} is now a symbolic link leading outside the vault")
+        root, parts = real_root, list(resolved.relative_to(real_root).parts)
+    try:
+        fd = _open_below(root, tuple(parts))
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise FileSwapped(f"{display_path(vault_file.path)} or a folder above it became a symbolic link "
+                              "while it was indexed") from None
+        raise
+    try:
+        opened = os.fstat(fd)
+        identity = (opened.st_dev, opened.st_ino)
+        if not stat.S_ISREG(opened.st_mode):
+            raise FileSwapped(f"{display_path(vault_file.path)} is no longer a regular file")
+        if vault_file.identity is not None and identity != vault_file.identity:
+            now = os.lstat(root.joinpath(*parts))
+            if (now.st_dev, now.st_ino) != identity:  # replaced again while it was opened
+                raise FileSwapped(f"{display_path(vault_file.path)} was being replaced while it was read")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
