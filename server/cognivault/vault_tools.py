@@ -70,7 +70,7 @@ def note_section(path: str, text: str, heading: str | None = None) -> NoteText:
     """The whole note ``text`` or the section under ``heading`` (as a link names it: ``Heading`` or
     ``Parent#Heading``, any case); EngineError naming the note's headings when it has no such one."""
     info = NoteInfo.from_parsed(path, parse_note(text, path))
-    lines = text.splitlines()
+    lines = text.splitlines(keepends=True)
     outline = [" > ".join(h.path) or h.text for h in info.headings]
     first, last, found = 1, len(lines), None
     if heading is not None and heading.strip():
@@ -79,7 +79,7 @@ def note_section(path: str, text: str, heading: str | None = None) -> NoteText:
             shown = "; ".join(outline[:30]) or "none"
             raise EngineError(f"no heading {heading.strip()!r} in {path}; its headings: {shown}")
         first, last = found.line, section_end(info.headings, found, len(lines))
-    body = "\n".join(lines[first - 1:last])
+    body = "".join(lines[first - 1:last])
     return NoteText(path, info.title, found.text if found else None, first, last, body[:MAX_NOTE_CHARS],
                     len(body) > MAX_NOTE_CHARS, outline)
 
