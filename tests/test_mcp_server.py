@@ -205,6 +205,27 @@ async def test_malformed_lines_get_json_rpc_errors_and_the_server_keeps_answerin
     assert process.returncode == 0 and "Traceback" not in stderr
 
 
+async def test_sigterm_stops_the_server_while_the_client_keeps_stdin_open(vault: Path) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "cognivault.cli", "mcp", "--vault", str(vault), "--keyword-only",
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+    assert process.stdin is not None and process.stdout is not None
+    lock = Path(os.environ["COGNIVAULT_INDEX_INDEX_DIR"]) / "writer.lock"
+    try:
+        process.stdin.write((json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}) + "\n").encode())
+        await process.stdin.drain()
+        assert json.loads(await asyncio.wait_for(process.stdout.readline(), 60))["id"] == 1
+        await _until(lambda: asyncio.sleep(0, lock.is_file() and lock.read_text("ascii").strip() == str(process.pid)),
+                     "the server to hold the index's writer lock")
+        process.terminate()
+        assert await asyncio.wait_for(process.wait(), 30) == 0  # bounds a hang only (it was: until stdin closed)
+        assert lock.read_text("ascii").strip() == ""  # released: the next process may write
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
 async def test_ask_answers_as_the_cli_does(vault: Path) -> None:
     async with mcp_session(vault) as session:
         answer = data_of(await session.call_tool("ask", {"question": QUESTION}))

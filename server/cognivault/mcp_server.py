@@ -33,11 +33,14 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import signal
+import sys
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 from urllib.parse import quote
 
 import anyio
@@ -288,6 +291,41 @@ async def _answer_malformed(incoming: Any, outgoing: Any, forward: Any) -> None:
                 await outgoing.send(SessionMessage(reply))
 
 
+class StdinLines:
+    """The client's lines on stdin for the SDK's stdio transport, read from the file descriptor by a
+    daemon thread. The SDK reads them in a worker thread that a cancel has to wait for, and that the
+    interpreter waits for at exit: SIGTERM left the server running until the client sent another line
+    or closed stdin. (Not through ``sys.stdin``: a daemon thread holding its lock aborts the exit.)"""
+
+    def __init__(self, fd: int) -> None:
+        self._lines: asyncio.Queue[bytes] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+
+        def read() -> None:
+            pending = bytearray()
+            with contextlib.suppress(RuntimeError, OSError):  # the loop closed, stdin went away
+                while chunk := os.read(fd, 1 << 16):
+                    pending += chunk
+                    start = 0
+                    while (end := pending.find(b"\n", start)) >= 0:
+                        loop.call_soon_threadsafe(self._lines.put_nowait, bytes(pending[start:end + 1]))
+                        start = end + 1
+                    del pending[:start]
+                loop.call_soon_threadsafe(self._lines.put_nowait, bytes(pending))
+                loop.call_soon_threadsafe(self._lines.put_nowait, b"")
+
+        threading.Thread(target=read, name="cognivault-mcp-stdin", daemon=True).start()
+
+    def __aiter__(self) -> StdinLines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._lines.get()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
 def _open_engine(vault: Path, keyword_only: bool) -> Engine:
     """The vault's engine, writing the index unless another process does (then reading it)."""
     if keyword_only:
@@ -331,7 +369,7 @@ async def serve(vault: Path, *, allow_writes: bool = False, keyword_only: bool =
             loop.add_signal_handler(signum, main.cancel if main is not None else (lambda: None))
     server = build_server(tools)
     try:
-        async with stdio_server() as (incoming, outgoing):
+        async with stdio_server(stdin=cast(Any, StdinLines(sys.stdin.fileno()))) as (incoming, outgoing):
             forward, messages = anyio.create_memory_object_stream[SessionMessage | Exception](0)
             async with anyio.create_task_group() as group:
                 group.start_soon(_answer_malformed, incoming, outgoing, forward)
