@@ -1,8 +1,9 @@
 /**
  * Offers `cognivault mcp` to VS Code's chat (agent mode), so its agents can search and ask the vault:
  * an MCP server definition provider (`vscode.lm.registerMcpServerDefinitionProvider`, VS Code 1.101+,
- * named by `contributes.mcpServerDefinitionProviders`). VS Code before 1.101 has no such API: nothing
- * is registered and the extension works as before. The server is read-only (no `--allow-writes`).
+ * named by `contributes.mcpServerDefinitionProviders`). VS Code before 1.101 has no such API, or only as
+ * a proposal that refuses the call: nothing is registered and the extension works as before. The server
+ * is read-only (no `--allow-writes`).
  */
 
 import type * as vscode from "vscode";
@@ -32,10 +33,14 @@ export function offerMcpServer(api: object, server: () => CommandLine | undefine
   if (typeof register !== "function" || typeof Definition !== "function") {
     return undefined;
   }
-  return register.call(lm, MCP_PROVIDER_ID, {
-    provideMcpServerDefinitions: () => {
-      const line = server();
-      return line ? [new Definition("CogniVault", line.command, line.args, {})] : [];
-    },
-  });
+  try {
+    return register.call(lm, MCP_PROVIDER_ID, {
+      provideMcpServerDefinitions: () => {
+        const line = server();
+        return line ? [new Definition("CogniVault", line.command, line.args, {})] : [];
+      },
+    });
+  } catch {
+    return undefined; // a VS Code where the API is still a proposal refuses extensions that did not enable it
+  }
 }

@@ -41,6 +41,10 @@ describe("offerMcpServer", () => {
   it("does nothing on a VS Code without the API", () => {
     expect(offerMcpServer({}, () => ({ command: "cognivault", args: ["mcp"] }))).toBeUndefined();
     expect(offerMcpServer({ lm: {} }, () => undefined)).toBeUndefined();
+    const proposal = { ...fakeApi().api, lm: { registerMcpServerDefinitionProvider: () => {
+      throw new Error("Extension 'cognivault.cognivault' CANNOT use API proposal: mcpConfigurationProvider");
+    } } };
+    expect(offerMcpServer(proposal, () => undefined)).toBeUndefined();
   });
 
   it("names the provider the package contributes", async () => {
