@@ -278,6 +278,17 @@ async def test_alone_it_writes_the_index_and_follows_the_disk(vault: Path) -> No
         assert lock.read_text("ascii").strip() not in ("", str(os.getpid()))  # the server holds it
 
 
+def test_without_the_mcp_extra_the_command_says_how_to_install_it(vault: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from cognivault.cli import main
+
+    for name in [name for name in sys.modules if name.partition(".")[0] in ("mcp", "mcp_types")]:
+        monkeypatch.setitem(sys.modules, name, None)  # importing them fails as it does without the package
+    monkeypatch.delitem(sys.modules, "cognivault.mcp_server", raising=False)
+    assert main(["mcp", "--vault", str(vault)]) == 2
+    assert "pip install 'cognivault[mcp]'" in capsys.readouterr().err
+
+
 def test_a_note_section_is_read_by_heading_as_links_name_it() -> None:
     text = "# Cells\n\nIntro.\n\n## Cycle\n\nTwo phases.\n\n### Mitosis\n\nSplits.\n\n## Death\n\nApoptosis.\n"
     nested = note_section("Cells.md", text, "Cycle#Mitosis")
