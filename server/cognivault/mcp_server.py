@@ -68,6 +68,7 @@ RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for a resource that 
 RESOURCES_PER_PAGE = 500
 MAX_RESULTS = 50  # search results, related notes: what an agent's context can take
 MAX_PATH_CHARS = 1024
+OPENING_WAIT_S = 60.0  # a stop during start-up waits this long for the engine, to close it and free the index
 
 VaultPath = Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)]
 Filters = Annotated[list[Annotated[str, Field(max_length=MAX_PATH_CHARS)]], Field(max_length=64, description=(
@@ -295,7 +296,8 @@ class StdinLines:
     """The client's lines on stdin for the SDK's stdio transport, read from the file descriptor by a
     daemon thread. The SDK reads them in a worker thread that a cancel has to wait for, and that the
     interpreter waits for at exit: SIGTERM left the server running until the client sent another line
-    or closed stdin. (Not through ``sys.stdin``: a daemon thread holding its lock aborts the exit.)"""
+    or closed stdin. (Not through ``sys.stdin``: a daemon thread holding its lock aborts the exit.)
+    A signal ends the lines (:meth:`end`), so the server stops as when stdin closes, cleanly."""
 
     def __init__(self, fd: int) -> None:
         self._lines: asyncio.Queue[bytes] = asyncio.Queue()
@@ -315,6 +317,10 @@ class StdinLines:
                 loop.call_soon_threadsafe(self._lines.put_nowait, b"")
 
         threading.Thread(target=read, name="cognivault-mcp-stdin", daemon=True).start()
+
+    def end(self) -> None:
+        """End the lines here, as stdin's end would (a signal to stop)."""
+        self._lines.put_nowait(b"")
 
     def __aiter__(self) -> StdinLines:
         return self
@@ -340,7 +346,7 @@ async def keep_index_current(live: LiveVault, opening: asyncio.Future[Engine]) -
     """Follow the process that writes the index until it has gone; then (or at once, when none does)
     write it here: follow the files on disk and bring the index up to date."""
     try:
-        engine = await opening
+        engine = await asyncio.shield(opening)  # cancelling this task must not cancel the opening (nor lose the engine)
     except Exception as exc:  # noqa: BLE001 - every tool call reports it
         log.error("cannot open the vault's index: %s", exc)
         return
@@ -356,20 +362,20 @@ async def keep_index_current(live: LiveVault, opening: asyncio.Future[Engine]) -
 
 
 async def serve(vault: Path, *, allow_writes: bool = False, keyword_only: bool = False) -> None:
-    """Answer MCP on stdin/stdout until the client closes stdin (or SIGTERM / SIGINT), then leave the
-    index consistent and saved."""
+    """Answer MCP on stdin/stdout until the client closes stdin (or SIGTERM / SIGINT come), then leave
+    the index consistent and saved, and its writer lock free."""
     live = LiveVault()
     opening: asyncio.Future[Engine] = asyncio.ensure_future(asyncio.to_thread(_open_engine, vault, keyword_only))
     tools = VaultTools(live, opening, allow_writes=allow_writes)
     keeping = asyncio.ensure_future(keep_index_current(live, opening))
-    main = asyncio.current_task()
+    lines = StdinLines(sys.stdin.fileno())
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    for signum in (signal.SIGTERM, signal.SIGINT):  # as if the client closed stdin: the same clean stop
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signum, main.cancel if main is not None else (lambda: None))
+            loop.add_signal_handler(signum, lines.end)
     server = build_server(tools)
     try:
-        async with stdio_server(stdin=cast(Any, StdinLines(sys.stdin.fileno()))) as (incoming, outgoing):
+        async with stdio_server(stdin=cast(Any, lines)) as (incoming, outgoing):
             forward, messages = anyio.create_memory_object_stream[SessionMessage | Exception](0)
             async with anyio.create_task_group() as group:
                 group.start_soon(_answer_malformed, incoming, outgoing, forward)
@@ -380,8 +386,8 @@ async def serve(vault: Path, *, allow_writes: bool = False, keyword_only: bool =
         await tools.aclose()
         await live.stop()
         live.close()
-        if opening.done() and not opening.cancelled() and opening.exception() is None:
-            opening.result().close()
+        with contextlib.suppress(Exception):  # a stop while the engine opens: close it once it has
+            (await asyncio.wait_for(asyncio.shield(opening), OPENING_WAIT_S)).close()
 
 
 def serve_stdio(vault: Path, *, allow_writes: bool = False, keyword_only: bool = False) -> int:
