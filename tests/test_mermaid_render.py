@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import html
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -20,20 +19,16 @@ from typing import Any
 
 import pytest
 
+from cached_installs import USER_ENV, cached_install
 from cognivault.config import load_settings
 from cognivault.engine import Engine
 from cognivault.study.generate import run_generation
 from cognivault.study.mindmap import parse_mindmap
 from cognivault.study.sources import StudyRequest
 
-REPO = Path(__file__).resolve().parents[1]
-INSTALL = REPO / "scripts" / "install-test-renderers.sh"
 DRIVER = Path(__file__).parent / "mermaid_render.cjs"
 NODE = shutil.which("node")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-# Read at import, before the autouse fixtures point HOME and XDG_CACHE_HOME at a temp folder: the
-# renderers are cached under the user's cache, like the test editor (tests/clients/test_vscode_real.py).
-USER_ENV = dict(os.environ)
 
 pytestmark = [
     pytest.mark.slow,
@@ -106,14 +101,7 @@ Mermaid decodes its entity codes in labels.
 
 def renderer_install() -> Path:
     """The cached mermaid + puppeteer-core folder; skips (fails on CI) when it is not installed."""
-    done = subprocess.run(["bash", str(INSTALL), "--installed"], capture_output=True, text=True, timeout=60,
-                          check=False, env=USER_ENV)
-    if done.returncode != 0:
-        reason = f"the test renderers are not installed (run {INSTALL.relative_to(REPO)}; setup.sh --test does)"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return Path(done.stdout.strip().splitlines()[-1])
+    return cached_install("install-test-renderers.sh", "the test renderers are")
 
 
 @pytest.fixture(scope="module")

@@ -229,6 +229,16 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    try:
+        from cognivault.mcp_server import serve_stdio
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] not in ("mcp", "mcp_types"):
+            raise
+        raise UserError("`cognivault mcp` needs the MCP SDK: pip install 'cognivault[mcp]'") from None
+    return serve_stdio(vault_folder(args.vault), allow_writes=args.allow_writes, keyword_only=args.keyword_only)
+
+
 # -- parser ------------------------------------------------------------------
 EXAMPLES = """examples:
   cognivault index --vault ~/notes                      index (again: only changed files are read)
@@ -289,6 +299,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--no-index", action="store_true", help="do not update the index first")
 
     command("doctor", cmd_doctor, "what is available here: models, OCR, speech, extras")
+    mcp = command("mcp", cmd_mcp, "serve the vault to AI agents over the Model Context Protocol (stdio): search, "
+                  "ask, related, read_note, due_cards, generate; notes as resources")
+    mcp.add_argument("--allow-writes", action="store_true",
+                     help="offer the generate tool, which writes study notes into the vault (default: read-only)")
+    mcp.add_argument("--keyword-only", action="store_true", help="no embedding model: keyword search only")
     for module_name in FEATURE_COMMANDS:
         importlib.import_module(module_name).register(command)
     return parser

@@ -39,6 +39,7 @@ from cognivault.threads import RequestGate
 if TYPE_CHECKING:
     from cognivault.engine import Engine, FileUpdates
     from cognivault.index.pipeline import IndexReport, Progress
+    from cognivault.index.watch import VaultWatcher
 
 log = logging.getLogger(__name__)
 
@@ -323,6 +324,39 @@ class LiveVault:
             self._embed_later(updates)
         return updates
 
+    async def follow_disk(self, watcher: VaultWatcher, on_ready: Callable[[str], None] | None = None) -> None:
+        """Update the index for each batch of files the ``watcher`` sees change on disk, until cancelled
+        or closed (``on_ready(mode)`` once changes are being seen). An update that fails is logged and
+        the next batch is tried; on the way out the keyword and vector indexes are saved."""
+        engine = self.engine
+        assert engine is not None
+        updated = False
+
+        def ready(mode: str) -> None:
+            log.info("watching %s for changes (%s)", engine.vault, mode)
+            if on_ready is not None:
+                on_ready(mode)
+
+        try:
+            async for paths in watcher.batches(on_ready=ready):
+                try:
+                    updates = await self.update_files(paths)
+                except Exception:
+                    log.exception("updating the index for %d changed files failed", len(paths))
+                    continue
+                if updates is None:
+                    break  # closing
+                updated = True
+                log.info("index updated: %d notes read again, %d removed%s", len(updates.updated),
+                         len(updates.removed), ", and a whole pass" if updates.whole_pass_needed else "")
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("watching the vault stopped; the index follows it again after a re-index or a restart")
+        finally:
+            if updated and not self.closed:
+                await self.run_writer(_save_indexes, engine)
+
     def _embed_later(self, updates: FileUpdates) -> None:
         if updates.updated and self.engine is not None and self.engine.embedder is not None:
             self._unembedded.update(updates.updated)
@@ -509,3 +543,8 @@ class LiveVault:
         if engine is not None:
             engine.stop_indexing()
         self._writer.shutdown(wait=True, cancel_futures=True)
+
+
+def _save_indexes(engine: Engine) -> None:
+    engine.store.save_lexical()
+    engine.store.save_dense()

@@ -13,10 +13,12 @@ import { CompanionManager } from "./companionManager";
 import { DashboardPanel } from "./dashboardPanel";
 import { type Found, locateCognivault } from "../../shared/locate";
 import { createLspClient } from "./lsp";
+import { offerMcpServer } from "./mcp";
 import { type LspClient, REINDEX } from "./protocol";
 import { RelatedNotesProvider } from "./related";
 import { searchVault } from "./search";
-import { DEFAULT_COMMAND, RESTART_KEYS, type Settings, initializationOptions, lspCommand, readSettings } from "./settings";
+import { DEFAULT_COMMAND, RESTART_KEYS, type Settings, cognivaultCommand, initializationOptions, lspCommand, readSettings }
+  from "./settings";
 import { StatusBar, statusReport } from "./status";
 import { generate, reviewDue } from "./study";
 import { openNoteLink } from "./noteLink";
@@ -398,6 +400,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<CogniV
     { dispose: () => managed.dispose() },
     bar,
   );
+  const agents = offerMcpServer(vscode,
+    () => located ? cognivaultCommand(effectiveSettings(), vault, ["mcp", "--vault", vault]) : undefined);
+  if (agents) {
+    context.subscriptions.push(agents);
+  }
   await startLsp();
   void relatedProvider.refresh(vscode.window.activeTextEditor?.document.uri);
   return api;

@@ -254,42 +254,14 @@ async def _follow_other_writer(app: web.Application, engine: Engine, *, watch: b
 
 
 async def watch_vault(app: web.Application, engine: Engine, watcher: VaultWatcher | None = None) -> None:
-    """Keep the index current with the vault's files on disk until cancelled (the app's shutdown).
-
-    ``/api/status`` says ``watching: true`` once changes are being seen. An update that fails is
-    logged and the next batch is tried; on the way out the keyword and vector indexes are saved.
-    """
+    """Keep the index current with the vault's files on disk until cancelled (the app's shutdown):
+    :meth:`LiveVault.follow_disk`. ``/api/status`` says ``watching: true`` once changes are being seen."""
     config = app[api.CONFIG_KEY]
-    watcher = watcher or VaultWatcher(engine.vault, engine.store.folder)
-    updated = False
 
     def ready(mode: str) -> None:
         config.watching = True
-        log.info("watching %s for changes (%s)", engine.vault, mode)
 
-    live = api.live_of(app)
     try:
-        async for paths in watcher.batches(on_ready=ready):
-            try:
-                updates = await live.update_files(paths)
-            except Exception:
-                log.exception("updating the index for %d changed files failed", len(paths))
-                continue
-            if updates is None:
-                break  # closing
-            updated = True
-            log.info("index updated: %d notes read again, %d removed%s", len(updates.updated),
-                     len(updates.removed), ", and a whole pass" if updates.whole_pass_needed else "")
-    except asyncio.CancelledError:
-        raise
-    except Exception:
-        log.exception("watching the vault stopped; the index follows it again after Re-index or a restart")
+        await api.live_of(app).follow_disk(watcher or VaultWatcher(engine.vault, engine.store.folder), ready)
     finally:
         config.watching = False
-        if updated and not live.closed:
-            await live.run_writer(_save_indexes, engine)
-
-
-def _save_indexes(engine: Engine) -> None:
-    engine.store.save_lexical()
-    engine.store.save_dense()
