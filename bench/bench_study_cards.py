@@ -51,10 +51,12 @@ KINDS = ("flashcards", "quiz")
 LAYOUT_RE = re.compile(r"\bsay(?:s)? under\b|\bbegins like this\b|\bsagt\b.*\bunter\b|\bbeginnt so\b|"
                        r"\bwhich section\b|\bwelcher abschnitt\b|\bwhat is mentioned about\b|\bexplain the note\b|"
                        r"\bsay about\b|\bsagt\b.*\bzu\b", re.IGNORECASE)
-# "What does “X” mean?", "Was bedeutet „X“?", "“X” – …?": the term a card asks about
-_ASKED_TERM_RE = re.compile(r"[“„\"]([^”“\"]{1,40})[”“\"]")
+# "What is “X”?", "Was bedeutet „X“?", "“X” – Typ?": the term a card asks about
+_ASKED_TERM_RE = re.compile(r"(?:what is|what does|was bedeutet|was ist)\s+[“„\"]([^”“\"]{1,40})[”“\"]|"
+                            r"[“„\"]([^”“\"]{1,40})[”“\"]\s+–", re.IGNORECASE)
+_CUT_ENDS = (",", " –", " -", "→", " und", " and", " or", " oder", ":", "(")
+_ABBREVIATION_END_RE = re.compile(r"\b(?:re|li|zw|ca|bzw|Kap|z\.\s?B|d\.\s?h|v\.\s?a|e\.g|i\.e|vs)\.$")
 _LEAK_RE = re.compile(r"\*\*|(?:^|\s)\|(?:\s|$)|\[!\w+\]|^>\s|\[\[")
-_SENTENCE_END = tuple(".!?)]`$…\"”“'’»*")
 
 
 def _text_atoms(text: str) -> list[str]:
@@ -74,8 +76,9 @@ def _sides(kind: str, item: str) -> tuple[str, str]:
     return question, "\n".join(options)
 
 
-def defects(kind: str, item: str, note_text: str, hub: bool) -> list[str]:
-    """The automatic defect proxies one card or question shows (see the module docstring)."""
+def defects(kind: str, item: str, note_text: str, hub: bool, vault_text: str) -> list[str]:
+    """The automatic defect proxies one card or question shows (see the module docstring); a quiz's wrong options
+    may come from other notes of the vault (``vault_text``), its question and right option from its note."""
     front, back = _sides(kind, item)
     found = []
     if hub:
@@ -83,15 +86,13 @@ def defects(kind: str, item: str, note_text: str, hub: bool) -> list[str]:
     if LAYOUT_RE.search(front):
         found.append("layout_prompt")
     atoms = _text_atoms(front) + _text_atoms(back)
-    if any(atom not in note_text for atom in atoms) or (front + back).count("$") % 2:
+    if any(atom not in (note_text if kind == "flashcards" else vault_text) for atom in atoms) \
+            or any(side.count("$") % 2 for side in (front, *back.split("\n"))):
         found.append("atom_not_verbatim")
-    cut = (back if kind == "flashcards" else front).rstrip()
-    if kind == "flashcards" and "::" in item and len(cut.split()) >= 6 and not cut.endswith(_SENTENCE_END):
+    cut = (back if kind == "flashcards" else front).rstrip().rstrip("?”“\"")
+    if cut.endswith(_CUT_ENDS) or _ABBREVIATION_END_RE.search(cut):  # "… im re.", "… Kap.": a sentence cut short
         found.append("cut_off")
-    elif cut.endswith((",", " –", " -", "→", " und", " and", " or", " oder")):
-        found.append("cut_off")
-    asked = _ASKED_TERM_RE.findall(front)
-    if any(is_label(term) for term in asked) or re.match(r"^(?:What|Was)\b.{0,20}\b(?:Q|A|F)\b[”“]", front):
+    if any(is_label(term) for pair in _ASKED_TERM_RE.findall(front) for term in pair if term):
         found.append("label_as_term")
     if any(is_stamp_line(line) or is_tag_line(line) for line in (front, back)) or TIMESTAMP_RE.search(front + back) \
             or re.search(r"\b(?:Stand|last edited|letzte Änderung)\b", front + back, re.IGNORECASE):
@@ -116,6 +117,7 @@ def run(work: Path, notes: list[str] | None = None, dump: Path | None = None,
     vault = work / "vault"
     paths = _copy_vault(vault)
     halves = note_halves(paths)
+    vault_text = "\n".join((vault / path).read_text("utf-8") for path in paths)
     if notes:
         paths = [p for p in paths if p in notes]
     settings = load_settings(vault, {"index": {"index_dir": str(work / "index")}}, environ={})
@@ -137,7 +139,9 @@ def run(work: Path, notes: list[str] | None = None, dump: Path | None = None,
                     written = vault / result.path
                     row.update(check_note(kind, written.read_text("utf-8"), note_text, path, None))
                     written.unlink()  # the next notes are generated from the student's notes alone
-                row["defects"] = [defects(kind, text, note_text, hub) for text in row["texts"]]
+                row["defects"] = [defects(kind, text, note_text, hub, vault_text) for text in row["texts"]]
+                row["defects"] = [found + [f"rejected:{','.join(problems)}"] if problems else found
+                                  for found, problems in zip(row["defects"], row["problems"], strict=False)]
                 seen: dict[str, int] = {}
                 for index, text in enumerate(row["texts"]):
                     key = normal(_sides(kind, text)[1 if kind == "flashcards" else 0])

@@ -254,18 +254,18 @@ def test_a_question_in_bold_is_asked_with_the_answer_below_it(engine: Engine) ->
     assert not any("hash error" in front for _, front, _ in found)  # a lone statement in bold asks nothing
     assert not any("under “Frequently asked questions”" in front for _, front, _ in found)  # not twice
     german = cards(engine, "Hilfe/Synchronisierung.md")
-    assert ("qa", "Warum solltest du deine Daten sichern?", "Obsidian speichert deine Notizen **lokal** auf deinem "
+    assert ("qa", "Warum solltest du deine Daten sichern?", "Obsidian speichert deine Notizen lokal auf deinem "
             "Gerät, nicht in der Cloud. Die Daten gehören vollständig dir.") in german
 
 
 def test_icons_are_decoration_and_a_section_opening_with_steps_gets_them_as_its_card(engine: Engine) -> None:
     found = cards(engine, "Help/File explorer.md")
     assert ("qa", "“File explorer” › “Create a new note”: which steps, in order?",
-            "To create a new note in the default location: Click **New note** at the top of the File explorer; "
+            "To create a new note in the default location: Click New note at the top of the File explorer; "
             "Type the name of the note, and then press Enter.") in found  # no step left out for its icon
     assert ("qa", "“File explorer” › “Pin a command”: which steps, in order?",
-            "Open **Settings**; In the sidebar, click **Command palette** under **Plugin options**; Next to **New "
-            "pinned command**, click **Select a command**.") in found
+            "Open Settings; In the sidebar, click Command palette under Plugin options; Next to New "
+            "pinned command, click Select a command.") in found
     assert ("cloze", "Click ==New note== at the top of the File explorer.", "") in found
 
 
@@ -291,7 +291,7 @@ def test_a_sentence_may_open_with_you_but_not_lean_on_the_one_before(engine: Eng
 def test_a_label_in_bold_over_a_list_gets_its_steps(engine: Engine) -> None:
     found = cards(engine, "Help/File explorer.md")
     assert ("qa", "“File explorer” › “Create a new base” › “Ribbon”: which steps, in order?",
-            "Right-click the folder you want to create the base in; Select **New base** in the menu.") in found
+            "Right-click the folder you want to create the base in; Select New base in the menu.") in found
     # a list whose second step goes on in nested items would be cut after one step: no card
     assert not any("› “Command palette”" in front for _, front, _ in found)
 

@@ -85,7 +85,9 @@ _ICON_RE = re.compile(r"!\[\[[^\[\]|#]+\.svg#icon(?:\|[^\[\]]*)?\]\]")  # Obsidi
 # after a full stop, also one inside quotation marks ('… into the past." The last line …')
 _SENTENCE_SPLIT_RE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"”“’»]))\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
 _BOLD_RE = re.compile(r"(?<![\w*])\*\*(?=\S)([^*\n]{2,80}?)(?<=\S)\*\*(?![\w*])")  # not "**S**ave **c**urrent"
-_EMPHASIS_RES = (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"),
+_HIGHLIGHT_RE = re.compile(r"(?<![=\w])==(?=\S)([^=\n]{2,80}?)(?<=\S)==(?![=\w])")
+_EMPHASIS_RES = (_HIGHLIGHT_RE, re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"),
+                 re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"),
                  re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*"),
                  re.compile(r"(?<!\w)_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)"))
 _ALIASES_TAIL_RE = re.compile(r"\s*\(aliases: [^)]*\)\s*$")
@@ -156,14 +158,15 @@ MIN_DEFINITION_WORDS = 3
 MAX_STEPS = 10  # a numbered list longer than this is no card's back
 MAX_STEPS_CHARS = 600
 MAX_ANSWER_CHARS = 400  # a Q/A pair's answer longer than this is an essay, not a card's back
+MAX_RECORD_CHARS = 300  # a table row's cells on one card's back, at most
 # a list item or line naming what a formula below or beside it gives: "spring: $$E_{sp} = …$$"
 _FORMULA_ITEM_RE = re.compile("^(?P<term>[^\ue000:]{2,60}?):?\\s+(?P<formula>\ue000\\d+\ue001)$")
 
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    kind: str  # definition | called | item | row | bold | code | example | heading | label | faq | step | vocab
-    #          | formula
+    kind: str  # definition | called | item | row | record | bold | code | example | heading | label | faq | step
+    #          | vocab | formula
     term: str  # Markdown as the note shows it (code spans verbatim)
     definition: str  # the answer side: what the term is, its description, the section's first sentence
     sentence: str  # the whole sentence, item or row the fact came from (Markdown)
@@ -455,8 +458,9 @@ def _term_ok(term: str, german: bool, max_words: int = 6) -> bool:
         return False
     if _opens_with(words, _PRONOUNS if german else _PRONOUNS - _ENGLISH_ARTICLES):
         return False
-    if not re.search(r"[A-Za-zÄÖÜäöüß0-9\ue000]", term) or term.endswith((",", ";")):
-        return False
+    if not re.search(r"[A-Za-zÄÖÜäöüß0-9\ue000]", term) or term.endswith((",", ";")) \
+            or any(arrow in term for arrow in _ARROWS):
+        return False  # "client → server", "bottom → up": a direction, not a term
     if term.count("(") != term.count(")") or term.count("**") % 2:
         return False
     if any(word.casefold() in _DEICTIC or word.casefold() in _CLAUSE_WORDS for word in words) \
@@ -574,7 +578,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
         # a table cell is not a sentence: "3", "Chloroplast" stay as the table shows them (no "3.")
-        definition = definition.strip() if kind in ("row", "vocab", "formula") else _finish(definition)
+        definition = definition.strip() if kind in ("row", "record", "vocab", "formula") else _finish(definition)
         sentence = _finish(sentence)
         if GAP in term + definition + sentence:
             return  # an embed or raw HTML stood there: the text is not what Obsidian shows
@@ -586,7 +590,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 return
         elif not _term_ok(term, german) or len(plain(definition)) < (1 if kind == "row" else 2):  # a cell may be "3"
             return
-        key = f"{kind}:{column if kind == 'step' else ''}:{plain(term).casefold()}"  # a step: once per list
+        key = f"{kind}:{column if kind in ('step', 'row') else ''}:{plain(term).casefold()}"  # once per list/column
         if key in seen_terms:
             return
         seen_terms.add(key)
@@ -611,15 +615,28 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             header, rows = _table_rows(block.content)
             if len(header) < 2:
                 continue
-            column = read_inline(header[1])
-            for row in rows:
-                cells = [read_inline(c) for c in row[:2]]
-                if any(c.html or c.embed for c in cells) or not cells[0].text or not cells[1].text:
+            columns = [read_inline(cell) for cell in header]
+            for row in rows:  # each row's first cell is its term; each other column under a header, one answer
+                cells = [read_inline(c) for c in row]
+                if cells[0].html or cells[0].embed or not cells[0].text:
                     continue
-                term, answer = cells[0].restore(cells[0].text), cells[1].restore(cells[1].text)
-                if column.text and len(plain(answer)) <= 160:
-                    add("row", term, answer, f"{term} — {answer}", "", block.heading,
-                        column=plain(column.restore(column.text)), answer_form=form_of(answer))
+                term = cells[0].restore(cells[0].text)
+                record: list[tuple[str, str]] = []  # (column, cell) of the row, for a card on the whole row
+                for column, cell in zip(columns[1:], cells[1:], strict=False):
+                    if cell.html or cell.embed or not cell.text or not column.text:
+                        continue
+                    answer = cell.restore(cell.text)
+                    named = plain(column.restore(column.text))
+                    record.append((named, answer))
+                    if len(plain(answer)) <= 160:
+                        add("row", term, answer, f"{term} — {answer}", "", block.heading, column=named,
+                            answer_form=form_of(answer))
+                cells_said = "; ".join(f"{named}: {answer}" for named, answer in record)
+                if len(record) >= 2 and len(record) == len(columns) - 1 \
+                        and len(plain(cells_said)) <= MAX_RECORD_CHARS:
+                    # a wide table's row is one card: "Ketone – Structure, Suffix, Example?" (its cells: one fact)
+                    add("record", term, cells_said, f"{term} — {cells_said}", "", block.heading,
+                        column=", ".join(named for named, _ in record))
             continue
         if block.kind == "paragraph" and any(line.lstrip().startswith("|") for line in block.content.split("\n")):
             continue  # "`students`" over a table that the paragraph swallowed: a caption, not a sentence
@@ -685,6 +702,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 term = match.group("term").strip()
                 bare = plain(term).casefold()
                 if bare not in _COLON_STOP and not is_bookkeeping_term(bare) and plain(match.group("def")).split() \
+                        and not _CHAINED_RE.search(match.group("def")) \
                         and len(plain(term).split()) <= 5 and not plain(term).endswith(")"):
                     description = inline.restore(match.group("def"))
                     add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
@@ -712,6 +730,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         situated=order > 0)
             if _leans_back(plain(sentence)):
                 continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence
+            for highlight in _HIGHLIGHT_RE.finditer(sentence):  # "==Widerstandsgefäße==": the student's key term
+                term = highlight.group(1).strip()
+                shown = _HIGHLIGHT_RE.sub(r"\1", sentence)
+                if len(term.split()) <= 6 and len(plain(shown)) > len(term) + 20:
+                    add("bold", inline.restore(term), inline.restore(shown), inline.restore(shown), "", block.heading)
             for bold in _BOLD_RE.finditer(sentence):
                 term = bold.group(1).strip()
                 if _names_an_example(sentence[:bold.start()]):
@@ -723,8 +746,9 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 if len(term.split()) <= 6 and len(plain(sentence)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(sentence), inline.restore(sentence), "",
                         block.heading)
-            code = next((found for found in _PLACEHOLDER_RE.finditer(sentence)
-                         if not _names_an_example(sentence[:found.start()])), None)
+            code = next((found for found in _PLACEHOLDER_RE.finditer(sentence)  # a code span; a formula is no gap
+                         if not _names_an_example(sentence[:found.start()])
+                         and inline.codes[int(found.group(1))].startswith("`")), None)
             if code and len(plain(inline.restore(sentence))) > len(inline.codes[int(code.group(1))]) + 20:
                 add("code", inline.codes[int(code.group(1))], inline.restore(sentence), inline.restore(sentence), "",
                     block.heading)
@@ -797,6 +821,8 @@ def _names_an_example(before: str) -> bool:
 
 
 MAX_FRAME_WORDS = 4
+# "2nd half of 2024: Hungary → 1st half of 2025: Poland → …": a chain of labelled entries, not one term's description
+_CHAINED_RE = re.compile(r"(?:→|->|;)[^→;:]{1,40}:\s")
 _ARROWS = ("→", "->", "⇒", "=>", "←", "↔")
 
 
@@ -1002,7 +1028,7 @@ def question_for(fact: Fact) -> str:
     if fact.kind == "formula":
         place = fact.source.title if fact.term == fact.context else fact.context or fact.source.title
         return f"{place} › {fact.term}: {formula_word(fact.lang)}?"
-    if fact.kind == "row":
+    if fact.kind in ("row", "record"):
         return f"{fact.context or fact.source.title}: „{fact.term}“ – {fact.column}?" if fact.german \
             else f"{fact.context or fact.source.title}: “{fact.term}” – {fact.column}?"
     if fact.kind == "item":
