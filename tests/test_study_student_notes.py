@@ -4,6 +4,7 @@ vocabulary lines, formulas, labels, date stamps and tag lines (issue 25)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -178,3 +179,44 @@ def test_a_hubs_titles_are_no_wrong_options_in_another_subjects_quiz(engine: Eng
     assert neighbours == {"Networks/OSI.md"}  # linked from the hub, the hub and other subjects are not its subject
     hub = gather_sources(engine, StudyRequest(note="00 Semester plan.md"))
     assert hub.material and all_facts(hub.material, "en") == []  # nor is any term of a hub, wherever it is
+
+
+ART = """# Renaissance
+
+## Phases
+- **High Renaissance** (~1495–1520) – Rome
+  - Raphael – School of Athens (1509–11, Vatican)
+  - Bramante – plans for the new St Peter's
+
+## Artists
+- Claude Monet – series of haystacks and water lilies in changing light
+- Edgar Degas – dancers and horse races
+
+## Conduction
+1. Sinus node (primary pacemaker)
+2. AV node delays the excitation
+3. His bundle
+4. Purkinje fibres
+
+## Compared
+| | TCP | UDP |
+|---|---|---|
+| connection | connection-oriented | connectionless |
+| header size | 20–60 bytes | 8 bytes |
+
+## Uses of ser
+- **D**escription – *Ella es alta.*
+- **O**ccupation – *Soy estudiante.*
+"""
+
+
+def test_list_items_are_asked_by_what_the_list_holds_and_each_fact_once(tmp_path: Path) -> None:
+    with indexed_vault(tmp_path, {"Art/Renaissance.md": ART}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Art/Renaissance.md")[1])
+    fronts = [front for _, front, _ in cards]
+    assert not [front for front in fronts if "which phase" in front]  # an artist under a phase is no phase
+    assert any(front.startswith("Renaissance › Artists: which artist is this:") and back == "Claude Monet"
+               for _, front, back in cards), cards
+    assert ("qa", "Compared: “header size” – TCP, UDP?", "TCP: 20–60 bytes; UDP: 8 bytes") in cards  # a whole row
+    assert sum("Conduction" in front for front in fronts) == 1, fronts  # the steps whole, not again one by one
+    assert not [front for front in fronts if "Description" in front or "Occupation" in front]  # examples, no terms

@@ -95,7 +95,8 @@ _ALIASES_TAIL_RE = re.compile(r"\s*\(aliases: [^)]*\)\s*$")
 _SHORTCUT_RE = re.compile(r"^(?:(?:Ctrl|Cmd|Alt|Shift|Strg|Umschalt|Opt|Option|Win|Meta|Fn)"
                           r"\s*(?:\+|-(?-i:(?=[A-ZÄÖÜ0-9])))|[⌘⌥⇧⌃])", re.I)
 # "term – description", "term: description", "term = description" (a student's "Tritonus = 3 Ganztöne")
-_ITEM_RE = re.compile(r"^(?P<term>.{1,70}?)\s*(?:\s[–—=-]\s|:\s)\s*(?P<def>.{6,})$")
+_ITEM_RE = re.compile(r"^(?P<term>.{1,70}?)\s*(?P<sep>\s[–—=-]\s|:\s)\s*(?P<def>.{6,})$")
+MAX_EQUATED_WORDS = 3  # "Tritonus = …", "la carta = …"; "folgt direkt aus actio = reactio" is a sentence
 _LINKING_ADVERBS = {"instead", "stattdessen", "however", "jedoch", "therefore", "daher", "deshalb", "thus",
                     "otherwise", "sonst", "trotzdem", "dennoch"}  # they open a sentence, never a term
 _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she", "we", "you", "which", "what",
@@ -182,6 +183,7 @@ class Fact:
     in_order: bool = False  # the answer is a numbered list's steps in their order: a fact beside each step's
     list_items: tuple[str, ...] = ()  # a section opening with a list its answer shows whole: the list's items
     frame: str = ""  # a list item under a short label line ("Merklieder:"): the label, which frames its question
+    nested: bool = False  # a list item under another item: its heading does not say what kind of item it is
 
     @property
     def german(self) -> bool:
@@ -461,7 +463,7 @@ def _term_ok(term: str, german: bool, max_words: int = 6) -> bool:
     if not re.search(r"[A-Za-zÄÖÜäöüß0-9\ue000]", term) or term.endswith((",", ";")) \
             or any(arrow in term for arrow in _ARROWS):
         return False  # "client → server", "bottom → up": a direction, not a term
-    if term.count("(") != term.count(")") or term.count("**") % 2:
+    if term.count("(") != term.count(")") or term.count("**") % 2 or "==" in term:
         return False
     if any(word.casefold() in _DEICTIC or word.casefold() in _CLAUSE_WORDS for word in words) \
             or plain(term).casefold() in _COLON_STOP or is_bookkeeping_term(plain(term)):
@@ -515,10 +517,10 @@ def blank_term(sentence: str, term: str, filler: str = "____") -> str:
 _DEF_EN = re.compile(r"^(?P<term>(?:(?:The|A|An)\s+)?[^,;:]{2,70}?)\s+(?P<verb>is|are|was|were|refers to|refer to|"
                      r"means)\s+(?P<def>(?!not\b|also\b|"
                      r"called\b|then\b|therefore\b|used\b|why\b|how\b|where\b|when\b|what\b|only\b|now\b|"
-                     r"still\b|already\b|currently\b|available\b|enabled\b|disabled\b)[^\n]{6,})$")
+                     r"still\b|already\b|currently\b|available\b|enabled\b|disabled\b|(?i:always|never)\b)[^\n]{6,})$")
 _DEF_DE = re.compile(r"^(?P<term>(?:(?:Der|Die|Das|Ein|Eine)\s+)?[^,;:]{2,70}?)\s+(?P<verb>ist|sind|war|waren|"
                      r"bezeichnet|bezeichnen)\s+"
-                     r"(?P<def>(?!nicht\b|auch\b|dabei\b|nur\b|jetzt\b|bereits\b|standardmäßig\b|verfügbar\b|"
+                     r"(?P<def>(?!nicht\b|auch\b|dabei\b|nur\b|jetzt\b|bereits\b|standardmäßig\b|verfügbar\b|(?i:immer|nie|stets)\b|"
                      r"aktiviert\b|deaktiviert\b)[^\n]{6,})$")
 # "Unter Inflation versteht man …": a term with an article stands in the dative ("unter der Zellatmung"), which no
 # option of a quiz would match, so only a bare noun is read ("unter Umständen" is "possibly", not a term)
@@ -573,7 +575,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
 
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
             column: str = "", form: str | None = None, answer_form: str = "text", situated: bool = False,
-            in_order: bool = False, list_items: tuple[str, ...] = (), frame: str = "") -> None:
+            in_order: bool = False, list_items: tuple[str, ...] = (), frame: str = "", nested: bool = False) -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
@@ -598,10 +600,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         cited = cited_under(source, heading, written_headings.get(heading, heading))
         found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, cited, lang,
                           form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form,
-                          situated, in_order, list_items, frame))
+                          situated, in_order, list_items, frame, nested))
 
     blocks = blocks_of(source)
     written_headings = {block.heading: block.content for block in blocks if block.kind == "heading"}
+    item_contents = {block.content for block in blocks if block.kind == "item"}
     # the problems or messages a section states in bold, each over its answer: a series of them is the section's
     # shape ("**I am receiving a hash error …**"); a lone one is a warning or advice ("**Always back up …**")
     problems = Counter(block.heading for block in blocks if block.kind == "paragraph"
@@ -686,10 +689,12 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 add("label", plain(text).rstrip(":").strip(), steps, steps, "", block.heading,
                     in_order=blocks[position + 1].ordered, list_items=() if steps.endswith("…") else items)
             continue
-        child = next((b for b in blocks if b.kind == "item" and b.lead == block.content), None) \
-            if block.kind == "item" else None
+        children = [b for b in blocks if b.kind == "item" and b.lead == block.content] if block.kind == "item" else []
+        child = children[0] if len(children) == 1 and block.lead not in item_contents else None
         if child is not None and len(plain(text).split()) <= 5 and not _ITEM_RE.match(text) and GAP not in text \
                 and not _NAMED_START_RE.match(child.content):
+            # one description below a top-level item: two would be cut to the first, and an item nested deeper
+            # ("Brunelleschi" under "Early Renaissance") names one of its parent's, not a term
             # "- [[Reader]]" with "- Read web pages in a clean view." below (not "2. Select" with "**X** to …")
             described = read_inline(child.content)
             if len(plain(described.text).split()) >= 3:
@@ -701,12 +706,15 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if match:
                 term = match.group("term").strip()
                 bare = plain(term).casefold()
+                equated = "=" in match.groupdict().get("sep", "") and len(bare.split()) > MAX_EQUATED_WORDS
+                example = match.group("def").startswith("*") and not match.group("def").startswith("**")
                 if bare not in _COLON_STOP and not is_bookkeeping_term(bare) and plain(match.group("def")).split() \
-                        and not _CHAINED_RE.search(match.group("def")) \
+                        and not _CHAINED_RE.search(match.group("def")) and not equated and not example \
                         and len(plain(term).split()) <= 5 and not plain(term).endswith(")"):
                     description = inline.restore(match.group("def"))
                     add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
-                        answer_form=form_of(description.rstrip(".")), frame=_frame(block.lead))
+                        answer_form=form_of(description.rstrip(".")), frame=_frame(block.lead),
+                        nested=block.lead in item_contents or source.continues_section)  # a list cut: depth unknown
                     continue
         for order, sentence in enumerate(sentences(text)):
             if "?" in sentence or _UNFINISHED_RE.search(sentence) or GAP in sentence:
@@ -1063,7 +1071,7 @@ def question_for(fact: Fact) -> str:
 
 def _item_question(fact: Fact) -> ItemQuestion:
     place = " › ".join(filter(None, (fact.context or fact.source.title, fact.frame)))
-    return item_question(fact.term, fact.definition, place, fact.source.title, fact.german)
+    return item_question(fact.term, fact.definition, place, fact.source.title, fact.german, fact.nested)
 
 
 def answer_for(fact: Fact) -> str:

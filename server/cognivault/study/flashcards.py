@@ -186,8 +186,11 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     facts = all_facts(sources.material, sources.language)
     # a wide table's row is one card ("record"), not one card per cell
     recorded = {(f.source.chunk_id, f.context, f.term) for f in facts if f.kind == "record"}
+    # a list asked whole and in order is not asked again step by step
+    ordered = {f.context for f in facts if f.kind in ("heading", "label") and f.in_order and f.list_items}
     facts = [f for f in facts if f.kind != "step" and not (f.kind == "row" and (f.source.chunk_id, f.context, f.term)
-                                                          in recorded)] + clear_steps(facts)
+                                                          in recorded)] \
+        + [f for f in clear_steps(facts) if f.context not in ordered]
     cards: list[Flashcard] = []
     seen: set[str] = set()
     said: dict[str, set[str]] = {}  # per passage: the stems its cards already show, front and back

@@ -31,7 +31,9 @@ _ENGLISH_KINDS = {
     "crises": "crisis", "symptoms": "symptom", "types": "type", "kinds": "kind", "forms": "form",
     "phases": "phase", "stages": "stage", "steps": "step", "characters": "character", "people": "person",
     "figures": "figure", "themes": "theme", "motifs": "motif", "symbols": "symbol", "commands": "command",
-    "clauses": "clause", "operators": "operator", "keywords": "keyword",
+    "clauses": "clause", "operators": "operator", "keywords": "keyword", "artists": "artist", "painters": "painter",
+    "composers": "composer", "authors": "author", "writers": "writer", "philosophers": "philosopher",
+    "scientists": "scientist", "inventors": "inventor", "rulers": "ruler",
 }
 # a heading's first word (plural) -> (one of them, "which" in its gender)
 _GERMAN_KINDS = {
@@ -48,6 +50,9 @@ _GERMAN_KINDS = {
     "themen": ("Thema", "Welches"), "motive": ("Motiv", "Welches"), "symbole": ("Symbol", "Welches"),
     "befehle": ("Befehl", "Welcher"), "operatoren": ("Operator", "Welcher"),
     "einschränkungen": ("Einschränkung", "Welche"), "herausforderungen": ("Herausforderung", "Welche"),
+    "künstler": ("Künstler", "Welcher"), "maler": ("Maler", "Welcher"), "komponisten": ("Komponist", "Welcher"),
+    "autoren": ("Autor", "Welcher"), "philosophen": ("Philosoph", "Welcher"), "erfinder": ("Erfinder", "Welcher"),
+    "herrscher": ("Herrscher", "Welcher"),
 }
 # the words that tie a kind to what it belongs to ("Causes of …", "Folgen für …")
 _ENGLISH_LINKS = {"of", "for", "in", "to", "on"}
@@ -136,8 +141,11 @@ class ItemQuestion:
     asks_term: bool  # the back is the item's term (asked back from its description), not its description
 
 
-def item_question(term: str, description: str, heading: str, title: str, german: bool) -> ItemQuestion:
-    """The front of a card on a list item "term – description" under ``heading`` (in the note ``title``)."""
+def item_question(term: str, description: str, heading: str, title: str, german: bool,
+                  nested: bool = False) -> ItemQuestion:
+    """The front of a card on a list item "term – description" under ``heading`` (in the note ``title``);
+    ``nested``: the item sits under another item, so the heading's kind of list is not its kind (the artists
+    under each of "Phases")."""
     place = heading or title
     shown = description.rstrip(".")
     time = when(term, german)
@@ -145,20 +153,20 @@ def item_question(term: str, description: str, heading: str, title: str, german:
         return ItemQuestion(f"{place}: Was geschah {time}?" if german else f"{place}: what happened {time}?", False)
     if says_what_it_does(term, description, german):
         return ItemQuestion(f"{place}: Was bewirkt {term}?" if german else f"{place}: what does {term} do?", False)
-    kind = list_kind(heading, german)
+    if is_aspect(term):  # "Ursache: …" under "Monsun" says what causes the monsoon, not what "Ursache" means
+        return ItemQuestion(f"{place}: {term}?", False)
+    kind = None if nested else list_kind(heading, german)
     if kind is not None and term.casefold() not in description.casefold():
         return ItemQuestion(f"{title} › {heading}: {kind.which} ist gemeint: „{shown}“?" if german
                             else f"{title} › {heading}: {kind.which} is this: “{shown}”?", True)
     if _CODE_RE.match(term.strip()):
         return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
-    if is_aspect(term):  # "Ursache: …" under "Monsun" says what causes the monsoon, not what "Ursache" means
-        return ItemQuestion(f"{place}: {term}?", False)
     return ItemQuestion(f"{place}: Was bedeutet „{term}“?" if german else f"{place}: what is “{term}”?", False)
 
 
-def item_quiz_stem(term: str, description: str, heading: str, german: bool) -> str:
+def item_quiz_stem(term: str, description: str, heading: str, german: bool, nested: bool = False) -> str:
     """A quiz's stem asking for the term of a list item from its description (options: the list's terms)."""
-    kind = list_kind(heading, german)
+    kind = None if nested or is_aspect(term) else list_kind(heading, german)
     if when(term, german) is not None:
         return f"{heading}: Wann war das: „{description}“?" if german \
             else f"{heading}: when did this happen: “{description}”?"

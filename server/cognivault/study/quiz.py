@@ -180,7 +180,7 @@ def _stem(fact: Fact, reverse: bool, named: bool = True) -> str:
     if fact.kind == "item" and reverse:
         return f"{context}: Was gehört zu „{term}“?" if fact.german else f"{context}: what goes with “{term}”?"
     if fact.kind == "item":
-        return item_quiz_stem(term, description, context, fact.german)
+        return item_quiz_stem(term, description, context, fact.german, fact.nested)
     if fact.kind in ("definition", "called"):
         place = f"{context}: " if fact.situated else ""
         return (f"{place}Welcher Begriff wird hier beschrieben: „{description}“?" if fact.german
