@@ -220,3 +220,34 @@ def test_list_items_are_asked_by_what_the_list_holds_and_each_fact_once(tmp_path
     assert ("qa", "Compared: “header size” – TCP, UDP?", "TCP: 20–60 bytes; UDP: 8 bytes") in cards  # a whole row
     assert sum("Conduction" in front for front in fronts) == 1, fronts  # the steps whole, not again one by one
     assert not [front for front in fronts if "Description" in front or "Occupation" in front]  # examples, no terms
+
+
+LEDGER = """# Buchungssätze
+
+Grundregel: **Soll an Haben** – zuerst das Soll-Konto, dann "an", dann das Haben-Konto.
+
+## Bestandskonten
+| | Soll | Haben |
+|---|---|---|
+| **Aktivkonto** (z.B. Bank, Kasse) | Anfangsbestand, Zugänge | Abgänge, Schlussbestand |
+| **Passivkonto** (z.B. Darlehen) | Abgänge, Schlussbestand | Anfangsbestand, Zugänge |
+
+## Beispiele
+1. Kauf eines PCs für 1.190 € brutto per Banküberweisung
+   - BGA 1.000 € / Vorsteuer 190 € **an** Bank 1.190 €
+2. Verkauf von Waren auf Ziel, 2.000 € netto + 19 % USt
+   - Forderungen 2.380 € **an** Umsatzerlöse 2.000 € / Umsatzsteuer 380 €
+3. der Kunde bezahlt die Rechnung aus 2. per Überweisung
+   - Bank 2.380 € **an** Forderungen 2.380 €
+"""
+
+
+def test_worked_tasks_a_rule_and_a_table_row_with_a_remark_are_cards(tmp_path: Path) -> None:
+    with indexed_vault(tmp_path, {"BWL/Buchungssätze.md": LEDGER}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "BWL/Buchungssätze.md")[1])
+    assert ("qa", "Buchungssätze: Kauf eines PCs für 1.190 € brutto per Banküberweisung?",
+            "BGA 1.000 € / Vorsteuer 190 € an Bank 1.190 €.") in cards
+    assert not [front for _, front, _ in cards if "aus 2." in front]  # a task leaning on another is no card
+    assert ("qa", "Bestandskonten: „Aktivkonto“ – Soll, Haben?",
+            "Soll: Anfangsbestand, Zugänge; Haben: Abgänge, Schlussbestand") in cards
+    assert any(front == "Buchungssätze: Grundregel?" and back.startswith("Soll an Haben") for _, front, back in cards)

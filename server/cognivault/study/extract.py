@@ -67,10 +67,12 @@ from cognivault.vault.markdown import InlinePiece, block_tokens, inline_pieces
 from cognivault.vault.reading import (
     atom_spans,
     formula_word,
+    is_aspect,
     is_bookkeeping_line,
     is_bookkeeping_term,
     is_formula,
     math_spans,
+    names_exercises,
     note_shape,
     prose_language,
     qa_pair,
@@ -167,7 +169,7 @@ _FORMULA_ITEM_RE = re.compile("^(?P<term>[^\ue000:]{2,60}?):?\\s+(?P<formula>\ue
 @dataclass(frozen=True, slots=True)
 class Fact:
     kind: str  # definition | called | item | row | record | bold | code | example | heading | label | faq | step
-    #          | vocab | formula
+    #          | vocab | formula | task
     term: str  # Markdown as the note shows it (code spans verbatim)
     definition: str  # the answer side: what the term is, its description, the section's first sentence
     sentence: str  # the whole sentence, item or row the fact came from (Markdown)
@@ -587,7 +589,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         if kind in ("code", "example"):
             if len(term) > 80 or "==" in term or "::" in term:
                 return
-        elif kind in ("heading", "faq", "label", "step", "vocab", "formula"):  # the author's own words: any wording
+        elif kind in ("heading", "faq", "label", "step", "vocab", "formula", "task"):  # the author's words: any wording
             if not plain(term) or len(plain(term).split()) > (12 if kind == "heading" else 30):
                 return
         elif not _term_ok(term, german) or len(plain(definition)) < (1 if kind == "row" else 2):  # a cell may be "3"
@@ -624,6 +626,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 if cells[0].html or cells[0].embed or not cells[0].text:
                     continue
                 term = cells[0].restore(cells[0].text)
+                term = _TERM_REMARK_RE.sub("", term) or term  # "**Aktivkonto** (z.B. Bank, Kasse)": the term
                 record: list[tuple[str, str]] = []  # (column, cell) of the row, for a card on the whole row
                 for column, cell in zip(columns[1:], cells[1:], strict=False):
                     if cell.html or cell.embed or not cell.text or not column.text:
@@ -690,6 +693,20 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     in_order=blocks[position + 1].ordered, list_items=() if steps.endswith("…") else items)
             continue
         children = [b for b in blocks if b.kind == "item" and b.lead == block.content] if block.kind == "item" else []
+        if block.ordered and len(children) == 1 and names_exercises(block.heading) and GAP not in text \
+                and not any(b.lead == children[0].content for b in blocks) and not _POINTS_AT_TASK_RE.search(text):
+            # "1. Kauf eines PCs für 1.190 € per Bank" over "- BGA 1.000 € / Vorsteuer 190 € an Bank": a task and
+            # its solution
+            solution = read_inline(children[0].content)
+            add("task", inline.restore(text), solution.restore(solution.text), inline.restore(text), "",
+                block.heading)
+            continue
+        aspect = _ASPECT_LINE_RE.match(text) if block.kind == "paragraph" else None
+        if aspect and is_aspect(plain(aspect.group("term"))) and GAP not in text:
+            # "Grundregel: **Soll an Haben** – zuerst …": the note's rule, asked as what it is about
+            add("item", plain(aspect.group("term")), inline.restore(aspect.group("def")), inline.restore(text), "",
+                block.heading)
+            continue
         child = children[0] if len(children) == 1 and block.lead not in item_contents else None
         if child is not None and len(plain(text).split()) <= 5 and not _ITEM_RE.match(text) and GAP not in text \
                 and not _NAMED_START_RE.match(child.content):
@@ -829,6 +846,8 @@ def _names_an_example(before: str) -> bool:
 
 
 MAX_FRAME_WORDS = 4
+_POINTS_AT_TASK_RE = re.compile(r"\b(?:aus|von|zu|from|of|in)\s+(?:Nr\.\s*)?\d{1,2}\.(?!\d)")  # "die Rechnung aus 2."
+_ASPECT_LINE_RE = re.compile(r"^(?P<term>(?:\*\*)?[^\s:*]{2,30}(?:\*\*)?):\s+(?P<def>[^\n]{6,}?)(?:\n|$)")
 # "2nd half of 2024: Hungary → 1st half of 2025: Poland → …": a chain of labelled entries, not one term's description
 _CHAINED_RE = re.compile(r"(?:→|->|;)[^→;:]{1,40}:\s")
 _ARROWS = ("→", "->", "⇒", "=>", "←", "↔")
@@ -1033,6 +1052,8 @@ def question_for(fact: Fact) -> str:
         return f"What {fact.verb} {subject} called?"
     if fact.kind == "vocab":
         return fact.term
+    if fact.kind == "task":  # "Buchungssätze: Kauf eines PCs für 1.190 € per Banküberweisung?"
+        return f"{fact.source.title}: {fact.term.rstrip('.:')}?"
     if fact.kind == "formula":
         place = fact.source.title if fact.term == fact.context else fact.context or fact.source.title
         return f"{place} › {fact.term}: {formula_word(fact.lang)}?"

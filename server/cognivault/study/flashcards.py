@@ -194,8 +194,8 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     cards: list[Flashcard] = []
     seen: set[str] = set()
     said: dict[str, set[str]] = {}  # per passage: the stems its cards already show, front and back
-    for kinds in (("item", "row", "record", "definition", "called", "faq", "vocab", "formula"), ("bold", "code"),
-                  ("heading", "label"), ("step",)):
+    structured = ("item", "row", "record", "definition", "called", "faq", "vocab", "formula", "task")
+    for kinds in (structured, ("bold", "code"), ("heading", "label"), ("step",)):
         for fact in spread([f for f in facts if f.kind in kinds], len(facts)):
             if len(cards) >= count:
                 return cards

@@ -51,6 +51,7 @@ from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
 from cognivault.vault.notewriter import update_note
+from cognivault.vault.reading import is_aspect
 
 if TYPE_CHECKING:
     from cognivault.study.progress import ProgressStore
@@ -230,7 +231,7 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     for other in pool:
         same_note = other.source.path == fact.source.path
         same_section = same_note and other.context == fact.context
-        if other.kind not in kinds or other.names_its_note or (
+        if other.kind not in kinds or other.names_its_note or _names_an_aspect(other) or (
                 same_section and fact.kind not in ("row", "item", "heading", "step", "faq", "vocab", "formula")):
             continue  # a table's rows, a list's items: each other's; a sentence's other terms may fit its gap
         if fact.kind == "heading" and not same_note:  # "which section of this note": another note's is no option
@@ -250,6 +251,11 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
         if option and option.casefold() != answer.casefold() and len(option) <= 120:
             found.append(option)
     return list(dict.fromkeys(found))
+
+
+def _names_an_aspect(fact: Fact) -> bool:
+    """A list item labelled by an aspect ("Grundregel:", "unit:"): its label names no term to choose among others."""
+    return fact.kind == "item" and is_aspect(plain(fact.term))
 
 
 def _other_sections(fact: Fact, outline: list[tuple[int, str]]) -> list[str] | None:
@@ -440,7 +446,7 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
     # a term the note is named after is the quiz's own title ("The French Revolution" in "Quiz - French Revolution")
     # "which section begins like this" asks where a text stands: a section is asked about by the facts inside it
     askable = [f for f in facts if not f.names_its_note and (f.kind != "step" or id(f) in steps)
-               and f.kind != "heading"]
+               and f.kind != "heading" and not _names_an_aspect(f)]
     one_note = len({s.path for s in sources.material}) == 1
     for kinds in (("row", "item", "definition", "called", "example", "vocab", "formula"), ("bold", "code"),
                   ("heading", "faq"),

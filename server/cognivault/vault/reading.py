@@ -37,6 +37,7 @@ class LanguageWords:
     formula: str = "formula"  # what a card calls a formula ("Power: formula?")
     aspects: frozenset[str] = frozenset()  # nouns naming an aspect of a section's subject ("Ursache", "unit")
     function_words: frozenset[str] = frozenset()  # the commonest words of its prose, to tell the language
+    exercises: frozenset[str] = frozenset()  # a heading's first word over worked tasks, each with its solution below
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -65,9 +66,10 @@ WORDS: dict[str, LanguageWords] = {
                            "structure", "composition", "tasks", "role", "seat", "members", "term of office",
                            "problem", "solution", "treatment", "side effects", "mechanism", "dose", "indication",
                            "contraindication", "types", "properties", "difference", "occurrence", "formulas",
-                           "principle"}),
+                           "principle", "basic rule"}),
         function_words=frozenset({"the", "and", "is", "are", "of", "to", "in", "with", "not", "for", "this", "that",
                                   "by", "from", "or", "it", "was", "be", "on", "an", "as", "which", "when"}),
+        exercises=frozenset({"examples", "exercises", "practice", "problems", "tasks", "worked"}),
     ),
     "de": LanguageWords(
         stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
@@ -95,10 +97,11 @@ WORDS: dict[str, LanguageWords] = {
                            "eigenschaften", "zusammensetzung", "aufgaben", "rolle", "sitz", "mitglieder", "amtszeit",
                            "problem", "lösung", "therapie", "nebenwirkungen", "mechanismus", "dosis", "indikation",
                            "kontraindikation", "typ", "vorkommen", "entstehung", "kennzeichen", "merkmale",
-                           "unterschied", "formeln", "prinzip"}),
+                           "unterschied", "formeln", "prinzip", "grundregel", "grundprinzip"}),
         function_words=frozenset({"der", "die", "das", "und", "ist", "sind", "nicht", "mit", "von", "zu", "den",
                                   "im", "auch", "bei", "ein", "eine", "für", "wird", "oder", "nur", "nach", "dem",
                                   "des", "auf", "sich", "wie", "bzw", "wenn"}),
+        exercises=frozenset({"beispiele", "übungen", "aufgaben", "übungsaufgaben", "rechenbeispiele"}),
     ),
     "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
                         labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
@@ -110,6 +113,7 @@ _ALL_STAMPS = tuple(sorted({s for words in WORDS.values() for s in words.stamps}
 _ALL_LOGISTICS = frozenset(w for words in WORDS.values() for w in words.logistics)
 _ALL_LABELS = frozenset(w for words in WORDS.values() for w in words.labels)
 _ALL_ASPECTS = frozenset(w for words in WORDS.values() for w in words.aspects)
+_ALL_EXERCISES = frozenset(w for words in WORDS.values() for w in words.exercises)
 _ALL_TAILS = tuple(sorted({t for words in WORDS.values() for t in words.question_tails if t not in ("?", "??")},
                           key=len, reverse=True))
 
@@ -324,6 +328,13 @@ def is_aspect(term: str) -> bool:
     """A list item's label naming an aspect of its section's subject ("Ursache:", "unit:", "Merkwort:"): the card
     asks for that aspect ("Monsun: Ursache?"), not what the word means."""
     return normal(term).strip("*_:` ") in _ALL_ASPECTS
+
+
+def names_exercises(heading: str) -> bool:
+    """A heading over worked tasks ("Beispiele (aus Übung 3)", "Exercises"): each numbered task has its solution
+    nested below it."""
+    words = normal(heading).split()
+    return bool(words) and words[0].strip(":") in _ALL_EXERCISES
 
 
 def prose_language(text: str) -> str | None:
