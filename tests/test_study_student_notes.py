@@ -10,6 +10,7 @@ import pytest
 
 from cognivault.engine import Engine
 from cognivault.study.extract import all_facts
+from cognivault.study.list_wording import item_question
 from cognivault.study.quiz import parse_quiz
 from cognivault.study.sources import GenerationError, StudyRequest, gather_sources
 from test_study_extractive import cards_of, generate, indexed_vault
@@ -251,3 +252,23 @@ def test_worked_tasks_a_rule_and_a_table_row_with_a_remark_are_cards(tmp_path: P
     assert ("qa", "Bestandskonten: „Aktivkonto“ – Soll, Haben?",
             "Soll: Anfangsbestand, Zugänge; Haben: Abgänge, Schlussbestand") in cards
     assert any(front == "Buchungssätze: Grundregel?" and back.startswith("Soll an Haben") for _, front, back in cards)
+
+
+def test_a_label_is_asked_as_itself_and_a_term_by_its_meaning() -> None:
+    asked = item_question("Rückfluss zum Herzen", "Muskelpumpe, Venenklappen", "Gefäßtypen", "Blutkreislauf", True)
+    assert asked.front == "Gefäßtypen: Rückfluss zum Herzen?"
+    assert item_question("4 Räume", "Vorhöfe und Kammern", "Aufbau", "Herz", True).front == "Aufbau: 4 Räume?"
+    assert item_question("verallgemeinern", "Was wäre, wenn alle so handeln?", "Prüfverfahren", "Kant",
+                         True).front == "Prüfverfahren: verallgemeinern?"
+    assert item_question("Agonist", "Substanz, die an einen Rezeptor bindet", "Glossar", "Glossar",
+                         True).front == "Glossar: Was bedeutet „Agonist“?"
+
+
+def test_a_chain_of_equations_is_no_card(tmp_path: Path) -> None:
+    note = "# Präpositionen\n\n## Dativ\n- zu + dem = zum, zu + der = zur, von + dem = vom\n- mit, nach, bei, seit\n"
+    with indexed_vault(tmp_path, {"German/Präpositionen.md": note}) as engine:
+        try:
+            cards = cards_of(generate(engine, "flashcards", "German/Präpositionen.md")[1])
+        except GenerationError:
+            cards = []
+    assert not [front for _, front, _ in cards if "zu + dem" in front], cards

@@ -723,7 +723,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if match:
                 term = match.group("term").strip()
                 bare = plain(term).casefold()
-                equated = "=" in match.groupdict().get("sep", "") and len(bare.split()) > MAX_EQUATED_WORDS
+                equated = "=" in match.groupdict().get("sep", "") and (len(bare.split()) > MAX_EQUATED_WORDS
+                                                                       or " = " in match.group("def"))  # "a = b, c = d"
                 example = match.group("def").startswith("*") and not match.group("def").startswith("**")
                 if bare not in _COLON_STOP and not is_bookkeeping_term(bare) and plain(match.group("def")).split() \
                         and not _CHAINED_RE.search(match.group("def")) and not equated and not example \

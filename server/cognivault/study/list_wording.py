@@ -161,7 +161,22 @@ def item_question(term: str, description: str, heading: str, title: str, german:
                             else f"{title} › {heading}: {kind.which} is this: “{shown}”?", True)
     if _CODE_RE.match(term.strip()):
         return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
+    if not _names_a_term(term, german):  # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term
+        return ItemQuestion(f"{place}: {term}?", False)
     return ItemQuestion(f"{place}: Was bedeutet „{term}“?" if german else f"{place}: what is “{term}”?", False)
+
+
+MAX_TERM_WORDS = 2
+
+
+def _names_a_term(term: str, german: bool) -> bool:
+    """Whether a list item's label is a term whose meaning can be asked ("Agonist", "Saytzeff-Regel"), not a label
+    for what follows it: a phrase of three words or more, one holding a number or a slash, a German label that
+    opens in lower case (a verb or an adjective: German nouns are capitalised)."""
+    words = term.split()
+    if len(words) > MAX_TERM_WORDS or any(ch.isdigit() for ch in term) or "/" in term:
+        return False
+    return not (german and words and words[0][:1].islower())
 
 
 def item_quiz_stem(term: str, description: str, heading: str, german: bool, nested: bool = False) -> str:
