@@ -272,3 +272,25 @@ def test_a_chain_of_equations_is_no_card(tmp_path: Path) -> None:
         except GenerationError:
             cards = []
     assert not [front for _, front, _ in cards if "zu + dem" in front], cards
+
+
+def test_a_section_opening_that_names_its_section_is_a_cloze_and_a_students_question_tail_is_no_answer(
+        tmp_path: Path) -> None:
+    note = """# Fotosynthese
+
+## Lichtsammelkomplexe
+
+Lichtsammelkomplexe aus Chlorophyll a, Chlorophyll b und Carotinoiden fangen das Licht ein.
+
+## Steam
+
+- 1712 – Thomas Newcomen: atmospheric steam engine, pumps water out of mines, very inefficient → why?
+- 1769 – James Watt: separate condenser, far less coal
+- 1785 – Edmund Cartwright: power loom
+"""
+    with indexed_vault(tmp_path, {"Bio/Fotosynthese.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Bio/Fotosynthese.md")[1])
+    assert ("cloze", "==Lichtsammelkomplexe== aus Chlorophyll a, Chlorophyll b und Carotinoiden fangen das Licht "
+            "ein.", "") in cards
+    newcomen = [back for _, front, back in cards if "1712" in front]
+    assert newcomen and not [back for back in newcomen if "why" in back], newcomen

@@ -76,6 +76,7 @@ from cognivault.vault.reading import (
     note_shape,
     prose_language,
     qa_pair,
+    question_tail,
     vocabulary,
 )
 from cognivault.vault.sentences import shield, unshield
@@ -582,6 +583,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
         # a table cell is not a sentence: "3", "Chloroplast" stay as the table shows them (no "3.")
+        definition = definition[:question_tail(definition)].rstrip(" →–-(")  # "… very inefficient → why?"
         definition = definition.strip() if kind in ("row", "record", "vocab", "formula") else _finish(definition)
         sentence = _finish(sentence)
         if GAP in term + definition + sentence:
@@ -837,7 +839,27 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             form="question" if section.endswith("?") else "heading",
             in_order=introduces_list and blocks[position + 1].ordered,
             list_items=items if introduces_list and not listed.endswith("…") else ())
+        named = _names_its_section(opening, section) if not introduces_list and section != source.title else None
+        if named and not _leans_back(plain(opening)):
+            # "## Lichtsammelkomplexe" over "Lichtsammelkomplexe (Antennenkomplexe) … fangen das Licht ein.": the
+            # sentence says what the section's subject is or does, a cloze on its name asks for it
+            add("bold", named, opening, opening, "", section)
     return tuple(found)
+
+
+MAX_SECTION_TERM_WORDS = 4
+
+
+def _names_its_section(sentence: str, heading: str) -> str | None:
+    """The words of ``sentence`` that name its section (``heading``, as the sentence writes them), when the heading is
+    a short name and the sentence says more than the name; None otherwise."""
+    name = plain(read_inline(heading).text).strip()
+    if not name or name.endswith("?") or len(name.split()) > MAX_SECTION_TERM_WORDS or re.search(r"\d", name):
+        return None
+    found = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", unbold(sentence), re.IGNORECASE)
+    if found is None or len(plain(sentence)) < len(name) + 30:
+        return None
+    return found.group(0)
 
 
 def _names_an_example(before: str) -> bool:

@@ -161,7 +161,9 @@ def item_question(term: str, description: str, heading: str, title: str, german:
                             else f"{title} › {heading}: {kind.which} is this: “{shown}”?", True)
     if _CODE_RE.match(term.strip()):
         return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
-    if not _names_a_term(term, german):  # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term
+    if not _names_a_term(term, german) or heading.endswith("?"):
+        # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term; under "Why Britain first?" each
+        # item ("Resources") is one of the answers, not a term to define
         return ItemQuestion(f"{place}: {term}?", False)
     return ItemQuestion(f"{place}: Was bedeutet „{term}“?" if german else f"{place}: what is “{term}”?", False)
 

@@ -244,8 +244,7 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
             else (other.term, other.form)
         if side == "definition" and other.kind == "item" and len(plain(other.definition).split()) >= 3:
             continue
-        if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()
-                                  and form == "text"):
+        if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()):
             continue
         option = text if other.kind in ("vocab", "formula") else _option(text)
         if option and option.casefold() != answer.casefold() and len(option) <= 120:
@@ -355,6 +354,10 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
         set(_candidates(fact, [f for f in pool if f.source.path == fact.source.path], side, form, answer))
     if fact.kind in CLOSED_LISTS and len(own - {answer}) >= 2:
         found = [c for c in found if c in own]  # a list's, a table's own entries: no other subject's terms
+        section = set(_candidates(fact, [f for f in pool if f.source.path == fact.source.path
+                                         and f.context == fact.context], side, form, answer))
+        if len(section - {answer}) >= 2:
+            found = [c for c in found if c in section]  # the artists of "Künstler", not the features of "Merkmale"
     candidates = [c for c in dict.fromkeys(found) if c and c.casefold() != answer.casefold()
                   and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))]
     rng.shuffle(candidates)
