@@ -839,11 +839,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             form="question" if section.endswith("?") else "heading",
             in_order=introduces_list and blocks[position + 1].ordered,
             list_items=items if introduces_list and not listed.endswith("…") else ())
-        named = _names_its_section(opening, section) if not introduces_list and section != source.title else None
-        if named and not _leans_back(plain(opening)):
+        subject = _names_its_section(opening, section) if not introduces_list and section != source.title else None
+        if subject and not _leans_back(plain(opening)):
             # "## Lichtsammelkomplexe" over "Lichtsammelkomplexe (Antennenkomplexe) … fangen das Licht ein.": the
             # sentence says what the section's subject is or does, a cloze on its name asks for it
-            add("bold", named, opening, opening, "", section)
+            add("bold", subject, opening, opening, "", section)
     return tuple(found)
 
 
