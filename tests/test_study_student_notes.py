@@ -262,6 +262,7 @@ def test_a_label_is_asked_as_itself_and_a_term_by_its_meaning() -> None:
                          True).front == "Prüfverfahren: verallgemeinern?"
     assert item_question("Agonist", "Substanz, die an einen Rezeptor bindet", "Glossar", "Glossar",
                          True).front == "Glossar: Was bedeutet „Agonist“?"
+    assert item_question("Quarte", '"O Tannenbaum"', "Merklieder", "Intervalle", True).front == "Merklieder: Quarte?"
 
 
 def test_a_chain_of_equations_is_no_card(tmp_path: Path) -> None:

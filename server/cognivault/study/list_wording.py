@@ -161,7 +161,7 @@ def item_question(term: str, description: str, heading: str, title: str, german:
                             else f"{title} › {heading}: {kind.which} is this: “{shown}”?", True)
     if _CODE_RE.match(term.strip()):
         return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
-    if not _names_a_term(term, german) or heading.endswith("?"):
+    if not _names_a_term(term, german) or heading.endswith("?") or _QUOTED_RE.match(description):
         # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term; under "Why Britain first?" each
         # item ("Resources") is one of the answers, not a term to define
         return ItemQuestion(f"{place}: {term}?", False)
@@ -169,6 +169,8 @@ def item_question(term: str, description: str, heading: str, title: str, german:
 
 
 MAX_TERM_WORDS = 2
+# a description that is only a quotation ('"O Tannenbaum"'): an example or a mnemonic, not what the term means
+_QUOTED_RE = re.compile(r'^\s*["“„»\'][^"“”„»«\']+["”“«\']\s*(?:\([^()]*\))?\s*\.?\s*$')
 
 
 def _names_a_term(term: str, german: bool) -> bool:
