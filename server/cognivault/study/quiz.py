@@ -356,8 +356,10 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
         found = [c for c in found if c in own]  # a list's, a table's own entries: no other subject's terms
         section = set(_candidates(fact, [f for f in pool if f.source.path == fact.source.path
                                          and f.context == fact.context], side, form, answer))
-        if len(section - {answer}) >= 2:
-            found = [c for c in found if c in section]  # the artists of "Künstler", not the features of "Merkmale"
+        if len(section - {answer}) >= 2 or fact.kind == "item":
+            # the artists of "Künstler", not the features of "Merkmale"; a list too short for two wrong options from
+            # itself is asked on a card, not in the quiz
+            found = [c for c in found if c in section]
     candidates = [c for c in dict.fromkeys(found) if c and c.casefold() != answer.casefold()
                   and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))]
     rng.shuffle(candidates)
