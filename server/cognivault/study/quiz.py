@@ -352,7 +352,7 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     # a note's sections, a list's steps are a closed set: each may come back in every question on them
     own = set(found) if sections is not None else \
         set(_candidates(fact, [f for f in pool if f.source.path == fact.source.path], side, form, answer))
-    if fact.kind in CLOSED_LISTS and len(own - {answer}) >= 2:
+    if fact.kind in CLOSED_LISTS and (len(own - {answer}) >= 2 or fact.kind == "item"):
         found = [c for c in found if c in own]  # a list's, a table's own entries: no other subject's terms
         section = set(_candidates(fact, [f for f in pool if f.source.path == fact.source.path
                                          and f.context == fact.context], side, form, answer))
