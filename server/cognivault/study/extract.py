@@ -42,6 +42,18 @@ Only reliable shapes become facts (English and German):
   two or more, so not a lone warning), asked as "what does the note say
   about …".
 
+Shapes of a student's notes (issue 25), read with :mod:`cognivault.vault.reading`:
+
+- ``faq`` also: a ``Q: …`` line over its ``A: …`` (any language's labels), the answer whole;
+- ``vocab``: a block of ``word :: translation`` lines; ``formula``: a formula alone under a heading, or after a
+  label ("spring: $$E = …$$"), asked and answered byte for byte;
+- ``record``: a row of a table with three columns or more, every column on one card;
+- ``task``: under a heading naming exercises, a numbered task over its one nested solution;
+- a highlight (``==key==``) is a cloze like a term in bold; a section opening naming its section is a cloze on
+  that name. A hub of links and dates, date stamps, tag lines and course logistics give no fact; a section's or
+  a labelled list's opening is never asked as such ("What does X say under Y?" asks about the layout), only
+  steps in order, asked whole.
+
 A sentence holding an embed or raw HTML gives no fact (the rest of its
 paragraph still may); Obsidian's inline icons (``![[x.svg#icon]]``) are
 decoration and read as nothing. A cloze sentence may open with "you", a

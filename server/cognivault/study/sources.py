@@ -258,7 +258,8 @@ def gather_sources(engine: Engine, request: StudyRequest, max_sources: int = MAX
 
 def _with_surroundings(engine: Engine, sources: SourceSet) -> SourceSet:
     """Add the notes' heading outlines and the passages of nearby notes (same language): the notes they link to
-    or are linked from first, then the notes of their folders; a small folder adds its parent folder's other
+    or are linked from first (within the studied notes' top folders: a hub or a note of another subject linking
+    them is no source of wrong options), then the notes of their folders; a small folder adds its parent folder's other
     notes, unless the parent is the vault itself (a vault's top folders are its subjects: a history note's quiz
     offers no term of a biology note as a wrong option)."""
     catalog = engine.store.catalog
