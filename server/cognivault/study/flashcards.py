@@ -31,7 +31,7 @@ from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import card_problems, cloze_problems, stems_of
 from cognivault.vault.markdown import inline_pieces
 
-DEFAULT_COUNT = 10
+DEFAULT_COUNT = 20  # one card per structured fact of a dense note (a glossary, a vocabulary list, a table)
 MAX_COUNT = 100
 COVERED = 0.8  # a card whose answer's words the passage's cards already show (this share of them) asks again
 # Kinds that restate a passage's text (a cloze, a section's opening): left out when the passage's cards say it
@@ -167,8 +167,10 @@ def card_for(fact: Fact) -> Flashcard | None:
             return None
         card = Flashcard("cloze", "", "", fact.cloze, fact.source)
     else:
-        front, back = question_for(fact), answer_for(fact)
-        if not (_plugin_safe(front) and _plugin_safe(back)) or card_problems(front, back, fact.source.text):
+        # as the card shows it: "**Sinusknoten**", "==key==" are the note's emphasis, not the card's text
+        front, back = plain(question_for(fact)), plain(answer_for(fact))
+        if not front or not (_plugin_safe(front) and _plugin_safe(back)) \
+                or card_problems(front, back, fact.source.text):
             return None
         card = Flashcard("qa", front, back, "", fact.source)
     return card if render_card(card) is not None else None
@@ -182,11 +184,18 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     so is a cloze or section card whose words the passage's cards already show, so a note gives fewer cards rather
     than repeated or doubtful ones (a section's one-line example is on its section card)."""
     facts = all_facts(sources.material, sources.language)
-    facts = [f for f in facts if f.kind != "step"] + clear_steps(facts)
+    # a wide table's row is one card ("record"), not one card per cell
+    recorded = {(f.source.chunk_id, f.context, f.term) for f in facts if f.kind == "record"}
+    # a list asked whole and in order is not asked again step by step
+    ordered = {f.context for f in facts if f.kind in ("heading", "label") and f.in_order and f.list_items}
+    facts = [f for f in facts if f.kind != "step" and not (f.kind == "row" and (f.source.chunk_id, f.context, f.term)
+                                                          in recorded)] \
+        + [f for f in clear_steps(facts) if f.context not in ordered]
     cards: list[Flashcard] = []
     seen: set[str] = set()
     said: dict[str, set[str]] = {}  # per passage: the stems its cards already show, front and back
-    for kinds in (("item", "row", "definition", "called", "faq"), ("bold", "code"), ("heading", "label"), ("step",)):
+    structured = ("item", "row", "record", "definition", "called", "faq", "vocab", "formula", "task")
+    for kinds in (structured, ("bold", "code"), ("heading", "label"), ("step",)):
         for fact in spread([f for f in facts if f.kind in kinds], len(facts)):
             if len(cards) >= count:
                 return cards
@@ -195,7 +204,8 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
                 continue
             sides = {card.front, card.back} if card.kind == "qa" else {card.text.replace("==", "")}
             # a section or question card asks about its text, not its heading: a card on the same term stays apart
-            keys = ({plain(fact.term).casefold()} if fact.kind not in ("heading", "label", "faq") else set()) \
+            term = f"{plain(fact.term)} | {fact.column}" if fact.kind == "row" else plain(fact.term)  # per column
+            keys = ({term.casefold()} if fact.kind not in ("heading", "label", "faq") else set()) \
                 | {side.casefold() for side in sides}
             shown = said.setdefault(card.source.chunk_id, set())
             answer = stems_of(card.back if card.kind == "qa" else card.text, fact.lang)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cognivault.vault.reading import is_aspect
+
 # a heading's first word (plural) -> one of them (English)
 _ENGLISH_KINDS = {
     "causes": "cause", "reasons": "reason", "factors": "factor", "triggers": "trigger",
@@ -29,7 +31,9 @@ _ENGLISH_KINDS = {
     "crises": "crisis", "symptoms": "symptom", "types": "type", "kinds": "kind", "forms": "form",
     "phases": "phase", "stages": "stage", "steps": "step", "characters": "character", "people": "person",
     "figures": "figure", "themes": "theme", "motifs": "motif", "symbols": "symbol", "commands": "command",
-    "clauses": "clause", "operators": "operator", "keywords": "keyword",
+    "clauses": "clause", "operators": "operator", "keywords": "keyword", "artists": "artist", "painters": "painter",
+    "composers": "composer", "authors": "author", "writers": "writer", "philosophers": "philosopher",
+    "scientists": "scientist", "inventors": "inventor", "rulers": "ruler",
 }
 # a heading's first word (plural) -> (one of them, "which" in its gender)
 _GERMAN_KINDS = {
@@ -46,6 +50,9 @@ _GERMAN_KINDS = {
     "themen": ("Thema", "Welches"), "motive": ("Motiv", "Welches"), "symbole": ("Symbol", "Welches"),
     "befehle": ("Befehl", "Welcher"), "operatoren": ("Operator", "Welcher"),
     "einschränkungen": ("Einschränkung", "Welche"), "herausforderungen": ("Herausforderung", "Welche"),
+    "künstler": ("Künstler", "Welcher"), "maler": ("Maler", "Welcher"), "komponisten": ("Komponist", "Welcher"),
+    "autoren": ("Autor", "Welcher"), "philosophen": ("Philosoph", "Welcher"), "erfinder": ("Erfinder", "Welcher"),
+    "herrscher": ("Herrscher", "Welcher"),
 }
 # the words that tie a kind to what it belongs to ("Causes of …", "Folgen für …")
 _ENGLISH_LINKS = {"of", "for", "in", "to", "on"}
@@ -79,6 +86,9 @@ def list_kind(heading: str, german: bool) -> ListKind | None:
     belong to: "Causes of a demand shift", "Ursachen der Inflation"), or None for terms ("Themen durchsuchen" is
     what to do, no list of themes)."""
     words = heading.split()
+    if len(words) > 1 and words[0].isdigit():  # "4 Arten von Bestandsveränderungen": the count is said again
+        words = words[1:]
+        heading = " ".join(words)
     if not words or (len(words) > 1 and words[1].casefold() not in (_GERMAN_LINKS if german else _ENGLISH_LINKS)):
         return None
     first = words[0].casefold()
@@ -131,8 +141,11 @@ class ItemQuestion:
     asks_term: bool  # the back is the item's term (asked back from its description), not its description
 
 
-def item_question(term: str, description: str, heading: str, title: str, german: bool) -> ItemQuestion:
-    """The front of a card on a list item "term – description" under ``heading`` (in the note ``title``)."""
+def item_question(term: str, description: str, heading: str, title: str, german: bool,
+                  nested: bool = False) -> ItemQuestion:
+    """The front of a card on a list item "term – description" under ``heading`` (in the note ``title``);
+    ``nested``: the item sits under another item, so the heading's kind of list is not its kind (the artists
+    under each of "Phases")."""
     place = heading or title
     shown = description.rstrip(".")
     time = when(term, german)
@@ -140,18 +153,39 @@ def item_question(term: str, description: str, heading: str, title: str, german:
         return ItemQuestion(f"{place}: Was geschah {time}?" if german else f"{place}: what happened {time}?", False)
     if says_what_it_does(term, description, german):
         return ItemQuestion(f"{place}: Was bewirkt {term}?" if german else f"{place}: what does {term} do?", False)
-    kind = list_kind(heading, german)
+    if is_aspect(term):  # "Ursache: …" under "Monsun" says what causes the monsoon, not what "Ursache" means
+        return ItemQuestion(f"{place}: {term}?", False)
+    kind = None if nested else list_kind(heading, german)
     if kind is not None and term.casefold() not in description.casefold():
         return ItemQuestion(f"{title} › {heading}: {kind.which} ist gemeint: „{shown}“?" if german
                             else f"{title} › {heading}: {kind.which} is this: “{shown}”?", True)
     if _CODE_RE.match(term.strip()):
         return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
+    if not _names_a_term(term, german) or heading.endswith("?") or _QUOTED_RE.match(description):
+        # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term; under "Why Britain first?" each
+        # item ("Resources") is one of the answers, not a term to define
+        return ItemQuestion(f"{place}: {term}?", False)
     return ItemQuestion(f"{place}: Was bedeutet „{term}“?" if german else f"{place}: what is “{term}”?", False)
 
 
-def item_quiz_stem(term: str, description: str, heading: str, german: bool) -> str:
+MAX_TERM_WORDS = 2
+# a description that is only a quotation ('"O Tannenbaum"'): an example or a mnemonic, not what the term means
+_QUOTED_RE = re.compile(r'^\s*["“„»\'][^"“”„»«\']+["”“«\']\s*(?:\([^()]*\))?\s*\.?\s*$')
+
+
+def _names_a_term(term: str, german: bool) -> bool:
+    """Whether a list item's label is a term whose meaning can be asked ("Agonist", "Saytzeff-Regel"), not a label
+    for what follows it: a phrase of three words or more, one holding a number or a slash, a German label that
+    opens in lower case (a verb or an adjective: German nouns are capitalised)."""
+    words = term.split()
+    if len(words) > MAX_TERM_WORDS or any(ch.isdigit() for ch in term) or "/" in term:
+        return False
+    return not (german and words and words[0][:1].islower())
+
+
+def item_quiz_stem(term: str, description: str, heading: str, german: bool, nested: bool = False) -> str:
     """A quiz's stem asking for the term of a list item from its description (options: the list's terms)."""
-    kind = list_kind(heading, german)
+    kind = None if nested or is_aspect(term) else list_kind(heading, german)
     if when(term, german) is not None:
         return f"{heading}: Wann war das: „{description}“?" if german \
             else f"{heading}: when did this happen: “{description}”?"

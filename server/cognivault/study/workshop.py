@@ -315,7 +315,7 @@ def clean_lesson(markdown: str, sources: SourceSet) -> str:
 def extractive_lesson(lesson_title: str, objective: str, sources: SourceSet) -> str:
     german = sources.language == "de"
     parts = [f"**{'Ziel' if german else 'Objective'}:** {objective}"]
-    facts = [f for f in all_facts(sources.sources, sources.language) if f.kind not in ("heading", "step")]
+    facts = [f for f in all_facts(sources.sources, sources.language) if f.kind not in ("heading", "step", "record")]
     if facts:
         parts.append("## " + ("Kernbegriffe" if german else "Key ideas"))
         parts.append("\n".join(f"- **{f.term}** — {answer_for(f) if f.kind != 'bold' else f.sentence} "
