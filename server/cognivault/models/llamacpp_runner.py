@@ -77,6 +77,7 @@ class ModelCrashed(ChatError):
 def _serve_model(connection: Connection, path: str, n_ctx: int, n_threads: int) -> None:
     """The child's whole life: load the model, then answer ``("generate", kwargs)`` until told to go."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is the parent's to handle
+    os.dup2(2, 1)  # the parent's stdout may carry a protocol (the language server's JSON-RPC): output goes to stderr
     try:
         import llama_cpp
     except ImportError:
