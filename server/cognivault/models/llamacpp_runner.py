@@ -38,6 +38,7 @@ STOP_GRACE_S = 2.0  # a cancelled reply gets this long to stop before its child 
 POLL_S = 0.1
 PROBE_TIMEOUT_S = 120.0  # loading a large model from a cold disk
 PROBE_CONTEXT = 512
+OPENMP_WAIT_ENV = "OMP_WAIT_POLICY"
 
 # Why a child ended, by signal, for people: the OOM killer sends SIGKILL, a CPU lacking an
 # instruction the build uses gives SIGILL, a failed assertion in llama.cpp aborts.
@@ -78,6 +79,9 @@ def _serve_model(connection: Connection, path: str, n_ctx: int, n_threads: int) 
     """The child's whole life: load the model, then answer ``("generate", kwargs)`` until told to go."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is the parent's to handle
     os.dup2(2, 1)  # the parent's stdout may carry a protocol (the language server's JSON-RPC): output goes to stderr
+    # llama.cpp's OpenMP threads spin while they wait: on 2 cores busy with other work (the indexer's embedder
+    # beside an answer) that cost most of the speed (bench_llamacpp_runtime.py). A user's own setting wins.
+    os.environ.setdefault(OPENMP_WAIT_ENV, "passive")
     try:
         import llama_cpp
     except ImportError:
