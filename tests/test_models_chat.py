@@ -234,7 +234,7 @@ async def test_extractive_chat_through_the_plain_protocol() -> None:
 
 
 async def test_llamacpp_runs_the_file_named_by_models_gguf_path(tmp_path, monkeypatch) -> None:  # noqa: ANN001
-    from cognivault.config import load_settings
+    from cognivault.config import load_settings, user_config_file
     from cognivault.doctor import diagnose
     from cognivault.models.llamacpp_chat import LlamaCppChat
 
@@ -242,8 +242,10 @@ async def test_llamacpp_runs_the_file_named_by_models_gguf_path(tmp_path, monkey
     model.write_bytes(b"GGUF" + bytes(60))
     vault = tmp_path / "vault"
     (vault / ".cognivault").mkdir(parents=True)
-    (vault / ".cognivault" / "config.toml").write_text(
-        f'[models]\nchat_provider = "llamacpp"\ngguf_path = "{model}"\n', "utf-8")
+    (vault / ".cognivault" / "config.toml").write_text('[models]\nchat_provider = "llamacpp"\n', "utf-8")
+    user_config = user_config_file()  # the model file is the user's choice, never a vault's
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(f'[models]\ngguf_path = "{model}"\n', "utf-8")
     settings = load_settings(vault)
     provider = make_chat_provider(settings)
     assert isinstance(provider, LlamaCppChat) and provider.path == model and provider.model == "tiny.gguf"
