@@ -738,6 +738,30 @@ def idf_weights(engine: Any, terms: Iterable[str], concepts: dict[str, Concept] 
 
 
 _SPACE = re.compile(r"[ \t]+")
+_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
+
+
+def tidy_spaces(text: str) -> str:
+    """``text`` with runs of blanks inside its lines of prose made one, and nothing else touched: code (fenced)
+    is quoted byte for byte and a line's indentation is kept, so a quoted Python function stays valid Python
+    and a nested list stays nested."""
+    kept: list[str] = []
+    fence = ""
+    for line in text.split("\n"):
+        marker = _FENCE.match(line)
+        if fence:
+            if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence) and \
+                    not line[marker.end():].strip():
+                fence = ""
+            kept.append(line)
+            continue
+        if marker:
+            fence = marker.group(1)
+            kept.append(line)
+            continue
+        indent = len(line) - len(line.lstrip(" \t"))
+        kept.append(line[:indent] + _SPACE.sub(" ", line[indent:]).rstrip())
+    return "\n".join(kept).strip("\n").rstrip()
 
 
 def note_aliases_of(engine: Any, path: str) -> tuple[str, ...]:
@@ -759,7 +783,7 @@ def _evidence(engine: Any, chunk_id: str, path: str, title: str, heading_path: S
     crumb = " ".join([title, *heading_path])
     lang = fields.get("lang")
     return Evidence(label="", chunk_id=chunk_id, path=path, title=title, heading_path=list(heading_path),
-                    text=_SPACE.sub(" ", body).strip(), aliases=note_aliases_of(engine, path),
+                    text=tidy_spaces(body), aliases=note_aliases_of(engine, path),
                     terms=text_terms(analyzer, f"{crumb}\n{body}", lang),
                     pairs=text_pairs(analyzer, f"{crumb}\n{body}", lang),
                     words=frozenset(words(f"{crumb}\n{body}")), **fields)
