@@ -1,0 +1,250 @@
+"""How a student's note is read line by line: what is content and what is the student's own bookkeeping.
+
+A student's note holds more than its subject: tag lines (``#uni/ws25 #exam``), date stamps ("Stand: 12.01.2025",
+"last edited: 09.01.2026", "letzte Änderung …"), transcript timestamps (``[02:15]``), course logistics ("Klausur
+17.02.2026", "VL 4 – [[TCP vs UDP]]"), hubs that only link other notes, labels ("Q:", "Context:", "Bsp.:") and
+the student's own questions at a line's end ("→ why?", "– is this on the exam?"). Answers quote none of that as
+evidence and study notes ask nothing about it; this module is the one place that tells them apart, so answers and
+flashcards agree on it.
+
+Formulas (``$…$``, ``$$…$$``) and code spans are *atoms*: :func:`atom_spans` finds them so that no reader splits,
+re-spaces or rewrites inside one; they reach a card or an answer byte for byte as the note writes them.
+
+What each language contributes (labels, date-stamp words, logistics words, question tails) is data in
+:data:`WORDS`, one :class:`LanguageWords` per language; every check reads all languages at once, since students
+mix them within a note.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from cognivault.vault.markdown import WIKILINK_RE, is_valid_tag
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageWords:
+    """One language's words for the student's bookkeeping (all casefolded)."""
+
+    stamps: tuple[str, ...]  # a line opening with one of these and holding a date is a date stamp
+    logistics: frozenset[str]  # words of course organisation: a line of only these, dates and links says nothing
+    labels: frozenset[str]  # words that label a line or an item, never a term to learn
+    question_tails: tuple[str, ...]  # the student's own question closing a line ("is this on the exam?")
+
+
+WORDS: dict[str, LanguageWords] = {
+    "en": LanguageWords(
+        stamps=("last edited", "last updated", "last modified", "last change", "updated", "edited", "date",
+                "as of", "status", "created", "modified"),
+        logistics=frozenset({"exam", "exams", "lecture", "lectures", "tutorial", "seminar", "test", "quiz",
+                             "deadline", "due", "room", "office", "hours", "presentation", "homework",
+                             "assignment", "sheet", "week", "todo", "to-do", "mon", "tue", "wed", "thu", "fri",
+                             "sat", "sun", "am", "pm", "registration", "slides", "recording", "notes"}),
+        labels=frozenset({"q", "a", "question", "answer", "context", "result", "results", "example", "examples",
+                          "e.g.", "eg", "note", "notes", "n.b.", "nb", "tip", "warning", "summary", "source",
+                          "sources", "see", "see also", "related", "todo", "to do", "status", "date", "tags",
+                          "tag", "aliases", "remark", "comment", "idea", "why", "how", "what", "ex", "ex.",
+                          "important", "info", "definition", "def", "def.", "mnemonic", "aside", "update"}),
+        question_tails=("is this on the exam", "is that on the exam", "on the exam", "exam relevant",
+                        "exam-relevant", "why", "how come", "really", "check", "ask", "ask prof", "ask tutor",
+                        "not sure", "unsure", "??", "?"),
+    ),
+    "de": LanguageWords(
+        stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
+                "aktualisiert", "geändert", "bearbeitet", "datum", "erstellt"),
+        logistics=frozenset({"klausur", "klausuren", "prüfung", "prüfungen", "vl", "vorlesung", "vorlesungen",
+                             "übung", "übungen", "übungsblatt", "tutorium", "seminar", "referat", "test", "abgabe",
+                             "termin", "termine", "raum", "hs", "hörsaal", "sprechstunde", "anmeldung",
+                             "nebenfach", "mo", "di", "mi", "do", "fr", "sa", "so", "uhr", "ws", "ss", "sose",
+                             "wise", "semester", "wdh", "wdh.", "folien", "skript", "aufzeichnung", "notizen",
+                             "noch", "anlegen", "bis", "ab", "am", "um"}),
+        labels=frozenset({"f", "frage", "antwort", "kontext", "ergebnis", "ergebnisse", "bsp", "bsp.", "beispiel",
+                          "beispiele", "z.b.", "z. b.", "zb", "hinweis", "notiz", "anmerkung", "merke", "merksatz",
+                          "tipp", "achtung", "warnung", "zusammenfassung", "quelle", "quellen", "siehe", "vgl.",
+                          "stand", "datum", "idee", "wichtig", "info", "def.", "definition", "fazit", "lösung",
+                          "aufgabe", "eselsbrücke"}),
+        question_tails=("kommt das in der klausur", "klausurrelevant", "prüfungsrelevant", "in der klausur",
+                        "warum", "wieso", "weshalb", "nachfragen", "nachschauen", "prof fragen", "tutor fragen",
+                        "checken", "stimmt das", "sicher", "??", "?"),
+    ),
+    "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
+                        labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
+                        question_tails=("por qué", "?")),
+}
+
+_ALL_STAMPS = tuple(sorted({s for words in WORDS.values() for s in words.stamps}, key=len, reverse=True))
+_ALL_LOGISTICS = frozenset(w for words in WORDS.values() for w in words.logistics)
+_ALL_LABELS = frozenset(w for words in WORDS.values() for w in words.labels)
+_ALL_TAILS = tuple(sorted({t for words in WORDS.values() for t in words.question_tails if t not in ("?", "??")},
+                          key=len, reverse=True))
+
+# dates and times as students write them: 12.01.2025, 20.10., 2025-01-12, 10–12, 18–19:30, 14:00
+DATE_RE = re.compile(r"(?<![\w.])(?:\d{1,2}\.\d{1,2}\.(?:\d{2,4})?|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4})(?!\w)")
+_TIME_RE = re.compile(r"(?<![\w:])\d{1,2}(?::\d{2})?\s*[–—-]\s*\d{1,2}(?::\d{2})?(?![\w:])|(?<![\w:])\d{1,2}:\d{2}(?![\w:])")
+TIMESTAMP_RE = re.compile(r"\[(?:\d{1,2}:)?\d{1,2}:\d{2}\]")  # a transcript's [02:15] or [1:02:15]
+_MD_LINK_RE = re.compile(r"!?\[[^\[\]\n]*\]\([^()\n]*\)")
+_TAG_RE = re.compile(r"(?<![\w#])#([\w/-]+)")
+_WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
+_LINE_MARK_RE = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")  # a list bullet or a quote marker
+# a formula: $$…$$ (may span lines) or $…$ with no space inside its delimiters and not a price ("$5 and $10")
+_DISPLAY_MATH_RE = re.compile(r"\$\$(?=\S)[\s\S]+?\$\$")
+_INLINE_MATH_RE = re.compile(r"(?<![\\$\w])\$(?=[^\s$])(?:\\.|[^$\\\n])+?(?<=[^\s\\])\$(?![\w$])")
+_CODE_SPAN_RE = re.compile(r"(?<!`)(`+)(?!`)[\s\S]+?(?<!`)\1(?!`)")
+# the student's own question ending a line, after an arrow, a dash, in parentheses or brackets
+_TAIL_MARK = r"\s*(?:→|->|=>|–|—|-|\(|\[)\s*"
+_TAIL_LEAD = rf"(?:{_TAIL_MARK}|\s+)"
+MIN_LINK_LINES = 4  # a hub links at least this many notes
+HUB_SHARE = 0.75  # of its content lines, at least this share only link, date or tag
+
+
+def normal(text: str) -> str:
+    """NFC, casefolded, whitespace runs as one space: how a fact is compared with a note's text."""
+    return " ".join(unicodedata.normalize("NFC", text).casefold().split())
+
+
+def atom_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of every code span and formula in ``text``, in order: text no reader may cut or re-space."""
+    spans: list[tuple[int, int]] = []
+    taken = [False] * (len(text) + 1)
+    for pattern in (_CODE_SPAN_RE, _DISPLAY_MATH_RE, _INLINE_MATH_RE):  # code first: a "$" in code is code
+        for match in pattern.finditer(text):
+            if any(taken[match.start():match.end()]):
+                continue
+            spans.append((match.start(), match.end()))
+            taken[match.start():match.end()] = [True] * (match.end() - match.start())
+    return sorted(spans)
+
+
+def math_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the formulas alone (``$…$``, ``$$…$$``), code spans left out."""
+    return [(start, end) for start, end in atom_spans(text) if text[start] == "$"]
+
+
+def inside_atom(text: str, index: int) -> bool:
+    """Whether a cut at ``index`` would fall inside a code span or a formula."""
+    return any(start < index < end for start, end in atom_spans(text))
+
+
+def _bare_line(line: str) -> str:
+    return _LINE_MARK_RE.sub("", line).strip()
+
+
+def is_tag_line(line: str) -> bool:
+    """A line of only tags (``#uni/ws25 #exam``), or a ``#todo`` line: the student's filing, not the subject."""
+    words = _bare_line(line).split()
+    if not words or not words[0].startswith("#") or not is_valid_tag(words[0][1:].rstrip(".,;:!")):
+        return False
+    tags = [word for word in words if word.startswith("#") and is_valid_tag(word[1:].rstrip(".,;:!"))]
+    return len(tags) == len(words) or words[0][1:].casefold() in ("todo", "to-do", "task")
+
+
+def is_stamp_line(line: str) -> bool:
+    """A date stamp: "Stand: 12.01.2025", "last edited: 09.01.2026", "*letzte Änderung: 3.2.25*"."""
+    bare = _bare_line(line).strip("*_ ").casefold()
+    if not DATE_RE.search(bare) and not re.search(r"\d{4}", bare):
+        return False
+    return any(bare.startswith(stamp) and not bare[len(stamp):len(stamp) + 1].isalpha() for stamp in _ALL_STAMPS)
+
+
+def without_timestamps(text: str) -> str:
+    """A transcript's text without its ``[02:15]`` marks (the words said stay)."""
+    return " ".join(TIMESTAMP_RE.sub(" ", text).split()) if TIMESTAMP_RE.search(text) else text
+
+
+def _residual_words(line: str) -> list[str]:
+    """The words of a line that are neither links, tags, dates, times nor course logistics."""
+    rest = WIKILINK_RE.sub(" ", _MD_LINK_RE.sub(" ", _bare_line(line)))
+    rest = _TIME_RE.sub(" ", DATE_RE.sub(" ", _TAG_RE.sub(" ", rest)))
+    return [word for word in _WORD_RE.findall(rest)
+            if len(word) >= 3 and word.casefold().rstrip(".") not in _ALL_LOGISTICS]
+
+
+def links_in(line: str) -> int:
+    return len(WIKILINK_RE.findall(line)) + len(_MD_LINK_RE.findall(line))
+
+
+MAX_LINK_LINE_WORDS = 2  # "Anatomie-Wdh.: [[Herz]], [[Blutkreislauf]]": a link line; "[[X]] – what X does": content
+
+
+def is_link_line(line: str) -> bool:
+    """A line that only points elsewhere: links with at most a few words around them (a hub's entries)."""
+    if _bare_line(line).startswith("|"):
+        return False  # a table row: its cells are content even where one is a link
+    return links_in(line) > 0 and len(_residual_words(line)) <= MAX_LINK_LINE_WORDS
+
+
+def is_logistics_line(line: str) -> bool:
+    """A date with course words and nothing else: "Klausur 17.02.2026", "Test Mi 19.11."."""
+    bare = _bare_line(line)
+    return bool(DATE_RE.search(bare) or _TIME_RE.search(bare)) and not _residual_words(line)
+
+
+def is_bookkeeping_line(line: str) -> bool:
+    """A line a student keeps for filing and planning, with nothing of the subject to ask or quote."""
+    return is_tag_line(line) or is_stamp_line(line) or is_logistics_line(line) or is_link_line(line)
+
+
+def is_label(term: str) -> bool:
+    """A word that labels a line or item in any language ("Q", "Context", "Ergebnis", "Bsp."), not a term."""
+    bare = normal(term).strip("*_:=` ")
+    return bare in _ALL_LABELS or bare.rstrip(".") in _ALL_LABELS
+
+
+@dataclass(frozen=True, slots=True)
+class NoteShape:
+    """What a note is as a whole: a hub (``reason`` says why nothing is asked about it) or a note with content."""
+
+    content_lines: int
+    bookkeeping_lines: int
+    link_lines: int
+    reason: str  # "" for a note to study
+
+    @property
+    def hub(self) -> bool:
+        return bool(self.reason)
+
+
+def _body_lines(text: str) -> list[str]:
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines and lines[0].strip() == "---":  # frontmatter: the note's properties, not its lines
+        closing = next((i for i, line in enumerate(lines[1:], 1) if line.strip() in ("---", "...")), None)
+        if closing is not None:
+            lines = lines[closing + 1:]
+    kept, fenced = [], False
+    for line in lines:
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            kept.append("```")  # a code block is content
+            continue
+        if fenced or not line.strip() or line.lstrip().startswith("#") and not is_tag_line(line):
+            continue  # blank lines and headings say what follows, they are not lines of it
+        kept.append(line)
+    return kept
+
+
+def note_shape(text: str) -> NoteShape:
+    """Read a whole note (frontmatter allowed): a hub of links, dates and tags, or a note to study."""
+    lines = _body_lines(text)
+    link_lines = sum(is_link_line(line) for line in lines)
+    bookkeeping = sum(is_bookkeeping_line(line) for line in lines)
+    hub = link_lines >= MIN_LINK_LINES and bookkeeping >= HUB_SHARE * len(lines)
+    reason = "a list of links, dates and tags: nothing to ask" if hub else ""
+    return NoteShape(len(lines), bookkeeping, link_lines, reason)
+
+
+def question_tail(text: str) -> int:
+    """Where the student's own question closing ``text`` starts ("… slow start → why?", "… (is this on the
+    exam?)"), or ``len(text)`` when the line ends in none. The text before it still states a fact."""
+    stripped = text.rstrip()
+    end = stripped.rstrip(")]!").rstrip()
+    if not end.endswith("?"):
+        return len(text)
+    folded = end.casefold()
+    for tail in _ALL_TAILS:
+        lead = _TAIL_LEAD if " " in tail else _TAIL_MARK  # "… know why?" asks in the sentence; "… → why?" after it
+        match = re.search(lead + re.escape(tail) + r"[\s?!]*$", folded)
+        if match and match.start() > 0 and not inside_atom(text, match.start()):
+            return match.start()
+    return len(text)

@@ -1,0 +1,87 @@
+"""The one reader of a student's note lines (vault/reading.py): bookkeeping told apart from content."""
+
+from __future__ import annotations
+
+from cognivault.vault.reading import (
+    atom_spans,
+    inside_atom,
+    is_bookkeeping_line,
+    is_label,
+    is_link_line,
+    is_stamp_line,
+    is_tag_line,
+    note_shape,
+    question_tail,
+    without_timestamps,
+)
+
+HUB = """---
+tags: [hub]
+---
+# Plan WS
+
+last edited: 09.01.2026
+
+## Networks (Mon 10–12)
+- 20.10. lecture 2 – [[OSI Model]]
+- [[Exam Prep|Exam prep]] → exam: 10.02.2026
+- Exam 17.02.2026
+
+## Databases
+- [[Joins]], [[Keys]]
+- Geo: [[Climate]], [[Monsoon]]
+
+#todo register for exams until 15.01.!!
+"""
+
+NOTE = """# Photosynthesis
+
+Stand: 12.01.2025
+
+**Chlorophyll** – the green pigment that absorbs light.
+- Light reactions happen in the thylakoids → see [[Chloroplast]]
+- related: [[Respiration]]
+"""
+
+
+def test_a_hub_of_links_and_dates_is_read_as_one_with_its_reason() -> None:
+    shape = note_shape(HUB)
+    assert shape.hub and "links" in shape.reason
+    assert not note_shape(NOTE).hub
+
+
+def test_tag_stamp_and_logistics_lines_are_bookkeeping_and_content_is_not() -> None:
+    assert is_tag_line("#uni/ws25 #exam") and is_tag_line("#todo Anmeldung Prüfungen bis 15.01.!!")
+    assert not is_tag_line("#1 is the loneliest number")
+    assert is_stamp_line("Stand: 12.01.2025") and is_stamp_line("letzte Änderung 03.12.")
+    assert is_stamp_line("last edited 2025-10-28 · intervals: [[Intervalle]]")
+    assert not is_stamp_line("Standardabweichung: 12.5")
+    assert is_bookkeeping_line("- Klausur 17.02.2026") and is_bookkeeping_line("- 18.11. Übung 4 – [[SQL Joins]]")
+    assert not is_bookkeeping_line("- Bluthochdruck ab 140/90 mmHg → Medikamente: [[Antihypertensiva]]")
+    assert not is_link_line("- [[Backlinks]] – see which notes link to the active note")
+    assert not is_link_line("| | [[Renaissance]] | Impressionismus |")
+
+
+def test_labels_in_any_language_are_not_terms() -> None:
+    assert all(is_label(word) for word in ("Q", "A:", "Context", "Ergebnis", "Bsp.", "**Note**"))
+    assert not is_label("Agonist")
+
+
+def test_formulas_and_code_are_atoms_and_prices_are_not_formulas() -> None:
+    text = "Energie $E_k = \\frac{1}{2}mv^2$ und `a $b` kostet $5 und $10, $$W = F s$$"
+    spans = [text[start:end] for start, end in atom_spans(text)]
+    assert spans == ["$E_k = \\frac{1}{2}mv^2$", "`a $b`", "$$W = F s$$"]
+    assert inside_atom(text, text.index("\\frac")) and not inside_atom(text, text.index("kostet"))
+
+
+def test_the_students_own_question_at_a_line_end_is_found_and_a_real_question_is_kept() -> None:
+    line = "Newcomen engine (1712) pumps water out of mines → why?"
+    assert line[:question_tail(line)] == "Newcomen engine (1712) pumps water out of mines"
+    exam = "Layer 2 or 3? Somewhere in between → is this on the exam?"
+    assert exam[:question_tail(exam)] == "Layer 2 or 3? Somewhere in between"
+    asked = "Do you know why?"
+    assert question_tail(asked) == len(asked)
+
+
+def test_transcript_timestamps_are_dropped_and_the_words_kept() -> None:
+    assert without_timestamps("[02:15] So, ACE inhibitors [1:02:15] block ACE.") == "So, ACE inhibitors block ACE."
