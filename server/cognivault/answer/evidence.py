@@ -291,16 +291,27 @@ def analyzer_of(engine: Any) -> Analyzer:
     return lexical.analyzer if lexical is not None else FALLBACK_ANALYZER
 
 
+# Adverbs of how often, how sure or how exactly ("what *usually* causes ...", "wie *normalerweise* ..."): they hedge
+# what is asked, they name nothing the answer must say (a note states "X causes Y" without "usually"). A closed class.
+HEDGES = frozenset("""
+usually typically normally generally commonly mostly mainly often sometimes always ever frequently rarely
+basically essentially roughly approximately probably likely perhaps maybe still already just simply
+normalerweise üblicherweise gewöhnlich typischerweise meistens meist oft häufig manchmal immer jemals selten
+grundsätzlich generell hauptsächlich ungefähr etwa circa wahrscheinlich vielleicht eher noch schon
+""".split())
+
+
 # Words that shape a question without naming what it is about ("how *many*", "*tell* me", "what
 # *happens* in X", "how does X *work*", "what does X *mean*"), and the German question words the
 # stopword list lacks ("*wer*", "*warum*": English has "who" and "why" among its stopwords).
 QUESTION_FILLERS = frozenset("""
 many much look tell explain describe define want need know possible way ways thing things something anything
+somewhere anywhere elsewhere else someone anyone somebody anybody irgendwo woanders sonst irgendwas jemand
 please exactly actually really happen happens happened happening work works mean means
 bitte genau eigentlich möchte möchten brauche wissen erkläre erklären beschreibe beschreiben erläutere erläutern
 definiere lautet versteht gibt viele vielen wieviel wieviele passiert
 geschieht funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum zur vom ins
-""".split()) | GERMAN_QUESTION_WORDS | frozenset(  # also in a vault without German notes (no German stopwords)
+""".split()) | HEDGES | GERMAN_QUESTION_WORDS | frozenset(  # also in a vault without German notes (no German stopwords)
     # German asks "what of/for/about" with one word per preposition (woraus, wofür, worüber, ...): a closed class
     ("wor" if prep[0] in "aeiouü" else "wo") + prep for prep in
     "aus an auf bei durch für gegen hin her in mit nach neben über um unter von vor zu zwischen".split())

@@ -61,6 +61,7 @@ from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
 from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
+from cognivault.vault.reading import question_tail, without_filing
 from cognivault.vault.sentences import shield, unshield
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
@@ -75,6 +76,8 @@ CONTEXT_WEIGHT = 0.35
 NOTE_WEIGHT = 0.5  # of a passage's context, the share judged over all its note's passages in the pack
 LINK_SHARE = 0.5  # a question word a unit says only as a link's text counts this much
 PHRASE_WEIGHT = 0.1  # a unit that has the question's words side by side ("embed a note") comes first on a tie
+SECTION_WEIGHT = PHRASE_WEIGHT  # so does a unit under a heading naming the question's words
+TITLE_SHARE = 0.75  # a question word a unit has only from its note's title counts this much
 DEFINITION_WEIGHT = PHRASE_WEIGHT  # so does, for "What is X?", a unit defining X ("X is ...", "**X**")
 DENSE_FLOOR = 0.2
 DENSE_SHARE = 0.6
@@ -87,6 +90,9 @@ WHOLE_LIMIT = 600  # a paragraph or list up to this long is also a unit as a who
 MIN_WORDS = 3  # a paragraph, item or callout with fewer words (embeds aside) is not quoted alone
 MAX_INTRO = 240  # a longer paragraph ending in ":" is a passage of its own, not a lead-in
 ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answer (bench_answer_quality.py)
+# quotes stating less than this of the question, and not what it names, are no answer (bench_answer_quality.py:
+# no tune question is refused by it)
+NAME_FLOOR = 0.5
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 # Hidden in the rendered note (citation markers, review schedules): never quoted outside code.
@@ -200,6 +206,10 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
     for index, block in enumerate(blocks):
         if block.kind != "code":
             block = replace(block, text=_HTML_COMMENT.sub("", block.text))
+        if block.kind in _PROSE_KINDS:  # the student's tag lines and date stamps are no evidence
+            block = replace(block, text=without_filing(block.text).strip("\n"))
+            if not block.text.strip():
+                continue
         if block.kind == "heading":
             section = _heading_text(block)
             path = cited_under(passage, section, section).heading_path
@@ -254,6 +264,28 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
             units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
                               group=first.group, heading=first.heading, section=first.section, path=first.path))
     return units
+
+
+def _sections_of(unit: Unit, item: Evidence, titles: set[str]) -> list[str]:
+    """The headings ``unit`` stands under in its note, its note's title left out (``titles``: casefolded)."""
+    return [heading for heading in unit.path if heading.casefold() not in titles]
+
+
+def _titles(items: Sequence[Evidence]) -> dict[str, set[str]]:
+    """Each note's names as its passages' headings may say them (casefolded): its title and aliases, and the
+    heading all its passages in the pack stand under, where that heading says the title or more than one
+    passage stands under it (an H1 "Rechnernetze – Exam Prep Q&A" titles the note "Exam Prep Q&A")."""
+    tops: dict[str, list[str]] = {}
+    for item in items:
+        tops.setdefault(item.path, []).append(item.heading_path[0].casefold() if item.heading_path else "")
+    titles: dict[str, set[str]] = {}
+    for item in items:
+        names = titles.setdefault(item.path, {name.casefold() for name in (item.title, *item.aliases)})
+        first = set(tops[item.path])
+        if len(first) == 1 and (top := first.pop()) and \
+                (len(tops[item.path]) > 1 or any(name in top for name in names if name)):
+            names.add(top)
+    return titles
 
 
 def _heading_text(block: MarkdownBlock) -> str:
@@ -417,6 +449,20 @@ def _visible(text: str) -> str:
     return "".join(shown)
 
 
+_QUESTION_LEAD = re.compile(r"\s(?:→|->|=>|–|—)\s")
+
+
+def _only_asks(text: str) -> bool:
+    """Whether ``text`` is a question and states nothing: not a statement closed by the student's own question
+    ("1712 – Newcomen: atmospheric steam engine → very inefficient → why?", "… (is this on the exam?)"), which
+    still states its fact."""
+    ending = text.rstrip().rstrip(")]").rstrip()
+    if not ending.endswith("?"):
+        return False
+    heads = [text[:question_tail(text)]] + [ending[:lead.start()] for lead in _QUESTION_LEAD.finditer(ending)]
+    return not any(head.strip() != ending and _says_itself(head) for head in heads)
+
+
 def _quotes(text: str, asked: list[str]) -> bool:
     """Whether ``text`` contains the question word for word (an example of asking it, not an answer)."""
     if len(asked) < 3:
@@ -473,6 +519,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     asked = [] if named_term else _WORDS.findall(question.casefold())
     candidates: list[Unit] = []
     units_by_position: dict[int, list[Unit]] = {}
+    titles = _titles(items)
     for position, units in passages.items():
         item = items[position]
         adds = sum(weight[t] for t in weight if t in named[position] and t not in best_terms) / total
@@ -484,7 +531,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         signposts: list[Unit] = []
         for unit in units:
             said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
-            if unit.text.rstrip().endswith("?") or _quotes(f"{unit.intro}\n{unit.text}", asked):
+            if _only_asks(unit.text) or _quotes(f"{unit.intro}\n{unit.text}", asked):
                 continue  # a question, or an example of asking this one: not an answer
             unit.concepts = _concepts_in(said, item, weight, analyzer, pack)
             # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
@@ -498,12 +545,21 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             # A word the unit says only as a link's text points to where it is explained ("Related:
             # [[Limiting factors]]"); it counts for less than one the unit says itself.
             pointed = unit.concepts - _concepts_in(_unlinked(said), item, weight, analyzer, pack)
-            unit.share = sum(weight[t] * (LINK_SHARE if t in pointed else 1.0) for t in unit.concepts) / total
+            # A word the unit has only from its note's title (every block of the note has it) says less of
+            # the question than one it states itself or its section's heading states.
+            sectioned = _concepts_in(" ".join(_sections_of(unit, item, titles[item.path])), item, weight, analyzer,
+                                     pack)
+            shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
+            stated = _concepts_in(shown, item, weight, analyzer, pack)
+            titled = unit.concepts - stated - sectioned
+            unit.share = sum(weight[t] * (LINK_SHARE if t in pointed else 1.0) * (TITLE_SHARE if t in titled else 1.0)
+                             for t in unit.concepts) / total
             if unit.share < MIN_UNIT_SHARE:
                 continue
-            shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
-            unit.by_heading = not _concepts_in(shown, item, weight, analyzer, pack)
+            unit.by_heading = not stated
             unit.score = (1 - CONTEXT_WEIGHT) * unit.share + CONTEXT_WEIGHT * contexts[position]
+            # the section whose heading names what is asked ("TCP three-way handshake", "Why Britain first?")
+            unit.score += SECTION_WEIGHT * _weighed(sectioned, weight, total)
             if phrases:
                 side_by_side = phrases & text_pairs(analyzer, said, item.lang)
                 unit.score += PHRASE_WEIGHT * len(side_by_side) / len(phrases)
@@ -757,7 +813,28 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         measures = replace(measures, doubt=lacking)
     if measures.share < ANSWER_FLOOR:
         return PassageAnswer([], measures)  # what the passages would say is not an answer to this
+    unnamed = _names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []
+    if unnamed:
+        # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
+        # asked about is in none of the quotes, so they do not answer it
+        return PassageAnswer([], replace(measures, refusal="no quoted passage names " + ", ".join(unnamed)))
     return PassageAnswer(quotes_of(units), measures)
+
+
+def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) -> list[str]:
+    """The names the question asks about (``Concept.name``: "Australia", "QUIC"; two side by side: "Night
+    Watch") that no chosen unit states, with its headings, in the user's words."""
+    said = set().union(*(unit.concepts for unit in units)) if units else set()
+    missing = [concept.word for key, concept in pack.concepts.items()
+               if concept.name and not concept.context and not concept.frame and key not in said]
+    names = {key for key, concept in pack.concepts.items() if concept.name}
+    for first, second in pack.question_phrases:
+        if first in names and second in names and not any(
+                {(first, second), (second, first)} & text_pairs(analyzer, f"{unit.heading}\n{unit.text}",
+                                                               pack.items[unit.position].lang)
+                for unit in units):
+            missing.append(f"{pack.word_of(first)} {pack.word_of(second)}")
+    return list(dict.fromkeys(missing))
 
 
 def _topic_terms(pack: EvidencePack, question: str) -> list[str]:
