@@ -158,7 +158,8 @@ def choose_refusal(answerable: list[dict[str, Any]], unanswerable: list[dict[str
     """The thresholds refusing the most unanswerable questions with the fewest false refusals (at most 5 %);
     on a tie, the off-topic share farthest from every question's share (the middle of the gap between what
     is answered and what is refused, so a held-out question just past the training ones still falls on its
-    side), then the lower name weight and the lower floor."""
+    side), then the lower name weight and the higher floor (precision first: of thresholds as good on the
+    tune questions, the one refusing more of what states little of an unseen question)."""
     best: Thresholds = (NAME_WEIGHT_GRID[0], OFF_TOPIC_GRID[-1], FLOOR_GRID[0])
     best_key: tuple[float, ...] = (-1, 0, 0.0, 0.0, 0.0)
     rows = answerable + unanswerable
@@ -170,7 +171,7 @@ def choose_refusal(answerable: list[dict[str, Any]], unanswerable: list[dict[str
                 false = sum(refused(row, thresholds) for row in answerable)
                 if false > 0.05 * len(answerable):
                     continue
-                key = (sum(refused(row, thresholds) for row in unanswerable), -false, margin, -name_weight, -floor)
+                key = (sum(refused(row, thresholds) for row in unanswerable), -false, margin, -name_weight, floor)
                 if key > best_key:
                     best, best_key = thresholds, key
     return best
