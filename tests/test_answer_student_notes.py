@@ -4,15 +4,19 @@ Each test pins one class seen in more than one note of the student dev vault: co
 indentation, the student's tag lines and date stamps never quoted as evidence, a list item closed by the
 student's own question still quoted, a hedging adverb in the question never turning an answer into a refusal,
 a near miss (the topic is there, the name asked about is in no quote) refused, and the section whose heading
-names what is asked leading the answer.
+names what is asked leading the answer; and a low answer saying in its first line that it may not answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
+import pytest
+
+from cognivault.answer import confidence
 from cognivault.answer.evidence import FALLBACK_ANALYZER, Concept, Evidence, EvidencePack, text_terms
-from cognivault.answer.extractive import answer_extractively, passage_answer
+from cognivault.answer.extractive import answer_extractively, nearest_only, passage_answer
 from cognivault.engine import Engine
 
 ECHO_SERVER = '''```python
@@ -102,3 +106,14 @@ def test_the_section_whose_heading_names_the_question_leads(indexed_notes: Calla
     answer = ask(engine, "TCP handshake")
     assert answer.startswith("**TCP three-way handshake**")
     assert "SYN, SYN-ACK, ACK" in answer
+
+
+def test_a_low_answer_says_so_in_its_first_line(indexed_notes: Callable[[dict[str, str]], Engine],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = indexed_notes(NETWORKS)
+    sure = answer_extractively(engine, "TCP handshake")
+    assert sure.confidence != "low" and not sure.text.startswith(nearest_only("en"))
+    monkeypatch.setattr(confidence, "cap_by_citations", lambda found, *_: replace(found, label="low"))
+    unsure = answer_extractively(engine, "TCP handshake")
+    assert unsure.answered and unsure.text.split("\n", 1)[0] == nearest_only("en")
+    assert unsure.text.endswith(sure.text)

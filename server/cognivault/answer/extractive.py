@@ -113,6 +113,15 @@ _HONEST = re.compile(r"vault (?:doesn't|does not) say|not in (?:the|your) vault|
                      r"the notes do not (?:cover|say)|nichts (?:dazu )?in (?:deinen|den) notizen", re.IGNORECASE)
 
 
+NEAREST_ONLY = "The notes may not answer this as asked; the nearest they come:"
+NEAREST_ONLY_DE = "Die Notizen beantworten das womöglich nicht so, wie gefragt; am nächsten kommen sie hier:"
+
+
+def nearest_only(lang: str | None) -> str:
+    """The first line of a low answer's quotes: what follows is the nearest the notes come, maybe no answer."""
+    return NEAREST_ONLY_DE if lang == "de" else NEAREST_ONLY
+
+
 def not_in_vault(lang: str | None) -> str:
     """The honest "the vault doesn't say" answer in the question's language."""
     return NOT_IN_VAULT_DE if lang == "de" else NOT_IN_VAULT
@@ -896,4 +905,7 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
     if not answer.quotes:
         return ExtractiveAnswer(question, not_in_vault(lang), citations, [], False, "low")
     label = cap_by_citations(confidence, pack, answer.labels(), answer.measures).label
-    return ExtractiveAnswer(question, compose(answer.quotes), citations, answer.labels(), True, label)
+    text = compose(answer.quotes)
+    if label == "low":
+        text = f"{nearest_only(lang)}\n\n{text}"
+    return ExtractiveAnswer(question, text, citations, answer.labels(), True, label)

@@ -53,7 +53,14 @@ from cognivault.answer.cache import AnswerCache, cache_for, cache_key
 from cognivault.answer.citations import CitationFilter
 from cognivault.answer.confidence import Confidence, assess, cap_by_citations
 from cognivault.answer.evidence import EvidencePack, analyzer_of
-from cognivault.answer.extractive import PassageAnswer, Quote, not_in_vault, passage_answer, says_not_in_vault
+from cognivault.answer.extractive import (
+    PassageAnswer,
+    Quote,
+    nearest_only,
+    not_in_vault,
+    passage_answer,
+    says_not_in_vault,
+)
 from cognivault.answer.prompts import load_prompt
 from cognivault.answer.repetition import LoopGuard
 from cognivault.answer.request import AskError, AskRequest
@@ -309,6 +316,8 @@ class _AnswerRun:
             if confidence.supported:  # else it is low already, for its own reason
                 confidence = cap_by_citations(confidence, pack, answer.labels(), answer.measures)
                 await self._emit_confidence(confidence)
+            if answer.quotes and confidence.label == "low":  # a low answer says so in its first line
+                await self._feed_events(answer_filter.quote(nearest_only(lang) + "\n\n"))
             await self._feed_quotes(answer_filter, answer.quotes)
         else:
             if not pack:
