@@ -18,6 +18,7 @@ from cognivault.answer import confidence
 from cognivault.answer.evidence import FALLBACK_ANALYZER, Concept, Evidence, EvidencePack, text_terms
 from cognivault.answer.extractive import answer_extractively, nearest_only, passage_answer
 from cognivault.engine import Engine
+from cognivault.vault.reading import without_filing
 
 ECHO_SERVER = '''```python
 import socket
@@ -117,3 +118,14 @@ def test_a_low_answer_says_so_in_its_first_line(indexed_notes: Callable[[dict[st
     unsure = answer_extractively(engine, "TCP handshake")
     assert unsure.answered and unsure.text.split("\n", 1)[0] == nearest_only("en")
     assert unsure.text.endswith(sure.text)
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("#kunst #abi\nStand: 12.01.2025\nZeitraum: ca. 1860er–1880er", "Zeitraum: ca. 1860er–1880er"),
+    ("bilingual history class (Q2). Stand: 12.01.2025", "bilingual history class (Q2)."),
+    ("Rechnungswesen I, Kap. 2. Stand: 12.01.2026", "Rechnungswesen I, Kap. 2."),
+    ("- 1825 – Stockton & Darlington Railway", "- 1825 – Stockton & Darlington Railway"),
+    ("the state of 12.01.2025 is what counts", "the state of 12.01.2025 is what counts"),
+])
+def test_filing_lines_leave_the_text_they_stand_in(text: str, kept: str) -> None:
+    assert without_filing(text) == kept
