@@ -35,7 +35,7 @@ Die Weimarer Republik war der erste demokratische Staat in Deutschland.
 
 ## Gründung
 
-Nach der Novemberrevolution rief Philipp Scheidemann am 9. November 1918 die Republik aus.
+- **Ausrufung**: Nach der Novemberrevolution rief Philipp Scheidemann am 9. November 1918 die Republik aus.
 
 ## Krisen
 

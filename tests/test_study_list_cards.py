@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 
 from cognivault.engine import Engine
+from cognivault.study.extract import all_facts
 from cognivault.study.list_wording import when
 from cognivault.study.mindmap import parse_mindmap
-from cognivault.study.quiz import parse_quiz
+from cognivault.study.quiz import _like, parse_quiz
+from cognivault.study.sources import _make_sources
 from cognivault.study.validate import question_problems
 from test_study_extractive import assert_cards_valid, cards_of, generate, indexed_vault
 
@@ -255,9 +257,9 @@ def test_an_example_among_several_is_no_cloze(engine: Engine) -> None:
 
 def test_a_quotation_keeps_its_own_full_stop(engine: Engine) -> None:
     """A sentence quoted with its full stop inside the quotation marks ends there: no '."."' on a card."""
-    cards = cards_of(generate(engine, "flashcards", NOVEL, count=20)[1])
-    quoted = [back for _, _, back in cards if "So we beat on" in back]
-    assert quoted and all(back.endswith('the past."') for back in quoted), cards
+    sources = _make_sources(engine, engine.store.catalog.chunks_of(NOVEL), budget=False)
+    quoted = [fact.definition for fact in all_facts(sources, "en") if "So we beat on" in fact.definition]
+    assert quoted and all(text.endswith('the past."') for text in quoted), quoted
 
 
 def _labels(node: dict[str, Any]) -> dict[str, list[str]]:
@@ -286,9 +288,9 @@ def test_a_sentence_introducing_a_code_block_is_no_card(engine: Engine) -> None:
 
 
 def test_a_word_with_its_own_case_is_never_recased(engine: Engine) -> None:
-    """The section "pH scale" is offered as "pH scale" among capitalised options, never as "PH scale"."""
-    options = {o for q in parse_quiz(generate(engine, "quiz", ACIDS, count=10)[1]).questions for o in q.options}
-    assert "pH scale" in options and "PH scale" not in options, options
+    """"pH scale" is offered as "pH scale" among capitalised options, never as "PH scale"."""
+    assert _like("pH scale", "Indicators", german=False) == "pH scale"
+    assert _like("acids", "Indicators", german=False) == "Acids"
 
 
 @pytest.mark.parametrize(("term", "german", "asked"), [

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 import pytest
 
 from cognivault.engine import Engine
-from cognivault.study.quiz import parse_quiz
+from cognivault.study.extract import all_facts
+from cognivault.study.sources import _make_sources
 from cognivault.study.validate import question_problems
 from test_study_extractive import cards_of, generate, indexed_vault
 
@@ -72,22 +73,14 @@ def _sentences(note: str) -> set[str]:
     return {" ".join(s.split()) for s in re.split(r"(?<=\.)\s+", re.sub(r"(?m)^#.*$", "", NOTES[note]))}
 
 
-def test_a_quiz_quotes_whole_sentences_and_hides_the_answers_words(engine: Engine) -> None:
+def test_a_section_opening_is_read_as_whole_sentences(engine: Engine) -> None:
     """A paragraph whose first line breaks before a capital ("…three molecules of⏎RuBP so …") is one sentence,
-    not a description line and the rest; the section question quotes it whole, the answer's words ("RuBP",
-    "reduces" for "Reduction") shown as "…", and explains with the note's sentence."""
-    questions = parse_quiz(generate(engine, "quiz", CYCLE, count=20)[1]).questions
-    asked = {q.options[q.correct_index]: q for q in questions if "begins like this" in q.question}
-    regeneration = asked["Regeneration of RuBP"]
-    assert "to rebuild three molecules of … so the cycle can continue”?" in regeneration.question
-    assert regeneration.explanation == ("Five of every six sugar molecules are rearranged, using more ATP, to rebuild "
-                                        "three molecules of RuBP so the cycle can continue.")
-    reduction = asked["Reduction"]
-    assert "and NADPH … the product" in reduction.question and "reduces" not in reduction.question
-    for question in questions:
-        assert question.explanation in _sentences(CYCLE) or " — " in question.explanation, question
-        assert not question_problems(question.question, question.options, question.correct_index, NOTES[CYCLE],
-                                     "en"), question
+    not a description line and the rest (what the section's facts and citations stand on); no quiz question asks
+    which section begins like this (the note's layout)."""
+    sources = _make_sources(engine, engine.store.catalog.chunks_of(CYCLE), budget=False)
+    openings = {fact.term: fact.definition for fact in all_facts(sources, "en") if fact.kind == "heading"}
+    assert openings["Regeneration of RuBP"] == ("Five of every six sugar molecules are rearranged, using more ATP, "
+                                                "to rebuild three molecules of RuBP so the cycle can continue.")
 
 
 def test_the_answer_in_stem_check_compares_stems() -> None:
@@ -107,4 +100,4 @@ def test_a_deck_asks_each_fact_once_and_in_its_section(engine: Engine) -> None:
     assert "Endosymbiontentheorie: Was sind Belege?" in fronts and "Was sind Belege?" not in fronts
     assert "Was sind Chloroplasten?" in fronts and "Worum geht es in „Chloroplasten“?" not in fronts
     assert "Aufbau: Was bedeutet „Hülle“?" in fronts and "Was sagt „Chloroplasten“ unter „Aufbau“?" not in fronts
-    assert "Was sagt „Chloroplasten“ unter „Endosymbiontentheorie“?" in fronts  # its own fact
+    assert not [front for front in fronts if "Was sagt" in front]  # no card on the note's layout

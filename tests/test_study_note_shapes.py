@@ -179,7 +179,7 @@ def test_a_file_name_no_wikilink_can_hold_is_cited_with_a_markdown_link(engine: 
         assert engine.generated_notes().sources[result.path] == {path}
     cards_path = notes["flashcards"][0].path
     flashcards = parse_cards(notes["flashcards"][1], cards_path).flashcards
-    assert len(flashcards) == notes["flashcards"][0].produced >= 5
+    assert len(flashcards) == notes["flashcards"][0].produced >= 3
     reviewed = ReviewDeck(engine.vault).cards(paths=[cards_path])
     assert len(reviewed) == len(flashcards)
     for card in reviewed:  # a reviewer reads the card, not the link
@@ -188,28 +188,21 @@ def test_a_file_name_no_wikilink_can_hold_is_cited_with_a_markdown_link(engine: 
     exported = "".join(f.text for f in export_anki(ReviewDeck(engine.vault), None, [cards_path], None))
     assert "%5B" not in exported and "%0A" not in exported and "](" not in exported
     quiz = parse_quiz(notes["quiz"][1])
-    assert len(quiz.questions) >= 3 and all(s["target"] == target for q in quiz.sources for s in q)
+    assert len(quiz.questions) >= 2 and all(s["target"] == target for q in quiz.sources for s in q)
     nodes = _nodes(parse_mindmap(notes["mindmap"][1])["root"])
     assert sections <= {n["label"] for n in nodes} and all("\n" not in n["label"] for n in nodes)
     assert {n["target"] for n in nodes} == {target}
 
 
-def test_a_short_note_is_asked_about_its_sections_steps_and_questions(engine: Engine) -> None:
-    """Sections are asked among all the note's headings (one holding only an embed too), without the note's title
-    where the title would give the answer away; a step is asked after another only where every list goes on the
-    same way after it; a question in bold is asked back from its answer, among the note's other questions; a
-    block id is no text."""
+def test_a_short_note_is_asked_about_its_steps_and_questions_not_its_layout(engine: Engine) -> None:
+    """No question asks which section begins like this (the note's layout); a step is asked after another only
+    where every list goes on the same way after it; a question in bold is asked back from its answer, among the
+    note's other questions; a block id is no text."""
     quiz = generate(engine, "quiz", "Backups.md", count=20)[1]
     questions = parse_quiz(quiz).questions
-    assert "only you can reach" in quiz and "^private" not in quiz  # a block id is hidden, as Obsidian hides it
+    assert "^private" not in quiz  # a block id is hidden, as Obsidian hides it
     asked = {q.question: q.options[q.correct_index] for q in questions}
-    headings = {"Backup schedule", "Quiet hours", "Restoring", "Cleaning up", "Tools", "FAQ"}
-    sections = [q for q in questions if "begins like this" in q.question]
-    assert asked["Which section of the note begins like this: “Every night the app writes a zip archive to the "
-                 "folder you picked in settings”?"] == "Backup schedule"  # "of “Backups”" would give it away
-    assert all(set(q.options) <= headings for q in sections) and "Tools" in {o for q in sections for o in q.options}
-    quiet = next(q for q in sections if q.options[q.correct_index] == "Quiet hours")
-    assert "Backup schedule" not in quiet.options  # a section holding it, never a wrong option
+    assert not [q for q in questions if "begins like this" in q.question]
     assert asked["“Backups”: which step comes right after “Select Restore”?"] == "Pick an archive"
     assert not [q for q in asked if "after “Open the Settings”" in q]  # two lists go on differently after it
     faq = [q for q in questions if "answer like this" in q.question]

@@ -10,9 +10,10 @@ from collections.abc import Iterator
 import pytest
 
 from cognivault.engine import Engine
-from cognivault.study.extract import form_of
+from cognivault.study.extract import all_facts, form_of
 from cognivault.study.mindmap import parse_mindmap
 from cognivault.study.quiz import parse_quiz
+from cognivault.study.sources import _make_sources
 from cognivault.study.validate import cloze_problems, mask_answer_words, question_problems
 from test_study_extractive import assert_cards_valid, cards_of, generate, indexed_vault
 
@@ -230,6 +231,13 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         yield engine
 
 
+def section_openings(engine: Engine, note: str) -> set[tuple[str, str]]:
+    """(section, its opening text) as the extractive reader reads the note's passages: no card asks "what does the
+    note say under …" (a layout prompt), but a section's own text is what its facts and citations stand on."""
+    sources = _make_sources(engine, engine.store.catalog.chunks_of(note), budget=False)
+    return {(fact.term, fact.definition) for fact in all_facts(sources, "en") if fact.kind == "heading"}
+
+
 def cards(engine: Engine, note: str) -> list[tuple[str, str, str]]:
     found = cards_of(generate(engine, "flashcards", note, count=40)[1])
     assert_cards_valid(found, NOTES[note])  # the validator passes every card written
@@ -252,10 +260,10 @@ def test_a_question_in_bold_is_asked_with_the_answer_below_it(engine: Engine) ->
 
 def test_icons_are_decoration_and_a_section_opening_with_steps_gets_them_as_its_card(engine: Engine) -> None:
     found = cards(engine, "Help/File explorer.md")
-    assert ("qa", "What does “File explorer” say under “Create a new note”?",
+    assert ("qa", "“File explorer” › “Create a new note”: which steps, in order?",
             "To create a new note in the default location: Click **New note** at the top of the File explorer; "
             "Type the name of the note, and then press Enter.") in found  # no step left out for its icon
-    assert ("qa", "What does “File explorer” say under “Pin a command”?",
+    assert ("qa", "“File explorer” › “Pin a command”: which steps, in order?",
             "Open **Settings**; In the sidebar, click **Command palette** under **Plugin options**; Next to **New "
             "pinned command**, click **Select a command**.") in found
     assert ("cloze", "Click ==New note== at the top of the File explorer.", "") in found
@@ -282,7 +290,7 @@ def test_a_sentence_may_open_with_you_but_not_lean_on_the_one_before(engine: Eng
 
 def test_a_label_in_bold_over_a_list_gets_its_steps(engine: Engine) -> None:
     found = cards(engine, "Help/File explorer.md")
-    assert ("qa", "What does “File explorer” say under “Create a new base” › “Ribbon”?",
+    assert ("qa", "“File explorer” › “Create a new base” › “Ribbon”: which steps, in order?",
             "Right-click the folder you want to create the base in; Select **New base** in the menu.") in found
     # a list whose second step goes on in nested items would be cut after one step: no card
     assert not any("› “Command palette”" in front for _, front, _ in found)
@@ -317,11 +325,12 @@ def test_a_small_section_carried_into_the_next_leaves_it_its_own_text(engine: En
                                            "\n\n## Troubleshooting\n\nCraft Docs uses non-standard syntax for certain "
                                            "links, which the importer turns into plain text."), \
         "the chunker carries the small section and keeps both headings"
-    found = cards(engine, note)
-    assert ("qa", "What does “Import from Craft” say under “Troubleshooting”?",
-            "Craft Docs uses non-standard syntax for certain links, which the importer turns into plain text.") in found
-    assert ("qa", "What does “Import from Craft” say under “Import your data”?",
-            "Follow the Import Markdown files instructions.") in found
+    openings = section_openings(engine, note)
+    assert ("Troubleshooting",
+            "Craft Docs uses non-standard syntax for certain links, which the importer turns into plain text.") \
+        in openings
+    assert ("Import your data", "Follow the Import Markdown files instructions.") in openings
+    assert not [front for _, front, _ in cards(engine, note) if "say under" in front]  # no layout prompt
 
 
 def test_a_cloze_whose_hidden_text_stays_in_its_sentence_is_rejected() -> None:
@@ -372,10 +381,10 @@ def test_a_short_opening_carried_into_the_first_section_stays_the_notes_opening(
     note = "Help/Developers.md"
     first = engine.store.catalog.chunks_of(note)[0]
     assert first.heading_path == ("Plugins and themes",) and first.text.startswith("If you are a developer")
-    found = cards(engine, note)
-    assert ("qa", "What is “Developers” about?", "If you are a developer you can contribute to Obsidian.") in found
-    assert ("qa", "What does “Developers” say under “Plugins and themes”?", "You can develop community plugins and "
-            "themes using TypeScript and CSS, and learn more in the documentation online.") in found
+    openings = section_openings(engine, note)
+    assert ("Developers", "If you are a developer you can contribute to Obsidian.") in openings
+    assert ("Plugins and themes", "You can develop community plugins and themes using TypeScript and CSS, and learn "
+            "more in the documentation online.") in openings
 
 
 def test_a_problem_stated_in_bold_is_a_card_and_a_quiz_hides_only_the_words_that_give_its_answer_away(
@@ -408,16 +417,14 @@ Keep a `vercel.json` file next to it when the site is hosted on another service.
     assert ("qa", "What does “Publish help” say about “I am receiving a hash error when trying to publish a note”?",
             "A community plugin may be changing the modified time of the file. Please report it to the plugin "
             "developer.") in found
-    assert len(found) >= 5
+    assert len(found) >= 4
     assert not any("back up" in front or "community theme" in front for _, front, _ in found), found  # a lone
     assert not any(back.endswith("This means.") for _, _, back in found), found  # warning; an answer cut before a list
     stems = [q.question for q in questions]
     for question in questions:
         assert not question_problems(question.question, question.options, question.correct_index, TROUBLESHOOTING,
                                      "en")
-    # "Obsidian Sync for teams" is an option too: "Sync" and "syncing" give nothing away, only "service" does
-    assert "Which section of “Publish help” begins like this: “Obsidian offers an official … called Obsidian Sync " \
-           "which provides encrypted syncing for small teams”?" in stems, stems
+    assert not [stem for stem in stems if "begins like this" in stem], stems  # no question on the note's layout
     # the sentence a cloze asks is not quoted again as the answer to "which question does the note answer"
     assert sum("create a" in stem and "top-level folder" in stem for stem in stems) == 1, stems
     assert len(questions) >= 3
@@ -471,10 +478,10 @@ Every cell keeps its genes in the **nucleus** behind a double envelope.
     with indexed_vault(tmp_path_factory.mktemp("quoted"), notes) as engine:
         questions = parse_quiz(generate(engine, "quiz", "Cells/Chloroplast.md", count=20)[1]).questions
     stems = [q.question for q in questions]
-    assert sum("fluid around the thylakoids" in stem for stem in stems) == 1, stems
-    assert sum("flattened membrane sacs" in stem for stem in stems) == 1, stems
+    assert sum("fluid around the thylakoids" in stem for stem in stems) <= 1, stems
+    assert sum("flattened membrane sacs" in stem for stem in stems) <= 1, stems
     assert sum("split into two molecules of pyruvate" in stem for stem in stems) == 1, stems
-    assert any("begins like this: “Two membranes" in stem for stem in stems), stems  # asked once, as before
+    assert not any("begins like this" in stem for stem in stems), stems  # a section's layout is not asked
 
 
 def test_a_definition_ends_where_a_semicolon_starts_another_clause(engine: Engine) -> None:

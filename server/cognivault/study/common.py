@@ -29,6 +29,7 @@ from pydantic import AfterValidator
 
 from cognivault.atomic import atomic_create
 from cognivault.study.citations import link
+from cognivault.study.extract import hub_notes
 from cognivault.study.jsonparse import JSONParseError, items_of, parse_model_json
 from cognivault.study.prompts import load_study_prompt
 from cognivault.study.schema import render_frontmatter
@@ -320,13 +321,18 @@ class GeneratorSpec:
         count = max(1, min(request.count or self.default_count, self.max_count))
         progress("retrieve", "finding passages")
         sources = sources or gather_sources(engine, request)
+        unasked: dict[str, str] = {}  # notes with nothing to ask (a hub of links): path -> why
         if is_extractive(provider):
             progress("extract", self.extract_message(sources, count))
             draft = self.extract(sources, count)
+            unasked = hub_notes(sources.material) if self.warn_short else {}
         else:
             assert provider is not None
             progress("model", f"asking {provider_identity(provider)[1]} for {self.model_request.format(count=count)}")
             draft = await self.from_model(provider, engine.vault, sources, count, progress)
+        if not draft.items and unasked:
+            raise GenerationError("; ".join(f"nothing to ask in {path}: {why}" for path, why in unasked.items()),
+                                  "nothing_generated")
         if not draft.items:
             raise GenerationError(f"no usable {self.nothing} came out of these passages"
                                   + (f" ({draft.dropped} malformed {self.malformed} were dropped)" if draft.dropped
@@ -346,6 +352,7 @@ class GeneratorSpec:
         name, model = provider_identity(provider)
         warnings = [f"only {len(draft.items)} of {count} {self.nothing} could be made from these passages; "
                     "widen the scope for more"] if self.warn_short and len(draft.items) < count else []
+        warnings += [f"left out {path}: {why}" for path, why in unasked.items()]
         return GenerationResult(self.kind, path, composed.title, name, model, count, len(draft.items), draft.dropped,
                                 draft.cut, frontmatter["chunk_ids"],
                                 list(dict.fromkeys(s.path for s in composed.used)), warnings,

@@ -63,7 +63,19 @@ from itertools import takewhile
 
 from cognivault.study.list_wording import ItemQuestion, item_question, list_question, unordered_kind
 from cognivault.study.sources import Source
-from cognivault.vault.markdown import block_tokens, inline_pieces
+from cognivault.vault.markdown import InlinePiece, block_tokens, inline_pieces
+from cognivault.vault.reading import (
+    atom_spans,
+    formula_word,
+    is_bookkeeping_line,
+    is_bookkeeping_term,
+    is_formula,
+    math_spans,
+    note_shape,
+    prose_language,
+    qa_pair,
+    vocabulary,
+)
 from cognivault.vault.sentences import shield, unshield
 
 _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
@@ -80,7 +92,8 @@ _ALIASES_TAIL_RE = re.compile(r"\s*\(aliases: [^)]*\)\s*$")
 # Ctrl+P, ⌘P, and Alt-Click (a hyphen before a capitalised key, not "Alt-text")
 _SHORTCUT_RE = re.compile(r"^(?:(?:Ctrl|Cmd|Alt|Shift|Strg|Umschalt|Opt|Option|Win|Meta|Fn)"
                           r"\s*(?:\+|-(?-i:(?=[A-ZÄÖÜ0-9])))|[⌘⌥⇧⌃])", re.I)
-_ITEM_RE = re.compile(r"^(?P<term>.{1,70}?)\s*(?:\s[–—-]\s|:\s)\s*(?P<def>.{6,})$")
+# "term – description", "term: description", "term = description" (a student's "Tritonus = 3 Ganztöne")
+_ITEM_RE = re.compile(r"^(?P<term>.{1,70}?)\s*(?:\s[–—=-]\s|:\s)\s*(?P<def>.{6,})$")
 _LINKING_ADVERBS = {"instead", "stattdessen", "however", "jedoch", "therefore", "daher", "deshalb", "thus",
                     "otherwise", "sonst", "trotzdem", "dennoch"}  # they open a sentence, never a term
 _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she", "we", "you", "which", "what",
@@ -140,11 +153,17 @@ _CLAUSE_WORDS = {"that", "which", "who", "your", "you", "we", "they", "it", "das
                  "wir", "ihr", "sie", "es", "man"}  # a "term" holding these is a clause, not a name
 _UNFINISHED_RE = re.compile(r"(?:,|\b(?:or|and|oder|und|but|aber))\s*$")
 MIN_DEFINITION_WORDS = 3
+MAX_STEPS = 10  # a numbered list longer than this is no card's back
+MAX_STEPS_CHARS = 600
+MAX_ANSWER_CHARS = 400  # a Q/A pair's answer longer than this is an essay, not a card's back
+# a list item or line naming what a formula below or beside it gives: "spring: $$E_{sp} = …$$"
+_FORMULA_ITEM_RE = re.compile("^(?P<term>[^\ue000:]{2,60}?):?\\s+(?P<formula>\ue000\\d+\ue001)$")
 
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    kind: str  # definition | called | item | row | bold | code | example | heading | label | faq | step
+    kind: str  # definition | called | item | row | bold | code | example | heading | label | faq | step | vocab
+    #          | formula
     term: str  # Markdown as the note shows it (code spans verbatim)
     definition: str  # the answer side: what the term is, its description, the section's first sentence
     sentence: str  # the whole sentence, item or row the fact came from (Markdown)
@@ -159,6 +178,7 @@ class Fact:
     situated: bool = False  # a definition inside a paragraph, not its first sentence: it holds within its section
     in_order: bool = False  # the answer is a numbered list's steps in their order: a fact beside each step's
     list_items: tuple[str, ...] = ()  # a section opening with a list its answer shows whole: the list's items
+    frame: str = ""  # a list item under a short label line ("Merklieder:"): the label, which frames its question
 
     @property
     def german(self) -> bool:
@@ -191,12 +211,12 @@ def read_inline(content: str) -> Inline:
     codes: list[str] = []
     html = embed = False
     pos = 0
-    for piece in inline_pieces(content):
+    for piece in _with_formulas(content, inline_pieces(content)):
         if piece.start < pos:
             continue  # nested in a link label already read
         pieces.append(content[pos:piece.start])
         pos = piece.end
-        if piece.kind == "code":
+        if piece.kind in ("code", "math"):  # atoms: shielded from every pattern, restored byte for byte
             pieces.append(f"\ue000{len(codes)}\ue001")
             codes.append(content[piece.start:piece.end])
         elif piece.kind == "mdlink":  # its label may hold code, HTML, emphasis
@@ -221,18 +241,30 @@ def read_inline(content: str) -> Inline:
     return Inline(" ".join(text.split()), tuple(codes), html, embed)
 
 
+def _with_formulas(content: str, pieces: list[InlinePiece]) -> list[InlinePiece]:
+    """The inline pieces with each formula (``$…$``, ``$$…$$``) as one piece of its own: an escape inside it
+    (``1\\,\\text{J}``) is part of it, a formula overlapping a link or code span is none."""
+    formulas = [InlinePiece("math", start, end, content[start:end]) for start, end in math_spans(content)
+                if not any(p.start < end and start < p.end and p.kind != "escape" for p in pieces)]
+    if not formulas:
+        return pieces
+    kept = [p for p in pieces if not any(f.start <= p.start and p.end <= f.end for f in formulas)]
+    return sorted([*kept, *formulas], key=lambda piece: piece.start)
+
+
 def plain(text: str) -> str:
-    """Markdown emphasis removed in pairs, as Obsidian shows it (code spans and everything else kept)."""
-    codes: list[str] = []
-
-    def shield(match: re.Match[str]) -> str:
-        codes.append(match.group(0))
-        return f"\ue002{len(codes) - 1}\ue003"  # not \ue000: the text may hold read_inline's placeholders
-
-    shielded = re.sub(r"(`+)(?!`).+?(?<!`)\1(?!`)", shield, text)
+    """Markdown emphasis removed in pairs, as Obsidian shows it (code spans, formulas and everything else kept,
+    byte for byte: only the whitespace between them is made single)."""
+    atoms: list[str] = []
+    pieces, pos = [], 0
+    for start, end in atom_spans(text):
+        pieces.append(text[pos:start] + f"\ue002{len(atoms)}\ue003")  # not \ue000: read_inline's placeholders
+        atoms.append(text[start:end])
+        pos = end
+    shielded = "".join(pieces) + text[pos:]
     for pattern in _EMPHASIS_RES:
         shielded = pattern.sub(r"\1", shielded)
-    return " ".join(re.sub("\ue002(\\d+)\ue003", lambda m: codes[int(m.group(1))], shielded).split())
+    return re.sub("\ue002(\\d+)\ue003", lambda m: atoms[int(m.group(1))], " ".join(shielded.split()))
 
 
 def unbold(text: str) -> str:
@@ -246,7 +278,7 @@ def _finish(text: str) -> str:
     if text[0].islower() and not text.startswith("\ue000"):
         text = text[0].upper() + text[1:]
     ended = text.rstrip("\"“”„'’»«")  # a quotation ends at its own full stop: '"… into the past."'
-    return text if ended[-1:] in tuple(".!?)`…") or text.endswith("\ue001") else text + "."
+    return text if ended[-1:] in tuple(".!?)`…$") or text.endswith("\ue001") else text + "."
 
 
 def form_of(term: str) -> str:
@@ -394,6 +426,8 @@ def blocks_of(source: Source) -> list[Block]:
                     item_taken = True
                 continue
             lines = [line.strip() for line in content.split("\n") if line.strip()]
+            if lines and all(is_bookkeeping_line(line) for line in lines):
+                continue  # "Stand: 12.01.2025", "#uni/ws25 #exam", "Klausur 17.02.2026": the student's filing
             if len(lines) >= 2 and all(line.startswith("|") for line in lines):
                 blocks.append(Block("table", content, heading, "", first))
             elif depth_items and not item_taken:
@@ -426,8 +460,8 @@ def _term_ok(term: str, german: bool, max_words: int = 6) -> bool:
     if term.count("(") != term.count(")") or term.count("**") % 2:
         return False
     if any(word.casefold() in _DEICTIC or word.casefold() in _CLAUSE_WORDS for word in words) \
-            or plain(term).casefold() in _COLON_STOP:  # "the examples above" points elsewhere
-        return False
+            or plain(term).casefold() in _COLON_STOP or is_bookkeeping_term(plain(term)):
+        return False  # "the examples above" points elsewhere; "Q", "Bsp.", "Klausur" label a line
     return not re.search(r"[.!?;:]", _PLACEHOLDER_RE.sub("", term).rstrip(")"))
 
 
@@ -535,18 +569,19 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
 
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
             column: str = "", form: str | None = None, answer_form: str = "text", situated: bool = False,
-            in_order: bool = False, list_items: tuple[str, ...] = ()) -> None:
+            in_order: bool = False, list_items: tuple[str, ...] = (), frame: str = "") -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
         # a table cell is not a sentence: "3", "Chloroplast" stay as the table shows them (no "3.")
-        definition, sentence = definition.strip() if kind == "row" else _finish(definition), _finish(sentence)
+        definition = definition.strip() if kind in ("row", "vocab", "formula") else _finish(definition)
+        sentence = _finish(sentence)
         if GAP in term + definition + sentence:
             return  # an embed or raw HTML stood there: the text is not what Obsidian shows
         if kind in ("code", "example"):
             if len(term) > 80 or "==" in term or "::" in term:
                 return
-        elif kind in ("heading", "faq", "label", "step"):  # the author's own words: any wording
+        elif kind in ("heading", "faq", "label", "step", "vocab", "formula"):  # the author's own words: any wording
             if not plain(term) or len(plain(term).split()) > (12 if kind == "heading" else 30):
                 return
         elif not _term_ok(term, german) or len(plain(definition)) < (1 if kind == "row" else 2):  # a cell may be "3"
@@ -559,7 +594,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         cited = cited_under(source, heading, written_headings.get(heading, heading))
         found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, cited, lang,
                           form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form,
-                          situated, in_order, list_items))
+                          situated, in_order, list_items, frame))
 
     blocks = blocks_of(source)
     written_headings = {block.heading: block.content for block in blocks if block.kind == "heading"}
@@ -586,8 +621,30 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     add("row", term, answer, f"{term} — {answer}", "", block.heading,
                         column=plain(column.restore(column.text)), answer_form=form_of(answer))
             continue
+        if block.kind == "paragraph" and any(line.lstrip().startswith("|") for line in block.content.split("\n")):
+            continue  # "`students`" over a table that the paragraph swallowed: a caption, not a sentence
+        pair = qa_pair(block.content)
+        if pair is not None:  # "Q: …?" over "A: …": the note's own question and its whole answer, one card
+            asked, replied = read_inline(pair[0]), read_inline(pair[1])
+            if asked.text.endswith("?") and len(plain(replied.text)) <= MAX_ANSWER_CHARS:
+                add("faq", asked.restore(asked.text), replied.restore(replied.text),
+                    replied.restore(replied.text), "", block.heading, form="question")
+            continue
+        pairs = vocabulary(block.content)
+        for word, meaning in pairs:  # "el pan :: das Brot": the word asked, its translation the answer
+            asked_word, translation = read_inline(word), read_inline(meaning)
+            add("vocab", asked_word.restore(asked_word.text), translation.restore(translation.text),
+                f"{word} :: {meaning}", "", block.heading)
+        if pairs:
+            continue
         inline = read_inline(block.content)
         text = inline.text
+        formula = _FORMULA_ITEM_RE.match(text)
+        if formula and is_formula(inline.restore(formula.group("formula"))) \
+                and _names_a_formula(formula.group("term")):  # "spring: $$E = …$$"
+            add("formula", inline.restore(formula.group("term")), inline.restore(formula.group("formula")),
+                inline.restore(text), "", block.heading)
+            continue
         question = _FAQ_RE.match(block.content.strip()) if block.kind == "paragraph" else None
         if question and (question.group("question").endswith("?") or problems[block.heading] >= 2):
             # "**Can I …?**", or one of a section's "**I am receiving … error.**", and its answer below it (same
@@ -610,7 +667,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             steps, items = _list_below(blocks, position)
             if block.heading and (len(items) >= 2 or (items and not steps.endswith("…"))):
                 add("label", plain(text).rstrip(":").strip(), steps, steps, "", block.heading,
-                    in_order=blocks[position + 1].ordered)
+                    in_order=blocks[position + 1].ordered, list_items=() if steps.endswith("…") else items)
             continue
         child = next((b for b in blocks if b.kind == "item" and b.lead == block.content), None) \
             if block.kind == "item" else None
@@ -627,11 +684,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if match:
                 term = match.group("term").strip()
                 bare = plain(term).casefold()
-                if bare not in _COLON_STOP and len(plain(match.group("def")).split()) >= 1 \
+                if bare not in _COLON_STOP and not is_bookkeeping_term(bare) and plain(match.group("def")).split() \
                         and len(plain(term).split()) <= 5 and not plain(term).endswith(")"):
                     description = inline.restore(match.group("def"))
                     add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
-                        answer_form=form_of(description.rstrip(".")))
+                        answer_form=form_of(description.rstrip(".")), frame=_frame(block.lead))
                     continue
         for order, sentence in enumerate(sentences(text)):
             if "?" in sentence or _UNFINISHED_RE.search(sentence) or GAP in sentence:
@@ -703,6 +760,9 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 add("heading", section, steps, steps, "", section, form="question" if section.endswith("?")
                     else "heading", in_order=block.ordered, list_items=() if steps.endswith("…") else items)
             continue
+        if block.kind == "paragraph" and block.first and is_formula(block.content) and section != source.title:
+            add("formula", section, block.content.strip(), block.content.strip(), "", section)  # "## Power" + $$P=…$$
+            continue
         inline = read_inline(block.content)
         found_sentences = sentences(inline.text) if block.kind == "paragraph" and block.first \
             and not _BOLD_LINE_RE.match(block.content.strip()) and not _FAQ_RE.match(block.content.strip()) \
@@ -736,6 +796,30 @@ def _names_an_example(before: str) -> bool:
     return bool(_EXAMPLE_MARKER_RE.search(_LISTED_BEFORE_RE.sub("", before)))
 
 
+MAX_FRAME_WORDS = 4
+_ARROWS = ("→", "->", "⇒", "=>", "←", "↔")
+
+
+def _names_a_formula(term: str) -> bool:
+    """A label a formula can be asked by ("spring", "kinetic friction"), not a label word ("i.e.", "ex.") or the
+    step of a calculation ("h = 5 m →")."""
+    shown = plain(term).strip()
+    return bool(shown) and not is_bookkeeping_term(shown) and not any(arrow in shown for arrow in _ARROWS) \
+        and "=" not in shown and len(shown.split()) <= MAX_FORMULA_NAME_WORDS
+
+
+MAX_FORMULA_NAME_WORDS = 6
+
+
+def _frame(lead: str) -> str:
+    """The label line a list hangs under ("Merklieder (Anfang aufwärts):", "- Common forces:"), as a question's
+    frame; "" for a sentence introducing it or a list with no label over it."""
+    shown = plain(read_inline(lead).text).strip()
+    if not shown.endswith(":") or len(shown.split()) > MAX_FRAME_WORDS or GAP in shown:
+        return ""
+    return shown.rstrip(":").strip()
+
+
 def _leans_back(sentence: str) -> bool:
     """The sentence needs the one before it: it opens with a word pointing back ("It", "These", "Also") or names
     such a thing in its first words ("To turn it off", "Um es zu deaktivieren")."""
@@ -749,12 +833,14 @@ def _steps(blocks: list[Block], first: int, limit: int = 4, chars: int = 300) ->
     items. The list is cut, and "…" says so, after ``limit`` items, after ``chars`` characters (two items
     at least), or before an item Obsidian shows otherwise (an embed, raw HTML) or that goes on in nested items:
     never an item in half, never one left out of the middle."""
-    lead, heading = blocks[first].lead, blocks[first].heading
+    lead, heading, ordered = blocks[first].lead, blocks[first].heading, blocks[first].ordered
+    if ordered:  # steps are asked whole or not at all: step 1 of 5 answers nothing
+        limit, chars = max(limit, MAX_STEPS), max(chars, MAX_STEPS_CHARS)
     steps: list[str] = []
     for index in range(first, len(blocks)):
         block = blocks[index]
-        if block.kind != "item" or block.heading != heading:
-            break
+        if block.kind != "item" or block.heading != heading or (block.lead == lead and block.ordered != ordered):
+            break  # "- 2. NF + …" then "- Bsp: …": a numbered item inside a bullet is no list of steps
         if block.lead != lead:
             continue
         inline = read_inline(block.content)
@@ -782,11 +868,34 @@ CLOZE_KINDS = ("bold", "code")
 def all_facts(sources: list[Source], lang: str) -> list[Fact]:
     """The facts of the passages; a cloze whose sentence reads like another's ("Right-click the canvas and then
     select …") gets its section heading in front, so each one can only be completed one way."""
-    facts = [fact for source in sources for fact in facts_of(source, source.lang or lang)]
+    hubs = hub_notes(sources)
+    languages = _note_languages(sources)
+    facts = [fact for source in sources if source.path not in hubs
+             for fact in facts_of(source, languages.get(source.path) or source.lang or lang)]
     blanks = Counter(blank_term(f.sentence, f.term) for f in facts if f.kind in CLOZE_KINDS)
     return [replace(f, sentence=f"{f.context}: {f.sentence}", cloze=f"{f.context}: {f.cloze}")
             if f.kind in CLOZE_KINDS and f.context and f.cloze and blanks[blank_term(f.sentence, f.term)] > 1 else f
             for f in facts]
+
+
+def _texts_by_note(sources: list[Source]) -> dict[str, str]:
+    texts: dict[str, list[str]] = {}
+    for source in sources:
+        texts.setdefault(source.path, []).append(source.text)
+    return {path: "\n".join(parts) for path, parts in texts.items()}
+
+
+def _note_languages(sources: list[Source]) -> dict[str, str]:
+    """The language a note's cards ask in, by its prose: a German note of Spanish tables asks in German even where
+    its tag says "es" or its tables read as another language."""
+    return {path: found for path, text in _texts_by_note(sources).items() if (found := prose_language(text))}
+
+
+def hub_notes(sources: list[Source]) -> dict[str, str]:
+    """The notes among the passages that only link, date and tag (a semester plan): note path -> why nothing is
+    asked about it. Their titles are no facts and no wrong options for another subject's quiz."""
+    shapes = {path: note_shape(text) for path, text in _texts_by_note(sources).items()}
+    return {path: shape.reason for path, shape in shapes.items() if shape.hub}
 
 
 def spread(facts: list[Fact], limit: int) -> list[Fact]:
@@ -874,7 +983,8 @@ _DEFINITION_QUESTIONS = {"refers to": "What does {term} refer to?", "refer to": 
 
 
 def question_for(fact: Fact) -> str:
-    """The front of a question card for a fact (German fronts never inflect the term: quoted forms)."""
+    """The front of a question card for a fact (German fronts never inflect the term: quoted forms); "" for a
+    fact whose only question would be about the note's layout."""
     term = _lower_article(display_term(fact.term, fact.source.text, fact.german))
     if fact.kind == "definition":  # one read in the middle of a paragraph is asked within its section
         place = f"{fact.context or fact.source.title}: " if fact.situated else ""
@@ -887,6 +997,11 @@ def question_for(fact: Fact) -> str:
         if fact.german:
             return f"Wie {fact.verb} man {subject}?"
         return f"What {fact.verb} {subject} called?"
+    if fact.kind == "vocab":
+        return fact.term
+    if fact.kind == "formula":
+        place = fact.source.title if fact.term == fact.context else fact.context or fact.source.title
+        return f"{place} › {fact.term}: {formula_word(fact.lang)}?"
     if fact.kind == "row":
         return f"{fact.context or fact.source.title}: „{fact.term}“ – {fact.column}?" if fact.german \
             else f"{fact.context or fact.source.title}: “{fact.term}” – {fact.column}?"
@@ -898,29 +1013,31 @@ def question_for(fact: Fact) -> str:
             else f"What does “{fact.source.title}” say about “{stated}”?"
     if fact.kind == "faq" or (fact.kind == "heading" and fact.term.endswith("?")):
         return fact.term  # the note already asks it
-    if fact.kind == "heading" and fact.term == fact.source.title:
-        return f"Worum geht es in „{fact.term}“?" if fact.german else f"What is “{fact.term}” about?"
     listing = list_question(fact.term, fact.source.title, len(fact.list_items), fact.in_order, fact.german) \
-        if fact.kind == "heading" and fact.list_items else None
+        if fact.kind == "heading" and fact.list_items and fact.term != fact.source.title else None
     if listing:
         return listing
-    if fact.kind == "heading":
-        return f"Was sagt „{fact.source.title}“ unter „{fact.term}“?" if fact.german \
-            else f"What does “{fact.source.title}” say under “{fact.term}”?"
+    if fact.kind in ("heading", "label") and fact.in_order and fact.list_items:
+        names = [fact.source.title, *([fact.context] if fact.kind == "label" else []), fact.term]
+        place = " › ".join(f"„{name}“" if fact.german else f"“{name}”" for name in dict.fromkeys(names))
+        return f"{place}: Welche Schritte, in welcher Reihenfolge?" if fact.german \
+            else f"{place}: which steps, in order?"
+    if fact.kind in ("heading", "label"):
+        # "What does X say under Y?", "What is X about?" would ask where a text stands, not what it says: no
+        # question (the facts inside the section are asked about one by one)
+        return ""
     if fact.kind == "step":
         place = f"„{fact.source.title}“" + (f" › „{fact.context}“" if fact.context else "") if fact.german \
             else f"“{fact.source.title}”" + (f" › “{fact.context}”" if fact.context else "")
         previous = fact.definition.rstrip(".")
         return f"{place}: Was kommt direkt nach „{previous}“?" if fact.german \
             else f"{place}: what comes right after “{previous}”?"
-    if fact.kind == "label":
-        return f"Was sagt „{fact.source.title}“ unter „{fact.context}“ › „{fact.term}“?" if fact.german \
-            else f"What does “{fact.source.title}” say under “{fact.context}” › “{fact.term}”?"
     return fact.cloze or fact.sentence
 
 
 def _item_question(fact: Fact) -> ItemQuestion:
-    return item_question(fact.term, fact.definition, fact.context, fact.source.title, fact.german)
+    place = " › ".join(filter(None, (fact.context or fact.source.title, fact.frame)))
+    return item_question(fact.term, fact.definition, place, fact.source.title, fact.german)
 
 
 def answer_for(fact: Fact) -> str:

@@ -168,7 +168,8 @@ def card_for(fact: Fact) -> Flashcard | None:
         card = Flashcard("cloze", "", "", fact.cloze, fact.source)
     else:
         front, back = question_for(fact), answer_for(fact)
-        if not (_plugin_safe(front) and _plugin_safe(back)) or card_problems(front, back, fact.source.text):
+        if not front or not (_plugin_safe(front) and _plugin_safe(back)) \
+                or card_problems(front, back, fact.source.text):
             return None
         card = Flashcard("qa", front, back, "", fact.source)
     return card if render_card(card) is not None else None
@@ -186,7 +187,8 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     cards: list[Flashcard] = []
     seen: set[str] = set()
     said: dict[str, set[str]] = {}  # per passage: the stems its cards already show, front and back
-    for kinds in (("item", "row", "definition", "called", "faq"), ("bold", "code"), ("heading", "label"), ("step",)):
+    for kinds in (("item", "row", "definition", "called", "faq", "vocab", "formula"), ("bold", "code"),
+                  ("heading", "label"), ("step",)):
         for fact in spread([f for f in facts if f.kind in kinds], len(facts)):
             if len(cards) >= count:
                 return cards

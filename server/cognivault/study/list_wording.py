@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cognivault.vault.reading import is_aspect
+
 # a heading's first word (plural) -> one of them (English)
 _ENGLISH_KINDS = {
     "causes": "cause", "reasons": "reason", "factors": "factor", "triggers": "trigger",
@@ -79,6 +81,9 @@ def list_kind(heading: str, german: bool) -> ListKind | None:
     belong to: "Causes of a demand shift", "Ursachen der Inflation"), or None for terms ("Themen durchsuchen" is
     what to do, no list of themes)."""
     words = heading.split()
+    if len(words) > 1 and words[0].isdigit():  # "4 Arten von Bestandsveränderungen": the count is said again
+        words = words[1:]
+        heading = " ".join(words)
     if not words or (len(words) > 1 and words[1].casefold() not in (_GERMAN_LINKS if german else _ENGLISH_LINKS)):
         return None
     first = words[0].casefold()
@@ -146,6 +151,8 @@ def item_question(term: str, description: str, heading: str, title: str, german:
                             else f"{title} › {heading}: {kind.which} is this: “{shown}”?", True)
     if _CODE_RE.match(term.strip()):
         return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
+    if is_aspect(term):  # "Ursache: …" under "Monsun" says what causes the monsoon, not what "Ursache" means
+        return ItemQuestion(f"{place}: {term}?", False)
     return ItemQuestion(f"{place}: Was bedeutet „{term}“?" if german else f"{place}: what is “{term}”?", False)
 
 

@@ -41,6 +41,7 @@ from cognivault.study.extract import (
     all_facts,
     clear_steps,
     plain,
+    question_for,
     read_inline,
     sentences,
     spread,
@@ -128,6 +129,7 @@ def check_question(raw: Any, sources: SourceSet) -> QuizQuestion | None:
 # -- extractive ------------------------------------------------------------------
 OPTIONS = 4  # the right option and up to three wrong ones
 MAX_OPTION_USES = 2  # a wrong option comes back once at most, and only when no fresh one of its kind is left
+CLOSED_LISTS = ("item", "row", "vocab", "formula")  # wrong options from the same list or table when it has enough
 CLOSED_SETS = ("heading", "step")  # "which section of this note", "which step comes next": the note's own, again
 _WORDS_RE = re.compile(r"\S+")
 
@@ -168,6 +170,10 @@ def _stem(fact: Fact, reverse: bool, named: bool = True) -> str:
     context = fact.context or fact.source.title
     description = _option(fact.definition)
     term = _option(fact.term)
+    if fact.kind == "vocab":
+        return f"Was heißt „{fact.term}“?" if fact.german else f"What does “{fact.term}” mean?"
+    if fact.kind == "formula":
+        return question_for(fact)  # "Power › P: formula?": the card's front
     if fact.kind == "row":
         return (f"{context}: Was gehört in der Spalte „{fact.column}“ zu „{term}“?" if fact.german
                 else f"{context}: which “{fact.column}” goes with “{term}”?")
@@ -206,6 +212,8 @@ def _stem(fact: Fact, reverse: bool, named: bool = True) -> str:
 
 def _answer_side(fact: Fact) -> tuple[str, str, str]:
     """(the right option, its form, which side of other facts gives wrong options: term | definition)."""
+    if fact.kind in ("vocab", "formula"):
+        return fact.definition, fact.kind, "definition"  # a formula or word verbatim: never re-spaced
     if fact.kind == "row" or (fact.kind == "item" and len(plain(fact.definition).split()) < 3):
         return _option(fact.definition), fact.answer_form, "definition"
     return _option(fact.term), fact.form, "term"
@@ -216,13 +224,14 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     kinds = {"row": ("row",), "item": ("item", "row") if side == "definition" else ("item", "definition", "called"),
              "definition": ("definition", "called", "item"), "called": ("definition", "called", "item"),
              "bold": ("bold",), "code": ("code", "example"), "example": ("example", "code"),
-             "heading": ("heading",), "step": ("step",), "faq": ("faq", "heading")}[fact.kind]
+             "heading": ("heading",), "step": ("step",), "faq": ("faq", "heading"), "vocab": ("vocab",),
+             "formula": ("formula",)}[fact.kind]
     found: list[str] = []
     for other in pool:
         same_note = other.source.path == fact.source.path
         same_section = same_note and other.context == fact.context
         if other.kind not in kinds or other.names_its_note or (
-                same_section and fact.kind not in ("row", "item", "heading", "step", "faq")):
+                same_section and fact.kind not in ("row", "item", "heading", "step", "faq", "vocab", "formula")):
             continue  # a table's rows, a list's items: each other's; a sentence's other terms may fit its gap
         if fact.kind == "heading" and not same_note:  # "which section of this note": another note's is no option
             continue
@@ -230,13 +239,14 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
                                     or _option(other.term) == _option(fact.definition)):
             continue  # "which step comes next": the other steps of the same list, not the one the stem quotes
         text, other_form = (other.definition, other.answer_form) if side == "definition" and other.kind in (
-            "row", "item") else (other.term, other.form)
+            "row", "item") else (other.definition, other.kind) if other.kind in ("vocab", "formula") \
+            else (other.term, other.form)
         if side == "definition" and other.kind == "item" and len(plain(other.definition).split()) >= 3:
             continue
         if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()
                                   and form == "text"):
             continue
-        option = _option(text)
+        option = text if other.kind in ("vocab", "formula") else _option(text)
         if option and option.casefold() != answer.casefold() and len(option) <= 120:
             found.append(option)
     return list(dict.fromkeys(found))
@@ -337,6 +347,8 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     # a note's sections, a list's steps are a closed set: each may come back in every question on them
     own = set(found) if sections is not None else \
         set(_candidates(fact, [f for f in pool if f.source.path == fact.source.path], side, form, answer))
+    if fact.kind in CLOSED_LISTS and len(own - {answer}) >= 2:
+        found = [c for c in found if c in own]  # a list's, a table's own entries: no other subject's terms
     candidates = [c for c in dict.fromkeys(found) if c and c.casefold() != answer.casefold()
                   and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))]
     rng.shuffle(candidates)
@@ -426,9 +438,12 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
     questions: list[QuizQuestion] = []
     steps = {id(f) for f in clear_steps(facts)}
     # a term the note is named after is the quiz's own title ("The French Revolution" in "Quiz - French Revolution")
-    askable = [f for f in facts if not f.names_its_note and (f.kind != "step" or id(f) in steps)]
+    # "which section begins like this" asks where a text stands: a section is asked about by the facts inside it
+    askable = [f for f in facts if not f.names_its_note and (f.kind != "step" or id(f) in steps)
+               and f.kind != "heading"]
     one_note = len({s.path for s in sources.material}) == 1
-    for kinds in (("row", "item", "definition", "called", "example"), ("bold", "code"), ("heading", "faq"),
+    for kinds in (("row", "item", "definition", "called", "example", "vocab", "formula"), ("bold", "code"),
+                  ("heading", "faq"),
                   ("step",)):
         for fact in spread([f for f in askable if f.kind in kinds], len(facts)):
             if len(questions) >= count:

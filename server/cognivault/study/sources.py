@@ -274,7 +274,11 @@ def _with_surroundings(engine: Engine, sources: SourceSet) -> SourceSet:
     notes = [f.path for f in catalog.files() if f.state == "indexed" and f.path not in studied
              and f.path.endswith(".md") and not _in_study_folder(engine, f.path)]
     folders = {PurePosixPath(path).parent for path in studied}
-    nearby = [path for path in notes if path in linked or PurePosixPath(path).parent in folders]
+    subjects = {_subject(path) for path in studied}
+    # a link across subjects (anatomy → pharmacology, a hub → everything) does not make the other note's terms
+    # plausible wrong options: linked notes count within the studied notes' top folders
+    nearby = [path for path in notes if (path in linked and _subject(path) in subjects)
+              or PurePosixPath(path).parent in folders]
     if len(nearby) < MAX_NEIGHBOUR_NOTES // 2:
         parents = {folder.parent for folder in folders} - {PurePosixPath(".")}
         taken = set(nearby)
@@ -284,6 +288,12 @@ def _with_surroundings(engine: Engine, sources: SourceSet) -> SourceSet:
                if (c.lang or sources.language) == sources.language]
     sources.neighbours = _make_sources(engine, records, budget=False)
     return sources
+
+
+def _subject(path: str) -> str:
+    """A note's subject as its vault shows it: its top folder ("" for a note at the vault's root)."""
+    parts = PurePosixPath(path).parts
+    return parts[0] if len(parts) > 1 else ""
 
 
 def _scope_title(scope: Scope) -> str:

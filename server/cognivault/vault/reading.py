@@ -32,6 +32,11 @@ class LanguageWords:
     logistics: frozenset[str]  # words of course organisation: a line of only these, dates and links says nothing
     labels: frozenset[str]  # words that label a line or an item, never a term to learn
     question_tails: tuple[str, ...]  # the student's own question closing a line ("is this on the exam?")
+    asks: frozenset[str] = frozenset()  # the label opening a question of a Q/A pair ("Q:", "Frage:")
+    answers: frozenset[str] = frozenset()  # the label opening its answer ("A:", "Antwort:")
+    formula: str = "formula"  # what a card calls a formula ("Power: formula?")
+    aspects: frozenset[str] = frozenset()  # nouns naming an aspect of a section's subject ("Ursache", "unit")
+    function_words: frozenset[str] = frozenset()  # the commonest words of its prose, to tell the language
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -50,6 +55,18 @@ WORDS: dict[str, LanguageWords] = {
         question_tails=("is this on the exam", "is that on the exam", "on the exam", "exam relevant",
                         "exam-relevant", "why", "how come", "really", "check", "ask", "ask prof", "ask tutor",
                         "not sure", "unsure", "??", "?"),
+        asks=frozenset({"q", "question"}), answers=frozenset({"a", "answer"}),
+        aspects=frozenset({"cause", "causes", "reason", "reasons", "meaning", "significance", "importance", "unit",
+                           "units", "limits", "boundaries", "location", "position", "consequence", "consequences",
+                           "effect", "effects", "example", "use", "uses", "function", "purpose", "advantage",
+                           "advantages", "disadvantage", "disadvantages", "exception", "special case", "rule",
+                           "rule of thumb", "result", "mnemonic", "memory aid", "trap", "classic trap",
+                           "definition", "formula", "symbol", "size", "duration", "origin", "value", "range",
+                           "structure", "composition", "tasks", "role", "seat", "members", "term of office",
+                           "problem", "solution", "treatment", "side effects", "mechanism", "dose", "indication",
+                           "contraindication", "types", "properties", "difference", "occurrence"}),
+        function_words=frozenset({"the", "and", "is", "are", "of", "to", "in", "with", "not", "for", "this", "that",
+                                  "by", "from", "or", "it", "was", "be", "on", "an", "as", "which", "when"}),
     ),
     "de": LanguageWords(
         stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
@@ -68,21 +85,45 @@ WORDS: dict[str, LanguageWords] = {
         question_tails=("kommt das in der klausur", "klausurrelevant", "prüfungsrelevant", "in der klausur",
                         "warum", "wieso", "weshalb", "nachfragen", "nachschauen", "prof fragen", "tutor fragen",
                         "checken", "stimmt das", "sicher", "??", "?"),
+        asks=frozenset({"f", "frage"}), answers=frozenset({"a", "antwort"}), formula="Formel",
+        aspects=frozenset({"ursache", "ursachen", "grund", "gründe", "bedeutung", "einheit", "grenzen", "lage",
+                           "folge", "folgen", "wirkung", "beispiel", "verwendung", "funktion", "zweck", "vorteil",
+                           "vorteile", "nachteil", "nachteile", "ausnahme", "sonderfall", "regel", "faustregel",
+                           "ergebnis", "merkwort", "merkhilfe", "merksatz", "eselsbrücke", "falle", "definition",
+                           "formel", "symbol", "größe", "dauer", "herkunft", "wert", "bereich", "aufbau", "arten",
+                           "eigenschaften", "zusammensetzung", "aufgaben", "rolle", "sitz", "mitglieder", "amtszeit",
+                           "problem", "lösung", "therapie", "nebenwirkungen", "mechanismus", "dosis", "indikation",
+                           "kontraindikation", "typ", "vorkommen", "entstehung", "kennzeichen", "merkmale",
+                           "unterschied"}),
+        function_words=frozenset({"der", "die", "das", "und", "ist", "sind", "nicht", "mit", "von", "zu", "den",
+                                  "im", "auch", "bei", "ein", "eine", "für", "wird", "oder", "nur", "nach", "dem",
+                                  "des", "auf", "sich", "wie", "bzw", "wenn"}),
     ),
     "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
                         labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
-                        question_tails=("por qué", "?")),
+                        question_tails=("por qué", "?"), asks=frozenset({"p", "pregunta"}),
+                        answers=frozenset({"r", "respuesta"}), formula="fórmula"),
 }
 
 _ALL_STAMPS = tuple(sorted({s for words in WORDS.values() for s in words.stamps}, key=len, reverse=True))
 _ALL_LOGISTICS = frozenset(w for words in WORDS.values() for w in words.logistics)
 _ALL_LABELS = frozenset(w for words in WORDS.values() for w in words.labels)
+_ALL_ASPECTS = frozenset(w for words in WORDS.values() for w in words.aspects)
 _ALL_TAILS = tuple(sorted({t for words in WORDS.values() for t in words.question_tails if t not in ("?", "??")},
                           key=len, reverse=True))
 
+_ASKS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.asks}, key=len, reverse=True))
+_ANSWERS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.answers}, key=len, reverse=True))
+# "Q: … ?" on one line, "A: …" on the next (labels in bold or not): one question and its whole answer
+_QA_RE = re.compile(rf"^\**(?i:{_ASKS})\**\s*[:.]\**\s*(?P<question>[^\n]+?)\s*\n"
+                    rf"\**(?i:{_ANSWERS})\**\s*[:.]\**\s*(?P<answer>[\s\S]+?)\s*$")
+# "el pan :: das Brot": a vocabulary line as the spaced-repetition plugin writes it (a "::" inside code is code)
+_VOCAB_RE = re.compile(r"^(?P<word>[^:`\n]{1,80}?)\s+::\s+(?P<meaning>[^\n]+)$")
+
 # dates and times as students write them: 12.01.2025, 20.10., 2025-01-12, 10–12, 18–19:30, 14:00
 DATE_RE = re.compile(r"(?<![\w.])(?:\d{1,2}\.\d{1,2}\.(?:\d{2,4})?|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4})(?!\w)")
-_TIME_RE = re.compile(r"(?<![\w:])\d{1,2}(?::\d{2})?\s*[–—-]\s*\d{1,2}(?::\d{2})?(?![\w:])|(?<![\w:])\d{1,2}:\d{2}(?![\w:])")
+_TIME_RE = re.compile(r"(?<![\w:])\d{1,2}(?::\d{2})?\s*[–—-]\s*\d{1,2}(?::\d{2})?(?![\w:])"
+                      r"|(?<![\w:])\d{1,2}:\d{2}(?![\w:])")
 TIMESTAMP_RE = re.compile(r"\[(?:\d{1,2}:)?\d{1,2}:\d{2}\]")  # a transcript's [02:15] or [1:02:15]
 _MD_LINK_RE = re.compile(r"!?\[[^\[\]\n]*\]\([^()\n]*\)")
 _TAG_RE = re.compile(r"(?<![\w#])#([\w/-]+)")
@@ -173,15 +214,21 @@ def without_timestamps(text: str) -> str:
     return " ".join(TIMESTAMP_RE.sub(" ", text).split()) if TIMESTAMP_RE.search(text) else text
 
 
+def _without_code(line: str) -> str:
+    """A line with each code span as one word: a link or tag written in code is an example, not a link."""
+    return _CODE_SPAN_RE.sub(" code ", line)
+
+
 def _residual_words(line: str) -> list[str]:
     """The words of a line that are neither links, tags, dates, times nor course logistics."""
-    rest = WIKILINK_RE.sub(" ", _MD_LINK_RE.sub(" ", _bare_line(line)))
+    rest = WIKILINK_RE.sub(" ", _MD_LINK_RE.sub(" ", _without_code(_bare_line(line))))
     rest = _TIME_RE.sub(" ", DATE_RE.sub(" ", _TAG_RE.sub(" ", rest)))
     return [word for word in _WORD_RE.findall(rest)
             if len(word) >= 3 and word.casefold().rstrip(".") not in _ALL_LOGISTICS]
 
 
 def links_in(line: str) -> int:
+    line = _without_code(line)
     return len(WIKILINK_RE.findall(line)) + len(_MD_LINK_RE.findall(line))
 
 
@@ -210,6 +257,13 @@ def is_label(term: str) -> bool:
     """A word that labels a line or item in any language ("Q", "Context", "Ergebnis", "Bsp."), not a term."""
     bare = normal(term).strip("*_:=` ")
     return bare in _ALL_LABELS or bare.rstrip(".") in _ALL_LABELS
+
+
+def is_bookkeeping_term(term: str) -> bool:
+    """A "term" that is a label or a word of course logistics ("Klausur", "Exam", "Bsp."): nothing to learn."""
+    words = [word.strip("*_:=`()") for word in normal(term).split()]
+    return bool(words) and (is_label(term) or all(word.rstrip(".") in _ALL_LOGISTICS or word in _ALL_LABELS
+                                                   for word in words if word))
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,3 +322,45 @@ def question_tail(text: str) -> int:
         if match and match.start() > 0 and not inside_atom(text, match.start()):
             return match.start()
     return len(text)
+
+
+def qa_pair(text: str) -> tuple[str, str] | None:
+    """A "Q: …" line with its "A: …" below it (any language's labels): (question, answer), else None."""
+    match = _QA_RE.match(text.strip())
+    return (match.group("question"), match.group("answer")) if match else None
+
+
+def vocabulary(text: str) -> list[tuple[str, str]]:
+    """The (word, translation) pairs of a block written ``word :: translation``, one per line; [] unless every line
+    of the block is one (a prose line with "::" is no vocabulary list)."""
+    pairs = [_VOCAB_RE.match(line.strip()) for line in text.strip().split("\n") if line.strip()]
+    if not pairs or not all(pairs):
+        return []
+    return [(match.group("word").strip(), match.group("meaning").strip()) for match in pairs if match]
+
+
+def is_aspect(term: str) -> bool:
+    """A list item's label naming an aspect of its section's subject ("Ursache:", "unit:", "Merkwort:"): the card
+    asks for that aspect ("Monsun: Ursache?"), not what the word means."""
+    return normal(term).strip("*_:` ") in _ALL_ASPECTS
+
+
+def prose_language(text: str) -> str | None:
+    """"en" or "de" by the commoner function words of the prose, None when neither stands out (a table of
+    Spanish forms, a formula sheet): for a note whose own language tag names neither."""
+    words = re.findall(r"[^\W\d_]+", text.casefold())
+    counts = {lang: sum(word in WORDS[lang].function_words for word in words) for lang in ("en", "de")}
+    best = max(counts, key=lambda lang: counts[lang])
+    return best if counts[best] >= 3 and counts[best] >= 2 * min(counts.values()) else None
+
+
+def formula_word(lang: str) -> str:
+    """What a card in ``lang`` calls a formula."""
+    return WORDS.get(lang, WORDS["en"]).formula
+
+
+def is_formula(text: str) -> bool:
+    """Text that is one formula and nothing else (``$$E_k = \\frac{1}{2}mv^2$$``)."""
+    stripped = text.strip()
+    spans = math_spans(stripped)
+    return len(spans) == 1 and spans[0] == (0, len(stripped))

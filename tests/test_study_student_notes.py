@@ -1,0 +1,180 @@
+"""Offline flashcards and quizzes on notes written the way students write them: a hub of links and dates, Q/A pairs,
+vocabulary lines, formulas, labels, date stamps and tag lines (issue 25)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from cognivault.engine import Engine
+from cognivault.study.extract import all_facts
+from cognivault.study.quiz import parse_quiz
+from cognivault.study.sources import GenerationError, StudyRequest, gather_sources
+from test_study_extractive import cards_of, generate, indexed_vault
+
+HUB = """---
+tags: [hub]
+---
+# Semester plan
+
+last edited: 09.01.2026
+
+## Networks (Mon 10–12, room 3)
+- 20.10. lecture 2 – [[Networks/OSI]]
+- 03.11. lecture 4 – [[Networks/Exam prep]]
+- [[Networks/Exam prep|Exam prep]] → exam: 10.02.2026
+
+## Physics
+- [[Physics/Energy]], [[Physics/Newton]]
+- Exam 17.02.2026
+
+## Old notes
+- History: [[History/Reformation]], [[History/Revolution]]
+- Geo: [[Geo/Climate]], [[Geo/Monsoon]]
+
+#todo register for exams until 15.01.!!
+"""
+
+QA = """# Networks exam prep
+
+collected from old exams. exam: 10.02.2026, 90 min
+
+Q: How many layers does the OSI model have?
+A: 7 – physical, data link, network, transport, session, presentation, application.
+
+Q: What does ARP do?
+A: It resolves an IP address to a MAC address within the local network.
+
+Q: Why does DNS mostly use UDP?
+A: Queries are small and a lookup has to be fast; a handshake would double the latency.
+
+Q: What is a port?
+A: A 16-bit number that identifies the process on a host.
+"""
+
+ENERGY = """---
+lang: en
+---
+# Energy
+
+Stand: 12.01.2025
+#physics #uni/ws25
+
+## Kinetic energy
+$$E_k = \\frac{1}{2}mv^2$$
+- **work-energy theorem**: net work = change in kinetic energy, $W_{net} = \\Delta E_k$
+
+## Potential energy
+- spring:
+$$E_{sp} = \\frac{1}{2}kx^2$$
+- ex.: $mgh = \\frac{1}{2}mv^2 \\Rightarrow v = \\sqrt{2gh}$
+
+## Power
+$$P = \\frac{W}{t} = F v$$
+- unit: watt, 1 W = 1 J/s
+"""
+
+VOCABULARY = """---
+lang: es
+---
+# Vokabeln Lektion 5
+
+Format für Spaced Repetition: spanisch :: deutsch
+
+## Im Restaurant
+la carta :: die Speisekarte
+la cuenta :: die Rechnung
+la propina :: das Trinkgeld
+el postre :: der Nachtisch
+"""
+
+MONSOON = """# Monsun
+
+Monsun = großräumiges Windsystem mit halbjährlichem Richtungswechsel.
+
+- Ursache: unterschiedliche Erwärmung von Land und Meer und die Verlagerung der ITC
+- Bedeutung: ca. 70–80 % des Jahresniederschlags in Indien fallen im Sommermonsun
+- Beispiel: Indien, Westafrika, Nordaustralien
+"""
+
+NOTES = {"00 Semester plan.md": HUB, "Networks/Exam prep.md": QA, "Networks/OSI.md": "# OSI\n\nSeven layers.\n",
+         "Physics/Energy.md": ENERGY, "Spanisch/Vokabeln.md": VOCABULARY, "Geo/Monsoon.md": MONSOON}
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    with indexed_vault(tmp_path_factory.mktemp("student"), NOTES) as engine:
+        yield engine
+
+
+def test_a_hub_of_links_and_dates_gives_no_card_and_says_why(engine: Engine) -> None:
+    for kind in ("flashcards", "quiz"):
+        with pytest.raises(GenerationError) as raised:
+            generate(engine, kind, "00 Semester plan.md")
+        assert "nothing to ask" in str(raised.value) and "links" in str(raised.value)
+
+
+def test_q_and_a_pairs_are_cards_with_their_whole_answer(engine: Engine) -> None:
+    cards = cards_of(generate(engine, "flashcards", "Networks/Exam prep.md")[1])
+    assert ("qa", "Why does DNS mostly use UDP?",
+            "Queries are small and a lookup has to be fast; a handshake would double the latency.") in cards
+    assert ("qa", "What is a port?", "A 16-bit number that identifies the process on a host.") in cards
+    assert not [front for _, front, _ in cards if front in ("Q", "A") or "“Q”" in front or "“A”" in front]
+    everything = " ".join(front + back for _, front, back in cards)
+    assert "10.02.2026" not in everything and "90 min" not in everything  # course logistics are no card
+
+
+def test_formulas_are_asked_byte_for_byte_and_labels_date_stamps_and_tags_are_no_cards(engine: Engine) -> None:
+    cards = cards_of(generate(engine, "flashcards", "Physics/Energy.md", count=20)[1])
+    sides = {(front, back) for kind, front, back in cards if kind == "qa"}
+    assert ("Energy › Kinetic energy: formula?", "$$E_k = \\frac{1}{2}mv^2$$") in sides
+    assert ("Potential energy › spring: formula?", "$$E_{sp} = \\frac{1}{2}kx^2$$") in sides
+    assert ("Power: unit?", "Watt, 1 W = 1 J/s.") in sides  # an aspect of the section, not a term "unit"
+    everything = " ".join(front + " " + back for _, front, back in cards)
+    assert "“ex.”" not in everything and "ex.:" not in everything  # a label, not a term
+    assert "Stand" not in everything and "#physics" not in everything and "12.01.2025" not in everything
+    for _, front, back in cards:  # every formula on a card stands in the note as written
+        for side in (front, back):
+            for piece in side.split("$")[1::2]:
+                assert piece in ENERGY, side
+    quiz = parse_quiz(generate(engine, "quiz", "Physics/Energy.md", count=20)[1])
+    for question in quiz.questions:
+        assert all(option.count("$") % 2 == 0 for option in question.options), question
+
+
+def test_vocabulary_lines_are_cards_word_to_translation(engine: Engine) -> None:
+    cards = cards_of(generate(engine, "flashcards", "Spanisch/Vokabeln.md")[1])
+    assert ("qa", "la cuenta", "die Rechnung") in cards and ("qa", "el postre", "der Nachtisch") in cards
+    quiz = parse_quiz(generate(engine, "quiz", "Spanisch/Vokabeln.md")[1])
+    cuenta = next(q for q in quiz.questions if q.question == "Was heißt „la cuenta“?")
+    assert cuenta.options[cuenta.correct_index] == "die Rechnung"
+    assert set(cuenta.options) <= {"die Speisekarte", "die Rechnung", "das Trinkgeld", "der Nachtisch"}
+
+
+def test_an_aspect_label_is_asked_as_the_aspect_and_the_note_asks_in_its_own_language(engine: Engine) -> None:
+    cards = cards_of(generate(engine, "flashcards", "Geo/Monsoon.md")[1])
+    fronts = [front for _, front, _ in cards]
+    assert "Monsun: Ursache?" in fronts and not [f for f in fronts if "Was bedeutet „Ursache“" in f]
+    assert not [front for front in fronts if "What" in front]  # a German note asks in German
+
+
+def test_no_card_or_question_asks_about_the_notes_layout(engine: Engine) -> None:
+    for note in NOTES:
+        for kind in ("flashcards", "quiz"):
+            try:
+                _, text = generate(engine, kind, note)
+            except GenerationError:
+                continue
+            body = text.split("\n---\n", 1)[1]
+            assert "say under" not in body and "begins like this" not in body and "Was sagt" not in body, body
+
+
+def test_a_hubs_titles_are_no_wrong_options_in_another_subjects_quiz(engine: Engine) -> None:
+    """The hub links every note, so it is a neighbour of each: its link titles ("Geo", "History") would be wrong
+    options in every quiz; neither it nor a linked note of another subject gives any."""
+    studied = gather_sources(engine, StudyRequest(note="Networks/Exam prep.md"))
+    neighbours = {source.path for source in studied.neighbours}
+    assert neighbours == {"Networks/OSI.md"}  # linked from the hub, the hub and other subjects are not its subject
+    hub = gather_sources(engine, StudyRequest(note="00 Semester plan.md"))
+    assert hub.material and all_facts(hub.material, "en") == []  # nor is any term of a hub, wherever it is
