@@ -74,6 +74,12 @@ NOUN_CAPITALISING = frozenset({"de", "lb"})  # languages whose capitals mark eve
 HARD_MAX_ITEMS = 24
 INFLECTION_PREFIX = 5
 INFLECTION_TAIL = 4
+# What tells two spellings of one word apart after their shared start, in the languages of the vault's notes
+# (en, de and their neighbours): "capital/capital*s*", "produzier*en*/produzier*t*". A tail outside these is
+# another word of the same start: "station" is no form of "statins", "reactions" none of "reactio".
+INFLECTION_ENDINGS = frozenset({"", "e", "s", "es", "d", "ed", "n", "en", "er", "ers", "est", "ing", "ings", "y",
+                                "ies", "ied", "em", "ern", "t", "st", "te", "ten", "ter", "tes", "et", "ete",
+                                "eten", "nd", "end", "ens", "ste", "sten"})
 MAX_QUESTION_LANGUAGES = 4  # a vault with more languages: the guessed one and English only
 
 FALLBACK_ANALYZER = Analyzer()  # analysis without an index: the extractive chat provider reads passages with it
@@ -154,6 +160,7 @@ class Concept:
     frame: bool = False  # a verb, adjective or framing noun of the question (``question_concepts``), not its topic
     name: bool = False  # written capitalised away from a sentence's start, in a language with lowercase nouns
     context: bool = False  # said only in a clause setting the scene before the question proper (``_scene_words``)
+    slip: str = ""  # the vault's term this word was read as, the vault having the word in no form (``_with_slip_read``)
 
     def found_in(self, terms: frozenset[str] | set[str], text_words: frozenset[str] | set[str]) -> bool:
         """Whether a text with these index ``terms`` and ``text_words`` has this concept."""
@@ -170,7 +177,8 @@ def inflected(a: str, b: str) -> bool:
     limit = min(len(a), len(b))
     while shared < limit and a[shared] == b[shared]:
         shared += 1
-    return len(a) - shared <= INFLECTION_TAIL and len(b) - shared <= INFLECTION_TAIL
+    return len(a) - shared <= INFLECTION_TAIL and len(b) - shared <= INFLECTION_TAIL and \
+        a[shared:] in INFLECTION_ENDINGS and b[shared:] in INFLECTION_ENDINGS
 
 
 @dataclass(slots=True)
@@ -464,7 +472,8 @@ def _with_slip_read(engine: Any, concepts: list[Concept]) -> list[Concept]:
     if slip is None:
         return concepts
     at = topics[slip[0]]
-    return [*concepts[:at], replace(concepts[at], terms=concepts[at].terms | {slip[1]}), *concepts[at + 1:]]
+    return [*concepts[:at], replace(concepts[at], terms=concepts[at].terms | {slip[1]}, slip=slip[1]),
+            *concepts[at + 1:]]
 
 
 _AUXILIARIES = frozenset("do does did can could should would will may might must".split())
@@ -692,11 +701,14 @@ def _vocabulary(engine: Any) -> dict[str, int] | None:
     return lexical.vocab if lexical is not None else None
 
 
-_NAME_PAIR = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-ZÄÖÜ][\w-]*)\s+([A-ZÄÖÜ][\w-]*)")
+# Two capitalised words side by side, or joined by "of" and its kin ("Committee of Ministers", "Satz des Thales")
+_NAME_PAIR = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-ZÄÖÜ][\w-]*)\s+(?:(?:of(?: the)?|der|des|von|de|del|la|du)\s+)?"
+                        r"([A-ZÄÖÜ][\w-]*)")
 
 
 def key_phrases(engine: Any, text: str, lang: str | None) -> list[tuple[str, str]]:
-    """Names of two capitalised words side by side, not at a sentence start ("Apple Watch", "Web Clipper")."""
+    """Names of two capitalised words side by side, not at a sentence start ("Apple Watch", "Web Clipper"), or
+    joined by "of" ("Committee of Ministers")."""
     analyzer = analyzer_of(engine)
     pairs = []
     for first, second in _NAME_PAIR.findall(text.strip()):

@@ -66,6 +66,8 @@ from cognivault.vault.sentences import shield, unshield
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
 NOT_IN_VAULT_DE = "Dazu steht nichts im Vault: keine der indizierten Notizen behandelt diese Frage."
+NOT_NAMED = "The vault doesn't say anything about {}: the nearest notes do not name it."
+NOT_NAMED_DE = "Zu {} steht nichts im Vault: die nächsten Notizen nennen es nicht."
 MIN_UNIT_SHARE = 0.1
 RELATIVE_SHARE = 0.5
 SCORE_SHARE = 0.6
@@ -122,9 +124,13 @@ def nearest_only(lang: str | None) -> str:
     return NEAREST_ONLY_DE if lang == "de" else NEAREST_ONLY
 
 
-def not_in_vault(lang: str | None) -> str:
-    """The honest "the vault doesn't say" answer in the question's language."""
-    return NOT_IN_VAULT_DE if lang == "de" else NOT_IN_VAULT
+def not_in_vault(lang: str | None, unnamed: Sequence[str] = ()) -> str:
+    """The honest "the vault doesn't say" answer in the question's language (naming what the question asks about
+    that no passage names: "The vault doesn't say anything about “statins”")."""
+    if not unnamed:
+        return NOT_IN_VAULT_DE if lang == "de" else NOT_IN_VAULT
+    named = ", ".join(f"“{word}”" for word in unnamed)
+    return NOT_NAMED_DE.format(named) if lang == "de" else NOT_NAMED.format(named)
 
 
 def says_not_in_vault(text: str) -> bool:
@@ -778,6 +784,7 @@ class PassageAnswer:
 
     quotes: list[Quote] = field(default_factory=list)
     measures: QuoteMeasures = field(default_factory=QuoteMeasures)
+    unnamed: list[str] = field(default_factory=list)  # what the question asks about that no passage names
 
     def labels(self) -> list[str]:
         return list(dict.fromkeys(quote.label for quote in self.quotes))
@@ -822,11 +829,12 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         measures = replace(measures, doubt=lacking)
     if measures.share < ANSWER_FLOOR:
         return PassageAnswer([], measures)  # what the passages would say is not an answer to this
-    unnamed = _names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []
+    unnamed = (_names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []) + \
+        _slips_unquoted(pack, units)
     if unnamed:
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
-        return PassageAnswer([], replace(measures, refusal="no quoted passage names " + ", ".join(unnamed)))
+        return PassageAnswer([], replace(measures, refusal="no quoted passage names " + ", ".join(unnamed)), unnamed)
     return PassageAnswer(quotes_of(units), measures)
 
 
@@ -844,6 +852,15 @@ def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) ->
                 for unit in units):
             missing.append(f"{pack.word_of(first)} {pack.word_of(second)}")
     return list(dict.fromkeys(missing))
+
+
+def _slips_unquoted(pack: EvidencePack, units: Sequence[Unit]) -> list[str]:
+    """The question's words the vault has in no form, read as a near word of the vault (``Concept.slip``:
+    "statins" as "static", "Indefinido" as "indefinit"), that no chosen unit states: a typing slip the quotes
+    answer is in them ("irregualr": "irregular"), while quotes without it answer the question's other words."""
+    said = set().union(*(unit.concepts for unit in units)) if units else set()
+    return [concept.word for key, concept in pack.concepts.items()
+            if concept.slip and not concept.frame and not concept.context and key not in said]
 
 
 def _topic_terms(pack: EvidencePack, question: str) -> list[str]:
@@ -903,7 +920,7 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
     citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
                           i.snippet, i.score) for i in map(answer.cited, pack.items)]
     if not answer.quotes:
-        return ExtractiveAnswer(question, not_in_vault(lang), citations, [], False, "low")
+        return ExtractiveAnswer(question, not_in_vault(lang, answer.unnamed), citations, [], False, "low")
     label = cap_by_citations(confidence, pack, answer.labels(), answer.measures).label
     text = compose(answer.quotes)
     if label == "low":

@@ -44,7 +44,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from concurrent.futures import Executor
 from datetime import date
 from typing import Any, Literal, TypeVar
@@ -318,7 +318,7 @@ class _AnswerRun:
                 await self._emit_confidence(confidence)
             if answer.quotes and confidence.label == "low":  # a low answer says so in its first line
                 await self._feed_events(answer_filter.quote(nearest_only(lang) + "\n\n"))
-            await self._feed_quotes(answer_filter, answer.quotes)
+            await self._feed_quotes(answer_filter, answer.quotes, answer.unnamed)
         else:
             if not pack:
                 await self._feed(answer_filter, not_in_vault(lang))
@@ -412,10 +412,12 @@ class _AnswerRun:
         # The pack has the question's vector only where the embedder knows the question's language.
         return await self._blocking(passage_answer, self.pack, analyzer_of(self.engine), self.pack.query, embedder)
 
-    async def _feed_quotes(self, answer_filter: CitationFilter, quotes: list[Quote]) -> None:
-        """The passage answer, one quote at a time (like a model would stream it), or "the vault doesn't say"."""
+    async def _feed_quotes(self, answer_filter: CitationFilter, quotes: list[Quote],
+                           unnamed: Sequence[str] = ()) -> None:
+        """The passage answer, one quote at a time (like a model would stream it), or "the vault doesn't say"
+        (naming what the question asks about that no passage names)."""
         if not quotes:
-            await self._feed(answer_filter, not_in_vault(self.lang))
+            await self._feed(answer_filter, not_in_vault(self.lang, unnamed))
             return
         for number, quote in enumerate(quotes):
             await self._feed_events(answer_filter.quote(("\n\n" if number else "") + quote.text))
@@ -442,7 +444,8 @@ class _AnswerRun:
             notice = SHOWN_UNVERIFIED[lang].format(why=UNVERIFIED_WHY[lang][why])
             await self._feed_events(answer_filter.quote(f"\n\n> [!warning] {notice}\n\n"))
         model_text = "".join(value for kind, value in held or [] if kind == "text").strip()
-        await self._feed_quotes(answer_filter, (await self._passages(confidence)).quotes)
+        passages = await self._passages(confidence)
+        await self._feed_quotes(answer_filter, passages.quotes, passages.unnamed)
         if model_text:
             if len(model_text) > MAX_UNVERIFIED_CHARS:
                 model_text = model_text[:MAX_UNVERIFIED_CHARS].rstrip() + " …"
