@@ -52,3 +52,19 @@ def test_a_name_joined_by_of_that_the_vault_never_says_whole_is_refused(
     engine = indexed_notes(PHARMA)
     assert not answer_extractively(engine, "What does the Committee of Ministers do?").answered
     assert answer_extractively(engine, "Who sits in the Council of Ministers?").answered
+
+
+DATABASES = {
+    "DB/Normalformen.md": "# Normalformen\n\n## 1. NF\n- alle Attribute sind atomar\n\n"
+                          "## 2. NF\n- 1. NF + jedes Nichtschlüsselattribut hängt vom ganzen Schlüssel ab\n\n"
+                          "## 3. NF\n- 2. NF + keine transitiven Abhängigkeiten\n",
+    "Plan.md": "# Plan\n\n- 11.11. VL 4 – Normalformen der Relationen, Übung 4\n",
+}
+
+
+def test_a_numbered_thing_no_quote_numbers_is_refused(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(DATABASES)
+    refused = answer_extractively(engine, "Was ist die 4. Normalform?")
+    assert not refused.answered and "4. Normalform" in refused.text
+    answered = answer_extractively(engine, "Was ist die 3. Normalform?")
+    assert answered.answered and "transitiven" in answered.text

@@ -96,6 +96,7 @@ ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answ
 # no tune question is refused by it)
 NAME_FLOOR = 0.5
 
+_ORDINAL = re.compile(r"(?<![\w.])(?P<number>\d{1,2})(?:\.|st|nd|rd|th)\s+(?P<noun>[^\W\d_][\w-]*)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 # Hidden in the rendered note (citation markers, review schedules): never quoted outside code.
 _HTML_COMMENT = re.compile(r"[ \t]*" + HTML_COMMENT_RE.pattern, re.DOTALL)  # with the blanks before it
@@ -830,7 +831,7 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     if measures.share < ANSWER_FLOOR:
         return PassageAnswer([], measures)  # what the passages would say is not an answer to this
     unnamed = (_names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []) + \
-        _slips_unquoted(pack, units)
+        _slips_unquoted(pack, units) + _ordinals_unquoted(question, units)
     if unnamed:
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
@@ -861,6 +862,20 @@ def _slips_unquoted(pack: EvidencePack, units: Sequence[Unit]) -> list[str]:
     said = set().union(*(unit.concepts for unit in units)) if units else set()
     return [concept.word for key, concept in pack.concepts.items()
             if concept.slip and not concept.frame and not concept.context and key not in said]
+
+
+def _ordinals_unquoted(question: str, units: Sequence[Unit]) -> list[str]:
+    """The numbered things the question asks about ("die *4. Normalform*", "the *5th amendment*") that no chosen
+    unit numbers so (the number before the noun or a short form of it: "4. Normalform", "4NF", "4th NF"): a note
+    on the 1st to 3rd does not answer on the 4th."""
+    missing = []
+    for asked in _ORDINAL.finditer(question):
+        number, noun = asked["number"], asked["noun"]
+        numbered = re.compile(rf"(?<![\w.]){number}(?:\.|st|nd|rd|th)?\s*(?:\*\*|__)?{re.escape(noun[0])}",
+                              re.IGNORECASE)
+        if not any(numbered.search(f"{unit.heading}\n{unit.section}\n{unit.text}") for unit in units):
+            missing.append(asked[0])
+    return missing
 
 
 def _topic_terms(pack: EvidencePack, question: str) -> list[str]:
