@@ -61,7 +61,7 @@ from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
 from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
-from cognivault.vault.reading import question_tail, without_filing
+from cognivault.vault.reading import question_tail, vocabulary, without_filing
 from cognivault.vault.sentences import shield, unshield
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
@@ -255,6 +255,10 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
             header = "\n".join(rows[:2])
             for number, row in enumerate(rows[2:], start=1):
                 units.append(Unit(item.label, position, order + number, "row", row, intro, header, group))
+        elif block.kind == "paragraph" and vocabulary(block.text):
+            # "la propina :: das Trinkgeld": each line of a vocabulary list is an entry of its own
+            for number, line in enumerate(line for line in block.text.split("\n") if line.strip()):
+                units.append(Unit(item.label, position, order + number, "sentence", line.strip(), group=group))
         elif block.kind == "paragraph" and not (block.text.rstrip().endswith(":") and len(block.text) <= MAX_INTRO):
             if len(block.text) <= WHOLE_LIMIT:
                 units.append(Unit(item.label, position, order, "paragraph", block.text, group=group))
@@ -503,10 +507,6 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     if not total or not items:
         return []
     lang = pack.lang if pack is not None else None
-    # Quoted in the question's language where the vault says it in that language (a vault of translated
-    # notes has each passage twice).
-    foreign = {i for i, item in enumerate(items) if item.lang not in (lang, None)} \
-        if lang is not None and any(item.lang == lang for item in items) else set()
     ordered = [t for t in terms if t in weight]
     phrases = set(zip(ordered, ordered[1:], strict=False))
     # A passage is judged in its note's context: the note whose passages together cover the question
@@ -517,8 +517,17 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
              for item in items]
     note_terms: dict[str, set[str]] = {}
     for i, item in enumerate(items):
-        if i not in foreign:
-            note_terms.setdefault(item.path, set()).update(named[i])
+        note_terms.setdefault(item.path, set()).update(named[i])
+    # Quoted in the question's language where the vault says it in that language (a vault of translated
+    # notes has each passage twice): a passage in another language only where it says more of the question
+    # than every passage in the question's language (a student's Spanish vocabulary asked about in German, an
+    # English note asked about in German next to a German hub that only links it).
+    native = [_weighed(note_terms[item.path], weight, total) for item in items if item.lang in (lang, None)]
+    foreign = {i for i, item in enumerate(items) if item.lang not in (lang, None)
+               and _weighed(note_terms[item.path], weight, total) <= max(native)} \
+        if lang is not None and native else set()
+    for path in {items[i].path for i in foreign}:
+        del note_terms[path]
     names = {name.casefold(): item.path for i, item in enumerate(items) if i not in foreign
              for name in (item.title, item.path.rsplit("/", 1)[-1].removesuffix(".md"), item.path.removesuffix(".md"),
                           *item.aliases)}
@@ -606,6 +615,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     if expected is not None and not candidates[0].answers_kind:
         return []  # what gives it is too long to quote
 
+    framing = {key for key, concept in pack.concepts.items() if concept.frame} if pack is not None else set()
     lead = candidates[0]
     chosen = [lead]
     used = lead.size
@@ -617,7 +627,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         # A unit that states a part of the question the answer does not state yet is welcome (a question
         # in two parts); otherwise it must nearly match the best, and come from another note only when
         # it covers the question nearly as well (that is where weak, off-topic passages come from).
-        completes = sum(weight[t] for t in unit.concepts - covered) / total >= COMPLETING_SHARE
+        # A word framing the question ("Unterschied", "difference", a verb) is no part of it to complete.
+        completes = sum(weight[t] for t in unit.concepts - covered - framing) / total >= COMPLETING_SHARE
         if not completes and (unit.score < lead.score * SCORE_SHARE or (
                 items[unit.position].path != items[lead.position].path and unit.share < best_share * OTHER_NOTE_SHARE)):
             continue

@@ -1,0 +1,44 @@
+"""Notes whose structure carries the answer, and notes in another language than the question (issue 25).
+
+A vocabulary list (``word :: translation``, one per line) is quoted by the line naming the asked word, not whole
+and not passed over; a note in another language than the question is quoted where it says more of the question
+than every passage in the question's language (a Spanish vocabulary list asked about in German, an English note
+asked about in German next to a German note sharing only "Unterschied").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cognivault.answer.extractive import answer_extractively
+from cognivault.engine import Engine
+
+NOTES = {
+    "Spanisch/Vokabeln.md": "---\nlang: es\n---\n# Vokabeln Lektion 5 – La comida\n\n"
+                            "Spanisch A2, Sprachenzentrum.\n\n## Im Restaurant\n"
+                            "la carta :: die Speisekarte\nel postre :: der Nachtisch\nla cuenta :: die Rechnung\n"
+                            "la propina :: das Trinkgeld\nel camarero :: der Kellner\n",
+    "Plan.md": "---\nlang: de\n---\n# Semesterplan\n\n## Sprachen\n"
+               "- Spanisch A2 (Sprachenzentrum, Mo + Mi): [[Vokabeln]] – Test Mi 19.11.\n",
+    "Netze/TCP vs UDP.md": "---\nlang: en\n---\n# TCP vs UDP\n\n## Comparison\n"
+                           "TCP is connection-oriented and reliable: lost segments are sent again. "
+                           "UDP is connectionless: no handshake, no retransmission, less overhead.\n",
+    "Datenbanken/Normalformen.md": "---\nlang: de\n---\n# Normalformen\n\n## BCNF\n"
+                                   "- jede Determinante ist ein Schlüsselkandidat\n"
+                                   "- strenger als die 3. NF, Unterschied nur bei überlappenden Schlüsseln\n",
+}
+
+
+def test_a_vocabulary_line_naming_the_word_is_quoted(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    answer = answer_extractively(indexed_notes(NOTES), "Was heißt Trinkgeld auf Spanisch?")
+    assert answer.answered
+    assert "la propina :: das Trinkgeld" in answer.text
+    assert "die Rechnung" not in answer.text  # the line, not the whole list
+
+
+def test_a_note_in_another_language_answers_where_it_says_more(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    answer = answer_extractively(indexed_notes(NOTES), "Was ist der Unterschied zwischen TCP und UDP?")
+    assert answer.answered
+    assert "connection-oriented" in answer.text
+    assert "Schlüsselkandidat" not in answer.text
