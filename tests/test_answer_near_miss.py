@@ -68,3 +68,16 @@ def test_a_numbered_thing_no_quote_numbers_is_refused(indexed_notes: Callable[[d
     assert not refused.answered and "4. Normalform" in refused.text
     answered = answer_extractively(engine, "Was ist die 3. Normalform?")
     assert answered.answered and "transitiven" in answered.text
+
+
+ART = {
+    "Kunst/Renaissance.md": "# Renaissance\n\n## Painters\n- Leonardo painted the Mona Lisa in oil\n"
+                            "- Raphael painted The School of Athens\n- the style: balance, perspective, harmony\n",
+}
+
+
+def test_a_refusal_names_the_missing_name_as_the_question_writes_it(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    answer = answer_extractively(indexed_notes(ART), "Who painted The Night Watch and what style is it?")
+    assert not answer.answered
+    assert "“Night Watch”" in answer.text

@@ -702,8 +702,9 @@ def _vocabulary(engine: Any) -> dict[str, int] | None:
 
 
 # Two capitalised words side by side, or joined by "of" and its kin ("Committee of Ministers", "Satz des Thales")
-_NAME_PAIR = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-ZÄÖÜ][\w-]*)\s+(?:(?:of(?: the)?|der|des|von|de|del|la|du)\s+)?"
-                        r"([A-ZÄÖÜ][\w-]*)")
+# (overlapping: "The *Night* Watch" is "The Night" and "Night Watch")
+_NAME_PAIR = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-ZÄÖÜ][\w-]*)\s+(?=(?:(?:of(?: the)?|der|des|von|de|del|la|du)\s+)?"
+                        r"([A-ZÄÖÜ][\w-]*))")
 
 
 def key_phrases(engine: Any, text: str, lang: str | None) -> list[tuple[str, str]]:

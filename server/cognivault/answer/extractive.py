@@ -66,8 +66,8 @@ from cognivault.vault.sentences import shield, unshield
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
 NOT_IN_VAULT_DE = "Dazu steht nichts im Vault: keine der indizierten Notizen behandelt diese Frage."
-NOT_NAMED = "The vault doesn't say anything about {}: the nearest notes do not name it."
-NOT_NAMED_DE = "Zu {} steht nichts im Vault: die nächsten Notizen nennen es nicht."
+NOT_NAMED = "The vault doesn't say anything about {}: none of the indexed notes names it."
+NOT_NAMED_DE = "Zu {} steht nichts im Vault: keine der indizierten Notizen nennt es."
 MIN_UNIT_SHARE = 0.1
 RELATIVE_SHARE = 0.5
 SCORE_SHARE = 0.6
@@ -95,6 +95,7 @@ ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answ
 # quotes stating less than this of the question, and not what it names, are no answer (bench_answer_quality.py:
 # no tune question is refused by it)
 NAME_FLOOR = 0.5
+MAX_UNHEARD = 3  # a refusal names at most this many words the vault never uses
 
 _ORDINAL = re.compile(r"(?<![\w.])(?P<number>\d{1,2})(?:\.|st|nd|rd|th)\s+(?P<noun>[^\W\d_][\w-]*)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
@@ -846,6 +847,7 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     if unnamed:
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
+        unnamed = [_as_written(question, words) for words in dict.fromkeys(unnamed)]
         return PassageAnswer([], replace(measures, refusal="no quoted passage names " + ", ".join(unnamed)), unnamed)
     return PassageAnswer(quotes_of(units), measures)
 
@@ -862,8 +864,27 @@ def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) ->
                 {(first, second), (second, first)} & text_pairs(analyzer, f"{unit.heading}\n{unit.text}",
                                                                pack.items[unit.position].lang)
                 for unit in units):
-            missing.append(f"{pack.word_of(first)} {pack.word_of(second)}")
+            missing = [word for word in missing if word not in (pack.word_of(first), pack.word_of(second))]
+            missing.append(f"{pack.word_of(first)} {pack.word_of(second)}")  # "Night Watch", not "night", "watch"
     return list(dict.fromkeys(missing))
+
+
+def unheard(pack: EvidencePack, question: str = "") -> list[str]:
+    """What the question asks about that the vault never uses (``EvidencePack.unknown``), as the question writes
+    it, a name's words once ("Night Watch", not also "night"), for the refusal to name (at most ``MAX_UNHEARD``)."""
+    words = list(dict.fromkeys(pack.unknown))
+    for first, second in pack.question_phrases:
+        pair = (pack.word_of(first), pack.word_of(second))
+        if set(pair) <= set(words):
+            words = [" ".join(pair) if word == pair[0] else word for word in words if word != pair[1]]
+    whole = [word for word in words if not any(word != other and word in other.split() for other in words)]
+    return [_as_written(question or pack.query, word) for word in whole[:MAX_UNHEARD]]
+
+
+def _as_written(question: str, words: str) -> str:
+    """``words`` (casefolded, one or two) as the question writes them ("night watch": "Night Watch")."""
+    found = re.search(r"\s+\S*\s*".join(re.escape(word) for word in words.split()), question, re.IGNORECASE)
+    return found[0] if found and len(found[0]) <= 2 * len(words) else words
 
 
 def _slips_unquoted(pack: EvidencePack, units: Sequence[Unit]) -> list[str]:
@@ -942,7 +963,7 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
     pack, lang = build_pack(engine, question, question, scope=scope, max_items=k)
     confidence = assess(pack)
     answer = passage_answer(pack, analyzer_of(engine), question, engine.embedder) if confidence.supported \
-        else PassageAnswer()
+        else PassageAnswer(unnamed=unheard(pack, question))
     citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
                           i.snippet, i.score) for i in map(answer.cited, pack.items)]
     if not answer.quotes:

@@ -60,6 +60,7 @@ from cognivault.answer.extractive import (
     not_in_vault,
     passage_answer,
     says_not_in_vault,
+    unheard,
 )
 from cognivault.answer.prompts import load_prompt
 from cognivault.answer.repetition import LoopGuard
@@ -407,7 +408,7 @@ class _AnswerRun:
     async def _passages(self, confidence: Confidence) -> PassageAnswer:
         """The passage answer for this request's pack (no quotes when the pack does not support one)."""
         if not confidence.supported:
-            return PassageAnswer()
+            return PassageAnswer(unnamed=unheard(self.pack, self.pack.query))
         embedder = getattr(self.provider, "embedder", None) or self.engine.embedder
         # The pack has the question's vector only where the embedder knows the question's language.
         return await self._blocking(passage_answer, self.pack, analyzer_of(self.engine), self.pack.query, embedder)
