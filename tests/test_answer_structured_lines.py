@@ -42,3 +42,21 @@ def test_a_note_in_another_language_answers_where_it_says_more(
     assert answer.answered
     assert "connection-oriented" in answer.text
     assert "Schlüsselkandidat" not in answer.text
+
+
+def test_a_row_of_a_passage_beginning_inside_a_table_is_quoted_under_the_tables_header() -> None:
+    from cognivault.answer.evidence import FALLBACK_ANALYZER, Evidence, text_terms
+    from cognivault.answer.extractive import choose_units, compose, quotes_of
+
+    def passage(label: str, text: str) -> Evidence:
+        return Evidence(label, label, "Musik/Intervalle.md", "Intervalle", ["Intervalle"], 1, 9, "", text, "",
+                        0.0, lang="de", terms=text_terms(FALLBACK_ANALYZER, text, "de"))
+
+    head = passage("S1", "| Intervall | Halbtöne | Klang |\n|---|---|---|\n| reine Prime | 0 | Konsonanz |\n"
+                         "| kleine Sekunde | 1 | Dissonanz |")
+    tail = passage("S2", "|\n| große Septime | 11 | Dissonanz |\n| reine Oktave | 12 | Konsonanz |\n\n"
+                         "- Oktave = 12 Halbtöne")
+    terms = sorted(text_terms(FALLBACK_ANALYZER, "Septime", "de"))
+    text = compose(quotes_of(choose_units([head, tail], terms, {}, FALLBACK_ANALYZER, "große Septime")))
+    assert "| Intervall | Halbtöne | Klang |\n|---|---|---|\n| große Septime | 11 | Dissonanz |" in text
+    assert "\n|\n" not in text

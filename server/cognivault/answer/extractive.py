@@ -203,8 +203,8 @@ class Unit:
         return len(self.text) + len(self.intro) + len(self.header)
 
 
-def units_of(item: Evidence, position: int) -> list[Unit]:
-    """The quotable units of one passage, in order."""
+def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list[Unit]:
+    """The quotable units of one passage, in order (``headers``: the table headers of its note's passages)."""
     text = LEAD_ALIASES_RE.sub("", item.text.removesuffix(" …"))
     blocks = split_blocks(text)
     units: list[Unit] = []
@@ -236,6 +236,8 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
             block = replace(block, kind="heading", text=block.text.strip().strip("*_").strip())
             section = block.text
             heading = " ".join([item.title, *item.aliases, *path, section])
+        if block.kind == "paragraph" and all(line.lstrip().startswith("|") for line in block.text.split("\n")):
+            block = replace(block, kind="table")  # rows of a table the passage begins inside (no header)
         before = len(units)
         intro = ""
         if previous is not None and previous.kind == "paragraph" and previous.text.rstrip().endswith(":") \
@@ -254,6 +256,13 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
         elif block.kind == "table":
             rows = block.text.split("\n")
             header = "\n".join(rows[:2])
+            if not _TABLE_DELIMITER.match(rows[1] if len(rows) > 1 else ""):
+                # the passage begins inside a table: its rows go under the table's header where another passage of
+                # the note has it (else under none, never under a stray "|" taken for one)
+                rows = [row for row in rows if _cells(row) > 1]
+                header = next((found for found in headers if _cells(found.split("\n")[0]) == _cells(rows[0])), "") \
+                    if rows else ""
+                rows = ["", "", *rows]
             for number, row in enumerate(rows[2:], start=1):
                 units.append(Unit(item.label, position, order + number, "row", row, intro, header, group))
         elif block.kind == "paragraph" and vocabulary(block.text):
@@ -285,6 +294,24 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
             units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
                               group=first.group, heading=first.heading, section=first.section, path=first.path))
     return units
+
+
+_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _cells(row: str) -> int:
+    """How many cells a table row has ("|" alone: none)."""
+    return len([cell for cell in row.strip().strip("|").split("|")]) if row.strip().strip("|").strip() else 0
+
+
+def table_headers(texts: Sequence[str]) -> list[str]:
+    """The header and delimiter rows of every table in ``texts``."""
+    found = []
+    for text in texts:
+        lines = text.split("\n")
+        found += [f"{line}\n{after}" for line, after in zip(lines, lines[1:], strict=False)
+                  if line.lstrip().startswith("|") and _TABLE_DELIMITER.match(after)]
+    return found
 
 
 def _sections_of(unit: Unit, item: Evidence, titles: set[str]) -> list[str]:
@@ -537,7 +564,9 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                 for i, item in enumerate(items)]
     best_context = max(contexts)
     best_terms = named[contexts.index(best_context)]
-    passages = {position: units_of(item, position) for position, item in enumerate(items) if position not in foreign}
+    headers = {item.path: table_headers([other.text for other in items if other.path == item.path]) for item in items}
+    passages = {position: units_of(item, position, headers[item.path]) for position, item in enumerate(items)
+                if position not in foreign}
     asked_term = _asked_term(question)
     named_term = _named_term(asked_term or question, items, passages, analyzer)
     term = asked_term or named_term
