@@ -60,3 +60,23 @@ def test_a_row_of_a_passage_beginning_inside_a_table_is_quoted_under_the_tables_
     text = compose(quotes_of(choose_units([head, tail], terms, {}, FALLBACK_ANALYZER, "große Septime")))
     assert "| Intervall | Halbtöne | Klang |\n|---|---|---|\n| große Septime | 11 | Dissonanz |" in text
     assert "\n|\n" not in text
+
+
+def test_a_students_equation_of_a_term_defines_it() -> None:
+    from cognivault.answer.evidence import FALLBACK_ANALYZER, Evidence, text_terms
+    from cognivault.answer.extractive import choose_units
+
+    text = ("- NO-Monsun im Winter, trocken → Trockenzeit in Indien, Monsun-Regen bleibt aus\n"
+            "- Monsun bleibt aus oder kommt zu spät → Dürre, Ernteausfälle; zu stark → Überschwemmungen in "
+            "Bangladesch und Nordostindien, oft mit Hunderten Toten und Millionen Obdachlosen\n"
+            "- andere Monsun-Regionen: Westafrika, Nordaustralien, Ostasien, dort weniger extrem als in Südasien, "
+            "weil die Landmasse kleiner ist und das Hochland fehlt\n"
+            "- El-Niño-Jahre → indischer Monsun oft schwächer, Walker-Zirkulation nachlesen für die Klausur\n"
+            "- Bedeutung: ca. 70–80 % des Jahresniederschlags in Indien fallen im Sommermonsun → Landwirtschaft "
+            "(Reis!) hängt davon ab\n"
+            "- Monsun = großräumiges Windsystem mit halbjährlichem Richtungswechsel\n")
+    item = Evidence("S1", "S1", "Geo/Monsun.md", "Monsun", ["Monsun"], 1, 9, "", text, "", 0.0, lang="de",
+                    terms=text_terms(FALLBACK_ANALYZER, text, "de"))
+    terms = sorted(text_terms(FALLBACK_ANALYZER, "Monsun", "de"))
+    best = max(choose_units([item], terms, {}, FALLBACK_ANALYZER, "Monsun"), key=lambda unit: unit.score)
+    assert best.text.startswith("- Monsun = großräumiges Windsystem")

@@ -361,7 +361,9 @@ MAX_TERM_WORDS = 4  # a longer "What is ...?" asks about more than a term
 # "X is ...", "X for a note is ...": the subject, maybe with what it is of or for, then a copula
 _COPULA = re.compile(r"(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<subject>[\w()-]+(?:\s+[\w()-]+){0,2}?)"
                      r"(?:\s+(?:of|for|in|von|für|in|im)\s+" + _ARTICLE + r"[\w-]+)?\s+"
-                     r"(?:is|are|was|were|means|refers|ist|sind|war|waren|bedeutet|bezeichnet|heißt)\b",
+                     r"(?:is|are|was|were|means|refers|ist|sind|war|waren|bedeutet|bezeichnet|heißt)\b|"
+                     # a student's "X = what it is" ("Monsun = großräumiges Windsystem …")
+                     r"(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<equated>[\w()-]+(?:\s+[\w()-]+){0,2}?)\s+=\s+(?=[^\W\d])",
                      re.IGNORECASE)
 
 
@@ -405,7 +407,7 @@ def _defines(text: str, term: str, analyzer: Any, lang: str | None) -> bool:
             return True
     for sentence in _SENTENCE_BREAK.split(_visible(text)):
         opening = _COPULA.match(sentence.lstrip(" \t-*+>|0123456789.)"))
-        subject = opening.group("subject") if opening else ""
+        subject = (opening.group("subject") or opening.group("equated")) if opening else ""
         if subject and len(subject.split()) <= len(term.split()) + 1 and \
                 _names_term(subject, sentence, term, analyzer, lang):
             return True
