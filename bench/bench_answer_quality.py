@@ -1,58 +1,64 @@
-"""Answer quality on the help vault: facts stated (nuggets), refusals, length, and what a label is worth.
+"""Answer quality on both dev vaults: facts stated (nuggets), refusals, length, and what a label is worth.
 
-Runs ``eval-answers`` (``cognivault.answer.evaluation``) with the dev questions, their answer
-nuggets and the unanswerable questions, for one chat provider (default: extractive, no model),
-and prints one JSON document:
+Runs ``eval-answers`` (``cognivault.answer.evaluation``) on the help vault (its dev questions, answer
+nuggets and unanswerable questions) and on the student vault (questions with their nuggets inline,
+unanswerable questions of two kinds: near-miss and off-topic), for one chat provider (default:
+extractive, no model). Every question is in one half of its set (``_common.question_halves``): what is
+chosen here is chosen on the ``tune`` halves of both vaults together and reported on both halves.
+Prints one JSON document:
 
-- ``nuggets``: all-nuggets share, nugget recall, false refusals and mean answer length, overall and
-  per language, and the reliability table (confidence label -> answers, share stating all nuggets);
-- ``unanswerable``: the share refused ("the vault doesn't say") and the labels given;
+- ``figures``: per vault and half (``tune``, ``check``, ``all``): the all-nuggets share, nugget recall,
+  false refusals and mean answer length, overall, per language and per kind of question, the
+  reliability table (confidence label -> answers, share stating all nuggets), and the unanswerable
+  questions refused ("the vault doesn't say"), per kind;
 - ``calibration``: the thresholds of ``high`` (``confidence.HighRule``: the least ``answer_share``, the
   share of the question the quoted passages state, and ``lead_share``, the share the first quote
-  states) chosen by k-fold cross-validation over question ids: on each training fold, the pair
-  labelling the most answers ``high`` whose ``high`` answers state all nuggets at least ``--target``
-  of the time counting one more miss; that pair labels the held-out fold. Printed: the
-  cross-validated reliability table (label -> answers, share stating all nuggets, of the held-out
-  labels), each fold's choice, and the choice on all questions next to the one the code ships
-  (``confidence.HIGH_RULE``). Tried and left out: how far the best note ranks ahead of the next one
-  (the fused ranks put it at 0.02 for nearly every question);
+  states): the pair labelling the most tune answers ``high`` whose ``high`` answers state all nuggets at
+  least ``--target`` of the time counting one more miss, next to the one the code ships
+  (``confidence.HIGH_RULE``), and the reliability table it gives per vault and half;
 - ``refusal``: the refusal thresholds (``evidence.NAME_WEIGHT``: what a name counts for in the
   off-topic share; ``confidence.OFF_TOPIC_SHARE``: the share of a question's weight in words the
   vault never uses; ``extractive.ANSWER_FLOOR``: the least share of the question the quoted
-  passages must state) chosen the same way over the answerable and unanswerable questions
-  together (on each training fold, the triple that refuses the most unanswerable questions with
-  the fewest false refusals, at most 5 %; among those, the off-topic share farthest from every
-  training question's share): held-out false refusals and unanswerable questions refused, each
-  fold's choice, and the choice on all questions
-  (a refusal the thresholds do not govern stays one: a question asking for a kind of answer no
-  passage gives, "how many users" with no number to quote);
+  passages must state) chosen on the tune halves (the triple refusing the most unanswerable
+  questions with the fewest false refusals, at most 5 %; among those, the off-topic share farthest
+  from every question's share), next to the shipped ones, with the false refusals and unanswerable
+  questions refused it gives per vault and half (a refusal the thresholds do not govern stays one: a
+  question asking for a kind of answer no passage gives, a near-miss whose asked entity no quote names);
 - ``selection`` (with ``--select``): the parameters of which blocks the answer quotes
-  (``extractive.NOTE_WEIGHT``: how much a passage is judged by its note's other passages;
-  ``extractive.COMPLETING_SHARE``: how much of the question a block must add to join the answer;
-  ``extractive.LINK_SHARE``: what a question word said only as a link's text counts for),
-  chosen the same way: the answers are run once per setting of ``SELECTION_GRID``; on each training
-  fold the setting whose answers state all nuggets most often (on a tie, the first in the grid),
-  applied to the held-out fold: the cross-validated all-nuggets share, each fold's choice,
-  and the choice on all questions next to the shipped one;
-- ``targets``: the issue's targets, checked.
+  (``extractive.NOTE_WEIGHT``, ``extractive.COMPLETING_SHARE``, ``extractive.LINK_SHARE``): the answers
+  are run once per setting of ``SELECTION_GRID``, and the setting whose tune answers state all nuggets
+  most often (on a tie, the first in the grid) is reported with its all-nuggets share per vault and half;
+- ``targets``: the issue's targets, on each vault's check half.
 
-Keyword retrieval unless ``--embedded`` (the help vault is read-only: its index goes to a
+Keyword retrieval unless ``--embedded`` (the vaults are read-only: their indexes go to a
 benchmark-private cache).
 
-    .venv/bin/python bench/bench_answer_quality.py [--provider extractive] [--folds 5] [--embedded] [--select]
+    .venv/bin/python bench/bench_answer_quality.py [--vaults help student] [--embedded] [--select] [--per-question]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import random
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from _common import HELP_VAULT, NUGGETS, QUESTIONS, UNANSWERABLE, emit, isolate_cache
+from _common import (
+    HALVES,
+    HELP_VAULT,
+    NUGGETS,
+    QUESTIONS,
+    STUDENT_QUESTIONS,
+    STUDENT_UNANSWERABLE,
+    STUDENT_VAULT,
+    UNANSWERABLE,
+    emit,
+    isolate_cache,
+    question_halves,
+)
 
 ANSWER_GRID = [round(0.4 + 0.025 * step, 3) for step in range(25)]  # answer_share thresholds 0.4 .. 1.0
 LEAD_GRID = [round(0.05 * step, 2) for step in range(21)]  # lead_share thresholds 0.0 .. 1.0
@@ -100,12 +106,6 @@ def reliability(labelled: list[tuple[str, bool]]) -> dict[str, dict[str, Any]]:
         table[label] = {"answers": len(given),
                         "all_nuggets_share": round(sum(given) / len(given), 4) if given else None}
     return table
-
-
-def _folds(rows: list[dict[str, Any]], folds: int, seed: int = 17) -> dict[str, int]:
-    ids = sorted(row["id"] for row in rows)
-    random.Random(seed).shuffle(ids)
-    return {qid: number % folds for number, qid in enumerate(ids)}
 
 
 OFF_TOPIC_GRID = [round(0.2 + 0.05 * step, 2) for step in range(13)]  # unknown_share 0.2 .. 0.8
@@ -158,7 +158,8 @@ def choose_refusal(answerable: list[dict[str, Any]], unanswerable: list[dict[str
     """The thresholds refusing the most unanswerable questions with the fewest false refusals (at most 5 %);
     on a tie, the off-topic share farthest from every question's share (the middle of the gap between what
     is answered and what is refused, so a held-out question just past the training ones still falls on its
-    side), then the lower name weight and the lower floor."""
+    side), then the lower name weight and the higher floor (precision first: of thresholds as good on the
+    tune questions, the one refusing more of what states little of an unseen question)."""
     best: Thresholds = (NAME_WEIGHT_GRID[0], OFF_TOPIC_GRID[-1], FLOOR_GRID[0])
     best_key: tuple[float, ...] = (-1, 0, 0.0, 0.0, 0.0)
     rows = answerable + unanswerable
@@ -170,43 +171,10 @@ def choose_refusal(answerable: list[dict[str, Any]], unanswerable: list[dict[str
                 false = sum(refused(row, thresholds) for row in answerable)
                 if false > 0.05 * len(answerable):
                     continue
-                key = (sum(refused(row, thresholds) for row in unanswerable), -false, margin, -name_weight, -floor)
+                key = (sum(refused(row, thresholds) for row in unanswerable), -false, margin, -name_weight, floor)
                 if key > best_key:
                     best, best_key = thresholds, key
     return best
-
-
-def cross_validate_refusal(answerable: list[dict[str, Any]], unanswerable: list[dict[str, Any]], folds: int
-                           ) -> dict[str, Any]:
-    fold_of = _folds(answerable + unanswerable, folds)
-    chosen, false, caught = [], 0, 0
-    for fold in range(folds):
-        train_a = [r for r in answerable if fold_of[r["id"]] != fold]
-        train_u = [r for r in unanswerable if fold_of[r["id"]] != fold]
-        thresholds = choose_refusal(train_a, train_u)
-        chosen.append(thresholds)
-        false += sum(refused(r, thresholds) for r in answerable if fold_of[r["id"]] == fold)
-        caught += sum(refused(r, thresholds) for r in unanswerable if fold_of[r["id"]] == fold)
-    return {"folds": folds, "thresholds_by_fold": chosen,
-            "cv_false_refusal_share": round(false / len(answerable), 4) if answerable else None,
-            "cv_unanswerable_refused_share": round(caught / len(unanswerable), 4) if unanswerable else None}
-
-
-def cross_validate(rows: list[dict[str, Any]], folds: int, target: float) -> dict[str, Any]:
-    """k-fold over question ids: the thresholds chosen on k-1 folds label the held-out one; the reliability
-    table of those held-out labels."""
-    fold_of = _folds(rows, folds)
-    labelled: list[tuple[str, bool]] = []
-    chosen = []
-    for fold in range(folds):
-        train = [row for row in rows if fold_of[row["id"]] != fold]
-        rule = high_rule(*choose_rule(train, target))
-        chosen.append((rule.answer, rule.lead))
-        labelled += [(label_with(row, rule), row["all_nuggets"]) for row in rows if fold_of[row["id"]] == fold]
-    table = reliability(labelled)
-    return {"folds": folds, "target": target, "thresholds_by_fold": chosen, "cv_reliability": table,
-            "cv_high_answers": table["high"]["answers"],
-            "cv_high_all_nuggets_share": table["high"]["all_nuggets_share"]}
 
 
 SELECTION_GRID = [(note, completing, link) for note in (0.0, 0.5, 1.0) for completing in (0.1, 0.15, 0.2, 0.25)
@@ -241,96 +209,168 @@ def choose_selection(stated: dict[Selection, dict[str, bool]], ids: set[str]) ->
     return next(setting for setting in SELECTION_GRID if scores[setting] == best)
 
 
-def cross_validate_selection(stated: dict[Selection, dict[str, bool]], folds: int) -> dict[str, Any]:
-    ids = sorted(next(iter(stated.values())))
-    fold_of = _folds([{"id": qid} for qid in ids], folds)
-    chosen, held = [], 0
-    for fold in range(folds):
-        setting = choose_selection(stated, {qid for qid in ids if fold_of[qid] != fold})
-        chosen.append(setting)
-        held += sum(stated[setting][qid] for qid in ids if fold_of[qid] == fold)
-    return {"folds": folds, "grid": SELECTION_GRID, "settings_by_fold": chosen,
-            "cv_all_nuggets_share": round(held / len(ids), 4),
-            "all_nuggets_share_by_setting": {"/".join(map(str, setting)): round(sum(by_id.values()) / len(ids), 4)
-                                             for setting, by_id in stated.items()},
-            "choice_on_all": choose_selection(stated, set(ids)), "shipped": shipped_selection()}
+VaultSet = tuple[Path, Path, Path, Path]  # (vault, questions, nuggets, unanswerable)
+VAULTS: dict[str, VaultSet] = {
+    "help": (HELP_VAULT, QUESTIONS, NUGGETS, UNANSWERABLE),
+    "student": (STUDENT_VAULT, STUDENT_QUESTIONS, STUDENT_QUESTIONS, STUDENT_UNANSWERABLE),  # nuggets inline
+}
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
-    from cognivault.answer.confidence import HIGH_RULE
+async def answer_vault(name: str, args: argparse.Namespace) -> dict[str, Any]:
+    """One vault's answers, each row tagged with its vault and half (and, with ``--select``, whether each
+    selection setting's answer states all nuggets)."""
     from cognivault.answer.evaluation import evaluate_answers, load_jsonl, load_nuggets
     from cognivault.engine import Engine
     from cognivault.models.chat import resolve_chat_provider
 
-    with Engine(HELP_VAULT, embedder="auto" if args.embedded else None) as engine:
+    vault, questions_path, nuggets_path, unanswerable_path = VAULTS[name]
+    questions, unanswerable = load_jsonl(questions_path), load_jsonl(unanswerable_path)
+    nuggets = load_nuggets(nuggets_path)
+    half = {**question_halves(questions), **question_halves(unanswerable)}
+    with Engine(vault, embedder="auto" if args.embedded else None) as engine:
         engine.index()
         provider, note = await resolve_chat_provider(engine.settings, args.provider, args.model,
                                                      embedder=engine.embedder)
         try:
-            report = await evaluate_answers(engine, provider, load_jsonl(args.questions), load_jsonl(UNANSWERABLE),
-                                            per_question=True, nuggets=load_nuggets(args.nuggets))
-            shares = off_topic_shares(engine, load_jsonl(args.questions) + load_jsonl(UNANSWERABLE))
+            report = await evaluate_answers(engine, provider, questions, unanswerable, per_question=True,
+                                            nuggets=nuggets)
+            shares = off_topic_shares(engine, questions + unanswerable)
             stated: dict[Selection, dict[str, bool]] = {}
             for setting in SELECTION_GRID if args.select else ():
                 with selection(setting):
-                    runs = await evaluate_answers(engine, provider, load_jsonl(args.questions), per_question=True,
-                                                  nuggets=load_nuggets(args.nuggets))
+                    runs = await evaluate_answers(engine, provider, questions, per_question=True, nuggets=nuggets)
                 stated[setting] = {row["id"]: row["all_nuggets"] for row in runs["per_question"]
                                    if "all_nuggets" in row}
         finally:
             await provider.aclose()
-    per_question = report.pop("per_question")
-    for row in per_question:
-        row["off_topic_shares"] = shares[row["id"]]
-    rows = [row for row in per_question if "all_nuggets" in row]
-    unanswerable = [row for row in per_question if "honest" in row]
-    report["calibration"] = cross_validate(rows, args.folds, args.target)
-    report["calibration"].update({"thresholds_on_all": choose_rule(rows, args.target),
-                                  "shipped": (HIGH_RULE.answer, HIGH_RULE.lead)})
-    from cognivault.answer.confidence import OFF_TOPIC_SHARE
+    rows = report.pop("per_question")
+    for row in rows:
+        row.update(vault=name, half=half[row["id"]], off_topic_shares=shares[row["id"]])
+        row["selection"] = {setting: by_id[row["id"]] for setting, by_id in stated.items() if row["id"] in by_id}
+    return {"rows": rows, "note": note, "answerable": report.get("answerable")}
+
+
+def unanswerable_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The unanswerable questions refused ("the vault doesn't say"), overall and by kind, and the labels given."""
+    if not rows:
+        return {"questions": 0}
+    kinds: dict[str, list[bool]] = {}
+    for row in rows:
+        kinds.setdefault(str(row.get("kind", "?")), []).append(row["honest"])
+    return {"questions": len(rows), "refused": sum(row["honest"] for row in rows),
+            "refused_share": round(sum(row["honest"] for row in rows) / len(rows), 4),
+            "refused_by_kind": {kind: f"{sum(ok)}/{len(ok)}" for kind, ok in sorted(kinds.items())},
+            "confidence": dict(Counter(str(row["confidence"]) for row in rows))}
+
+
+def figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every figure of one set of rows (a vault's half): nuggets by language and kind, refusals, labels."""
+    from cognivault.answer.evaluation import nugget_report
+
+    answerable = [row for row in rows if "all_nuggets" in row]
+    report = nugget_report(answerable)
+    kinds: dict[str, list[dict[str, Any]]] = {}
+    for row in answerable:
+        kinds.setdefault(str(row.get("kind", "?")), []).append(row)
+    report["all_nuggets_by_kind"] = {kind: round(sum(r["all_nuggets"] for r in group) / len(group), 4)
+                                     for kind, group in sorted(kinds.items())}
+    report["unanswerable"] = unanswerable_summary([row for row in rows if "honest" in row])
+    return report
+
+
+def by_half(rows: list[dict[str, Any]], measure: Any) -> dict[str, Any]:
+    """``measure`` of the rows of each vault and half (and of each vault whole)."""
+    table: dict[str, Any] = {}
+    for vault in VAULTS:
+        mine = [row for row in rows if row["vault"] == vault]
+        if mine:
+            table[vault] = {half: measure([row for row in mine if row["half"] == half]) for half in HALVES}
+            table[vault]["all"] = measure(mine)
+    return table
+
+
+def refusal_figures(rows: list[dict[str, Any]], thresholds: Thresholds) -> dict[str, Any]:
+    answerable = [row for row in rows if "all_nuggets" in row]
+    unanswerable = [row for row in rows if "honest" in row]
+    return {"false_refusals": f"{sum(refused(row, thresholds) for row in answerable)}/{len(answerable)}",
+            "unanswerable_refused": f"{sum(refused(row, thresholds) for row in unanswerable)}/{len(unanswerable)}"}
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    from cognivault.answer.confidence import HIGH_RULE, OFF_TOPIC_SHARE
+    from cognivault.answer.evaluation import load_jsonl
     from cognivault.answer.evidence import NAME_WEIGHT
     from cognivault.answer.extractive import ANSWER_FLOOR
 
-    if stated:
-        report["selection"] = cross_validate_selection(stated, args.folds)
-    report["refusal"] = cross_validate_refusal(rows, unanswerable, args.folds)
-    report["refusal"].update({"thresholds_on_all": choose_refusal(rows, unanswerable),
-                              "shipped": [NAME_WEIGHT, OFF_TOPIC_SHARE, ANSWER_FLOOR]})
+    rows: list[dict[str, Any]] = []
+    report: dict[str, Any] = {"provider": args.provider, "retrieval": "hybrid" if args.embedded else "keyword"}
+    for vault in args.vaults:
+        answered = await answer_vault(vault, args)
+        rows += answered["rows"]
+        report.setdefault("answerable", {})[vault] = answered["answerable"]
+        if answered["note"]:
+            report["note"] = answered["note"]
+    kinds = {}
+    for vault in args.vaults:
+        kinds.update({row["id"]: row.get("kind") for path in (VAULTS[vault][1], VAULTS[vault][3])
+                      for row in load_jsonl(path)})
+    for row in rows:
+        row["kind"] = kinds.get(row["id"])
+    report["figures"] = by_half(rows, figures)
+    tune = [row for row in rows if row["half"] == "tune"]
+    scored = [row for row in rows if "all_nuggets" in row]
+    rule = high_rule(*choose_rule([row for row in tune if "all_nuggets" in row], args.target))
+    report["calibration"] = {
+        "target": args.target, "chosen_on_tune": (rule.answer, rule.lead),
+        "shipped": (HIGH_RULE.answer, HIGH_RULE.lead),
+        "reliability": by_half(scored, lambda part: reliability([(label_with(r, rule), r["all_nuggets"])
+                                                                 for r in part]))}
+    thresholds = choose_refusal([row for row in tune if "all_nuggets" in row], [row for row in tune if "honest" in row])
+    shipped = (NAME_WEIGHT, OFF_TOPIC_SHARE, ANSWER_FLOOR)
+    report["refusal"] = {"chosen_on_tune": thresholds, "shipped": shipped,
+                         "with_chosen": by_half(rows, lambda part: refusal_figures(part, thresholds))}
+    if args.select:
+        settings = {setting: {row["id"]: row["selection"][setting] for row in scored} for setting in SELECTION_GRID}
+        chosen = choose_selection(settings, {row["id"] for row in scored if row["half"] == "tune"})
+        report["selection"] = {
+            "grid": SELECTION_GRID, "chosen_on_tune": chosen, "shipped": shipped_selection(),
+            "all_nuggets_share_with_chosen": by_half(
+                scored, lambda part: round(sum(r["selection"][chosen] for r in part) / len(part), 4) if part else None)}
     if args.per_question:
-        answered_keys = ("id", "lang", "answered", "confidence", "nugget_recall", "all_nuggets", "answer_chars",
-                         "measures", "off_topic_shares", "answer")
-        report["per_question"] = [{k: row[k] for k in answered_keys} for row in rows]
-        unanswerable_keys = ("id", "lang", "question", "honest", "confidence", "measures", "off_topic_shares",
-                             "answer")
-        report["per_unanswerable_question"] = [{k: row[k] for k in unanswerable_keys} for row in unanswerable]
-    if note:
-        report["note"] = note
-    nuggets = report["nuggets"]
-    overall = nuggets["overall"]
-    high = nuggets["reliability"]["high"]
-    report["targets"] = {
-        "all_nuggets>=0.60": overall["all_nuggets_share"] >= 0.60,
-        "all_nuggets_de>=0.55": nuggets["by_lang"].get("de", {}).get("all_nuggets_share", 0) >= 0.55,
-        "false_refusals<=5%": overall["false_refusal_share"] <= 0.05,
-        "unanswerable_refused>=95%": report["unanswerable"]["honest_share"] >= 0.95,
-        "high_states_all>=80%": (high["all_nuggets_share"] or 0) >= 0.80,
-        "mean_answer<=700": overall["mean_answer_chars"] <= 700,
-    }
+        keys = ("id", "vault", "half", "lang", "kind", "question", "answered", "honest", "confidence",
+                "nugget_recall", "all_nuggets", "answer_chars", "measures", "answer")
+        report["per_question"] = [{k: row[k] for k in keys if k in row} for row in rows]
+    report["targets"] = targets(report["figures"])
     return report
+
+
+def targets(table: dict[str, Any]) -> dict[str, bool]:
+    """The issue's targets, on each vault's check half."""
+    checks: dict[str, bool] = {}
+    floors = {"help": (0.65, 0.60), "student": (0.85, 0.80)}
+    for vault, halves in table.items():
+        check = halves["check"]
+        overall, unanswerable = check["overall"], check["unanswerable"]
+        every, german = floors[vault]
+        checks[f"{vault}: all_nuggets>={every}"] = overall.get("all_nuggets_share", 0) >= every
+        german_share = check["by_lang"].get("de", {}).get("all_nuggets_share", 0)
+        checks[f"{vault}: all_nuggets_de>={german}"] = german_share >= german
+        checks[f"{vault}: false_refusals<=5%"] = overall.get("false_refusal_share", 1) <= 0.05
+        checks[f"{vault}: unanswerable_refused>=90%"] = unanswerable.get("refused_share", 0) >= 0.90
+        checks[f"{vault}: mean_answer<=700"] = overall.get("mean_answer_chars", 1e9) <= 700
+    return checks
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--questions", type=Path, default=QUESTIONS)
-    parser.add_argument("--nuggets", type=Path, default=NUGGETS)
+    parser.add_argument("--vaults", nargs="+", choices=list(VAULTS), default=list(VAULTS))
     parser.add_argument("--provider", default="extractive", choices=["extractive", "ollama", "llamacpp"])
     parser.add_argument("--model")
-    parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--target", type=float, default=0.8, help="share of high answers that state all nuggets")
     parser.add_argument("--embedded", action="store_true", help="also retrieve by meaning (embedded model)")
     parser.add_argument("--per-question", action="store_true")
     parser.add_argument("--select", action="store_true",
-                        help="also cross-validate the block-selection parameters (runs the answers once per setting)")
+                        help="also choose the block-selection parameters (runs the answers once per setting)")
     args = parser.parse_args()
     isolate_cache("answers", fresh=False)
     emit(asyncio.run(run(args)))

@@ -74,6 +74,12 @@ NOUN_CAPITALISING = frozenset({"de", "lb"})  # languages whose capitals mark eve
 HARD_MAX_ITEMS = 24
 INFLECTION_PREFIX = 5
 INFLECTION_TAIL = 4
+# What tells two spellings of one word apart after their shared start, in the languages of the vault's notes
+# (en, de and their neighbours): "capital/capital*s*", "produzier*en*/produzier*t*". A tail outside these is
+# another word of the same start: "station" is no form of "statins", "reactions" none of "reactio".
+INFLECTION_ENDINGS = frozenset({"", "e", "s", "es", "d", "ed", "n", "en", "er", "ers", "est", "ing", "ings", "y",
+                                "ies", "ied", "em", "ern", "t", "st", "te", "ten", "ter", "tes", "et", "ete",
+                                "eten", "nd", "end", "ens", "ste", "sten"})
 MAX_QUESTION_LANGUAGES = 4  # a vault with more languages: the guessed one and English only
 
 FALLBACK_ANALYZER = Analyzer()  # analysis without an index: the extractive chat provider reads passages with it
@@ -154,6 +160,7 @@ class Concept:
     frame: bool = False  # a verb, adjective or framing noun of the question (``question_concepts``), not its topic
     name: bool = False  # written capitalised away from a sentence's start, in a language with lowercase nouns
     context: bool = False  # said only in a clause setting the scene before the question proper (``_scene_words``)
+    slip: str = ""  # the vault's term this word was read as, the vault having the word in no form (``_with_slip_read``)
 
     def found_in(self, terms: frozenset[str] | set[str], text_words: frozenset[str] | set[str]) -> bool:
         """Whether a text with these index ``terms`` and ``text_words`` has this concept."""
@@ -170,7 +177,8 @@ def inflected(a: str, b: str) -> bool:
     limit = min(len(a), len(b))
     while shared < limit and a[shared] == b[shared]:
         shared += 1
-    return len(a) - shared <= INFLECTION_TAIL and len(b) - shared <= INFLECTION_TAIL
+    return len(a) - shared <= INFLECTION_TAIL and len(b) - shared <= INFLECTION_TAIL and \
+        a[shared:] in INFLECTION_ENDINGS and b[shared:] in INFLECTION_ENDINGS
 
 
 @dataclass(slots=True)
@@ -291,16 +299,27 @@ def analyzer_of(engine: Any) -> Analyzer:
     return lexical.analyzer if lexical is not None else FALLBACK_ANALYZER
 
 
+# Adverbs of how often, how sure or how exactly ("what *usually* causes ...", "wie *normalerweise* ..."): they hedge
+# what is asked, they name nothing the answer must say (a note states "X causes Y" without "usually"). A closed class.
+HEDGES = frozenset("""
+usually typically normally generally commonly mostly mainly often sometimes always ever frequently rarely
+basically essentially roughly approximately probably likely perhaps maybe still already just simply
+normalerweise üblicherweise gewöhnlich typischerweise meistens meist oft häufig manchmal immer jemals selten
+grundsätzlich generell hauptsächlich ungefähr etwa circa wahrscheinlich vielleicht eher noch schon
+""".split())
+
+
 # Words that shape a question without naming what it is about ("how *many*", "*tell* me", "what
 # *happens* in X", "how does X *work*", "what does X *mean*"), and the German question words the
 # stopword list lacks ("*wer*", "*warum*": English has "who" and "why" among its stopwords).
 QUESTION_FILLERS = frozenset("""
 many much look tell explain describe define want need know possible way ways thing things something anything
+somewhere anywhere elsewhere else someone anyone somebody anybody irgendwo woanders sonst irgendwas jemand
 please exactly actually really happen happens happened happening work works mean means
 bitte genau eigentlich möchte möchten brauche wissen erkläre erklären beschreibe beschreiben erläutere erläutern
 definiere lautet versteht gibt viele vielen wieviel wieviele passiert
 geschieht funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum zur vom ins
-""".split()) | GERMAN_QUESTION_WORDS | frozenset(  # also in a vault without German notes (no German stopwords)
+""".split()) | HEDGES | GERMAN_QUESTION_WORDS | frozenset(  # also in a vault without German notes (no German stopwords)
     # German asks "what of/for/about" with one word per preposition (woraus, wofür, worüber, ...): a closed class
     ("wor" if prep[0] in "aeiouü" else "wo") + prep for prep in
     "aus an auf bei durch für gegen hin her in mit nach neben über um unter von vor zu zwischen".split())
@@ -453,7 +472,8 @@ def _with_slip_read(engine: Any, concepts: list[Concept]) -> list[Concept]:
     if slip is None:
         return concepts
     at = topics[slip[0]]
-    return [*concepts[:at], replace(concepts[at], terms=concepts[at].terms | {slip[1]}), *concepts[at + 1:]]
+    return [*concepts[:at], replace(concepts[at], terms=concepts[at].terms | {slip[1]}, slip=slip[1]),
+            *concepts[at + 1:]]
 
 
 _AUXILIARIES = frozenset("do does did can could should would will may might must".split())
@@ -681,11 +701,15 @@ def _vocabulary(engine: Any) -> dict[str, int] | None:
     return lexical.vocab if lexical is not None else None
 
 
-_NAME_PAIR = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-ZÄÖÜ][\w-]*)\s+([A-ZÄÖÜ][\w-]*)")
+# Two capitalised words side by side, or joined by "of" and its kin ("Committee of Ministers", "Satz des Thales")
+# (overlapping: "The *Night* Watch" is "The Night" and "Night Watch")
+_NAME_PAIR = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-ZÄÖÜ][\w-]*)\s+(?=(?:(?:of(?: the)?|der|des|von|de|del|la|du)\s+)?"
+                        r"([A-ZÄÖÜ][\w-]*))")
 
 
 def key_phrases(engine: Any, text: str, lang: str | None) -> list[tuple[str, str]]:
-    """Names of two capitalised words side by side, not at a sentence start ("Apple Watch", "Web Clipper")."""
+    """Names of two capitalised words side by side, not at a sentence start ("Apple Watch", "Web Clipper"), or
+    joined by "of" ("Committee of Ministers")."""
     analyzer = analyzer_of(engine)
     pairs = []
     for first, second in _NAME_PAIR.findall(text.strip()):
@@ -738,6 +762,30 @@ def idf_weights(engine: Any, terms: Iterable[str], concepts: dict[str, Concept] 
 
 
 _SPACE = re.compile(r"[ \t]+")
+_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
+
+
+def tidy_spaces(text: str) -> str:
+    """``text`` with runs of blanks inside its lines of prose made one, and nothing else touched: code (fenced)
+    is quoted byte for byte and a line's indentation is kept, so a quoted Python function stays valid Python
+    and a nested list stays nested."""
+    kept: list[str] = []
+    fence = ""
+    for line in text.split("\n"):
+        marker = _FENCE.match(line)
+        if fence:
+            if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence) and \
+                    not line[marker.end():].strip():
+                fence = ""
+            kept.append(line)
+            continue
+        if marker:
+            fence = marker.group(1)
+            kept.append(line)
+            continue
+        indent = len(line) - len(line.lstrip(" \t"))
+        kept.append(line[:indent] + _SPACE.sub(" ", line[indent:]).rstrip())
+    return "\n".join(kept).strip("\n").rstrip()
 
 
 def note_aliases_of(engine: Any, path: str) -> tuple[str, ...]:
@@ -759,7 +807,7 @@ def _evidence(engine: Any, chunk_id: str, path: str, title: str, heading_path: S
     crumb = " ".join([title, *heading_path])
     lang = fields.get("lang")
     return Evidence(label="", chunk_id=chunk_id, path=path, title=title, heading_path=list(heading_path),
-                    text=_SPACE.sub(" ", body).strip(), aliases=note_aliases_of(engine, path),
+                    text=tidy_spaces(body), aliases=note_aliases_of(engine, path),
                     terms=text_terms(analyzer, f"{crumb}\n{body}", lang),
                     pairs=text_pairs(analyzer, f"{crumb}\n{body}", lang),
                     words=frozenset(words(f"{crumb}\n{body}")), **fields)

@@ -61,10 +61,13 @@ from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
 from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
+from cognivault.vault.reading import question_tail, vocabulary, without_filing
 from cognivault.vault.sentences import shield, unshield
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
 NOT_IN_VAULT_DE = "Dazu steht nichts im Vault: keine der indizierten Notizen behandelt diese Frage."
+NOT_NAMED = "The vault doesn't say anything about {}: none of the indexed notes names it."
+NOT_NAMED_DE = "Zu {} steht nichts im Vault: keine der indizierten Notizen nennt es."
 MIN_UNIT_SHARE = 0.1
 RELATIVE_SHARE = 0.5
 SCORE_SHARE = 0.6
@@ -75,6 +78,8 @@ CONTEXT_WEIGHT = 0.35
 NOTE_WEIGHT = 0.5  # of a passage's context, the share judged over all its note's passages in the pack
 LINK_SHARE = 0.5  # a question word a unit says only as a link's text counts this much
 PHRASE_WEIGHT = 0.1  # a unit that has the question's words side by side ("embed a note") comes first on a tie
+SECTION_WEIGHT = PHRASE_WEIGHT  # so does a unit under a heading naming the question's words
+TITLE_SHARE = 0.75  # a question word a unit has only from its note's title counts this much
 DEFINITION_WEIGHT = PHRASE_WEIGHT  # so does, for "What is X?", a unit defining X ("X is ...", "**X**")
 DENSE_FLOOR = 0.2
 DENSE_SHARE = 0.6
@@ -87,7 +92,12 @@ WHOLE_LIMIT = 600  # a paragraph or list up to this long is also a unit as a who
 MIN_WORDS = 3  # a paragraph, item or callout with fewer words (embeds aside) is not quoted alone
 MAX_INTRO = 240  # a longer paragraph ending in ":" is a passage of its own, not a lead-in
 ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answer (bench_answer_quality.py)
+# quotes stating less than this of the question, and not what it names, are no answer (bench_answer_quality.py:
+# no tune question is refused by it)
+NAME_FLOOR = 0.5
+MAX_UNHEARD = 3  # a refusal names at most this many words the vault never uses
 
+_ORDINAL = re.compile(r"(?<![\w.])(?P<number>\d{1,2})(?:\.|st|nd|rd|th)\s+(?P<noun>[^\W\d_][\w-]*)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 # Hidden in the rendered note (citation markers, review schedules): never quoted outside code.
 _HTML_COMMENT = re.compile(r"[ \t]*" + HTML_COMMENT_RE.pattern, re.DOTALL)  # with the blanks before it
@@ -107,9 +117,22 @@ _HONEST = re.compile(r"vault (?:doesn't|does not) say|not in (?:the|your) vault|
                      r"the notes do not (?:cover|say)|nichts (?:dazu )?in (?:deinen|den) notizen", re.IGNORECASE)
 
 
-def not_in_vault(lang: str | None) -> str:
-    """The honest "the vault doesn't say" answer in the question's language."""
-    return NOT_IN_VAULT_DE if lang == "de" else NOT_IN_VAULT
+NEAREST_ONLY = "The notes may not answer this as asked; the nearest they come:"
+NEAREST_ONLY_DE = "Die Notizen beantworten das womöglich nicht so, wie gefragt; am nächsten kommen sie hier:"
+
+
+def nearest_only(lang: str | None) -> str:
+    """The first line of a low answer's quotes: what follows is the nearest the notes come, maybe no answer."""
+    return NEAREST_ONLY_DE if lang == "de" else NEAREST_ONLY
+
+
+def not_in_vault(lang: str | None, unnamed: Sequence[str] = ()) -> str:
+    """The honest "the vault doesn't say" answer in the question's language (naming what the question asks about
+    that no passage names: "The vault doesn't say anything about “statins”")."""
+    if not unnamed:
+        return NOT_IN_VAULT_DE if lang == "de" else NOT_IN_VAULT
+    named = ", ".join(f"“{word}”" for word in unnamed)
+    return NOT_NAMED_DE.format(named) if lang == "de" else NOT_NAMED.format(named)
 
 
 def says_not_in_vault(text: str) -> bool:
@@ -180,8 +203,8 @@ class Unit:
         return len(self.text) + len(self.intro) + len(self.header)
 
 
-def units_of(item: Evidence, position: int) -> list[Unit]:
-    """The quotable units of one passage, in order."""
+def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list[Unit]:
+    """The quotable units of one passage, in order (``headers``: the table headers of its note's passages)."""
     text = LEAD_ALIASES_RE.sub("", item.text.removesuffix(" …"))
     blocks = split_blocks(text)
     units: list[Unit] = []
@@ -200,6 +223,10 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
     for index, block in enumerate(blocks):
         if block.kind != "code":
             block = replace(block, text=_HTML_COMMENT.sub("", block.text))
+        if block.kind in _PROSE_KINDS:  # the student's tag lines and date stamps are no evidence
+            block = replace(block, text=without_filing(block.text).strip("\n"))
+            if not block.text.strip():
+                continue
         if block.kind == "heading":
             section = _heading_text(block)
             path = cited_under(passage, section, section).heading_path
@@ -209,6 +236,8 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
             block = replace(block, kind="heading", text=block.text.strip().strip("*_").strip())
             section = block.text
             heading = " ".join([item.title, *item.aliases, *path, section])
+        if block.kind == "paragraph" and all(line.lstrip().startswith("|") for line in block.text.split("\n")):
+            block = replace(block, kind="table")  # rows of a table the passage begins inside (no header)
         before = len(units)
         intro = ""
         if previous is not None and previous.kind == "paragraph" and previous.text.rstrip().endswith(":") \
@@ -227,8 +256,19 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
         elif block.kind == "table":
             rows = block.text.split("\n")
             header = "\n".join(rows[:2])
+            if not _TABLE_DELIMITER.match(rows[1] if len(rows) > 1 else ""):
+                # the passage begins inside a table: its rows go under the table's header where another passage of
+                # the note has it (else under none, never under a stray "|" taken for one)
+                rows = [row for row in rows if _cells(row) > 1]
+                header = next((found for found in headers if _cells(found.split("\n")[0]) == _cells(rows[0])), "") \
+                    if rows else ""
+                rows = ["", "", *rows]
             for number, row in enumerate(rows[2:], start=1):
                 units.append(Unit(item.label, position, order + number, "row", row, intro, header, group))
+        elif block.kind == "paragraph" and vocabulary(block.text):
+            # "la propina :: das Trinkgeld": each line of a vocabulary list is an entry of its own
+            for number, line in enumerate(line for line in block.text.split("\n") if line.strip()):
+                units.append(Unit(item.label, position, order + number, "sentence", line.strip(), group=group))
         elif block.kind == "paragraph" and not (block.text.rstrip().endswith(":") and len(block.text) <= MAX_INTRO):
             if len(block.text) <= WHOLE_LIMIT:
                 units.append(Unit(item.label, position, order, "paragraph", block.text, group=group))
@@ -256,6 +296,46 @@ def units_of(item: Evidence, position: int) -> list[Unit]:
     return units
 
 
+_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _cells(row: str) -> int:
+    """How many cells a table row has ("|" alone: none)."""
+    return len([cell for cell in row.strip().strip("|").split("|")]) if row.strip().strip("|").strip() else 0
+
+
+def table_headers(texts: Sequence[str]) -> list[str]:
+    """The header and delimiter rows of every table in ``texts``."""
+    found = []
+    for text in texts:
+        lines = text.split("\n")
+        found += [f"{line}\n{after}" for line, after in zip(lines, lines[1:], strict=False)
+                  if line.lstrip().startswith("|") and _TABLE_DELIMITER.match(after)]
+    return found
+
+
+def _sections_of(unit: Unit, item: Evidence, titles: set[str]) -> list[str]:
+    """The headings ``unit`` stands under in its note, its note's title left out (``titles``: casefolded)."""
+    return [heading for heading in unit.path if heading.casefold() not in titles]
+
+
+def _titles(items: Sequence[Evidence]) -> dict[str, set[str]]:
+    """Each note's names as its passages' headings may say them (casefolded): its title and aliases, and the
+    heading all its passages in the pack stand under, where that heading says the title or more than one
+    passage stands under it (an H1 "Rechnernetze – Exam Prep Q&A" titles the note "Exam Prep Q&A")."""
+    tops: dict[str, list[str]] = {}
+    for item in items:
+        tops.setdefault(item.path, []).append(item.heading_path[0].casefold() if item.heading_path else "")
+    titles: dict[str, set[str]] = {}
+    for item in items:
+        names = titles.setdefault(item.path, {name.casefold() for name in (item.title, *item.aliases)})
+        first = set(tops[item.path])
+        if len(first) == 1 and (top := first.pop()) and \
+                (len(tops[item.path]) > 1 or any(name in top for name in names if name)):
+            names.add(top)
+    return titles
+
+
 def _heading_text(block: MarkdownBlock) -> str:
     """A heading block's text as written, without its ``#`` marks."""
     return block.text.lstrip("#").strip()
@@ -281,7 +361,9 @@ MAX_TERM_WORDS = 4  # a longer "What is ...?" asks about more than a term
 # "X is ...", "X for a note is ...": the subject, maybe with what it is of or for, then a copula
 _COPULA = re.compile(r"(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<subject>[\w()-]+(?:\s+[\w()-]+){0,2}?)"
                      r"(?:\s+(?:of|for|in|von|für|in|im)\s+" + _ARTICLE + r"[\w-]+)?\s+"
-                     r"(?:is|are|was|were|means|refers|ist|sind|war|waren|bedeutet|bezeichnet|heißt)\b",
+                     r"(?:is|are|was|were|means|refers|ist|sind|war|waren|bedeutet|bezeichnet|heißt)\b|"
+                     # a student's "X = what it is" ("Monsun = großräumiges Windsystem …")
+                     r"(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<equated>[\w()-]+(?:\s+[\w()-]+){0,2}?)\s+=\s+(?=[^\W\d])",
                      re.IGNORECASE)
 
 
@@ -325,7 +407,7 @@ def _defines(text: str, term: str, analyzer: Any, lang: str | None) -> bool:
             return True
     for sentence in _SENTENCE_BREAK.split(_visible(text)):
         opening = _COPULA.match(sentence.lstrip(" \t-*+>|0123456789.)"))
-        subject = opening.group("subject") if opening else ""
+        subject = (opening.group("subject") or opening.group("equated")) if opening else ""
         if subject and len(subject.split()) <= len(term.split()) + 1 and \
                 _names_term(subject, sentence, term, analyzer, lang):
             return True
@@ -417,6 +499,20 @@ def _visible(text: str) -> str:
     return "".join(shown)
 
 
+_QUESTION_LEAD = re.compile(r"\s(?:→|->|=>|–|—)\s")
+
+
+def _only_asks(text: str) -> bool:
+    """Whether ``text`` is a question and states nothing: not a statement closed by the student's own question
+    ("1712 – Newcomen: atmospheric steam engine → very inefficient → why?", "… (is this on the exam?)"), which
+    still states its fact."""
+    ending = text.rstrip().rstrip(")]").rstrip()
+    if not ending.endswith("?"):
+        return False
+    heads = [text[:question_tail(text)]] + [ending[:lead.start()] for lead in _QUESTION_LEAD.finditer(ending)]
+    return not any(head.strip() != ending and _says_itself(head) for head in heads)
+
+
 def _quotes(text: str, asked: list[str]) -> bool:
     """Whether ``text`` contains the question word for word (an example of asking it, not an answer)."""
     if len(asked) < 3:
@@ -441,10 +537,6 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     if not total or not items:
         return []
     lang = pack.lang if pack is not None else None
-    # Quoted in the question's language where the vault says it in that language (a vault of translated
-    # notes has each passage twice).
-    foreign = {i for i, item in enumerate(items) if item.lang not in (lang, None)} \
-        if lang is not None and any(item.lang == lang for item in items) else set()
     ordered = [t for t in terms if t in weight]
     phrases = set(zip(ordered, ordered[1:], strict=False))
     # A passage is judged in its note's context: the note whose passages together cover the question
@@ -455,8 +547,17 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
              for item in items]
     note_terms: dict[str, set[str]] = {}
     for i, item in enumerate(items):
-        if i not in foreign:
-            note_terms.setdefault(item.path, set()).update(named[i])
+        note_terms.setdefault(item.path, set()).update(named[i])
+    # Quoted in the question's language where the vault says it in that language (a vault of translated
+    # notes has each passage twice): a passage in another language only where it says more of the question
+    # than every passage in the question's language (a student's Spanish vocabulary asked about in German, an
+    # English note asked about in German next to a German hub that only links it).
+    native = [_weighed(note_terms[item.path], weight, total) for item in items if item.lang in (lang, None)]
+    foreign = {i for i, item in enumerate(items) if item.lang not in (lang, None)
+               and _weighed(note_terms[item.path], weight, total) <= max(native)} \
+        if lang is not None and native else set()
+    for path in {items[i].path for i in foreign}:
+        del note_terms[path]
     names = {name.casefold(): item.path for i, item in enumerate(items) if i not in foreign
              for name in (item.title, item.path.rsplit("/", 1)[-1].removesuffix(".md"), item.path.removesuffix(".md"),
                           *item.aliases)}
@@ -465,7 +566,9 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                 for i, item in enumerate(items)]
     best_context = max(contexts)
     best_terms = named[contexts.index(best_context)]
-    passages = {position: units_of(item, position) for position, item in enumerate(items) if position not in foreign}
+    headers = {item.path: table_headers([other.text for other in items if other.path == item.path]) for item in items}
+    passages = {position: units_of(item, position, headers[item.path]) for position, item in enumerate(items)
+                if position not in foreign}
     asked_term = _asked_term(question)
     named_term = _named_term(asked_term or question, items, passages, analyzer)
     term = asked_term or named_term
@@ -473,6 +576,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     asked = [] if named_term else _WORDS.findall(question.casefold())
     candidates: list[Unit] = []
     units_by_position: dict[int, list[Unit]] = {}
+    titles = _titles(items)
     for position, units in passages.items():
         item = items[position]
         adds = sum(weight[t] for t in weight if t in named[position] and t not in best_terms) / total
@@ -484,7 +588,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         signposts: list[Unit] = []
         for unit in units:
             said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
-            if unit.text.rstrip().endswith("?") or _quotes(f"{unit.intro}\n{unit.text}", asked):
+            if _only_asks(unit.text) or _quotes(f"{unit.intro}\n{unit.text}", asked):
                 continue  # a question, or an example of asking this one: not an answer
             unit.concepts = _concepts_in(said, item, weight, analyzer, pack)
             # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
@@ -498,12 +602,21 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             # A word the unit says only as a link's text points to where it is explained ("Related:
             # [[Limiting factors]]"); it counts for less than one the unit says itself.
             pointed = unit.concepts - _concepts_in(_unlinked(said), item, weight, analyzer, pack)
-            unit.share = sum(weight[t] * (LINK_SHARE if t in pointed else 1.0) for t in unit.concepts) / total
+            # A word the unit has only from its note's title (every block of the note has it) says less of
+            # the question than one it states itself or its section's heading states.
+            sectioned = _concepts_in(" ".join(_sections_of(unit, item, titles[item.path])), item, weight, analyzer,
+                                     pack)
+            shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
+            stated = _concepts_in(shown, item, weight, analyzer, pack)
+            titled = unit.concepts - stated - sectioned
+            unit.share = sum(weight[t] * (LINK_SHARE if t in pointed else 1.0) * (TITLE_SHARE if t in titled else 1.0)
+                             for t in unit.concepts) / total
             if unit.share < MIN_UNIT_SHARE:
                 continue
-            shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
-            unit.by_heading = not _concepts_in(shown, item, weight, analyzer, pack)
+            unit.by_heading = not stated
             unit.score = (1 - CONTEXT_WEIGHT) * unit.share + CONTEXT_WEIGHT * contexts[position]
+            # the section whose heading names what is asked ("TCP three-way handshake", "Why Britain first?")
+            unit.score += SECTION_WEIGHT * _weighed(sectioned, weight, total)
             if phrases:
                 side_by_side = phrases & text_pairs(analyzer, said, item.lang)
                 unit.score += PHRASE_WEIGHT * len(side_by_side) / len(phrases)
@@ -534,6 +647,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     if expected is not None and not candidates[0].answers_kind:
         return []  # what gives it is too long to quote
 
+    framing = {key for key, concept in pack.concepts.items() if concept.frame} if pack is not None else set()
     lead = candidates[0]
     chosen = [lead]
     used = lead.size
@@ -545,7 +659,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         # A unit that states a part of the question the answer does not state yet is welcome (a question
         # in two parts); otherwise it must nearly match the best, and come from another note only when
         # it covers the question nearly as well (that is where weak, off-topic passages come from).
-        completes = sum(weight[t] for t in unit.concepts - covered) / total >= COMPLETING_SHARE
+        # A word framing the question ("Unterschied", "difference", a verb) is no part of it to complete.
+        completes = sum(weight[t] for t in unit.concepts - covered - framing) / total >= COMPLETING_SHARE
         if not completes and (unit.score < lead.score * SCORE_SHARE or (
                 items[unit.position].path != items[lead.position].path and unit.share < best_share * OTHER_NOTE_SHARE)):
             continue
@@ -713,6 +828,7 @@ class PassageAnswer:
 
     quotes: list[Quote] = field(default_factory=list)
     measures: QuoteMeasures = field(default_factory=QuoteMeasures)
+    unnamed: list[str] = field(default_factory=list)  # what the question asks about that no passage names
 
     def labels(self) -> list[str]:
         return list(dict.fromkeys(quote.label for quote in self.quotes))
@@ -757,7 +873,72 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         measures = replace(measures, doubt=lacking)
     if measures.share < ANSWER_FLOOR:
         return PassageAnswer([], measures)  # what the passages would say is not an answer to this
+    unnamed = (_names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []) + \
+        _slips_unquoted(pack, units) + _ordinals_unquoted(question, units)
+    if unnamed:
+        # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
+        # asked about is in none of the quotes, so they do not answer it
+        unnamed = [_as_written(question, words) for words in dict.fromkeys(unnamed)]
+        return PassageAnswer([], replace(measures, refusal="no quoted passage names " + ", ".join(unnamed)), unnamed)
     return PassageAnswer(quotes_of(units), measures)
+
+
+def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) -> list[str]:
+    """The names the question asks about (``Concept.name``: "Australia", "QUIC"; two side by side: "Night
+    Watch") that no chosen unit states, with its headings, in the user's words."""
+    said = set().union(*(unit.concepts for unit in units)) if units else set()
+    missing = [concept.word for key, concept in pack.concepts.items()
+               if concept.name and not concept.context and not concept.frame and key not in said]
+    names = {key for key, concept in pack.concepts.items() if concept.name}
+    for first, second in pack.question_phrases:
+        if first in names and second in names and not any(
+                {(first, second), (second, first)} & text_pairs(analyzer, f"{unit.heading}\n{unit.text}",
+                                                               pack.items[unit.position].lang)
+                for unit in units):
+            missing = [word for word in missing if word not in (pack.word_of(first), pack.word_of(second))]
+            missing.append(f"{pack.word_of(first)} {pack.word_of(second)}")  # "Night Watch", not "night", "watch"
+    return list(dict.fromkeys(missing))
+
+
+def unheard(pack: EvidencePack, question: str = "") -> list[str]:
+    """What the question asks about that the vault never uses (``EvidencePack.unknown``), as the question writes
+    it, a name's words once ("Night Watch", not also "night"), for the refusal to name (at most ``MAX_UNHEARD``)."""
+    words = list(dict.fromkeys(pack.unknown))
+    for first, second in pack.question_phrases:
+        pair = (pack.word_of(first), pack.word_of(second))
+        if set(pair) <= set(words):
+            words = [" ".join(pair) if word == pair[0] else word for word in words if word != pair[1]]
+    whole = [word for word in words if not any(word != other and word in other.split() for other in words)]
+    return [_as_written(question or pack.query, word) for word in whole[:MAX_UNHEARD]]
+
+
+def _as_written(question: str, words: str) -> str:
+    """``words`` (casefolded, one or two) as the question writes them ("night watch": "Night Watch")."""
+    found = re.search(r"\s+\S*\s*".join(re.escape(word) for word in words.split()), question, re.IGNORECASE)
+    return found[0] if found and len(found[0]) <= 2 * len(words) else words
+
+
+def _slips_unquoted(pack: EvidencePack, units: Sequence[Unit]) -> list[str]:
+    """The question's words the vault has in no form, read as a near word of the vault (``Concept.slip``:
+    "statins" as "static", "Indefinido" as "indefinit"), that no chosen unit states: a typing slip the quotes
+    answer is in them ("irregualr": "irregular"), while quotes without it answer the question's other words."""
+    said = set().union(*(unit.concepts for unit in units)) if units else set()
+    return [concept.word for key, concept in pack.concepts.items()
+            if concept.slip and not concept.frame and not concept.context and key not in said]
+
+
+def _ordinals_unquoted(question: str, units: Sequence[Unit]) -> list[str]:
+    """The numbered things the question asks about ("die *4. Normalform*", "the *5th amendment*") that no chosen
+    unit numbers so (the number before the noun or a short form of it: "4. Normalform", "4NF", "4th NF"): a note
+    on the 1st to 3rd does not answer on the 4th."""
+    missing = []
+    for asked in _ORDINAL.finditer(question):
+        number, noun = asked["number"], asked["noun"]
+        numbered = re.compile(rf"(?<![\w.]){number}(?:\.|st|nd|rd|th)?\s*(?:\*\*|__)?{re.escape(noun[0])}",
+                              re.IGNORECASE)
+        if not any(numbered.search(f"{unit.heading}\n{unit.section}\n{unit.text}") for unit in units):
+            missing.append(asked[0])
+    return missing
 
 
 def _topic_terms(pack: EvidencePack, question: str) -> list[str]:
@@ -813,10 +994,13 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
     pack, lang = build_pack(engine, question, question, scope=scope, max_items=k)
     confidence = assess(pack)
     answer = passage_answer(pack, analyzer_of(engine), question, engine.embedder) if confidence.supported \
-        else PassageAnswer()
+        else PassageAnswer(unnamed=unheard(pack, question))
     citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
                           i.snippet, i.score) for i in map(answer.cited, pack.items)]
     if not answer.quotes:
-        return ExtractiveAnswer(question, not_in_vault(lang), citations, [], False, "low")
+        return ExtractiveAnswer(question, not_in_vault(lang, answer.unnamed), citations, [], False, "low")
     label = cap_by_citations(confidence, pack, answer.labels(), answer.measures).label
-    return ExtractiveAnswer(question, compose(answer.quotes), citations, answer.labels(), True, label)
+    text = compose(answer.quotes)
+    if label == "low":
+        text = f"{nearest_only(lang)}\n\n{text}"
+    return ExtractiveAnswer(question, text, citations, answer.labels(), True, label)

@@ -44,7 +44,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from concurrent.futures import Executor
 from datetime import date
 from typing import Any, Literal, TypeVar
@@ -53,7 +53,15 @@ from cognivault.answer.cache import AnswerCache, cache_for, cache_key
 from cognivault.answer.citations import CitationFilter
 from cognivault.answer.confidence import Confidence, assess, cap_by_citations
 from cognivault.answer.evidence import EvidencePack, analyzer_of
-from cognivault.answer.extractive import PassageAnswer, Quote, not_in_vault, passage_answer, says_not_in_vault
+from cognivault.answer.extractive import (
+    PassageAnswer,
+    Quote,
+    nearest_only,
+    not_in_vault,
+    passage_answer,
+    says_not_in_vault,
+    unheard,
+)
 from cognivault.answer.prompts import load_prompt
 from cognivault.answer.repetition import LoopGuard
 from cognivault.answer.request import AskError, AskRequest
@@ -309,7 +317,9 @@ class _AnswerRun:
             if confidence.supported:  # else it is low already, for its own reason
                 confidence = cap_by_citations(confidence, pack, answer.labels(), answer.measures)
                 await self._emit_confidence(confidence)
-            await self._feed_quotes(answer_filter, answer.quotes)
+            if answer.quotes and confidence.label == "low":  # a low answer says so in its first line
+                await self._feed_events(answer_filter.quote(nearest_only(lang) + "\n\n"))
+            await self._feed_quotes(answer_filter, answer.quotes, answer.unnamed)
         else:
             if not pack:
                 await self._feed(answer_filter, not_in_vault(lang))
@@ -398,15 +408,17 @@ class _AnswerRun:
     async def _passages(self, confidence: Confidence) -> PassageAnswer:
         """The passage answer for this request's pack (no quotes when the pack does not support one)."""
         if not confidence.supported:
-            return PassageAnswer()
+            return PassageAnswer(unnamed=unheard(self.pack, self.pack.query))
         embedder = getattr(self.provider, "embedder", None) or self.engine.embedder
         # The pack has the question's vector only where the embedder knows the question's language.
         return await self._blocking(passage_answer, self.pack, analyzer_of(self.engine), self.pack.query, embedder)
 
-    async def _feed_quotes(self, answer_filter: CitationFilter, quotes: list[Quote]) -> None:
-        """The passage answer, one quote at a time (like a model would stream it), or "the vault doesn't say"."""
+    async def _feed_quotes(self, answer_filter: CitationFilter, quotes: list[Quote],
+                           unnamed: Sequence[str] = ()) -> None:
+        """The passage answer, one quote at a time (like a model would stream it), or "the vault doesn't say"
+        (naming what the question asks about that no passage names)."""
         if not quotes:
-            await self._feed(answer_filter, not_in_vault(self.lang))
+            await self._feed(answer_filter, not_in_vault(self.lang, unnamed))
             return
         for number, quote in enumerate(quotes):
             await self._feed_events(answer_filter.quote(("\n\n" if number else "") + quote.text))
@@ -433,7 +445,8 @@ class _AnswerRun:
             notice = SHOWN_UNVERIFIED[lang].format(why=UNVERIFIED_WHY[lang][why])
             await self._feed_events(answer_filter.quote(f"\n\n> [!warning] {notice}\n\n"))
         model_text = "".join(value for kind, value in held or [] if kind == "text").strip()
-        await self._feed_quotes(answer_filter, (await self._passages(confidence)).quotes)
+        passages = await self._passages(confidence)
+        await self._feed_quotes(answer_filter, passages.quotes, passages.unnamed)
         if model_text:
             if len(model_text) > MAX_UNVERIFIED_CHARS:
                 model_text = model_text[:MAX_UNVERIFIED_CHARS].rstrip() + " …"

@@ -195,6 +195,26 @@ def is_stamp_line(line: str) -> bool:
     return any(bare.startswith(stamp) and not bare[len(stamp):len(stamp) + 1].isalpha() for stamp in _ALL_STAMPS)
 
 
+_SENTENCE_GAP_RE = re.compile(r"[.;·]\s+")
+
+
+def without_filing(text: str) -> str:
+    """``text`` (prose, a list item, a callout) without its tag lines and date stamps, nor a stamp closing a line
+    after its last sentence ("bilingual history class (Q2). Stand: 12.01.2025"): what may be quoted as evidence.
+    Lines are otherwise kept as written."""
+    kept = []
+    for line in text.split("\n"):
+        if is_tag_line(line) or is_stamp_line(line):
+            continue
+        for gap in _SENTENCE_GAP_RE.finditer(line):
+            rest = line[gap.end():]
+            if rest.lstrip("*_")[:1].isalpha() and is_stamp_line(rest):
+                line = line[:gap.start() + 1].rstrip()
+                break
+        kept.append(line)
+    return "\n".join(kept)
+
+
 def without_timestamps(text: str) -> str:
     """A transcript's text without its ``[02:15]`` marks (the words said stay)."""
     return " ".join(TIMESTAMP_RE.sub(" ", text).split()) if TIMESTAMP_RE.search(text) else text

@@ -1,0 +1,83 @@
+"""Near-miss questions refused by what they ask about (issue 25): the topic is in the vault, the thing asked is not.
+
+A word the vault has in no form is no inflection of another word of the same start ("statins" of "station",
+"reactions" of "reactio"); a word the vault does not have, read as a near word of it, must be in the quotes or
+they answer something else; a name joined by "of" ("Committee of Ministers") is one name, unknown where the vault
+never says it whole. The refusal names what the vault does not say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from cognivault.answer.evidence import inflected
+from cognivault.answer.extractive import answer_extractively
+from cognivault.engine import Engine
+
+PHARMA = {
+    "Pharma/Antihypertensives.md": "# Antihypertensives\n\n## Thiazides\n"
+                                   "Thiazides lower blood pressure. Typical side effects: hypokalaemia, "
+                                   "hyponatraemia and raised blood sugar.\n\n"
+                                   "## Calcium channel blockers\n"
+                                   "Amlodipine relaxes the vessels. Typical side effects: ankle oedema, flushing.\n",
+    "Physik/Charge.md": "# Electric charge\n\nA static charge stays where it is until it finds a path to earth.\n",
+    "EU/Council.md": "# Council of the European Union\n\n(also called \"Council of Ministers\")\n\n"
+                     "- one minister per member state, authorised to commit their government\n"
+                     "- the Parliament's committees prepare its positions\n",
+}
+
+
+@pytest.mark.parametrize(("word", "other", "same"), [
+    ("capital", "capitals", True), ("produzieren", "produziert", True), ("statins", "station", False),
+    ("reactions", "reactio", False), ("committee", "commit", False)])
+def test_an_inflection_differs_by_an_ending_only(word: str, other: str, same: bool) -> None:
+    assert inflected(word, other) is same
+
+
+def test_a_word_the_vault_lacks_read_as_a_near_word_must_be_quoted(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(PHARMA)
+    answer = answer_extractively(engine, "What are the typical side effects of statins?")
+    assert not answer.answered
+    assert "“statins”" in answer.text and "vault doesn't say" in answer.text
+    assert answer.cited == []
+    kept = answer_extractively(engine, "What are the typical side effects of thiazides?")
+    assert kept.answered and "hypokalaemia" in kept.text
+
+
+def test_a_name_joined_by_of_that_the_vault_never_says_whole_is_refused(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(PHARMA)
+    assert not answer_extractively(engine, "What does the Committee of Ministers do?").answered
+    assert answer_extractively(engine, "Who sits in the Council of Ministers?").answered
+
+
+DATABASES = {
+    "DB/Normalformen.md": "# Normalformen\n\n## 1. NF\n- alle Attribute sind atomar\n\n"
+                          "## 2. NF\n- 1. NF + jedes Nichtschlüsselattribut hängt vom ganzen Schlüssel ab\n\n"
+                          "## 3. NF\n- 2. NF + keine transitiven Abhängigkeiten\n",
+    "Plan.md": "# Plan\n\n- 11.11. VL 4 – Normalformen der Relationen, Übung 4\n",
+}
+
+
+def test_a_numbered_thing_no_quote_numbers_is_refused(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(DATABASES)
+    refused = answer_extractively(engine, "Was ist die 4. Normalform?")
+    assert not refused.answered and "4. Normalform" in refused.text
+    answered = answer_extractively(engine, "Was ist die 3. Normalform?")
+    assert answered.answered and "transitiven" in answered.text
+
+
+ART = {
+    "Kunst/Renaissance.md": "# Renaissance\n\n## Painters\n- Leonardo painted the Mona Lisa in oil\n"
+                            "- Raphael painted The School of Athens\n- the style: balance, perspective, harmony\n",
+}
+
+
+def test_a_refusal_names_the_missing_name_as_the_question_writes_it(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    answer = answer_extractively(indexed_notes(ART), "Who painted The Night Watch and what style is it?")
+    assert not answer.answered
+    assert "“Night Watch”" in answer.text
