@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -109,9 +110,10 @@ def test_transcribe_with_the_local_whisper_model(whisper_base_model: Path, tmp_p
     if not EXAMPLE_CLIP.is_file():
         pytest.skip(f"example clip missing: {EXAMPLE_CLIP}")
     vault = tmp_path / "vault"
-    (vault / ".cognivault").mkdir(parents=True)
-    config = f'[index]\nwhisper_model_dir = "{whisper_base_model}"\n'
-    (vault / ".cognivault" / "config.toml").write_text(config, "utf-8")
+    vault.mkdir()
+    user_config = Path(os.environ["XDG_CONFIG_HOME"]) / "cognivault" / "config.toml"  # not the vault's: a
+    user_config.parent.mkdir(parents=True, exist_ok=True)  # model folder is read from the user's own file only
+    user_config.write_text(f'[index]\nwhisper_model_dir = "{whisper_base_model}"\n', "utf-8")
     assert main(["transcribe", "--vault", str(vault), "--json", str(EXAMPLE_CLIP)]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["language"] == "en" and "oxygen" in result["text"].lower() and result["segments"]

@@ -1,14 +1,19 @@
 """Voice input over HTTP: ``POST /api/transcribe`` on a real loopback companion.
 
 No model configured (503 naming the fix), a recording over the cap (413), bytes that
-are not audio (422, with a model folder configured), wrong media types (415), and a
-real round trip through faster-whisper's base model when its pip packages are installed.
+are not audio (422, with a model folder configured), wrong media types (415), a reader
+that crashes on a recording (422 naming the signal, and the next recording is read), the
+serving process never mapping FFmpeg or CTranslate2, and a real round trip through
+faster-whisper's base model when its pip packages are installed.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +23,7 @@ from cognivault.answer.voice import MAX_AUDIO_BYTES
 from cognivault.companion.app import create_app
 from cognivault.config import load_settings
 from cognivault.engine import Engine
+from crashing_reader import CRASH_MARKER, crashing_reader  # noqa: F401 - the fixture
 
 TOKEN = "transcribe-test-token-" + "t" * 32
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -125,6 +131,65 @@ async def test_bytes_that_are_not_audio_are_422_and_wrong_requests_4xx(vault: Pa
     finally:
         await client.close()
         engine.close()
+
+
+needs_faster_whisper = pytest.mark.skipif(importlib.util.find_spec("faster_whisper") is None,
+                                          reason="faster-whisper not installed (the audio extra)")
+
+
+@needs_faster_whisper
+async def test_a_reader_that_crashes_fails_that_recording_and_the_server_reads_the_next(
+        vault: Path, tmp_path: Path, crashing_reader: None) -> None:  # noqa: F811 - the fixture
+    client, engine = await _client(vault, str(_stub_model(tmp_path / "whisper")))
+    try:
+        status, body = await _post(client, "question.wav", b"RIFF" + CRASH_MARKER, "audio/wav")
+        assert status == 422 and body["error"]["code"] == "audio_unreadable"
+        assert body["error"]["message"] == "the audio could not be transcribed: the reader crashed (signal 11)"
+        status, body = await _post(client, "question.webm", b"this is not a recording\n" * 50, "audio/webm")
+        assert status == 422 and "not a readable audio file" in body["error"]["message"]  # a fresh reader
+    finally:
+        await client.close()
+        engine.close()
+
+
+def _libraries_mapped_by_a_transcribing_process(model_dir: Path, audio: Path) -> tuple[str, str]:
+    """(what transcribing ``audio`` gave, the process's /proc/self/maps) in a fresh process: the test
+    process may have loaded these libraries itself for other tests."""
+    script = (
+        "import pathlib, sys\n"
+        "from cognivault.answer import voice\n"
+        "from cognivault.config import IndexSettings\n"
+        "try:\n"
+        "    print(voice.transcribe_file(pathlib.Path(sys.argv[2]), IndexSettings(whisper_model_dir=sys.argv[1]))"
+        ".text)\n"
+        "except voice.TranscribeError as exc:\n"
+        "    print(exc.code)\n"
+        "print(pathlib.Path('/proc/self/maps').read_text())\n")
+    done = subprocess.run([sys.executable, "-c", script, str(model_dir), str(audio)], capture_output=True,
+                          text=True, timeout=120, env={**os.environ})
+    assert done.returncode == 0, done.stderr
+    first, _, maps = done.stdout.partition("\n")
+    return first, maps
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc (Linux)")
+@needs_faster_whisper
+def test_the_serving_process_never_maps_ffmpeg(tmp_path: Path) -> None:
+    not_audio = tmp_path / "question.webm"
+    not_audio.write_bytes(b"this is not a recording\n" * 50)
+    outcome, maps = _libraries_mapped_by_a_transcribing_process(_stub_model(tmp_path / "whisper"), not_audio)
+    assert outcome == "audio_unreadable"  # FFmpeg read it (in the reader) and said so
+    assert "libavformat" not in maps and "libavcodec" not in maps
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc (Linux)")
+def test_the_serving_process_never_maps_ctranslate2(whisper_base_model: Path) -> None:
+    if not EXAMPLE_CLIP.is_file():
+        pytest.skip(f"example clip missing: {EXAMPLE_CLIP}")
+    text, maps = _libraries_mapped_by_a_transcribing_process(whisper_base_model, EXAMPLE_CLIP)
+    assert "oxygen" in text.lower()  # transcribed, in the reader: OMP_THREAD_LIMIT=1 there left it empty
+    assert "ctranslate2" not in maps.lower() and "libavcodec" not in maps
 
 
 @pytest.mark.slow

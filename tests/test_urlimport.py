@@ -1,5 +1,6 @@
 """URL import: the SSRF policy (every spelling of a private address), redirects re-checked hop by hop,
-connections pinned to the checked address, body caps while streaming, timeouts, and the note written.
+connections pinned to the checked address, body caps while streaming, timeouts, the note written, and
+the page parsed in a reader process (a crash there fails that import only; ``serve`` never maps lxml).
 
 The only server is a loopback one started here; the policy refuses loopback by
 default, so these tests allow 127.0.0.1 explicitly (``allow_networks``) for it and
@@ -13,6 +14,9 @@ import gzip
 import http.server
 import ipaddress
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -22,6 +26,7 @@ import pytest
 from cognivault import urlimport
 from cognivault.config import Settings, load_settings
 from cognivault.urlimport import ImportFailed, ImportPolicy, ImportRefused, check_url, fetch, import_url
+from crashing_reader import CRASH_MARKER, crashing_reader  # noqa: F401 - the fixture
 
 ARTICLE = """<!doctype html><html><head><title>Photosynthesis explained</title></head><body>
 <nav>Home | About</nav>
@@ -57,6 +62,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path = self.path
         if path == "/page":
             self._send(200, ARTICLE.encode(), {"Content-Type": "text/html; charset=utf-8"})
+        elif path == "/crash":  # a page the (patched) reader crashes on
+            self._send(200, ARTICLE.replace("<nav>", CRASH_MARKER.decode() + "<nav>").encode(),
+                       {"Content-Type": "text/html; charset=utf-8"})
         elif path == "/notes.txt":
             self._send(200, b"# Plain notes\n\nSome plain text.\n", {"Content-Type": "text/plain"})
         elif path.startswith("/redirect-to?"):
@@ -300,6 +308,66 @@ def test_import_writes_a_new_note_and_never_overwrites(server, tmp_path: Path):
     assert last["last_url"] == f"{base}/notes.txt" and last["last_used"]
     state = vault / ".cognivault" / urlimport.STATE_FILE
     assert state.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_reader_that_crashes_fails_that_import_and_the_next_one_works(
+        server, tmp_path: Path, crashing_reader: None) -> None:  # noqa: F811 - the fixture
+    base, _ = server
+    with pytest.raises(ImportFailed) as info:
+        import_url(tmp_path, f"{base}/crash", test_policy(), enabled=True)
+    assert info.value.code == "import_unreadable"
+    assert info.value.message == "the page could not be converted: the reader crashed (signal 11)"
+    assert not list(tmp_path.rglob("*.md"))
+    state = json.loads((tmp_path / ".cognivault" / urlimport.STATE_FILE).read_text("utf-8"))
+    assert state["last_attempt"]["error"] == info.value.message
+    assert import_url(tmp_path, f"{base}/page", test_policy(), enabled=True).title == "Photosynthesis explained"
+
+
+async def test_over_http_a_crashing_reader_is_a_502_and_the_companion_keeps_importing(
+        server, tmp_path: Path, crashing_reader: None) -> None:  # noqa: F811 - the fixture
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from cognivault.companion.app import create_app
+    from cognivault.engine import Engine
+
+    base, _ = server
+    (tmp_path / "vault").mkdir()
+    token = "url-import-test-token-" + "u" * 32
+    settings = load_settings(tmp_path / "vault", {"index": {"index_dir": str(tmp_path / "index")},
+                                                  "url_import": {"enabled": True}}, environ={})
+    engine = Engine(tmp_path / "vault", settings, embedder=None)
+    client = TestClient(TestServer(create_app(engine, settings, token, features=[], import_policy=test_policy()),
+                                   host="127.0.0.1"))
+    await client.start_server()
+    auth = {"Authorization": f"Bearer {token}"}
+    try:
+        async with client.post("/api/import-url", json={"url": f"{base}/crash"}, headers=auth) as response:
+            error = (await response.json())["error"]
+            assert response.status == 502 and error["code"] == "import_unreadable"
+            assert error["message"].endswith("the reader crashed (signal 11)")
+        async with client.post("/api/import-url", json={"url": f"{base}/page"}, headers=auth) as response:
+            assert response.status == 200, await response.text()
+            assert (await response.json())["path"] == "Imported/Photosynthesis explained.md"
+    finally:
+        await client.close()
+        engine.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc (Linux)")
+def test_the_importing_process_never_maps_lxml() -> None:
+    script = (  # a fresh process: the test process may have loaded lxml itself for other tests
+        "import pathlib, sys\n"
+        "from cognivault.config import Settings\n"
+        "from cognivault.urlimport import Fetched, convert_isolated\n"
+        "page = Fetched('https://example.org/photosynthesis', 'text/html', 'utf-8', sys.stdin.buffer.read())\n"
+        "print(convert_isolated(page, Settings())[0])\n"
+        "print(pathlib.Path('/proc/self/maps').read_text())\n")
+    done = subprocess.run([sys.executable, "-c", script], input=ARTICLE.encode(), capture_output=True,
+                          timeout=120, env={**os.environ})
+    assert done.returncode == 0, done.stderr
+    title, _, maps = done.stdout.decode().partition("\n")
+    assert title == "Photosynthesis explained"  # converted, by lxml in the reader
+    assert "lxml" not in maps
 
 
 def test_import_is_off_unless_enabled(server, tmp_path: Path):

@@ -18,7 +18,11 @@
   compressed bodies are decompressed under the same cap, and the whole fetch has
   a deadline besides the per-read socket timeout.
 
-The page becomes Markdown through trafilatura and is written into the vault
+The page becomes Markdown through trafilatura in the attachment reader's process
+(:class:`cognivault.index.isolation.IsolatedExtractor`, its memory and time
+limits): lxml is native code fed with a stranger's HTML, and a crash there fails
+that import ("the page could not be converted: the reader crashed (signal 11)")
+instead of ending ``serve``. The note is written into the vault
 atomically, never over an existing note; ``.cognivault/url-import.json`` records
 when it was last used (shown by the vault audit).
 
@@ -395,6 +399,23 @@ def page_to_markdown(fetched: Fetched) -> tuple[str, str]:
     return (title or _title_from_url(fetched.url)).strip(), markdown.strip()
 
 
+def convert_isolated(fetched: Fetched, settings: Settings) -> tuple[str, str]:
+    """:func:`page_to_markdown` of an HTML page in a reader process of its own (plain text needs no
+    parser). ImportFailed ``import_unreadable`` when that process crashed or went over its limits."""
+    if fetched.content_type in ("text/plain", "text/markdown"):
+        return page_to_markdown(fetched)
+    from cognivault.index.isolation import IsolatedExtractor
+    from cognivault.vault.types import ExtractionFailed
+
+    reader = IsolatedExtractor(settings.index)
+    try:
+        return reader.run(page_to_markdown, fetched)
+    except ExtractionFailed as exc:
+        raise ImportFailed(f"the page could not be converted: {exc}", "import_unreadable") from None
+    finally:
+        reader.close()
+
+
 def _title_from_url(url: str) -> str:
     parts = urlsplit(url)
     tail = parts.path.rstrip("/").rsplit("/", 1)[-1]
@@ -474,7 +495,7 @@ def import_url(vault: Path, url: str, policy: ImportPolicy | None = None, *, fol
     target_dir = (vault / folder) if folder else vault
     try:
         fetched = fetch(url, policy)
-        title, markdown = page_to_markdown(fetched)
+        title, markdown = convert_isolated(fetched, settings)
     except (ImportRefused, ImportFailed) as exc:
         _record(vault, {"at": stamp, "url": url, "ok": False, "error": exc.message})
         raise

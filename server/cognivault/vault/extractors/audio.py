@@ -111,6 +111,15 @@ def model_problem(settings: IndexSettings) -> str | None:
     return None
 
 
+def whisper_threads() -> int:
+    """CTranslate2's threads: 2 at most, and never more than ``OMP_THREAD_LIMIT`` (the indexer's reader
+    process sets 1 for tesseract). Asked for 2 threads under a limit of 1, CTranslate2 returned an empty
+    transcript for clear speech, with no error."""
+    threads = max(1, min(2, os.cpu_count() or 1))
+    limit = os.environ.get("OMP_THREAD_LIMIT", "").strip()
+    return min(threads, int(limit)) if limit.isdigit() and int(limit) > 0 else threads
+
+
 def _load_model(folder: Path) -> Any:  # a faster_whisper WhisperModel
     try:
         from faster_whisper import WhisperModel
@@ -122,7 +131,7 @@ def _load_model(folder: Path) -> Any:  # a faster_whisper WhisperModel
         if model is None:
             try:
                 model = WhisperModel(str(folder), device="cpu", compute_type="int8",
-                                     cpu_threads=max(1, min(2, os.cpu_count() or 1)),
+                                     cpu_threads=whisper_threads(),
                                      local_files_only=True)
             except Exception as exc:  # noqa: BLE001 - ctranslate2 raises RuntimeError on bad files
                 raise ExtractionSkipped(f"whisper model in {folder} cannot be loaded ({exc})") from exc
