@@ -16,7 +16,7 @@ figure is the one targets are checked on) and the dev split (chosen on both vaul
 reported on both halves), next to the figure of the weights fitted on all questions (what the
 defaults should be set to; never reported as the result).
 
-    .venv/bin/python bench/bench_eval.py [--vaults help student] [--per-question] [--no-cv]
+    .venv/bin/python bench/bench_eval.py [--vaults help student] [--per-question] [--no-cv] [--no-index]
 """
 
 from __future__ import annotations
@@ -78,6 +78,8 @@ def main() -> None:
     parser.add_argument("--vaults", nargs="+", choices=sorted(VAULTS), default=sorted(VAULTS))
     parser.add_argument("--per-question", action="store_true")
     parser.add_argument("--no-cv", action="store_true", help="skip the cross-validation")
+    parser.add_argument("--no-index", action="store_true", help="search the indexes as they are (another process "
+                        "may be writing them)")
     args = parser.parse_args()
     isolate_cache("eval", fresh=False)  # the dev vaults are read-only: indexing them in place is safe
 
@@ -95,7 +97,8 @@ def main() -> None:
             halves = question_halves(rows)
             questions = load_questions(question_file)
             engine = stack.enter_context(Engine(vault))
-            engine.index()
+            if not args.no_index:
+                engine.index()
             figures = evaluate(engine, questions, include_questions=args.per_question, halves=halves)
             figures["hybrid_below_best_side"] = below_best_side(figures["modes"])
             read_as = {q.id: engine.query_language(q.question).lang for q in questions}

@@ -9,7 +9,10 @@ The weights were chosen by measurement on the dev question set
 only), hybrid lifts English nDCG@10 from 0.82 (BM25) to 0.88, while any dense
 weight on German questions lowered German nDCG, so German is ranked by BM25.
 A multilingual embedder (embeddinggemma via Ollama) declares no language limit
-and gets full weight everywhere.
+and gets full weight everywhere. A query of no clear language may be in any of
+the vault's main languages: it gets ``dense_unclear_language`` (0) unless the
+model knows them all, since a side that cannot help a language must not decide
+a query that may be in it (it was weighted as the vault's main language).
 
 Ranking notes where keywords rank alone (dense weight 0), one passage's score
 is thin evidence about its note: :func:`by_note_evidence` lets a note's
@@ -35,6 +38,7 @@ class FusionWeights:
     lexical: float = 1.0
     dense_known_language: float = 1.0  # the embedder was trained on the query's language
     dense_other_language: float = 0.0  # it was not: on the dev set any weight here lowered German nDCG
+    dense_unclear_language: float = 0.0  # no clear language, and the model lacks one of the vault's main ones
     rrf_k: int = RRF_K
     note_evidence: float = 0.1  # keyword-only note rankings: the share of a note's second passage added to its best
 
