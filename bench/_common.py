@@ -9,8 +9,8 @@ import shutil
 import statistics
 import sys
 import time
-from pathlib import Path
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]

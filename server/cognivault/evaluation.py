@@ -103,7 +103,7 @@ def _summarize(rows: list[dict[str, Any]]) -> dict[str, float]:
             "mrr": _mean(r["mrr"] for r in rows)}
 
 
-def _breakdown(rows: list[dict[str, Any]]) -> dict[str, object]:
+def _breakdown(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Overall, per language and per kind figures of question rows."""
     by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -253,10 +253,10 @@ def cross_validate(sets: Sequence[EvalSet], grid: Sequence[FusionWeights], folds
     }
 
 
-def _ndcg_only(breakdown: dict[str, object]) -> dict[str, object]:
+def _ndcg_only(breakdown: dict[str, Any]) -> dict[str, object]:
     """A breakdown with only n and nDCG@10 per cell (what cross-validation scores)."""
-    def cell(summary: Any) -> dict[str, float]:
+    def cell(summary: dict[str, float]) -> dict[str, float]:
         return {"n": summary["n"], "ndcg@10": summary["ndcg@10"]}
 
-    return {key: cell(value) if key == "overall" else {name: cell(s) for name, s in value.items()}  # type: ignore[union-attr]
+    return {key: cell(value) if key == "overall" else {name: cell(s) for name, s in value.items()}
             for key, value in breakdown.items()}
