@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from cognivault.index.analysis import Analyzer, detect_language, normalize_language, words
+from cognivault.index.analysis import Analyzer, detect_language, normalize_language, spelling_key, words
 
 
 def test_words_are_casefolded_unicode_words():
@@ -82,3 +82,10 @@ def test_normalize_language():
     assert normalize_language("de-DE") == "de"
     assert normalize_language("German") == "de"
     assert normalize_language(None) is None
+
+
+def test_accepted_spelling_variants_share_a_key():
+    for one, other in [("delphin", "delfin"), ("photosynthes", "fotosynthes"), ("strasse", "straße"),
+                       ("aerzt", "ärzt"), ("schiffahrt", "schifffahrt"), ("thema", "tema")]:
+        assert spelling_key(one) == spelling_key(other)
+    assert spelling_key("zelle") != spelling_key("kelle")

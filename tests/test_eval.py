@@ -64,7 +64,7 @@ def test_lexical_eval_smoke_on_dev_set(help_notes: Path, help_vault: Path) -> No
 
 
 def test_cross_validation_reports_held_out_figures_and_breaks_ties_by_grid_order(tmp_path: Path) -> None:
-    from cognivault.evaluation import Question, cross_validate
+    from cognivault.evaluation import EvalSet, Question, cross_validate
     from cognivault.index.hybrid import FusionWeights
 
     vault = tmp_path / "vault"
@@ -82,12 +82,33 @@ def test_cross_validation_reports_held_out_figures_and_breaks_ties_by_grid_order
     with Engine(vault, embedder=None) as engine:
         engine.index()
         before = engine.weights
-        report = cross_validate(engine, questions, grid, folds=2, repeats=3)
+        halves = {"en-1": "tune", "de-1": "tune", "en-2": "check", "de-2": "check"}
+        report = cross_validate([EvalSet("notes", engine, questions, halves)], grid, folds=2, repeats=3)
         assert engine.weights is before
     # Keyword-only: every weighting ranks alike, so the held-out figure is the defaults' figure
-    # and the defaults (first in the grid) are chosen in every fold.
-    cv, defaults = report["cross_validated"], report["defaults"]
-    assert cv == {key: defaults[key] for key in ("overall", "by_lang")}
-    assert set(cv["by_lang"]) == {"en", "de"} and cv["overall"]["n"] == 4
+    # and the defaults (first in the grid) are chosen in every fold and on the tuning half.
+    cv, defaults = report["cross_validated"]["notes"], report["defaults"]
+    assert cv == defaults["notes"]
+    assert set(cv["by_lang"]) == {"en", "de"} and set(cv["by_kind"]) == {"lexical"} and cv["overall"]["n"] == 4
     assert report["chosen_in_folds"] == [{"weights": defaults["weights"], "times": 6}]
     assert 0 < cv["overall"]["ndcg@10"] <= 1
+    split = report["tune_check"]
+    assert split["weights"] == defaults["weights"]
+    assert split["tune"]["notes"]["overall"]["n"] == split["check"]["notes"]["overall"]["n"] == 2
+
+
+def test_eval_reports_each_half(tmp_path: Path) -> None:
+    from cognivault.evaluation import Question
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Cells.md").write_text("# Cells\n\nMitochondria produce ATP.\n", "utf-8")
+    (vault / "Plants.md").write_text("# Plants\n\nLeaves capture light.\n", "utf-8")
+    questions = [Question("1", "en", "term", "mitochondria", {"Cells.md": 2}),
+                 Question("2", "en", "term", "quasar", {"Plants.md": 2})]
+    with Engine(vault, embedder=None) as engine:
+        engine.index()
+        report = evaluate(engine, questions, ["lexical"], halves={"1": "tune", "2": "check"})
+    by_half = report["modes"]["lexical"]["by_half"]
+    assert by_half["tune"]["overall"] == {"n": 1, "ndcg@10": 1.0, "recall@5": 1.0, "mrr": 1.0}
+    assert by_half["check"]["by_kind"]["term"]["ndcg@10"] == 0.0

@@ -115,3 +115,17 @@ def test_hybrid_search_with_no_keyword_hit_returns_the_dense_side(tmp_path: Path
         german = engine.search("Was produzieren Mitochondrien?", mode="hybrid", k=3)
         assert german.language == "de" and german.results[0].path == "Biologie/Mitochondrien.md"
         assert all(r.dense_rank is None for r in german.results)
+
+
+def test_a_query_of_no_clear_language_gets_no_meaning_weight_the_model_lacks_a_language_for(tmp_path: Path) -> None:
+    # English is the main language and the model knows English only: a query that may be German as well must
+    # not be ranked by a side that cannot read German (it was weighted as the main language, English).
+    more_english = {f"Biology/Extra {n}.md": f"---\nlang: en\n---\n# Extra {n}\n\nThe cell membrane controls "
+                    f"what enters the cell, note {n}.\n" for n in range(4)}
+    with _engine(tmp_path / "mixed", {**GERMAN, **ENGLISH, **more_english}, embedder=WordHashEmbedder()) as engine:
+        assert engine.main_language() == "en"
+        assert engine.dense_weight(None) == engine.weights.dense_unclear_language == 0.0
+        assert engine.dense_weight("en") == engine.weights.dense_known_language
+    # In a vault of English alone, the model reads every language the query may be in.
+    with _engine(tmp_path / "english", {**ENGLISH, **more_english}, embedder=WordHashEmbedder()) as engine:
+        assert engine.dense_weight(None) == engine.weights.dense_known_language

@@ -1,6 +1,7 @@
 """A misspelt word finds what the vault says ("photosyntesis", "chlorophyl", "Chloroplastn"), in search and in
 answers, while a question on something else is not read as a near word of the vault ("sourdough bread" is no
-"break"). Real SQLite and BM25, keyword retrieval only."""
+"break"). A word the vault writes another accepted way ("Photosynthese", "Delphine") is read as the vault's, in a
+full question too. Real SQLite and BM25, keyword retrieval only."""
 
 from __future__ import annotations
 
@@ -31,6 +32,13 @@ lang: de
 
 Chloroplasten sind die Organellen der Fotosynthese. Eine Palisadenzelle enthält oft mehr als fünfzig davon.
 """,
+    "Deutsch/Meer.md": """---
+lang: de
+---
+# Meeressäuger
+
+Delfine atmen durch das Blasloch. Die Schifffahrt in der Straße von Gibraltar stört sie.
+""",
     "Lab.md": """# Lab
 
 Take a short break between two trials so the pondweed can settle in the light of the lamp.
@@ -50,6 +58,17 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
                                              ("chlorophyl", "Photosynthesis.md"),
                                              ("Chloroplastn", "Deutsch/Chloroplasten.md")])
 def test_a_misspelt_word_finds_the_note_by_keywords(engine: Any, query: str, note: str) -> None:
+    results = engine.search(query, k=3, mode="lexical").results
+    assert results and results[0].path == note
+
+
+@pytest.mark.parametrize(("query", "note"), [
+    ("Wo findet die Photosynthese statt, steht es im Quizlet?", "Deutsch/Chloroplasten.md"),  # ph for f
+    ("Delphine in Brehms Tierleben", "Deutsch/Meer.md"),  # ph for f, beside words the vault lacks
+    ("Schiffahrt am Bosporus", "Deutsch/Meer.md"),  # old spelling: two letters for three
+    ("Wie viele Chloroplastn hat eine Seerose?", "Deutsch/Chloroplasten.md"),  # a long word's slip among unknowns
+])
+def test_a_spelling_variant_or_a_slip_in_a_full_question_finds_the_note(engine: Any, query: str, note: str) -> None:
     results = engine.search(query, k=3, mode="lexical").results
     assert results and results[0].path == note
 

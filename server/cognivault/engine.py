@@ -502,16 +502,20 @@ class Engine:
         return lexical.main_languages[0] if lexical is not None and lexical.main_languages else None
 
     def dense_weight(self, lang: str | None, keyword_hits: bool = True) -> float:
-        """The say of meaning search in a hybrid ranking for a query in ``lang`` (None: no clear
-        language, weighted as the vault's main language); full when no passage holds the query's
-        words (``keyword_hits`` False): meaning search is then all there is."""
+        """The say of meaning search in a hybrid ranking for a query in ``lang``; full when no passage
+        holds the query's words (``keyword_hits`` False): meaning search is then all there is.
+
+        A query with no clear language (None) may be in any of the vault's main languages: where the
+        model knows them all it gets their weight, else ``FusionWeights.dense_unclear_language`` (a side
+        that cannot help one of them must not decide a query that may be in it)."""
         if not keyword_hits:
             return 1.0
-        lang = lang or self.main_language()
         known = self._embedder.languages if self._embedder is not None else None
-        if known is None or (lang is not None and lang in known):
+        lexical = self.store.lexical
+        languages = [lang] if lang else (lexical.main_languages if lexical is not None else [])
+        if known is None or all(language in known for language in languages):
             return self.weights.dense_known_language
-        return self.weights.dense_other_language
+        return self.weights.dense_other_language if lang else self.weights.dense_unclear_language
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", scope: Scope | None = None,
                per_note: bool = False, query_vector: np.ndarray | None = None) -> SearchResponse:

@@ -2,15 +2,18 @@
 
 Question files are JSONL with ``id, lang, kind, question, relevant, grades``
 (grades 2 = answers the question, 1 = answers part of it). Notes are ranked
-by the rank of their best chunk. Scores are reported overall, per ``lang``
-and per ``kind`` for the lexical, dense and hybrid modes, so a change to
-tokenization or fusion can be judged by numbers.
+by the rank of their best chunk. Scores are reported overall, per ``lang``,
+per ``kind`` and (given a question's half) per half of the dev split for the
+lexical, dense and hybrid modes, so a change to tokenization or fusion can be
+judged by numbers.
 
-:func:`cross_validate` chooses fusion parameters the honest way: k-fold over
-questions (folds balanced by language, repeated with other shuffles), each
+:func:`cross_validate` chooses fusion parameters the honest way, over the
+questions of several vaults together (:class:`EvalSet`): k-fold over questions
+(folds balanced by vault and language, repeated with other shuffles), each
 fold's questions scored with the parameters that did best on the other folds;
 the mean of those held-out scores is the figure to report, never the score of
-the parameters fitted to all questions.
+the parameters fitted to all questions. It also chooses on the dev split's
+tuning halves and reports both halves.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ import math
 import random
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -100,8 +103,22 @@ def _summarize(rows: list[dict[str, Any]]) -> dict[str, float]:
             "mrr": _mean(r["mrr"] for r in rows)}
 
 
+def _breakdown(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Overall, per language and per kind figures of question rows."""
+    by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_lang[str(row["lang"])].append(row)
+        by_kind[str(row["kind"])].append(row)
+    return {"overall": _summarize(rows),
+            "by_lang": {lang: _summarize(r) for lang, r in sorted(by_lang.items())},
+            "by_kind": {kind: _summarize(r) for kind, r in sorted(by_kind.items())}}
+
+
 def evaluate(engine: Engine, questions: Sequence[Question], modes: Sequence[str] = SEARCH_MODES,
-             include_questions: bool = False) -> dict[str, Any]:
+             include_questions: bool = False, halves: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Each mode's figures overall, per language and per kind; ``halves`` (question id -> half, as
+    ``bench/_common.question_halves`` deals them) adds the same figures per half (``by_half``)."""
     modes_report: dict[str, dict[str, object]] = {}
     report: dict[str, Any] = {"questions": len(questions), "embedding_model":
                               engine.embedder.model_id if engine.embedder else None, "modes": modes_report}
@@ -115,17 +132,12 @@ def evaluate(engine: Engine, questions: Sequence[Question], modes: Sequence[str]
             rows.append({"id": question.id, "lang": question.lang, "kind": question.kind,
                          "ndcg": ndcg(ranked, question.grades), "recall": recall(ranked, question.grades),
                          "mrr": reciprocal_rank(ranked, question.grades), "top": ranked[:5]})
-        by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for row in rows:
-            by_lang[str(row["lang"])].append(row)
-            by_kind[str(row["kind"])].append(row)
-        summary: dict[str, object] = {
-            "overall": _summarize(rows),
-            "by_lang": {lang: _summarize(r) for lang, r in sorted(by_lang.items())},
-            "by_kind": {kind: _summarize(r) for kind, r in sorted(by_kind.items())},
-            "seconds": round(time.perf_counter() - started, 3),
-        }
+        summary: dict[str, object] = {**_breakdown(rows), "seconds": round(time.perf_counter() - started, 3)}
+        if halves is not None:
+            by_half: dict[str, list[dict[str, Any]]] = defaultdict(list)
+            for row in rows:
+                by_half[halves.get(str(row["id"]), "?")].append(row)
+            summary["by_half"] = {half: _breakdown(r) for half, r in sorted(by_half.items())}
         if include_questions:
             summary["per_question"] = [
                 {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()} for row in rows]
@@ -139,38 +151,65 @@ def _ranked_notes(engine: Engine, question: Question, mode: str, vector: np.ndar
     return [result.path for result in response.results]
 
 
-def cross_validate(engine: Engine, questions: Sequence[Question], grid: Sequence[FusionWeights],
-                   folds: int = 5, repeats: int = 4, seed: int = 7) -> dict[str, object]:
-    """Cross-validated hybrid nDCG@10 of choosing the fusion weights from ``grid`` (see the module
-    docstring). ``grid[0]`` wins ties (put the current defaults first). The engine's weights are
-    restored afterwards; the report names the weights chosen on all questions (what to ship) and
-    how often each was chosen across folds."""
-    vectors: dict[str, np.ndarray | None] = {}
+@dataclass(frozen=True, slots=True)
+class EvalSet:
+    """A vault's graded questions, as one part of a cross-validation over several vaults."""
+
+    name: str
+    engine: Engine
+    questions: Sequence[Question]
+    halves: Mapping[str, str] = field(default_factory=dict)  # question id -> "tune" | "check"
+
+
+def _query_vectors(engine: Engine, questions: Sequence[Question]) -> list[np.ndarray | None]:
     embedder = engine.embedder
+    vectors: list[np.ndarray | None] = []
     for question in questions:
         try:
-            vectors[question.id] = embedder.embed_query(question.question) if embedder is not None else None
+            vectors.append(embedder.embed_query(question.question) if embedder is not None else None)
         except Exception:  # noqa: BLE001 - a model that fails here fails in search too, and says so
-            vectors[question.id] = None
+            vectors.append(None)
+    return vectors
+
+
+def _grid_scores(eval_set: EvalSet, grid: Sequence[FusionWeights]) -> np.ndarray:
+    """nDCG@10 of every question (columns) under every weighting of ``grid`` (rows)."""
+    engine = eval_set.engine
+    vectors = _query_vectors(engine, eval_set.questions)
     original = engine.weights
-    scores = np.zeros((len(grid), len(questions)))
+    scores = np.zeros((len(grid), len(eval_set.questions)))
     try:
         for row, weights in enumerate(grid):
             engine.weights = weights
-            for column, question in enumerate(questions):
-                ranked = _ranked_notes(engine, question, "hybrid", vectors[question.id])
-                scores[row, column] = ndcg(ranked, question.grades)
+            for column, question in enumerate(eval_set.questions):
+                scores[row, column] = ndcg(_ranked_notes(engine, question, "hybrid", vectors[column]),
+                                           question.grades)
     finally:
         engine.weights = original
-    held_out = np.zeros((repeats, len(questions)))
+    return scores
+
+
+def cross_validate(sets: Sequence[EvalSet], grid: Sequence[FusionWeights], folds: int = 5, repeats: int = 4,
+                   seed: int = 7) -> dict[str, object]:
+    """Held-out hybrid nDCG@10 of choosing the fusion weights from ``grid`` over the questions of all
+    ``sets`` together (see the module docstring), reported per set, language and kind.
+
+    Two protocols: k-fold (folds balanced by set and language, repeated with other shuffles), and
+    the dev split (weights chosen on every set's ``tune`` half, reported on both halves).
+    ``grid[0]`` wins ties (put the current defaults first). The engines' weights are restored
+    afterwards; the report names the weights chosen on all questions (what to ship) and how often
+    each was chosen across folds."""
+    scores = np.concatenate([_grid_scores(eval_set, grid) for eval_set in sets], axis=1)
+    columns = [(eval_set, question) for eval_set in sets for question in eval_set.questions]
+    by_group: dict[str, list[int]] = defaultdict(list)
+    for column, (eval_set, question) in enumerate(columns):
+        by_group[f"{eval_set.name}/{question.lang}"].append(column)
+    held_out = np.zeros((repeats, len(columns)))
     chosen: Counter[int] = Counter()
-    by_lang: dict[str, list[int]] = defaultdict(list)
-    for column, question in enumerate(questions):
-        by_lang[question.lang].append(column)
     rng = random.Random(seed)
     for repeat in range(repeats):
-        fold_of = np.zeros(len(questions), int)
-        for members in by_lang.values():  # each language spread evenly over the folds
+        fold_of = np.zeros(len(columns), int)
+        for members in by_group.values():  # each vault's languages spread evenly over the folds
             shuffled = list(members)
             rng.shuffle(shuffled)
             offset = rng.randrange(folds)
@@ -182,19 +221,42 @@ def cross_validate(engine: Engine, questions: Sequence[Question], grid: Sequence
             chosen[best] += 1
             held_out[repeat, test] = scores[best, test]
     fitted = int(np.argmax(scores.mean(axis=1)))
+    tune = np.array([eval_set.halves.get(question.id) == "tune" for eval_set, question in columns])
+    tuned = int(np.argmax(scores[:, tune].mean(axis=1))) if tune.any() else 0
 
-    def summary(columns: Sequence[int], values: np.ndarray) -> dict[str, float]:
-        return {"n": len(columns), "ndcg@10": round(float(values[..., columns].mean()), 4)}
+    def figures(values: np.ndarray, picked: Callable[[EvalSet, Question], bool] = lambda *_: True
+                ) -> dict[str, object]:
+        """Per set: overall, per language, per kind (``values`` averaged over any leading axis)."""
+        per_question = values.reshape(-1, len(columns)).mean(axis=0)
+        report: dict[str, object] = {}
+        for eval_set in sets:
+            rows = [{"lang": question.lang, "kind": question.kind, "ndcg": float(per_question[column]),
+                     "recall": 0.0, "mrr": 0.0}
+                    for column, (owner, question) in enumerate(columns)
+                    if owner is eval_set and picked(owner, question)]
+            report[eval_set.name] = _ndcg_only(_breakdown(rows))
+        return report
 
-    everyone = list(range(len(questions)))
+    def in_half(half: str) -> Callable[[EvalSet, Question], bool]:
+        return lambda eval_set, question: eval_set.halves.get(question.id) == half
+
     return {
         "folds": folds, "repeats": repeats, "grid_size": len(grid),
-        "cross_validated": {"overall": summary(everyone, held_out),
-                            "by_lang": {lang: summary(cols, held_out) for lang, cols in sorted(by_lang.items())}},
-        "defaults": {"weights": asdict(grid[0]), "overall": summary(everyone, scores[0]),
-                     "by_lang": {lang: summary(cols, scores[0]) for lang, cols in sorted(by_lang.items())}},
-        "fitted_on_all": {"weights": asdict(grid[fitted]), "overall": summary(everyone, scores[fitted]),
-                          "by_lang": {lang: summary(cols, scores[fitted]) for lang, cols in sorted(by_lang.items())}},
+        "cross_validated": figures(held_out),
+        "tune_check": {"weights": asdict(grid[tuned]),
+                       "tune": figures(scores[tuned], in_half("tune")),
+                       "check": figures(scores[tuned], in_half("check"))},
+        "defaults": {"weights": asdict(grid[0]), **figures(scores[0])},
+        "fitted_on_all": {"weights": asdict(grid[fitted]), **figures(scores[fitted])},
         "chosen_in_folds": [{"weights": asdict(grid[index]), "times": times}
                             for index, times in chosen.most_common()],
     }
+
+
+def _ndcg_only(breakdown: dict[str, Any]) -> dict[str, object]:
+    """A breakdown with only n and nDCG@10 per cell (what cross-validation scores)."""
+    def cell(summary: dict[str, float]) -> dict[str, float]:
+        return {"n": summary["n"], "ndcg@10": summary["ndcg@10"]}
+
+    return {key: cell(value) if key == "overall" else {name: cell(s) for name, s in value.items()}
+            for key, value in breakdown.items()}

@@ -42,7 +42,7 @@ from rapidfuzz.distance import OSA
 
 from cognivault.atomic import atomic_write_text
 from cognivault.errors import CogniVaultError
-from cognivault.index.analysis import ANALYZER_VERSION, Analyzer, is_stopword, words
+from cognivault.index.analysis import ANALYZER_VERSION, Analyzer, is_stopword, spelling_key, words
 from cognivault.index.catalog import Catalog
 
 log = logging.getLogger(__name__)
@@ -64,6 +64,9 @@ LANGUAGE_FREQUENCIES_KEPT = 100_000  # words whose per-language passage counts a
 # away (two from TYPO_TWO_SLIPS letters), same first letter: "photosyntesis" finds "photosynthesis".
 TYPO_MIN_CHARS = 6
 TYPO_TWO_SLIPS = 10
+# With other words no passage has in the query, a word is read as a slip only from this many letters on, and one slip
+# away: a long word one letter off is a slip ("Mitochondiren"), a short one may be a word the vault lacks ("bread").
+TYPO_AMONG_UNKNOWN_CHARS = 8
 
 
 def _format_stamp() -> str:
@@ -225,8 +228,8 @@ class LexicalIndex:
         self._version = 0  # bumped by every change: a compaction prepared meanwhile is dropped
         self.main_languages: list[str] = []
         self._language_frequencies: dict[tuple[str, tuple[str, ...]], dict[str, int | None]] = {}
-        # (vocabulary size, its words by first letter) for nearest_term
-        self._spellings: tuple[int, dict[str, list[str]]] = (0, {})
+        # (vocabulary size, its words by first letter, its terms by spelling key) for reading slips and variants
+        self._spellings: tuple[int, dict[str, list[str]], dict[str, list[str]]] = (0, {}, {})
 
     def __len__(self) -> int:
         return len(self._row_of)
@@ -262,38 +265,72 @@ class LexicalIndex:
             row = self._row_of.get(chunk_id)
             return self._row_paths[row] if row is not None else None
 
-    def nearest_term(self, term: str) -> str | None:
-        """The index term that ``term``, a term no passage has, most likely misspells: one typing slip away
-        (two for a long word), the same first letter, the fewest slips and then the most passages first.
-        None for a term the index has, a short one, or one with no such neighbour ("quasar")."""
-        if len(term) < TYPO_MIN_CHARS or not term.isalpha() or self.document_frequency(term):
-            return None
+    def _spelling_tables(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """The index's words by first letter and its terms by :func:`spelling_key`, remade when the vocabulary grew."""
         with self._lock:
             if self._spellings[0] != len(self.vocab):
                 by_initial: dict[str, list[str]] = defaultdict(list)
+                by_key: dict[str, list[str]] = defaultdict(list)
                 for known in self.vocab:
                     if known.isalpha():
                         by_initial[known[0]].append(known)
-                self._spellings = (len(self.vocab), by_initial)
-            choices = self._spellings[1].get(term[0], [])
-        slips = 1 if len(term) < TYPO_TWO_SLIPS else 2
+                        by_key[spelling_key(known)].append(known)
+                self._spellings = (len(self.vocab), by_initial, by_key)
+            return self._spellings[1], self._spellings[2]
+
+    def spelling_variant(self, term: str) -> str | None:
+        """The index term that writes ``term``, a term no passage has, another accepted way (f/ph, t/th, ß/ss,
+        ä/ae, a doubled letter: "delphin" -> "delfin"), the one in the most passages; None when there is none."""
+        if not term.isalpha() or self.document_frequency(term):
+            return None
+        variants = self._spelling_tables()[1].get(spelling_key(term), [])
+        held = [(self.document_frequency(variant), variant) for variant in variants if variant != term]
+        held = [(frequency, variant) for frequency, variant in held if frequency]
+        return max(held)[1] if held else None
+
+    def nearest_term(self, term: str, slips: int | None = None) -> str | None:
+        """The index term that ``term``, a term no passage has, most likely misspells: ``slips`` typing slips
+        away at most (by default one, two for a long word), the same first letter, the fewest slips and then the
+        most passages first. None for a term the index has, a short one, or one with no such neighbour ("quasar")."""
+        if len(term) < TYPO_MIN_CHARS or not term.isalpha() or self.document_frequency(term):
+            return None
+        choices = self._spelling_tables()[0].get(term[0], [])
+        if slips is None:
+            slips = 1 if len(term) < TYPO_TWO_SLIPS else 2
         near = [(distance, -frequency, choice)
                 for choice, distance, _ in process.extract(term, choices, scorer=OSA.distance, score_cutoff=slips,
                                                            limit=20)
                 if (frequency := self.document_frequency(choice))]
         return min(near)[2] if near else None
 
-    def read_slip(self, words_terms: Sequence[Iterable[str]]) -> tuple[int, str] | None:
-        """Which of a query's words is a typing slip and the index term it stands for: (its place in
-        ``words_terms``, the term), given the index terms of each word. Only where it is the query's one word no
-        passage has: with two or more ("a recipe for sourdough *bread*") the query is on something else, and a
-        near word ("break") would hide that."""
-        unused = [at for at, terms in enumerate(map(list, words_terms))
+    def read_slips(self, words_terms: Sequence[Sequence[str]]) -> list[tuple[int, str]]:
+        """The index terms a query's words no passage has stand for, as (the word's place in ``words_terms``, the
+        term), given the index terms of each word. Each such word is read as another accepted spelling of an index
+        term wherever it stands ("Delphin" in a question that also names something the vault lacks); as a typing
+        slip when it is the query's one unknown word, or one slip off a word of ``TYPO_AMONG_UNKNOWN_CHARS``
+        letters or more among others: a short one among others ("a recipe for sourdough *bread*") is rather a
+        word of a subject the vault lacks, and a near word ("break") would hide that."""
+        unused = [at for at, terms in enumerate(words_terms)
                   if terms and not any(self.document_frequency(t) for t in terms)]  # stopwords have no terms
-        if len(unused) != 1:
-            return None
-        near = next((found for term in words_terms[unused[0]] if (found := self.nearest_term(term))), None)
-        return (unused[0], near) if near else None
+        read: list[tuple[int, str]] = []
+        for at in unused:
+            terms = words_terms[at]
+            near = next((found for term in terms if (found := self.spelling_variant(term))), None)
+            if near is None and len(unused) == 1:
+                near = next((found for term in terms if (found := self.nearest_term(term))), None)
+            elif near is None:
+                near = next((found for term in terms if len(term) >= TYPO_AMONG_UNKNOWN_CHARS
+                             and (found := self.nearest_term(term, slips=1))), None)
+            if near is not None:
+                read.append((at, near))
+        return read
+
+    def read_slip(self, words_terms: Sequence[Sequence[str]]) -> tuple[int, str] | None:
+        """The one slip :meth:`read_slips` reads in a question with one word no passage has (what an answer's
+        confidence weighs: a question with more such words is on something else), else None."""
+        slips = self.read_slips(words_terms)
+        unused = [terms for terms in words_terms if terms and not any(self.document_frequency(t) for t in terms)]
+        return slips[0] if len(unused) == 1 and slips else None
 
     def language_counts(self) -> dict[str, int]:
         """Passages per language (files whose language is unknown left out)."""
@@ -655,9 +692,8 @@ class LexicalIndex:
         also finds the word it stands for (``read_slip``); off for text being typed, where an unfinished word
         is no slip."""
         terms = self.query_terms(query, lang)
-        slip = self.read_slip([self.query_terms(word, lang) for word in words(query)]) if read_slips else None
-        if slip is not None and slip[1] not in terms:
-            terms.append(slip[1])
+        slips = self.read_slips([self.query_terms(word, lang) for word in words(query)]) if read_slips else []
+        terms += [term for term in dict.fromkeys(term for _, term in slips) if term not in terms]
         with self._lock:
             ids = [self.vocab[t] for t in terms if t in self.vocab]
             if not ids or not self._row_of:
