@@ -346,3 +346,26 @@ def test_a_label_before_a_name_or_a_mnemonics_letter_is_not_asked_as_a_term(tmp_
     assert "President: predecessors?" in fronts and "Commission: administration?" in fronts, fronts
     assert "Commission: what is “competition policy”?" in fronts, fronts  # a term stays asked by its meaning
     assert not [front for front in fronts if "others" in front or "Action" in front or "Condition" in front], fronts
+
+
+def test_a_list_whose_items_are_asked_one_by_one_is_not_asked_whole_again(tmp_path: Path) -> None:
+    chemistry = """# Reaktionstypen
+
+## Radikalische Substitution
+Alkan + Halogen unter Licht:
+1. Kettenstart: Spaltung des Halogens in zwei Radikale
+2. Kettenfortpflanzung: ein Radikal reagiert mit dem Alkan weiter
+3. Kettenabbruch: zwei Radikale reagieren miteinander
+"""
+    kant = """# Kategorischer Imperativ
+
+## Prüfverfahren
+1. Maxime formulieren
+2. verallgemeinern: Was wäre, wenn alle so handeln würden?
+3. prüfen: Widerspruch im Denken oder Widerspruch im Wollen
+"""
+    with indexed_vault(tmp_path, {"Chemie/Reaktionstypen.md": chemistry, "Philosophie/Kant.md": kant}) as engine:
+        for note, item in (("Chemie/Reaktionstypen.md", "Kettenstart"), ("Philosophie/Kant.md", "verallgemeinern")):
+            cards = cards_of(generate(engine, "flashcards", note)[1])
+            carrying = [(front, back) for _, front, back in cards if item in front + back]
+            assert len(carrying) == 1, carrying  # the item's own card, not the whole list again

@@ -1152,9 +1152,14 @@ def _labels_a_name(fact: Fact) -> bool:
     return described[:1].isupper() and not described.split()[0].isupper()  # "TCP", "C=O": a term's letters
 
 
+def asks_term(fact: Fact) -> bool:
+    """A list item's card that asks for the item's name from what it says ("which phase is this: …")."""
+    return fact.kind == "item" and _item_question(fact).asks_term
+
+
 def answer_for(fact: Fact) -> str:
     if fact.kind in ("called", "step"):
         return _finish(fact.term)
-    if fact.kind == "item" and _item_question(fact).asks_term:
+    if asks_term(fact):
         return fact.term
     return fact.definition
