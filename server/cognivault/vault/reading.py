@@ -74,7 +74,7 @@ WORDS: dict[str, LanguageWords] = {
         function_words=frozenset({"the", "and", "is", "are", "of", "to", "in", "with", "not", "for", "this", "that",
                                   "by", "from", "or", "it", "was", "be", "on", "an", "as", "which", "when"}),
         exercises=frozenset({"examples", "exercises", "practice", "problems", "tasks", "worked"}),
-        back_references=("the other way round", "the other way around", "the opposite", "the reverse", "vice versa",
+        back_references=("the other way round", "the other way around", "the opposite", "the reverse", "the same", "vice versa",
                          "same as above", "as above", "see above", "ditto", "likewise", "this", "these",
                          "those", "it", "they"),
         chatter=("ok makes sense", "makes sense", "ok got it", "got it", "lol", "hmm", "i think", "i guess",
