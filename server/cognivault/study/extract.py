@@ -78,11 +78,13 @@ from cognivault.study.sources import Source
 from cognivault.vault.markdown import InlinePiece, block_tokens, inline_pieces
 from cognivault.vault.reading import (
     atom_spans,
+    chatter_start,
     formula_word,
     is_aspect,
     is_bookkeeping_line,
     is_bookkeeping_term,
     is_formula,
+    leans_on_note,
     math_spans,
     names_exercises,
     note_shape,
@@ -596,6 +598,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
         # a table cell is not a sentence: "3", "Chloroplast" stay as the table shows them (no "3.")
         definition = definition[:question_tail(definition)].rstrip(" →–-(")  # "… very inefficient → why?"
+        chatted = chatter_start(definition)  # "… = diminished. ok makes sense": the student's aside is no fact
+        if chatted is None or (kind in _LEANING_KINDS and leans_on_note(definition)):
+            return  # "lol", "umgekehrt (bei uns)", "the other way round": nothing a card could teach alone
+        definition = definition[:chatted].rstrip(" →–-(")
+        sentence = sentence[:chatter_start(sentence) or len(sentence)].rstrip(" →–-(")
         definition = definition.strip() if kind in ("row", "record", "vocab", "formula") else _finish(definition)
         sentence = _finish(sentence)
         if GAP in term + definition + sentence:
@@ -740,6 +747,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 equated = "=" in match.groupdict().get("sep", "") and (len(bare.split()) > MAX_EQUATED_WORDS
                                                                        or " = " in match.group("def"))  # "a = b, c = d"
                 example = match.group("def").startswith("*") and not match.group("def").startswith("**")
+                example = example or bool(_INITIAL_RE.match(term))  # "**A**ction": a mnemonic's letter, no term
                 if bare not in _COLON_STOP and not is_bookkeeping_term(bare) and plain(match.group("def")).split() \
                         and not _CHAINED_RE.search(match.group("def")) and not equated and not example \
                         and len(plain(term).split()) <= 5 and not plain(term).endswith(")"):
@@ -860,6 +868,9 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
 
 
 MAX_SECTION_TERM_WORDS = 4
+# the kinds whose definition is the note's own description of a term (not a question's answer, a step or a formula)
+_INITIAL_RE = re.compile(r"\*\*[^\W\d_]{1,2}\*\*[^\W\d_]")  # "**A**ction": the letter a mnemonic spells
+_LEANING_KINDS = frozenset({"item", "bold", "definition", "called", "row", "record", "label"})
 
 
 def _names_its_section(sentence: str, heading: str) -> str | None:
@@ -1127,12 +1138,28 @@ def question_for(fact: Fact) -> str:
 
 def _item_question(fact: Fact) -> ItemQuestion:
     place = " › ".join(filter(None, (fact.context or fact.source.title, fact.frame)))
-    return item_question(fact.term, fact.definition, place, fact.source.title, fact.german, fact.nested)
+    return item_question(fact.term, fact.definition, place, fact.source.title, fact.german, fact.nested,
+                         names=_labels_a_name(fact))
+
+
+def _labels_a_name(fact: Fact) -> bool:
+    """An English item whose lower-case label stands before a name the note writes capitalised ("predecessors:
+    Herman Van Rompuy, …", "administration: Directorates-General (DGs) …", "current framework: Treaty of Lisbon"):
+    the label says what the name is to its section, it is no term of the subject to define."""
+    if fact.german or not fact.term[:1].islower() or fact.sentence[:len(fact.term)].casefold() != fact.term:
+        return False  # (the sentence opens capitalised as a card shows it)
+    described = fact.sentence[len(fact.term):].lstrip(" :–—-=*_")
+    return described[:1].isupper() and not described.split()[0].isupper()  # "TCP", "C=O": a term's letters
+
+
+def asks_term(fact: Fact) -> bool:
+    """A list item's card that asks for the item's name from what it says ("which phase is this: …")."""
+    return fact.kind == "item" and _item_question(fact).asks_term
 
 
 def answer_for(fact: Fact) -> str:
     if fact.kind in ("called", "step"):
         return _finish(fact.term)
-    if fact.kind == "item" and _item_question(fact).asks_term:
+    if asks_term(fact):
         return fact.term
     return fact.definition

@@ -22,6 +22,7 @@ from cognivault.study.extract import (
     Fact,
     all_facts,
     answer_for,
+    asks_term,
     clear_steps,
     plain,
     question_for,
@@ -176,6 +177,30 @@ def card_for(fact: Fact) -> Flashcard | None:
     return card if render_card(card) is not None else None
 
 
+def _item_key(text: str) -> str:
+    return plain(text).casefold().rstrip(". ")
+
+
+def once_per_list(facts: list[Fact]) -> list[Fact]:
+    """A list asked whole ("which steps, in order?") or its items one by one, not both: where at least half of its
+    items have a card asking what the item means ("Was bedeutet „Kettenstart“?", "prüfen?"), the whole goes.
+    Items asked back by their name ("which cause is this: …") keep the whole beside them."""
+    items: dict[str, list[Fact]] = {}
+    for fact in facts:
+        if fact.kind == "item":
+            items.setdefault(_item_key(fact.sentence), []).append(fact)
+    dropped: set[int] = set()
+    for fact in facts:
+        if fact.kind not in ("heading", "label") or not fact.list_items:
+            continue
+        asked = [item for listed in fact.list_items for item in items.get(_item_key(listed), [])]
+        if 2 * len(asked) < len(fact.list_items):
+            continue
+        if not any(asks_term(item) for item in asked):
+            dropped.add(id(fact))
+    return [fact for fact in facts if id(fact) not in dropped]
+
+
 def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     """Cards from list items, table rows, definitions, namings and the note's own questions, clozes on bold terms
     and code, then sections and the labelled lists in them, then what comes after a step of a numbered list.
@@ -188,8 +213,8 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     recorded = {(f.source.chunk_id, f.context, f.term) for f in facts if f.kind == "record"}
     # a list asked whole and in order is not asked again step by step
     ordered = {f.context for f in facts if f.kind in ("heading", "label") and f.in_order and f.list_items}
-    facts = [f for f in facts if f.kind != "step" and not (f.kind == "row" and (f.source.chunk_id, f.context, f.term)
-                                                          in recorded)] \
+    facts = once_per_list([f for f in facts if f.kind != "step" and not (
+        f.kind == "row" and (f.source.chunk_id, f.context, f.term) in recorded)]) \
         + [f for f in clear_steps(facts) if f.context not in ordered]
     cards: list[Flashcard] = []
     seen: set[str] = set()

@@ -142,10 +142,11 @@ class ItemQuestion:
 
 
 def item_question(term: str, description: str, heading: str, title: str, german: bool,
-                  nested: bool = False) -> ItemQuestion:
+                  nested: bool = False, names: bool = False) -> ItemQuestion:
     """The front of a card on a list item "term – description" under ``heading`` (in the note ``title``);
     ``nested``: the item sits under another item, so the heading's kind of list is not its kind (the artists
-    under each of "Phases")."""
+    under each of "Phases"); ``names``: the label says what a name is to the heading ("predecessors: Herman Van
+    Rompuy, …"), asked as that aspect, not as what the label means."""
     place = heading or title
     shown = description.rstrip(".")
     time = when(term, german)
@@ -153,7 +154,7 @@ def item_question(term: str, description: str, heading: str, title: str, german:
         return ItemQuestion(f"{place}: Was geschah {time}?" if german else f"{place}: what happened {time}?", False)
     if says_what_it_does(term, description, german):
         return ItemQuestion(f"{place}: Was bewirkt {term}?" if german else f"{place}: what does {term} do?", False)
-    if is_aspect(term):  # "Ursache: …" under "Monsun" says what causes the monsoon, not what "Ursache" means
+    if is_aspect(term) or names:  # "Ursache: …" under "Monsun" says what causes the monsoon, not what "Ursache" means
         return ItemQuestion(f"{place}: {term}?", False)
     kind = None if nested else list_kind(heading, german)
     if kind is not None and term.casefold() not in description.casefold():

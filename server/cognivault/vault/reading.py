@@ -38,6 +38,9 @@ class LanguageWords:
     aspects: frozenset[str] = frozenset()  # nouns naming an aspect of a section's subject ("Ursache", "unit")
     function_words: frozenset[str] = frozenset()  # the commonest words of its prose, to tell the language
     exercises: frozenset[str] = frozenset()  # a heading's first word over worked tasks, each with its solution below
+    # what opens a description that only means something beside the lines around it ("the other way round")
+    back_references: tuple[str, ...] = ()
+    chatter: tuple[str, ...] = ()  # the student talking to themself ("ok makes sense", "lol"): no fact of the subject
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -53,7 +56,7 @@ WORDS: dict[str, LanguageWords] = {
                           "sources", "see", "see also", "related", "todo", "to do", "status", "date", "tags",
                           "tag", "aliases", "remark", "comment", "idea", "why", "how", "what", "ex", "ex.",
                           "important", "info", "definition", "def", "def.", "mnemonic", "aside", "update", "i.e.",
-                          "ie"}),
+                          "ie", "others", "other", "rest", "misc", "miscellaneous"}),
         question_tails=("is this on the exam", "is that on the exam", "on the exam", "exam relevant",
                         "exam-relevant", "why", "how come", "really", "check", "ask", "ask prof", "ask tutor",
                         "not sure", "unsure", "??", "?"),
@@ -71,6 +74,11 @@ WORDS: dict[str, LanguageWords] = {
         function_words=frozenset({"the", "and", "is", "are", "of", "to", "in", "with", "not", "for", "this", "that",
                                   "by", "from", "or", "it", "was", "be", "on", "an", "as", "which", "when"}),
         exercises=frozenset({"examples", "exercises", "practice", "problems", "tasks", "worked"}),
+        back_references=("the other way round", "the other way around", "the opposite", "the reverse", "the same",
+                         "vice versa", "same as above", "as above", "see above", "ditto", "likewise", "this", "these",
+                         "those", "it", "they"),
+        chatter=("ok makes sense", "makes sense", "ok got it", "got it", "lol", "hmm", "i think", "i guess",
+                 "no idea", "not sure"),
     ),
     "de": LanguageWords(
         stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
@@ -85,7 +93,8 @@ WORDS: dict[str, LanguageWords] = {
                           "beispiele", "z.b.", "z. b.", "zb", "hinweis", "notiz", "anmerkung", "merke", "merksatz",
                           "tipp", "achtung", "warnung", "zusammenfassung", "quelle", "quellen", "siehe", "vgl.",
                           "stand", "datum", "idee", "wichtig", "info", "def.", "definition", "fazit", "lösung",
-                          "aufgabe", "eselsbrücke", "d.h.", "d. h."}),
+                          "aufgabe", "eselsbrücke", "d.h.", "d. h.", "sonstige", "sonstiges", "andere", "weitere",
+                          "übrige", "rest"}),
         question_tails=("kommt das in der klausur", "klausurrelevant", "prüfungsrelevant", "in der klausur",
                         "warum", "wieso", "weshalb", "nachfragen", "nachschauen", "prof fragen", "tutor fragen",
                         "checken", "stimmt das", "sicher", "??", "?"),
@@ -103,6 +112,11 @@ WORDS: dict[str, LanguageWords] = {
                                   "im", "auch", "bei", "ein", "eine", "für", "wird", "oder", "nur", "nach", "dem",
                                   "des", "auf", "sich", "wie", "bzw", "wenn"}),
         exercises=frozenset({"beispiele", "übungen", "aufgaben", "übungsaufgaben", "rechenbeispiele"}),
+        back_references=("umgekehrt", "andersherum", "das gegenteil", "wie oben", "siehe oben", "s. o.", "s.o.",
+                         "dito", "ebenso", "genauso", "dasselbe", "das gleiche", "gleiches", "dies", "diese",
+                         "dieser", "dieses"),
+        chatter=("glaub ich", "ich glaube", "keine ahnung", "oder so", "hab ich", "nachlesen", "hmm", "lol",
+                 "ok verstanden", "macht sinn", "in der klausur gibts", "gibts punkte"),
     ),
     "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
                         labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
@@ -115,6 +129,12 @@ _ALL_LOGISTICS = frozenset(w for words in WORDS.values() for w in words.logistic
 _ALL_LABELS = frozenset(w for words in WORDS.values() for w in words.labels)
 _ALL_ASPECTS = frozenset(w for words in WORDS.values() for w in words.aspects)
 _ALL_EXERCISES = frozenset(w for words in WORDS.values() for w in words.exercises)
+_BACK_REFERENCES = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.back_references},
+                                   key=len, reverse=True))
+_BACK_REFERENCE_RE = re.compile(rf"^(?:{_BACK_REFERENCES})(?!\w)")
+_CHATTERS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.chatter}, key=len, reverse=True))
+_CHATTER_RE = re.compile(rf"(?<!\w)(?:{_CHATTERS})(?!\w)", re.IGNORECASE)
+_CLAUSE_START_RE = re.compile(r"(?:[.!?…;,]\s|\s(?:→|->|=>|←|–|—)\s|\()")  # where a clause of a line begins
 _ALL_TAILS = tuple(sorted({t for words in WORDS.values() for t in words.question_tails if t not in ("?", "??")},
                           key=len, reverse=True))
 
@@ -328,6 +348,26 @@ def question_tail(text: str) -> int:
         if match and match.start() > 0 and not inside_atom(text, match.start()):
             return match.start()
     return len(text)
+
+
+def leans_on_note(text: str) -> bool:
+    """A description that means something only beside the lines around it ("the other way round (decapsulation)",
+    "umgekehrt (bei uns)", "same as above", "this …"): on a card, read alone, it answers nothing."""
+    return bool(_BACK_REFERENCE_RE.match(normal(text).lstrip("*_=\"“„'( ")))
+
+
+def chatter_start(text: str) -> int | None:
+    """Where the clause holding the student's chatter begins ("… → m3 + m3 = diminished. ok makes sense",
+    "… → in der Klausur gibts Punkte dafür!!"): what comes before it still states the fact; ``len(text)`` when the
+    text has none, None when the chatter opens the text (nothing before it is left to ask). Never inside a formula
+    or code span."""
+    found = next((match for match in _CHATTER_RE.finditer(text) if not inside_atom(text, match.start())), None)
+    if found is None:
+        return len(text)
+    starts = [match.start() for match in _CLAUSE_START_RE.finditer(text, 0, found.start())
+              if not inside_atom(text, match.start())]
+    start = starts[-1] if starts else 0
+    return start if start > 0 and text[:start].strip(" .,;:→–—-(") else None
 
 
 def qa_pair(text: str) -> tuple[str, str] | None:
