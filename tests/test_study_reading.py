@@ -62,6 +62,13 @@ def test_tag_stamp_and_logistics_lines_are_bookkeeping_and_content_is_not() -> N
     assert not is_link_line("| | [[Renaissance]] | Impressionismus |")
 
 
+def test_a_numbered_step_through_a_link_is_content_and_a_numbered_hub_entry_is_a_link_line() -> None:
+    assert not is_link_line("1. Open **[[Settings]]** → Sync")
+    assert not is_bookkeeping_line("2. Öffne [[Einstellungen]] → Dateien und Links")
+    assert is_link_line("3. VL: [[SQL Joins]]") and is_link_line("1. [[Intro]] – Folien")
+    assert is_link_line("- Anatomie-Wdh.: [[Herz]], [[Blutkreislauf]]")
+
+
 def test_labels_in_any_language_are_not_terms() -> None:
     assert all(is_label(word) for word in ("Q", "A:", "Context", "Ergebnis", "Bsp.", "**Note**"))
     assert not is_label("Agonist")

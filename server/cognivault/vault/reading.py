@@ -265,7 +265,21 @@ def is_link_line(line: str) -> bool:
     """A line that only points elsewhere: links with at most a few words around them (a hub's entries)."""
     if _bare_line(line).startswith("|"):
         return False  # a table row: its cells are content even where one is a link
-    return links_in(line) > 0 and len(_residual_words(line)) <= MAX_LINK_LINE_WORDS
+    return links_in(line) > 0 and len(_residual_words(line)) <= MAX_LINK_LINE_WORDS and not _is_linked_step(line)
+
+
+_NUMBERED_RE = re.compile(r"^\s*(?:>\s*)*\d+[.)]\s+")
+
+
+def _is_linked_step(line: str) -> bool:
+    """A numbered step that does something with a link ("1. Open **[[Settings]]** → Sync"): words on both
+    sides of its first link. A hub's numbered entry has words on one side at most ("3. VL: [[SQL Joins]]")."""
+    if not _NUMBERED_RE.match(line):
+        return False
+    link = WIKILINK_RE.search(line) or _MD_LINK_RE.search(line)
+    if link is None:
+        return False
+    return bool(_residual_words(line[:link.start()])) and bool(_residual_words(line[link.end():]))
 
 
 def is_logistics_line(line: str) -> bool:
