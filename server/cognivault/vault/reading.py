@@ -344,7 +344,7 @@ def note_shape(text: str) -> NoteShape:
     link_lines = sum(is_link_line(line) for line in lines)
     bookkeeping = sum(is_bookkeeping_line(line) for line in lines)
     hub = link_lines >= MIN_LINK_LINES and bookkeeping >= HUB_SHARE * len(lines)
-    reason = "a list of links, dates and tags: nothing to ask" if hub else ""
+    reason = "it is a list of links, dates and tags" if hub else ""
     return NoteShape(len(lines), bookkeeping, link_lines, reason)
 
 
