@@ -35,9 +35,12 @@ class VaultFile:
     identity: tuple[int, int] | None = None  # (device, inode) of the file the scan saw
 
 
-class FileSwapped(OSError):
+class FileSwapped(CogniVaultError, OSError):
     """The file at a vault path is no longer one the vault may read: a link or a special file put there
-    since it was scanned, or it was being replaced while it was opened."""
+    since it was scanned, or it was being replaced while it was opened. An OSError too, so every reader
+    that skips a file it cannot read skips this one."""
+
+    code = "file_swapped"
 
 
 @dataclass(frozen=True, slots=True)
