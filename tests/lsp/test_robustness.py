@@ -383,7 +383,7 @@ async def test_create_note_refuses_a_path_that_is_not_a_plain_vault_path(raw: Ra
     assert sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*")) == before
 
 
-def test_a_refused_request_is_logged_in_one_line(caplog: pytest.LogCaptureFixture) -> None:
+async def test_a_refused_request_is_logged_in_one_line(caplog: pytest.LogCaptureFixture) -> None:
     """Issue 28: pygls logged every refused request with its full traceback; internal errors keep theirs."""
     from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
