@@ -184,21 +184,28 @@ def test_an_english_definition_may_open_with_an(engine: Engine) -> None:
 
 
 def test_a_list_item_is_asked_as_its_list_means_it(engine: Engine) -> None:
-    """An item of a list of causes is asked back from its description ("which cause is this"), not "what is
-    'Population growth'?"; a year in a timeline asks what happened then; a command described by what it does asks
-    what it does; German asks with the kind's singular in its gender ("Welche Ursache ist gemeint")."""
+    """An item of a list of causes is not asked "what is 'Population growth'?"; a year in a timeline asks what
+    happened then; a command described by what it does asks what it does; German asks with the kind's singular in
+    its gender ("Welche Ursache ist gemeint"). A list of causes opening its section is asked whole ("name the 3
+    causes") and not again item by item backwards ("which cause is this: …"): the whole card's back holds every
+    item's fact, the three cards more would only repeat them."""
     industry = cards_of(generate(engine, "flashcards", INDUSTRY, count=20)[1])
     assert_cards_valid(industry, NOTES[INDUSTRY])
-    assert ("qa", "Industrial Revolution › Causes: which cause is this: “More people needed more goods and cheap "
-                  "food”?", "Population growth") in industry
+    assert ("qa", "Industrial Revolution: name the 3 causes.", "Population growth: more people needed more goods and "
+                  "cheap food; Coal deposits: Britain had plenty of fuel close to its towns; Colonial trade: the "
+                  "colonies sold raw cotton and bought finished cloth.") in industry
+    assert not [front for _, front, _ in industry if "which cause is this" in front]
     assert ("qa", "Timeline: what happened in 1769?", "James Watt patents his improved steam engine.") in industry
     assert not [front for _, front, _ in industry if "what is “" in front]
     git = cards_of(generate(engine, "flashcards", GIT, count=20)[1])
     assert ("qa", "Commands: what does `git init` do?", "Creates a new repository in the current folder.") in git
     krisen = cards_of(generate(engine, "flashcards", KRISEN, count=20)[1])
     assert_cards_valid(krisen, NOTES[KRISEN])
-    assert ("qa", "Gründerkrach › Ursachen: Welche Ursache ist gemeint: „Viele Anleger kauften Aktien neuer Firmen "
-                  "auf Kredit“?", "Spekulation") in krisen
+    assert not [front for _, front, _ in krisen if "Welche Ursache ist gemeint" in front]  # asked whole
+    quiz = parse_quiz(generate(engine, "quiz", KRISEN, count=10)[1]).questions  # a quiz still asks backwards
+    assert {q.question: q.options[q.correct_index] for q in quiz}.get(
+        "Ursachen: Welche Ursache ist gemeint: „Viele Anleger kauften Aktien neuer Firmen auf Kredit“?") \
+        == "Spekulation"
     # "Probleme lösen" says what to do, it is no list of problems: its items are terms
     assert ("qa", "Probleme lösen: Was bedeutet „Staatskredit“?", "Die Regierung lieh den Banken frisches Geld.") \
         in krisen

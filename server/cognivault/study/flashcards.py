@@ -181,24 +181,29 @@ def _item_key(text: str) -> str:
     return plain(text).casefold().rstrip(". ")
 
 
-def once_per_list(facts: list[Fact]) -> list[Fact]:
+def once_per_list(facts: list[Fact]) -> tuple[list[Fact], set[int]]:
     """A list asked whole ("which steps, in order?") or its items one by one, not both: where at least half of its
     items have a card asking what the item means ("Was bedeutet „Kettenstart“?", "prüfen?"), the whole goes.
-    Items asked back by their name ("which cause is this: …") keep the whole beside them."""
+    Where every item is asked back by its name ("Welche Art ist gemeint: …?" beside "Nenne die 4 Arten"), those
+    cards go: the whole card holds each of their facts, and is taken with the list items it stands for (returned:
+    the facts kept, the ids of such whole lists)."""
     items: dict[str, list[Fact]] = {}
     for fact in facts:
         if fact.kind == "item":
             items.setdefault(_item_key(fact.sentence), []).append(fact)
     dropped: set[int] = set()
+    standing_in: set[int] = set()
     for fact in facts:
         if fact.kind not in ("heading", "label") or not fact.list_items:
             continue
         asked = [item for listed in fact.list_items for item in items.get(_item_key(listed), [])]
-        if 2 * len(asked) < len(fact.list_items):
-            continue
-        if not any(asks_term(item) for item in asked):
+        backwards = [item for item in asked if asks_term(item)]
+        if {_item_key(item.sentence) for item in backwards} >= {_item_key(listed) for listed in fact.list_items}:
+            dropped.update(id(item) for item in backwards)
+            standing_in.add(id(fact))
+        elif 2 * len(asked) >= len(fact.list_items) and not backwards:
             dropped.add(id(fact))
-    return [fact for fact in facts if id(fact) not in dropped]
+    return [fact for fact in facts if id(fact) not in dropped], standing_in
 
 
 def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
@@ -213,15 +218,18 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     recorded = {(f.source.chunk_id, f.context, f.term) for f in facts if f.kind == "record"}
     # a list asked whole and in order is not asked again step by step
     ordered = {f.context for f in facts if f.kind in ("heading", "label") and f.in_order and f.list_items}
-    facts = once_per_list([f for f in facts if f.kind != "step" and not (
-        f.kind == "row" and (f.source.chunk_id, f.context, f.term) in recorded)]) \
-        + [f for f in clear_steps(facts) if f.context not in ordered]
+    kept, whole_lists = once_per_list([f for f in facts if f.kind != "step" and not (
+        f.kind == "row" and (f.source.chunk_id, f.context, f.term) in recorded)])
+    facts = kept + [f for f in clear_steps(facts) if f.context not in ordered]
     cards: list[Flashcard] = []
     seen: set[str] = set()
     said: dict[str, set[str]] = {}  # per passage: the stems its cards already show, front and back
     structured = ("item", "row", "record", "definition", "called", "faq", "vocab", "formula", "task")
     for kinds in (structured, ("bold", "code"), ("heading", "label"), ("step",)):
-        for fact in spread([f for f in facts if f.kind in kinds], len(facts)):
+        # a whole list standing in for its items' cards is taken with the items
+        taken = [f for f in facts if (f.kind in kinds and id(f) not in whole_lists)
+                 or (kinds is structured and id(f) in whole_lists)]
+        for fact in spread(taken, len(facts)):
             if len(cards) >= count:
                 return cards
             card = card_for(fact)

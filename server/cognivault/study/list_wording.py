@@ -123,6 +123,23 @@ def when(term: str, german: bool) -> str | None:
     return None
 
 
+# what a date stands before when it dates amounts, not an event: "≈ €1.074 trillion", "Germany 96, France 81, …"
+_AMOUNT_OPENING_RE = re.compile(r"^\s*(?:≈|~|ca\.|approx\.|rund|etwa|[€$£]|\d)")
+_CLAUSE_END_RE = re.compile(r"[,;+→(]")
+_ENDS_IN_NUMBER_RE = re.compile(r"\d[\d.,]*\s*%?$")
+_COUNTED_WORDS_RE = re.compile(r"^\d+\s+[^\W\d_]+\s+[^\W\d_]")  # "30 years war ends": a count in an event's words
+
+
+def states_amounts(description: str) -> bool:
+    """A dated list item that gives amounts or counts, not an event ("2024: Germany 96, France 81, …", "2021–2027:
+    ≈ €1.074 trillion"): its first clause opens with an amount, or is a name and a number of at most three words.
+    "What happened in 2024?" would ask for something that did not happen."""
+    first = _CLAUSE_END_RE.split(description, maxsplit=1)[0].strip().rstrip(".")
+    if _AMOUNT_OPENING_RE.match(first) and not _COUNTED_WORDS_RE.match(first):
+        return True
+    return bool(first) and len(first.split()) <= 3 and bool(_ENDS_IN_NUMBER_RE.search(first))
+
+
 def says_what_it_does(term: str, description: str, german: bool) -> bool:
     """A code span described by what it does ("`git init` – creates a new repository", "– erstellt …")."""
     words = description.split()
@@ -149,7 +166,7 @@ def item_question(term: str, description: str, heading: str, title: str, german:
     Rompuy, …"), asked as that aspect, not as what the label means."""
     place = heading or title
     shown = description.rstrip(".")
-    time = when(term, german)
+    time = when(term, german) if not states_amounts(description) else None
     if time is not None:
         return ItemQuestion(f"{place}: Was geschah {time}?" if german else f"{place}: what happened {time}?", False)
     if says_what_it_does(term, description, german):
@@ -187,7 +204,7 @@ def _names_a_term(term: str, german: bool) -> bool:
 def item_quiz_stem(term: str, description: str, heading: str, german: bool, nested: bool = False) -> str:
     """A quiz's stem asking for the term of a list item from its description (options: the list's terms)."""
     kind = None if nested or is_aspect(term) else list_kind(heading, german)
-    if when(term, german) is not None:
+    if when(term, german) is not None and not states_amounts(description):
         return f"{heading}: Wann war das: „{description}“?" if german \
             else f"{heading}: when did this happen: “{description}”?"
     if kind is not None:
