@@ -27,10 +27,11 @@ from answer_support import collect, final, streamed_text
 from cognivault.answer.pipeline import stream_answer
 from cognivault.answer.request import AskRequest
 from cognivault.answer.sessions import SessionStore
+from cognivault.errors import crash_cause
 from cognivault.models.chat import ChatChunk, ChatMessage, ChatOptions, ToolSpec
 from cognivault.models.llamacpp_build import explain_crash, portable_cmake_args
 from cognivault.models.llamacpp_chat import LlamaCppChat
-from cognivault.models.llamacpp_runner import ModelRunner, crash_cause, runner_for
+from cognivault.models.llamacpp_runner import ModelRunner, runner_for
 from processes import stop_process
 from test_answer_llamacpp import REQUIRES_SMOLLM2, short_prompt_vault, smollm2  # noqa: F401 - a fixture
 from test_two_process import _http as _api

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 
 
 class CogniVaultError(Exception):
@@ -74,3 +75,26 @@ def _os_error(exc: OSError, doing: str) -> CogniVaultError:
                                403)
     return CogniVaultError(f"cannot {doing}: {exc.strerror or exc}{where and ' (' + where.strip() + ')'}",
                            "os_error", 500)
+
+
+# Why a child ended, by signal, for people: the OOM killer sends SIGKILL, a CPU lacking an
+# instruction the build uses gives SIGILL, a failed assertion in llama.cpp aborts.
+_SIGNAL_CAUSES = {
+    signal.SIGKILL: "killed, often because memory ran out",
+    signal.SIGILL: "an instruction this CPU lacks",
+    signal.SIGABRT: "aborted",
+}
+
+
+def crash_cause(exitcode: int | None) -> str:
+    """How a child that ended with ``exitcode`` (negative: the signal) ended: "signal 11", "exit code 1"."""
+    if exitcode is None:
+        return "no reply"
+    if exitcode >= 0:
+        return f"exit code {exitcode}"
+    number = -exitcode
+    try:
+        cause = _SIGNAL_CAUSES.get(signal.Signals(number))
+    except ValueError:
+        cause = None
+    return f"signal {number}: {cause}" if cause else f"signal {number}"

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from cognivault.config import IndexSettings
-from cognivault.models.llamacpp_runner import crash_cause
+from cognivault.errors import crash_cause
 from cognivault.vault.extractors import ocr
 from cognivault.vault.scan import FileSwapped, VaultFile, open_vault_file
 from cognivault.vault.types import Extraction, ExtractionFailed, ExtractionSkipped

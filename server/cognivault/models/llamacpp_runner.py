@@ -29,6 +29,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from cognivault.errors import crash_cause
 from cognivault.extras import install_hint
 from cognivault.models.chat import ChatChunk, ChatError, ChatUsage
 from cognivault.models.llamacpp_build import explain_crash
@@ -39,28 +40,6 @@ POLL_S = 0.1
 PROBE_TIMEOUT_S = 120.0  # loading a large model from a cold disk
 PROBE_CONTEXT = 512
 OPENMP_WAIT_ENV = "OMP_WAIT_POLICY"
-
-# Why a child ended, by signal, for people: the OOM killer sends SIGKILL, a CPU lacking an
-# instruction the build uses gives SIGILL, a failed assertion in llama.cpp aborts.
-_SIGNAL_CAUSES = {
-    signal.SIGKILL: "killed, often because memory ran out",
-    signal.SIGILL: "an instruction this CPU lacks",
-    signal.SIGABRT: "aborted",
-}
-
-
-def crash_cause(exitcode: int | None) -> str:
-    """How a child that ended with ``exitcode`` (negative: the signal) ended: "signal 11", "exit code 1"."""
-    if exitcode is None:
-        return "no reply"
-    if exitcode >= 0:
-        return f"exit code {exitcode}"
-    number = -exitcode
-    try:
-        cause = _SIGNAL_CAUSES.get(signal.Signals(number))
-    except ValueError:
-        cause = None
-    return f"signal {number}: {cause}" if cause else f"signal {number}"
 
 
 class ModelCrashed(ChatError):
