@@ -566,7 +566,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                 for i, item in enumerate(items)]
     best_context = max(contexts)
     best_terms = named[contexts.index(best_context)]
-    headers = {item.path: table_headers([other.text for other in items if other.path == item.path]) for item in items}
+    headers = {path: table_headers([item.text for item in items if item.path == path])
+               for path in dict.fromkeys(item.path for item in items)}
     passages = {position: units_of(item, position, headers[item.path]) for position, item in enumerate(items)
                 if position not in foreign}
     asked_term = _asked_term(question)

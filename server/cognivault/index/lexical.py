@@ -328,9 +328,11 @@ class LexicalIndex:
     def read_slip(self, words_terms: Sequence[Sequence[str]]) -> tuple[int, str] | None:
         """The one slip :meth:`read_slips` reads in a question with one word no passage has (what an answer's
         confidence weighs: a question with more such words is on something else), else None."""
-        slips = self.read_slips(words_terms)
         unused = [terms for terms in words_terms if terms and not any(self.document_frequency(t) for t in terms)]
-        return slips[0] if len(unused) == 1 and slips else None
+        if len(unused) != 1:
+            return None  # no slip to read: the fuzzy look-ups of read_slips would be thrown away
+        slips = self.read_slips(words_terms)
+        return slips[0] if slips else None
 
     def language_counts(self) -> dict[str, int]:
         """Passages per language (files whose language is unknown left out)."""

@@ -343,8 +343,11 @@ def _body_lines(text: str) -> list[str]:
 def note_shape(text: str) -> NoteShape:
     """Read a whole note (frontmatter allowed): a hub of links, dates and tags, or a note to study."""
     lines = _body_lines(text)
-    link_lines = sum(is_link_line(line) for line in lines)
-    bookkeeping = sum(is_bookkeeping_line(line) for line in lines)
+    links = [is_link_line(line) for line in lines]
+    link_lines = sum(links)
+    # is_bookkeeping_line, with each line's link test taken from above rather than run again
+    bookkeeping = sum(link or is_tag_line(line) or is_stamp_line(line) or is_logistics_line(line)
+                      for line, link in zip(lines, links, strict=True))
     hub = link_lines >= MIN_LINK_LINES and bookkeeping >= HUB_SHARE * len(lines)
     reason = "it is a list of links, dates and tags" if hub else ""
     return NoteShape(len(lines), bookkeeping, link_lines, reason)
