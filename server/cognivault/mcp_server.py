@@ -170,7 +170,7 @@ TOOLS = (
 
 async def _note_data(reading: Awaitable[Any]) -> dict[str, Any]:
     note = await reading
-    return dict(note.to_dict())
+    return note.to_dict()
 
 
 def note_uri(path: str) -> str:
