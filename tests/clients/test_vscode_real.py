@@ -204,7 +204,8 @@ def test_the_extension_in_a_real_vscode(code_server: dict[str, object]) -> None:
     assert ask["wikilink"] == {"text": "Photosynthesis › Light reactions", "target": "Photosynthesis",
                                "subpath": "Light reactions"}, ask["wikilink"]
     assert any("def photon_energy" in code for code in ask["codeBlocks"]) and ask["highlighted"] > 0, ask
-    assert ask["katex"] >= 1 and "KaTeX_Main" in ask["katexFonts"], ask  # the bundled fonts, under the strict CSP
+    # the bundled fonts, under the strict CSP
+    assert ask["katex"] >= 1 and "KaTeX_Main" in ask["katexFonts"], (ask["fontFaces"], ask["katexFonts"])
     assert ask["strutHeight"] > 1.5 * ask["fontSize"], ask  # KaTeX's layout applied: a fraction stands tall
     assert ask["chips"] and set(ask["chips"]) <= {"S1", "S2"}, ask["chips"]
     chip = steps["source chip"]["detail"]  # pointed at, a chip shows the passage it cites

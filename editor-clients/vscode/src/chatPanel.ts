@@ -47,7 +47,7 @@ export function chatHtml(webview: { cspSource: string; asWebviewUri(uri: vscode.
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="${escapeHtml(katex.toString())}">
+<link rel="stylesheet" data-fonts href="${escapeHtml(katex.toString())}">
 <link rel="stylesheet" href="${escapeHtml(style.toString())}">
 <title>Ask the vault</title>
 </head>

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { HostMessage, WebviewMessage } from "../src/chatPanel";
-import { start } from "../src/webview/chat";
+import { refetchFailedFonts, start } from "../src/webview/chat";
 
 function page(): { sent: WebviewMessage[]; deliver(message: HostMessage): void } {
   document.body.innerHTML = `<main id="log"></main><form id="ask-form"><textarea id="question"></textarea>
@@ -167,5 +167,30 @@ describe("chat webview", () => {
     (document.getElementById("question") as HTMLTextAreaElement).value = "  Why?  ";
     (document.getElementById("ask-form") as HTMLFormElement).dispatchEvent(new Event("submit", { cancelable: true }));
     expect(sent.at(-1)).toEqual({ type: "ask", question: "Why?" });
+  });
+});
+
+describe("formula fonts", () => {
+  it("are fetched once more, from a fresh copy of their stylesheet, after one failed", () => {
+    document.head.innerHTML = `<link rel="stylesheet" data-fonts href="https://resource.test/katex/katex.min.css">
+      <link rel="stylesheet" href="https://resource.test/media/chat.css">`;
+    const fonts = new EventTarget();
+    Object.defineProperty(document, "fonts", { value: fonts, configurable: true });
+    try {
+      refetchFailedFonts(document);
+      const sheets = () => [...document.querySelectorAll<HTMLLinkElement>("link[data-fonts]")].map((link) => link.href);
+      expect(sheets()).toEqual(["https://resource.test/katex/katex.min.css"]);
+      fonts.dispatchEvent(new Event("loadingerror"));
+      expect(sheets()).toEqual(["https://resource.test/katex/katex.min.css",
+        "https://resource.test/katex/katex.min.css?retry=1"]);
+      fonts.dispatchEvent(new Event("loadingerror")); // a second failure: no endless refetching
+      expect(sheets()).toHaveLength(2);
+      document.querySelectorAll("link[data-fonts]")[1].dispatchEvent(new Event("load"));
+      expect(sheets()).toEqual(["https://resource.test/katex/katex.min.css?retry=1"]);
+      expect(document.querySelector("link:not([data-fonts])")).not.toBeNull();
+    } finally {
+      Reflect.deleteProperty(document, "fonts");
+      document.head.innerHTML = "";
+    }
   });
 });

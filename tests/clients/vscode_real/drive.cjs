@@ -259,11 +259,18 @@ async function main() {
           || doc.querySelectorAll(".cv-source").length === 0) {
           return null;
         }
-        // A formula's font loads (or fails to) once it is laid out.
+        // A formula's font loads once it is laid out. The page fetches a failed one once more, so a
+        // failure counts only when no KaTeX face is still loading and it has lasted 10 s.
         answer.getBoundingClientRect();
-        if (answer.querySelector(".katex") && ![...doc.fonts].some((font) => font.family.includes("KaTeX_Main")
-          && /loaded|error/.test(font.status))) {
-          return null;
+        const katexFaces = [...doc.fonts].filter((font) => font.family.includes("KaTeX"));
+        if (answer.querySelector(".katex") && !katexFaces.some((font) => font.family.includes("KaTeX_Main")
+          && font.status === "loaded")) {
+          const settled = !katexFaces.some((font) => font.status === "loading")
+            && katexFaces.some((font) => font.status === "error");
+          doc.defaultView.cvFontsFailedSince = settled ? (doc.defaultView.cvFontsFailedSince ?? Date.now()) : undefined;
+          if (!settled || Date.now() - doc.defaultView.cvFontsFailedSince < 10_000) {
+            return null;
+          }
         }
         const wikilink = answer.querySelector("a.cv-wikilink");
         // KaTeX lays glyphs out with heights set through the CSSOM (the CSP drops style attributes): the strut

@@ -3,7 +3,7 @@
  * Turns are drawn by the shared answer view with the answer rendered as Markdown; source links
  * post "open" to the extension host (the note at the cited lines), `[[Note#Heading]]` links post
  * "openNote" (the note at that heading or block). While an answer streams, the log stays at its
- * end if the reader was there.
+ * end if the reader was there. A formula font that fails to load is fetched once more.
  */
 
 import { type AnswerHost, createTurn, renderTurn } from "../../../shared/answerView";
@@ -17,7 +17,31 @@ interface VsCodeApi {
 
 declare function acquireVsCodeApi(): VsCodeApi;
 
+/**
+ * Fetches the formula fonts again, once, after one failed to load: a webview's resource request can
+ * fail while the editor is busy, and a failed `@font-face` never retries on its own, so every formula
+ * would stay in a fallback font. A second copy of the stylesheet (its own URL, so the browser makes
+ * new font faces instead of reusing the failed ones) replaces the first once it has loaded.
+ */
+export function refetchFailedFonts(doc: Document): void {
+  let retried = false;
+  doc.fonts?.addEventListener?.("loadingerror", () => {
+    const sheet = doc.querySelector<HTMLLinkElement>("link[rel=stylesheet][data-fonts]");
+    if (retried || !sheet) {
+      return;
+    }
+    retried = true;
+    const fresh = sheet.cloneNode() as HTMLLinkElement;
+    const url = new URL(sheet.href);
+    url.searchParams.set("retry", "1");
+    fresh.href = url.toString();
+    fresh.addEventListener("load", () => sheet.remove());
+    sheet.after(fresh);
+  });
+}
+
 export function start(vscode: VsCodeApi, doc: Document = document): void {
+  refetchFailedFonts(doc);
   const log = doc.getElementById("log") as HTMLElement;
   const form = doc.getElementById("ask-form") as HTMLFormElement;
   const question = doc.getElementById("question") as HTMLTextAreaElement;
