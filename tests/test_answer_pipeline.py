@@ -611,8 +611,9 @@ async def test_a_document_attachment_is_read_in_the_indexers_worker_not_here(sha
     real_start = isolation.IsolatedExtractor._start_worker
 
     def start(self):  # type: ignore[no-untyped-def]
-        real_start(self)
-        started.append(self._process)
+        child = real_start(self)
+        started.append(child.process)
+        return child
 
     monkeypatch.setattr(isolation.IsolatedExtractor, "_start_worker", start)
     page = ("<html><body><h1>Protocol</h1><p>The centrifuge must spin at 4000 rpm for ten minutes before the "

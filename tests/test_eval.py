@@ -92,6 +92,7 @@ def test_cross_validation_reports_held_out_figures_and_breaks_ties_by_grid_order
     assert set(cv["by_lang"]) == {"en", "de"} and set(cv["by_kind"]) == {"lexical"} and cv["overall"]["n"] == 4
     assert report["chosen_in_folds"] == [{"weights": defaults["weights"], "times": 6}]
     assert 0 < cv["overall"]["ndcg@10"] <= 1
+    assert set(cv["overall"]) == set(cv["by_lang"]["en"]) == {"n", "ndcg@10"}  # what cross-validation scores
     split = report["tune_check"]
     assert split["weights"] == defaults["weights"]
     assert split["tune"]["notes"]["overall"]["n"] == split["check"]["notes"]["overall"]["n"] == 2

@@ -860,3 +860,14 @@ def open_engine(vault: Path, overrides: dict[str, Any] | None = None, *,
     Raises ConfigError or EngineError (both :class:`CogniVaultError`: one line for the user).
     """
     return Engine(vault, load_settings(vault, overrides), embedder=embedder, writable=writable)
+
+
+def open_engine_or_keywords(vault: Path, *, writable: bool = True, keyword_only: bool = False) -> Engine:
+    """:func:`open_engine`, searching on keywords alone when ``keyword_only`` or when this install has no
+    embedding backend (importing it fails)."""
+    if keyword_only:
+        return open_engine(vault, writable=writable, embedder=None)
+    try:
+        return open_engine(vault, writable=writable)
+    except ImportError:
+        return open_engine(vault, writable=writable, embedder=None)

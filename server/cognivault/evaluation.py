@@ -37,6 +37,8 @@ from cognivault.index.hybrid import FusionWeights
 NDCG_DEPTH = 10
 RECALL_DEPTH = 5
 MRR_DEPTH = 10
+METRICS = {"ndcg@10": "ndcg", "recall@5": "recall", "mrr": "mrr"}  # reported figure -> a question row's key
+NDCG_ONLY = {"ndcg@10": "ndcg"}  # what cross-validation scores
 
 
 class QuestionFileError(CogniVaultError, ValueError):
@@ -97,22 +99,20 @@ def _mean(values: Iterable[float]) -> float:
     return round(sum(values) / len(values), 4) if values else 0.0
 
 
-def _summarize(rows: list[dict[str, Any]]) -> dict[str, float]:
-    return {"n": len(rows), "ndcg@10": _mean(r["ndcg"] for r in rows),
-            "recall@5": _mean(r["recall"] for r in rows),
-            "mrr": _mean(r["mrr"] for r in rows)}
+def _summarize(rows: list[dict[str, Any]], metrics: Mapping[str, str]) -> dict[str, float]:
+    return {"n": len(rows), **{name: _mean(r[key] for r in rows) for name, key in metrics.items()}}
 
 
-def _breakdown(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Overall, per language and per kind figures of question rows."""
+def _breakdown(rows: list[dict[str, Any]], metrics: Mapping[str, str] = METRICS) -> dict[str, Any]:
+    """Overall, per language and per kind figures (``metrics``) of question rows."""
     by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_lang[str(row["lang"])].append(row)
         by_kind[str(row["kind"])].append(row)
-    return {"overall": _summarize(rows),
-            "by_lang": {lang: _summarize(r) for lang, r in sorted(by_lang.items())},
-            "by_kind": {kind: _summarize(r) for kind, r in sorted(by_kind.items())}}
+    return {"overall": _summarize(rows, metrics),
+            "by_lang": {lang: _summarize(r, metrics) for lang, r in sorted(by_lang.items())},
+            "by_kind": {kind: _summarize(r, metrics) for kind, r in sorted(by_kind.items())}}
 
 
 def evaluate(engine: Engine, questions: Sequence[Question], modes: Sequence[str] = SEARCH_MODES,
@@ -230,11 +230,10 @@ def cross_validate(sets: Sequence[EvalSet], grid: Sequence[FusionWeights], folds
         per_question = values.reshape(-1, len(columns)).mean(axis=0)
         report: dict[str, object] = {}
         for eval_set in sets:
-            rows = [{"lang": question.lang, "kind": question.kind, "ndcg": float(per_question[column]),
-                     "recall": 0.0, "mrr": 0.0}
+            rows = [{"lang": question.lang, "kind": question.kind, "ndcg": float(per_question[column])}
                     for column, (owner, question) in enumerate(columns)
                     if owner is eval_set and picked(owner, question)]
-            report[eval_set.name] = _ndcg_only(_breakdown(rows))
+            report[eval_set.name] = _breakdown(rows, NDCG_ONLY)
         return report
 
     def in_half(half: str) -> Callable[[EvalSet, Question], bool]:
@@ -251,12 +250,3 @@ def cross_validate(sets: Sequence[EvalSet], grid: Sequence[FusionWeights], folds
         "chosen_in_folds": [{"weights": asdict(grid[index]), "times": times}
                             for index, times in chosen.most_common()],
     }
-
-
-def _ndcg_only(breakdown: dict[str, Any]) -> dict[str, object]:
-    """A breakdown with only n and nDCG@10 per cell (what cross-validation scores)."""
-    def cell(summary: dict[str, float]) -> dict[str, float]:
-        return {"n": summary["n"], "ndcg@10": summary["ndcg@10"]}
-
-    return {key: cell(value) if key == "overall" else {name: cell(s) for name, s in value.items()}
-            for key, value in breakdown.items()}

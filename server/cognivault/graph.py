@@ -127,12 +127,13 @@ def _path_ends(path: tuple[str, ...], parts: list[str]) -> bool:
     return position == len(wanted) and keys[-1] == wanted[-1]
 
 
-def section_end(headings: Iterable[HeadingInfo], heading: HeadingInfo, line_count: int) -> int:
-    """The last line (1-based) of ``heading``'s section: before the next heading of its level or higher."""
+def heading_section(headings: Iterable[HeadingInfo], heading: HeadingInfo, line_count: int) -> tuple[int, int]:
+    """1-based first and last line of ``heading``'s section in a note of ``line_count`` lines: from the
+    heading to before the next heading of its level or higher."""
     for other in headings:
         if other.line > heading.line and other.level <= heading.level:
-            return other.line - 1
-    return max(line_count, heading.line)
+            return heading.line, other.line - 1
+    return heading.line, max(line_count, heading.line)
 
 
 def link_keys(link: LinkRef) -> tuple[str, ...]:

@@ -53,7 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cognivault import __version__
 from cognivault.answer.request import MAX_QUESTION_CHARS, MAX_SOURCES
-from cognivault.engine import Engine, open_engine
+from cognivault.engine import Engine, open_engine_or_keywords
 from cognivault.errors import CogniVaultError, describe_os_error
 from cognivault.index.watch import VaultWatcher
 from cognivault.live import LiveVault
@@ -332,16 +332,6 @@ class StdinLines:
         return line.decode("utf-8", errors="replace")
 
 
-def _open_engine(vault: Path, keyword_only: bool) -> Engine:
-    """The vault's engine, writing the index unless another process does (then reading it)."""
-    if keyword_only:
-        return open_engine(vault, writable=True, embedder=None)
-    try:
-        return open_engine(vault, writable=True)
-    except ImportError:  # no embedding backend in this install: keyword search only
-        return open_engine(vault, writable=True, embedder=None)
-
-
 async def keep_index_current(live: LiveVault, opening: asyncio.Future[Engine]) -> None:
     """Follow the process that writes the index until it has gone; then (or at once, when none does)
     write it here: follow the files on disk and bring the index up to date."""
@@ -365,7 +355,9 @@ async def serve(vault: Path, *, allow_writes: bool = False, keyword_only: bool =
     """Answer MCP on stdin/stdout until the client closes stdin (or SIGTERM / SIGINT come), then leave
     the index consistent and saved, and its writer lock free."""
     live = LiveVault()
-    opening: asyncio.Future[Engine] = asyncio.ensure_future(asyncio.to_thread(_open_engine, vault, keyword_only))
+    # The engine writes the index unless another process does (then it reads it).
+    opening: asyncio.Future[Engine] = asyncio.ensure_future(
+        asyncio.to_thread(open_engine_or_keywords, vault, keyword_only=keyword_only))
     tools = VaultTools(live, opening, allow_writes=allow_writes)
     keeping = asyncio.ensure_future(keep_index_current(live, opening))
     lines = StdinLines(sys.stdin.fileno())

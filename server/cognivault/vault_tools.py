@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from cognivault.engine import Engine, EngineError
 from cognivault.errors import CogniVaultError
-from cognivault.graph import NoteInfo, find_heading, section_end
+from cognivault.graph import NoteInfo, find_heading, heading_section
 from cognivault.search_request import SearchRequest, parse_scope
 from cognivault.vault.guard import inside_vault
 from cognivault.vault.markdown import parse_note
@@ -78,7 +78,7 @@ def note_section(path: str, text: str, heading: str | None = None) -> NoteText:
         if found is None:
             shown = "; ".join(outline[:30]) or "none"
             raise EngineError(f"no heading {heading.strip()!r} in {path}; its headings: {shown}")
-        first, last = found.line, section_end(info.headings, found, len(lines))
+        first, last = heading_section(info.headings, found, len(lines))
     body = "".join(lines[first - 1:last])
     return NoteText(path, info.title, found.text if found else None, first, last, body[:MAX_NOTE_CHARS],
                     len(body) > MAX_NOTE_CHARS, outline)

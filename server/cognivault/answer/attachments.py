@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,7 +40,7 @@ class AttachmentEvidence:
     notes: list[str] = field(default_factory=list)
 
 
-def _chunks_of(attachment: Attachment, settings: Any, reader: Callable[[], IsolatedExtractor]
+def _chunks_of(attachment: Attachment, settings: Any, reader: IsolatedExtractor
                ) -> list[tuple[str, str, str | None]]:
     """(text, locator, lang) passages of one attachment; AskError when it cannot be read. ``reader``: the
     worker process that reads documents and images (started on the first one)."""
@@ -57,7 +57,7 @@ def _chunks_of(attachment: Attachment, settings: Any, reader: Callable[[], Isola
         path = Path(folder) / f"attachment{attachment.suffix}"
         path.write_bytes(attachment.data)
         try:
-            extraction = reader().extract(path)
+            extraction = reader.extract(path)
         except ExtractionSkipped as exc:
             raise LookupError(str(exc)) from exc
         except ExtractionFailed as exc:
@@ -71,21 +71,14 @@ def extract_for_question(attachments: Sequence[Attachment], settings: Any, analy
     """Evidence (unlabelled), images for a vision model, and notes on what could not be read."""
     from cognivault.index.isolation import IsolatedExtractor
 
-    workers: list[IsolatedExtractor] = []
-
-    def reader() -> IsolatedExtractor:
-        if not workers:
-            workers.append(IsolatedExtractor(settings))
-        return workers[0]
-
+    reader = IsolatedExtractor(settings)  # its process starts with the first document or image
     try:
         return _evidence(attachments, settings, reader, analyzer, terms, weights, vision, max_passages)
     finally:
-        for worker in workers:
-            worker.close()
+        reader.close()
 
 
-def _evidence(attachments: Sequence[Attachment], settings: Any, reader: Callable[[], IsolatedExtractor],
+def _evidence(attachments: Sequence[Attachment], settings: Any, reader: IsolatedExtractor,
               analyzer: Any, terms: Sequence[str], weights: dict[str, float], vision: bool,
               max_passages: int) -> AttachmentEvidence:
     result = AttachmentEvidence()

@@ -58,28 +58,32 @@ def unavailable_reason(index_settings: Any) -> str | None:
 
 
 _reader_lock = threading.Lock()  # one recording at a time in the reader; held while it transcribes
-_readers: list[IsolatedExtractor] = []  # the reader process of this process's recordings (at most one)
+_reader: IsolatedExtractor | None = None  # the reader process of this process's recordings
 
 
 def _read_audio(path: Path, index_settings: IndexSettings) -> Any:  # an Extraction
     """``path`` read by the audio extractor in the reader process, started on first use and kept with
     its loaded model; a reader made for other settings is replaced."""
+    global _reader
     from cognivault.index.isolation import IsolatedExtractor
 
     with _reader_lock:
-        if _readers and _readers[0].settings != index_settings:
-            _readers.pop().close()
-        if not _readers:
-            _readers.append(IsolatedExtractor(index_settings))
-        return _readers[0].extract(path)
+        if _reader is not None and _reader.settings != index_settings:
+            replaced, _reader = _reader, None
+            replaced.close()
+        if _reader is None:
+            _reader = IsolatedExtractor(index_settings)
+        return _reader.extract(path)
 
 
 @atexit.register
 def close_reader() -> None:
     """End the reader process (it is started again by the next recording)."""
+    global _reader
     with _reader_lock:
-        while _readers:
-            _readers.pop().close()
+        reader, _reader = _reader, None
+        if reader is not None:
+            reader.close()
 
 
 def transcribe_file(path: Path, index_settings: Any) -> Transcript:

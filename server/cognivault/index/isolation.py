@@ -11,7 +11,6 @@ FFmpeg, CTranslate2 or lxml into its own process.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import queue
 import tempfile
@@ -23,6 +22,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, TypeVar
 
+from cognivault.child_process import ChildProcess
 from cognivault.config import IndexSettings
 from cognivault.errors import crash_cause
 from cognivault.vault.extractors import ocr
@@ -130,60 +130,47 @@ class IsolatedExtractor:
     def __init__(self, settings: IndexSettings) -> None:
         self.settings = settings
         self.results: queue.Queue[AttachmentResult] = queue.Queue()
-        self._context = multiprocessing.get_context("spawn")
-        self._process: multiprocessing.process.BaseProcess | None = None
-        self._connection: Connection | None = None
+        self._child: ChildProcess | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
 
-    def _start_worker(self) -> None:
-        parent, child = self._context.Pipe()
-        process = self._context.Process(target=_worker, args=(child, self.settings, ocr.known_languages()),
-                                        daemon=True, name="cognivault-extractor")
-        process.start()
-        child.close()
-        self._process, self._connection = process, parent
+    def _start_worker(self) -> ChildProcess:
+        self._child = ChildProcess.start(_worker, (self.settings, ocr.known_languages()), "cognivault-extractor")
+        return self._child
 
     def _kill_worker(self) -> None:
-        if self._process is not None:
-            self._process.kill()
-            self._process.join(5)
-        if self._connection is not None:
-            self._connection.close()
-        self._process = self._connection = None
+        child, self._child = self._child, None
+        if child is not None:
+            child.kill()
 
     def _ask(self, task: object) -> tuple[str, object]:
         """Send ``task`` to the worker (started when needed) and wait for ``(status, payload)``; a worker
         that crashes or goes over its time becomes ``("failed", why)`` and is replaced next time."""
         started = time.monotonic()
-        if self._process is None or not self._process.is_alive():
-            self._start_worker()
-        assert self._process is not None and self._connection is not None
+        child = self._child if self._child is not None and self._child.alive else self._start_worker()
         try:
-            self._connection.send(task)
+            child.connection.send(task)
         except OSError:  # the worker died before it took the task
             return ("failed", self._crashed())
-        deadline = started + self.settings.extract_timeout_s
-        while not self._connection.poll(0.2):
-            if self._stop.is_set():
-                self._kill_worker()
-                return ("stopped", "indexing was stopped")
-            if not self._process.is_alive():
-                return ("failed", self._crashed())
-            if time.monotonic() > deadline:
-                self._kill_worker()
-                return ("failed", f"took longer than {self.settings.extract_timeout_s:g} s")
+        waited = child.wait(0.2, self._stop, started + self.settings.extract_timeout_s)
+        if waited == "stopped":
+            self._kill_worker()
+            return ("stopped", "indexing was stopped")
+        if waited == "ended":
+            return ("failed", self._crashed())
+        if waited == "late":
+            self._kill_worker()
+            return ("failed", f"took longer than {self.settings.extract_timeout_s:g} s")
         try:
-            answer: tuple[str, object] = self._connection.recv()
+            answer: tuple[str, object] = child.connection.recv()
         except (EOFError, OSError):
             return ("failed", self._crashed())
         return answer
 
     def _crashed(self) -> str:
         """Why the worker ended (it is replaced by the next task): "the reader crashed (signal 11)"."""
-        assert self._process is not None
-        self._process.join(5)  # it has closed its end of the pipe: it is ending
-        exitcode = self._process.exitcode
+        assert self._child is not None
+        exitcode = self._child.exitcode()
         self._kill_worker()
         return f"the reader crashed ({crash_cause(exitcode)})"
 
@@ -238,13 +225,9 @@ class IsolatedExtractor:
         return len(tasks)
 
     def _shutdown_worker(self) -> None:
-        if self._connection is not None and self._process is not None and self._process.is_alive():
-            try:
-                self._connection.send(None)
-                self._process.join(2)
-            except (OSError, BrokenPipeError):
-                pass
-        self._kill_worker()
+        child, self._child = self._child, None
+        if child is not None:
+            child.stop()
 
     def close(self) -> None:
         """End the worker of :meth:`extract` (a pass's worker ends with its files)."""

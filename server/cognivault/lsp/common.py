@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from cognivault.graph import BlockInfo, HeadingInfo, LinkRef, NoteInfo, find_heading, section_end
+from cognivault.graph import BlockInfo, HeadingInfo, LinkRef, NoteInfo, find_heading
 from cognivault.lsp.model import Document
 from cognivault.lsp.server import Context
 from cognivault.vault.types import Heading, Link, TagRef
@@ -105,11 +105,6 @@ def _anchor(target: Target, link: Link | LinkRef, note: NoteInfo | None, label: 
             target.kind = "missing-block"
         target.block = block
     return target
-
-
-def heading_section(note: NoteInfo, heading: HeadingInfo) -> tuple[int, int]:
-    """1-based first and last line of ``heading``'s section."""
-    return heading.line, section_end(note.headings, heading, note.line_count)
 
 
 _LIST_ITEM = ("- ", "* ", "+ ")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from cognivault.graph import heading_section
 from cognivault.lsp import common
 from cognivault.lsp.model import Document
 from cognivault.lsp.server import CogniVaultServer, Context
@@ -65,9 +66,8 @@ def _link_hover(ctx: Context, doc: Document, link) -> types.Hover:
         if target.problem:
             parts.append(f"⚠ {target.problem}")
         if target.heading is not None and note is not None:
-            first, last = common.heading_section(note, target.heading)
-            if source is not None and same:
-                first, last = common.heading_section(source.info(), target.heading)
+            shown = source.info() if source is not None and same else note
+            first, last = heading_section(shown.headings, target.heading, shown.line_count)
             parts.append(common.preview(lines, first, last))
         elif target.block is not None:
             first, last = common.block_span(lines, target.block)

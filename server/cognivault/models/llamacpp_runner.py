@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import multiprocessing
 import os
 import signal
 import threading
@@ -29,6 +28,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from cognivault.child_process import ChildProcess
 from cognivault.errors import crash_cause
 from cognivault.extras import install_hint
 from cognivault.models.chat import ChatChunk, ChatError, ChatUsage
@@ -126,9 +126,7 @@ class ModelRunner:
         self.n_ctx = n_ctx
         self.idle_s = idle_s
         self.system_info = ""  # llama.cpp's build features, as the child reported them
-        self._context = multiprocessing.get_context("spawn")
-        self._process: multiprocessing.process.BaseProcess | None = None
-        self._connection: Connection | None = None
+        self._child: ChildProcess | None = None
         self._lock = threading.Lock()  # one request at a time; held for the whole reply
         self._idle_timer: threading.Timer | None = None
         self._retired = False
@@ -136,8 +134,8 @@ class ModelRunner:
     @property
     def pid(self) -> int | None:
         """The child's process id while it runs."""
-        process = self._process
-        return process.pid if process is not None and process.is_alive() else None
+        child = self._child
+        return child.process.pid if child is not None and child.alive else None
 
     def generate(self, kwargs: dict[str, Any], stop: threading.Event,
                  load_timeout_s: float | None = None) -> Iterator[ChatChunk]:
@@ -177,26 +175,22 @@ class ModelRunner:
 
     def _started(self, stop: threading.Event, timeout_s: float | None) -> Connection | None:
         """The running child's pipe, starting a child (and loading the model) when there is none."""
-        if self._process is not None and self._process.is_alive() and self._connection is not None:
-            return self._connection
+        if self._child is not None and self._child.alive:
+            return self._child.connection
         self._shutdown()
-        parent, child = self._context.Pipe()
-        process = self._context.Process(
-            target=_serve_model, args=(child, str(self.path), self.n_ctx, max(1, min(4, os.cpu_count() or 1))),
-            daemon=True, name="cognivault-llamacpp")
-        process.start()
-        child.close()
-        self._process, self._connection = process, parent
+        child = self._child = ChildProcess.start(
+            _serve_model, (str(self.path), self.n_ctx, max(1, min(4, os.cpu_count() or 1))), "cognivault-llamacpp")
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        while not parent.poll(POLL_S):
-            if stop.is_set():
-                self._shutdown()
-                return None
-            if not process.is_alive():
-                raise self._crashed()
-            if deadline is not None and time.monotonic() > deadline:
-                self._shutdown()
-                raise ChatError("model_timeout", f"{self.path.name} did not load within {timeout_s:g} s")
+        waited = child.wait(POLL_S, stop, deadline)
+        if waited == "stopped":
+            self._shutdown()
+            return None
+        if waited == "ended":
+            raise self._crashed()
+        if waited == "late":
+            self._shutdown()
+            raise ChatError("model_timeout", f"{self.path.name} did not load within {timeout_s:g} s")
+        parent = child.connection
         try:
             kind, value = parent.recv()
         except (EOFError, OSError):
@@ -218,7 +212,7 @@ class ModelRunner:
                 self._shutdown()  # busy reading a long prompt: the next request starts a fresh child
                 return
             if not connection.poll(POLL_S):
-                if self._process is None or not self._process.is_alive():
+                if self._child is None or not self._child.alive:
                     raise self._crashed()
                 continue
             try:
@@ -235,28 +229,15 @@ class ModelRunner:
                 raise ChatError("model_error", str(value))
 
     def _crashed(self) -> ModelCrashed:
-        process = self._process
-        exitcode = None
-        if process is not None:
-            process.join(5)  # the pipe closes a moment before the exit status is there
-            exitcode = process.exitcode
+        exitcode = self._child.exitcode() if self._child is not None else None
         self._shutdown()
         return ModelCrashed(exitcode)
 
     def _shutdown(self) -> None:
         """Ask the child to exit, kill it if it does not, and forget it (the caller holds the lock)."""
-        process, connection = self._process, self._connection
-        self._process = self._connection = None
-        if connection is not None:
-            with contextlib.suppress(OSError):
-                connection.send(None)
-        if process is not None:
-            process.join(2)
-            if process.is_alive():
-                process.kill()
-                process.join(5)
-        if connection is not None:
-            connection.close()
+        child, self._child = self._child, None
+        if child is not None:
+            child.stop()
 
     def _arm_idle_timer(self) -> None:
         timer = threading.Timer(self.idle_s, self._stop_if_idle)
