@@ -41,20 +41,14 @@ def _progress_store(vault: Path) -> ProgressStore:
 
 def _engine_for_generation(args: argparse.Namespace) -> Engine:
     """An engine whose index is current (indexing first when this process may write it)."""
-    from cognivault.engine import open_engine
+    from cognivault.engine import open_engine_or_keywords
     from cognivault.index.store import IndexBusy
 
-    def opened(writable: bool) -> Engine:
-        vault = vault_folder(args.vault)
-        try:
-            return open_engine(vault, writable=writable)
-        except ImportError:  # no embedding backend in this install: keyword retrieval only
-            return open_engine(vault, writable=writable, embedder=None)
-
+    vault = vault_folder(args.vault)
     try:
-        engine = opened(True)
+        engine = open_engine_or_keywords(vault, writable=True)
     except IndexBusy:
-        return opened(False)
+        return open_engine_or_keywords(vault, writable=False)
     if engine.store.writable:
         try:
             engine.index()
