@@ -699,13 +699,12 @@ class LexicalIndex:
         scores[~self._alive.view()] = 0.0
         return scores.astype(np.float32)
 
-    def read_query(self, query: str, lang: str | None, read_slips: bool = True) -> QueryReading:
-        """The index terms ``query`` is searched by and the share of its words the vault lacks
-        (see :class:`QueryReading`). ``read_slips``: a misspelt word also finds the word it stands for
-        (``read_slips``); off for text being typed, where an unfinished word is no slip."""
+    def read_query(self, query: str, lang: str | None) -> QueryReading:
+        """The index terms ``query`` is searched by (with those its misspelt words stand for, :meth:`read_slips`)
+        and the share of its words the vault lacks (see :class:`QueryReading`)."""
         terms = self.query_terms(query, lang)
         words_terms = [word_terms for word in words(query) if (word_terms := self.query_terms(word, lang))]
-        slips = self.read_slips(words_terms) if read_slips else []
+        slips = self.read_slips(words_terms)
         terms += [term for term in dict.fromkeys(term for _, term in slips) if term not in terms]
         read = {at for at, _ in slips}
         unknown = sum(1 for at, word_terms in enumerate(words_terms)
@@ -714,9 +713,12 @@ class LexicalIndex:
 
     def search(self, query: str, lang: str | None, k: int, allowed_paths: set[str] | None = None,
                read_slips: bool = True, reading: QueryReading | None = None) -> list[LexicalHit]:
-        """Top ``k`` chunks by BM25; ``allowed_paths`` restricts to a scope. ``read_slips``: as in
-        :meth:`read_query`; ``reading``: the query's reading when the caller has it already."""
-        terms = list((reading or self.read_query(query, lang, read_slips)).terms)
+        """Top ``k`` chunks by BM25; ``allowed_paths`` restricts to a scope. ``read_slips``: a misspelt word
+        also finds the word it stands for (:meth:`read_query`); off for text being typed, where an unfinished
+        word is no slip. ``reading``: the query's :meth:`read_query` when the caller has it already."""
+        if reading is None and read_slips:
+            reading = self.read_query(query, lang)
+        terms = list(reading.terms) if reading is not None else self.query_terms(query, lang)
         with self._lock:
             ids = [self.vocab[t] for t in terms if t in self.vocab]
             if not ids or not self._row_of:
