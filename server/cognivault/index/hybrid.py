@@ -17,9 +17,8 @@ a query that may be in it (it was weighted as the vault's main language).
 Where meaning search has a say, the keywords' weight falls with the share of the
 query's words that no passage holds (``FusionWeights.unknown_word_penalty``):
 when the words that name the subject are missing (written in another language
-than the notes, "Soll an Haben" asked of German notes in English, or a term the
-notes write otherwise), keywords only match the question's frame ("mean",
-"year", "move") and rank notes on other subjects first. Chosen by
+than the notes, or a term the notes write otherwise), keywords only match the
+question's frame ("mean", "year", "move") and rank notes on other subjects first. Chosen by
 cross-validation over both dev vaults (penalty 0, 1, 2 or 3; 3 on the tune
 halves): on the student vault it lifted English nDCG@10 from 0.956 to 0.984 and
 the cross-language questions from 0.895 to 0.953 (tune half 0.795 to 0.912,
