@@ -37,6 +37,7 @@ DENSE_OTHER = (0.15,)
 DENSE_UNCLEAR = (1.0,)
 RRF_KS: tuple[int, ...] = ()  # only the default 60: each value multiplies the grid, and the grid runs every search
 NOTE_EVIDENCE = (0.0, 0.1, 0.25)
+UNKNOWN_WORD_PENALTY = (0.0, 1.0, 2.0)  # 0: the keywords' say does not depend on the query's unknown words
 # Held-out targets (issue 26), checked on the k-fold figures.
 TARGETS = {"help": {"overall": 0.82, "en": 0.85, "de": 0.80}, "student": {"overall": 0.95, "de": 0.95, "cross": 0.90}}
 
@@ -47,12 +48,13 @@ def fusion_grid():  # type: ignore[no-untyped-def]
 
     defaults = FusionWeights()
     grid = [defaults]
-    for known, other, unclear, k, evidence in itertools.product(
+    for known, other, unclear, k, evidence, penalty in itertools.product(
             (defaults.dense_known_language, *DENSE_KNOWN), (defaults.dense_other_language, *DENSE_OTHER),
             (defaults.dense_unclear_language, *DENSE_UNCLEAR), (defaults.rrf_k, *RRF_KS),
-            (defaults.note_evidence, *NOTE_EVIDENCE)):
+            (defaults.note_evidence, *NOTE_EVIDENCE), (defaults.unknown_word_penalty, *UNKNOWN_WORD_PENALTY)):
         weights = FusionWeights(defaults.lexical, dense_known_language=known, dense_other_language=other,
-                                dense_unclear_language=unclear, rrf_k=k, note_evidence=evidence)
+                                dense_unclear_language=unclear, rrf_k=k, note_evidence=evidence,
+                                unknown_word_penalty=penalty)
         if weights not in grid:
             grid.append(weights)
     return grid

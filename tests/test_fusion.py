@@ -3,12 +3,14 @@ keyword-only rankings."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from answer_support import make_vault
+from answer_support import WordHashEmbedder, make_vault
 from cognivault.engine import Engine
 from cognivault.index.hybrid import FusedHit, FusionWeights, by_note_evidence, fuse_rankings, reciprocal_rank_fusion
 
@@ -85,3 +87,70 @@ def test_keyword_only_hybrid_ranks_notes_as_keywords_alone_by_default(tmp_path: 
             hybrid = engine.search(query, k=5, mode="hybrid", per_note=True).results
             lexical = engine.search(query, k=5, mode="lexical", per_note=True).results
             assert [r.chunk_id for r in hybrid] == [r.chunk_id for r in lexical]
+
+
+class GlossingEmbedder(WordHashEmbedder):
+    """The hashed bag of words, reading a few German words as the English ones they mean: a small model that
+    knows what a German note is about where keywords cannot (English words and German ones share no term)."""
+
+    model_id = "test:word-hash-glossing"
+    GLOSSES = {"buchungssatz": "posting", "buchungssätze": "posting", "konto": "ledger", "konten": "ledger"}
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        glossed = [" ".join(self.GLOSSES.get(word.strip(".,:;").casefold(), word) for word in text.split())
+                   for text in texts]
+        return super().embed_documents(glossed)
+
+
+BOOKKEEPING_NOTES = {
+    "Buchhaltung.md": "---\nlang: de\n---\n# Buchungssätze\n\nJeder Buchungssatz nennt zuerst das Konto im Soll, "
+    "dann das Konto im Haben. Ein Buchungssatz bucht immer auf mindestens zwei Konten, und die Summen im Soll "
+    "und im Haben sind gleich.\n",
+    "Statistics.md": "# Statistics\n\nThe mean is the sum of the values divided by how many there are. The mean "
+    "of a sample estimates the mean of the population it was drawn from.\n",
+    "Networks.md": "# Networks\n\nA router forwards packets between networks by their addresses, and a switch "
+    "forwards frames within one network by hardware addresses.\n",
+}
+
+
+def test_unknown_share_counts_the_query_words_no_passage_holds(tmp_path: Path) -> None:
+    vault, settings = make_vault(tmp_path, BOOKKEEPING_NOTES)
+    with Engine(vault, settings, embedder=None) as engine:
+        lexical = engine.store.lexical
+        assert lexical is not None
+        # "what", "does", "a" are stopwords; "posting" and "ledger" are in no passage; "mean" is.
+        reading = lexical.read_query("What does a ledger posting mean?", "en")
+        assert reading.unknown_share == pytest.approx(2 / 3)
+        assert lexical.read_query("the mean of a sample", "en").unknown_share == 0.0
+        # A slip of a word the vault has is that word, not an unknown one.
+        assert lexical.read_query("hardware adresses", "en").unknown_share == 0.0
+
+
+def test_keywords_lose_their_say_to_meaning_when_the_query_names_its_subject_in_words_the_vault_lacks(
+        tmp_path: Path) -> None:
+    vault, settings = make_vault(tmp_path, BOOKKEEPING_NOTES)
+    with Engine(vault, settings, embedder=GlossingEmbedder()) as engine:
+        engine.index()
+        query = "What does a ledger posting mean?"
+        keywords = [r.path for r in engine.search(query, k=3, mode="lexical", per_note=True).results]
+        meaning = [r.path for r in engine.search(query, k=3, mode="dense", per_note=True).results]
+        hybrid = [r.path for r in engine.search(query, k=3, mode="hybrid", per_note=True).results]
+        engine.weights = replace(engine.weights, unknown_word_penalty=0.0)
+        before = [r.path for r in engine.search(query, k=3, mode="hybrid", per_note=True).results]
+        # Keywords match only the question's frame ("mean"): the statistics note; meaning reads the German note.
+        assert keywords[0] == "Statistics.md" and meaning[0] == "Buchhaltung.md"
+        assert before[0] == "Statistics.md"
+        assert hybrid[0] == "Buchhaltung.md"
+        # A query whose words the vault holds keeps the plain fusion.
+        assert [r.path for r in engine.search("the mean of a sample", k=3, per_note=True).results][0] \
+            == "Statistics.md"
+
+
+def test_unknown_words_leave_a_keyword_only_ranking_as_it_is() -> None:
+    weights = FusionWeights()
+    assert weights.lexical_weight(0.0) == weights.lexical
+    assert weights.lexical_weight(0.25) == pytest.approx((1 - 0.25 * weights.unknown_word_penalty) * weights.lexical)
+    assert weights.lexical_weight(0.75) == 0.0
+    # No meaning side (a language the model lacks): the keywords' ranking whatever their unknown share.
+    ranked = fuse_rankings(["a1", "b1"], [], weights, 0.0, unknown_share=1.0)
+    assert [hit.chunk_id for hit in ranked] == ["a1", "b1"] and ranked[0].score > 0

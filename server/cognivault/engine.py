@@ -552,8 +552,11 @@ class Engine:
         ranked_lexical: list[str] = []
         ranked_dense: list[str] = []
         depth = max(CANDIDATES, k * 5)
+        reading = None
         if mode in ("hybrid", "lexical") and lexical is not None:
-            ranked_lexical = [hit.chunk_id for hit in lexical.search(query, lang, depth, allowed_paths)]
+            reading = lexical.read_query(query, lang)
+            ranked_lexical = [hit.chunk_id for hit in lexical.search(query, lang, depth, allowed_paths,
+                                                                     reading=reading)]
         dense_weight = self.dense_weight(lang, bool(ranked_lexical)) if mode == "hybrid" else 1.0
         if mode == "dense" or (mode == "hybrid" and dense_weight > 0):
             ranked_dense, note = self._dense_ranking(query, depth, allowed_paths, query_vector)
@@ -561,7 +564,8 @@ class Engine:
                 notes.append(note)
         if mode == "hybrid":
             fused = fuse_rankings(ranked_lexical, ranked_dense, self.weights, dense_weight,
-                                  lexical.path_of if per_note and lexical is not None else None)
+                                  lexical.path_of if per_note and lexical is not None else None,
+                                  reading.unknown_share if reading is not None else 0.0)
         else:
             fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, 1.0, 1.0, self.weights.rrf_k)
         if lexical is not None:

@@ -118,6 +118,17 @@ class CorruptIndex(CogniVaultError, RuntimeError):
     exit_code = 1
 
 
+@dataclass(frozen=True, slots=True)
+class QueryReading:
+    """How keyword search reads a query: its index terms (the terms of its words, then those its slips and
+    spelling variants stand for), and ``unknown_share``, the share of its words (stopwords left out) that no
+    passage holds in any spelling: where the words naming the subject are missing, keywords match only what
+    is left (a question's frame: "mean", "difference", "year") and meaning search should decide."""
+
+    terms: tuple[str, ...]
+    unknown_share: float
+
+
 @dataclass(slots=True)
 class LexicalHit:
     chunk_id: str
@@ -688,14 +699,26 @@ class LexicalIndex:
         scores[~self._alive.view()] = 0.0
         return scores.astype(np.float32)
 
-    def search(self, query: str, lang: str | None, k: int, allowed_paths: set[str] | None = None,
-               read_slips: bool = True) -> list[LexicalHit]:
-        """Top ``k`` chunks by BM25; ``allowed_paths`` restricts to a scope. ``read_slips``: a misspelt word
-        also finds the word it stands for (``read_slip``); off for text being typed, where an unfinished word
-        is no slip."""
+    def read_query(self, query: str, lang: str | None) -> QueryReading:
+        """The index terms ``query`` is searched by (with those its misspelt words stand for, :meth:`read_slips`)
+        and the share of its words the vault lacks (see :class:`QueryReading`)."""
         terms = self.query_terms(query, lang)
-        slips = self.read_slips([self.query_terms(word, lang) for word in words(query)]) if read_slips else []
+        words_terms = [word_terms for word in words(query) if (word_terms := self.query_terms(word, lang))]
+        slips = self.read_slips(words_terms)
         terms += [term for term in dict.fromkeys(term for _, term in slips) if term not in terms]
+        read = {at for at, _ in slips}
+        unknown = sum(1 for at, word_terms in enumerate(words_terms)
+                      if at not in read and not any(self.document_frequency(t) for t in word_terms))
+        return QueryReading(tuple(terms), unknown / len(words_terms) if words_terms else 0.0)
+
+    def search(self, query: str, lang: str | None, k: int, allowed_paths: set[str] | None = None,
+               read_slips: bool = True, reading: QueryReading | None = None) -> list[LexicalHit]:
+        """Top ``k`` chunks by BM25; ``allowed_paths`` restricts to a scope. ``read_slips``: a misspelt word
+        also finds the word it stands for (:meth:`read_query`); off for text being typed, where an unfinished
+        word is no slip. ``reading``: the query's :meth:`read_query` when the caller has it already."""
+        if reading is None and read_slips:
+            reading = self.read_query(query, lang)
+        terms = list(reading.terms) if reading is not None else self.query_terms(query, lang)
         with self._lock:
             ids = [self.vocab[t] for t in terms if t in self.vocab]
             if not ids or not self._row_of:
