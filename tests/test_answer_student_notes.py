@@ -129,3 +129,50 @@ def test_a_low_answer_says_so_in_its_first_line(indexed_notes: Callable[[dict[st
 ])
 def test_filing_lines_leave_the_text_they_stand_in(text: str, kept: str) -> None:
     assert without_filing(text) == kept
+
+
+KEPLER = {
+    "Astro/Kepler.md": "---\naliases: [Keplersche Gesetze]\n---\n# Kepler's laws\n\nPlanetary motion, lecture 4.\n\n"
+                       "## 1st law – orbits\n- every planet moves on an ellipse with the Sun at one focus\n\n"
+                       "## 2nd law – areas\n- the line Sun–planet sweeps out equal areas in equal times\n"
+                       "- so a planet is fastest at perihelion\n\n"
+                       "## 3rd law – periods\n- $T^2 \\propto a^3$ for every planet of one system\n",
+    "Astro/Fernrohre.md": "# Fernrohre\n\nEin Linsenfernrohr bricht das Licht mit Linsen, ein Spiegelteleskop nutzt "
+                          "dafür Spiegel. Die Vergrößerung ist das Verhältnis der beiden Brennweiten.\n",
+}
+
+
+@pytest.mark.parametrize("question", ["Explain Kepler's second law", "Was besagt das zweite Keplersche Gesetz?"])
+def test_an_ordinal_picks_the_section_a_note_numbers_so(indexed_notes: Callable[[dict[str, str]], Engine],
+                                                        question: str) -> None:
+    # "second"/"zweite" is "2nd" to a reader, though no index term links them
+    answer = ask(indexed_notes(KEPLER), question)
+    assert answer.startswith("**2nd law – areas**")
+    assert "equal areas" in answer and "ellipse" not in answer
+
+
+PRINTING = {
+    "History/Printing.md": "# The printing press\n\n## Timeline\n"
+                           "- c. 1450 – Gutenberg starts printing with movable type\n"
+                           "- 1455 – the Gutenberg Bible is finished\n\n"
+                           "## Why Mainz first?\n"
+                           "1. **Metalwork**: goldsmiths who could cast small letters of lead, tin and antimony "
+                           "alloys precisely enough to be reused thousands of times\n"
+                           "2. **Money**: merchants and lenders such as Johann Fust who advanced the large sums a "
+                           "workshop needed long before the first book was sold\n"
+                           "3. **Paper**: mills along the Rhine that made paper cheaper than parchment, so that a "
+                           "run of hundreds of copies became affordable at all\n"
+                           "4. **Readers**: the Church, universities and a growing urban class who wanted more "
+                           "books than scribes could copy by hand\n"
+                           "5. **Presses**: the screw presses of the Rhine valley's wine makers, adapted for "
+                           "printing with little change\n",
+    "History/Scribes.md": "# Scribes\n\nMonks copied books by hand in the scriptorium of a monastery.\n",
+}
+
+
+def test_a_why_question_gets_the_reasons_section_with_its_whole_ordered_list(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # the heading asks "why" as the question does; the list of reasons is one answer, not its one matching item
+    answer = ask(indexed_notes(PRINTING), "Why did printing start in Mainz?")
+    assert answer.startswith("**Why Mainz first?**")
+    assert all(f"{number}. **" in answer for number in range(1, 6))

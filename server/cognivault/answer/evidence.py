@@ -55,6 +55,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from cognivault.answer.ordinals import ordinal_of
 from cognivault.index.analysis import (
     GERMAN_QUESTION_WORDS,
     SNOWBALL_BY_ISO,
@@ -453,8 +454,9 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
         if not any(c.isalnum() for c in key) and (vocab is None or key not in vocab):
             continue  # punctuation the vault never uses (quotes, "?)") says nothing about the topic
         if len(key) > 1 or key.isdigit():  # symbol runs ("[[##", "%%") are what lexical questions hinge on
-            concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=word in frame or word in FRAME_NOUNS,
-                                             name=word in names))
+            # an ordinal says which one of what the question names ("the *second* law"), not what about
+            framing = word in frame or word in FRAME_NOUNS or ordinal_of(word) is not None
+            concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=framing, name=word in names))
     scene = _scene_words(text)
     if any(c.word not in scene and not c.frame and (vocab is None or c.key in vocab) for c in concepts.values()):
         concepts = {key: replace(c, context=c.word in scene) for key, c in concepts.items()}

@@ -22,7 +22,9 @@ the user's words in the question's languages, rare words weighing more; a word
 it says only as a link's text counts ``LINK_SHARE``), less
 by how well its passage covers the question (half by the passage itself, half
 by all the passages of its note in the pack: ``NOTE_WEIGHT``), and a little by having the
-question's words side by side ("embed a note") or, asked "What is X?" or just
+question's words side by side ("embed a note"), by standing in the section a question's ordinal numbers
+("the *second* law": "2. Hauptsatz", ``ordinals``; the note's sections numbered otherwise are left out) or, asked
+why, in the section giving reasons ("Why Britain first?", "Causes"), or, asked "What is X?" or just
 "X" (a term the passages name: a note's title, a heading, a bold term), by
 defining X (``DEFINITION_WEIGHT``); an embedding model that knows the
 question's language re-ranks the best units by meaning (a unit that says the
@@ -35,7 +37,8 @@ with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
 ``SECTION_UNITS`` blocks around the chosen units under their headings (the
 nearest block of each first), within
 ``ANSWER_BUDGET`` characters; a whole short list or paragraph goes before its
-item or sentence. Quotes follow the lead in the order of the notes, each led by
+item or sentence (an ordered list, steps or causes 1-6, is whole up to twice as long). Quotes follow the lead
+in the order of the notes, each led by
 its section's title and followed by its ``[Sn]`` label, which names the heading the quote
 stands under (a passage that took in small sections is read and cited section by section:
 ``PassageAnswer.cited``). A question asking for a kind of answer ("how many", "wie lange",
@@ -56,6 +59,7 @@ from typing import Any
 from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives_answer
 from cognivault.answer.confidence import QuoteMeasures
 from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
+from cognivault.answer.ordinals import asked_ordinals, heading_ordinal, numbers, ordinal_of
 from cognivault.index.analysis import words
 from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
@@ -96,6 +100,11 @@ ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answ
 # no tune question is refused by it)
 NAME_FLOOR = 0.5
 MAX_UNHEARD = 3  # a refusal names at most this many words the vault never uses
+
+# A question asking why is answered by the section giving reasons: its heading asks why too ("Why Britain first?",
+# "Warum …?") or names them ("Causes", "Gründe"), though it shares no other word with the question.
+WHY_WORDS = frozenset("why warum wieso weshalb".split())
+REASON_HEADINGS = WHY_WORDS | frozenset("reason reasons cause causes grund gründe ursache ursachen".split())
 
 _ORDINAL = re.compile(r"(?<![\w.])(?P<number>\d{1,2})(?:\.|st|nd|rd|th)\s+(?P<noun>[^\W\d_][\w-]*)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
@@ -289,7 +298,9 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
     units = [u for u in units if u.kind not in _PROSE_KINDS or _says_itself(u.text)]
     for items in lists.values():
         whole = "\n".join(unit.text for unit in items)
-        if len(items) > 1 and len(whole) <= WHOLE_LIMIT:
+        # an ordered list (steps, causes 1-6) is one answer: whole up to what a first quote may take
+        limit = 2 * WHOLE_LIMIT if all(_NUMBERED_ITEM.match(unit.text) for unit in items) else WHOLE_LIMIT
+        if len(items) > 1 and len(whole) <= limit:
             first = items[0]
             units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
                               group=first.group, heading=first.heading, section=first.section, path=first.path))
@@ -577,6 +588,24 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     asked = [] if named_term else _WORDS.findall(question.casefold())
     candidates: list[Unit] = []
     units_by_position: dict[int, list[Unit]] = {}
+    asks_why = bool(WHY_WORDS & set(_WORDS.findall(question.casefold())))
+    asked_numbers = asked_ordinals(question)
+    ordinal_keys = {key for key in weight if pack is not None and key in pack.concepts and
+                    ordinal_of(pack.concepts[key].word) in asked_numbers}
+
+    # the notes with a section numbered as asked: their sections numbered otherwise are not what is asked
+    numbered_notes = {items[position].path for position, units in passages.items() for unit in units
+                      if any(numbers(heading, asked_numbers) for heading in unit.path)} if asked_numbers else set()
+
+    def other_numbered(path: str, headings: Sequence[str]) -> bool:
+        return path in numbered_notes and not any(numbers(heading, asked_numbers) for heading in headings) and \
+            any(heading_ordinal(heading) is not None for heading in headings)
+
+    def numbered_keys(path: Sequence[str]) -> set[str]:
+        """The question's ordinal word, for a unit under the section it numbers ("second": "2. Hauptsatz")."""
+        return set(ordinal_keys) if ordinal_keys and any(numbers(heading, asked_numbers) for heading in path) \
+            else set()
+
     titles = _titles(items)
     for position, units in passages.items():
         item = items[position]
@@ -588,10 +617,12 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             continue
         signposts: list[Unit] = []
         for unit in units:
+            if unit.path and other_numbered(item.path, unit.path):
+                continue  # "the second law": the note's 1st and 3rd are other things
             said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
             if _only_asks(unit.text) or _quotes(f"{unit.intro}\n{unit.text}", asked):
                 continue  # a question, or an example of asking this one: not an answer
-            unit.concepts = _concepts_in(said, item, weight, analyzer, pack)
+            unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path)
             # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
             # the pack and say all it says of the question:
             # the note is quoted instead. A list of such entries is an index of notes, not an answer.
@@ -606,7 +637,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             # A word the unit has only from its note's title (every block of the note has it) says less of
             # the question than one it states itself or its section's heading states.
             sectioned = _concepts_in(" ".join(_sections_of(unit, item, titles[item.path])), item, weight, analyzer,
-                                     pack)
+                                     pack) | numbered_keys(unit.path)
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
             stated = _concepts_in(shown, item, weight, analyzer, pack)
             titled = unit.concepts - stated - sectioned
@@ -618,6 +649,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             unit.score = (1 - CONTEXT_WEIGHT) * unit.share + CONTEXT_WEIGHT * contexts[position]
             # the section whose heading names what is asked ("TCP three-way handshake", "Why Britain first?")
             unit.score += SECTION_WEIGHT * _weighed(sectioned, weight, total)
+            if asks_why and unit.path and REASON_HEADINGS & set(_WORDS.findall(unit.path[-1].casefold())):
+                unit.score += SECTION_WEIGHT
             if phrases:
                 side_by_side = phrases & text_pairs(analyzer, said, item.lang)
                 unit.score += PHRASE_WEIGHT * len(side_by_side) / len(phrases)

@@ -1,7 +1,9 @@
 """Retrieval for one question: hybrid search in scope -> the evidence pack (blocking; run it in a thread).
 
 The best passage comes with the one right after it in its note (the next section often finishes what it
-starts). A name in the question ("Apple Watch") that neither the pack nor a keyword search for its words finds
+starts), and a question naming an ordinal ("the *second* law", "das *dritte* Gesetz") gets the section a found
+note numbers so ("2. Hauptsatz", "3rd law"), whatever its heading's words. A name in the question ("Apple
+Watch") that neither the pack nor a keyword search for its words finds
 side by side counts as unknown to the vault as a whole (``evidence.add_unknown_names``).
 
 Answers come from the user's own notes: study notes CogniVault generated (frontmatter key
@@ -33,6 +35,7 @@ from cognivault.answer.evidence import (
     text_pairs,
     unknown_words,
 )
+from cognivault.answer.ordinals import asked_ordinals, numbered_sections, numbers, ordinal_of
 from cognivault.index.generated import GENERATED_KEY, source_targets
 from cognivault.index.scope import Scope
 from cognivault.models.base import ModelUnavailable
@@ -91,6 +94,8 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
         pack.notes.append(str(exc))
         return pack, lang
     seen: set[str] = set()
+    asked = asked_ordinals(query)
+    numbered = _numbered_passages(engine, results, asked) if asked else {}
     for result in results:
         if result.chunk_id in seen:
             continue
@@ -98,11 +103,19 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
         if len(pack) >= max_items:
             break
         pack.add(evidence_from_result(engine, result))
+        # "the second law" in a note whose sections are "1. Hauptsatz", "2. Hauptsatz", ...: that section comes
+        # with the note's first passage, whatever the words of its heading
+        section = numbered.pop(result.path, None)
+        if section is not None and section.id not in seen and len(pack) < max_items:
+            seen.add(section.id)
+            pack.add(evidence_from_record(engine, section, result.title, source="vault"))
         if len(pack) == 1 + len(preset):
             following = _following_passage(engine, result)
             if following is not None and following.id not in seen and len(pack) < max_items:
                 seen.add(following.id)
                 pack.add(evidence_from_record(engine, following, result.title, source="vault"))
+    if asked:
+        _mark_numbered(pack, asked)
     if pack.question_vector is not None:
         _measure_similarity(engine, pack)
     add_unknown_names(pack, [name for name in pack.question_phrases if not _said_together(engine, pack, name, scope)])
@@ -115,6 +128,32 @@ def _following_passage(engine: Any, result: Any) -> Any:
     chunks = engine.store.reader().chunks_of(result.path)
     at = next((index for index, chunk in enumerate(chunks) if chunk.id == result.chunk_id), None)
     return chunks[at + 1] if at is not None and at + 1 < len(chunks) else None
+
+
+NUMBERED_NOTES = 3  # of the notes found first, those whose numbered section a question's ordinal may pick
+
+
+def _numbered_passages(engine: Any, results: Sequence[Any], asked: set[int]) -> dict[str, Any]:
+    """Note path -> its passage under the section numbered as the question asks ("2. Hauptsatz" for "the second
+    law"), of the first ``NUMBERED_NOTES`` notes found that number their sections (``ordinals.numbered_sections``)."""
+    found: dict[str, Any] = {}
+    for path in list(dict.fromkeys(result.path for result in results))[:NUMBERED_NOTES]:
+        chunks = engine.store.reader().chunks_of(path)
+        if not numbered_sections({heading for chunk in chunks for heading in chunk.heading_path}):
+            continue
+        section = next((chunk for chunk in chunks if any(numbers(heading, asked) for heading in chunk.heading_path)),
+                       None)
+        if section is not None:
+            found[path] = section
+    return found
+
+
+def _mark_numbered(pack: EvidencePack, asked: set[int]) -> None:
+    """The passages under a section numbered as the question asks have its ordinal word ("second" in "2. Hauptsatz")."""
+    keys = frozenset(key for key, concept in pack.concepts.items() if ordinal_of(concept.word) in asked)
+    for item in pack.items:
+        if keys and any(numbers(heading, asked) for heading in item.heading_path):
+            item.terms = item.terms | keys
 
 
 NAME_DEPTH = 10  # passages searched for a name's words when the pack does not have them side by side
