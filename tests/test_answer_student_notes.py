@@ -176,3 +176,28 @@ def test_a_why_question_gets_the_reasons_section_with_its_whole_ordered_list(
     answer = ask(indexed_notes(PRINTING), "Why did printing start in Mainz?")
     assert answer.startswith("**Why Mainz first?**")
     assert all(f"{number}. **" in answer for number in range(1, 6))
+
+
+FRENCH = {
+    "French/Passé composé.md": "# Passé composé\n\n"
+                               "**avoir** → the auxiliary of most verbs in the passé composé:\n"
+                               "- *J'ai mangé une pomme.* – regular -er verbs, the past participle ends in -é\n"
+                               "- *Tu as fini tes devoirs.* – regular -ir verbs, the participle ends in -i\n"
+                               "- *Il a vendu sa voiture.* – regular -re verbs, the participle ends in -u\n"
+                               "- *Nous avons pris le train.* – irregular participles must be learnt by heart\n\n"
+                               "> [!warning] Exception: movement\n"
+                               "> aller, venir, partir and arriver go with the other one: *Je suis allé au cinéma.*\n\n"
+                               "**être** → the auxiliary of reflexive verbs in the passé composé:\n"
+                               "- *Je me suis levé tôt.* – the participle agrees with the subject\n"
+                               "- *Elle s'est lavée.* – feminine subject, so the participle takes -e\n"
+                               "- *Nous nous sommes promenés.* – plural subject, so the participle takes -s\n",
+    "French/Vocabulaire.md": "# Vocabulaire\n\n- le cinéma – the cinema\n- la voiture – the car\n",
+}
+
+
+def test_an_exception_right_after_a_rule_is_quoted_with_it(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # the exception sits next to the rule the question's words match: the answer states both
+    answer = ask(indexed_notes(FRENCH), "avoir or être for most verbs in the passé composé?")
+    assert "*J'ai mangé une pomme.*" in answer
+    rule, exception = answer.index("*J'ai mangé"), answer.index("> [!warning] Exception: movement")
+    assert rule < exception

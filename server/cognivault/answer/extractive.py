@@ -6,7 +6,8 @@ Markdown reader (``vault.markdown.split_blocks``): paragraphs, list items
 units an answer quotes, verbatim, so a code span, an embed or a shortcut the
 answer hinges on is never rewritten, and no code block or list item is cut in
 half. A paragraph that ends with ``:`` introduces the block after it ("To
-embed a note:" + its code block) and is quoted with it; a table row is quoted
+embed a note:" + its code block) and is quoted with it; an exception right after a rule ("> [!warning] Exception:
+events …") qualifies it and is quoted with it too; a table row is quoted
 under its table's header. A long paragraph is quoted by its sentences.
 
 A line of bold text alone is read as the heading it stands for. A link or
@@ -101,10 +102,33 @@ ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answ
 NAME_FLOOR = 0.5
 MAX_UNHEARD = 3  # a refusal names at most this many words the vault never uses
 
+
+
+@dataclass(frozen=True, slots=True)
+class StructureWords:
+    """One language's words that tie a question to a note's structure (casefolded)."""
+
+    why: frozenset[str]  # asking why: the section giving reasons answers ("Why Britain first?")
+    reasons: frozenset[str]  # a heading naming reasons ("Causes", "Gründe")
+    exceptions: frozenset[str]  # what opens an exception to the rule before it ("Exception: events …")
+
+
+STRUCTURE_WORDS: dict[str, StructureWords] = {
+    "en": StructureWords(why=frozenset({"why"}), reasons=frozenset({"reason", "reasons", "cause", "causes"}),
+                         exceptions=frozenset({"exception", "exceptions", "except", "however", "but"})),
+    "de": StructureWords(why=frozenset({"warum", "wieso", "weshalb"}),
+                         reasons=frozenset({"grund", "gründe", "ursache", "ursachen"}),
+                         exceptions=frozenset({"ausnahme", "ausnahmen", "außer", "aber", "jedoch"})),
+}
 # A question asking why is answered by the section giving reasons: its heading asks why too ("Why Britain first?",
 # "Warum …?") or names them ("Causes", "Gründe"), though it shares no other word with the question.
-WHY_WORDS = frozenset("why warum wieso weshalb".split())
-REASON_HEADINGS = WHY_WORDS | frozenset("reason reasons cause causes grund gründe ursache ursachen".split())
+WHY_WORDS = frozenset().union(*(words.why for words in STRUCTURE_WORDS.values()))
+REASON_HEADINGS = WHY_WORDS.union(*(words.reasons for words in STRUCTURE_WORDS.values()))
+# A quote or callout opening with an exception ("> [!warning] Exception: events", "> Ausnahme: …") qualifies the
+# rule right before it (a callout on something else, "> [!warning] Mutable default arguments", does not)
+_EXCEPTIONS = "|".join(sorted((word for words in STRUCTURE_WORDS.values() for word in words.exceptions),
+                              key=len, reverse=True))
+_CAVEAT = re.compile(rf"\s*>\s*(?:\[![\w-]+\][-+]?\s*)?(?:\*\*|__)?(?:{_EXCEPTIONS})\b", re.IGNORECASE)
 
 _ORDINAL = re.compile(r"(?<![\w.])(?P<number>\d{1,2})(?:\.|st|nd|rd|th)\s+(?P<noun>[^\W\d_][\w-]*)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
@@ -206,10 +230,11 @@ class Unit:
     concepts: set[str] = field(default_factory=set)
     answers_kind: bool = False  # gives the kind of answer the question asks for (a number, a date) near its focus
     by_heading: bool = False  # states the question's words only in its headings
+    caveat: str = ""  # the warning right after its block that qualifies it ("> [!warning] Exception: …")
 
     @property
     def size(self) -> int:
-        return len(self.text) + len(self.intro) + len(self.header)
+        return len(self.text) + len(self.intro) + len(self.header) + len(self.caveat)
 
 
 def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list[Unit]:
@@ -219,6 +244,7 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
     units: list[Unit] = []
     previous: MarkdownBlock | None = None
     list_intros: dict[int, str] = {}
+    last_group: int | None = None  # the group of the units of the last block that gave any
     passage = Source(item.chunk_id, item.path, item.title, tuple(item.heading_path), "", item.line_start,
                      item.line_end)
     section = item.heading_path[-1] if item.heading_path else ""
@@ -255,6 +281,12 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
         if block.kind == "item":  # every item of a list is introduced by what introduces the list
             intro = list_intros.setdefault(block.group, intro)
         group = index * 1000 if block.kind != "item" else -block.group
+        if block.kind == "quote" and previous is not None and previous.kind in ("item", "paragraph", "table") and \
+                _CAVEAT.match(block.text):
+            # "> [!warning] Exception: events …" right after a rule qualifies it: quoted with it
+            for unit in units:
+                if unit.group == last_group:
+                    unit.caveat = block.text
         order = index * 1000
         if block.kind == "code" and block.closed:
             units.append(Unit(item.label, position, order, "code", block.text, intro, group=group))
@@ -286,6 +318,8 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
                     units.append(Unit(item.label, position, order + number, "sentence", sentence, group=group))
         for unit in units[before:]:
             unit.heading, unit.section, unit.path = heading, section, path
+        if len(units) > before:
+            last_group = group
         if block.kind in _QUOTED_KINDS or block.kind == "heading":
             previous = block
     # A short list is also a unit as a whole: the question may be answered by all of its items.
@@ -303,7 +337,8 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
         if len(items) > 1 and len(whole) <= limit:
             first = items[0]
             units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
-                              group=first.group, heading=first.heading, section=first.section, path=first.path))
+                              group=first.group, heading=first.heading, section=first.section, path=first.path,
+                              caveat=first.caveat))
     return units
 
 
@@ -778,7 +813,8 @@ def _neighbours(lead: Unit, units: Sequence[Unit]) -> list[Unit]:
 
 def _overlaps(unit: Unit, other: Unit) -> bool:
     """Whether one unit quotes the other (a list and its item, a paragraph and its sentence)."""
-    return unit.position == other.position and (unit.text in other.text or other.text in unit.text)
+    return unit.position == other.position and (unit.text in other.text or other.text in unit.text or
+                                                unit.text == other.caveat or other.text == unit.caveat)
 
 
 def _by_meaning(candidates: list[Unit], question_vector: Any, embedder: Any) -> list[Unit]:
@@ -836,6 +872,8 @@ def quotes_of(units: Sequence[Unit]) -> list[Quote]:
     for unit in units:
         same_group = last is not None and last.position == unit.position and last.group == unit.group and \
             last.label == unit.label
+        if last is not None and last.caveat and not same_group:
+            quotes[-1].text += f"\n\n{last.caveat}"
         if same_group and quotes:
             joiner = " " if unit.kind == "sentence" else "\n"
             quotes[-1].text += joiner + unit.text
@@ -848,6 +886,8 @@ def quotes_of(units: Sequence[Unit]) -> list[Quote]:
                 body = f"**{unit.section}**\n\n{body}"  # the section's title leads its quote
             quotes.append(Quote(unit.label, body, unit.path))
         last = unit
+    if last is not None and last.caveat:
+        quotes[-1].text += f"\n\n{last.caveat}"
     return quotes
 
 
