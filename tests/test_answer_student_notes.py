@@ -201,3 +201,18 @@ def test_an_exception_right_after_a_rule_is_quoted_with_it(indexed_notes: Callab
     assert "*J'ai mangé une pomme.*" in answer
     rule, exception = answer.index("*J'ai mangé"), answer.index("> [!warning] Exception: movement")
     assert rule < exception
+
+
+def test_a_name_said_only_in_passing_apart_from_the_rest_of_the_question_is_refused() -> None:
+    # "Australia" in a list of monsoon regions, "capital" in a note on markets: no quote answers on Australia
+    monsoon = passage("S1", "Geo/Monsoon.md", "Other monsoon regions: West Africa, northern Australia, East Asia.")
+    markets = passage("S2", "Economics/Markets.md", "Firms raise capital on the capital markets by issuing bonds.")
+    concepts = {"capit": Concept("capit", "capital", frozenset({"capit"})),
+                "australia": Concept("australia", "australia", frozenset({"australia"}), name=True)}
+    pack = EvidencePack(items=[monsoon, markets], question_terms=list(concepts), concepts=concepts,
+                        term_weights={"capit": 2.0, "australia": 2.0}, lang="en")
+    refused = passage_answer(pack, FALLBACK_ANALYZER, "What's the capital of Australia?")
+    assert refused.quotes == [] and refused.unnamed == ["Australia"]
+    pack.items.append(passage("S3", "Geo/Australia.md", "Canberra is the capital of Australia, not Sydney."))
+    answered = passage_answer(pack, FALLBACK_ANALYZER, "What's the capital of Australia?")
+    assert "Canberra" in answered.quotes[0].text

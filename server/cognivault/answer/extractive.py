@@ -46,8 +46,9 @@ stands under (a passage that took in small sections is read and cited section by
 "when was": ``answer_kind``) is answered only by a unit that gives one next to what it asks about, and that
 unit leads. When the pack does not support an answer (see ``confidence``), no
 unit passes (or none gives the kind asked for), or the quotes would state less
-than ``ANSWER_FLOOR`` of the question, the answer says the vault does not cover
-it instead of guessing. Deterministic.
+than ``ANSWER_FLOOR`` of the question, or state a name it asks about only in passing, apart from the rest of
+its topic ("northern Australia" in a list of regions, "capital" in another note), the answer says the vault does
+not cover it instead of guessing. Deterministic.
 """
 
 from __future__ import annotations
@@ -948,7 +949,7 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     if measures.share < ANSWER_FLOOR:
         return PassageAnswer([], measures)  # what the passages would say is not an answer to this
     unnamed = (_names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []) + \
-        _slips_unquoted(pack, units) + _ordinals_unquoted(question, units)
+        _names_in_passing(pack, units, terms) + _slips_unquoted(pack, units) + _ordinals_unquoted(question, units)
     if unnamed:
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
@@ -972,6 +973,22 @@ def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) ->
             missing = [word for word in missing if word not in (pack.word_of(first), pack.word_of(second))]
             missing.append(f"{pack.word_of(first)} {pack.word_of(second)}")  # "Night Watch", not "night", "watch"
     return list(dict.fromkeys(missing))
+
+
+def _names_in_passing(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> list[str]:
+    """The names the question asks about ("Australia") that the quotes state only apart from every other word of
+    its topic ("northern Australia" in a list of monsoon regions, "capital" in another note): a mention in
+    passing, not an answer on it."""
+    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
+    missing = []
+    for key in topic:
+        concept = pack.concepts[key]
+        if not concept.name or concept.context or len(topic) < 2:
+            continue
+        stating = [unit for unit in units if key in unit.concepts]
+        if stating and not any(unit.concepts & (topic - {key}) for unit in stating):
+            missing.append(concept.word)
+    return missing
 
 
 def unheard(pack: EvidencePack, question: str = "") -> list[str]:
