@@ -216,3 +216,20 @@ def test_a_name_said_only_in_passing_apart_from_the_rest_of_the_question_is_refu
     pack.items.append(passage("S3", "Geo/Australia.md", "Canberra is the capital of Australia, not Sydney."))
     answered = passage_answer(pack, FALLBACK_ANALYZER, "What's the capital of Australia?")
     assert "Canberra" in answered.quotes[0].text
+
+
+JOINS = {
+    "DB/Joins.md": "# Joins\n\nAn inner join keeps only the rows that have a match in both tables.\n\n"
+                   "A condition on the right table in the WHERE clause turns an outer join into an inner join, "
+                   "since it throws away the rows without a match.\n",
+    "DB/Keys.md": "# Keys\n\nA foreign key points to the primary key of another table, so the rows can be joined.\n",
+    "Geo/Flüsse.md": "# Flüsse\n\nDer Rhein ist ein Fluss in Europa. Er fließt durch die Schweiz, Deutschland und die "
+                     "Niederlande in die Nordsee.\n",
+}
+
+
+def test_a_name_of_two_words_is_found_side_by_side_in_a_passage_of_another_language(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # German stems "Inner" as "inn", the English passage says "inner join": the same two words side by side
+    answer = ask(indexed_notes(JOINS), "Warum wird mein Outer Join zum Inner Join, wenn ich im WHERE filtere?")
+    assert "turns an outer join into an inner join" in answer

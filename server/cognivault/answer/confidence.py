@@ -154,7 +154,7 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
     # Words side by side in the question are a concept of their own ("Apple Watch" is not "Apple" + "watch").
     # Only a phrase that no passage has side by side counts (as a missing concept): finding it adds nothing.
     phrases = [p for p in pack.question_phrases if p[0] in weight and p[1] in weight]
-    absent = [p for p in phrases if not any(p in item.pairs or (p[1], p[0]) in item.pairs for item in pack.items)]
+    absent = [p for p in phrases if not any(pack.side_by_side(p, item.pairs) for item in pack.items)]
     total = sum(weight.values()) + sum(min(weight[a], weight[b]) * PHRASE_FACTOR for a, b in absent)
     union: set[str] = set()
     best = 0.0

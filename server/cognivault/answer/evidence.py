@@ -209,6 +209,12 @@ class EvidencePack:
         """The keys of the question's concepts that a text with these terms and words has."""
         return {key for key, concept in self.concepts.items() if concept.found_in(terms, text_words)}
 
+    def side_by_side(self, name: tuple[str, str], pairs: frozenset[tuple[str, str]]) -> bool:
+        """Whether ``pairs`` (a text's adjacent terms) have the two concepts of ``name`` side by side, in any of
+        their terms: an English passage's "INNER JOIN" is ("inner", "join"), a German question's ("inn", "join")."""
+        first, second = (self.concepts[key].terms | {key} if key in self.concepts else {key} for key in name)
+        return any((a, b) in pairs or (b, a) in pairs for a in first for b in second)
+
     def word_of(self, key: str) -> str:
         """The user's word for a concept key (the key itself when it names no concept)."""
         concept = self.concepts.get(key)

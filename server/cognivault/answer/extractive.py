@@ -967,8 +967,8 @@ def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) ->
     names = {key for key, concept in pack.concepts.items() if concept.name}
     for first, second in pack.question_phrases:
         if first in names and second in names and not any(
-                {(first, second), (second, first)} & text_pairs(analyzer, f"{unit.heading}\n{unit.text}",
-                                                               pack.items[unit.position].lang)
+                pack.side_by_side((first, second), text_pairs(analyzer, f"{unit.heading}\n{unit.text}",
+                                                              pack.items[unit.position].lang))
                 for unit in units):
             missing = [word for word in missing if word not in (pack.word_of(first), pack.word_of(second))]
             missing.append(f"{pack.word_of(first)} {pack.word_of(second)}")  # "Night Watch", not "night", "watch"

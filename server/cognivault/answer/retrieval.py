@@ -163,7 +163,7 @@ def _said_together(engine: Any, pack: EvidencePack, name: tuple[str, str], scope
     """Whether a passage of the pack, or of a keyword search for the name's words, has them side by side."""
     from cognivault.engine import EngineError
 
-    if any(name in item.pairs or name[::-1] in item.pairs for item in pack.items):
+    if any(pack.side_by_side(name, item.pairs) for item in pack.items):
         return True
     try:
         results = engine.search(" ".join(pack.word_of(key) for key in name), k=NAME_DEPTH, mode="lexical",
@@ -176,8 +176,7 @@ def _said_together(engine: Any, pack: EvidencePack, name: tuple[str, str], scope
         if record is None:
             continue
         crumb = " ".join([result.title, *result.heading_path])
-        pairs = text_pairs(analyzer, f"{crumb}\n{record.text}", record.lang)
-        if name in pairs or name[::-1] in pairs:
+        if pack.side_by_side(name, text_pairs(analyzer, f"{crumb}\n{record.text}", record.lang)):
             return True
     return False
 
