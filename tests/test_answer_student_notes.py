@@ -17,6 +17,7 @@ import pytest
 from cognivault.answer import confidence
 from cognivault.answer.evidence import FALLBACK_ANALYZER, Concept, Evidence, EvidencePack, text_terms
 from cognivault.answer.extractive import answer_extractively, nearest_only, passage_answer
+from cognivault.answer.retrieval import build_pack
 from cognivault.engine import Engine
 from cognivault.vault.reading import without_filing
 
@@ -233,3 +234,30 @@ def test_a_name_of_two_words_is_found_side_by_side_in_a_passage_of_another_langu
     # German stems "Inner" as "inn", the English passage says "inner join": the same two words side by side
     answer = ask(indexed_notes(JOINS), "Warum wird mein Outer Join zum Inner Join, wenn ich im WHERE filtere?")
     assert "turns an outer join into an inner join" in answer
+
+
+DNA = {
+    "Bio/DNA.md": "# DNA\n\nDNA (deoxyribonucleic acid) carries the genetic code.\n\n## Structure\n\n"
+                  "The DNA molecule is built from **4 bases**: adenine, thymine, guanine and cytosine. Watson and "
+                  "Crick published the model in 1953.\n\n## Replication\n\n"
+                  "Each strand serves as the template for a new one, so every copy keeps one old strand.\n",
+    "Geo/Flüsse.md": "# Flüsse\n\nDer Rhein ist ein Fluss in Europa. Er fließt durch die Schweiz, Deutschland und die "
+                     "Niederlande in die Nordsee.\n\n## Donau\n\n"
+                     "Die Donau ist der zweitlängste Fluss Europas und mündet ins Schwarze Meer.\n",
+}
+
+
+def test_a_word_the_vault_says_only_in_another_language_is_no_refusal(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # "Basen" is in no note, but the English note that has the question's "DNA" counts its "4 bases"
+    engine = indexed_notes(DNA)
+    assert "**4 bases**" in ask(engine, "Wie viele Basen hat die DNA?")
+    # no such anchor, no answer: an acronym the vault never uses is the same in every language, and a year
+    # is in many notes
+    assert ask(engine, "Wie viele Basen hat die RNA?") == ""
+    assert ask(engine, "Wer entdeckte 1953 die Doppelhelix?") == ""
+    assert build_pack(engine, "Wie viele Basen hat die DNA?")[0].gaps == {"bas"}
+    # a note in the question's language on the same thing would say "Basen" if the vault had it
+    engine.close()
+    twin = indexed_notes({**DNA, "Bio/Erbgut.md": "# Erbgut\n\nDie DNA trägt den genetischen Code jeder Zelle.\n"})
+    assert build_pack(twin, "Wie viele Basen hat die DNA?")[0].gaps == set()

@@ -50,7 +50,7 @@ import math
 import re
 import threading
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -203,6 +203,7 @@ class EvidencePack:
     concepts: dict[str, Concept] = field(default_factory=dict)  # by key (the names in question_terms)
     unknown_share: float = 0.0  # of the question's weight, in words the vault never uses
     unknown: list[str] = field(default_factory=list)  # those words, as the user wrote them
+    gaps: set[str] = field(default_factory=set)  # concept keys the vault may say only in another language
     lang: str | None = None  # the question's language
 
     def concepts_in(self, terms: frozenset[str] | set[str], text_words: frozenset[str] | set[str]) -> set[str]:
@@ -609,10 +610,11 @@ class UnknownWords(NamedTuple):
 
 
 def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, float],
-                  lang: str | None, given: Sequence[Evidence] = ()) -> UnknownWords:
+                  lang: str | None, given: Sequence[Evidence] = (), gaps: Collection[str] = ()) -> UnknownWords:
     """The share of the question's weight in words the vault never uses in any form, and those words.
 
-    Words of the ``given`` passages (attachments) count as known.
+    Words of the ``given`` passages (attachments) count as known, and so do the concepts ``gaps`` names
+    (words the vault has only in another language: ``retrieval.translation_gaps``).
     """
     lexical = getattr(getattr(engine, "store", None), "lexical", None)
     if lexical is None or not concepts:
@@ -628,7 +630,7 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
     unheard_scene: list[str] = []
     for concept in concepts:
         word = concept.whole or concept.word
-        if word in known or any(concept.key in item.terms for item in given):
+        if word in known or concept.key in gaps or any(concept.key in item.terms for item in given):
             continue
         if word not in unknown:
             spellings = set(concept.terms) if not concept.whole else \

@@ -131,6 +131,7 @@ _EXCEPTIONS = "|".join(sorted((word for words in STRUCTURE_WORDS.values() for wo
                               key=len, reverse=True))
 _CAVEAT = re.compile(rf"\s*>\s*(?:\[![\w-]+\][-+]?\s*)?(?:\*\*|__)?(?:{_EXCEPTIONS})\b", re.IGNORECASE)
 
+_COUNT = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?\s+[^\W\d_]{3,}")  # a number with what it counts: "7 layers"
 _ORDINAL = re.compile(r"(?<![\w.])(?P<number>\d{1,2})(?:\.|st|nd|rd|th)\s+(?P<noun>[^\W\d_][\w-]*)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 # Hidden in the rendered note (citation markers, review schedules): never quoted outside code.
@@ -599,10 +600,12 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     # notes has each passage twice): a passage in another language only where it says more of the question
     # than every passage in the question's language (a student's Spanish vocabulary asked about in German, an
     # English note asked about in German next to a German hub that only links it).
+    # (Not where the question has words the vault says only in another language, ``EvidencePack.gaps``: there the
+    # other language's passages are what it asks for.)
     native = [_weighed(note_terms[item.path], weight, total) for item in items if item.lang in (lang, None)]
     foreign = {i for i, item in enumerate(items) if item.lang not in (lang, None)
                and _weighed(note_terms[item.path], weight, total) <= max(native)} \
-        if lang is not None and native else set()
+        if lang is not None and native and not (pack is not None and pack.gaps) else set()
     for path in {items[i].path for i in foreign}:
         del note_terms[path]
     names = {name.casefold(): item.path for i, item in enumerate(items) if i not in foreign
@@ -697,8 +700,13 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     best_share = max(unit.share for unit in candidates)
     candidates = [unit for unit in candidates if unit.share >= best_share * RELATIVE_SHARE]
     if expected is not None:
+        in_own_words = expected.kind == "quantity" and expected.head is None and pack is not None and bool(pack.gaps)
         for unit in candidates:
             unit.answers_kind = _gives(expected, unit, items[unit.position], analyzer)
+            if in_own_words and unit.answers_kind and _COUNT.search(_visible(unit.text)):
+                # what the question counts is in the vault's other language: a number with its noun ("7 layers")
+                # counts it, a number in a table cell only may
+                unit.score += PHRASE_WEIGHT
         if not any(unit.answers_kind for unit in candidates):
             return []  # the passages use the question's words but never give what it asks for
     if embedder is not None and question_vector is not None:
@@ -922,6 +930,12 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     """The passage answer to the pack's question (no quotes: the pack does not answer it)."""
     question = question or pack.query
     expected = expected_answer(question, list(pack.concepts.values()), pack.lang) if pack.concepts else None
+    if expected is not None and expected.head is not None and expected.head.key in pack.gaps:
+        # "Wie viele *Schichten* hat das OSI-Modell?" on an English note: "7 layers" counts what the vault says
+        # in its own words; the number stands next to the question's other words ("OSI ... model")
+        about = tuple(concept for concept in pack.concepts.values() if concept.key not in pack.gaps and
+                      not concept.frame)
+        expected = replace(expected, focus=about or expected.focus, head=None)
     terms = _topic_terms(pack, question)
     units = choose_units(pack.items, terms, pack.term_weights, analyzer, question,
                          pack.question_vector, embedder, pack, expected=expected)

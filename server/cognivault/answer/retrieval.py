@@ -4,7 +4,9 @@ The best passage comes with the one right after it in its note (the next section
 starts), and a question naming an ordinal ("the *second* law", "das *dritte* Gesetz") gets the section a found
 note numbers so ("2. Hauptsatz", "3rd law"), whatever its heading's words. A name in the question ("Apple
 Watch") that neither the pack nor a keyword search for its words finds
-side by side counts as unknown to the vault as a whole (``evidence.add_unknown_names``).
+side by side counts as unknown to the vault as a whole (``evidence.add_unknown_names``), and a word the vault
+never uses in a question on a note of another language is no sign of another topic when that note has an anchor of
+the question (``translation_gaps``: "Wie viele *Schichten* hat das OSI-Modell?" on the English "OSI Model").
 
 Answers come from the user's own notes: study notes CogniVault generated (frontmatter key
 ``cognivault``) never enter the pack unless the request's scope names them (the study folder, one of
@@ -14,6 +16,7 @@ those notes, or ``property:cognivault``); the notes they were generated from are
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,12 +36,14 @@ from cognivault.answer.evidence import (
     question_concepts,
     question_language,
     text_pairs,
+    text_terms,
     unknown_words,
 )
 from cognivault.answer.ordinals import asked_ordinals, numbered_sections, numbers, ordinal_of
 from cognivault.index.generated import GENERATED_KEY, source_targets
 from cognivault.index.scope import Scope
 from cognivault.models.base import ModelUnavailable
+from cognivault.vault.markdown import WIKILINK_RE
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +121,10 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
                 pack.add(evidence_from_record(engine, following, result.title, source="vault"))
     if asked:
         _mark_numbered(pack, asked)
+    pack.gaps = translation_gaps(engine, pack)
+    if pack.gaps:
+        pack.unknown_share, pack.unknown, _ = unknown_words(engine, list(pack.concepts.values()), pack.term_weights,
+                                                            lang, pack.items[:len(preset)], pack.gaps)
     if pack.question_vector is not None:
         _measure_similarity(engine, pack)
     add_unknown_names(pack, [name for name in pack.question_phrases if not _said_together(engine, pack, name, scope)])
@@ -128,6 +137,41 @@ def _following_passage(engine: Any, result: Any) -> Any:
     chunks = engine.store.reader().chunks_of(result.path)
     at = next((index for index, chunk in enumerate(chunks) if chunk.id == result.chunk_id), None)
     return chunks[at + 1] if at is not None and at + 1 < len(chunks) else None
+
+
+_ACRONYM = re.compile(r"\b[A-ZÄÖÜ][A-ZÄÖÜ0-9]+\b")  # "OSI", "EU", "SN2": the same in every language
+
+
+def translation_gaps(engine: Any, pack: EvidencePack) -> set[str]:
+    """The question's words the vault never uses that a passage of another language likely says in its own words:
+    a German question on an English note ("Wie viele *Schichten* hat das OSI-Modell?" on "OSI ... 7 layers").
+
+    Only where a passage in another language than the question's has an *anchor* of the question: a word the
+    same in both languages (an acronym as written, "OSI", "EU"; a word both languages stem alike, "Thiazide" and
+    "thiazides"), never a number (a year is in many notes), and that no passage in the question's language states
+    (outside its links): a vault that speaks of the anchor in the question's language too would use the word there
+    if it had it. An acronym or a name the vault never uses stays unknown ("QUIC"): such a word is the same in
+    every language, so the vault lacks it in all of them."""
+    if not pack.unknown or pack.lang is None:
+        return set()
+    analyzer = analyzer_of(engine)
+    native = set().union(*(text_terms(analyzer, WIKILINK_RE.sub("", item.text), item.lang) for item in pack.items
+                           if item.lang in (pack.lang, None)))
+    acronyms = {word.casefold() for word in _ACRONYM.findall(pack.query)}
+    unheard = set(pack.unknown)
+    gaps = {key for key, concept in pack.concepts.items() if (concept.whole or concept.word) in unheard
+            and concept.word.isalpha() and concept.word not in acronyms and not concept.name}
+    for item in pack.items:
+        if item.lang in (pack.lang, None):
+            continue
+        for key in item.terms & pack.concepts.keys():
+            concept = pack.concepts[key]
+            if concept.frame or key in gaps or concept.word.isdigit() or (concept.whole or concept.word) in unheard:
+                continue
+            own = analyzer.terms_of_word(concept.word, item.lang)
+            if (concept.word in acronyms or (own and own[0] == key)) and not concept.terms & native:
+                return gaps
+    return set()
 
 
 NUMBERED_NOTES = 3  # of the notes found first, those whose numbered section a question's ordinal may pick
