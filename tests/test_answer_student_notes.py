@@ -261,3 +261,25 @@ def test_a_word_the_vault_says_only_in_another_language_is_no_refusal(
     engine.close()
     twin = indexed_notes({**DNA, "Bio/Erbgut.md": "# Erbgut\n\nDie DNA trägt den genetischen Code jeder Zelle.\n"})
     assert build_pack(twin, "Wie viele Basen hat die DNA?")[0].gaps == set()
+
+
+CELLS = {
+    "Bio/Cell division.md": "# Cell division\n\n## Mitosis vs. meiosis\n"
+                            "| | mitosis | meiosis |\n|---|---|---|\n"
+                            "| divisions | one | two in a row |\n"
+                            "| daughter cells | 2, diploid | 4, haploid |\n"
+                            "| genetics | identical copies | new combinations by crossing-over |\n"
+                            "| purpose | growth and repair | gametes for sexual reproduction |\n"
+                            "| where | body cells | germ cells in ovaries and testes |\n",
+    "Bio/Cells.md": "# Cells\n\nA cell is the smallest unit of life; its nucleus holds the DNA.\n",
+}
+
+
+def test_a_question_comparing_the_columns_of_a_table_gets_the_whole_table(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(CELLS)
+    compared = ask(engine, "What's the difference between mitosis and meiosis?")
+    assert all(row in compared for row in ("| divisions |", "| daughter cells |", "| genetics |", "| purpose |",
+                                           "| where |"))
+    # a question on one row is answered by that row
+    assert "| purpose |" not in ask(engine, "How many daughter cells does meiosis give?")

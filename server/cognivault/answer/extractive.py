@@ -38,8 +38,9 @@ with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
 ``SECTION_UNITS`` blocks around the chosen units under their headings (the
 nearest block of each first), within
 ``ANSWER_BUDGET`` characters; a whole short list or paragraph goes before its
-item or sentence (an ordered list, steps or causes 1-6, is whole up to twice as long). Quotes follow the lead
-in the order of the notes, each led by
+item or sentence (an ordered list, steps or causes 1-6, is whole up to twice as long; a table is whole for a
+question comparing what its columns are: "| | SN1 | SN2 |" for "the difference between SN1 and SN2").
+Quotes follow the lead in the order of the notes, each led by
 its section's title and followed by its ``[Sn]`` label, which names the heading the quote
 stands under (a passage that took in small sections is read and cited section by section:
 ``PassageAnswer.cited``). A question asking for a kind of answer ("how many", "wie lange",
@@ -112,19 +113,25 @@ class StructureWords:
     why: frozenset[str]  # asking why: the section giving reasons answers ("Why Britain first?")
     reasons: frozenset[str]  # a heading naming reasons ("Causes", "Gründe")
     exceptions: frozenset[str]  # what opens an exception to the rule before it ("Exception: events …")
+    compares: frozenset[str]  # asking to compare: a table whose columns are the things compared answers whole
 
 
 STRUCTURE_WORDS: dict[str, StructureWords] = {
     "en": StructureWords(why=frozenset({"why"}), reasons=frozenset({"reason", "reasons", "cause", "causes"}),
-                         exceptions=frozenset({"exception", "exceptions", "except", "however", "but"})),
+                         exceptions=frozenset({"exception", "exceptions", "except", "however", "but"}),
+                         compares=frozenset({"difference", "differences", "differ", "compare", "comparison", "vs",
+                                             "versus", "contrast"})),
     "de": StructureWords(why=frozenset({"warum", "wieso", "weshalb"}),
                          reasons=frozenset({"grund", "gründe", "ursache", "ursachen"}),
-                         exceptions=frozenset({"ausnahme", "ausnahmen", "außer", "aber", "jedoch"})),
+                         exceptions=frozenset({"ausnahme", "ausnahmen", "außer", "aber", "jedoch"}),
+                         compares=frozenset({"unterschied", "unterschiede", "unterscheidet", "unterscheiden",
+                                             "vergleich", "vergleiche", "vergleichen", "vs", "versus"})),
 }
 # A question asking why is answered by the section giving reasons: its heading asks why too ("Why Britain first?",
 # "Warum …?") or names them ("Causes", "Gründe"), though it shares no other word with the question.
 WHY_WORDS = frozenset().union(*(words.why for words in STRUCTURE_WORDS.values()))
 REASON_HEADINGS = WHY_WORDS.union(*(words.reasons for words in STRUCTURE_WORDS.values()))
+COMPARE_WORDS = frozenset().union(*(words.compares for words in STRUCTURE_WORDS.values()))
 # A quote or callout opening with an exception ("> [!warning] Exception: events", "> Ausnahme: …") qualifies the
 # rule right before it (a callout on something else, "> [!warning] Mutable default arguments", does not)
 _EXCEPTIONS = "|".join(sorted((word for words in STRUCTURE_WORDS.values() for word in words.exceptions),
@@ -308,6 +315,9 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
                 rows = ["", "", *rows]
             for number, row in enumerate(rows[2:], start=1):
                 units.append(Unit(item.label, position, order + number, "row", row, intro, header, group))
+            if header and len(rows) > 3 and sum(map(len, rows)) <= 2 * WHOLE_LIMIT:
+                # the whole table, for a question comparing what its columns are (``_compares``)
+                units.append(Unit(item.label, position, order, "table", "\n".join(rows[2:]), intro, header, group))
         elif block.kind == "paragraph" and vocabulary(block.text):
             # "la propina :: das Trinkgeld": each line of a vocabulary list is an entry of its own
             for number, line in enumerate(line for line in block.text.split("\n") if line.strip()):
@@ -627,7 +637,9 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     asked = [] if named_term else _WORDS.findall(question.casefold())
     candidates: list[Unit] = []
     units_by_position: dict[int, list[Unit]] = {}
-    asks_why = bool(WHY_WORDS & set(_WORDS.findall(question.casefold())))
+    said_words = set(_WORDS.findall(question.casefold()))
+    asks_why, compares = bool(WHY_WORDS & said_words), bool(COMPARE_WORDS & said_words)
+    topic = {key for key in weight if pack is None or key not in pack.concepts or not pack.concepts[key].frame}
     asked_numbers = asked_ordinals(question)
     ordinal_keys = {key for key in weight if pack is not None and key in pack.concepts and
                     ordinal_of(pack.concepts[key].word) in asked_numbers}
@@ -680,6 +692,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
             stated = _concepts_in(shown, item, weight, analyzer, pack)
             titled = unit.concepts - stated - sectioned
+            if unit.kind == "table" and not (compares and _compares(unit, item, weight, topic, analyzer, pack)):
+                continue
             unit.share = sum(weight[t] * (LINK_SHARE if t in pointed else 1.0) * (TITLE_SHARE if t in titled else 1.0)
                              for t in unit.concepts) / total
             if unit.share < MIN_UNIT_SHARE:
@@ -767,6 +781,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     return _in_note_order(lead, chosen, units_by_position, budget)
 
 
+def _compares(table: Unit, item: Evidence, weight: dict[str, float], topic: set[str], analyzer: Any,
+              pack: EvidencePack | None) -> bool:
+    """Whether a whole table answers a question asking to compare: its header names two things the question asks
+    about or more ("| | SN1 | SN2 |" for "the difference between SN1 and SN2"): each row compares them, so no row
+    alone does."""
+    return len(_concepts_in(table.header, item, weight, analyzer, pack) & topic) >= 2
+
+
 def _gives(expected: ExpectedAnswer, unit: Unit, item: Evidence, analyzer: Any) -> bool:
     """Whether ``unit`` (with its headings) gives the kind of answer the question asks for."""
     return gives_answer(expected, _visible(f"{unit.intro}\n{unit.text}"), analyzer, item.lang,
@@ -814,8 +836,9 @@ def _in_note_order(lead: Unit, chosen: list[Unit], units_by_position: dict[int, 
 def _neighbours(lead: Unit, units: Sequence[Unit]) -> list[Unit]:
     """The blocks under ``lead``'s heading in its passage, nearest first (those after it before those before).
 
-    A table's row is no such block: one row under its header, away from what the question asks, says nothing."""
-    blocks = [u for u in units if u.kind not in ("sentence", "list", "row") and u.group != lead.group and
+    A table's row is no such block: one row under its header, away from what the question asks, says nothing (nor
+    is the whole table, quoted whole only for a question comparing its columns)."""
+    blocks = [u for u in units if u.kind not in ("sentence", "list", "row", "table") and u.group != lead.group and
               u.heading == lead.heading]
     return sorted(blocks, key=lambda u: (abs(u.order - lead.order) // 1000, u.order < lead.order, u.order))
 
