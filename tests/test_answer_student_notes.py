@@ -283,3 +283,19 @@ def test_a_question_comparing_the_columns_of_a_table_gets_the_whole_table(
                                            "| where |"))
     # a question on one row is answered by that row
     assert "| purpose |" not in ask(engine, "How many daughter cells does meiosis give?")
+
+
+WAR = {
+    "History/World War I.md": "# World War I\n\n## 1. Causes\n- the alliance system tied the great powers together\n"
+                              "- the assassination in Sarajevo in June 1914 set it off\n\n"
+                              "## 2. Course of the war\n"
+                              "- the first battle of the Marne in 1914 stopped the advance on Paris\n"
+                              "- then trench warfare on the Western Front for four years\n",
+    "History/Treaties.md": "# Treaties\n\nThe Treaty of Versailles ended the war with Germany in 1919.\n",
+}
+
+
+def test_an_ordinal_said_in_passing_leaves_the_sections_of_another_series(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # "first" picks "1. Causes" of the note's numbered sections, but "2. Course of the war" counts something else
+    assert "Marne" in ask(indexed_notes(WAR), "Which was the first battle on the Western Front?")

@@ -62,7 +62,7 @@ from typing import Any
 from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives_answer
 from cognivault.answer.confidence import QuoteMeasures
 from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
-from cognivault.answer.ordinals import asked_ordinals, heading_ordinal, numbers, ordinal_of
+from cognivault.answer.ordinals import asked_ordinals, heading_ordinal, numbers, ordinal_of, series
 from cognivault.index.analysis import words
 from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
@@ -645,12 +645,15 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                     ordinal_of(pack.concepts[key].word) in asked_numbers}
 
     # the notes with a section numbered as asked: their sections numbered otherwise are not what is asked
-    numbered_notes = {items[position].path for position, units in passages.items() for unit in units
-                      if any(numbers(heading, asked_numbers) for heading in unit.path)} if asked_numbers else set()
+    # what the sections numbered as asked count, by note ("law" of "2nd law – areas"): the note's sections of the
+    # same series numbered otherwise ("1st law", "3rd law") are not what is asked
+    asked_series = {(items[position].path, series(heading)) for position, units in passages.items()
+                    for unit in units for heading in unit.path if numbers(heading, asked_numbers)} \
+        if asked_numbers else set()
 
     def other_numbered(path: str, headings: Sequence[str]) -> bool:
-        return path in numbered_notes and not any(numbers(heading, asked_numbers) for heading in headings) and \
-            any(heading_ordinal(heading) is not None for heading in headings)
+        return not any(numbers(heading, asked_numbers) for heading in headings) and \
+            any((path, series(heading)) in asked_series for heading in headings if heading_ordinal(heading) is not None)
 
     def numbered_keys(path: Sequence[str]) -> set[str]:
         """The question's ordinal word, for a unit under the section it numbers ("second": "2. Hauptsatz")."""

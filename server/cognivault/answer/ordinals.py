@@ -3,8 +3,11 @@
 A note that numbers its sections ("## 2. Hauptsatz", "## 3rd law – actio = reactio") is asked about one of them by
 its number, in whatever language the question is in: "second" and "2." are one thing to a reader, though no index
 term links them. :func:`asked_ordinals` reads the numbers a question asks for, :func:`numbers` tells whether a
-heading opens with that number, and :func:`numbered_sections` whether a note numbers its sections at all (two
-headings or more so numbered: a series the question picks one of, not a note that happens to open with "1.").
+heading opens with that number, :func:`numbered_sections` whether a note numbers its sections at all (two
+headings or more so numbered: a series the question picks one of, not a note that happens to open with "1."), and
+:func:`series` what a numbered heading counts ("law" of "3rd law"), so the other sections of the same series
+("1st law", "2nd law") are known as other things than the one asked, while "2. Course of the war" is not a sibling
+of "1. Causes".
 
 The ordinal words are per-language data (:data:`ORDINAL_WORDS`): each language's stems, with the endings its
 ordinals take (German declines them: "dritte", "dritten", "dritter").
@@ -54,6 +57,17 @@ def heading_ordinal(heading: str) -> int | None:
         return int(digits["number"])
     first = _WORD_RE.match(text)
     return _WORD_NUMBER.get(first.group().casefold()) if first else None
+
+
+def series(heading: str) -> str:
+    """What a numbered heading counts, the word after its ordinal ("2. Hauptsatz", "3rd law – …": "hauptsatz",
+    "law"; "" when it opens with no ordinal): sections of one series count the same thing."""
+    text = heading.lstrip("#* _").strip()
+    opening = _DIGIT_RE.match(text) or _WORD_RE.match(text)
+    if opening is None or heading_ordinal(heading) is None:
+        return ""
+    following = _WORD_RE.search(text, opening.end())
+    return following.group().casefold() if following else ""
 
 
 def numbers(heading: str, wanted: Iterable[int]) -> bool:
