@@ -16,7 +16,7 @@ import pytest
 
 from cognivault.answer import confidence
 from cognivault.answer.evidence import FALLBACK_ANALYZER, Concept, Evidence, EvidencePack, text_terms
-from cognivault.answer.extractive import answer_extractively, nearest_only, passage_answer
+from cognivault.answer.extractive import answer_extractively, nearest_only, passage_answer, units_of
 from cognivault.answer.retrieval import build_pack
 from cognivault.engine import Engine
 from cognivault.vault.reading import without_filing
@@ -299,3 +299,13 @@ def test_an_ordinal_said_in_passing_leaves_the_sections_of_another_series(
         indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
     # "first" picks "1. Causes" of the note's numbered sections, but "2. Course of the war" counts something else
     assert "Marne" in ask(indexed_notes(WAR), "Which was the first battle on the Western Front?")
+
+
+def test_a_list_of_links_is_no_unit_of_an_answer_even_whole() -> None:
+    # a hub's lines point to notes: neither an item nor the whole list says anything of its own
+    hub = passage("S1", "00 Semester.md", "## Physics (Fri 10–12)\n- [[Newton's laws]], [[Energy and work]]\n"
+                                          "- [[Thermodynamics]]\n- [[Thermodynamics sheet 3]] ← still to write\n")
+    assert "list" not in [unit.kind for unit in units_of(hub, 0)]
+    steps = passage("S2", "Physics/Thermodynamics.md", "- heat flows from warm to cold by itself\n"
+                                                       "- the entropy of a closed system never decreases\n")
+    assert "list" in [unit.kind for unit in units_of(steps, 0)]

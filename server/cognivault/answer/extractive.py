@@ -346,7 +346,10 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
         whole = "\n".join(unit.text for unit in items)
         # an ordered list (steps, causes 1-6) is one answer: whole up to what a first quote may take
         limit = 2 * WHOLE_LIMIT if all(_NUMBERED_ITEM.match(unit.text) for unit in items) else WHOLE_LIMIT
-        if len(items) > 1 and len(whole) <= limit:
+        # a list of links ("- [[Newton's Laws]], [[Energy and Work]]", "- [[Thermodynamik Hauptsätze]]") points to
+        # notes, as each of its items does: no answer, unless a lead-in says what they are ("There are two types of
+        # variables:")
+        if len(items) > 1 and len(whole) <= limit and (_says_itself(whole) or items[0].intro):
             first = items[0]
             units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
                               group=first.group, heading=first.heading, section=first.section, path=first.path,
