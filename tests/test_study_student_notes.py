@@ -416,3 +416,58 @@ def test_dated_amounts_are_no_events_and_labels_no_answers(tmp_path: Path) -> No
     assert any(front.endswith("what happened in 1979?") for front in fronts), fronts
     assert any("Welches Merkmal ist gemeint" in front for _, front, _ in art), art  # the terms still are
     assert not [back for _, _, back in art if back in ("Ziel", "Motive")], art
+
+
+def test_merged_statements_course_remarks_quoted_highlights_names_and_labelled_aspects(tmp_path: Path) -> None:
+    music = """# Harmony
+
+## Worked example
+> C–E is a major third, E–G is a minor third → major triad.
+
+The dominant is the fifth degree of a scale, the subdominant is the fourth degree.
+
+## Phases of the Baroque
+- **Early Baroque** (~1600–1650) – Italy, new genres
+  - Monteverdi – the first great operas in Mantua
+  - Schütz – brought the Italian style to Germany
+
+## Vocabulary (from tutorial 4, 12.11.)
+- ostinato = a pattern repeated over and over
+- basso continuo = bass line with chords improvised above it
+
+## Central banks
+- primary objective: price stability, an inflation target of 2 %
+- main tool: key interest rates and asset purchases
+- blocking minority: at least 4 member states with more than 35 % of the population
+
+## Famous works
+- Vivaldi's cycle ==„The Four Seasons“ (1725)==, four violin concertos, each on a season of the year
+"""
+    with indexed_vault(tmp_path, {"Music/Harmony.md": music}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Music/Harmony.md")[1])
+    fronts = [front for _, front, _ in cards]
+    backs = [back for _, _, back in cards]
+    texts = [front for kind, front, _ in cards if kind == "cloze"]
+    # two statements are two facts: a definition's back stops before the next "X is Y"
+    assert not [back for back in backs if "subdominant is" in back or "E–G is" in back], cards
+    assert not [front for front in fronts if "C–E" in front], fronts  # a worked example names no term
+    # a heading's remark on where the text came from is no part of a question
+    assert not [front for front in fronts if "tutorial" in front or "12.11." in front], fronts
+    assert "Vocabulary: what is “ostinato”?" in fronts, fronts
+    # a name in a list of a phase's people is no term to define
+    assert not [front for front in fronts if "what is “Monteverdi”" in front], fronts
+    # a label with words before its aspect noun is asked as that aspect; a term stays asked by its meaning
+    assert "Central banks: primary objective?" in fronts and "Central banks: main tool?" in fronts, fronts
+    assert "Central banks: what is “blocking minority”?" in fronts, fronts
+    # a highlighted quotation keeps both of its quotation marks inside the cloze
+    assert any("==„The Four Seasons“ (1725)==" in text for text in texts), texts
+
+
+def test_without_a_model_every_fact_the_note_supports_is_a_card(tmp_path: Path) -> None:
+    pairs = [f"- word{index} :: Wort{index}" for index in range(30)]
+    note = "# Vocabulary\n\n" + "\n".join(pairs) + "\n"
+    with indexed_vault(tmp_path, {"Spanish/Words.md": note}) as engine:
+        result, text = generate(engine, "flashcards", "Spanish/Words.md")
+        asked, asked_text = generate(engine, "flashcards", "Spanish/Words.md", count=5)
+    assert len(cards_of(text)) == 30 and not result.warnings, result.warnings  # not cut at a fixed number
+    assert len(cards_of(asked_text)) == 5  # a count asked for is kept

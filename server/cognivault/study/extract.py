@@ -92,6 +92,7 @@ from cognivault.vault.reading import (
     qa_pair,
     question_tail,
     vocabulary,
+    without_course_remarks,
 )
 from cognivault.vault.sentences import shield, unshield
 
@@ -488,6 +489,18 @@ def _term_ok(term: str, german: bool, max_words: int = 6) -> bool:
     return not re.search(r"[.!?;:]", _PLACEHOLDER_RE.sub("", term).rstrip(")"))
 
 
+_CLOSING_QUOTES = {"\"": "\"“”", "“": "”“", "„": "“”\"", "”": "”", "'": "'’", "‘": "’", "»": "«", "«": "»"}
+
+
+def _unquoted(term: str) -> str:
+    """A term without the quotation marks around it ("„Kettenstart“" → "Kettenstart"); a quotation that ends
+    before the term does ("„Impression, soleil levant“ (1872)") keeps both of its marks."""
+    while len(term) >= 2 and term[-1] in _CLOSING_QUOTES.get(term[0], ()) \
+            and not any(mark in term[1:-1] for mark in "\"“”„«»"):  # "“a” and “b”": two quotations
+        term = term[1:-1].strip()
+    return term
+
+
 def _opens_with(words: list[str], pronouns: set[str]) -> bool:
     """Whether the first of ``words`` is one of ``pronouns``, where "das" before a noun is the article."""
     first = words[0].casefold().strip("\"“„(,.;:")
@@ -551,6 +564,10 @@ _EXAMPLE_MARKER_RE = re.compile(r"(?:\bsuch as|\blike|\be\.\s?g\.|\bfor (?:examp
                                 r"\bwie|\betwa|\bbeispielsweise|\bzum Beispiel)[\s,:]*$", re.IGNORECASE)
 # the examples already listed before a term ("such as `a`, `b` or …"): the term is one more
 _LISTED_BEFORE_RE = re.compile(r"(?:(?:\ue000\d+\ue001|\*\*[^*]+\*\*)\s*(?:,|\band\b|\bor\b|\bund\b|\boder\b)\s*)+$")
+_WORDLIKE_RE = re.compile(r"[^\W\d_]{2}")
+_NEXT_CLAUSE_RE = re.compile(r",\s+(?!(?:which|that|who|whose|where|when|and|but|or|so|der|die|das|welche[rsmn]?|wo|"
+                             r"wenn|dass|und|aber|oder|also)\b)[^\s,;:]+(?:\s+[^\s,;:]+){0,3}\s+"
+                             r"(?:is|are|was|were|ist|sind|war|waren)\s")
 _TAGS_AFTER_RE = re.compile(r"(?<=[.!?])(?:\s+#[^\s#]+)+$")  # tags after a sentence's end: not part of it
 _TERM_REMARK_RE = re.compile(r"\s*\([^()]*\)$")  # "The French Revolution (1789–1799)": the term is before it
 
@@ -595,7 +612,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             in_order: bool = False, list_items: tuple[str, ...] = (), frame: str = "", nested: bool = False) -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
-            else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
+            else _unquoted(term.strip())  # a term in quotes; a step or question keeps its quotes
         # a table cell is not a sentence: "3", "Chloroplast" stay as the table shows them (no "3.")
         definition = definition[:question_tail(definition)].rstrip(" →–-(")  # "… very inefficient → why?"
         chatted = chatter_start(definition)  # "… = diminished. ok makes sense": the student's aside is no fact
@@ -621,9 +638,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         seen_terms.add(key)
         shown = unbold(term)
         cited = cited_under(source, heading, written_headings.get(heading, heading))
+        if kind == "heading":  # "Beispiele (aus Übung 3, 05.11.)" asks as "Beispiele"
+            shown = without_course_remarks(shown)
         found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, cited, lang,
-                          form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form,
-                          situated, in_order, list_items, frame, nested))
+                          form or form_of(f"**{shown}**" if kind == "bold" else term), without_course_remarks(heading),
+                          column, answer_form, situated, in_order, list_items, frame, nested))
 
     blocks = blocks_of(source)
     written_headings = {block.heading: block.content for block in blocks if block.kind == "heading"}
@@ -770,9 +789,13 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                                                 for pattern in _DEFINITIONS["de" if german else "en"])), None)
                 # "X is A; Y is B": the clause after the semicolon says something else (about Y)
                 meaning = definition.group("def").split("; ")[0] if definition else ""
+                # "B–D is a minor third, D–F is a minor third": the clause after the comma states another fact
+                meaning = meaning[:next_clause.start()] if (next_clause := _NEXT_CLAUSE_RE.search(meaning)) else meaning
+                term = _TERM_REMARK_RE.sub("", definition.group("term")) if definition else ""
+                # "B–D is a minor third": an example worked through (no word in its "term")
                 if definition and _defines(meaning, definition.group("verb"), german) \
-                        and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning):
-                    term = _TERM_REMARK_RE.sub("", definition.group("term"))
+                        and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning) \
+                        and _WORDLIKE_RE.search(plain(term)):
                     add("definition", inline.restore(term), inline.restore(meaning),
                         inline.restore(unbold(sentence)), definition.group("verb"), block.heading,
                         situated=order > 0)
@@ -924,6 +947,8 @@ def _leans_back(sentence: str) -> bool:
     such a thing in its first words ("To turn it off", "Um es zu deaktivieren")."""
     opening = sentence.split()[:4]
     words = [w.casefold().strip("\"“„(,.;:") for w in opening]
+    if sentence.lstrip().startswith(_ARROWS):
+        return True  # "→ exactly seven institutions, …": what it follows from stands above it
     return bool(words) and (_opens_with(opening, _CONTEXT_OPENERS) or any(w in _BACK_POINTERS for w in words))
 
 

@@ -32,7 +32,7 @@ from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import card_problems, cloze_problems, stems_of
 from cognivault.vault.markdown import inline_pieces
 
-DEFAULT_COUNT = 20  # one card per structured fact of a dense note (a glossary, a vocabulary list, a table)
+DEFAULT_COUNT = 20  # asked of a model; without one, every fact the note's structure supports is a card (MAX_COUNT)
 MAX_COUNT = 100
 COVERED = 0.8  # a card whose answer's words the passage's cards already show (this share of them) asks again
 # Kinds that restate a passage's text (a cloze, a section's opening): left out when the passage's cards say it
@@ -269,5 +269,5 @@ def _compose(engine: Any, request: StudyRequest, sources: SourceSet, draft: Draf
 FLASHCARDS = GeneratorSpec.of_items(
     "flashcards", DEFAULT_COUNT, MAX_COUNT, extractive_cards,
     ListPrompt("flashcards", SCHEMA, ("cards", "flashcards", "items"), "flashcards", "cards", 120, check_card),
-    _compose, "flashcards")
+    _compose, "flashcards", extractive_all=True)
 generate_flashcards = FLASHCARDS.run

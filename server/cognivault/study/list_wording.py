@@ -179,11 +179,20 @@ def item_question(term: str, description: str, heading: str, title: str, german:
                             else f"{title} › {heading}: {kind.which} is this: “{shown}”?", True)
     if _CODE_RE.match(term.strip()):
         return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
-    if not _names_a_term(term, german) or heading.endswith("?") or _QUOTED_RE.match(description):
+    if not _names_a_term(term, german) or heading.endswith("?") or _QUOTED_RE.match(description) \
+            or (nested and _is_name(term, german)):
         # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term; under "Why Britain first?" each
-        # item ("Resources") is one of the answers, not a term to define
+        # item ("Resources") is one of the answers, not a term to define; "Bramante – plans for …" under an item
+        # of "Phases" is a person of that phase, no term of the heading
         return ItemQuestion(f"{place}: {term}?", False)
     return ItemQuestion(f"{place}: Was bedeutet „{term}“?" if german else f"{place}: what is “{term}”?", False)
+
+
+def _is_name(term: str, german: bool) -> bool:
+    """An English label written capitalised and not in capitals ("Bramante", "Van Gend"): a name, no term (German
+    capitalises every noun, so nothing tells there)."""
+    words = term.split()
+    return not german and bool(words) and words[0][:1].isupper() and not words[0].isupper()
 
 
 MAX_TERM_WORDS = 2

@@ -71,7 +71,8 @@ WORDS: dict[str, LanguageWords] = {
                            "problem", "solution", "treatment", "side effects", "mechanism", "dose", "indication",
                            "contraindication", "types", "properties", "difference", "occurrence", "formulas",
                            "principle", "basic rule", "goal", "goals", "aim", "aims", "motifs", "subjects",
-                           "themes", "topics"}),
+                           "themes", "topics", "objective", "objectives", "tool", "tools", "task", "maximum",
+                           "minimum", "target", "president", "chair"}),
         function_words=frozenset({"the", "and", "is", "are", "of", "to", "in", "with", "not", "for", "this", "that",
                                   "by", "from", "or", "it", "was", "be", "on", "an", "as", "which", "when"}),
         exercises=frozenset({"examples", "exercises", "practice", "problems", "tasks", "worked"}),
@@ -290,6 +291,22 @@ def is_logistics_line(line: str) -> bool:
     return bool(DATE_RE.search(bare) or _TIME_RE.search(bare)) and not _residual_words(line)
 
 
+_REMARK_RE = re.compile(r"\s*\(([^()]*)\)")
+
+
+def without_course_remarks(heading: str) -> str:
+    """A heading without its remarks in parentheses about the course ("Beispiele (aus Übung 3, 05.11.)" →
+    "Beispiele"): a remark holding a date or a word of course logistics says where the text came from, not what it
+    is about; other remarks stay ("Ordinary legislative procedure (Art. 294 TFEU)")."""
+    def course(match: re.Match[str]) -> bool:
+        remark = match.group(1)
+        words = {word.casefold().rstrip(".") for word in _WORD_RE.findall(remark) if len(word) >= 4}
+        return bool(DATE_RE.search(remark) or _TIME_RE.search(remark) or words & _ALL_LOGISTICS)
+
+    kept = _REMARK_RE.sub(lambda match: "" if course(match) else match.group(0), heading).strip()
+    return kept or heading
+
+
 def is_bookkeeping_line(line: str) -> bool:
     """A line a student keeps for filing and planning, with nothing of the subject to ask or quote."""
     return is_tag_line(line) or is_stamp_line(line) or is_logistics_line(line) or is_link_line(line)
@@ -404,10 +421,17 @@ def vocabulary(text: str) -> list[tuple[str, str]]:
     return [(match.group("word").strip(), match.group("meaning").strip()) for match in pairs if match]
 
 
+MAX_ASPECT_WORDS = 3
+
+
 def is_aspect(term: str) -> bool:
-    """A list item's label naming an aspect of its section's subject ("Ursache:", "unit:", "Merkwort:"): the card
-    asks for that aspect ("Monsun: Ursache?"), not what the word means."""
-    return normal(term).strip("*_:` ") in _ALL_ASPECTS
+    """A list item's label naming an aspect of its section's subject ("Ursache:", "unit:", "Merkwort:"), also with
+    words before its noun ("primary objective:", "main tool:", "Treaty maximum:"): the card asks for that aspect
+    ("Monsun: Ursache?", "European Central Bank: primary objective?"), not what the label means."""
+    bare = normal(term).strip("*_:` ")
+    words = bare.split()
+    return bare in _ALL_ASPECTS or (1 < len(words) <= MAX_ASPECT_WORDS and words[-1] in _ALL_ASPECTS
+                                    and all(word.isalpha() for word in words))
 
 
 def names_exercises(heading: str) -> bool:
