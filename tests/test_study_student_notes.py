@@ -471,3 +471,43 @@ def test_without_a_model_every_fact_the_note_supports_is_a_card(tmp_path: Path) 
         asked, asked_text = generate(engine, "flashcards", "Spanish/Words.md", count=5)
     assert len(cards_of(text)) == 30 and not result.warnings, result.warnings  # not cut at a fixed number
     assert len(cards_of(asked_text)) == 5  # a count asked for is kept
+
+
+def test_table_rows_beside_list_items_remarks_ranked_labels_and_lines_going_on(tmp_path: Path) -> None:
+    chemistry = """# Groups
+
+| Group | Structure | Suffix | Example |
+|---|---|---|---|
+| Thiol | R–SH | -thiol | methanethiol |
+| Nitrile | R–C≡N | -nitrile | ethanenitrile |
+
+- thiol: the sulfur analogue of an alcohol (R–SH)
+- nitrile: a carbon triple-bonded to a nitrogen
+- order of priority (highest first): nitrile > thiol > alkene
+- SYN flood = attacker sends SYNs but never the final ACK → DoS (defence: SYN cookies)
+
+## Parties
+- biggest group: EPP (centre-right), second: S&D
+- Dürer (Nuremberg): travels to Italy twice, self-portraits, printmaking
+
+## Procedure
+1. **First reading**: the parliament adopts its position
+2. **Second reading**: approves all amendments → adopted; otherwise →
+3. **Conciliation**: both sides agree on a joint text
+"""
+    with indexed_vault(tmp_path, {"Chem/Groups.md": chemistry}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Chem/Groups.md")[1])
+        _, quiz = generate(engine, "quiz", "Chem/Groups.md")
+    fronts = [front for _, front, _ in cards]
+    backs = [back for _, _, back in cards]
+    # a table's row and a list item on the same term are two cards
+    assert any(front.startswith("Groups: “Thiol” –") for front in fronts), fronts
+    assert "Groups: what is “thiol”?" in fronts, fronts
+    # a label with a remark in parentheses is asked as itself, and is no quiz option among terms
+    assert "Groups: order of priority (highest first)?" in fronts, fronts
+    assert "order of priority" not in "\n".join(line for line in quiz.split("\n") if line.startswith("- ")), quiz
+    # "(defence: SYN cookies)" is a remark, not the next entry of a chain
+    assert any(back.endswith("(defence: SYN cookies)") for back in backs), backs
+    assert "Parties: biggest group?" in fronts and "Parties: Dürer (Nuremberg)?" in fronts, fronts
+    # a line going on in the next one is no card's back
+    assert not [back for back in backs if back.rstrip(".").endswith("otherwise")], backs

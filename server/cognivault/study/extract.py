@@ -68,6 +68,7 @@ same form.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -128,8 +129,9 @@ _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she
              "und", "and", "or", "oder", "but", "aber", "then", "dann", "now", "jetzt", "there's", "it's",
              "derzeit", "aktuell", "standardmäßig", "außerdem", "zudem", "dabei", "hierbei", "danach", "zuerst",
              "heute", "oft", "manchmal", "meistens", "normalerweise", "zusätzlich", "alternativ", "ebenfalls",
-             "currently", "usually", "often", "sometimes", "additionally", "alternatively", "first", "finally"} \
-    | _LINKING_ADVERBS
+             "currently", "usually", "often", "sometimes", "additionally", "alternatively", "first", "finally",
+             "more", "less", "mehr", "weniger"} \
+    | _LINKING_ADVERBS  # "more general: …" compares with the line above, names no term
 _ARTICLE_PRONOUNS = {"das"}  # an article before a noun ("Das Mitochondrium ist …"), a pronoun alone ("Das ist …")
 _ENGLISH_ARTICLES = {"an"}  # a German preposition ("An der Börse …"), in English the article ("An acid is …")
 _PARTICIPLES = {"made", "split", "found", "taken", "given", "known", "built", "held", "done", "seen", "shown",
@@ -478,6 +480,8 @@ def _term_ok(term: str, german: bool, max_words: int = 6) -> bool:
         return False
     if _opens_with(words, _PRONOUNS if german else _PRONOUNS - _ENGLISH_ARTICLES):
         return False
+    if unicodedata.category(term[:1]) == "So":
+        return False  # "⚠️ im Deutschen: …": a warning sign labels the line
     if not re.search(r"[A-Za-zÄÖÜäöüß0-9\ue000]", term) or term.endswith((",", ";")) \
             or any(arrow in term for arrow in _ARROWS):
         return False  # "client → server", "bottom → up": a direction, not a term
@@ -614,6 +618,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else _unquoted(term.strip())  # a term in quotes; a step or question keeps its quotes
         # a table cell is not a sentence: "3", "Chloroplast" stay as the table shows them (no "3.")
+        if kind in _LEANING_KINDS and definition.rstrip().endswith(_ARROWS):
+            return  # "approves all EP amendments → adopted; otherwise →": it goes on in the next line
         definition = definition[:question_tail(definition)].rstrip(" →–-(")  # "… very inefficient → why?"
         chatted = chatter_start(definition)  # "… = diminished. ok makes sense": the student's aside is no fact
         if chatted is None or (kind in _LEANING_KINDS and leans_on_note(definition)):
@@ -769,7 +775,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 example = example or bool(_INITIAL_RE.match(term))  # "**A**ction": a mnemonic's letter, no term
                 if bare not in _COLON_STOP and not is_bookkeeping_term(bare) and plain(match.group("def")).split() \
                         and not _CHAINED_RE.search(match.group("def")) and not equated and not example \
-                        and len(plain(term).split()) <= 5 and not plain(term).endswith(")"):
+                        and len(plain(term).split()) <= 5 and _TERM_REMARK_RE.sub("", plain(term)) \
+                        and not _TERM_REMARK_RE.sub("", plain(term)).endswith(")"):  # "Costa v ENEL (1964)": a term
                     description = inline.restore(match.group("def"))
                     add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
                         answer_form=form_of(description.rstrip(".")), frame=_frame(block.lead),
@@ -918,7 +925,7 @@ MAX_FRAME_WORDS = 4
 _POINTS_AT_TASK_RE = re.compile(r"\b(?:aus|von|zu|from|of|in)\s+(?:Nr\.\s*)?\d{1,2}\.(?!\d)")  # "die Rechnung aus 2."
 _ASPECT_LINE_RE = re.compile(r"^(?P<term>(?:\*\*)?[^\s:*]{2,30}(?:\*\*)?):\s+(?P<def>[^\n]{6,}?)(?:\n|$)")
 # "2nd half of 2024: Hungary → 1st half of 2025: Poland → …": a chain of labelled entries, not one term's description
-_CHAINED_RE = re.compile(r"(?:→|->|;)[^→;:]{1,40}:\s")
+_CHAINED_RE = re.compile(r"(?:→|->|;)[^→;:()]{1,40}:\s")  # "→ DoS (defence: SYN cookies)" labels no entry
 _ARROWS = ("→", "->", "⇒", "=>", "←", "↔")
 
 

@@ -237,7 +237,10 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
                 continue
             sides = {card.front, card.back} if card.kind == "qa" else {card.text.replace("==", "")}
             # a section or question card asks about its text, not its heading: a card on the same term stays apart
-            term = f"{plain(fact.term)} | {fact.column}" if fact.kind == "row" else plain(fact.term)  # per column
+            # per column; a table's row and a list item on the same term say different things ("Ketone" – its
+            # structure, suffix, example; "ketone: C=O in the middle of the chain")
+            term = f"{plain(fact.term)} | {fact.column}" if fact.kind == "row" \
+                else f"{plain(fact.term)} | table" if fact.kind == "record" else plain(fact.term)
             keys = ({term.casefold()} if fact.kind not in ("heading", "label", "faq") else set()) \
                 | {side.casefold() for side in sides}
             shown = said.setdefault(card.source.chunk_id, set())

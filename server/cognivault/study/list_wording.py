@@ -180,12 +180,23 @@ def item_question(term: str, description: str, heading: str, title: str, german:
     if _CODE_RE.match(term.strip()):
         return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
     if not _names_a_term(term, german) or heading.endswith("?") or _QUOTED_RE.match(description) \
-            or (nested and _is_name(term, german)):
+            or ((nested or "(" in term) and _is_name(term, german)):
         # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term; under "Why Britain first?" each
         # item ("Resources") is one of the answers, not a term to define; "Bramante – plans for …" under an item
-        # of "Phases" is a person of that phase, no term of the heading
+        # of "Phases" is a person of that phase, "Dürer (Nuremberg)" a person with a remark, no term to define
         return ItemQuestion(f"{place}: {term}?", False)
     return ItemQuestion(f"{place}: Was bedeutet „{term}“?" if german else f"{place}: what is “{term}”?", False)
+
+
+_REMARK_RE = re.compile(r"\s*\([^()]*\)")
+
+
+def labels_a_line(term: str) -> bool:
+    """A list item's label that is a phrase, not a term: more than two words besides its remarks in parentheses,
+    opening in lower case ("priority for naming (highest first)"); "Council second reading", "Pleinairmalerei
+    (Freilichtmalerei)" are terms."""
+    words = _REMARK_RE.sub("", term).split()
+    return len(words) > MAX_TERM_WORDS and words[0][:1].islower()
 
 
 def _is_name(term: str, german: bool) -> bool:

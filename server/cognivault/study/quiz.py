@@ -46,7 +46,7 @@ from cognivault.study.extract import (
     sentences,
     spread,
 )
-from cognivault.study.list_wording import item_quiz_stem
+from cognivault.study.list_wording import item_quiz_stem, labels_a_line
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
@@ -178,7 +178,8 @@ def _stem(fact: Fact, reverse: bool, named: bool = True) -> str:
     if fact.kind == "row":
         return (f"{context}: Was gehört in der Spalte „{fact.column}“ zu „{term}“?" if fact.german
                 else f"{context}: which “{fact.column}” goes with “{term}”?")
-    if fact.kind == "item" and reverse:
+    if fact.kind == "item" and reverse:  # "Intervalle › Merklieder: Was gehört zu „kleine Terz“?": its list named
+        context = " › ".join(filter(None, (context, fact.frame)))
         return f"{context}: Was gehört zu „{term}“?" if fact.german else f"{context}: what goes with “{term}”?"
     if fact.kind == "item":
         return item_quiz_stem(term, description, context, fact.german, fact.nested)
@@ -244,6 +245,8 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
             else (other.term, other.form)
         if side == "definition" and other.kind == "item" and len(plain(other.definition).split()) >= 3:
             continue
+        if fact.kind == "item" and side == "definition" and (other.kind != "item" or other.frame != fact.frame):
+            continue  # "what goes with „kleine Terz“" under "Merklieder": the songs, not the table's sounds
         if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()):
             continue
         option = text if other.kind in ("vocab", "formula") else _option(text)
@@ -253,8 +256,9 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
 
 
 def _names_an_aspect(fact: Fact) -> bool:
-    """A list item labelled by an aspect ("Grundregel:", "unit:"): its label names no term to choose among others."""
-    return fact.kind == "item" and is_aspect(plain(fact.term))
+    """A list item labelled by an aspect ("Grundregel:", "unit:") or by a phrase ("priority for naming (highest
+    first):"): its label names no term to choose among others."""
+    return fact.kind == "item" and (is_aspect(plain(fact.term)) or labels_a_line(plain(fact.term)))
 
 
 def _other_sections(fact: Fact, outline: list[tuple[int, str]]) -> list[str] | None:

@@ -41,6 +41,8 @@ class LanguageWords:
     # what opens a description that only means something beside the lines around it ("the other way round")
     back_references: tuple[str, ...] = ()
     chatter: tuple[str, ...] = ()  # the student talking to themself ("ok makes sense", "lol"): no fact of the subject
+    # words ranking what follows them ("biggest group:", "größte Fraktion:"): the label names an aspect, no term
+    ranks: frozenset[str] = frozenset()
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -81,6 +83,8 @@ WORDS: dict[str, LanguageWords] = {
                          "those", "it", "they"),
         chatter=("ok makes sense", "makes sense", "ok got it", "got it", "lol", "hmm", "i think", "i guess",
                  "no idea", "not sure"),
+        ranks=frozenset({"biggest", "largest", "smallest", "highest", "lowest", "main", "most", "least", "oldest",
+                         "newest", "latest", "first", "second", "third", "last", "current", "previous", "next"}),
     ),
     "de": LanguageWords(
         stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
@@ -120,6 +124,9 @@ WORDS: dict[str, LanguageWords] = {
                          "dieser", "dieses"),
         chatter=("glaub ich", "ich glaube", "keine ahnung", "oder so", "hab ich", "nachlesen", "hmm", "lol",
                  "ok verstanden", "macht sinn", "in der klausur gibts", "gibts punkte"),
+        ranks=frozenset({"größte", "größter", "größtes", "kleinste", "kleinster", "kleinstes", "höchste", "niedrigste",
+                         "wichtigste", "wichtigster", "wichtigstes", "älteste", "neueste", "erste", "erster", "erstes",
+                         "zweite", "letzte", "letzter", "aktuelle", "aktueller", "aktuelles"}),
     ),
     "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
                         labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
@@ -132,6 +139,7 @@ _ALL_LOGISTICS = frozenset(w for words in WORDS.values() for w in words.logistic
 _ALL_LABELS = frozenset(w for words in WORDS.values() for w in words.labels)
 _ALL_ASPECTS = frozenset(w for words in WORDS.values() for w in words.aspects)
 _ALL_EXERCISES = frozenset(w for words in WORDS.values() for w in words.exercises)
+_ALL_RANKS = frozenset(w for words in WORDS.values() for w in words.ranks)
 _BACK_REFERENCES = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.back_references},
                                    key=len, reverse=True))
 _BACK_REFERENCE_RE = re.compile(rf"^(?:{_BACK_REFERENCES})(?!\w)")
@@ -426,12 +434,13 @@ MAX_ASPECT_WORDS = 3
 
 def is_aspect(term: str) -> bool:
     """A list item's label naming an aspect of its section's subject ("Ursache:", "unit:", "Merkwort:"), also with
-    words before its noun ("primary objective:", "main tool:", "Treaty maximum:"): the card asks for that aspect
+    words before its noun ("primary objective:", "main tool:", "Treaty maximum:") or ranked ("biggest group:"): the
+    card asks for that aspect
     ("Monsun: Ursache?", "European Central Bank: primary objective?"), not what the label means."""
     bare = normal(term).strip("*_:` ")
     words = bare.split()
-    return bare in _ALL_ASPECTS or (1 < len(words) <= MAX_ASPECT_WORDS and words[-1] in _ALL_ASPECTS
-                                    and all(word.isalpha() for word in words))
+    return bare in _ALL_ASPECTS or (1 < len(words) <= MAX_ASPECT_WORDS and all(word.isalpha() for word in words)
+                                    and (words[-1] in _ALL_ASPECTS or words[0] in _ALL_RANKS))
 
 
 def names_exercises(heading: str) -> bool:
