@@ -511,3 +511,37 @@ def test_table_rows_beside_list_items_remarks_ranked_labels_and_lines_going_on(t
     assert "Parties: biggest group?" in fronts and "Parties: Dürer (Nuremberg)?" in fronts, fronts
     # a line going on in the next one is no card's back
     assert not [back for back in backs if back.rstrip(".").endswith("otherwise")], backs
+
+
+def test_kinds_named_with_an_adjective_formulas_named_in_their_heading_cut_lists_and_italic_examples(
+        tmp_path: Path) -> None:
+    history = """# Steam Age
+
+## Social consequences
+- urbanisation: Leeds grew from c. 50,000 (1801) to over 170,000 (1851)
+- new classes: industrial middle class (factory owners) vs. working class
+
+## Why Britain first?
+- Resources: lots of coal and iron ore
+- Capital: profits from trade
+- Markets: colonies + a growing population
+- Transport: rivers, canals, coastal shipping, no internal tolls
+- Labour: workers freed by the enclosures, cheap and plenty of them
+- Ideas: a scientific culture and patents that protected inventors
+
+## 2nd law – F = ma
+$$\\vec{F}_{net} = m\\vec{a}$$
+
+## Prepositions
+- *Ich kaufe ein Geschenk für **meinen** Vater.*
+"""
+    with indexed_vault(tmp_path, {"History/Steam Age.md": history}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "History/Steam Age.md")[1])
+    fronts = [front for _, front, _ in cards]
+    backs = [back for _, _, back in cards]
+    texts = [front for kind, front, _ in cards if kind == "cloze"]
+    assert not [front for front in fronts if "what is “urbanisation”" in front or "what is “new classes”" in front]
+    assert any("which consequence is this" in front for front in fronts), fronts
+    assert not [back for back in backs if back.endswith("…")], backs  # a list asked in part
+    assert not [front for front in fronts if "F = ma" in front], fronts  # the heading says the formula
+    assert "Ich kaufe ein Geschenk für ==meinen== Vater." in texts, texts

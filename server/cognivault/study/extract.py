@@ -1134,6 +1134,8 @@ def question_for(fact: Fact) -> str:
         return f"{fact.source.title}: {fact.term.rstrip('.:')}?"
     if fact.kind == "formula":
         place = fact.source.title if fact.term == fact.context else fact.context or fact.source.title
+        if "=" in place or "=" in fact.term:
+            return ""  # "2nd law – F = ma: formula?" says its answer
         return f"{place} › {fact.term}: {formula_word(fact.lang)}?"
     if fact.kind in ("row", "record"):
         return f"{fact.context or fact.source.title}: „{fact.term}“ – {fact.column}?" if fact.german \

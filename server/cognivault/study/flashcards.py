@@ -9,6 +9,7 @@ line above the cards puts them in a deck. The written note parses back with
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -163,11 +164,15 @@ def _plugin_safe(text: str) -> bool:
 def card_for(fact: Fact) -> Flashcard | None:
     """A card for a fact, or None when the plugin would misread it or the validator rejects it."""
     if fact.kind in CLOZE_KINDS:
-        if not fact.cloze or not _plugin_safe(fact.cloze.replace("==", "")) or fact.cloze.count("==") != 2 \
-                or cloze_problems(fact.cloze, fact.source.text):
+        # "*Ich kaufe ein Geschenk für ==meinen== Vater.*": the example's italics are the note's, not the card's
+        cloze = re.sub(r"([.!?])\.$", r"\1", plain(fact.cloze.replace("==", "\ue006")).replace("\ue006", "=="))
+        if not cloze or not _plugin_safe(cloze.replace("==", "")) or cloze.count("==") != 2 \
+                or cloze_problems(cloze, fact.source.text):
             return None
-        card = Flashcard("cloze", "", "", fact.cloze, fact.source)
+        card = Flashcard("cloze", "", "", cloze, fact.source)
     else:
+        if fact.kind in ("heading", "label") and fact.definition.endswith("…"):
+            return None  # "Why Britain first?::Resources: …; Markets: …; …" answers with part of the list
         # as the card shows it: "**Sinusknoten**", "==key==" are the note's emphasis, not the card's text
         front, back = plain(question_for(fact)), plain(answer_for(fact))
         if not front or not (_plugin_safe(front) and _plugin_safe(back)) \

@@ -89,6 +89,13 @@ def list_kind(heading: str, german: bool) -> ListKind | None:
     if len(words) > 1 and words[0].isdigit():  # "4 Arten von Bestandsveränderungen": the count is said again
         words = words[1:]
         heading = " ".join(words)
+    if len(words) == 2 and words[1].casefold() in (_GERMAN_KINDS if german else _ENGLISH_KINDS) \
+            and words[0].casefold() not in (_GERMAN_LINKS if german else _ENGLISH_LINKS):
+        # "Social consequences", "Wirtschaftliche Folgen": a word before the kind says which ones
+        kind = list_kind(words[1], german)
+        if kind is not None:
+            return ListKind(kind.one, kind.which, heading if german else heading[0].lower() + heading[1:],
+                            kind.sequence)
     if not words or (len(words) > 1 and words[1].casefold() not in (_GERMAN_LINKS if german else _ENGLISH_LINKS)):
         return None
     first = words[0].casefold()
