@@ -545,3 +545,21 @@ $$\\vec{F}_{net} = m\\vec{a}$$
     assert not [back for back in backs if back.endswith("…")], backs  # a list asked in part
     assert not [front for front in fronts if "F = ma" in front], fronts  # the heading says the formula
     assert "Ich kaufe ein Geschenk für ==meinen== Vater." in texts, texts
+
+
+def test_a_two_way_comparison_table_gives_cards_and_no_question_with_another_aspects_cells(tmp_path: Path) -> None:
+    note = """# Mechanisms
+
+## E1 vs. E2
+| | E1 | E2 |
+|---|---|---|
+| steps | two steps, over a carbocation | one step, concerted |
+| kinetics | first order | second order |
+| substrate | tertiary > secondary | primary > secondary |
+| base | weak base is enough | strong base needed |
+"""
+    with indexed_vault(tmp_path, {"Chem/Mechanisms.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Chem/Mechanisms.md")[1])
+        with pytest.raises(GenerationError):  # every question would offer another aspect's cell as a wrong option
+            generate(engine, "quiz", "Chem/Mechanisms.md")
+    assert ("qa", "E1 vs. E2: “kinetics” – E1, E2?", "E1: first order; E2: second order") in cards, cards

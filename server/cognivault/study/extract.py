@@ -204,6 +204,9 @@ class Fact:
     list_items: tuple[str, ...] = ()  # a section opening with a list its answer shows whole: the list's items
     frame: str = ""  # a list item under a short label line ("Merklieder:"): the label, which frames its question
     nested: bool = False  # a list item under another item: its heading does not say what kind of item it is
+    # a cell of a two-way comparison ("| | TCP | UDP |", a row per aspect): the other rows' cells answer other
+    # aspects, no wrong option for this one
+    compared: bool = False
 
     @property
     def german(self) -> bool:
@@ -613,7 +616,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
 
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
             column: str = "", form: str | None = None, answer_form: str = "text", situated: bool = False,
-            in_order: bool = False, list_items: tuple[str, ...] = (), frame: str = "", nested: bool = False) -> None:
+            in_order: bool = False, list_items: tuple[str, ...] = (), frame: str = "", nested: bool = False,
+            compared: bool = False) -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else _unquoted(term.strip())  # a term in quotes; a step or question keeps its quotes
@@ -648,7 +652,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             shown = without_course_remarks(shown)
         found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, cited, lang,
                           form or form_of(f"**{shown}**" if kind == "bold" else term), without_course_remarks(heading),
-                          column, answer_form, situated, in_order, list_items, frame, nested))
+                          column, answer_form, situated, in_order, list_items, frame, nested, compared))
 
     blocks = blocks_of(source)
     written_headings = {block.heading: block.content for block in blocks if block.kind == "heading"}
@@ -682,7 +686,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     record.append((named, answer))
                     if len(plain(answer)) <= 160:
                         add("row", term, answer, f"{term} — {answer}", "", block.heading, column=named,
-                            answer_form=form_of(answer))
+                            answer_form=form_of(answer), compared=not columns[0].text and len(columns) == 3)
                 cells_said = "; ".join(f"{named}: {answer}" for named, answer in record)
                 if len(record) >= 2 and len(record) == len(columns) - 1 \
                         and len(plain(cells_said)) <= MAX_RECORD_CHARS:

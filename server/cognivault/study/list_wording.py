@@ -199,11 +199,10 @@ _REMARK_RE = re.compile(r"\s*\([^()]*\)")
 
 
 def labels_a_line(term: str) -> bool:
-    """A list item's label that is a phrase, not a term: more than two words besides its remarks in parentheses,
-    opening in lower case ("priority for naming (highest first)"); "Council second reading", "Pleinairmalerei
-    (Freilichtmalerei)" are terms."""
-    words = _REMARK_RE.sub("", term).split()
-    return len(words) > MAX_TERM_WORDS and words[0][:1].islower()
+    """A list item's label that is a phrase, not a term: more than two words besides its remarks in parentheses
+    ("priority for naming (highest first)", "Rückfluss zum Herzen"); "Pleinairmalerei (Freilichtmalerei)" is a
+    term."""
+    return len(_REMARK_RE.sub("", term).split()) > MAX_TERM_WORDS
 
 
 def _is_name(term: str, german: bool) -> bool:

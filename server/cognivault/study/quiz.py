@@ -232,7 +232,8 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     for other in pool:
         same_note = other.source.path == fact.source.path
         same_section = same_note and other.context == fact.context
-        if other.kind not in kinds or other.names_its_note or _names_an_aspect(other) or (
+        if other.kind not in kinds or other.names_its_note or _names_an_aspect(other) \
+                or _phrase_among_terms(fact, other) or (
                 same_section and fact.kind not in ("row", "item", "heading", "step", "faq", "vocab", "formula")):
             continue  # a table's rows, a list's items: each other's; a sentence's other terms may fit its gap
         if fact.kind == "heading" and not same_note:  # "which section of this note": another note's is no option
@@ -256,9 +257,14 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
 
 
 def _names_an_aspect(fact: Fact) -> bool:
-    """A list item labelled by an aspect ("Grundregel:", "unit:") or by a phrase ("priority for naming (highest
-    first):"): its label names no term to choose among others."""
-    return fact.kind == "item" and (is_aspect(plain(fact.term)) or labels_a_line(plain(fact.term)))
+    """A list item labelled by an aspect ("Grundregel:", "unit:"): its label names no term to choose among others."""
+    return fact.kind == "item" and is_aspect(plain(fact.term))
+
+
+def _phrase_among_terms(fact: Fact, other: Fact) -> bool:
+    """A list item labelled by a phrase ("priority for naming (highest first):", "Rückfluss zum Herzen:") offered
+    beside a right option that is a term: it stands out by its form."""
+    return other.kind == "item" and labels_a_line(plain(other.term)) and not labels_a_line(plain(fact.term))
 
 
 def _other_sections(fact: Fact, outline: list[tuple[int, str]]) -> list[str] | None:
@@ -455,7 +461,7 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
     # a term the note is named after is the quiz's own title ("The French Revolution" in "Quiz - French Revolution")
     # "which section begins like this" asks where a text stands: a section is asked about by the facts inside it
     askable = [f for f in facts if not f.names_its_note and (f.kind != "step" or id(f) in steps)
-               and f.kind != "heading" and not _names_an_aspect(f)]
+               and f.kind != "heading" and not _names_an_aspect(f) and not f.compared]
     one_note = len({s.path for s in sources.material}) == 1
     for kinds in (("row", "item", "definition", "called", "example", "vocab", "formula"), ("bold", "code"),
                   ("heading", "faq"),
