@@ -544,7 +544,7 @@ $$\\vec{F}_{net} = m\\vec{a}$$
     assert any("which consequence is this" in front for front in fronts), fronts
     assert not [back for back in backs if back.endswith("…")], backs  # a list asked in part
     assert not [front for front in fronts if "F = ma" in front], fronts  # the heading says the formula
-    assert "Ich kaufe ein Geschenk für ==meinen== Vater." in texts, texts
+    assert "Prepositions: Ich kaufe ein Geschenk für ==meinen== Vater." in texts, texts
 
 
 def test_a_two_way_comparison_table_gives_cards_and_no_question_with_another_aspects_cells(tmp_path: Path) -> None:
@@ -563,3 +563,34 @@ def test_a_two_way_comparison_table_gives_cards_and_no_question_with_another_asp
         with pytest.raises(GenerationError):  # every question would offer another aspect's cell as a wrong option
             generate(engine, "quiz", "Chem/Mechanisms.md")
     assert ("qa", "E1 vs. E2: “kinetics” – E1, E2?", "E1: first order; E2: second order") in cards, cards
+
+
+def test_repeated_section_names_list_item_clozes_and_counted_lists_say_what_they_are_about(tmp_path: Path) -> None:
+    note = """# Courts
+
+## Supreme Court
+### Composition
+- **nine justices**, appointed for life by the President
+- term of office: for life, no retirement age
+
+## Court of Appeals
+### Composition
+- **thirteen circuits**, each with its own judges
+- term of office: for life, like all federal judges
+
+## The three branches
+1. Legislative
+2. Executive
+3. Judicial
+"""
+    with indexed_vault(tmp_path, {"Law/Courts.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Law/Courts.md")[1])
+    fronts = [front for _, front, _ in cards]
+    # "Composition: term of office?" would name no one court
+    assert "Supreme Court › Composition: term of office?" in fronts, fronts
+    assert "Court of Appeals › Composition: term of office?" in fronts, fronts
+    # a list item's cloze is a fragment: its section says what it is about
+    assert any(front.startswith("Supreme Court › Composition: ==nine justices==, appointed") for front in fronts)
+    # a heading counting its list asks for the items by name, not as steps
+    assert ("qa", "Courts: name the three branches.", "Legislative; Executive; Judicial.") in cards, cards
+    assert not [front for front in fronts if "which steps" in front], fronts

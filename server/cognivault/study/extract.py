@@ -207,6 +207,8 @@ class Fact:
     # a cell of a two-way comparison ("| | TCP | UDP |", a row per aspect): the other rows' cells answer other
     # aspects, no wrong option for this one
     compared: bool = False
+    listed: bool = False  # read from a list item: a fragment ("**720 MEPs** since the 2024 election") whose section
+    #                       names what it is about
 
     @property
     def german(self) -> bool:
@@ -617,7 +619,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
             column: str = "", form: str | None = None, answer_form: str = "text", situated: bool = False,
             in_order: bool = False, list_items: tuple[str, ...] = (), frame: str = "", nested: bool = False,
-            compared: bool = False) -> None:
+            compared: bool = False, listed: bool = False) -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
             else _unquoted(term.strip())  # a term in quotes; a step or question keeps its quotes
@@ -652,7 +654,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             shown = without_course_remarks(shown)
         found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, cited, lang,
                           form or form_of(f"**{shown}**" if kind == "bold" else term), without_course_remarks(heading),
-                          column, answer_form, situated, in_order, list_items, frame, nested, compared))
+                          column, answer_form, situated, in_order, list_items, frame, nested, compared, listed))
 
     blocks = blocks_of(source)
     written_headings = {block.heading: block.content for block in blocks if block.kind == "heading"}
@@ -816,7 +818,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 term = highlight.group(1).strip()
                 shown = _HIGHLIGHT_RE.sub(r"\1", sentence)
                 if len(term.split()) <= 6 and len(plain(shown)) > len(term) + 20:
-                    add("bold", inline.restore(term), inline.restore(shown), inline.restore(shown), "", block.heading)
+                    add("bold", inline.restore(term), inline.restore(shown), inline.restore(shown), "", block.heading,
+                        listed=block.kind == "item")
             for bold in _BOLD_RE.finditer(sentence):
                 term = bold.group(1).strip()
                 if _names_an_example(sentence[:bold.start()]):
@@ -827,7 +830,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     continue  # "**(open beta)**": a remark in bold, not a term
                 if len(term.split()) <= 6 and len(plain(sentence)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(sentence), inline.restore(sentence), "",
-                        block.heading)
+                        block.heading, listed=block.kind == "item")
             code = next((found for found in _PLACEHOLDER_RE.finditer(sentence)  # a code span; a formula is no gap
                          if not _names_an_example(sentence[:found.start()])
                          and inline.codes[int(found.group(1))].startswith("`")), None)
@@ -1000,17 +1003,43 @@ def _list_below(blocks: list[Block], position: int) -> tuple[str, tuple[str, ...
 CLOZE_KINDS = ("bold", "code")
 
 
-def all_facts(sources: list[Source], lang: str) -> list[Fact]:
+def all_facts(sources: list[Source], lang: str, placed: bool = True) -> list[Fact]:
     """The facts of the passages; a cloze whose sentence reads like another's ("Right-click the canvas and then
-    select …") gets its section heading in front, so each one can only be completed one way."""
+    select …") gets its section heading in front, so each one can only be completed one way. ``placed``: a section
+    the note names twice is named with its parent heading (questions); a map keeps each section's own name."""
     hubs = hub_notes(sources)
     languages = _note_languages(sources)
     facts = [fact for source in sources if source.path not in hubs
              for fact in facts_of(source, languages.get(source.path) or source.lang or lang)]
+    facts = _placed(facts) if placed else facts
     blanks = Counter(blank_term(f.sentence, f.term) for f in facts if f.kind in CLOZE_KINDS)
+    # a list item's cloze is a fragment: "Composition: ==720 MEPs== since the 2024 election" (not when the heading
+    # holds its answer)
     return [replace(f, sentence=f"{f.context}: {f.sentence}", cloze=f"{f.context}: {f.cloze}")
-            if f.kind in CLOZE_KINDS and f.context and f.cloze and blanks[blank_term(f.sentence, f.term)] > 1 else f
+            if f.kind in CLOZE_KINDS and f.context and f.cloze and plain(f.term).casefold() not in f.context.casefold()
+            and (blanks[blank_term(f.sentence, f.term)] > 1 or f.listed) else f
             for f in facts]
+
+
+def _parent_heading(fact: Fact) -> str:
+    """The heading above the section ``fact`` sits in ("European Parliament" over "Composition"), "" when none."""
+    path = [without_course_remarks(plain(read_inline(h).text)) for h in fact.source.heading_path if h]
+    if len(path) >= 2 and path[-1].casefold() == plain(fact.context).casefold():
+        return path[-2]
+    return ""
+
+
+def _placed(facts: list[Fact]) -> list[Fact]:
+    """A section name the note repeats ("Composition" under the Parliament, the Council and the Commission) asks
+    with the heading above it ("European Commission › Composition: term of office?"): alone it names no one
+    section."""
+    parents: dict[tuple[str, str], set[str]] = {}
+    for fact in facts:
+        if fact.context:
+            parents.setdefault((fact.source.path, fact.context), set()).add(_parent_heading(fact))
+    return [replace(fact, context=f"{parent} › {fact.context}")
+            if fact.context and len(parents[(fact.source.path, fact.context)]) > 1
+            and (parent := _parent_heading(fact)) else fact for fact in facts]
 
 
 def _texts_by_note(sources: list[Source]) -> dict[str, str]:
@@ -1156,6 +1185,12 @@ def question_for(fact: Fact) -> str:
         if fact.kind == "heading" and fact.list_items and fact.term != fact.source.title else None
     if listing:
         return listing
+    counted = _COUNTED_HEADING_RE.match(fact.term) if fact.kind == "heading" and fact.list_items else None
+    if counted and _COUNTS.get(counted.group("count").casefold(), counted.group("count")) == str(len(fact.list_items)):
+        # "The seven institutions (Art. 13 TEU)" over 7 items: name them (they are no steps, numbered or not)
+        named = f"{counted.group('article') or ''}{fact.term[counted.end('article'):]}".strip()
+        named = named[0].lower() + named[1:] if not fact.german else named
+        return f"{fact.source.title}: Nenne {named}." if fact.german else f"{fact.source.title}: name {named}."
     if fact.kind in ("heading", "label") and fact.in_order and fact.list_items:
         names = [fact.source.title, *([fact.context] if fact.kind == "label" else []), fact.term]
         place = " › ".join(f"„{name}“" if fact.german else f"“{name}”" for name in dict.fromkeys(names))
@@ -1172,6 +1207,15 @@ def question_for(fact: Fact) -> str:
         return f"{place}: Was kommt direkt nach „{previous}“?" if fact.german \
             else f"{place}: what comes right after “{previous}”?"
     return fact.cloze or fact.sentence
+
+
+_COUNTS = {word: str(number) for number, words in enumerate(
+    (("two", "zwei"), ("three", "drei"), ("four", "vier"), ("five", "fünf"), ("six", "sechs"), ("seven", "sieben"),
+     ("eight", "acht"), ("nine", "neun"), ("ten", "zehn"), ("eleven", "elf"), ("twelve", "zwölf")), start=2)
+    for word in words}
+# "The seven institutions (Art. 13 TEU)", "Die 3 Hauptsätze": a heading counting its list's items
+_COUNTED_HEADING_RE = re.compile(rf"^(?P<article>(?:The|the|Die|die|Der|der|Das|das)\s+)?"
+                                 rf"(?P<count>\d{{1,2}}|{'|'.join(_COUNTS)})\s+\w", re.IGNORECASE)
 
 
 def _item_question(fact: Fact) -> ItemQuestion:

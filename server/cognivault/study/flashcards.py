@@ -32,6 +32,7 @@ from cognivault.study.extract import (
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import card_problems, cloze_problems, stems_of
 from cognivault.vault.markdown import inline_pieces
+from cognivault.vault.reading import is_aspect
 
 DEFAULT_COUNT = 20  # asked of a model; without one, every fact the note's structure supports is a card (MAX_COUNT)
 MAX_COUNT = 100
@@ -245,7 +246,9 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
             # per column; a table's row and a list item on the same term say different things ("Ketone" – its
             # structure, suffix, example; "ketone: C=O in the middle of the chain")
             term = f"{plain(fact.term)} | {fact.column}" if fact.kind == "row" \
-                else f"{plain(fact.term)} | table" if fact.kind == "record" else plain(fact.term)
+                else f"{plain(fact.term)} | table" if fact.kind == "record" \
+                else f"{plain(fact.term)} | {fact.context}" if is_aspect(plain(fact.term)) else plain(fact.term)
+            # (an aspect, "term of office", is one per section it describes)
             keys = ({term.casefold()} if fact.kind not in ("heading", "label", "faq") else set()) \
                 | {side.casefold() for side in sides}
             shown = said.setdefault(card.source.chunk_id, set())
