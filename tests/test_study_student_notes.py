@@ -594,3 +594,40 @@ def test_repeated_section_names_list_item_clozes_and_counted_lists_say_what_they
     # a heading counting its list asks for the items by name, not as steps
     assert ("qa", "Courts: name the three branches.", "Legislative; Executive; Judicial.") in cards, cards
     assert not [front for front in fronts if "which steps" in front], fronts
+
+
+def test_a_nested_item_names_its_parent_and_lines_leaning_back_or_going_on_are_no_cards(tmp_path: Path) -> None:
+    note = """# Baroque
+
+## Phases
+- **Early Baroque** (~1600–1650) – Italy, new genres
+  - Monteverdi – the first great operas in Mantua
+  - Schütz – brought the Italian style to Germany
+
+## Joins
+A condition on the right table in the `WHERE` clause turns the LEFT JOIN into an INNER JOIN.
+Put that condition into `ON` instead.
+
+## Seats
+- Parliament: Strasbourg (plenary), Brussels (committees)
+- Council: Brussels (in April, June and October: Luxembourg)
+- Central Bank: Frankfurt am Main
+- Commission: Brussels
+
+## Procedure
+1. proposal by the commission, sent to both chambers
+2. first reading: each chamber adopts its position
+3. second reading: approves all amendments → adopted; otherwise →
+4. conciliation: both sides agree on a joint text
+"""
+    with indexed_vault(tmp_path, {"Art/Baroque.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Art/Baroque.md")[1])
+        _, quiz = generate(engine, "quiz", "Art/Baroque.md")
+    fronts = [front for _, front, _ in cards]
+    backs = [back for _, _, back in cards]
+    assert "Phases › Early Baroque: Monteverdi?" in fronts and "Seats: Parliament?" in fronts, fronts
+    assert not [front for front in fronts if "that condition" in front], fronts
+    assert not [text for text in fronts + backs if text.rstrip(".").endswith(("otherwise", "→"))], cards
+    for block in quiz.split("## ")[1:]:  # "Brussels" beside "Brussels (in April …)": two right options
+        options = [line[5:] for line in block.split("\n") if line.startswith("- ") and line[3:5] == ") "]
+        assert not ("Brussels" in options and any(o.startswith("Brussels (") for o in options)), block

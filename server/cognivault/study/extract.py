@@ -130,7 +130,7 @@ _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she
              "derzeit", "aktuell", "standardmäßig", "außerdem", "zudem", "dabei", "hierbei", "danach", "zuerst",
              "heute", "oft", "manchmal", "meistens", "normalerweise", "zusätzlich", "alternativ", "ebenfalls",
              "currently", "usually", "often", "sometimes", "additionally", "alternatively", "first", "finally",
-             "more", "less", "mehr", "weniger"} \
+             "more", "less", "mehr", "weniger", "despite", "trotz"} \
     | _LINKING_ADVERBS  # "more general: …" compares with the line above, names no term
 _ARTICLE_PRONOUNS = {"das"}  # an article before a noun ("Das Mitochondrium ist …"), a pronoun alone ("Das ist …")
 _ENGLISH_ARTICLES = {"an"}  # a German preposition ("An der Börse …"), in English the article ("An acid is …")
@@ -157,8 +157,8 @@ _CONTEXT_OPENERS = _PRONOUNS - _LINKING_ADVERBS - {
     "manchmal", "meistens", "normalerweise"}
 _DEMONSTRATIVES = {"this", "these", "those", "dies", "diese", "dieser", "dieses", "diesen", "diesem", "jene", "jener",
                    "jenes", "jenen"}
-_BACK_POINTERS = {"it", "its", "this", "these", "those", "them", "they", "es", "dies", "diese", "diesen", "ihn", "ihm",
-                  "ihnen", "sie", "dort"}
+_BACK_POINTERS = {"it", "its", "this", "these", "those", "them", "they", "that", "es", "dies", "diese", "diesen", "ihn",
+                  "ihm", "ihnen", "sie", "dort"}  # ("Put that condition into `ON` instead")
 # a question in bold on its own line, or a problem or message stated as a sentence ("**I am receiving a hash error
 # when trying to publish a note.**"), with its answer in the lines or the paragraph below
 _FAQ_RE = re.compile(r"^\*\*(?P<question>[^*\n]{8,200}[?.])\*\*[ \t]*(?:\n(?P<answer>[\s\S]+))?$")
@@ -785,7 +785,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         and not _TERM_REMARK_RE.sub("", plain(term)).endswith(")"):  # "Costa v ENEL (1964)": a term
                     description = inline.restore(match.group("def"))
                     add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
-                        answer_form=form_of(description.rstrip(".")), frame=_frame(block.lead),
+                        answer_form=form_of(description.rstrip(".")),
+                        frame=_frame(block.lead) or (_parent_term(block.lead) if block.lead in item_contents else ""),
                         nested=block.lead in item_contents or source.continues_section)  # a list cut: depth unknown
                     continue
         for order, sentence in enumerate(sentences(text)):
@@ -850,6 +851,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue  # "Methods of price control" numbered: no method comes "after" another
         if len(in_order) >= 3 and all(in_order) and all(len(plain(step)) <= 120 for step in in_order):
             for before, step in zip(["", *in_order[:-1]], in_order, strict=True):  # each with the one before it
+                if (before or step).rstrip().endswith(_ARROWS) or step.rstrip().endswith(_ARROWS):
+                    continue  # "… adopted; otherwise →": the step goes on in the next, no step alone
                 add("step", step, before, step if not before else f"{before} → {step}", "", heading, form="step",
                     column=lead[:80])
     section = _section_heading(source) or ("" if source.heading_path else source.title)
@@ -954,6 +957,16 @@ def _frame(lead: str) -> str:
     if not shown.endswith(":") or len(shown.split()) > MAX_FRAME_WORDS or GAP in shown:
         return ""
     return shown.rstrip(":").strip()
+
+
+def _parent_term(lead: str) -> str:
+    """The term of the list item a nested item hangs under ("**High Renaissance** (~1495–1520) – Rome" → "High
+    Renaissance"), as the frame of its question ("Phases › High Renaissance: Bramante?"); "" when it has none."""
+    shown = read_inline(lead)
+    match = _BOLD_ITEM_RE.match(shown.text) or _ITEM_RE.match(shown.text)
+    term = plain(shown.restore(match.group("term"))) if match else ""
+    term = _TERM_REMARK_RE.sub("", term).strip()
+    return term if term and len(term.split()) <= MAX_FRAME_WORDS and GAP not in term else ""
 
 
 def _leans_back(sentence: str) -> bool:

@@ -187,10 +187,11 @@ def item_question(term: str, description: str, heading: str, title: str, german:
     if _CODE_RE.match(term.strip()):
         return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
     if not _names_a_term(term, german) or heading.endswith("?") or _QUOTED_RE.match(description) \
-            or ((nested or "(" in term) and _is_name(term, german)):
+            or ((nested or "(" in term) and _is_name(term, german)) or _names_an_aspect(heading):
         # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term; under "Why Britain first?" each
         # item ("Resources") is one of the answers, not a term to define; "Bramante – plans for …" under an item
-        # of "Phases" is a person of that phase, "Dürer (Nuremberg)" a person with a remark, no term to define
+        # of "Phases" is a person of that phase, "Dürer (Nuremberg)" a person with a remark, no term to define;
+        # under "Seats" each item gives its seat ("Parliament: Strasbourg"), it does not say what "Parliament" is
         return ItemQuestion(f"{place}: {term}?", False)
     return ItemQuestion(f"{place}: Was bedeutet „{term}“?" if german else f"{place}: what is “{term}”?", False)
 
@@ -203,6 +204,13 @@ def labels_a_line(term: str) -> bool:
     ("priority for naming (highest first)", "Rückfluss zum Herzen"); "Pleinairmalerei (Freilichtmalerei)" is a
     term."""
     return len(_REMARK_RE.sub("", term).split()) > MAX_TERM_WORDS
+
+
+def _names_an_aspect(heading: str) -> bool:
+    """A heading naming in the plural an aspect of each item below it ("Seats", "Units"): not a heading over terms
+    that describe it ("Structure", "Formeln")."""
+    bare = heading.strip().casefold()
+    return bare.endswith("s") and not is_aspect(bare) and is_aspect(bare[:-1])
 
 
 def _is_name(term: str, german: bool) -> bool:

@@ -251,9 +251,20 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
         if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()):
             continue
         option = text if other.kind in ("vocab", "formula") else _option(text)
+        if option and _within(option, answer):
+            continue  # "Brussels" beside "Brussels (in April, June and October: Luxembourg)": both are right
         if option and option.casefold() != answer.casefold() and len(option) <= 120:
             found.append(option)
     return list(dict.fromkeys(found))
+
+
+def _within(option: str, answer: str) -> bool:
+    """Whether one of two options holds the other as words of their own ("Brussels", "Brussels (in April …)")."""
+    first, second = _said(option), _said(answer)
+    if first == second:
+        return False
+    shorter, longer = sorted((first, second), key=len)
+    return bool(shorter) and re.search(rf"(?<!\w){re.escape(shorter)}(?!\w)", longer) is not None
 
 
 def _names_an_aspect(fact: Fact) -> bool:
