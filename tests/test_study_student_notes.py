@@ -631,3 +631,20 @@ Put that condition into `ON` instead.
     for block in quiz.split("## ")[1:]:  # "Brussels" beside "Brussels (in April …)": two right options
         options = [line[5:] for line in block.split("\n") if line.startswith("- ") and line[3:5] == ") "]
         assert not ("Brussels" in options and any(o.startswith("Brussels (") for o in options)), block
+
+
+def test_a_transcripts_spoken_definitions_are_cards_without_the_speakers_openers(tmp_path: Path) -> None:
+    note = ("# Lecture 3 – Kidney (Transcript)\n\n"
+            "**[00:00]** Okay, good morning, let's start. So, quick recap — the glomerular filtration rate is plasma "
+            "volume filtered per minute by both kidneys. Write that down.\n\n"
+            "**[04:10]** Now — and this is a classic exam question — renin is basically an enzyme released by the "
+            "juxtaglomerular cells. It is really important.\n\n"
+            "**[09:30]** The loop of Henle is very long in desert animals.\n")
+    with indexed_vault(tmp_path, {"Med/Lecture 3.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Med/Lecture 3.md")[1])
+    assert ("qa", "What is the glomerular filtration rate?", "Plasma volume filtered per minute by both kidneys.") \
+        in cards, cards
+    assert ("qa", "What is renin?", "An enzyme released by the juxtaglomerular cells.") in cards, cards
+    texts = " ".join(front + back for _, front, back in cards)
+    assert "[0" not in texts and "Okay" not in texts and "exam question" not in texts, cards
+    assert "desert" not in texts, cards  # "is very long": it says something about the loop, no definition

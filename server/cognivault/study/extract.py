@@ -85,6 +85,7 @@ from cognivault.vault.reading import (
     is_bookkeeping_line,
     is_bookkeeping_term,
     is_formula,
+    is_spoken,
     leans_on_note,
     math_spans,
     names_exercises,
@@ -94,6 +95,7 @@ from cognivault.vault.reading import (
     question_tail,
     vocabulary,
     without_course_remarks,
+    without_fillers,
 )
 from cognivault.vault.sentences import shield, unshield
 
@@ -524,15 +526,19 @@ def _points_elsewhere(meaning: str) -> bool:
     return any(word.casefold().strip(",.;:()") in _DEMONSTRATIVES | _DEICTIC for word in plain(meaning).split())
 
 
-def _defines(definition: str, verb: str, german: bool) -> bool:
+def _defines(definition: str, verb: str, german: bool, spoken: bool = False) -> bool:
     """"X is a/the …" names what X is; "X is tied to …", "X sind davon nicht betroffen" only say something about
     it. A definition starts with an article or a noun (a plural noun after "are"/"were"; after "bezeichnet" or
-    "versteht man" also "den")."""
+    "versteht man" also "den"). ``spoken``: a lecturer drops the article ("blood pressure is cardiac output times
+    total peripheral resistance"), so an English noun in lower case opens one too (not a participle or an adverb)."""
     first = definition.split()[0].strip(",") if definition.split() else ""
     if german:
         return bool(_DE_DEFINITION_START.match(first)) or (verb in _ACCUSATIVE_VERBS and first == "den")
     if first.casefold() in _PARTICIPLES or (first.endswith("ed") and len(first) >= 4):
         return False
+    if spoken and first.isalpha() and first.islower() and not first.endswith("ly") \
+            and first not in _PRONOUNS | _DEICTIC | {"not", "very", "really", "quite", "much", "too", "so"}:
+        return True
     return bool(_EN_DEFINITION_START.match(first)) or (verb in ("are", "were") and first.endswith("s")
                                                        and len(first) > 3)
 
@@ -789,6 +795,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         frame=_frame(block.lead) or (_parent_term(block.lead) if block.lead in item_contents else ""),
                         nested=block.lead in item_contents or source.continues_section)  # a list cut: depth unknown
                     continue
+        talk = block.kind == "paragraph" and is_spoken(unbold(text))  # a transcript: said, not written
         for order, sentence in enumerate(sentences(text)):
             if "?" in sentence or _UNFINISHED_RE.search(sentence) or GAP in sentence:
                 continue
@@ -799,20 +806,22 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     called.groupdict().get("verb") or "", block.heading)
             else:
                 said = _TAGS_AFTER_RE.sub("", unbold(sentence)).rstrip(".")  # "… monarchy. #history" ends at "."
+                said = without_fillers(said) if talk else said  # "So, quick recap — blood pressure is …"
                 definition = next(filter(None, (pattern.match(said)
                                                 for pattern in _DEFINITIONS["de" if german else "en"])), None)
                 # "X is A; Y is B": the clause after the semicolon says something else (about Y)
                 meaning = definition.group("def").split("; ")[0] if definition else ""
                 # "B–D is a minor third, D–F is a minor third": the clause after the comma states another fact
                 meaning = meaning[:next_clause.start()] if (next_clause := _NEXT_CLAUSE_RE.search(meaning)) else meaning
+                meaning = without_fillers(meaning) if talk else meaning  # "is basically …"
                 term = _TERM_REMARK_RE.sub("", definition.group("term")) if definition else ""
                 # "B–D is a minor third": an example worked through (no word in its "term")
-                if definition and _defines(meaning, definition.group("verb"), german) \
+                if definition and _defines(meaning, definition.group("verb"), german, spoken=talk) \
                         and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning) \
                         and _WORDLIKE_RE.search(plain(term)):
                     add("definition", inline.restore(term), inline.restore(meaning),
-                        inline.restore(unbold(sentence)), definition.group("verb"), block.heading,
-                        situated=order > 0)
+                        inline.restore(said if talk else unbold(sentence)), definition.group("verb"), block.heading,
+                        situated=order > 0 and not talk)
             if _leans_back(plain(sentence)):
                 continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence
             for highlight in _HIGHLIGHT_RE.finditer(sentence):  # "==Widerstandsgefäße==": the student's key term

@@ -43,6 +43,8 @@ class LanguageWords:
     chatter: tuple[str, ...] = ()  # the student talking to themself ("ok makes sense", "lol"): no fact of the subject
     # words ranking what follows them ("biggest group:", "größte Fraktion:"): the label names an aspect, no term
     ranks: frozenset[str] = frozenset()
+    # what a speaker opens a sentence or a predicate with ("So, quick recap —", "is basically …"): no part of the fact
+    fillers: tuple[str, ...] = ()
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -85,6 +87,8 @@ WORDS: dict[str, LanguageWords] = {
                  "no idea", "not sure"),
         ranks=frozenset({"biggest", "largest", "smallest", "highest", "lowest", "main", "most", "least", "oldest",
                          "newest", "latest", "first", "second", "third", "last", "current", "previous", "next"}),
+        fillers=("so", "okay", "ok", "now", "well", "alright", "and", "but", "quick recap", "recap", "next",
+                 "basically", "essentially", "actually", "in practice", "remember", "also"),
     ),
     "de": LanguageWords(
         stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
@@ -127,6 +131,8 @@ WORDS: dict[str, LanguageWords] = {
         ranks=frozenset({"größte", "größter", "größtes", "kleinste", "kleinster", "kleinstes", "höchste", "niedrigste",
                          "wichtigste", "wichtigster", "wichtigstes", "älteste", "neueste", "erste", "erster", "erstes",
                          "zweite", "letzte", "letzter", "aktuelle", "aktueller", "aktuelles"}),
+        fillers=("also", "okay", "ok", "gut", "so", "na ja", "jetzt", "und", "aber", "genau", "dann", "eigentlich",
+                 "im grunde", "kurz zur wiederholung", "wiederholung", "merken sie sich"),
     ),
     "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
                         labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
@@ -244,6 +250,26 @@ def without_filing(text: str) -> str:
                 break
         kept.append(line)
     return "\n".join(kept)
+
+
+_FILLERS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.fillers}, key=len, reverse=True))
+_FILLER_RE = re.compile(rf"^(?:{_FILLERS})(?:\s*[,—–]\s*|\s+)", re.IGNORECASE)
+_SPOKEN_ASIDE_RE = re.compile(r"\s+[—–]\s+[^—–]{1,80}?\s+[—–]\s+")  # "Now — and this is an exam question — ACE …"
+_OPENING_TIMESTAMP_RE = re.compile(rf"^\W*{TIMESTAMP_RE.pattern}\W*")
+
+
+def is_spoken(text: str) -> bool:
+    """A paragraph of a transcript: it opens with its timestamp ("**[05:40]** So, first class, …")."""
+    return bool(_OPENING_TIMESTAMP_RE.match(text))
+
+
+def without_fillers(sentence: str) -> str:
+    """A spoken sentence as a statement: its timestamp, the speaker's openers ("So, quick recap — ", "Okay, ", "Now ")
+    and an aside between dashes ("— and this is a classic exam question —") left out."""
+    text = _SPOKEN_ASIDE_RE.sub(" ", _OPENING_TIMESTAMP_RE.sub("", sentence.strip()))
+    while (found := _FILLER_RE.match(text)) and found.end() < len(text):
+        text = text[found.end():]
+    return text
 
 
 def without_timestamps(text: str) -> str:
