@@ -648,3 +648,16 @@ def test_a_transcripts_spoken_definitions_are_cards_without_the_speakers_openers
     texts = " ".join(front + back for _, front, back in cards)
     assert "[0" not in texts and "Okay" not in texts and "exam question" not in texts, cards
     assert "desert" not in texts, cards  # "is very long": it says something about the loop, no definition
+
+
+def test_a_column_header_that_asks_already_is_asked_once(tmp_path: Path) -> None:
+    note = """# Acts
+
+| Act | Binding? | Addressed to |
+|---|---|---|
+| Regulation | yes | everyone |
+| Opinion | no | |
+"""
+    with indexed_vault(tmp_path, {"Law/Acts.md": note}) as engine:
+        fronts = [front for _, front, _ in cards_of(generate(engine, "flashcards", "Law/Acts.md")[1])]
+    assert "Acts: “Opinion” – Binding?" in fronts and not [front for front in fronts if "??" in front], fronts

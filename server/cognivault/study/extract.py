@@ -1193,8 +1193,9 @@ def question_for(fact: Fact) -> str:
             return ""  # "2nd law – F = ma: formula?" says its answer
         return f"{place} › {fact.term}: {formula_word(fact.lang)}?"
     if fact.kind in ("row", "record"):
-        return f"{fact.context or fact.source.title}: „{fact.term}“ – {fact.column}?" if fact.german \
-            else f"{fact.context or fact.source.title}: “{fact.term}” – {fact.column}?"
+        column = fact.column.rstrip("?")  # a header asking already ("Binding?") asks once
+        return f"{fact.context or fact.source.title}: „{fact.term}“ – {column}?" if fact.german \
+            else f"{fact.context or fact.source.title}: “{fact.term}” – {column}?"
     if fact.kind == "item":
         return _item_question(fact).front
     if fact.kind == "faq" and fact.form == "statement":  # a problem or message the note answers
