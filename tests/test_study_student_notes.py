@@ -661,3 +661,23 @@ def test_a_column_header_that_asks_already_is_asked_once(tmp_path: Path) -> None
     with indexed_vault(tmp_path, {"Law/Acts.md": note}) as engine:
         fronts = [front for _, front, _ in cards_of(generate(engine, "flashcards", "Law/Acts.md")[1])]
     assert "Acts: “Opinion” – Binding?" in fronts and not [front for front in fronts if "??" in front], fronts
+
+
+def test_an_abbreviation_is_no_wrong_option_beside_a_term(tmp_path: Path) -> None:
+    accounts = """# Konten
+
+- BGA = Betriebs- und Geschäftsausstattung
+- aLuL = aus Lieferungen und Leistungen
+- Aktivtausch = Aktivkonto an Aktivkonto, die Bilanzsumme bleibt gleich
+- Passivtausch = Passivkonto an Passivkonto, die Bilanzsumme bleibt gleich
+"""
+    balance = """# Bilanz
+
+Das GuV-Konto ist ein Unterkonto des Eigenkapitalkontos.
+Die Bilanz ist eine Gegenüberstellung von Vermögen und Kapital zu einem Stichtag.
+Der Jahresabschluss ist die Bilanz mit der GuV am Ende des Geschäftsjahres.
+"""
+    with indexed_vault(tmp_path, {"BWL/Konten.md": accounts, "BWL/Bilanz.md": balance}) as engine:
+        _, quiz = generate(engine, "quiz", "BWL/Bilanz.md")
+    options = [line for line in quiz.split("\n") if line.startswith("- ") and line[3:5] == ") "]
+    assert options and not [line for line in options if line.endswith((") BGA", ") aLuL"))], quiz

@@ -327,6 +327,8 @@ def form_of(term: str) -> str:
         return "setting"
     if re.search(r"\d", bare) and len(re.findall(r"\d", bare)) * 3 >= len(re.sub(r"\W", "", bare)):
         return "number"  # a date, a year, a version, an amount
+    if re.fullmatch(r"[^\W\d_]{2,6}", bare) and sum(ch.isupper() for ch in bare) >= 2:
+        return "abbreviation"  # "BGA", "aLuL": no wrong option beside "das GuV-Konto"
     return "term"
 
 
