@@ -12,7 +12,7 @@ from cognivault.engine import Engine
 from cognivault.study.extract import all_facts
 from cognivault.study.list_wording import item_question
 from cognivault.study.quiz import parse_quiz
-from cognivault.study.sources import GenerationError, StudyRequest, gather_sources
+from cognivault.study.sources import GenerationError, Source, StudyRequest, gather_sources
 from test_study_extractive import cards_of, generate, indexed_vault
 
 HUB = """---
@@ -681,3 +681,16 @@ Der Jahresabschluss ist die Bilanz mit der GuV am Ende des Geschäftsjahres.
         _, quiz = generate(engine, "quiz", "BWL/Bilanz.md")
     options = [line for line in quiz.split("\n") if line.startswith("- ") and line[3:5] == ") "]
     assert options and not [line for line in options if line.endswith((") BGA", ") aLuL"))], quiz
+
+
+def test_a_line_cut_between_two_passages_gives_no_card() -> None:
+    first = Source("c1", "History/Luther.md", "Luther", ("Luther", "Timeline"), "h1", line_start=3, line_end=6,
+                   text="- 1517 – **Theses** against indulgences (31 Oct, Wittenberg)\n"
+                        "- 1521 – **Diet of Worms**: Luther does not recant; the famous words were prob.",
+                   lang="en")
+    second = Source("c2", "History/Luther.md", "Luther", ("Luther", "Timeline"), "h2", line_start=5, line_end=8,
+                    text="the famous words were prob. added later) → **Edict of Worms**: imperial ban\n"
+                         "- 1525 – Luther marries Katharina von Bora", lang="en", continues_section=True)
+    sentences_read = [fact.sentence for fact in all_facts([first, second], "en")]
+    assert any("Theses" in sentence for sentence in sentences_read), sentences_read
+    assert not [sentence for sentence in sentences_read if sentence.rstrip().endswith("prob.")], sentences_read

@@ -1033,8 +1033,10 @@ def all_facts(sources: list[Source], lang: str, placed: bool = True) -> list[Fac
     the note names twice is named with its parent heading (questions); a map keeps each section's own name."""
     hubs = hub_notes(sources)
     languages = _note_languages(sources)
+    tails = _cut_tails(sources)
     facts = [fact for source in sources if source.path not in hubs
-             for fact in facts_of(source, languages.get(source.path) or source.lang or lang)]
+             for fact in facts_of(source, languages.get(source.path) or source.lang or lang)
+             if not (source.chunk_id in tails and tails[source.chunk_id] in _flat(plain(fact.sentence)))]
     facts = _placed(facts) if placed else facts
     blanks = Counter(blank_term(f.sentence, f.term) for f in facts if f.kind in CLOZE_KINDS)
     # a list item's cloze is a fragment: "Composition: ==720 MEPs== since the 2024 election" (not when the heading
@@ -1043,6 +1045,27 @@ def all_facts(sources: list[Source], lang: str, placed: bool = True) -> list[Fac
             if f.kind in CLOZE_KINDS and f.context and f.cloze and plain(f.term).casefold() not in f.context.casefold()
             and (blanks[blank_term(f.sentence, f.term)] > 1 or f.listed) else f
             for f in facts]
+
+
+MIN_TAIL_CHARS = 20
+
+
+def _cut_tails(sources: list[Source]) -> dict[str, str]:
+    """The passages whose last line goes on in the next passage of their note ("… der Wortlaut wurde wahrsch." and
+    then "– der Wortlaut wurde wahrsch. später ergänzt) → …"): chunk id -> the end of its text. A fact read from
+    that line would stop mid-sentence."""
+    by_path: dict[str, list[Source]] = {}
+    for source in sources:
+        by_path.setdefault(source.path, []).append(source)
+    tails: dict[str, str] = {}
+    for passages in by_path.values():
+        passages.sort(key=lambda source: source.line_start)
+        for before, after in zip(passages, passages[1:], strict=False):
+            end = before.text.rstrip()[-MIN_TAIL_CHARS:]
+            found = after.text.find(end) if len(end) == MIN_TAIL_CHARS else -1
+            if found >= 0 and after.text[found + len(end):][:1] not in ("", "\n", "\r"):
+                tails[before.chunk_id] = _flat(plain(end)).rstrip(". ")
+    return tails
 
 
 def _parent_heading(fact: Fact) -> str:
