@@ -694,3 +694,21 @@ def test_a_line_cut_between_two_passages_gives_no_card() -> None:
     sentences_read = [fact.sentence for fact in all_facts([first, second], "en")]
     assert any("Theses" in sentence for sentence in sentences_read), sentences_read
     assert not [sentence for sentence in sentences_read if sentence.rstrip().endswith("prob.")], sentences_read
+
+
+def test_a_short_timeline_restating_a_card_and_a_span_of_years_as_a_time(tmp_path: Path) -> None:
+    note = """# Steam
+
+## Textiles
+- 1769: Richard Arkwright patents the water frame → 1771 Cromford Mill, the first spinning mill
+- 1521/22: on the Wartburg, Luther translates the New Testament
+
+## Timeline (short version)
+- 1771: Cromford Mill
+- 1785: power loom by Edmund Cartwright
+"""
+    with indexed_vault(tmp_path, {"History/Steam.md": note}) as engine:
+        fronts = [front for _, front, _ in cards_of(generate(engine, "flashcards", "History/Steam.md")[1])]
+    assert "Textiles: what happened in 1521/22?" in fronts, fronts
+    assert "Timeline (short version): what happened in 1785?" in fronts, fronts
+    assert "Timeline (short version): what happened in 1771?" not in fronts, fronts  # the 1769 card says it

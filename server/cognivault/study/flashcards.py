@@ -42,6 +42,7 @@ COVERED = 0.8  # a card whose answer's words the passage's cards already show (t
 # a step's place in its list too.
 RESTATING = ("bold", "code", "heading", "label")
 MIN_JUDGED = 3  # fewer content words than this are too few to tell a repeat from a new fact
+MAX_RESTATED = 3  # a list item answered in this many content words or fewer may be another card's fact again
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"cards": {"type": "array", "items": {
@@ -230,6 +231,7 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     cards: list[Flashcard] = []
     seen: set[str] = set()
     said: dict[str, set[str]] = {}  # per passage: the stems its cards already show, front and back
+    stated: list[set[str]] = []  # each card's stems, front and back, for a short item the note states again
     structured = ("item", "row", "record", "definition", "called", "faq", "vocab", "formula", "task")
     for kinds in (structured, ("bold", "code"), ("heading", "label"), ("step",)):
         # a whole list standing in for its items' cards is taken with the items
@@ -255,10 +257,16 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
             answer = stems_of(card.back if card.kind == "qa" else card.text, fact.lang)
             repeats = fact.kind in RESTATING and not fact.in_order and len(answer) >= MIN_JUDGED \
                 and len(answer & shown) >= COVERED * len(answer)
-            if keys & seen or repeats:
+            # "Timeline (short version): what happened in 1771?::Cromford Mill." beside "… in 1769?::Richard
+            # Arkwright: water frame … → 1771 Cromford Mill …": a short item that one card says whole already
+            asked = stems_of(plain(fact.term), fact.lang) | answer
+            restated = fact.kind == "item" and 2 <= len(answer) <= MAX_RESTATED \
+                and all(len(stem) >= 3 for stem in answer) and any(asked <= card for card in stated)
+            if keys & seen or repeats or restated:
                 continue  # the same fact again, or one the passage's cards already state
             seen |= keys
             shown |= stems_of(" ".join(sides), fact.lang)
+            stated.append(stems_of(" ".join(sides), fact.lang))
             cards.append(card)
     return cards
 

@@ -59,7 +59,7 @@ _ENGLISH_LINKS = {"of", "for", "in", "to", "on"}
 _GERMAN_LINKS = {"der", "des", "von", "für", "im", "in", "bei", "zur", "zum", "auf"}
 _ENGLISH_SEQUENCES = {"phases", "stages", "steps"}
 _GERMAN_SEQUENCES = {"phasen", "stadien", "stufen", "schritte"}
-_YEAR = r"\d{3,4}(?:\s*(?:–|-|bis|to)\s*\d{2,4})?(?: (?:BC|AD|v\. Chr\.))?"
+_YEAR = r"\d{3,4}(?:\s*(?:–|-|/|bis|to)\s*\d{2,4})?(?: (?:BC|AD|v\. Chr\.))?"  # "1521/22": a span of two
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Januar|Februar|"
           r"März|Mai|Juni|Juli|Oktober|Dezember)")
 _YEAR_RE = re.compile(rf"^(?:um |c\. )?{_YEAR}$")
