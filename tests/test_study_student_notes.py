@@ -712,3 +712,16 @@ def test_a_short_timeline_restating_a_card_and_a_span_of_years_as_a_time(tmp_pat
     assert "Textiles: what happened in 1521/22?" in fronts, fronts
     assert "Timeline (short version): what happened in 1785?" in fronts, fronts
     assert "Timeline (short version): what happened in 1771?" not in fronts, fronts  # the 1769 card says it
+
+
+def test_a_label_pointing_back_is_no_card(tmp_path: Path) -> None:
+    note = """# Councils
+
+## Confusing names
+- **European Council** = heads of state or government, sets the political direction
+- **Council of Europe** = not an EU body at all, a separate organisation in Strasbourg
+- same with the courts: CJEU (Luxembourg, EU law) vs. ECtHR (Strasbourg, human rights)
+"""
+    with indexed_vault(tmp_path, {"EU/Councils.md": note}) as engine:
+        fronts = [front for _, front, _ in cards_of(generate(engine, "flashcards", "EU/Councils.md")[1])]
+    assert fronts and not [front for front in fronts if "same with" in front], fronts

@@ -636,8 +636,10 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             return  # "approves all EP amendments → adopted; otherwise →": it goes on in the next line
         definition = definition[:question_tail(definition)].rstrip(" →–-(")  # "… very inefficient → why?"
         chatted = chatter_start(definition)  # "… = diminished. ok makes sense": the student's aside is no fact
-        if chatted is None or (kind in _LEANING_KINDS and leans_on_note(definition)):
-            return  # "lol", "umgekehrt (bei uns)", "the other way round": nothing a card could teach alone
+        if chatted is None or (kind in _LEANING_KINDS and leans_on_note(definition)) \
+                or (kind == "item" and leans_on_note(term)):
+            return  # "lol", "umgekehrt (bei uns)", "the other way round", "same with the courts: …": nothing a card
+            #         could teach alone
         definition = definition[:chatted].rstrip(" →–-(")
         sentence = sentence[:chatter_start(sentence) or len(sentence)].rstrip(" →–-(")
         definition = definition.strip() if kind in ("row", "record", "vocab", "formula") else _finish(definition)
