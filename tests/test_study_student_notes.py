@@ -721,7 +721,13 @@ def test_a_label_pointing_back_is_no_card(tmp_path: Path) -> None:
 - **European Council** = heads of state or government, sets the political direction
 - **Council of Europe** = not an EU body at all, a separate organisation in Strasbourg
 - same with the courts: CJEU (Luxembourg, EU law) vs. ECtHR (Strasbourg, human rights)
+
+## Other bodies
+- **European Investment Bank** (EIB), Luxembourg – the EU's bank, lends for projects in the member states
+- **European Ombudsman** – complaints about maladministration, elected by the Parliament
 """
     with indexed_vault(tmp_path, {"EU/Councils.md": note}) as engine:
         fronts = [front for _, front, _ in cards_of(generate(engine, "flashcards", "EU/Councils.md")[1])]
     assert fronts and not [front for front in fronts if "same with" in front], fronts
+    # a label of a term and its seat is no term: "European Investment Bank (EIB), Luxembourg?" asks nothing clear
+    assert not [front for front in fronts if front.endswith("Luxembourg?")], fronts

@@ -792,6 +792,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 if bare not in _COLON_STOP and not is_bookkeeping_term(bare) and plain(match.group("def")).split() \
                         and not _CHAINED_RE.search(match.group("def")) and not equated and not example \
                         and len(plain(term).split()) <= 5 and _TERM_REMARK_RE.sub("", plain(term)) \
+                        and "," not in _OUTSIDE_REMARKS_RE.sub("", term) \
                         and not _TERM_REMARK_RE.sub("", plain(term)).endswith(")"):  # "Costa v ENEL (1964)": a term
                     description = inline.restore(match.group("def"))
                     add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
@@ -945,6 +946,9 @@ def _names_an_example(before: str) -> bool:
 
 
 MAX_FRAME_WORDS = 4
+# what a label's comma may stand in: a remark, a code span, a formula ("European Investment Bank (EIB), Luxembourg:"
+# labels a term and its seat, "Metoprolol, bisoprolol:" two terms)
+_OUTSIDE_REMARKS_RE = re.compile(r"\([^()]*\)|\ue000\d+\ue001")
 _POINTS_AT_TASK_RE = re.compile(r"\b(?:aus|von|zu|from|of|in)\s+(?:Nr\.\s*)?\d{1,2}\.(?!\d)")  # "die Rechnung aus 2."
 _ASPECT_LINE_RE = re.compile(r"^(?P<term>(?:\*\*)?[^\s:*]{2,30}(?:\*\*)?):\s+(?P<def>[^\n]{6,}?)(?:\n|$)")
 # "2nd half of 2024: Hungary → 1st half of 2025: Poland → …": a chain of labelled entries, not one term's description
