@@ -582,10 +582,16 @@ def test_repeated_section_names_list_item_clozes_and_counted_lists_say_what_they
 1. Legislative
 2. Executive
 3. Judicial
+
+## Court of Claims
+### Structure
+- seat: Washington, D.C., in the Howard T. Markey building
 """
     with indexed_vault(tmp_path, {"Law/Courts.md": note}) as engine:
         cards = cards_of(generate(engine, "flashcards", "Law/Courts.md")[1])
     fronts = [front for _, front, _ in cards]
+    # a section named by an aspect alone ("Structure: seat?") names its subject too
+    assert "Court of Claims › Structure: seat?" in fronts, fronts
     # "Composition: term of office?" would name no one court
     assert "Supreme Court › Composition: term of office?" in fronts, fronts
     assert "Court of Appeals › Composition: term of office?" in fronts, fronts

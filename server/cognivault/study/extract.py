@@ -1074,25 +1074,27 @@ def _cut_tails(sources: list[Source]) -> dict[str, str]:
     return tails
 
 
-def _parent_heading(fact: Fact) -> str:
-    """The heading above the section ``fact`` sits in ("European Parliament" over "Composition"), "" when none."""
+def _parent_heading(fact: Fact, below_top: bool = False) -> str:
+    """The heading above the section ``fact`` sits in ("European Parliament" over "Composition"), "" when none;
+    ``below_top``: not the note's top heading (its title, "The Industrial Revolution in Britain")."""
     path = [without_course_remarks(plain(read_inline(h).text)) for h in fact.source.heading_path if h]
-    if len(path) >= 2 and path[-1].casefold() == plain(fact.context).casefold():
+    if len(path) >= (3 if below_top else 2) and path[-1].casefold() == plain(fact.context).casefold():
         return path[-2]
     return ""
 
 
 def _placed(facts: list[Fact]) -> list[Fact]:
-    """A section name the note repeats ("Composition" under the Parliament, the Council and the Commission) asks
-    with the heading above it ("European Commission › Composition: term of office?"): alone it names no one
-    section."""
+    """A section name the note repeats ("Composition" under the Parliament, the Council and the Commission), or one
+    naming only an aspect ("Structure", "Aufbau"), asks with the heading above it ("European Commission ›
+    Composition: term of office?", "Court of Justice › Structure: seat?"): alone it names no one subject."""
     parents: dict[tuple[str, str], set[str]] = {}
     for fact in facts:
         if fact.context:
             parents.setdefault((fact.source.path, fact.context), set()).add(_parent_heading(fact))
     return [replace(fact, context=f"{parent} › {fact.context}")
-            if fact.context and len(parents[(fact.source.path, fact.context)]) > 1
-            and (parent := _parent_heading(fact)) else fact for fact in facts]
+            if fact.context and (parent := _parent_heading(fact) if len(parents[(fact.source.path, fact.context)]) > 1
+                                 else _parent_heading(fact, below_top=True) if is_aspect(fact.context) else "")
+            else fact for fact in facts]
 
 
 def _texts_by_note(sources: list[Source]) -> dict[str, str]:

@@ -172,6 +172,7 @@ def item_question(term: str, description: str, heading: str, title: str, german:
     under each of "Phases"); ``names``: the label says what a name is to the heading ("predecessors: Herman Van
     Rompuy, …"), asked as that aspect, not as what the label means."""
     place = heading or title
+    heading = heading.rsplit(" › ", 1)[-1]  # "Court of Justice › Structure": the section's own name says the kind
     shown = description.rstrip(".")
     time = when(term, german) if not states_amounts(description) else None
     if time is not None:
@@ -182,8 +183,8 @@ def item_question(term: str, description: str, heading: str, title: str, german:
         return ItemQuestion(f"{place}: {term}?", False)
     kind = None if nested else list_kind(heading, german)
     if kind is not None and term.casefold() not in description.casefold():
-        return ItemQuestion(f"{title} › {heading}: {kind.which} ist gemeint: „{shown}“?" if german
-                            else f"{title} › {heading}: {kind.which} is this: “{shown}”?", True)
+        return ItemQuestion(f"{title} › {place}: {kind.which} ist gemeint: „{shown}“?" if german
+                            else f"{title} › {place}: {kind.which} is this: “{shown}”?", True)
     if _CODE_RE.match(term.strip()):
         return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
     if not _names_a_term(term, german) or heading.endswith("?") or _QUOTED_RE.match(description) \
@@ -237,7 +238,7 @@ def _names_a_term(term: str, german: bool) -> bool:
 
 def item_quiz_stem(term: str, description: str, heading: str, german: bool, nested: bool = False) -> str:
     """A quiz's stem asking for the term of a list item from its description (options: the list's terms)."""
-    kind = None if nested or is_aspect(term) else list_kind(heading, german)
+    kind = None if nested or is_aspect(term) else list_kind(heading.rsplit(" › ", 1)[-1], german)
     if when(term, german) is not None and not states_amounts(description):
         return f"{heading}: Wann war das: „{description}“?" if german \
             else f"{heading}: when did this happen: “{description}”?"
