@@ -737,3 +737,23 @@ def test_a_label_pointing_back_is_no_card(tmp_path: Path) -> None:
     assert fronts and not [front for front in fronts if "same with" in front], fronts
     # a label of a term and its seat is no term: "European Investment Bank (EIB), Luxembourg?" asks nothing clear
     assert not [front for front in fronts if front.endswith("Luxembourg?")], fronts
+
+
+def test_a_labelled_lists_question_names_its_label_and_offers_its_items(tmp_path: Path) -> None:
+    note = """# Intervals
+
+- tritone = 3 whole tones, splits the octave in the middle
+- inversion = interval + inversion = 9 steps, major becomes minor
+- Songs (first notes, upwards):
+  - fourth: "Here Comes the Bride"
+  - fifth: "Twinkle Twinkle Little Star"
+  - octave: "Somewhere over the Rainbow"
+  - major sixth: "My Bonnie Lies over the Ocean"
+"""
+    with indexed_vault(tmp_path, {"Music/Intervals.md": note}) as engine:
+        _, quiz = generate(engine, "quiz", "Music/Intervals.md")
+    asked = [block for block in quiz.split("## ")[1:] if "Twinkle" in block.split("\n- ")[0]]
+    assert asked, quiz
+    for block in asked:
+        assert "Songs" in block.split("\n- ")[0], block  # the stem names the list the song is on
+        assert "tritone" not in block and "inversion" not in block, block  # the song's interval among the songs'

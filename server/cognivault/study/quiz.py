@@ -181,8 +181,9 @@ def _stem(fact: Fact, reverse: bool, named: bool = True) -> str:
     if fact.kind == "item" and reverse:  # "Intervalle › Merklieder: Was gehört zu „kleine Terz“?": its list named
         context = " › ".join(filter(None, (context, fact.frame)))
         return f"{context}: Was gehört zu „{term}“?" if fact.german else f"{context}: what goes with “{term}”?"
-    if fact.kind == "item":
-        return item_quiz_stem(term, description, context, fact.german, fact.nested)
+    if fact.kind == "item":  # "Intervalle › Merklieder: Welcher Begriff gehört zu „"O Tannenbaum"“?"
+        return item_quiz_stem(term, description, " › ".join(filter(None, (context, fact.frame))), fact.german,
+                              fact.nested)
     if fact.kind in ("definition", "called"):
         place = f"{context}: " if fact.situated else ""
         return (f"{place}Welcher Begriff wird hier beschrieben: „{description}“?" if fact.german
@@ -246,8 +247,10 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
             else (other.term, other.form)
         if side == "definition" and other.kind == "item" and len(plain(other.definition).split()) >= 3:
             continue
-        if fact.kind == "item" and side == "definition" and (other.kind != "item" or other.frame != fact.frame):
-            continue  # "what goes with „kleine Terz“" under "Merklieder": the songs, not the table's sounds
+        if fact.kind == "item" and (side == "definition" or fact.frame) \
+                and (other.kind != "item" or other.frame != fact.frame):
+            continue  # "what goes with „kleine Terz“" under "Merklieder": the songs, not the table's sounds; the
+            #           song's interval among the other songs' intervals, not "Umkehrung"
         if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()):
             continue
         option = text if other.kind in ("vocab", "formula") else _option(text)
