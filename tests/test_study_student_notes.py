@@ -757,3 +757,21 @@ def test_a_labelled_lists_question_names_its_label_and_offers_its_items(tmp_path
     for block in asked:
         assert "Songs" in block.split("\n- ")[0], block  # the stem names the list the song is on
         assert "tritone" not in block and "inversion" not in block, block  # the song's interval among the songs'
+
+
+def test_a_heading_that_counts_what_to_do_is_no_counted_list(tmp_path: Path) -> None:
+    note = """# Canvas
+
+## Zwei Karten verbinden
+1. Bewege den Cursor über eine Kante einer Karte, bis ein Kreis erscheint.
+2. Ziehe den Kreis zur Kante einer anderen Karte.
+
+## Die 3 Hauptsätze
+1. Energie bleibt erhalten.
+2. Entropie nimmt nicht ab.
+3. Der absolute Nullpunkt ist unerreichbar.
+"""
+    with indexed_vault(tmp_path, {"Tools/Canvas.md": note}) as engine:
+        fronts = [front for _, front, _ in cards_of(generate(engine, "flashcards", "Tools/Canvas.md")[1])]
+    assert "Canvas: Nenne die 3 Hauptsätze." in fronts, fronts
+    assert not [front for front in fronts if front.startswith("Canvas: Nenne") and "Hauptsätze" not in front], fronts

@@ -1244,8 +1244,9 @@ def question_for(fact: Fact) -> str:
     counted = _COUNTED_HEADING_RE.match(fact.term) if fact.kind == "heading" and fact.list_items else None
     if counted and _COUNTS.get(counted.group("count").casefold(), counted.group("count")) == str(len(fact.list_items)):
         # "The seven institutions (Art. 13 TEU)" over 7 items: name them (they are no steps, numbered or not)
-        named = f"{counted.group('article') or ''}{fact.term[counted.end('article'):]}".strip()
-        named = named[0].lower() + named[1:] if not fact.german else named
+        named = fact.term.strip()
+        named = named[0].lower() + named[1:]  # "die 3 Hauptsätze", "the seven institutions": mid-sentence
+        named = named if counted.group("article") else f"{'die' if fact.german else 'the'} {named}"
         return f"{fact.source.title}: Nenne {named}." if fact.german else f"{fact.source.title}: name {named}."
     if fact.kind in ("heading", "label") and fact.in_order and fact.list_items:
         names = [fact.source.title, *([fact.context] if fact.kind == "label" else []), fact.term]
@@ -1270,8 +1271,10 @@ _COUNTS = {word: str(number) for number, words in enumerate(
      ("eight", "acht"), ("nine", "neun"), ("ten", "zehn"), ("eleven", "elf"), ("twelve", "zwölf")), start=2)
     for word in words}
 # "The seven institutions (Art. 13 TEU)", "Die 3 Hauptsätze": a heading counting its list's items
+# (a count, a plural and at most a remark: "Zwei Karten verbinden" says what to do, it counts no list)
 _COUNTED_HEADING_RE = re.compile(rf"^(?P<article>(?:The|the|Die|die|Der|der|Das|das)\s+)?"
-                                 rf"(?P<count>\d{{1,2}}|{'|'.join(_COUNTS)})\s+\w", re.IGNORECASE)
+                                 rf"(?P<count>\d{{1,2}}|{'|'.join(_COUNTS)})\s+[^\W\d_][\w-]*"
+                                 rf"(?:\s*\([^()]*\))?\s*$", re.IGNORECASE)
 
 
 def _item_question(fact: Fact) -> ItemQuestion:
