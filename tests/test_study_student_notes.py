@@ -12,7 +12,7 @@ from cognivault.engine import Engine
 from cognivault.study.extract import all_facts
 from cognivault.study.list_wording import item_question
 from cognivault.study.quiz import parse_quiz
-from cognivault.study.sources import GenerationError, StudyRequest, gather_sources
+from cognivault.study.sources import GenerationError, Source, StudyRequest, gather_sources
 from test_study_extractive import cards_of, generate, indexed_vault
 
 HUB = """---
@@ -416,3 +416,362 @@ def test_dated_amounts_are_no_events_and_labels_no_answers(tmp_path: Path) -> No
     assert any(front.endswith("what happened in 1979?") for front in fronts), fronts
     assert any("Welches Merkmal ist gemeint" in front for _, front, _ in art), art  # the terms still are
     assert not [back for _, _, back in art if back in ("Ziel", "Motive")], art
+
+
+def test_merged_statements_course_remarks_quoted_highlights_names_and_labelled_aspects(tmp_path: Path) -> None:
+    music = """# Harmony
+
+## Worked example
+> C–E is a major third, E–G is a minor third → major triad.
+
+The dominant is the fifth degree of a scale, the subdominant is the fourth degree.
+
+## Phases of the Baroque
+- **Early Baroque** (~1600–1650) – Italy, new genres
+  - Monteverdi – the first great operas in Mantua
+  - Schütz – brought the Italian style to Germany
+
+## Vocabulary (from tutorial 4, 12.11.)
+- ostinato = a pattern repeated over and over
+- basso continuo = bass line with chords improvised above it
+
+## Central banks
+- primary objective: price stability, an inflation target of 2 %
+- main tool: key interest rates and asset purchases
+- blocking minority: at least 4 member states with more than 35 % of the population
+
+## Famous works
+- Vivaldi's cycle ==„The Four Seasons“ (1725)==, four violin concertos, each on a season of the year
+"""
+    with indexed_vault(tmp_path, {"Music/Harmony.md": music}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Music/Harmony.md")[1])
+    fronts = [front for _, front, _ in cards]
+    backs = [back for _, _, back in cards]
+    texts = [front for kind, front, _ in cards if kind == "cloze"]
+    # two statements are two facts: a definition's back stops before the next "X is Y"
+    assert not [back for back in backs if "subdominant is" in back or "E–G is" in back], cards
+    assert not [front for front in fronts if "C–E" in front], fronts  # a worked example names no term
+    # a heading's remark on where the text came from is no part of a question
+    assert not [front for front in fronts if "tutorial" in front or "12.11." in front], fronts
+    assert "Vocabulary: what is “ostinato”?" in fronts, fronts
+    # a name in a list of a phase's people is no term to define
+    assert not [front for front in fronts if "what is “Monteverdi”" in front], fronts
+    # a label with words before its aspect noun is asked as that aspect; a term stays asked by its meaning
+    assert "Central banks: primary objective?" in fronts and "Central banks: main tool?" in fronts, fronts
+    assert "Central banks: what is “blocking minority”?" in fronts, fronts
+    # a highlighted quotation keeps both of its quotation marks inside the cloze
+    assert any("==„The Four Seasons“ (1725)==" in text for text in texts), texts
+
+
+def test_without_a_model_every_fact_the_note_supports_is_a_card(tmp_path: Path) -> None:
+    pairs = [f"- word{index} :: Wort{index}" for index in range(30)]
+    note = "# Vocabulary\n\n" + "\n".join(pairs) + "\n"
+    with indexed_vault(tmp_path, {"Spanish/Words.md": note}) as engine:
+        result, text = generate(engine, "flashcards", "Spanish/Words.md")
+        asked, asked_text = generate(engine, "flashcards", "Spanish/Words.md", count=5)
+    assert len(cards_of(text)) == 30 and not result.warnings, result.warnings  # not cut at a fixed number
+    assert len(cards_of(asked_text)) == 5  # a count asked for is kept
+
+
+def test_table_rows_beside_list_items_remarks_ranked_labels_and_lines_going_on(tmp_path: Path) -> None:
+    chemistry = """# Groups
+
+| Group | Structure | Suffix | Example |
+|---|---|---|---|
+| Thiol | R–SH | -thiol | methanethiol |
+| Nitrile | R–C≡N | -nitrile | ethanenitrile |
+
+- thiol: the sulfur analogue of an alcohol (R–SH)
+- nitrile: a carbon triple-bonded to a nitrogen
+- order of priority (highest first): nitrile > thiol > alkene
+- SYN flood = attacker sends SYNs but never the final ACK → DoS (defence: SYN cookies)
+
+## Parties
+- biggest group: EPP (centre-right), second: S&D
+- Dürer (Nuremberg): travels to Italy twice, self-portraits, printmaking
+
+## Procedure
+1. **First reading**: the parliament adopts its position
+2. **Second reading**: approves all amendments → adopted; otherwise →
+3. **Conciliation**: both sides agree on a joint text
+"""
+    with indexed_vault(tmp_path, {"Chem/Groups.md": chemistry}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Chem/Groups.md")[1])
+        _, quiz = generate(engine, "quiz", "Chem/Groups.md")
+    fronts = [front for _, front, _ in cards]
+    backs = [back for _, _, back in cards]
+    # a table's row and a list item on the same term are two cards
+    assert any(front.startswith("Groups: “Thiol” –") for front in fronts), fronts
+    assert "Groups: what is “thiol”?" in fronts, fronts
+    # a label with a remark in parentheses is asked as itself, and is no quiz option among terms
+    assert "Groups: order of priority (highest first)?" in fronts, fronts
+    assert "order of priority" not in "\n".join(line for line in quiz.split("\n") if line.startswith("- ")), quiz
+    # "(defence: SYN cookies)" is a remark, not the next entry of a chain
+    assert any(back.endswith("(defence: SYN cookies)") for back in backs), backs
+    assert "Parties: biggest group?" in fronts and "Parties: Dürer (Nuremberg)?" in fronts, fronts
+    # a line going on in the next one is no card's back
+    assert not [back for back in backs if back.rstrip(".").endswith("otherwise")], backs
+
+
+def test_kinds_named_with_an_adjective_formulas_named_in_their_heading_cut_lists_and_italic_examples(
+        tmp_path: Path) -> None:
+    history = """# Steam Age
+
+## Social consequences
+- urbanisation: Leeds grew from c. 50,000 (1801) to over 170,000 (1851)
+- new classes: industrial middle class (factory owners) vs. working class
+
+## Why Britain first?
+- Resources: lots of coal and iron ore
+- Capital: profits from trade
+- Markets: colonies + a growing population
+- Transport: rivers, canals, coastal shipping, no internal tolls
+- Labour: workers freed by the enclosures, cheap and plenty of them
+- Ideas: a scientific culture and patents that protected inventors
+
+## 2nd law – F = ma
+$$\\vec{F}_{net} = m\\vec{a}$$
+
+## Prepositions
+- *Ich kaufe ein Geschenk für **meinen** Vater.*
+"""
+    with indexed_vault(tmp_path, {"History/Steam Age.md": history}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "History/Steam Age.md")[1])
+    fronts = [front for _, front, _ in cards]
+    backs = [back for _, _, back in cards]
+    texts = [front for kind, front, _ in cards if kind == "cloze"]
+    assert not [front for front in fronts if "what is “urbanisation”" in front or "what is “new classes”" in front]
+    assert any("which consequence is this" in front for front in fronts), fronts
+    assert not [back for back in backs if back.endswith("…")], backs  # a list asked in part
+    assert not [front for front in fronts if "F = ma" in front], fronts  # the heading says the formula
+    assert "Prepositions: Ich kaufe ein Geschenk für ==meinen== Vater." in texts, texts
+
+
+def test_a_two_way_comparison_table_gives_cards_and_no_question_with_another_aspects_cells(tmp_path: Path) -> None:
+    note = """# Mechanisms
+
+## E1 vs. E2
+| | E1 | E2 |
+|---|---|---|
+| steps | two steps, over a carbocation | one step, concerted |
+| kinetics | first order | second order |
+| substrate | tertiary > secondary | primary > secondary |
+| base | weak base is enough | strong base needed |
+"""
+    with indexed_vault(tmp_path, {"Chem/Mechanisms.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Chem/Mechanisms.md")[1])
+        with pytest.raises(GenerationError):  # every question would offer another aspect's cell as a wrong option
+            generate(engine, "quiz", "Chem/Mechanisms.md")
+    assert ("qa", "E1 vs. E2: “kinetics” – E1, E2?", "E1: first order; E2: second order") in cards, cards
+
+
+def test_repeated_section_names_list_item_clozes_and_counted_lists_say_what_they_are_about(tmp_path: Path) -> None:
+    note = """# Courts
+
+## Supreme Court
+### Composition
+- **nine justices**, appointed for life by the President
+- term of office: for life, no retirement age
+
+## Court of Appeals
+### Composition
+- **thirteen circuits**, each with its own judges
+- term of office: for life, like all federal judges
+
+## The three branches
+1. Legislative
+2. Executive
+3. Judicial
+
+## Court of Claims
+### Structure
+- seat: Washington, D.C., in the Howard T. Markey building
+"""
+    with indexed_vault(tmp_path, {"Law/Courts.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Law/Courts.md")[1])
+    fronts = [front for _, front, _ in cards]
+    # a section named by an aspect alone ("Structure: seat?") names its subject too
+    assert "Court of Claims › Structure: seat?" in fronts, fronts
+    # "Composition: term of office?" would name no one court
+    assert "Supreme Court › Composition: term of office?" in fronts, fronts
+    assert "Court of Appeals › Composition: term of office?" in fronts, fronts
+    # a list item's cloze is a fragment: its section says what it is about
+    assert any(front.startswith("Supreme Court › Composition: ==nine justices==, appointed") for front in fronts)
+    # a heading counting its list asks for the items by name, not as steps
+    assert ("qa", "Courts: name the three branches.", "Legislative; Executive; Judicial.") in cards, cards
+    assert not [front for front in fronts if "which steps" in front], fronts
+
+
+def test_a_nested_item_names_its_parent_and_lines_leaning_back_or_going_on_are_no_cards(tmp_path: Path) -> None:
+    note = """# Baroque
+
+## Phases
+- **Early Baroque** (~1600–1650) – Italy, new genres
+  - Monteverdi – the first great operas in Mantua
+  - Schütz – brought the Italian style to Germany
+
+## Joins
+A condition on the right table in the `WHERE` clause turns the LEFT JOIN into an INNER JOIN.
+Put that condition into `ON` instead.
+
+## Seats
+- Parliament: Strasbourg (plenary), Brussels (committees)
+- Council: Brussels (in April, June and October: Luxembourg)
+- Central Bank: Frankfurt am Main
+- Commission: Brussels
+
+## Procedure
+1. proposal by the commission, sent to both chambers
+2. first reading: each chamber adopts its position
+3. second reading: approves all amendments → adopted; otherwise →
+4. conciliation: both sides agree on a joint text
+"""
+    with indexed_vault(tmp_path, {"Art/Baroque.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Art/Baroque.md")[1])
+        _, quiz = generate(engine, "quiz", "Art/Baroque.md")
+    fronts = [front for _, front, _ in cards]
+    backs = [back for _, _, back in cards]
+    assert "Phases › Early Baroque: Monteverdi?" in fronts and "Seats: Parliament?" in fronts, fronts
+    assert not [front for front in fronts if "that condition" in front], fronts
+    assert not [text for text in fronts + backs if text.rstrip(".").endswith(("otherwise", "→"))], cards
+    for block in quiz.split("## ")[1:]:  # "Brussels" beside "Brussels (in April …)": two right options
+        options = [line[5:] for line in block.split("\n") if line.startswith("- ") and line[3:5] == ") "]
+        assert not ("Brussels" in options and any(o.startswith("Brussels (") for o in options)), block
+
+
+def test_a_transcripts_spoken_definitions_are_cards_without_the_speakers_openers(tmp_path: Path) -> None:
+    note = ("# Lecture 3 – Kidney (Transcript)\n\n"
+            "**[00:00]** Okay, good morning, let's start. So, quick recap — the glomerular filtration rate is plasma "
+            "volume filtered per minute by both kidneys. Write that down.\n\n"
+            "**[04:10]** Now — and this is a classic exam question — renin is basically an enzyme released by the "
+            "juxtaglomerular cells. It is really important.\n\n"
+            "**[09:30]** The loop of Henle is very long in desert animals.\n")
+    with indexed_vault(tmp_path, {"Med/Lecture 3.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Med/Lecture 3.md")[1])
+    assert ("qa", "What is the glomerular filtration rate?", "Plasma volume filtered per minute by both kidneys.") \
+        in cards, cards
+    assert ("qa", "What is renin?", "An enzyme released by the juxtaglomerular cells.") in cards, cards
+    texts = " ".join(front + back for _, front, back in cards)
+    assert "[0" not in texts and "Okay" not in texts and "exam question" not in texts, cards
+    assert "desert" not in texts, cards  # "is very long": it says something about the loop, no definition
+
+
+def test_a_column_header_that_asks_already_is_asked_once(tmp_path: Path) -> None:
+    note = """# Acts
+
+| Act | Binding? | Addressed to |
+|---|---|---|
+| Regulation | yes | everyone |
+| Opinion | no | |
+"""
+    with indexed_vault(tmp_path, {"Law/Acts.md": note}) as engine:
+        fronts = [front for _, front, _ in cards_of(generate(engine, "flashcards", "Law/Acts.md")[1])]
+    assert "Acts: “Opinion” – Binding?" in fronts and not [front for front in fronts if "??" in front], fronts
+
+
+def test_an_abbreviation_is_no_wrong_option_beside_a_term(tmp_path: Path) -> None:
+    accounts = """# Konten
+
+- BGA = Betriebs- und Geschäftsausstattung
+- aLuL = aus Lieferungen und Leistungen
+- Aktivtausch = Aktivkonto an Aktivkonto, die Bilanzsumme bleibt gleich
+- Passivtausch = Passivkonto an Passivkonto, die Bilanzsumme bleibt gleich
+"""
+    balance = """# Bilanz
+
+Das GuV-Konto ist ein Unterkonto des Eigenkapitalkontos.
+Die Bilanz ist eine Gegenüberstellung von Vermögen und Kapital zu einem Stichtag.
+Der Jahresabschluss ist die Bilanz mit der GuV am Ende des Geschäftsjahres.
+"""
+    with indexed_vault(tmp_path, {"BWL/Konten.md": accounts, "BWL/Bilanz.md": balance}) as engine:
+        _, quiz = generate(engine, "quiz", "BWL/Bilanz.md")
+    options = [line for line in quiz.split("\n") if line.startswith("- ") and line[3:5] == ") "]
+    assert options and not [line for line in options if line.endswith((") BGA", ") aLuL"))], quiz
+
+
+def test_a_line_cut_between_two_passages_gives_no_card() -> None:
+    first = Source("c1", "History/Luther.md", "Luther", ("Luther", "Timeline"), "h1", line_start=3, line_end=6,
+                   text="- 1517 – **Theses** against indulgences (31 Oct, Wittenberg)\n"
+                        "- 1521 – **Diet of Worms**: Luther does not recant; the famous words were prob.",
+                   lang="en")
+    second = Source("c2", "History/Luther.md", "Luther", ("Luther", "Timeline"), "h2", line_start=5, line_end=8,
+                    text="the famous words were prob. added later) → **Edict of Worms**: imperial ban\n"
+                         "- 1525 – Luther marries Katharina von Bora", lang="en", continues_section=True)
+    sentences_read = [fact.sentence for fact in all_facts([first, second], "en")]
+    assert any("Theses" in sentence for sentence in sentences_read), sentences_read
+    assert not [sentence for sentence in sentences_read if sentence.rstrip().endswith("prob.")], sentences_read
+
+
+def test_a_short_timeline_restating_a_card_and_a_span_of_years_as_a_time(tmp_path: Path) -> None:
+    note = """# Steam
+
+## Textiles
+- 1769: Richard Arkwright patents the water frame → 1771 Cromford Mill, the first spinning mill
+- 1521/22: on the Wartburg, Luther translates the New Testament
+
+## Timeline (short version)
+- 1771: Cromford Mill
+- 1785: power loom by Edmund Cartwright
+"""
+    with indexed_vault(tmp_path, {"History/Steam.md": note}) as engine:
+        fronts = [front for _, front, _ in cards_of(generate(engine, "flashcards", "History/Steam.md")[1])]
+    assert "Textiles: what happened in 1521/22?" in fronts, fronts
+    assert "Timeline (short version): what happened in 1785?" in fronts, fronts
+    assert "Timeline (short version): what happened in 1771?" not in fronts, fronts  # the 1769 card says it
+
+
+def test_a_label_pointing_back_is_no_card(tmp_path: Path) -> None:
+    note = """# Councils
+
+## Confusing names
+- **European Council** = heads of state or government, sets the political direction
+- **Council of Europe** = not an EU body at all, a separate organisation in Strasbourg
+- same with the courts: CJEU (Luxembourg, EU law) vs. ECtHR (Strasbourg, human rights)
+
+## Other bodies
+- **European Investment Bank** (EIB), Luxembourg – the EU's bank, lends for projects in the member states
+- **European Ombudsman** – complaints about maladministration, elected by the Parliament
+"""
+    with indexed_vault(tmp_path, {"EU/Councils.md": note}) as engine:
+        fronts = [front for _, front, _ in cards_of(generate(engine, "flashcards", "EU/Councils.md")[1])]
+    assert fronts and not [front for front in fronts if "same with" in front], fronts
+    # a label of a term and its seat is no term: "European Investment Bank (EIB), Luxembourg?" asks nothing clear
+    assert not [front for front in fronts if front.endswith("Luxembourg?")], fronts
+
+
+def test_a_labelled_lists_question_names_its_label_and_offers_its_items(tmp_path: Path) -> None:
+    note = """# Intervals
+
+- tritone = 3 whole tones, splits the octave in the middle
+- inversion = interval + inversion = 9 steps, major becomes minor
+- Songs (first notes, upwards):
+  - fourth: "Here Comes the Bride"
+  - fifth: "Twinkle Twinkle Little Star"
+  - octave: "Somewhere over the Rainbow"
+  - major sixth: "My Bonnie Lies over the Ocean"
+"""
+    with indexed_vault(tmp_path, {"Music/Intervals.md": note}) as engine:
+        _, quiz = generate(engine, "quiz", "Music/Intervals.md")
+    asked = [block for block in quiz.split("## ")[1:] if "Twinkle" in block.split("\n- ")[0]]
+    assert asked, quiz
+    for block in asked:
+        assert "Songs" in block.split("\n- ")[0], block  # the stem names the list the song is on
+        assert "tritone" not in block and "inversion" not in block, block  # the song's interval among the songs'
+
+
+def test_a_heading_that_counts_what_to_do_is_no_counted_list(tmp_path: Path) -> None:
+    note = """# Canvas
+
+## Zwei Karten verbinden
+1. Bewege den Cursor über eine Kante einer Karte, bis ein Kreis erscheint.
+2. Ziehe den Kreis zur Kante einer anderen Karte.
+
+## Die 3 Hauptsätze
+1. Energie bleibt erhalten.
+2. Entropie nimmt nicht ab.
+3. Der absolute Nullpunkt ist unerreichbar.
+"""
+    with indexed_vault(tmp_path, {"Tools/Canvas.md": note}) as engine:
+        fronts = [front for _, front, _ in cards_of(generate(engine, "flashcards", "Tools/Canvas.md")[1])]
+    assert "Canvas: Nenne die 3 Hauptsätze." in fronts, fronts
+    assert not [front for front in fronts if front.startswith("Canvas: Nenne") and "Hauptsätze" not in front], fronts

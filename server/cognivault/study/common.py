@@ -303,26 +303,31 @@ class GeneratorSpec:
     nothing: str  # which usable items came out of nothing, e.g. "flashcards"
     malformed: str = "ones"  # what the dropped items are called in that error
     warn_short: bool = False  # warn when fewer items than requested came out
+    # without a model and with no count asked: every item the notes' structure supports, up to max_count (a
+    # glossary of 60 entries gets 60 cards, a note of 5 definitions 5); None: default_count as with a model
+    extractive_all: bool = False
     write_message: str = "writing the note"
 
     @classmethod
     def of_items(cls, kind: str, default_count: int, max_count: int, items: Callable[[SourceSet, int], list[Any]],
-                 prompt: ListPrompt, compose: Compose, nothing: str) -> GeneratorSpec:
+                 prompt: ListPrompt, compose: Compose, nothing: str, extractive_all: bool = False) -> GeneratorSpec:
         """A generator whose artifact is a list of items (flashcards, quiz questions)."""
         return cls(kind, default_count, max_count, extract=lambda sources, count: Draft(items(sources, count)),
                    extract_message=lambda sources, count: f"building {prompt.noun} from {len(sources.sources)} "
                                                           "passages",
                    from_model=prompt, model_request="{count} " + prompt.noun, compose=compose, nothing=nothing,
-                   warn_short=True)
+                   warn_short=True, extractive_all=extractive_all)
 
     async def run(self, engine: Any, request: StudyRequest, provider: ChatProvider | None, *,
                   progress: Progress = no_progress, sources: SourceSet | None = None) -> GenerationResult:
         """Generate one artifact within ``request``'s scope and write its note (model or extractive)."""
-        count = max(1, min(request.count or self.default_count, self.max_count))
+        extractive = is_extractive(provider)
+        every = extractive and self.extractive_all and not request.count  # as many as the structure supports
+        count = max(1, min(request.count or (self.max_count if every else self.default_count), self.max_count))
         progress("retrieve", "finding passages")
         sources = sources or gather_sources(engine, request)
         unasked: dict[str, str] = {}  # notes with nothing to ask (a hub of links): path -> why
-        if is_extractive(provider):
+        if extractive:
             progress("extract", self.extract_message(sources, count))
             draft = self.extract(sources, count)
             unasked = hub_notes(sources.material) if self.warn_short else {}
@@ -351,7 +356,7 @@ class GeneratorSpec:
             composed.after_write(path, text)
         name, model = provider_identity(provider)
         warnings = [f"only {len(draft.items)} of {count} {self.nothing} could be made from these passages; "
-                    "widen the scope for more"] if self.warn_short and len(draft.items) < count else []
+                    "widen the scope for more"] if self.warn_short and not every and len(draft.items) < count else []
         warnings += [f"left out {path}: {why}" for path, why in unasked.items()]
         return GenerationResult(self.kind, path, composed.title, name, model, count, len(draft.items), draft.dropped,
                                 draft.cut, frontmatter["chunk_ids"],

@@ -68,6 +68,7 @@ same form.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -84,6 +85,7 @@ from cognivault.vault.reading import (
     is_bookkeeping_line,
     is_bookkeeping_term,
     is_formula,
+    is_spoken,
     leans_on_note,
     math_spans,
     names_exercises,
@@ -92,6 +94,8 @@ from cognivault.vault.reading import (
     qa_pair,
     question_tail,
     vocabulary,
+    without_course_remarks,
+    without_fillers,
 )
 from cognivault.vault.sentences import shield, unshield
 
@@ -127,8 +131,9 @@ _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she
              "und", "and", "or", "oder", "but", "aber", "then", "dann", "now", "jetzt", "there's", "it's",
              "derzeit", "aktuell", "standardmäßig", "außerdem", "zudem", "dabei", "hierbei", "danach", "zuerst",
              "heute", "oft", "manchmal", "meistens", "normalerweise", "zusätzlich", "alternativ", "ebenfalls",
-             "currently", "usually", "often", "sometimes", "additionally", "alternatively", "first", "finally"} \
-    | _LINKING_ADVERBS
+             "currently", "usually", "often", "sometimes", "additionally", "alternatively", "first", "finally",
+             "more", "less", "mehr", "weniger", "despite", "trotz"} \
+    | _LINKING_ADVERBS  # "more general: …" compares with the line above, names no term
 _ARTICLE_PRONOUNS = {"das"}  # an article before a noun ("Das Mitochondrium ist …"), a pronoun alone ("Das ist …")
 _ENGLISH_ARTICLES = {"an"}  # a German preposition ("An der Börse …"), in English the article ("An acid is …")
 _PARTICIPLES = {"made", "split", "found", "taken", "given", "known", "built", "held", "done", "seen", "shown",
@@ -154,8 +159,8 @@ _CONTEXT_OPENERS = _PRONOUNS - _LINKING_ADVERBS - {
     "manchmal", "meistens", "normalerweise"}
 _DEMONSTRATIVES = {"this", "these", "those", "dies", "diese", "dieser", "dieses", "diesen", "diesem", "jene", "jener",
                    "jenes", "jenen"}
-_BACK_POINTERS = {"it", "its", "this", "these", "those", "them", "they", "es", "dies", "diese", "diesen", "ihn", "ihm",
-                  "ihnen", "sie", "dort"}
+_BACK_POINTERS = {"it", "its", "this", "these", "those", "them", "they", "that", "es", "dies", "diese", "diesen", "ihn",
+                  "ihm", "ihnen", "sie", "dort"}  # ("Put that condition into `ON` instead")
 # a question in bold on its own line, or a problem or message stated as a sentence ("**I am receiving a hash error
 # when trying to publish a note.**"), with its answer in the lines or the paragraph below
 _FAQ_RE = re.compile(r"^\*\*(?P<question>[^*\n]{8,200}[?.])\*\*[ \t]*(?:\n(?P<answer>[\s\S]+))?$")
@@ -201,6 +206,11 @@ class Fact:
     list_items: tuple[str, ...] = ()  # a section opening with a list its answer shows whole: the list's items
     frame: str = ""  # a list item under a short label line ("Merklieder:"): the label, which frames its question
     nested: bool = False  # a list item under another item: its heading does not say what kind of item it is
+    # a cell of a two-way comparison ("| | TCP | UDP |", a row per aspect): the other rows' cells answer other
+    # aspects, no wrong option for this one
+    compared: bool = False
+    listed: bool = False  # read from a list item: a fragment ("**720 MEPs** since the 2024 election") whose section
+    #                       names what it is about
 
     @property
     def german(self) -> bool:
@@ -317,6 +327,8 @@ def form_of(term: str) -> str:
         return "setting"
     if re.search(r"\d", bare) and len(re.findall(r"\d", bare)) * 3 >= len(re.sub(r"\W", "", bare)):
         return "number"  # a date, a year, a version, an amount
+    if re.fullmatch(r"[^\W\d_]{2,6}", bare) and sum(ch.isupper() for ch in bare) >= 2:
+        return "abbreviation"  # "BGA", "aLuL": no wrong option beside "das GuV-Konto"
     return "term"
 
 
@@ -477,6 +489,8 @@ def _term_ok(term: str, german: bool, max_words: int = 6) -> bool:
         return False
     if _opens_with(words, _PRONOUNS if german else _PRONOUNS - _ENGLISH_ARTICLES):
         return False
+    if unicodedata.category(term[:1]) == "So":
+        return False  # "⚠️ im Deutschen: …": a warning sign labels the line
     if not re.search(r"[A-Za-zÄÖÜäöüß0-9\ue000]", term) or term.endswith((",", ";")) \
             or any(arrow in term for arrow in _ARROWS):
         return False  # "client → server", "bottom → up": a direction, not a term
@@ -486,6 +500,18 @@ def _term_ok(term: str, german: bool, max_words: int = 6) -> bool:
             or plain(term).casefold() in _COLON_STOP or is_bookkeeping_term(plain(term)):
         return False  # "the examples above" points elsewhere; "Q", "Bsp.", "Klausur" label a line
     return not re.search(r"[.!?;:]", _PLACEHOLDER_RE.sub("", term).rstrip(")"))
+
+
+_CLOSING_QUOTES = {"\"": "\"“”", "“": "”“", "„": "“”\"", "”": "”", "'": "'’", "‘": "’", "»": "«", "«": "»"}
+
+
+def _unquoted(term: str) -> str:
+    """A term without the quotation marks around it ("„Kettenstart“" → "Kettenstart"); a quotation that ends
+    before the term does ("„Impression, soleil levant“ (1872)") keeps both of its marks."""
+    while len(term) >= 2 and term[-1] in _CLOSING_QUOTES.get(term[0], ()) \
+            and not any(mark in term[1:-1] for mark in "\"“”„«»"):  # "“a” and “b”": two quotations
+        term = term[1:-1].strip()
+    return term
 
 
 def _opens_with(words: list[str], pronouns: set[str]) -> bool:
@@ -502,15 +528,19 @@ def _points_elsewhere(meaning: str) -> bool:
     return any(word.casefold().strip(",.;:()") in _DEMONSTRATIVES | _DEICTIC for word in plain(meaning).split())
 
 
-def _defines(definition: str, verb: str, german: bool) -> bool:
+def _defines(definition: str, verb: str, german: bool, spoken: bool = False) -> bool:
     """"X is a/the …" names what X is; "X is tied to …", "X sind davon nicht betroffen" only say something about
     it. A definition starts with an article or a noun (a plural noun after "are"/"were"; after "bezeichnet" or
-    "versteht man" also "den")."""
+    "versteht man" also "den"). ``spoken``: a lecturer drops the article ("blood pressure is cardiac output times
+    total peripheral resistance"), so an English noun in lower case opens one too (not a participle or an adverb)."""
     first = definition.split()[0].strip(",") if definition.split() else ""
     if german:
         return bool(_DE_DEFINITION_START.match(first)) or (verb in _ACCUSATIVE_VERBS and first == "den")
     if first.casefold() in _PARTICIPLES or (first.endswith("ed") and len(first) >= 4):
         return False
+    if spoken and first.isalpha() and first.islower() and not first.endswith("ly") \
+            and first not in _PRONOUNS | _DEICTIC | {"not", "very", "really", "quite", "much", "too", "so"}:
+        return True
     return bool(_EN_DEFINITION_START.match(first)) or (verb in ("are", "were") and first.endswith("s")
                                                        and len(first) > 3)
 
@@ -551,6 +581,10 @@ _EXAMPLE_MARKER_RE = re.compile(r"(?:\bsuch as|\blike|\be\.\s?g\.|\bfor (?:examp
                                 r"\bwie|\betwa|\bbeispielsweise|\bzum Beispiel)[\s,:]*$", re.IGNORECASE)
 # the examples already listed before a term ("such as `a`, `b` or …"): the term is one more
 _LISTED_BEFORE_RE = re.compile(r"(?:(?:\ue000\d+\ue001|\*\*[^*]+\*\*)\s*(?:,|\band\b|\bor\b|\bund\b|\boder\b)\s*)+$")
+_WORDLIKE_RE = re.compile(r"[^\W\d_]{2}")
+_NEXT_CLAUSE_RE = re.compile(r",\s+(?!(?:which|that|who|whose|where|when|and|but|or|so|der|die|das|welche[rsmn]?|wo|"
+                             r"wenn|dass|und|aber|oder|also)\b)[^\s,;:]+(?:\s+[^\s,;:]+){0,3}\s+"
+                             r"(?:is|are|was|were|ist|sind|war|waren)\s")
 _TAGS_AFTER_RE = re.compile(r"(?<=[.!?])(?:\s+#[^\s#]+)+$")  # tags after a sentence's end: not part of it
 _TERM_REMARK_RE = re.compile(r"\s*\([^()]*\)$")  # "The French Revolution (1789–1799)": the term is before it
 
@@ -592,15 +626,20 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
 
     def add(kind: str, term: str, definition: str, sentence: str, verb: str, heading: str, *,
             column: str = "", form: str | None = None, answer_form: str = "text", situated: bool = False,
-            in_order: bool = False, list_items: tuple[str, ...] = (), frame: str = "", nested: bool = False) -> None:
+            in_order: bool = False, list_items: tuple[str, ...] = (), frame: str = "", nested: bool = False,
+            compared: bool = False, listed: bool = False) -> None:
         """Record a fact; every text is Markdown with its code spans restored."""
         term = term.strip() if kind in ("code", "example", "step", "faq", "label") \
-            else term.strip().strip("\"“”„'").strip()  # a term in quotes; a step or question keeps its quotes
+            else _unquoted(term.strip())  # a term in quotes; a step or question keeps its quotes
         # a table cell is not a sentence: "3", "Chloroplast" stay as the table shows them (no "3.")
+        if kind in _LEANING_KINDS and definition.rstrip().endswith(_ARROWS):
+            return  # "approves all EP amendments → adopted; otherwise →": it goes on in the next line
         definition = definition[:question_tail(definition)].rstrip(" →–-(")  # "… very inefficient → why?"
         chatted = chatter_start(definition)  # "… = diminished. ok makes sense": the student's aside is no fact
-        if chatted is None or (kind in _LEANING_KINDS and leans_on_note(definition)):
-            return  # "lol", "umgekehrt (bei uns)", "the other way round": nothing a card could teach alone
+        if chatted is None or (kind in _LEANING_KINDS and leans_on_note(definition)) \
+                or (kind == "item" and leans_on_note(term)):
+            return  # "lol", "umgekehrt (bei uns)", "the other way round", "same with the courts: …": nothing a card
+            #         could teach alone
         definition = definition[:chatted].rstrip(" →–-(")
         sentence = sentence[:chatter_start(sentence) or len(sentence)].rstrip(" →–-(")
         definition = definition.strip() if kind in ("row", "record", "vocab", "formula") else _finish(definition)
@@ -621,9 +660,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         seen_terms.add(key)
         shown = unbold(term)
         cited = cited_under(source, heading, written_headings.get(heading, heading))
+        if kind == "heading":  # "Beispiele (aus Übung 3, 05.11.)" asks as "Beispiele"
+            shown = without_course_remarks(shown)
         found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, cited, lang,
-                          form or form_of(f"**{shown}**" if kind == "bold" else term), heading, column, answer_form,
-                          situated, in_order, list_items, frame, nested))
+                          form or form_of(f"**{shown}**" if kind == "bold" else term), without_course_remarks(heading),
+                          column, answer_form, situated, in_order, list_items, frame, nested, compared, listed))
 
     blocks = blocks_of(source)
     written_headings = {block.heading: block.content for block in blocks if block.kind == "heading"}
@@ -657,7 +698,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     record.append((named, answer))
                     if len(plain(answer)) <= 160:
                         add("row", term, answer, f"{term} — {answer}", "", block.heading, column=named,
-                            answer_form=form_of(answer))
+                            answer_form=form_of(answer), compared=not columns[0].text and len(columns) == 3)
                 cells_said = "; ".join(f"{named}: {answer}" for named, answer in record)
                 if len(record) >= 2 and len(record) == len(columns) - 1 \
                         and len(plain(cells_said)) <= MAX_RECORD_CHARS:
@@ -750,12 +791,16 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 example = example or bool(_INITIAL_RE.match(term))  # "**A**ction": a mnemonic's letter, no term
                 if bare not in _COLON_STOP and not is_bookkeeping_term(bare) and plain(match.group("def")).split() \
                         and not _CHAINED_RE.search(match.group("def")) and not equated and not example \
-                        and len(plain(term).split()) <= 5 and not plain(term).endswith(")"):
+                        and len(plain(term).split()) <= 5 and _TERM_REMARK_RE.sub("", plain(term)) \
+                        and "," not in _OUTSIDE_REMARKS_RE.sub("", term) \
+                        and not _TERM_REMARK_RE.sub("", plain(term)).endswith(")"):  # "Costa v ENEL (1964)": a term
                     description = inline.restore(match.group("def"))
                     add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
-                        answer_form=form_of(description.rstrip(".")), frame=_frame(block.lead),
+                        answer_form=form_of(description.rstrip(".")),
+                        frame=_frame(block.lead) or (_parent_term(block.lead) if block.lead in item_contents else ""),
                         nested=block.lead in item_contents or source.continues_section)  # a list cut: depth unknown
                     continue
+        talk = block.kind == "paragraph" and is_spoken(unbold(text))  # a transcript: said, not written
         for order, sentence in enumerate(sentences(text)):
             if "?" in sentence or _UNFINISHED_RE.search(sentence) or GAP in sentence:
                 continue
@@ -766,23 +811,30 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     called.groupdict().get("verb") or "", block.heading)
             else:
                 said = _TAGS_AFTER_RE.sub("", unbold(sentence)).rstrip(".")  # "… monarchy. #history" ends at "."
+                said = without_fillers(said) if talk else said  # "So, quick recap — blood pressure is …"
                 definition = next(filter(None, (pattern.match(said)
                                                 for pattern in _DEFINITIONS["de" if german else "en"])), None)
                 # "X is A; Y is B": the clause after the semicolon says something else (about Y)
                 meaning = definition.group("def").split("; ")[0] if definition else ""
-                if definition and _defines(meaning, definition.group("verb"), german) \
-                        and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning):
-                    term = _TERM_REMARK_RE.sub("", definition.group("term"))
+                # "B–D is a minor third, D–F is a minor third": the clause after the comma states another fact
+                meaning = meaning[:next_clause.start()] if (next_clause := _NEXT_CLAUSE_RE.search(meaning)) else meaning
+                meaning = without_fillers(meaning) if talk else meaning  # "is basically …"
+                term = _TERM_REMARK_RE.sub("", definition.group("term")) if definition else ""
+                # "B–D is a minor third": an example worked through (no word in its "term")
+                if definition and _defines(meaning, definition.group("verb"), german, spoken=talk) \
+                        and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning) \
+                        and _WORDLIKE_RE.search(plain(term)):
                     add("definition", inline.restore(term), inline.restore(meaning),
-                        inline.restore(unbold(sentence)), definition.group("verb"), block.heading,
-                        situated=order > 0)
+                        inline.restore(said if talk else unbold(sentence)), definition.group("verb"), block.heading,
+                        situated=order > 0 and not talk)
             if _leans_back(plain(sentence)):
                 continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence
             for highlight in _HIGHLIGHT_RE.finditer(sentence):  # "==Widerstandsgefäße==": the student's key term
                 term = highlight.group(1).strip()
                 shown = _HIGHLIGHT_RE.sub(r"\1", sentence)
                 if len(term.split()) <= 6 and len(plain(shown)) > len(term) + 20:
-                    add("bold", inline.restore(term), inline.restore(shown), inline.restore(shown), "", block.heading)
+                    add("bold", inline.restore(term), inline.restore(shown), inline.restore(shown), "", block.heading,
+                        listed=block.kind == "item")
             for bold in _BOLD_RE.finditer(sentence):
                 term = bold.group(1).strip()
                 if _names_an_example(sentence[:bold.start()]):
@@ -793,7 +845,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     continue  # "**(open beta)**": a remark in bold, not a term
                 if len(term.split()) <= 6 and len(plain(sentence)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(sentence), inline.restore(sentence), "",
-                        block.heading)
+                        block.heading, listed=block.kind == "item")
             code = next((found for found in _PLACEHOLDER_RE.finditer(sentence)  # a code span; a formula is no gap
                          if not _names_an_example(sentence[:found.start()])
                          and inline.codes[int(found.group(1))].startswith("`")), None)
@@ -813,6 +865,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue  # "Methods of price control" numbered: no method comes "after" another
         if len(in_order) >= 3 and all(in_order) and all(len(plain(step)) <= 120 for step in in_order):
             for before, step in zip(["", *in_order[:-1]], in_order, strict=True):  # each with the one before it
+                if (before or step).rstrip().endswith(_ARROWS) or step.rstrip().endswith(_ARROWS):
+                    continue  # "… adopted; otherwise →": the step goes on in the next, no step alone
                 add("step", step, before, step if not before else f"{before} → {step}", "", heading, form="step",
                     column=lead[:80])
     section = _section_heading(source) or ("" if source.heading_path else source.title)
@@ -892,10 +946,13 @@ def _names_an_example(before: str) -> bool:
 
 
 MAX_FRAME_WORDS = 4
+# what a label's comma may stand in: a remark, a code span, a formula ("European Investment Bank (EIB), Luxembourg:"
+# labels a term and its seat, "Metoprolol, bisoprolol:" two terms)
+_OUTSIDE_REMARKS_RE = re.compile(r"\([^()]*\)|\ue000\d+\ue001")
 _POINTS_AT_TASK_RE = re.compile(r"\b(?:aus|von|zu|from|of|in)\s+(?:Nr\.\s*)?\d{1,2}\.(?!\d)")  # "die Rechnung aus 2."
 _ASPECT_LINE_RE = re.compile(r"^(?P<term>(?:\*\*)?[^\s:*]{2,30}(?:\*\*)?):\s+(?P<def>[^\n]{6,}?)(?:\n|$)")
 # "2nd half of 2024: Hungary → 1st half of 2025: Poland → …": a chain of labelled entries, not one term's description
-_CHAINED_RE = re.compile(r"(?:→|->|;)[^→;:]{1,40}:\s")
+_CHAINED_RE = re.compile(r"(?:→|->|;)[^→;:()]{1,40}:\s")  # "→ DoS (defence: SYN cookies)" labels no entry
 _ARROWS = ("→", "->", "⇒", "=>", "←", "↔")
 
 
@@ -919,11 +976,23 @@ def _frame(lead: str) -> str:
     return shown.rstrip(":").strip()
 
 
+def _parent_term(lead: str) -> str:
+    """The term of the list item a nested item hangs under ("**High Renaissance** (~1495–1520) – Rome" → "High
+    Renaissance"), as the frame of its question ("Phases › High Renaissance: Bramante?"); "" when it has none."""
+    shown = read_inline(lead)
+    match = _BOLD_ITEM_RE.match(shown.text) or _ITEM_RE.match(shown.text)
+    term = plain(shown.restore(match.group("term"))) if match else ""
+    term = _TERM_REMARK_RE.sub("", term).strip()
+    return term if term and len(term.split()) <= MAX_FRAME_WORDS and GAP not in term else ""
+
+
 def _leans_back(sentence: str) -> bool:
     """The sentence needs the one before it: it opens with a word pointing back ("It", "These", "Also") or names
     such a thing in its first words ("To turn it off", "Um es zu deaktivieren")."""
     opening = sentence.split()[:4]
     words = [w.casefold().strip("\"“„(,.;:") for w in opening]
+    if sentence.lstrip().startswith(_ARROWS):
+        return True  # "→ exactly seven institutions, …": what it follows from stands above it
     return bool(words) and (_opens_with(opening, _CONTEXT_OPENERS) or any(w in _BACK_POINTERS for w in words))
 
 
@@ -964,17 +1033,68 @@ def _list_below(blocks: list[Block], position: int) -> tuple[str, tuple[str, ...
 CLOZE_KINDS = ("bold", "code")
 
 
-def all_facts(sources: list[Source], lang: str) -> list[Fact]:
+def all_facts(sources: list[Source], lang: str, placed: bool = True) -> list[Fact]:
     """The facts of the passages; a cloze whose sentence reads like another's ("Right-click the canvas and then
-    select …") gets its section heading in front, so each one can only be completed one way."""
+    select …") gets its section heading in front, so each one can only be completed one way. ``placed``: a section
+    the note names twice is named with its parent heading (questions); a map keeps each section's own name."""
     hubs = hub_notes(sources)
     languages = _note_languages(sources)
+    tails = _cut_tails(sources)
     facts = [fact for source in sources if source.path not in hubs
-             for fact in facts_of(source, languages.get(source.path) or source.lang or lang)]
+             for fact in facts_of(source, languages.get(source.path) or source.lang or lang)
+             if not (source.chunk_id in tails and tails[source.chunk_id] in _flat(plain(fact.sentence)))]
+    facts = _placed(facts) if placed else facts
     blanks = Counter(blank_term(f.sentence, f.term) for f in facts if f.kind in CLOZE_KINDS)
+    # a list item's cloze is a fragment: "Composition: ==720 MEPs== since the 2024 election" (not when the heading
+    # holds its answer)
     return [replace(f, sentence=f"{f.context}: {f.sentence}", cloze=f"{f.context}: {f.cloze}")
-            if f.kind in CLOZE_KINDS and f.context and f.cloze and blanks[blank_term(f.sentence, f.term)] > 1 else f
+            if f.kind in CLOZE_KINDS and f.context and f.cloze and plain(f.term).casefold() not in f.context.casefold()
+            and (blanks[blank_term(f.sentence, f.term)] > 1 or f.listed) else f
             for f in facts]
+
+
+MIN_TAIL_CHARS = 20
+
+
+def _cut_tails(sources: list[Source]) -> dict[str, str]:
+    """The passages whose last line goes on in the next passage of their note ("… der Wortlaut wurde wahrsch." and
+    then "– der Wortlaut wurde wahrsch. später ergänzt) → …"): chunk id -> the end of its text. A fact read from
+    that line would stop mid-sentence."""
+    by_path: dict[str, list[Source]] = {}
+    for source in sources:
+        by_path.setdefault(source.path, []).append(source)
+    tails: dict[str, str] = {}
+    for passages in by_path.values():
+        passages.sort(key=lambda source: source.line_start)
+        for before, after in zip(passages, passages[1:], strict=False):
+            end = before.text.rstrip()[-MIN_TAIL_CHARS:]
+            found = after.text.find(end) if len(end) == MIN_TAIL_CHARS else -1
+            if found >= 0 and after.text[found + len(end):][:1] not in ("", "\n", "\r"):
+                tails[before.chunk_id] = _flat(plain(end)).rstrip(". ")
+    return tails
+
+
+def _parent_heading(fact: Fact, below_top: bool = False) -> str:
+    """The heading above the section ``fact`` sits in ("European Parliament" over "Composition"), "" when none;
+    ``below_top``: not the note's top heading (its title, "The Industrial Revolution in Britain")."""
+    path = [without_course_remarks(plain(read_inline(h).text)) for h in fact.source.heading_path if h]
+    if len(path) >= (3 if below_top else 2) and path[-1].casefold() == plain(fact.context).casefold():
+        return path[-2]
+    return ""
+
+
+def _placed(facts: list[Fact]) -> list[Fact]:
+    """A section name the note repeats ("Composition" under the Parliament, the Council and the Commission), or one
+    naming only an aspect ("Structure", "Aufbau"), asks with the heading above it ("European Commission ›
+    Composition: term of office?", "Court of Justice › Structure: seat?"): alone it names no one subject."""
+    parents: dict[tuple[str, str], set[str]] = {}
+    for fact in facts:
+        if fact.context:
+            parents.setdefault((fact.source.path, fact.context), set()).add(_parent_heading(fact))
+    return [replace(fact, context=f"{parent} › {fact.context}")
+            if fact.context and (parent := _parent_heading(fact) if len(parents[(fact.source.path, fact.context)]) > 1
+                                 else _parent_heading(fact, below_top=True) if is_aspect(fact.context) else "")
+            else fact for fact in facts]
 
 
 def _texts_by_note(sources: list[Source]) -> dict[str, str]:
@@ -1102,10 +1222,13 @@ def question_for(fact: Fact) -> str:
         return f"{fact.source.title}: {fact.term.rstrip('.:')}?"
     if fact.kind == "formula":
         place = fact.source.title if fact.term == fact.context else fact.context or fact.source.title
+        if "=" in place or "=" in fact.term:
+            return ""  # "2nd law – F = ma: formula?" says its answer
         return f"{place} › {fact.term}: {formula_word(fact.lang)}?"
     if fact.kind in ("row", "record"):
-        return f"{fact.context or fact.source.title}: „{fact.term}“ – {fact.column}?" if fact.german \
-            else f"{fact.context or fact.source.title}: “{fact.term}” – {fact.column}?"
+        column = fact.column.rstrip("?")  # a header asking already ("Binding?") asks once
+        return f"{fact.context or fact.source.title}: „{fact.term}“ – {column}?" if fact.german \
+            else f"{fact.context or fact.source.title}: “{fact.term}” – {column}?"
     if fact.kind == "item":
         return _item_question(fact).front
     if fact.kind == "faq" and fact.form == "statement":  # a problem or message the note answers
@@ -1118,6 +1241,13 @@ def question_for(fact: Fact) -> str:
         if fact.kind == "heading" and fact.list_items and fact.term != fact.source.title else None
     if listing:
         return listing
+    counted = _COUNTED_HEADING_RE.match(fact.term) if fact.kind == "heading" and fact.list_items else None
+    if counted and _COUNTS.get(counted.group("count").casefold(), counted.group("count")) == str(len(fact.list_items)):
+        # "The seven institutions (Art. 13 TEU)" over 7 items: name them (they are no steps, numbered or not)
+        named = fact.term.strip()
+        named = named[0].lower() + named[1:]  # "die 3 Hauptsätze", "the seven institutions": mid-sentence
+        named = named if counted.group("article") else f"{'die' if fact.german else 'the'} {named}"
+        return f"{fact.source.title}: Nenne {named}." if fact.german else f"{fact.source.title}: name {named}."
     if fact.kind in ("heading", "label") and fact.in_order and fact.list_items:
         names = [fact.source.title, *([fact.context] if fact.kind == "label" else []), fact.term]
         place = " › ".join(f"„{name}“" if fact.german else f"“{name}”" for name in dict.fromkeys(names))
@@ -1134,6 +1264,17 @@ def question_for(fact: Fact) -> str:
         return f"{place}: Was kommt direkt nach „{previous}“?" if fact.german \
             else f"{place}: what comes right after “{previous}”?"
     return fact.cloze or fact.sentence
+
+
+_COUNTS = {word: str(number) for number, words in enumerate(
+    (("two", "zwei"), ("three", "drei"), ("four", "vier"), ("five", "fünf"), ("six", "sechs"), ("seven", "sieben"),
+     ("eight", "acht"), ("nine", "neun"), ("ten", "zehn"), ("eleven", "elf"), ("twelve", "zwölf")), start=2)
+    for word in words}
+# "The seven institutions (Art. 13 TEU)", "Die 3 Hauptsätze": a heading counting its list's items
+# (a count, a plural and at most a remark: "Zwei Karten verbinden" says what to do, it counts no list)
+_COUNTED_HEADING_RE = re.compile(rf"^(?P<article>(?:The|the|Die|die|Der|der|Das|das)\s+)?"
+                                 rf"(?P<count>\d{{1,2}}|{'|'.join(_COUNTS)})\s+[^\W\d_][\w-]*"
+                                 rf"(?:\s*\([^()]*\))?\s*$", re.IGNORECASE)
 
 
 def _item_question(fact: Fact) -> ItemQuestion:

@@ -9,6 +9,7 @@ line above the cards puts them in a deck. The written note parses back with
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -31,8 +32,9 @@ from cognivault.study.extract import (
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import card_problems, cloze_problems, stems_of
 from cognivault.vault.markdown import inline_pieces
+from cognivault.vault.reading import is_aspect
 
-DEFAULT_COUNT = 20  # one card per structured fact of a dense note (a glossary, a vocabulary list, a table)
+DEFAULT_COUNT = 20  # asked of a model; without one, every fact the note's structure supports is a card (MAX_COUNT)
 MAX_COUNT = 100
 COVERED = 0.8  # a card whose answer's words the passage's cards already show (this share of them) asks again
 # Kinds that restate a passage's text (a cloze, a section's opening): left out when the passage's cards say it
@@ -40,6 +42,7 @@ COVERED = 0.8  # a card whose answer's words the passage's cards already show (t
 # a step's place in its list too.
 RESTATING = ("bold", "code", "heading", "label")
 MIN_JUDGED = 3  # fewer content words than this are too few to tell a repeat from a new fact
+MAX_RESTATED = 3  # a list item answered in this many content words or fewer may be another card's fact again
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"cards": {"type": "array", "items": {
@@ -163,11 +166,15 @@ def _plugin_safe(text: str) -> bool:
 def card_for(fact: Fact) -> Flashcard | None:
     """A card for a fact, or None when the plugin would misread it or the validator rejects it."""
     if fact.kind in CLOZE_KINDS:
-        if not fact.cloze or not _plugin_safe(fact.cloze.replace("==", "")) or fact.cloze.count("==") != 2 \
-                or cloze_problems(fact.cloze, fact.source.text):
+        # "*Ich kaufe ein Geschenk für ==meinen== Vater.*": the example's italics are the note's, not the card's
+        cloze = re.sub(r"([.!?])\.$", r"\1", plain(fact.cloze.replace("==", "\ue006")).replace("\ue006", "=="))
+        if not cloze or not _plugin_safe(cloze.replace("==", "")) or cloze.count("==") != 2 \
+                or cloze_problems(cloze, fact.source.text):
             return None
-        card = Flashcard("cloze", "", "", fact.cloze, fact.source)
+        card = Flashcard("cloze", "", "", cloze, fact.source)
     else:
+        if fact.kind in ("heading", "label") and fact.definition.endswith("…"):
+            return None  # "Why Britain first?::Resources: …; Markets: …; …" answers with part of the list
         # as the card shows it: "**Sinusknoten**", "==key==" are the note's emphasis, not the card's text
         front, back = plain(question_for(fact)), plain(answer_for(fact))
         if not front or not (_plugin_safe(front) and _plugin_safe(back)) \
@@ -224,6 +231,7 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     cards: list[Flashcard] = []
     seen: set[str] = set()
     said: dict[str, set[str]] = {}  # per passage: the stems its cards already show, front and back
+    stated: list[set[str]] = []  # each card's stems, front and back, for a short item the note states again
     structured = ("item", "row", "record", "definition", "called", "faq", "vocab", "formula", "task")
     for kinds in (structured, ("bold", "code"), ("heading", "label"), ("step",)):
         # a whole list standing in for its items' cards is taken with the items
@@ -237,17 +245,28 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
                 continue
             sides = {card.front, card.back} if card.kind == "qa" else {card.text.replace("==", "")}
             # a section or question card asks about its text, not its heading: a card on the same term stays apart
-            term = f"{plain(fact.term)} | {fact.column}" if fact.kind == "row" else plain(fact.term)  # per column
+            # per column; a table's row and a list item on the same term say different things ("Ketone" – its
+            # structure, suffix, example; "ketone: C=O in the middle of the chain")
+            term = f"{plain(fact.term)} | {fact.column}" if fact.kind == "row" \
+                else f"{plain(fact.term)} | table" if fact.kind == "record" \
+                else f"{plain(fact.term)} | {fact.context}" if is_aspect(plain(fact.term)) else plain(fact.term)
+            # (an aspect, "term of office", is one per section it describes)
             keys = ({term.casefold()} if fact.kind not in ("heading", "label", "faq") else set()) \
                 | {side.casefold() for side in sides}
             shown = said.setdefault(card.source.chunk_id, set())
             answer = stems_of(card.back if card.kind == "qa" else card.text, fact.lang)
             repeats = fact.kind in RESTATING and not fact.in_order and len(answer) >= MIN_JUDGED \
                 and len(answer & shown) >= COVERED * len(answer)
-            if keys & seen or repeats:
+            # "Timeline (short version): what happened in 1771?::Cromford Mill." beside "… in 1769?::Richard
+            # Arkwright: water frame … → 1771 Cromford Mill …": a short item that one card says whole already
+            asked = stems_of(plain(fact.term), fact.lang) | answer
+            restated = fact.kind == "item" and 2 <= len(answer) <= MAX_RESTATED \
+                and all(len(stem) >= 3 for stem in answer) and any(asked <= card for card in stated)
+            if keys & seen or repeats or restated:
                 continue  # the same fact again, or one the passage's cards already state
             seen |= keys
             shown |= stems_of(" ".join(sides), fact.lang)
+            stated.append(stems_of(" ".join(sides), fact.lang))
             cards.append(card)
     return cards
 
@@ -269,5 +288,5 @@ def _compose(engine: Any, request: StudyRequest, sources: SourceSet, draft: Draf
 FLASHCARDS = GeneratorSpec.of_items(
     "flashcards", DEFAULT_COUNT, MAX_COUNT, extractive_cards,
     ListPrompt("flashcards", SCHEMA, ("cards", "flashcards", "items"), "flashcards", "cards", 120, check_card),
-    _compose, "flashcards")
+    _compose, "flashcards", extractive_all=True)
 generate_flashcards = FLASHCARDS.run

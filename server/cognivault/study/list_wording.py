@@ -59,7 +59,7 @@ _ENGLISH_LINKS = {"of", "for", "in", "to", "on"}
 _GERMAN_LINKS = {"der", "des", "von", "für", "im", "in", "bei", "zur", "zum", "auf"}
 _ENGLISH_SEQUENCES = {"phases", "stages", "steps"}
 _GERMAN_SEQUENCES = {"phasen", "stadien", "stufen", "schritte"}
-_YEAR = r"\d{3,4}(?:\s*(?:–|-|bis|to)\s*\d{2,4})?(?: (?:BC|AD|v\. Chr\.))?"
+_YEAR = r"\d{3,4}(?:\s*(?:–|-|/|bis|to)\s*\d{2,4})?(?: (?:BC|AD|v\. Chr\.))?"  # "1521/22": a span of two
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Januar|Februar|"
           r"März|Mai|Juni|Juli|Oktober|Dezember)")
 _YEAR_RE = re.compile(rf"^(?:um |c\. )?{_YEAR}$")
@@ -89,6 +89,13 @@ def list_kind(heading: str, german: bool) -> ListKind | None:
     if len(words) > 1 and words[0].isdigit():  # "4 Arten von Bestandsveränderungen": the count is said again
         words = words[1:]
         heading = " ".join(words)
+    if len(words) == 2 and words[1].casefold() in (_GERMAN_KINDS if german else _ENGLISH_KINDS) \
+            and words[0].casefold() not in (_GERMAN_LINKS if german else _ENGLISH_LINKS):
+        # "Social consequences", "Wirtschaftliche Folgen": a word before the kind says which ones
+        kind = list_kind(words[1], german)
+        if kind is not None:
+            return ListKind(kind.one, kind.which, heading if german else heading[0].lower() + heading[1:],
+                            kind.sequence)
     if not words or (len(words) > 1 and words[1].casefold() not in (_GERMAN_LINKS if german else _ENGLISH_LINKS)):
         return None
     first = words[0].casefold()
@@ -165,6 +172,7 @@ def item_question(term: str, description: str, heading: str, title: str, german:
     under each of "Phases"); ``names``: the label says what a name is to the heading ("predecessors: Herman Van
     Rompuy, …"), asked as that aspect, not as what the label means."""
     place = heading or title
+    heading = heading.rsplit(" › ", 1)[-1]  # "Court of Justice › Structure": the section's own name says the kind
     shown = description.rstrip(".")
     time = when(term, german) if not states_amounts(description) else None
     if time is not None:
@@ -175,15 +183,42 @@ def item_question(term: str, description: str, heading: str, title: str, german:
         return ItemQuestion(f"{place}: {term}?", False)
     kind = None if nested else list_kind(heading, german)
     if kind is not None and term.casefold() not in description.casefold():
-        return ItemQuestion(f"{title} › {heading}: {kind.which} ist gemeint: „{shown}“?" if german
-                            else f"{title} › {heading}: {kind.which} is this: “{shown}”?", True)
+        return ItemQuestion(f"{title} › {place}: {kind.which} ist gemeint: „{shown}“?" if german
+                            else f"{title} › {place}: {kind.which} is this: “{shown}”?", True)
     if _CODE_RE.match(term.strip()):
         return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
-    if not _names_a_term(term, german) or heading.endswith("?") or _QUOTED_RE.match(description):
+    if not _names_a_term(term, german) or heading.endswith("?") or _QUOTED_RE.match(description) \
+            or ((nested or "(" in term) and _is_name(term, german)) or _names_an_aspect(heading):
         # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term; under "Why Britain first?" each
-        # item ("Resources") is one of the answers, not a term to define
+        # item ("Resources") is one of the answers, not a term to define; "Bramante – plans for …" under an item
+        # of "Phases" is a person of that phase, "Dürer (Nuremberg)" a person with a remark, no term to define;
+        # under "Seats" each item gives its seat ("Parliament: Strasbourg"), it does not say what "Parliament" is
         return ItemQuestion(f"{place}: {term}?", False)
     return ItemQuestion(f"{place}: Was bedeutet „{term}“?" if german else f"{place}: what is “{term}”?", False)
+
+
+_REMARK_RE = re.compile(r"\s*\([^()]*\)")
+
+
+def labels_a_line(term: str) -> bool:
+    """A list item's label that is a phrase, not a term: more than two words besides its remarks in parentheses
+    ("priority for naming (highest first)", "Rückfluss zum Herzen"); "Pleinairmalerei (Freilichtmalerei)" is a
+    term."""
+    return len(_REMARK_RE.sub("", term).split()) > MAX_TERM_WORDS
+
+
+def _names_an_aspect(heading: str) -> bool:
+    """A heading naming in the plural an aspect of each item below it ("Seats", "Units"): not a heading over terms
+    that describe it ("Structure", "Formeln")."""
+    bare = heading.strip().casefold()
+    return bare.endswith("s") and not is_aspect(bare) and is_aspect(bare[:-1])
+
+
+def _is_name(term: str, german: bool) -> bool:
+    """An English label written capitalised and not in capitals ("Bramante", "Van Gend"): a name, no term (German
+    capitalises every noun, so nothing tells there)."""
+    words = term.split()
+    return not german and bool(words) and words[0][:1].isupper() and not words[0].isupper()
 
 
 MAX_TERM_WORDS = 2
@@ -203,7 +238,7 @@ def _names_a_term(term: str, german: bool) -> bool:
 
 def item_quiz_stem(term: str, description: str, heading: str, german: bool, nested: bool = False) -> str:
     """A quiz's stem asking for the term of a list item from its description (options: the list's terms)."""
-    kind = None if nested or is_aspect(term) else list_kind(heading, german)
+    kind = None if nested or is_aspect(term) else list_kind(heading.rsplit(" › ", 1)[-1], german)
     if when(term, german) is not None and not states_amounts(description):
         return f"{heading}: Wann war das: „{description}“?" if german \
             else f"{heading}: when did this happen: “{description}”?"

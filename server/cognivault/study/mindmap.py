@@ -211,7 +211,7 @@ def extractive_map(sources: SourceSet, branches: int) -> Node:
     notes: dict[str, list[Source]] = {}
     for source in material:
         notes.setdefault(source.path, []).append(source)
-    facts = all_facts(material, sources.language)
+    facts = all_facts(material, sources.language, placed=False)  # each heading of the tree holds its own facts
 
     def tree(path: str, passages: list[Source]) -> list[Node]:
         return _note_tree(passages[0].title, sources.outlines.get(path, []), passages,

@@ -46,7 +46,7 @@ from cognivault.study.extract import (
     sentences,
     spread,
 )
-from cognivault.study.list_wording import item_quiz_stem
+from cognivault.study.list_wording import item_quiz_stem, labels_a_line
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
@@ -178,10 +178,12 @@ def _stem(fact: Fact, reverse: bool, named: bool = True) -> str:
     if fact.kind == "row":
         return (f"{context}: Was gehört in der Spalte „{fact.column}“ zu „{term}“?" if fact.german
                 else f"{context}: which “{fact.column}” goes with “{term}”?")
-    if fact.kind == "item" and reverse:
+    if fact.kind == "item" and reverse:  # "Intervalle › Merklieder: Was gehört zu „kleine Terz“?": its list named
+        context = " › ".join(filter(None, (context, fact.frame)))
         return f"{context}: Was gehört zu „{term}“?" if fact.german else f"{context}: what goes with “{term}”?"
-    if fact.kind == "item":
-        return item_quiz_stem(term, description, context, fact.german, fact.nested)
+    if fact.kind == "item":  # "Intervalle › Merklieder: Welcher Begriff gehört zu „"O Tannenbaum"“?"
+        return item_quiz_stem(term, description, " › ".join(filter(None, (context, fact.frame))), fact.german,
+                              fact.nested)
     if fact.kind in ("definition", "called"):
         place = f"{context}: " if fact.situated else ""
         return (f"{place}Welcher Begriff wird hier beschrieben: „{description}“?" if fact.german
@@ -231,7 +233,8 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     for other in pool:
         same_note = other.source.path == fact.source.path
         same_section = same_note and other.context == fact.context
-        if other.kind not in kinds or other.names_its_note or _names_an_aspect(other) or (
+        if other.kind not in kinds or other.names_its_note or _names_an_aspect(other) \
+                or _phrase_among_terms(fact, other) or (
                 same_section and fact.kind not in ("row", "item", "heading", "step", "faq", "vocab", "formula")):
             continue  # a table's rows, a list's items: each other's; a sentence's other terms may fit its gap
         if fact.kind == "heading" and not same_note:  # "which section of this note": another note's is no option
@@ -244,17 +247,38 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
             else (other.term, other.form)
         if side == "definition" and other.kind == "item" and len(plain(other.definition).split()) >= 3:
             continue
+        if fact.kind == "item" and (side == "definition" or fact.frame) \
+                and (other.kind != "item" or other.frame != fact.frame):
+            continue  # "what goes with „kleine Terz“" under "Merklieder": the songs, not the table's sounds; the
+            #           song's interval among the other songs' intervals, not "Umkehrung"
         if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()):
             continue
         option = text if other.kind in ("vocab", "formula") else _option(text)
+        if option and _within(option, answer):
+            continue  # "Brussels" beside "Brussels (in April, June and October: Luxembourg)": both are right
         if option and option.casefold() != answer.casefold() and len(option) <= 120:
             found.append(option)
     return list(dict.fromkeys(found))
 
 
+def _within(option: str, answer: str) -> bool:
+    """Whether one of two options holds the other as words of their own ("Brussels", "Brussels (in April …)")."""
+    first, second = _said(option), _said(answer)
+    if first == second:
+        return False
+    shorter, longer = sorted((first, second), key=len)
+    return bool(shorter) and re.search(rf"(?<!\w){re.escape(shorter)}(?!\w)", longer) is not None
+
+
 def _names_an_aspect(fact: Fact) -> bool:
     """A list item labelled by an aspect ("Grundregel:", "unit:"): its label names no term to choose among others."""
     return fact.kind == "item" and is_aspect(plain(fact.term))
+
+
+def _phrase_among_terms(fact: Fact, other: Fact) -> bool:
+    """A list item labelled by a phrase ("priority for naming (highest first):", "Rückfluss zum Herzen:") offered
+    beside a right option that is a term: it stands out by its form."""
+    return other.kind == "item" and labels_a_line(plain(other.term)) and not labels_a_line(plain(fact.term))
 
 
 def _other_sections(fact: Fact, outline: list[tuple[int, str]]) -> list[str] | None:
@@ -451,7 +475,7 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
     # a term the note is named after is the quiz's own title ("The French Revolution" in "Quiz - French Revolution")
     # "which section begins like this" asks where a text stands: a section is asked about by the facts inside it
     askable = [f for f in facts if not f.names_its_note and (f.kind != "step" or id(f) in steps)
-               and f.kind != "heading" and not _names_an_aspect(f)]
+               and f.kind != "heading" and not _names_an_aspect(f) and not f.compared]
     one_note = len({s.path for s in sources.material}) == 1
     for kinds in (("row", "item", "definition", "called", "example", "vocab", "formula"), ("bold", "code"),
                   ("heading", "faq"),

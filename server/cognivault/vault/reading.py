@@ -41,6 +41,10 @@ class LanguageWords:
     # what opens a description that only means something beside the lines around it ("the other way round")
     back_references: tuple[str, ...] = ()
     chatter: tuple[str, ...] = ()  # the student talking to themself ("ok makes sense", "lol"): no fact of the subject
+    # words ranking what follows them ("biggest group:", "größte Fraktion:"): the label names an aspect, no term
+    ranks: frozenset[str] = frozenset()
+    # what a speaker opens a sentence or a predicate with ("So, quick recap —", "is basically …"): no part of the fact
+    fillers: tuple[str, ...] = ()
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -71,15 +75,20 @@ WORDS: dict[str, LanguageWords] = {
                            "problem", "solution", "treatment", "side effects", "mechanism", "dose", "indication",
                            "contraindication", "types", "properties", "difference", "occurrence", "formulas",
                            "principle", "basic rule", "goal", "goals", "aim", "aims", "motifs", "subjects",
-                           "themes", "topics"}),
+                           "themes", "topics", "objective", "objectives", "tool", "tools", "task", "maximum",
+                           "minimum", "target", "president", "chair"}),
         function_words=frozenset({"the", "and", "is", "are", "of", "to", "in", "with", "not", "for", "this", "that",
                                   "by", "from", "or", "it", "was", "be", "on", "an", "as", "which", "when"}),
         exercises=frozenset({"examples", "exercises", "practice", "problems", "tasks", "worked"}),
         back_references=("the other way round", "the other way around", "the opposite", "the reverse", "the same",
-                         "vice versa", "same as above", "as above", "see above", "ditto", "likewise", "this", "these",
-                         "those", "it", "they"),
+                         "same", "vice versa", "same as above", "as above", "see above", "ditto", "likewise", "this",
+                         "these", "those", "it", "they"),
         chatter=("ok makes sense", "makes sense", "ok got it", "got it", "lol", "hmm", "i think", "i guess",
                  "no idea", "not sure"),
+        ranks=frozenset({"biggest", "largest", "smallest", "highest", "lowest", "main", "most", "least", "oldest",
+                         "newest", "latest", "first", "second", "third", "last", "current", "previous", "next"}),
+        fillers=("so", "okay", "ok", "now", "well", "alright", "and", "but", "quick recap", "recap", "next",
+                 "basically", "essentially", "actually", "in practice", "remember", "also"),
     ),
     "de": LanguageWords(
         stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
@@ -119,6 +128,11 @@ WORDS: dict[str, LanguageWords] = {
                          "dieser", "dieses"),
         chatter=("glaub ich", "ich glaube", "keine ahnung", "oder so", "hab ich", "nachlesen", "hmm", "lol",
                  "ok verstanden", "macht sinn", "in der klausur gibts", "gibts punkte"),
+        ranks=frozenset({"größte", "größter", "größtes", "kleinste", "kleinster", "kleinstes", "höchste", "niedrigste",
+                         "wichtigste", "wichtigster", "wichtigstes", "älteste", "neueste", "erste", "erster", "erstes",
+                         "zweite", "letzte", "letzter", "aktuelle", "aktueller", "aktuelles"}),
+        fillers=("also", "okay", "ok", "gut", "so", "na ja", "jetzt", "und", "aber", "genau", "dann", "eigentlich",
+                 "im grunde", "kurz zur wiederholung", "wiederholung", "merken sie sich"),
     ),
     "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
                         labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
@@ -131,6 +145,7 @@ _ALL_LOGISTICS = frozenset(w for words in WORDS.values() for w in words.logistic
 _ALL_LABELS = frozenset(w for words in WORDS.values() for w in words.labels)
 _ALL_ASPECTS = frozenset(w for words in WORDS.values() for w in words.aspects)
 _ALL_EXERCISES = frozenset(w for words in WORDS.values() for w in words.exercises)
+_ALL_RANKS = frozenset(w for words in WORDS.values() for w in words.ranks)
 _BACK_REFERENCES = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.back_references},
                                    key=len, reverse=True))
 _BACK_REFERENCE_RE = re.compile(rf"^(?:{_BACK_REFERENCES})(?!\w)")
@@ -237,6 +252,26 @@ def without_filing(text: str) -> str:
     return "\n".join(kept)
 
 
+_FILLERS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.fillers}, key=len, reverse=True))
+_FILLER_RE = re.compile(rf"^(?:{_FILLERS})(?:\s*[,—–]\s*|\s+)", re.IGNORECASE)
+_SPOKEN_ASIDE_RE = re.compile(r"\s+[—–]\s+[^—–]{1,80}?\s+[—–]\s+")  # "Now — and this is an exam question — ACE …"
+_OPENING_TIMESTAMP_RE = re.compile(rf"^\W*{TIMESTAMP_RE.pattern}\W*")
+
+
+def is_spoken(text: str) -> bool:
+    """A paragraph of a transcript: it opens with its timestamp ("**[05:40]** So, first class, …")."""
+    return bool(_OPENING_TIMESTAMP_RE.match(text))
+
+
+def without_fillers(sentence: str) -> str:
+    """A spoken sentence as a statement: its timestamp, the speaker's openers ("So, quick recap — ", "Okay, ", "Now ")
+    and an aside between dashes ("— and this is a classic exam question —") left out."""
+    text = _SPOKEN_ASIDE_RE.sub(" ", _OPENING_TIMESTAMP_RE.sub("", sentence.strip()))
+    while (found := _FILLER_RE.match(text)) and found.end() < len(text):
+        text = text[found.end():]
+    return text
+
+
 def without_timestamps(text: str) -> str:
     """A transcript's text without its ``[02:15]`` marks (the words said stay)."""
     return " ".join(TIMESTAMP_RE.sub(" ", text).split()) if TIMESTAMP_RE.search(text) else text
@@ -288,6 +323,22 @@ def is_logistics_line(line: str) -> bool:
     """A date with course words and nothing else: "Klausur 17.02.2026", "Test Mi 19.11."."""
     bare = _bare_line(line)
     return bool(DATE_RE.search(bare) or _TIME_RE.search(bare)) and not _residual_words(line)
+
+
+_REMARK_RE = re.compile(r"\s*\(([^()]*)\)")
+
+
+def without_course_remarks(heading: str) -> str:
+    """A heading without its remarks in parentheses about the course ("Beispiele (aus Übung 3, 05.11.)" →
+    "Beispiele"): a remark holding a date or a word of course logistics says where the text came from, not what it
+    is about; other remarks stay ("Ordinary legislative procedure (Art. 294 TFEU)")."""
+    def course(match: re.Match[str]) -> bool:
+        remark = match.group(1)
+        words = {word.casefold().rstrip(".") for word in _WORD_RE.findall(remark) if len(word) >= 4}
+        return bool(DATE_RE.search(remark) or _TIME_RE.search(remark) or words & _ALL_LOGISTICS)
+
+    kept = _REMARK_RE.sub(lambda match: "" if course(match) else match.group(0), heading).strip()
+    return kept or heading
 
 
 def is_bookkeeping_line(line: str) -> bool:
@@ -404,10 +455,18 @@ def vocabulary(text: str) -> list[tuple[str, str]]:
     return [(match.group("word").strip(), match.group("meaning").strip()) for match in pairs if match]
 
 
+MAX_ASPECT_WORDS = 3
+
+
 def is_aspect(term: str) -> bool:
-    """A list item's label naming an aspect of its section's subject ("Ursache:", "unit:", "Merkwort:"): the card
-    asks for that aspect ("Monsun: Ursache?"), not what the word means."""
-    return normal(term).strip("*_:` ") in _ALL_ASPECTS
+    """A list item's label naming an aspect of its section's subject ("Ursache:", "unit:", "Merkwort:"), also with
+    words before its noun ("primary objective:", "main tool:", "Treaty maximum:") or ranked ("biggest group:"): the
+    card asks for that aspect
+    ("Monsun: Ursache?", "European Central Bank: primary objective?"), not what the label means."""
+    bare = normal(term).strip("*_:` ")
+    words = bare.split()
+    return bare in _ALL_ASPECTS or (1 < len(words) <= MAX_ASPECT_WORDS and all(word.isalpha() for word in words)
+                                    and (words[-1] in _ALL_ASPECTS or words[0] in _ALL_RANKS))
 
 
 def names_exercises(heading: str) -> bool:
