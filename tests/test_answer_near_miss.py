@@ -81,3 +81,16 @@ def test_a_refusal_names_the_missing_name_as_the_question_writes_it(
     answer = answer_extractively(indexed_notes(ART), "Who painted The Night Watch and what style is it?")
     assert not answer.answered
     assert "“Night Watch”" in answer.text
+
+
+SPORT = {
+    "Sport/Turniere.md": "# Turniere\n\n## Olympia\n- 2016 gewann Deutschland Silber im Turnier\n"
+                         "- die Spiele finden alle vier Jahre statt\n",
+}
+
+
+def test_a_refusal_names_a_word_with_sharp_s_as_the_question_writes_it(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    answer = answer_extractively(indexed_notes(SPORT), "Wer gewann 2014 das Fußballturnier?")
+    assert not answer.answered
+    assert "“Fußballturnier”" in answer.text  # not "fussballturnier", the casefolded key

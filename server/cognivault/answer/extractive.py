@@ -1047,8 +1047,10 @@ def unheard(pack: EvidencePack, question: str = "") -> list[str]:
 
 
 def _as_written(question: str, words: str) -> str:
-    """``words`` (casefolded, one or two) as the question writes them ("night watch": "Night Watch")."""
-    found = re.search(r"\s+\S*\s*".join(re.escape(word) for word in words.split()), question, re.IGNORECASE)
+    """``words`` (casefolded, one or two) as the question writes them ("night watch": "Night Watch", "fussball":
+    "Fußball": casefolding wrote ß as ss)."""
+    found = re.search(r"\s+\S*\s*".join(re.escape(word).replace("ss", "(?:ss|ß)") for word in words.split()),
+                      question, re.IGNORECASE)
     return found[0] if found and len(found[0]) <= 2 * len(words) else words
 
 
