@@ -1,6 +1,6 @@
-"""A question's subject decides its ranking, not its frame: "Unterschied", "Begriff", "heißt … auf Spanisch",
-"difference" weigh less than the subject's words. A note about the frame word itself is still found by it. Real
-SQLite and BM25, keyword retrieval only."""
+"""A question's subject decides its ranking, not its frame or a hub: "Unterschied", "Begriff", "heißt … auf
+Spanisch", "difference" weigh less than the subject's words, and a hub of links ranks below the note on the subject.
+A note about the frame word itself is still found by it. Real SQLite and BM25, keyword retrieval only."""
 
 from __future__ import annotations
 
@@ -116,6 +116,16 @@ def test_the_frame_decided_before(engine: Engine, monkeypatch: pytest.MonkeyPatc
 
 def test_a_frame_word_alone_still_finds_its_note(engine: Engine) -> None:
     assert engine.search("Beispiele", k=3, mode="lexical", per_note=True).results[0].path == "Writing/Examples.md"
+
+
+def test_a_hub_ranks_below_the_note_on_the_subject(engine: Engine) -> None:
+    ranked = [hit.path for hit in engine.search("Wie läuft die Zellatmung ab?", k=5, per_note=True).results]
+    assert ranked[:2] == ["Biologie/Stoffwechsel.md", "00 Übersicht.md"]
+
+
+def test_a_question_about_planning_keeps_the_hub_first(engine: Engine) -> None:
+    ranked = [hit.path for hit in engine.search("Wann ist die Klausur in Zellatmung?", k=5, per_note=True).results]
+    assert ranked[0] == "00 Übersicht.md"
 
 
 @pytest.mark.parametrize(("query", "lang", "frame"), [

@@ -274,6 +274,13 @@ class LexicalIndex:
             number = self.vocab.get(term)
             return int(self._df.data[number]) if number is not None and number < self._df.size else 0
 
+    def holds_any(self, chunk_id: str, terms: Iterable[str]) -> bool:
+        """Whether the searched chunk ``chunk_id`` holds one of the index terms ``terms``."""
+        with self._lock:
+            row = self._row_of.get(chunk_id)
+            wanted = [self.vocab[term] for term in terms if term in self.vocab]
+            return row is not None and bool(wanted) and bool(np.isin(self._row_terms[row], wanted).any())
+
     def path_of(self, chunk_id: str) -> str | None:
         """The vault path of a searched chunk (None when it is not in the index)."""
         with self._lock:
