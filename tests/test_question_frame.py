@@ -134,6 +134,7 @@ def test_a_question_about_planning_keeps_the_hub_first(engine: Engine) -> None:
     ("how do you say bread in spanish", "en", [False, False, False, True, False, False, True]),
     ("spanish verbs in the past", "en", [False, False, False, False, False]),  # the subject, not the target
     ("was heißt brot auf spanisch", "de", [False, True, False, False, True]),
+    ("wie viele herzkammern hat ein frosch", "de", [False, True, False, False, False, False]),  # a count asked
     ("unterschied mitose meiose", None, [True, False, False]),  # no clear language: every language's frame
 ])
 def test_frame_words_per_language(query: str, lang: str | None, frame: list[bool]) -> None:

@@ -23,7 +23,7 @@ FRAME_WEIGHT = 0.3
 class LanguageFrame:
     """One language's question frame (all casefolded, as :func:`cognivault.index.analysis.words` reads them)."""
 
-    words: frozenset[str]  # asking for a difference, a term, a meaning, an example, an explanation, a definition
+    words: frozenset[str]  # asking for a difference, a term, a meaning, an example, an explanation, a count
     into: frozenset[str]  # what leads to the language a word is translated into ("auf", "in")
     languages: frozenset[str]  # language names, which are the frame after one of ``into`` ("auf Spanisch")
 
@@ -34,7 +34,7 @@ FRAMES: dict[str, LanguageFrame] = {
             "difference", "differences", "differ", "differs", "distinguish", "compare", "compared",
             "comparison", "versus", "vs", "term", "terms", "mean", "means", "meaning", "meant", "called", "word",
             "words", "explain", "explains", "explanation", "example", "examples", "define", "defines", "definition",
-            "translate", "translated", "translation", "say", "says"}),
+            "translate", "translated", "translation", "say", "says", "many", "much"}),
         into=frozenset({"in", "into"}),
         languages=frozenset({
             "english", "german", "spanish", "french", "italian", "latin", "portuguese", "dutch", "russian", "polish",
@@ -46,7 +46,8 @@ FRAMES: dict[str, LanguageFrame] = {
             "vergleichen", "begriff", "begriffe", "begriffs", "heißt", "heißen", "heisst", "heissen", "bedeutet",
             "bedeuten", "bedeutung", "genannt", "nennt", "nennen", "bezeichnet", "bezeichnung", "wort", "wörter",
             "erkläre", "erklären", "erklärt", "erklärung", "beispiel", "beispiele", "beispielen", "definition",
-            "definiere", "definieren", "definiert", "übersetzt", "übersetzen", "übersetzung", "besagt", "besagen"}),
+            "definiere", "definieren", "definiert", "übersetzt", "übersetzen", "übersetzung", "besagt", "besagen",
+            "viele", "vielen"}),
         into=frozenset({"auf", "ins", "im"}),
         languages=frozenset({
             "deutsch", "deutsche", "deutschen", "englisch", "englische", "englischen", "spanisch", "spanische",
