@@ -25,7 +25,9 @@ from cognivault.errors import CogniVaultError
 from cognivault.graph import MARKDOWN_SUFFIXES, Snapshot
 from cognivault.index.catalog import Catalog, ChunkRecord, FileRecord
 from cognivault.index.generated import GeneratedNotes, study_prefix
+from cognivault.index.hubs import HubNotes, asks_logistics, below_subject_notes
 from cognivault.index.hybrid import FusedHit, FusionWeights, fuse_rankings, reciprocal_rank_fusion
+from cognivault.index.lexical import QueryReading
 from cognivault.index.named_note import as_note_name, open_with_named_note
 from cognivault.index.pipeline import (
     EMBED_BATCH,
@@ -278,6 +280,7 @@ class Engine:
         self._graph_lock = threading.Lock()
         self._generated = PerGeneration(self._read_generated_notes)
         self._resolver = PerGeneration(self._read_resolver)
+        self._hubs = HubNotes()
         self._progress: Progress | None = None  # the running index pass's last step
         self.live: LiveWrites = _Unobserved()  # set by the live vault that keeps this engine current
 
@@ -572,6 +575,8 @@ class Engine:
             generated = self.generated_notes()
             fused = generated.below_sources(fused, lambda hit: lexical.path_of(hit.chunk_id))
             fused = generated.one_passage_each(fused, lambda hit: lexical.path_of(hit.chunk_id))
+            if reading is not None:
+                fused = self._hubs_below_subject_notes(fused, query, lang, reading)
             fused = self._open_with_named_note(fused, query, allowed_paths)
         results = self._results(fused, query, lang, k, per_note)
         if not results:
@@ -589,6 +594,17 @@ class Engine:
         if allowed_paths is not None and not allowed_paths and scope is not None:
             return [*notes, f"no note is in the scope {scope}"]
         return notes
+
+    def _hubs_below_subject_notes(self, fused: list[FusedHit], query: str, lang: str | None,
+                                  reading: QueryReading) -> list[FusedHit]:
+        """A hub's passages rank below the first other note holding the query's subject words (see :mod:`hubs`)."""
+        lexical = self.store.lexical
+        if lexical is None or asks_logistics(query, [lang] if lang else lexical.main_languages):
+            return fused
+        catalog = self.store.reader()
+        subject = [term for term in reading.terms if term not in reading.frame_terms]
+        return below_subject_notes(fused, lexical.path_of, lambda path: self._hubs.is_hub(catalog, path),
+                                   lambda chunk_id: lexical.holds_any(chunk_id, subject))
 
     def _open_with_named_note(self, fused: list[FusedHit], query: str, allowed_paths: set[str] | None
                               ) -> list[FusedHit]:

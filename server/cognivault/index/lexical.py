@@ -44,6 +44,7 @@ from cognivault.atomic import atomic_write_text
 from cognivault.errors import CogniVaultError
 from cognivault.index.analysis import ANALYZER_VERSION, Analyzer, is_stopword, spelling_key, words
 from cognivault.index.catalog import Catalog
+from cognivault.index.question_frame import FRAME_WEIGHT, frame_words
 
 log = logging.getLogger(__name__)
 
@@ -123,10 +124,13 @@ class QueryReading:
     """How keyword search reads a query: its index terms (the terms of its words, then those its slips and
     spelling variants stand for), and ``unknown_share``, the share of its words (stopwords left out) that no
     passage holds in any spelling: where the words naming the subject are missing, keywords match only what
-    is left (a question's frame: "mean", "difference", "year") and meaning search should decide."""
+    is left (a question's frame: "mean", "difference", "year") and meaning search should decide.
+    ``frame_terms``: the terms only the question's frame gives ("unterschied", the "spanisch" of "auf Spanisch"; see
+    :mod:`cognivault.index.question_frame`), which weigh less than the terms of its subject."""
 
     terms: tuple[str, ...]
     unknown_share: float
+    frame_terms: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -269,6 +273,13 @@ class LexicalIndex:
         with self._lock:
             number = self.vocab.get(term)
             return int(self._df.data[number]) if number is not None and number < self._df.size else 0
+
+    def holds_any(self, chunk_id: str, terms: Iterable[str]) -> bool:
+        """Whether the searched chunk ``chunk_id`` holds one of the index terms ``terms``."""
+        with self._lock:
+            row = self._row_of.get(chunk_id)
+            wanted = [self.vocab[term] for term in terms if term in self.vocab]
+            return row is not None and bool(wanted) and bool(np.isin(self._row_terms[row], wanted).any())
 
     def path_of(self, chunk_id: str) -> str | None:
         """The vault path of a searched chunk (None when it is not in the index)."""
@@ -664,8 +675,9 @@ class LexicalIndex:
             terms += [t for t in self.analyzer.terms(query_words, language) if t not in terms]
         return terms
 
-    def _scores(self, term_ids: list[int]) -> np.ndarray:
-        """BM25 (Lucene variant) of every row for the query terms, from the live statistics."""
+    def _scores(self, term_ids: list[int], weights: list[float]) -> np.ndarray:
+        """BM25 (Lucene variant) of every row for the query terms, each term's part times its weight, from the
+        live statistics."""
         size = len(self._row_ids)
         scores = np.zeros(size, np.float64)
         live = len(self._row_of)
@@ -676,13 +688,13 @@ class LexicalIndex:
         norm_factor = BM25_K1 * BM25_B / average if average > 0 else 0.0
         base = BM25_K1 * (1 - BM25_B)
         main = self._main
-        for term in term_ids:
+        for term, weight in zip(term_ids, weights, strict=True):
             if term >= self._df.size:
                 continue  # a term the writer is adding right now
             df = int(self._df.data[term])
             if df <= 0:
                 continue
-            idf = math.log(1 + (live - df + 0.5) / (df + 0.5))
+            idf = weight * math.log(1 + (live - df + 0.5) / (df + 0.5))
             if term < main.vocab_size:
                 start, end = main.indptr[term], main.indptr[term + 1]
                 rows, tfs = main.rows[start:end], main.tfs[start:end]
@@ -703,13 +715,20 @@ class LexicalIndex:
         """The index terms ``query`` is searched by (with those its misspelt words stand for, :meth:`read_slips`)
         and the share of its words the vault lacks (see :class:`QueryReading`)."""
         terms = self.query_terms(query, lang)
-        words_terms = [word_terms for word in words(query) if (word_terms := self.query_terms(word, lang))]
+        query_words = words(query)
+        framing = frame_words(query_words, [lang] if lang else self.main_languages)
+        read_words = [(word_terms, frame) for word, frame in zip(query_words, framing, strict=True)
+                      if (word_terms := self.query_terms(word, lang))]
+        words_terms = [word_terms for word_terms, _ in read_words]
         slips = self.read_slips(words_terms)
         terms += [term for term in dict.fromkeys(term for _, term in slips) if term not in terms]
         read = {at for at, _ in slips}
         unknown = sum(1 for at, word_terms in enumerate(words_terms)
                       if at not in read and not any(self.document_frequency(t) for t in word_terms))
-        return QueryReading(tuple(terms), unknown / len(words_terms) if words_terms else 0.0)
+        subject = {term for word_terms, frame in read_words if not frame for term in word_terms}
+        subject |= {term for at, term in slips if not read_words[at][1]}
+        return QueryReading(tuple(terms), unknown / len(words_terms) if words_terms else 0.0,
+                            frozenset(terms) - subject)
 
     def search(self, query: str, lang: str | None, k: int, allowed_paths: set[str] | None = None,
                read_slips: bool = True, reading: QueryReading | None = None) -> list[LexicalHit]:
@@ -719,11 +738,12 @@ class LexicalIndex:
         if reading is None and read_slips:
             reading = self.read_query(query, lang)
         terms = list(reading.terms) if reading is not None else self.query_terms(query, lang)
+        frame = reading.frame_terms if reading is not None else frozenset()
         with self._lock:
-            ids = [self.vocab[t] for t in terms if t in self.vocab]
-            if not ids or not self._row_of:
+            known = [t for t in terms if t in self.vocab]
+            if not known or not self._row_of:
                 return []
-            scores = self._scores(ids)
+            scores = self._scores([self.vocab[t] for t in known], [FRAME_WEIGHT if t in frame else 1.0 for t in known])
             if lang and lang in self.main_languages and OTHER_LANGUAGE_FACTOR != 1.0:
                 # A question asked in German wants the German note before its English twin.
                 code = self._lang_codes.get(lang, -1)
