@@ -115,3 +115,16 @@ def test_a_cached_answer_is_keyed_on_the_answering_code(tmp_path: Path, monkeypa
     key = cache.cache_key("How do I embed a note?", None, "", 3, "extractive", "extractive")
     monkeypatch.setattr(cache, "ANSWER_CODE", "another build of the answerer")
     assert cache.cache_key("How do I embed a note?", None, "", 3, "extractive", "extractive") != key
+
+
+@pytest.mark.parametrize("code", [
+    "```python\nconn, addr = server.accept()  # blocks until the handshake is done\n```",
+    "```js\n// the handshake is done here\nconst socket = await server.accept();\n```",
+])
+def test_a_code_block_sharing_a_word_only_in_a_comment_does_not_lead(code: str) -> None:
+    # "TCP handshake": the echo server's comment says "handshake"; the steps of the handshake answer.
+    item = passage("S1", "Sockets.md", f"A TCP server in code:\n\n{code}\n\n"
+                   "The TCP handshake: the client sends SYN, the server SYN-ACK, the client ACK.")
+    terms = stems("tcp handshake")
+    chosen = choose_units([item], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER, "TCP handshake")
+    assert "SYN-ACK" in chosen[0].text

@@ -84,6 +84,7 @@ CONTEXT_SHARE = 0.75
 CONTEXT_WEIGHT = 0.35
 NOTE_WEIGHT = 0.5  # of a passage's context, the share judged over all its note's passages in the pack
 LINK_SHARE = 0.5  # a question word a unit says only as a link's text counts this much
+COMMENT_SHARE = LINK_SHARE  # so does one a code block says only in a comment ("# blocks until ... handshake done")
 PHRASE_WEIGHT = 0.1  # a unit that has the question's words side by side ("embed a note") comes first on a tie
 SECTION_WEIGHT = PHRASE_WEIGHT  # so does a unit under a heading naming the question's words
 TITLE_SHARE = 0.75  # a question word a unit has only from its note's title counts this much
@@ -150,6 +151,8 @@ _EMPHASIS = re.compile(r"(?<![\w*_])(?P<mark>\*\*|__|\*|_)(?P<text>[^*_\n]+)(?P=
 # Where a sentence may start: after its end mark, at a list item, a new line of a table or block, a blank line
 # (not at a line break inside a wrapped paragraph).
 _SENTENCE_BREAK = re.compile(r"[.!?:]\s+|\n(?=[ \t]*(?:[-*+>|]|\d{1,3}[.)])\s)|\n[ \t]*\n")
+# A line comment in code: "#", "//" or "--" at a line's start or after a blank, then a blank, to the line's end.
+_CODE_COMMENT = re.compile(r"(?:^|(?<=\s))(?:#|//|--)(?:\s.*)?$", re.MULTILINE)
 _EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
 _PROSE_KINDS = frozenset({"paragraph", "sentence", "item", "quote"})
 _QUOTED_KINDS = frozenset({"paragraph", "item", "code", "table", "quote"})
@@ -698,10 +701,13 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
             stated = _concepts_in(shown, item, weight, analyzer, pack)
             titled = unit.concepts - stated - sectioned
+            # A code block sharing a word of the question only in a comment shows code about something else.
+            commented = stated - _concepts_in(f"{unit.intro}\n{_CODE_COMMENT.sub('', unit.text)}", item, weight,
+                                              analyzer, pack) - sectioned if unit.kind == "code" else set()
             if unit.kind == "table" and not (compares and _compares(unit, item, weight, topic, analyzer, pack)):
                 continue
             unit.share = sum(weight[t] * (LINK_SHARE if t in pointed else 1.0) * (TITLE_SHARE if t in titled else 1.0)
-                             for t in unit.concepts) / total
+                             * (COMMENT_SHARE if t in commented else 1.0) for t in unit.concepts) / total
             if unit.share < MIN_UNIT_SHARE:
                 continue
             unit.by_heading = not stated
