@@ -128,3 +128,22 @@ def test_a_code_block_sharing_a_word_only_in_a_comment_does_not_lead(code: str) 
     terms = stems("tcp handshake")
     chosen = choose_units([item], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER, "TCP handshake")
     assert "SYN-ACK" in chosen[0].text
+
+
+
+@pytest.mark.parametrize("start", ["  - monsoon dry, blows from land to sea", "  1. the monsoon turns, the dry season"])
+def test_a_passage_beginning_inside_a_list_item_quotes_whole_items_first(start: str) -> None:
+    # Chunks overlap: a passage may begin in the nested lines of an item whose first line is in the passage before.
+    item = passage("S1", "Climate.md", f"the continent\n{start}\n- Monsoon: a wind that turns every half year\n"
+                   "- other monsoon regions: West Africa, East Asia")
+    terms = stems("monsoon")
+    chosen = choose_units([item], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER, "Monsoon")
+    assert chosen and not [unit for unit in chosen if start.strip() in unit.text]
+
+
+def test_the_rest_of_a_cut_item_is_quoted_where_nothing_else_answers() -> None:
+    item = passage("S1", "Painting.md", "Rome, papal patronage\n  - Leonardo\n    - *Mona Lisa* → sfumato = soft "
+                   "transitions without hard outlines\n- **Mannerism**: elongated figures, unnatural colours")
+    terms = stems("sfumato")
+    chosen = choose_units([item], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER, "sfumato")
+    assert "soft transitions" in chosen[0].text

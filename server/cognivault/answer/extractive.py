@@ -243,6 +243,8 @@ class Unit:
     answers_kind: bool = False  # gives the kind of answer the question asks for (a number, a date) near its focus
     by_heading: bool = False  # states the question's words only in its headings
     caveat: str = ""  # the warning right after its block that qualifies it ("> [!warning] Exception: …")
+    # the rest of an item the passage begins inside ("  - NO-Monsun, trocken": chunks overlap), without what it is of
+    cut: bool = False
 
     @property
     def size(self) -> int:
@@ -303,7 +305,8 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
         if block.kind == "code" and block.closed:
             units.append(Unit(item.label, position, order, "code", block.text, intro, group=group))
         elif block.kind == "item":
-            units.append(Unit(item.label, position, order, "item", block.text, intro, group=group))
+            units.append(Unit(item.label, position, order, "item", block.text, intro, group=group,
+                              cut=block.text[:1].isspace()))
         elif block.kind == "quote":
             units.append(Unit(item.label, position, order, "quote", block.text, group=group))
         elif block.kind == "table":
@@ -340,7 +343,7 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
     # A short list is also a unit as a whole: the question may be answered by all of its items.
     lists: dict[int, list[Unit]] = {}
     for unit in units:
-        if unit.kind == "item":
+        if unit.kind == "item" and not unit.cut:
             lists.setdefault(unit.group, []).append(unit)
     # An image or embed alone, a link alone ("- [[Variables#Prompt variables|Prompt variables]]"), or a word
     # or two, says nothing on its own: words a reader does not see (link targets) do not count.
@@ -724,7 +727,10 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     if not candidates:
         return []
     best_share = max(unit.share for unit in candidates)
-    candidates = [unit for unit in candidates if unit.share >= best_share * RELATIVE_SHARE]
+    # The rest of an item cut by the passage's start is quoted only where no whole block says as much.
+    whole_share = max((unit.share for unit in candidates if not unit.cut), default=0.0)
+    candidates = [unit for unit in candidates if unit.share >= best_share * RELATIVE_SHARE and
+                  not (unit.cut and unit.share <= whole_share)]
     if expected is not None:
         in_own_words = expected.kind == "quantity" and expected.head is None and pack is not None and bool(pack.gaps)
         for unit in candidates:
@@ -851,7 +857,7 @@ def _neighbours(lead: Unit, units: Sequence[Unit]) -> list[Unit]:
     A table's row is no such block: one row under its header, away from what the question asks, says nothing (nor
     is the whole table, quoted whole only for a question comparing its columns)."""
     blocks = [u for u in units if u.kind not in ("sentence", "list", "row", "table") and u.group != lead.group and
-              u.heading == lead.heading]
+              u.heading == lead.heading and not u.cut]
     return sorted(blocks, key=lambda u: (abs(u.order - lead.order) // 1000, u.order < lead.order, u.order))
 
 
