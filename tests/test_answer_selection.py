@@ -147,3 +147,12 @@ def test_the_rest_of_a_cut_item_is_quoted_where_nothing_else_answers() -> None:
     terms = stems("sfumato")
     chosen = choose_units([item], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER, "sfumato")
     assert "soft transitions" in chosen[0].text
+
+
+def test_the_end_of_a_cut_items_first_line_is_no_neighbour() -> None:
+    item = passage("S1", "Painting.md", "– Rome, papal patronage and large commissions\n  - Leonardo\n"
+                   "    - *Mona Lisa* → sfumato = soft transitions without hard outlines\n"
+                   "- **Mannerism**: elongated figures")
+    terms = stems("sfumato")
+    chosen = choose_units([item], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER, "sfumato")
+    assert chosen and not [unit for unit in chosen if "Rome" in unit.text]

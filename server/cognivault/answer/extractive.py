@@ -305,8 +305,11 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
         if block.kind == "code" and block.closed:
             units.append(Unit(item.label, position, order, "code", block.text, intro, group=group))
         elif block.kind == "item":
-            units.append(Unit(item.label, position, order, "item", block.text, intro, group=group,
-                              cut=block.text[:1].isspace()))
+            cut = block.text[:1].isspace()
+            if cut and index == 1 and blocks[0].kind == "paragraph":
+                for unit in units:
+                    unit.cut = True  # the end of the item's first line ("– Rome, papal patronage") before its rest
+            units.append(Unit(item.label, position, order, "item", block.text, intro, group=group, cut=cut))
         elif block.kind == "quote":
             units.append(Unit(item.label, position, order, "quote", block.text, group=group))
         elif block.kind == "table":
