@@ -15,7 +15,7 @@ import pytest
 
 from answer_support import make_vault
 from cognivault.answer import cache
-from cognivault.answer.evidence import FALLBACK_ANALYZER, Evidence, question_concepts, text_terms
+from cognivault.answer.evidence import FALLBACK_ANALYZER, Evidence, question_concepts, text_terms, unknown_words
 from cognivault.answer.extractive import choose_units, units_of
 from cognivault.answer.retrieval import build_pack
 from cognivault.engine import Engine
@@ -156,3 +156,22 @@ def test_the_end_of_a_cut_items_first_line_is_no_neighbour() -> None:
     terms = stems("sfumato")
     chosen = choose_units([item], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER, "sfumato")
     assert chosen and not [unit for unit in chosen if "Rome" in unit.text]
+
+
+@pytest.mark.parametrize(("question", "quoted"), [
+    ("What does 'Soll an Haben' mean when you write a booking entry?", {"soll", "haben"}),
+    ("Wer hat gesagt: „Ich bin ein Berliner“?", {"ich", "bin", "ein"}),
+])
+def test_the_words_a_question_quotes_are_asked_about_though_stopwords(tmp_path: Path, question: str,
+                                                                      quoted: set[str]) -> None:
+    notes = {"Buchung.md": "# Buchungssätze\n\nGrundregel: **Soll an Haben** – zuerst das Soll-Konto, dann das "
+             "Haben-Konto.\n", "Rede.md": "# Rede\n\nKennedy sagte 1963: „Ich bin ein Berliner“.\n"}
+    vault, settings = make_vault(tmp_path, notes)
+    with Engine(vault, settings, embedder=None, writable=False) as engine:
+        lang = "en" if question.startswith("What") else "de"
+        concepts = question_concepts(engine, question, lang)
+        unknown = unknown_words(engine, concepts, {}, lang)
+    assert quoted <= {concept.word for concept in concepts}
+    # the index keeps no stopword, so it cannot tell the vault never says them: they make no question off-topic
+    if lang == "de":
+        assert unknown.share == 0.0

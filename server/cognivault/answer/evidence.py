@@ -162,6 +162,8 @@ class Concept:
     name: bool = False  # written capitalised away from a sentence's start, in a language with lowercase nouns
     context: bool = False  # said only in a clause setting the scene before the question proper (``_scene_words``)
     slip: str = ""  # the vault's term this word was read as, the vault having the word in no form (``_with_slip_read``)
+    # a stopword the question quotes ("'Soll an Haben'"): the index keeps none, so cannot tell whether the vault says it
+    unindexed: bool = False
 
     def found_in(self, terms: frozenset[str] | set[str], text_words: frozenset[str] | set[str]) -> bool:
         """Whether a text with these index ``terms`` and ``text_words`` has this concept."""
@@ -320,6 +322,8 @@ grundsätzlich generell hauptsächlich ungefähr etwa circa wahrscheinlich viell
 # Words that shape a question without naming what it is about ("how *many*", "*tell* me", "what
 # *happens* in X", "how does X *work*", "what does X *mean*"), and the German question words the
 # stopword list lacks ("*wer*", "*warum*": English has "who" and "why" among its stopwords).
+# A span the question quotes: opening and closing marks with a blank or the text's edge outside them.
+_QUOTED_SPAN = re.compile(r"(?:^|(?<=[\s(]))['\"„“‚‘«»](?P<text>[^'\"„“”‚‘’«»\n]{1,80})['\"“”‘’«»](?=$|[\s.,;:!?)])")
 QUESTION_FILLERS = frozenset("""
 many much look tell explain describe define want need know possible way ways thing things something anything
 somewhere anywhere elsewhere else someone anyone somebody anybody irgendwo woanders sonst irgendwas jemand
@@ -436,6 +440,8 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
                                   and (vocab is None or found[0] in vocab))
         frame = frozenset({verb}) if verb is not None and verb in _lowercase_words(text) else frozenset()
     names = _name_words(text, lang)
+    # what the question quotes is what it asks about ("What does 'Soll an Haben' mean?"), stopwords or not
+    quoted = {word for span in _QUOTED_SPAN.finditer(text) for word in words(span["text"])}
     for at, word in enumerate(said):
         if at in asking:
             continue  # "how long": what kind of answer, not what about
@@ -444,9 +450,11 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
             if bare in symbols:
                 continue
             symbols.add(bare)
-        if word in QUESTION_FILLERS or any(not analyzer.terms_of_word(word, code) for code in languages):
-            continue  # a stopword in one of the languages the question may be in
-        found = analyzer.terms_of_word(word, first)
+        if word in QUESTION_FILLERS or any(not analyzer.terms_of_word(word, code) for code in languages) and not (
+                word in quoted and any(analyzer.terms_of_word(word, code) for code in languages)):
+            continue  # a stopword in one of the languages the question may be in (in quotes: in all of them)
+        found = analyzer.terms_of_word(word, first) or next(
+            found for code in languages if (found := analyzer.terms_of_word(word, code)))
         if len(found) > 1 and vocab is not None and found[0] not in vocab:
             # a compound the vault never uses whole: its parts are the concepts
             for part in analyzer.split_compound(word):
@@ -454,7 +462,7 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
                 if stems:
                     concepts.setdefault(stems[0], Concept(stems[0], part, frozenset(stems[:1]), word))
             continue
-        terms = {found[0]} | {analyzer.terms_of_word(word, code)[0] for code in languages[1:]}
+        terms = {found[0]} | {stems[0] for code in languages[1:] if (stems := analyzer.terms_of_word(word, code))}
         if word in separable:
             terms |= {found[0] for spelling in separable[word] if (found := analyzer.terms_of_word(spelling, first))}
         key = found[0]
@@ -463,7 +471,9 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
         if len(key) > 1 or key.isdigit():  # symbol runs ("[[##", "%%") are what lexical questions hinge on
             # an ordinal says which one of what the question names ("the *second* law"), not what about
             framing = word in frame or word in FRAME_NOUNS or ordinal_of(word) is not None
-            concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=framing, name=word in names))
+            unindexed = any(not analyzer.terms_of_word(word, code) for code in languages)
+            concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=framing, name=word in names,
+                                             unindexed=unindexed))
     scene = _scene_words(text)
     if any(c.word not in scene and not c.frame and (vocab is None or c.key in vocab) for c in concepts.values()):
         concepts = {key: replace(c, context=c.word in scene) for key, c in concepts.items()}
@@ -639,7 +649,7 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
                     _inflection_in_index(lexical, spellings | {word}):
                 known.add(word)
                 continue
-        if (concept.frame and judged_frame) or concept.context:
+        if (concept.frame and judged_frame) or concept.context or concept.unindexed:
             del weight[concept.key]  # neither for nor against the question's topic
             if concept.context:
                 unheard_scene.append(concept.key)

@@ -1021,8 +1021,9 @@ def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) ->
     Watch") that no chosen unit states, with its headings, in the user's words."""
     said = set().union(*(unit.concepts for unit in units)) if units else set()
     missing = [concept.word for key, concept in pack.concepts.items()
-               if concept.name and not concept.context and not concept.frame and key not in said]
-    names = {key for key, concept in pack.concepts.items() if concept.name}
+               if concept.name and not concept.context and not concept.frame and not concept.unindexed and
+               key not in said]
+    names = {key for key, concept in pack.concepts.items() if concept.name and not concept.unindexed}
     for first, second in pack.question_phrases:
         if first in names and second in names and not any(
                 pack.side_by_side((first, second), text_pairs(analyzer, f"{unit.heading}\n{unit.text}",
