@@ -18,10 +18,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from cognivault.answer.acronyms import spelled_out
 from cognivault.answer.evidence import (
     DEFAULT_MAX_ITEMS,
     DEFAULT_TOKEN_BUDGET,
@@ -121,6 +123,7 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
                 pack.add(evidence_from_record(engine, following, result.title, source="vault"))
     if asked:
         _mark_numbered(pack, asked)
+    _spell_out_acronyms(pack)
     pack.gaps = translation_gaps(engine, pack)
     if pack.gaps:
         pack.unknown_share, pack.unknown, _ = unknown_words(engine, list(pack.concepts.values()), pack.term_weights,
@@ -129,6 +132,16 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
         _measure_similarity(engine, pack)
     add_unknown_names(pack, [name for name in pack.question_phrases if not _said_together(engine, pack, name, scope)])
     return pack, lang
+
+
+def _spell_out_acronyms(pack: EvidencePack) -> None:
+    """The question's acronyms ("the Council of the *EU*") found where a passage has the words a passage of the pack
+    spells them out with ("Court of Justice of the European Union (CJEU)": "Council of the European Union")."""
+    spelled = spelled_out(item.text for item in pack.items)
+    written = {word.casefold() for word in _ACRONYM.findall(pack.query)}
+    pack.concepts = {key: replace(concept, spelled=spelled[concept.word])
+                     if concept.word in written and concept.word in spelled else concept
+                     for key, concept in pack.concepts.items()}
 
 
 def _following_passage(engine: Any, result: Any) -> Any:

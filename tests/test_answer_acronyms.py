@@ -1,0 +1,33 @@
+"""An acronym the vault spells out matches its words (issue 25): "the Council of the EU" and the heading "Council of
+the European Union"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from answer_support import make_vault
+from cognivault.answer.acronyms import spelled_out
+from cognivault.answer.retrieval import build_pack
+from cognivault.engine import Engine
+
+
+def test_an_acronym_and_its_tails_are_spelled_out_as_the_text_says() -> None:
+    found = spelled_out(["5. Court of Justice of the European Union (CJEU)", "WHO = World Health Organization",
+                         "Ich nutze das (OK) nicht", "the Treaty (TEU)"])
+    assert found["cjeu"] == {"court", "justice", "european", "union"}
+    assert found["eu"] == {"european", "union"}
+    assert found["who"] == {"world", "health", "organization"}
+    assert "ok" not in found and "teu" not in found  # no words to stand for, or too few
+
+
+def test_a_question_naming_an_acronym_finds_the_passage_naming_it_in_full(tmp_path: Path) -> None:
+    notes = {"Institutions.md": "# Institutions\n\n## Courts\n\nThe Court of Justice of the European Union (CJEU) "
+             "rules on law.\n\n## Council of the European Union\n\nMinisters of the member states legislate here.\n",
+             "Health.md": "# Health\n\nThe World Health Organization (WHO) sets health rules. Its council meets "
+             "twice.\n\n## Regional council\n\nThe regional council of the WHO meets in Europe.\n"}
+    vault, settings = make_vault(tmp_path, notes)
+    with Engine(vault, settings, embedder=None, writable=False) as engine:
+        pack, _ = build_pack(engine, "What does the Council of the EU do?")
+    eu = next(concept for concept in pack.concepts.values() if concept.word == "eu")
+    assert eu.found_in(set(), {"council", "of", "the", "european", "union"})
+    assert not eu.found_in(set(), {"regional", "council", "european"})
