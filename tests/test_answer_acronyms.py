@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from answer_support import make_vault
-from cognivault.answer.acronyms import spelled_out
+from cognivault.answer.acronyms import abbreviated, spelled_out
 from cognivault.answer.retrieval import build_pack
 from cognivault.engine import Engine
 
@@ -14,9 +14,9 @@ from cognivault.engine import Engine
 def test_an_acronym_and_its_tails_are_spelled_out_as_the_text_says() -> None:
     found = spelled_out(["5. Court of Justice of the European Union (CJEU)", "WHO = World Health Organization",
                          "Ich nutze das (OK) nicht", "the Treaty (TEU)"])
-    assert found["cjeu"] == {"court", "justice", "european", "union"}
-    assert found["eu"] == {"european", "union"}
-    assert found["who"] == {"world", "health", "organization"}
+    assert found["cjeu"] == ("court", "justice", "european", "union")
+    assert found["eu"] == ("european", "union")
+    assert found["who"] == ("world", "health", "organization")
     assert "ok" not in found and "teu" not in found  # no words to stand for, or too few
 
 
@@ -31,3 +31,11 @@ def test_a_question_naming_an_acronym_finds_the_passage_naming_it_in_full(tmp_pa
     eu = next(concept for concept in pack.concepts.values() if concept.word == "eu")
     assert eu.found_in(set(), {"council", "of", "the", "european", "union"})
     assert not eu.found_in(set(), {"regional", "council", "european"})
+
+
+def test_a_text_spelling_an_acronym_out_has_the_questions_phrase_with_it() -> None:
+    # "Council of the EU": side by side in "Council of the European Union", not in "the Union of European councils"
+    acronyms = {"eu": ("european", "union")}
+    assert abbreviated("The Council of the European Union holds ministers.", acronyms) == \
+        "The Council of the eu holds ministers."
+    assert abbreviated("the Union of European councils", acronyms) == "the Union of European councils"

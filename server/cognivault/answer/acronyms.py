@@ -39,9 +39,9 @@ def _capitals(words: list[str], size: int) -> list[str] | None:
     return found if len(found) == size else None
 
 
-def spelled_out(texts: Iterable[str]) -> dict[str, frozenset[str]]:
+def spelled_out(texts: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """Acronym (casefolded) -> the words it stands for (casefolded), as ``texts`` spell it out, with its tails."""
-    found: dict[str, frozenset[str]] = {}
+    found: dict[str, tuple[str, ...]] = {}
     for text in texts:
         pairs = [(m["short"], m["long"].split()[::-1], True) for m in _LONG_THEN_SHORT.finditer(text)]
         pairs += [(m["short"], m["long"].split(), False) for m in _SHORT_IS_LONG.finditer(text)]
@@ -54,5 +54,14 @@ def spelled_out(texts: Iterable[str]) -> dict[str, frozenset[str]]:
             if "".join(word[0] for word in capitals).upper() != short:
                 continue
             for start in range(len(short) - 1):  # "CJEU", "JEU", "EU"
-                found.setdefault(short[start:].casefold(), frozenset(word.casefold() for word in capitals[start:]))
+                found.setdefault(short[start:].casefold(), tuple(word.casefold() for word in capitals[start:]))
     return found
+
+
+def abbreviated(text: str, acronyms: dict[str, tuple[str, ...]]) -> str:
+    """``text`` with each of ``acronyms``' words, where it has them in order, written as the acronym ("Council of the
+    European Union": "Council of the eu"), so a phrase of the question with the acronym is found in it."""
+    for short, spelled in acronyms.items():
+        between = r"(?:\s+(?:" + "|".join(sorted(_SKIPPED)) + r"))*\s+"
+        text = re.sub(r"(?<!\w)" + between.join(map(re.escape, spelled)) + r"(?!\w)", short, text, flags=re.IGNORECASE)
+    return text

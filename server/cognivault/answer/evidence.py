@@ -164,11 +164,12 @@ class Concept:
     slip: str = ""  # the vault's term this word was read as, the vault having the word in no form (``_with_slip_read``)
     # a stopword the question quotes ("'Soll an Haben'"): the index keeps none, so cannot tell whether the vault says it
     unindexed: bool = False
-    spelled: frozenset[str] = frozenset()  # the words an acronym stands for, as the vault spells it out (``acronyms``)
+    spelled: tuple[str, ...] = ()  # the words an acronym stands for, as the vault spells it out (``acronyms``)
 
     def found_in(self, terms: frozenset[str] | set[str], text_words: frozenset[str] | set[str]) -> bool:
         """Whether a text with these index ``terms`` and ``text_words`` has this concept."""
-        if not self.terms.isdisjoint(terms) or self.word in text_words or (self.spelled and self.spelled <= text_words):
+        if not self.terms.isdisjoint(terms) or self.word in text_words or \
+                (self.spelled and set(self.spelled) <= text_words):
             return True
         return len(self.word) >= INFLECTION_PREFIX and any(inflected(self.word, w) for w in text_words)
 

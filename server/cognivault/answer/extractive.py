@@ -59,6 +59,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from cognivault.answer.acronyms import abbreviated
 from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives_answer
 from cognivault.answer.confidence import QuoteMeasures
 from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
@@ -609,6 +610,9 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     lang = pack.lang if pack is not None else None
     ordered = [t for t in terms if t in weight]
     phrases = set(zip(ordered, ordered[1:], strict=False))
+    # "Council of the EU" is side by side in "Council of the European Union" where the pack spells "EU" out so
+    acronyms = {key: concept.spelled for key, concept in pack.concepts.items() if concept.spelled} \
+        if pack is not None else {}
     # A passage is judged in its note's context: the note whose passages together cover the question
     # ("Fotos" in one section of Apple Journal, "Tagebucheinträge" in another) is what the question is about.
     # Under its note's aliases too: a passage under "Temperature" in the note also called "Factors affecting
@@ -723,7 +727,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             if asks_why and unit.path and REASON_HEADINGS & set(_WORDS.findall(unit.path[-1].casefold())):
                 unit.score += SECTION_WEIGHT
             if phrases:
-                side_by_side = phrases & text_pairs(analyzer, said, item.lang)
+                side_by_side = phrases & text_pairs(analyzer, abbreviated(said, acronyms), item.lang)
                 unit.score += PHRASE_WEIGHT * len(side_by_side) / len(phrases)
             candidates.append(unit)
         units_by_position[position] = [unit for unit in units if all(unit is not other for other in signposts)]
