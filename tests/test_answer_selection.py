@@ -175,3 +175,19 @@ def test_the_words_a_question_quotes_are_asked_about_though_stopwords(tmp_path: 
     # the index keeps no stopword, so it cannot tell the vault never says them: they make no question off-topic
     if lang == "de":
         assert unknown.share == 0.0
+
+
+@pytest.mark.parametrize(("question", "lang", "frame"), [
+    ("What is an example of photosynthesis?", "en", "example"),
+    ("Was heißt Photosynthese auf Spanisch?", "de", "spanisch"),
+])
+def test_a_word_framing_the_question_is_never_what_the_vault_lacks(tmp_path: Path, question: str, lang: str,
+                                                                   frame: str) -> None:
+    # the frame words of index/question_frame: the vault need not say them to answer ("doesn't say anything about
+    # “example”" would refuse a question the note answers)
+    notes = {"Plants.md": "# Plants\n\nPhotosynthesis turns light into sugar. Die Photosynthese braucht Licht.\n"}
+    vault, settings = make_vault(tmp_path, notes)
+    with Engine(vault, settings, embedder=None, writable=False) as engine:
+        concepts = question_concepts(engine, question, lang)
+        unknown = unknown_words(engine, concepts, {}, lang)
+    assert frame not in unknown.words and unknown.share == 0.0

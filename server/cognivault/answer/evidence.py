@@ -64,6 +64,7 @@ from cognivault.index.analysis import (
     is_stopword,
     words,
 )
+from cognivault.index.question_frame import frame_words
 
 DEFAULT_MAX_ITEMS = 6
 DEFAULT_TOKEN_BUDGET = 2400
@@ -442,6 +443,7 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
                                   and (vocab is None or found[0] in vocab))
         frame = frozenset({verb}) if verb is not None and verb in _lowercase_words(text) else frozenset()
     names = _name_words(text, lang)
+    framing_words = frame_words(said, [lang, *languages])  # "difference", "heißt", "auf Spanisch"
     # what the question quotes is what it asks about ("What does 'Soll an Haben' mean?"), stopwords or not
     quoted = {word for span in _QUOTED_SPAN.finditer(text) for word in words(span["text"])}
     for at, word in enumerate(said):
@@ -472,7 +474,7 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
             continue  # punctuation the vault never uses (quotes, "?)") says nothing about the topic
         if len(key) > 1 or key.isdigit():  # symbol runs ("[[##", "%%") are what lexical questions hinge on
             # an ordinal says which one of what the question names ("the *second* law"), not what about
-            framing = word in frame or word in FRAME_NOUNS or ordinal_of(word) is not None
+            framing = word in frame or word in FRAME_NOUNS or framing_words[at] or ordinal_of(word) is not None
             unindexed = any(not analyzer.terms_of_word(word, code) for code in languages)
             concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=framing, name=word in names,
                                              unindexed=unindexed))
