@@ -4,7 +4,8 @@ A question may name a thing by its acronym where a note names it in full, or the
 EU" and the heading "Council of the European Union"). The passages of an answer's pack that spell an acronym out say
 which words it stands for; an acronym's tail stands for the tail of its words too ("EU" of "CJEU": "European Union").
 A concept of the question that is such an acronym is found in a text that has all of its words
-(``evidence.Concept.spelled``).
+(``evidence.Concept.spelled``), and a phrase of the question with it is side by side where the text has the words in
+their order (:func:`abbreviated`).
 """
 
 from __future__ import annotations
