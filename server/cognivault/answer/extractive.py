@@ -74,8 +74,8 @@ from cognivault.vault.sentences import shield, unshield
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
 NOT_IN_VAULT_DE = "Dazu steht nichts im Vault: keine der indizierten Notizen behandelt diese Frage."
-NOT_NAMED = "The vault doesn't say anything about {}: none of the indexed notes names it."
-NOT_NAMED_DE = "Zu {} steht nichts im Vault: keine der indizierten Notizen nennt es."
+NOT_NAMED = "The vault doesn't say anything about {}: no note covers it."
+NOT_NAMED_DE = "Zu {} steht nichts im Vault: keine Notiz behandelt es."
 MIN_UNIT_SHARE = 0.1
 RELATIVE_SHARE = 0.5
 SCORE_SHARE = 0.6
