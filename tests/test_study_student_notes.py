@@ -775,3 +775,24 @@ def test_a_heading_that_counts_what_to_do_is_no_counted_list(tmp_path: Path) -> 
         fronts = [front for _, front, _ in cards_of(generate(engine, "flashcards", "Tools/Canvas.md")[1])]
     assert "Canvas: Nenne die 3 Hauptsätze." in fronts, fronts
     assert not [front for front in fronts if front.startswith("Canvas: Nenne") and "Hauptsätze" not in front], fronts
+
+
+def test_a_gap_takes_the_gloss_that_says_it_again(tmp_path: Path) -> None:
+    note = """# Ethics
+
+- The **greatest happiness principle** (Nützlichkeitsprinzip) judges an act by its consequences for everyone.
+- Every decision is weighed in a **felicific calculus** (hedonistisches Kalkül), seven criteria in all.
+- A duty ethics judges the **maxim** behind an act, whatever comes of it later on.
+- The **Court of Auditors** (ECA) checks the accounts of every body of the union.
+"""
+    with indexed_vault(tmp_path, {"Ethics/Consequences.md": note}) as engine:
+        clozes = [front for kind, front, _ in cards_of(generate(engine, "flashcards", "Ethics/Consequences.md")[1])
+                  if kind == "cloze"]
+        try:
+            _, quiz = generate(engine, "quiz", "Ethics/Consequences.md")
+        except GenerationError:
+            quiz = ""
+    text = " ".join(clozes)
+    assert "==greatest happiness principle (Nützlichkeitsprinzip)==" in text, clozes
+    assert "==Court of Auditors (ECA)==" in text, clozes
+    assert "==greatest happiness principle== (" not in text and "(Nützlichkeitsprinzip)" not in quiz, quiz

@@ -107,6 +107,11 @@ _ICON_RE = re.compile(r"!\[\[[^\[\]|#]+\.svg#icon(?:\|[^\[\]]*)?\]\]")  # Obsidi
 _SENTENCE_SPLIT_RE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"”“’»]))\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
 _BOLD_RE = re.compile(r"(?<![\w*])\*\*(?=\S)([^*\n]{2,80}?)(?<=\S)\*\*(?![\w*])")  # not "**S**ave **c**urrent"
 _HIGHLIGHT_RE = re.compile(r"(?<![=\w])==(?=\S)([^=\n]{2,80}?)(?<=\S)==(?![=\w])")
+# "**hedonic calculus** (hedonistisches Kalkül)", "**European Investment Bank** (EIB)": a short remark right after a
+# key term that says the term again (a translation, a synonym, an abbreviation), not a remark on it (no figures, no
+# list, no "z.B.", no "!")
+_GLOSS_RE = re.compile(r"^ \((?P<gloss>[^()\d,;:.!?=+*]{2,60})\)")
+_GLOSS_WORDS = 4
 _EMPHASIS_RES = (_HIGHLIGHT_RE, re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"),
                  re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"),
                  re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*"),
@@ -483,6 +488,15 @@ def sentences(text: str) -> list[str]:
 
 
 # -- the shapes -------------------------------------------------------------------------
+def _glossed(term: str, rest: str) -> str:
+    """The key term with the gloss that follows it in the sentence ("hedonic calculus (hedonistisches Kalkül)"): a
+    cloze leaving the gloss beside its gap would show the answer in other words."""
+    gloss = _GLOSS_RE.match(rest)
+    if gloss is None or len(gloss.group("gloss").split()) > _GLOSS_WORDS:
+        return term
+    return f"{term} ({gloss.group('gloss').strip()})"
+
+
 def _term_ok(term: str, german: bool, max_words: int = 6) -> bool:
     words = plain(term).split()
     if not words or len(words) > max_words or len(term) > 80 or len(plain(term)) < 2:
@@ -830,7 +844,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if _leans_back(plain(sentence)):
                 continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence
             for highlight in _HIGHLIGHT_RE.finditer(sentence):  # "==Widerstandsgefäße==": the student's key term
-                term = highlight.group(1).strip()
+                term = _glossed(highlight.group(1).strip(), sentence[highlight.end():])
                 shown = _HIGHLIGHT_RE.sub(r"\1", sentence)
                 if len(term.split()) <= 6 and len(plain(shown)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(shown), inline.restore(shown), "", block.heading,
@@ -843,6 +857,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     continue  # "**not**", "**more**": emphasis, not a term
                 if term.startswith("("):
                     continue  # "**(open beta)**": a remark in bold, not a term
+                term = _glossed(term, sentence[bold.end():])
                 if len(term.split()) <= 6 and len(plain(sentence)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(sentence), inline.restore(sentence), "",
                         block.heading, listed=block.kind == "item")

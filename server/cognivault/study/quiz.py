@@ -367,6 +367,8 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     answer, form, side = _answer_side(fact)
     if not answer or answer.casefold() in asked or (fact.kind in CLOZE_KINDS and not fact.cloze):
         return None
+    if fact.kind == "bold" and answer.endswith(")"):
+        return None  # "hedonic calculus (hedonistisches Kalkül)": a gap with its gloss stands out among terms
     if fact.kind in ("definition", "called", "item") and side == "term" \
             and len(plain(fact.definition).split()) < MIN_DEFINITION_WORDS:
         return None  # "Which term matches: 'Available'?" cannot be answered
