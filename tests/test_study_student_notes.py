@@ -796,3 +796,21 @@ def test_a_gap_takes_the_gloss_that_says_it_again(tmp_path: Path) -> None:
     assert "==greatest happiness principle (Nützlichkeitsprinzip)==" in text, clozes
     assert "==Court of Auditors (ECA)==" in text, clozes
     assert "==greatest happiness principle== (" not in text and "(Nützlichkeitsprinzip)" not in quiz, quiz
+
+
+def test_a_back_stops_before_the_next_labelled_fact(tmp_path: Path) -> None:
+    note = """# Parliaments
+
+## Bundestag
+- seat: Berlin, President **Julia Klöckner** (since 2025)
+- biggest group: CDU/CSU (centre-right), second: AfD (far right)
+- members: 630 since the reform, chosen every four years
+"""
+    with indexed_vault(tmp_path, {"Politics/Parliaments.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Politics/Parliaments.md")[1])
+    backs = {front: back for kind, front, back in cards if kind == "qa"}
+    seat = [back for front, back in backs.items() if front.endswith("seat?")]
+    group = [back for front, back in backs.items() if front.endswith("biggest group?")]
+    assert seat == ["Berlin."] or seat == ["Berlin"], backs
+    assert group and "AfD" not in group[0] and group[0].startswith("CDU/CSU (centre-right)"), backs
+    assert any(back.startswith("630 since the reform") for back in backs.values()), backs

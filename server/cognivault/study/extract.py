@@ -808,7 +808,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         and len(plain(term).split()) <= 5 and _TERM_REMARK_RE.sub("", plain(term)) \
                         and "," not in _OUTSIDE_REMARKS_RE.sub("", term) \
                         and not _TERM_REMARK_RE.sub("", plain(term)).endswith(")"):  # "Costa v ENEL (1964)": a term
-                    description = inline.restore(match.group("def"))
+                    description = inline.restore(_first_labelled_fact(match.group("def"), is_aspect(plain(term))))
                     add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
                         answer_form=form_of(description.rstrip(".")),
                         frame=_frame(block.lead) or (_parent_term(block.lead) if block.lead in item_contents else ""),
@@ -980,6 +980,25 @@ def _names_a_formula(term: str) -> bool:
 
 
 MAX_FORMULA_NAME_WORDS = 6
+
+
+_NEXT_LABEL_RE = re.compile(r"[^\W\d][\w'&-]*(?: [^\W\d][\w'&-]*){0,2}:\s")  # "second: S&D (…)"
+
+
+def _first_labelled_fact(description: str, aspect_label: bool) -> str:
+    """An item's description up to the next labelled fact it goes on to: "EPP (…), second: S&D (…)" answers the
+    label with "EPP (…)"; under an aspect label ("seat:"), "Frankfurt am Main, President **Christine Lagarde**"
+    with "Frankfurt am Main" (another aspect named after the comma)."""
+    depth = 0
+    for index, char in enumerate(description):
+        depth += (char == "(") - (char == ")")
+        if depth or not description.startswith(", ", index):
+            continue
+        rest = description[index + 2:]
+        words = plain(rest).split()
+        if _NEXT_LABEL_RE.match(rest) or (aspect_label and len(words) > 1 and is_aspect(words[0])):
+            return description[:index]
+    return description
 
 
 def _frame(lead: str) -> str:
