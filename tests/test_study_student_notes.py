@@ -814,3 +814,30 @@ def test_a_back_stops_before_the_next_labelled_fact(tmp_path: Path) -> None:
     assert seat == ["Berlin."] or seat == ["Berlin"], backs
     assert group and "AfD" not in group[0] and group[0].startswith("CDU/CSU (centre-right)"), backs
     assert any(back.startswith("630 since the reform") for back in backs.values()), backs
+
+
+def test_a_gap_whose_case_shows_offers_no_option_in_another_case(tmp_path: Path) -> None:
+    note = """# Rechnungswesen
+
+## Bilanz
+Die **Bilanz** stellt das Vermögen und das Kapital zu einem Stichtag gegenüber, als Bestandsgröße.
+
+## Erfolgsrechnung
+Die Erfolgsrechnung stellt Aufwendungen und Erträge eines **Geschäftsjahres** gegenüber, als Stromgröße.
+
+## Kapital
+Das **Eigenkapital** steht auf der Passivseite der Bilanz, gleich neben dem Fremdkapital.
+
+## Inventur
+Die **Inventur** ist die körperliche Bestandsaufnahme aller Vermögensteile zum Jahresende.
+
+## Abschreibung
+Die **Abschreibung** erfasst den Wertverlust der Anlagen über ihre Nutzungsdauer hinweg.
+"""
+    with indexed_vault(tmp_path, {"BWL/Rechnungswesen.md": note}) as engine:
+        _, quiz = generate(engine, "quiz", "BWL/Rechnungswesen.md")
+    assert "Bilanz" in quiz, quiz  # the other gaps are asked
+    for question in parse_quiz(quiz).questions:
+        if question.options[question.correct_index] == "Geschäftsjahres":
+            assert all(option.endswith("s") for option in question.options), question
+

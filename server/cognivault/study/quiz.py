@@ -261,6 +261,36 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     return list(dict.fromkeys(found))
 
 
+# words before a gap that make a German noun or adjective in it show its case ("eines ==Zeitraums==", "in einem
+# ==abgeschlossenen System=="): genitive and dative of masculine and neuter, with their contractions
+_CASE_MARKERS = {"de": frozenset({"des", "eines", "dem", "einem", "im", "am", "vom", "zum", "beim"})}
+_GENITIVE_MARKERS = {"de": frozenset({"des", "eines"})}
+
+
+def _case_ending(fact: Fact, answer: str) -> tuple[str, bool]:
+    """(the ending every option of a gap must share, whether it is an adjective's) where the words before the gap
+    inflect what fills it: "eines … (Geschäftsjahr)" takes "Zeitraums", never "Stichtag"; ("", False) otherwise."""
+    before = fact.cloze.split(f"=={fact.term}==", 1)[0].split()
+    marker = before[-1].casefold() if before else ""
+    words = answer.split()
+    if not words or marker not in _CASE_MARKERS.get(fact.lang, frozenset()):
+        return "", False
+    if words[0].isalpha() and words[0].islower() and len(words) > 1:
+        return words[0][-2:], True  # "abgeschlossenen System": the adjective's ending
+    if marker in _GENITIVE_MARKERS.get(fact.lang, frozenset()) and words[-1].endswith("s"):
+        return "s", False
+    return "", False
+
+
+def _fits_case(option: str, ending: str, adjective: bool) -> bool:
+    words = option.split()
+    if not ending:
+        return True
+    if adjective:
+        return len(words) > 1 and words[0].isalpha() and words[0].islower() and words[0].endswith(ending)
+    return bool(words) and words[-1].endswith(ending)
+
+
 def _within(option: str, answer: str) -> bool:
     """Whether one of two options holds the other as words of their own ("Brussels", "Brussels (in April …)")."""
     first, second = _said(option), _said(answer)
@@ -386,8 +416,12 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
             # the artists of "Künstler", not the features of "Merkmale"; a list too short for two wrong options from
             # itself is asked on a card, not in the quiz
             found = [c for c in found if c in section]
+    # a gap whose case the words before it show: only options in that case ("eines …": "Zeitraums" not among
+    # "Stichtag", "Vermögen")
+    ending, adjective = _case_ending(fact, answer) if fact.kind in CLOZE_KINDS else ("", False)
     candidates = [c for c in dict.fromkeys(found) if c and c.casefold() != answer.casefold()
-                  and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))]
+                  and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))
+                  and _fits_case(c, ending, adjective)]
     rng.shuffle(candidates)
     size = len(_WORDS_RE.findall(answer))
     shape = _shape(answer)
