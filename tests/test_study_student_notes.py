@@ -841,3 +841,20 @@ Die **Abschreibung** erfasst den Wertverlust der Anlagen über ihre Nutzungsdaue
         if question.options[question.correct_index] == "Geschäftsjahres":
             assert all(option.endswith("s") for option in question.options), question
 
+
+def test_a_wrong_option_keeps_the_case_of_its_notation(tmp_path: Path) -> None:
+    note = """# Chords
+
+## Triads
+| Triad | Intervals from the root | Example |
+|---|---|---|
+| major | M3 + P5 | C–E–G |
+| minor | m3 + P5 | C–Eb–G |
+| diminished | m3 + d5 | B–D–F |
+| augmented | M3 + A5 | C–E–G# |
+"""
+    with indexed_vault(tmp_path, {"Music/Chords.md": note}) as engine:
+        _, quiz = generate(engine, "quiz", "Music/Chords.md")
+    options = [option for question in parse_quiz(quiz).questions for option in question.options]
+    assert "M3 + P5" in options, quiz
+    assert not [option for option in options if option not in note], options  # "m3 + d5" never "M3 + d5"

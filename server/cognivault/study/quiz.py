@@ -151,8 +151,8 @@ def _like(option: str, answer: str, german: bool) -> str | None:
     if not option or not answer or not option[0].isalpha() or not answer[0].isalpha():
         return option
     words = option.split()
-    if answer[0].isupper() == option[0].isupper() or any(ch.isupper() for ch in words[0][1:]):
-        return option  # "pH scale", "iOS": a word whose case is its own is never recased
+    if answer[0].isupper() == option[0].isupper() or any(ch.isupper() or ch.isdigit() for ch in words[0][1:]):
+        return option  # "pH scale", "iOS", "m3" (a minor third, "M3" a major one): a word whose case is its own
     ordinary = not german and words[0][1:].islower() and all(not w[:1].isupper() for w in words[1:])
     if answer[0].isupper():
         return option[0].upper() + option[1:] if not german or ordinary else None
