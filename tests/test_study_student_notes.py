@@ -780,10 +780,13 @@ def test_a_heading_that_counts_what_to_do_is_no_counted_list(tmp_path: Path) -> 
 def test_a_gap_takes_the_gloss_that_says_it_again(tmp_path: Path) -> None:
     note = """# Ethics
 
-- The **greatest happiness principle** (Nützlichkeitsprinzip) judges an act by its consequences for everyone.
+- The **greatest happiness principle** (Prinzip des Glücks) judges an act by its consequences for all.
 - Every decision is weighed in a **felicific calculus** (hedonistisches Kalkül), seven criteria in all.
 - A duty ethics judges the **maxim** behind an act, whatever comes of it later on.
 - The **Court of Auditors** (ECA) checks the accounts of every body of the union.
+- Bentham's **Panopticon** (recommended) was a prison plan where one guard could watch every cell.
+- Open the **File Explorer** (Windows) and look for the folder where the essays are kept.
+- Mark the folder **Always keep on this device** (OneDrive) so that the essays stay on the disk.
 """
     with indexed_vault(tmp_path, {"Ethics/Consequences.md": note}) as engine:
         clozes = [front for kind, front, _ in cards_of(generate(engine, "flashcards", "Ethics/Consequences.md")[1])
@@ -793,9 +796,12 @@ def test_a_gap_takes_the_gloss_that_says_it_again(tmp_path: Path) -> None:
         except GenerationError:
             quiz = ""
     text = " ".join(clozes)
-    assert "==greatest happiness principle (Nützlichkeitsprinzip)==" in text, clozes
+    assert "==greatest happiness principle (Prinzip des Glücks)==" in text, clozes
     assert "==Court of Auditors (ECA)==" in text, clozes
-    assert "==greatest happiness principle== (" not in text and "(Nützlichkeitsprinzip)" not in quiz, quiz
+    assert "==greatest happiness principle== (" not in text and "(Prinzip des Glücks)" not in quiz, quiz
+    # a remark on the term, not the term again, stays outside its gap
+    assert "(recommended)==" not in text and "==File Explorer== (Windows)" in text, clozes
+    assert "(OneDrive)==" not in text, clozes
 
 
 def test_a_back_stops_before_the_next_labelled_fact(tmp_path: Path) -> None:
