@@ -775,3 +775,92 @@ def test_a_heading_that_counts_what_to_do_is_no_counted_list(tmp_path: Path) -> 
         fronts = [front for _, front, _ in cards_of(generate(engine, "flashcards", "Tools/Canvas.md")[1])]
     assert "Canvas: Nenne die 3 Hauptsätze." in fronts, fronts
     assert not [front for front in fronts if front.startswith("Canvas: Nenne") and "Hauptsätze" not in front], fronts
+
+
+def test_a_gap_takes_the_gloss_that_says_it_again(tmp_path: Path) -> None:
+    note = """# Ethics
+
+- The **greatest happiness principle** (Prinzip des Glücks) judges an act by its consequences for all.
+- Every decision is weighed in a **felicific calculus** (hedonistisches Kalkül), seven criteria in all.
+- A duty ethics judges the **maxim** behind an act, whatever comes of it later on.
+- The **Court of Auditors** (ECA) checks the accounts of every body of the union.
+- Bentham's **Panopticon** (recommended) was a prison plan where one guard could watch every cell.
+- Open the **File Explorer** (Windows) and look for the folder where the essays are kept.
+- Mark the folder **Always keep on this device** (OneDrive) so that the essays stay on the disk.
+"""
+    with indexed_vault(tmp_path, {"Ethics/Consequences.md": note}) as engine:
+        clozes = [front for kind, front, _ in cards_of(generate(engine, "flashcards", "Ethics/Consequences.md")[1])
+                  if kind == "cloze"]
+        try:
+            _, quiz = generate(engine, "quiz", "Ethics/Consequences.md")
+        except GenerationError:
+            quiz = ""
+    text = " ".join(clozes)
+    assert "==greatest happiness principle (Prinzip des Glücks)==" in text, clozes
+    assert "==Court of Auditors (ECA)==" in text, clozes
+    assert "==greatest happiness principle== (" not in text and "(Prinzip des Glücks)" not in quiz, quiz
+    # a remark on the term, not the term again, stays outside its gap
+    assert "(recommended)==" not in text and "==File Explorer== (Windows)" in text, clozes
+    assert "(OneDrive)==" not in text, clozes
+
+
+def test_a_back_stops_before_the_next_labelled_fact(tmp_path: Path) -> None:
+    note = """# Parliaments
+
+## Bundestag
+- seat: Berlin, President **Julia Klöckner** (since 2025)
+- biggest group: CDU/CSU (centre-right), second: AfD (far right)
+- members: 630 since the reform, chosen every four years
+"""
+    with indexed_vault(tmp_path, {"Politics/Parliaments.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Politics/Parliaments.md")[1])
+    backs = {front: back for kind, front, back in cards if kind == "qa"}
+    seat = [back for front, back in backs.items() if front.endswith("seat?")]
+    group = [back for front, back in backs.items() if front.endswith("biggest group?")]
+    assert seat == ["Berlin."] or seat == ["Berlin"], backs
+    assert group and "AfD" not in group[0] and group[0].startswith("CDU/CSU (centre-right)"), backs
+    assert any(back.startswith("630 since the reform") for back in backs.values()), backs
+
+
+def test_a_gap_whose_case_shows_offers_no_option_in_another_case(tmp_path: Path) -> None:
+    note = """# Rechnungswesen
+
+## Bilanz
+Die **Bilanz** stellt das Vermögen und das Kapital zu einem Stichtag gegenüber, als Bestandsgröße.
+
+## Erfolgsrechnung
+Die Erfolgsrechnung stellt Aufwendungen und Erträge eines **Geschäftsjahres** gegenüber, als Stromgröße.
+
+## Kapital
+Das **Eigenkapital** steht auf der Passivseite der Bilanz, gleich neben dem Fremdkapital.
+
+## Inventur
+Die **Inventur** ist die körperliche Bestandsaufnahme aller Vermögensteile zum Jahresende.
+
+## Abschreibung
+Die **Abschreibung** erfasst den Wertverlust der Anlagen über ihre Nutzungsdauer hinweg.
+"""
+    with indexed_vault(tmp_path, {"BWL/Rechnungswesen.md": note}) as engine:
+        _, quiz = generate(engine, "quiz", "BWL/Rechnungswesen.md")
+    assert "Bilanz" in quiz, quiz  # the other gaps are asked
+    for question in parse_quiz(quiz).questions:
+        if question.options[question.correct_index] == "Geschäftsjahres":
+            assert all(option.endswith("s") for option in question.options), question
+
+
+def test_a_wrong_option_keeps_the_case_of_its_notation(tmp_path: Path) -> None:
+    note = """# Chords
+
+## Triads
+| Triad | Intervals from the root | Example |
+|---|---|---|
+| major | M3 + P5 | C–E–G |
+| minor | m3 + P5 | C–Eb–G |
+| diminished | m3 + d5 | B–D–F |
+| augmented | M3 + A5 | C–E–G# |
+"""
+    with indexed_vault(tmp_path, {"Music/Chords.md": note}) as engine:
+        _, quiz = generate(engine, "quiz", "Music/Chords.md")
+    options = [option for question in parse_quiz(quiz).questions for option in question.options]
+    assert "M3 + P5" in options, quiz
+    assert not [option for option in options if option not in note], options  # "m3 + d5" never "M3 + d5"

@@ -107,6 +107,15 @@ _ICON_RE = re.compile(r"!\[\[[^\[\]|#]+\.svg#icon(?:\|[^\[\]]*)?\]\]")  # Obsidi
 _SENTENCE_SPLIT_RE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"”“’»]))\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
 _BOLD_RE = re.compile(r"(?<![\w*])\*\*(?=\S)([^*\n]{2,80}?)(?<=\S)\*\*(?![\w*])")  # not "**S**ave **c**urrent"
 _HIGHLIGHT_RE = re.compile(r"(?<![=\w])==(?=\S)([^=\n]{2,80}?)(?<=\S)==(?![=\w])")
+# "**hedonic calculus** (hedonistisches Kalkül)", "**European Investment Bank** (EIB)": a remark right after a key
+# term that says the term again (a translation or paraphrase of two words or more, an abbreviation of its initials),
+# not a remark on it (no figures, no list, no "z.B.", no "!", no qualifier such as "recommended" or "nur")
+_GLOSS_RE = re.compile(r"^ \((?P<gloss>[^()\d,;:.!?=+*`]{2,60})\)")
+_GLOSS_WORDS = 4
+_QUALIFIERS = {"en": frozenset({"recommended", "default", "optional", "only", "not", "also", "usually", "mostly",
+                                "or", "and", "see"}),
+               "de": frozenset({"empfohlen", "standard", "optional", "nur", "nicht", "auch", "meist", "oder", "und",
+                                "siehe"})}
 _EMPHASIS_RES = (_HIGHLIGHT_RE, re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"),
                  re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"),
                  re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*"),
@@ -483,6 +492,37 @@ def sentences(text: str) -> list[str]:
 
 
 # -- the shapes -------------------------------------------------------------------------
+def _glossed(term: str, rest: str, lang: str) -> str:
+    """The key term with the gloss that follows it in the sentence ("hedonic calculus (hedonistisches Kalkül)"): a
+    cloze leaving the gloss beside its gap would show the answer in other words. A one-word remark ("(Windows)",
+    "(Portugal)") is a gloss only as an abbreviation with two of the term's initials."""
+    found = _GLOSS_RE.match(rest)
+    gloss = found.group("gloss").strip() if found else ""
+    words = gloss.split()
+    if not words or len(words) > _GLOSS_WORDS or words[0].casefold() in _QUALIFIERS.get(lang, frozenset()):
+        return term
+    if len(words) == 1:
+        initials = "".join(word[0].upper() for word in plain(term).split())
+        capitals = "".join(ch for ch in gloss if ch.isupper())
+        # "ECA" for "Court of Auditors", "CoR": mostly capitals, two or more of them the term's initials in order
+        # ("OneDrive" after "Always keep on this device" is a name)
+        if not gloss[0].isupper() or not gloss.isalpha() or len(gloss) > 2 * len(capitals) \
+                or _common_subsequence(capitals, initials) < 2:
+            return term
+    return f"{term} ({gloss})"
+
+
+def _common_subsequence(first: str, second: str) -> int:
+    """The length of the longest sequence of letters both strings hold in the same order."""
+    lengths = [0] * (len(second) + 1)
+    for char in first:
+        previous = 0
+        for index, other in enumerate(second, 1):
+            previous, lengths[index] = lengths[index], (previous + 1 if char == other
+                                                        else max(lengths[index], lengths[index - 1]))
+    return lengths[-1]
+
+
 def _term_ok(term: str, german: bool, max_words: int = 6) -> bool:
     words = plain(term).split()
     if not words or len(words) > max_words or len(term) > 80 or len(plain(term)) < 2:
@@ -794,7 +834,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         and len(plain(term).split()) <= 5 and _TERM_REMARK_RE.sub("", plain(term)) \
                         and "," not in _OUTSIDE_REMARKS_RE.sub("", term) \
                         and not _TERM_REMARK_RE.sub("", plain(term)).endswith(")"):  # "Costa v ENEL (1964)": a term
-                    description = inline.restore(match.group("def"))
+                    description = inline.restore(_first_labelled_fact(match.group("def"), is_aspect(plain(term))))
                     add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
                         answer_form=form_of(description.rstrip(".")),
                         frame=_frame(block.lead) or (_parent_term(block.lead) if block.lead in item_contents else ""),
@@ -830,7 +870,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if _leans_back(plain(sentence)):
                 continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence
             for highlight in _HIGHLIGHT_RE.finditer(sentence):  # "==Widerstandsgefäße==": the student's key term
-                term = highlight.group(1).strip()
+                term = _glossed(highlight.group(1).strip(), sentence[highlight.end():], lang)
                 shown = _HIGHLIGHT_RE.sub(r"\1", sentence)
                 if len(term.split()) <= 6 and len(plain(shown)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(shown), inline.restore(shown), "", block.heading,
@@ -843,6 +883,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     continue  # "**not**", "**more**": emphasis, not a term
                 if term.startswith("("):
                     continue  # "**(open beta)**": a remark in bold, not a term
+                term = _glossed(term, sentence[bold.end():], lang)
                 if len(term.split()) <= 6 and len(plain(sentence)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(sentence), inline.restore(sentence), "",
                         block.heading, listed=block.kind == "item")
@@ -965,6 +1006,25 @@ def _names_a_formula(term: str) -> bool:
 
 
 MAX_FORMULA_NAME_WORDS = 6
+
+
+_NEXT_LABEL_RE = re.compile(r"[^\W\d][\w'&-]*(?: [^\W\d][\w'&-]*){0,2}:\s")  # "second: S&D (…)"
+
+
+def _first_labelled_fact(description: str, aspect_label: bool) -> str:
+    """An item's description up to the next labelled fact it goes on to: "EPP (…), second: S&D (…)" answers the
+    label with "EPP (…)"; under an aspect label ("seat:"), "Frankfurt am Main, President **Christine Lagarde**"
+    with "Frankfurt am Main" (another aspect named after the comma)."""
+    depth = 0
+    for index, char in enumerate(description):
+        depth += (char == "(") - (char == ")")
+        if depth or not description.startswith(", ", index):
+            continue
+        rest = description[index + 2:]
+        words = plain(rest).split()
+        if _NEXT_LABEL_RE.match(rest) or (aspect_label and len(words) > 1 and is_aspect(words[0])):
+            return description[:index]
+    return description
 
 
 def _frame(lead: str) -> str:

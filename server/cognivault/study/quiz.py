@@ -151,8 +151,8 @@ def _like(option: str, answer: str, german: bool) -> str | None:
     if not option or not answer or not option[0].isalpha() or not answer[0].isalpha():
         return option
     words = option.split()
-    if answer[0].isupper() == option[0].isupper() or any(ch.isupper() for ch in words[0][1:]):
-        return option  # "pH scale", "iOS": a word whose case is its own is never recased
+    if answer[0].isupper() == option[0].isupper() or any(ch.isupper() or ch.isdigit() for ch in words[0][1:]):
+        return option  # "pH scale", "iOS", "m3" (a minor third, "M3" a major one): a word whose case is its own
     ordinary = not german and words[0][1:].islower() and all(not w[:1].isupper() for w in words[1:])
     if answer[0].isupper():
         return option[0].upper() + option[1:] if not german or ordinary else None
@@ -261,6 +261,36 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     return list(dict.fromkeys(found))
 
 
+# words before a gap that make a German noun or adjective in it show its case ("eines ==Zeitraums==", "in einem
+# ==abgeschlossenen System=="): genitive and dative of masculine and neuter, with their contractions
+_CASE_MARKERS = {"de": frozenset({"des", "eines", "dem", "einem", "im", "am", "vom", "zum", "beim"})}
+_GENITIVE_MARKERS = {"de": frozenset({"des", "eines"})}
+
+
+def _case_ending(fact: Fact, answer: str) -> tuple[str, bool]:
+    """(the ending every option of a gap must share, whether it is an adjective's) where the words before the gap
+    inflect what fills it: "eines … (Geschäftsjahr)" takes "Zeitraums", never "Stichtag"; ("", False) otherwise."""
+    before = fact.cloze.split(f"=={fact.term}==", 1)[0].split()
+    marker = before[-1].casefold() if before else ""
+    words = answer.split()
+    if not words or marker not in _CASE_MARKERS.get(fact.lang, frozenset()):
+        return "", False
+    if words[0].isalpha() and words[0].islower() and len(words) > 1:
+        return words[0][-2:], True  # "abgeschlossenen System": the adjective's ending
+    if marker in _GENITIVE_MARKERS.get(fact.lang, frozenset()) and words[-1].endswith("s"):
+        return "s", False
+    return "", False
+
+
+def _fits_case(option: str, ending: str, adjective: bool) -> bool:
+    words = option.split()
+    if not ending:
+        return True
+    if adjective:
+        return len(words) > 1 and words[0].isalpha() and words[0].islower() and words[0].endswith(ending)
+    return bool(words) and words[-1].endswith(ending)
+
+
 def _within(option: str, answer: str) -> bool:
     """Whether one of two options holds the other as words of their own ("Brussels", "Brussels (in April …)")."""
     first, second = _said(option), _said(answer)
@@ -367,6 +397,8 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     answer, form, side = _answer_side(fact)
     if not answer or answer.casefold() in asked or (fact.kind in CLOZE_KINDS and not fact.cloze):
         return None
+    if fact.kind == "bold" and answer.endswith(")"):
+        return None  # "hedonic calculus (hedonistisches Kalkül)": a gap with its gloss stands out among terms
     if fact.kind in ("definition", "called", "item") and side == "term" \
             and len(plain(fact.definition).split()) < MIN_DEFINITION_WORDS:
         return None  # "Which term matches: 'Available'?" cannot be answered
@@ -384,8 +416,12 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
             # the artists of "Künstler", not the features of "Merkmale"; a list too short for two wrong options from
             # itself is asked on a card, not in the quiz
             found = [c for c in found if c in section]
+    # a gap whose case the words before it show: only options in that case ("eines …": "Zeitraums" not among
+    # "Stichtag", "Vermögen")
+    ending, adjective = _case_ending(fact, answer) if fact.kind in CLOZE_KINDS else ("", False)
     candidates = [c for c in dict.fromkeys(found) if c and c.casefold() != answer.casefold()
-                  and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))]
+                  and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))
+                  and _fits_case(c, ending, adjective)]
     rng.shuffle(candidates)
     size = len(_WORDS_RE.findall(answer))
     shape = _shape(answer)
