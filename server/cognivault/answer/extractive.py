@@ -974,6 +974,17 @@ class PassageAnswer:
         return replace(item, heading_path=list(path))
 
 
+def renumbered(pack: EvidencePack, answer: PassageAnswer) -> PassageAnswer:
+    """The answer with its sources numbered in the order it cites them: the pack's passages relabelled S1, S2, ...
+    the first quote's first, the passages it does not cite after those in their order (an answer citing only
+    [S3] and [S4] reads [S1] and [S2]). Only before any label is shown: the pack is relabelled in place."""
+    cited = answer.labels()
+    order = sorted(pack.items, key=lambda item: cited.index(item.label) if item.label in cited else len(cited))
+    relabel = {item.label: f"S{number}" for number, item in enumerate(order, 1)}
+    pack.items = [replace(item, label=relabel[item.label]) for item in order]
+    return replace(answer, quotes=[replace(quote, label=relabel[quote.label]) for quote in answer.quotes])
+
+
 def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedder: Any = None) -> PassageAnswer:
     """The passage answer to the pack's question (no quotes: the pack does not answer it)."""
     question = question or pack.query
@@ -1149,8 +1160,8 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
 
     pack, lang = build_pack(engine, question, question, scope=scope, max_items=k)
     confidence = assess(pack)
-    answer = passage_answer(pack, analyzer_of(engine), question, engine.embedder) if confidence.supported \
-        else PassageAnswer(unnamed=unheard(pack, question))
+    answer = renumbered(pack, passage_answer(pack, analyzer_of(engine), question, engine.embedder)) \
+        if confidence.supported else PassageAnswer(unnamed=unheard(pack, question))
     citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
                           i.snippet, i.score) for i in map(answer.cited, pack.items)]
     if not answer.quotes:

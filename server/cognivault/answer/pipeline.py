@@ -59,6 +59,7 @@ from cognivault.answer.extractive import (
     nearest_only,
     not_in_vault,
     passage_answer,
+    renumbered,
     says_not_in_vault,
     unheard,
 )
@@ -312,7 +313,7 @@ class _AnswerRun:
         self.answer_filter = answer_filter
         await self._emit_confidence(confidence)  # progress at once: choosing the quotes may embed them
         if pack and getattr(self.provider, "extractive", False):
-            answer = await self._passages(confidence)
+            answer = renumbered(pack, await self._passages(confidence))  # no label is shown yet
             pack.items = [answer.cited(item) for item in pack.items]  # each source named where it is quoted
             if confidence.supported:  # else it is low already, for its own reason
                 confidence = cap_by_citations(confidence, pack, answer.labels(), answer.measures)
