@@ -6,12 +6,35 @@ from __future__ import annotations
 from pathlib import Path
 
 from cognivault.answer.evidence import FALLBACK_ANALYZER, Evidence, EvidencePack, text_terms
-from cognivault.answer.extractive import PassageAnswer, Quote, compose, renumbered
+from cognivault.answer.extractive import PassageAnswer, Quote, Unit, choose_units, compose, quotes_of, renumbered
 
 
 def passage(label: str, path: str, text: str, heading: str = "") -> Evidence:
     return Evidence(label, label, path, Path(path).stem, [heading] if heading else [], 1, 3, "", text, "", 0.0,
                     lang="en", terms=text_terms(FALLBACK_ANALYZER, f"{heading}\n{text}", "en"))
+
+
+def chosen_texts(items: list[Evidence], words: str, question: str) -> list[str]:
+    terms = sorted(text_terms(FALLBACK_ANALYZER, words, "en"))
+    return [unit.text for unit in choose_units(items, terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER, question)]
+
+
+def test_a_sentence_another_passage_already_quotes_in_its_paragraph_is_not_quoted_again() -> None:
+    sentence = "Snapshots of every note are kept for ten days on the device."
+    whole = passage("S1", "Recovery.md", f"{sentence} They are separate from the version history of sync.",
+                    "Snapshots")
+    alone = passage("S2", "Backups.md", sentence, "Snapshots")
+    texts = chosen_texts([whole, alone], "snapshots note kept days",
+                         "How many days are snapshots of a note kept?")
+    assert sum(sentence in text for text in texts) == 1
+
+
+def test_a_section_title_leads_the_answer_once() -> None:
+    units = [Unit("S1", 0, 0, "paragraph", "A tritone spans six semitones.", section="Intervals", group=0),
+             Unit("S2", 1, 0, "paragraph", "The tritone splits the octave in half.", section="Intervals", group=0),
+             Unit("S1", 0, 5, "paragraph", "An interval is counted in steps.", section="Intervals", group=1)]
+    text = compose(quotes_of(units))
+    assert text.count("**Intervals**") == 1 and text.count("[S1]") == 2
 
 
 def test_sources_are_numbered_in_the_order_the_answer_cites_them() -> None:

@@ -98,6 +98,8 @@ SECTION_UNITS = 2  # blocks around the best match, under its heading, added when
 ANSWER_BUDGET = 700  # characters of quoted Markdown (the first unit may take up to twice that)
 LONG_PROSE = 320  # a longer paragraph is also quoted by its sentences
 WHOLE_LIMIT = 600  # a paragraph or list up to this long is also a unit as a whole
+MIN_REPEATED = 6  # a unit of this many different words or more, nearly all in a chosen quote, repeats it
+CONTAINED_SHARE = 0.9
 MIN_WORDS = 3  # a paragraph, item or callout with fewer words (embeds aside) is not quoted alone
 MAX_INTRO = 240  # a longer paragraph ending in ":" is a passage of its own, not a lead-in
 ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answer (bench_answer_quality.py)
@@ -544,10 +546,14 @@ def _unlinked(text: str) -> str:
 
 
 def _repeats(unit: Unit, seen: list[set[str]]) -> bool:
-    """Whether ``unit`` says what a quote already chosen says (most of their words shared); if not, its words
-    join ``seen``. Words as a reader sees them: "the _backlinks_" says what "the backlinks" does."""
+    """Whether ``unit`` says what a quote already chosen says (most of their words shared, or nearly all of its
+    words in one: a sentence another passage already quotes in its paragraph; code says other things in the same
+    words); if not, its words join ``seen``. Words as a reader sees them: "the _backlinks_" says what "the
+    backlinks" does."""
     said = _words_shown(unit.text)
-    if any(len(said & other) / max(len(said | other), 1) > 0.7 for other in seen):
+    if any(len(said & other) / max(len(said | other), 1) > 0.7 or
+           unit.kind in _PROSE_KINDS and len(said) >= MIN_REPEATED and len(said & other) >= CONTAINED_SHARE * len(said)
+           for other in seen):
         return True
     seen.append(said)
     return False
@@ -925,6 +931,7 @@ class Quote:
 def quotes_of(units: Sequence[Unit]) -> list[Quote]:
     """The units as quotes: neighbours of one list, table or paragraph merge, lead-ins and headers once."""
     quotes: list[Quote] = []
+    titled: set[str] = set()  # the section titles shown so far: each once ("**Intervalle**" over three quotes)
     last: Unit | None = None
     for unit in units:
         same_group = last is not None and last.position == unit.position and last.group == unit.group and \
@@ -939,8 +946,10 @@ def quotes_of(units: Sequence[Unit]) -> list[Quote]:
             if unit.intro:
                 body = f"{unit.intro}\n\n{body}"
             new_section = last is None or (last.label, last.section) != (unit.label, unit.section)
-            if new_section and unit.section and unit.section.casefold() not in body.casefold():
+            if new_section and unit.section and unit.section.casefold() not in titled and \
+                    unit.section.casefold() not in body.casefold():
                 body = f"**{unit.section}**\n\n{body}"  # the section's title leads its quote
+            titled.add(unit.section.casefold())
             quotes.append(Quote(unit.label, body, unit.path))
         last = unit
     if last is not None and last.caveat:
