@@ -19,6 +19,21 @@ def chosen_texts(items: list[Evidence], words: str, question: str) -> list[str]:
     return [unit.text for unit in choose_units(items, terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER, question)]
 
 
+def test_once_the_answer_states_the_question_a_block_saying_far_less_of_it_is_left_out() -> None:
+    note = passage("S1", "Server.md", "The relay server writes every message to its log.\n\n"
+                   "The relay server listens on port 8443 for all devices.", "Relay")
+    texts = chosen_texts([note], "relay server port", "Which port does the relay server listen on?")
+    assert texts == ["The relay server listens on port 8443 for all devices."]
+
+
+def test_the_block_right_after_a_lead_that_only_restates_the_question_stays() -> None:
+    note = passage("S1", "Errors.md", "On tablets the error reads as follows: `socket closed early`\n\n"
+                   "It means the connection dropped; the app tries again in a minute.", "Network errors")
+    texts = chosen_texts([note], "tablets error socket closed early",
+                         "What does the tablets error `socket closed early` mean?")
+    assert any("tries again" in text for text in texts)
+
+
 def test_a_sentence_another_passage_already_quotes_in_its_paragraph_is_not_quoted_again() -> None:
     sentence = "Snapshots of every note are kept for ten days on the device."
     whole = passage("S1", "Recovery.md", f"{sentence} They are separate from the version history of sync.",

@@ -81,6 +81,7 @@ RELATIVE_SHARE = 0.5
 SCORE_SHARE = 0.6
 OTHER_NOTE_SHARE = 0.8
 COMPLETING_SHARE = 0.1  # a unit adding this much of the question's weight to the answer is always welcome
+PADDING_SHARE = 0.7  # an answer stating all the question asks takes no unit stating less than this of the lead's share
 CONTEXT_SHARE = 0.75
 CONTEXT_WEIGHT = 0.35
 NOTE_WEIGHT = 0.5  # of a passage's context, the share judged over all its note's passages in the pack
@@ -784,6 +785,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         # it covers the question nearly as well (that is where weak, off-topic passages come from).
         # A word framing the question ("Unterschied", "difference", a verb) is no part of it to complete.
         completes = sum(weight[t] for t in unit.concepts - covered - framing) / total >= COMPLETING_SHARE
+        if _pads(unit, lead, covered | framing, weight):
+            continue
         if not completes and (unit.score < lead.score * SCORE_SHARE or (
                 items[unit.position].path != items[lead.position].path and unit.share < best_share * OTHER_NOTE_SHARE)):
             continue
@@ -799,17 +802,29 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     # What surrounds a match under its heading often completes it ("... vom oberen Bildschirmrand ausgelöst."
     # + "Die Schnell-Aktion öffnet standardmäßig die Befehlspalette."): each chosen unit's nearest block
     # first, the best unit's before the others', then the next nearest ones.
+    # The block right after a chosen one is what it leads to ("this message displays as the following error:" + what
+    # it means); the others are padding where the answer already states all the question asks.
     around = [_neighbours(unit, units_by_position[unit.position]) for unit in chosen]
+    follows = [near[0] for unit, near in zip(chosen, around, strict=True) if near and near[0].order > unit.order]
     added = 0
     for neighbour in (near[rank] for rank in range(SECTION_UNITS) for near in around if rank < len(near)):
         if added >= SECTION_UNITS:
             break
+        if all(neighbour is not after for after in follows) and _pads(neighbour, lead, covered | framing, weight):
+            continue
         if used + neighbour.size <= budget and not any(neighbour is other or _overlaps(neighbour, other)
                                                        for other in chosen) and not _repeats(neighbour, seen):
             chosen.append(neighbour)
             used += neighbour.size
             added += 1
     return _in_note_order(lead, chosen, units_by_position, budget)
+
+
+def _pads(unit: Unit, lead: Unit, stated: set[str], weight: dict[str, float]) -> bool:
+    """Whether ``unit`` only pads an answer that already states every word the question asks about (``stated``):
+    it says far less of the question than the lead ("| große Septime | 11 |" under "Tritonus = 6 Halbtöne" for
+    "how many semitones in a tritone"), so it adds text, not an answer."""
+    return set(weight) <= stated and unit.share < lead.share * PADDING_SHARE
 
 
 def _compares(table: Unit, item: Evidence, weight: dict[str, float], topic: set[str], analyzer: Any,
