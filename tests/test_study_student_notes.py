@@ -909,3 +909,40 @@ def test_a_quiz_offers_no_key_that_its_gloss_or_article_gives_away(tmp_path: Pat
         key = question.options[question.correct_index]
         assert key not in ("Astronomische Einheit (AE)", "Das Sonnensystem"), question
 
+
+def test_a_long_code_span_is_no_gap(tmp_path: Path) -> None:
+    note = """# Normalisierung
+
+## Ausgangslage
+Vorher steht alles in einer Relation: `Auftrag(AuftragNr, Datum, KundeNr, KundeName, TeilNr, Teilname)`.
+Mit `SELECT DISTINCT` entfernt man doppelte Zeilen aus dem Ergebnis einer Abfrage.
+"""
+    with indexed_vault(tmp_path, {"Datenbanken/Normalisierung.md": note}) as engine:
+        texts = [text for _, text, _ in cards_of(generate(engine, "flashcards", "Datenbanken/Normalisierung.md")[1])]
+    assert "Auftrag(" not in str(texts) and "SELECT DISTINCT" in str(texts), texts
+
+
+def test_a_fact_carded_twice_is_one_card(tmp_path: Path) -> None:
+    history = """# Railways
+
+## Where they sit
+| Institution | Seat |
+|---|---|
+| RHC | York |
+| NRM | London |
+
+## Railway Heritage Committee
+- Seat: York (the old station hotel).
+
+## Consequences
+- **Railway Act 1844**: every company runs one cheap train a day on each line, at most a penny a mile.
+
+## Timeline (short version)
+- 1844 – Railway Act
+- 1830 – Liverpool and Manchester Railway
+"""
+    with indexed_vault(tmp_path, {"History/Railways.md": history}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "History/Railways.md")[1])
+    backs = [back.rstrip(".") for _, _, back in cards]
+    assert [back for back in backs if back.startswith("York")] == ["York"], cards
+    assert "Railway Act" not in backs, cards
