@@ -13,6 +13,7 @@ from cognivault.study.extract import all_facts
 from cognivault.study.list_wording import item_question
 from cognivault.study.quiz import parse_quiz
 from cognivault.study.sources import GenerationError, Source, StudyRequest, gather_sources
+from cognivault.study.validate import question_problems
 from test_study_extractive import cards_of, generate, indexed_vault
 
 HUB = """---
@@ -676,6 +677,9 @@ def test_an_abbreviation_is_no_wrong_option_beside_a_term(tmp_path: Path) -> Non
 - aLuL = aus Lieferungen und Leistungen
 - Aktivtausch = Aktivkonto an Aktivkonto, die Bilanzsumme bleibt gleich
 - Passivtausch = Passivkonto an Passivkonto, die Bilanzsumme bleibt gleich
+
+Das Privatkonto ist ein Unterkonto für die Entnahmen und Einlagen des Inhabers.
+Das Erfolgskonto ist ein Unterkonto, das die Aufwendungen oder die Erträge sammelt.
 """
     balance = """# Bilanz
 
@@ -864,3 +868,81 @@ def test_a_wrong_option_keeps_the_case_of_its_notation(tmp_path: Path) -> None:
     options = [option for question in parse_quiz(quiz).questions for option in question.options]
     assert "M3 + P5" in options, quiz
     assert not [option for option in options if option not in note], options  # "m3 + d5" never "M3 + d5"
+
+
+def test_a_key_alone_in_its_form_or_named_by_its_short_name_in_the_stem_is_no_question() -> None:
+    source = "Herzzeitvolumen (HZV), Systole, Diastole"
+    assert question_problems("Welcher Begriff gehört zu „Schlagvolumen × Herzfrequenz“?",
+                             ["Herzzeitvolumen (HZV)", "Systole", "Diastole"], 0, source, "de") == \
+        ["answer_stands_out"]
+    assert question_problems("Welcher Begriff gehört zu „Schlagvolumen × Herzfrequenz“?",
+                             ["Systole", "Herzzeitvolumen (HZV)", "Diastole"], 0, source, "de") == []
+    assert question_problems("Welcher Begriff wird hier beschrieben: „Ein Unterkonto des Eigenkapitalkontos“?",
+                             ["das GuV-Konto", "Aktivtausch", "Passivtausch"], 0, "das GuV-Konto", "de") == \
+        ["answer_stands_out"]
+    assert question_problems("Which city goes with “Tropics”?", ["Cairo, Rome", "Manaus", "Oslo"], 0,
+                             "Cairo, Rome", "en") == ["answer_stands_out"]
+    assert question_problems("Which step comes right after “Intake”?",
+                             ["Delay node → slows the signal so the atria contract first", "Bundle", "Fibres"], 0,
+                             "Delay node → slows the signal so the atria contract first", "en") == \
+        ["answer_stands_out"]
+    assert question_problems("Which term goes with “Fictive volume the drug would fill; Vd = dose / c0”?",
+                             ["volume of distribution (Vd)", "clearance (CL)", "prodrug"], 0,
+                             "volume of distribution (Vd)", "en") == ["answer_in_stem"]
+
+
+def test_a_quiz_offers_no_key_that_its_gloss_or_article_gives_away(tmp_path: Path) -> None:
+    note = """# Astronomie
+
+## Begriffe
+- **Astronomische Einheit (AE)** – Mittlerer Abstand zwischen Erde und Sonne; 1 AE ≈ 150 Mio. km.
+- **Lichtjahr** – Strecke, die das Licht in einem Jahr im Vakuum zurücklegt.
+- **Parsec** – Entfernung, aus der eine AE unter einer Bogensekunde erscheint.
+- **Rotverschiebung** – Verschiebung der Spektrallinien zu größeren Wellenlängen bei Entfernung der Quelle.
+- **Das Sonnensystem** – Die Sonne mit allen Körpern, die sie auf ihren Bahnen umkreisen.
+"""
+    with indexed_vault(tmp_path, {"Physik/Astronomie.md": note}) as engine:
+        _, quiz = generate(engine, "quiz", "Physik/Astronomie.md")
+    questions = parse_quiz(quiz).questions
+    assert questions, quiz
+    for question in questions:
+        key = question.options[question.correct_index]
+        assert key not in ("Astronomische Einheit (AE)", "Das Sonnensystem"), question
+
+
+def test_a_long_code_span_is_no_gap(tmp_path: Path) -> None:
+    note = """# Normalisierung
+
+## Ausgangslage
+Vorher steht alles in einer Relation: `Auftrag(AuftragNr, Datum, KundeNr, KundeName, TeilNr, Teilname)`.
+Mit `SELECT DISTINCT` entfernt man doppelte Zeilen aus dem Ergebnis einer Abfrage.
+"""
+    with indexed_vault(tmp_path, {"Datenbanken/Normalisierung.md": note}) as engine:
+        texts = [text for _, text, _ in cards_of(generate(engine, "flashcards", "Datenbanken/Normalisierung.md")[1])]
+    assert "Auftrag(" not in str(texts) and "SELECT DISTINCT" in str(texts), texts
+
+
+def test_a_fact_carded_twice_is_one_card(tmp_path: Path) -> None:
+    history = """# Railways
+
+## Where they sit
+| Institution | Seat |
+|---|---|
+| RHC | York |
+| NRM | London |
+
+## Railway Heritage Committee
+- Seat: York (the old station hotel).
+
+## Consequences
+- **Railway Act 1844**: every company runs one cheap train a day on each line, at most a penny a mile.
+
+## Timeline (short version)
+- 1844 – Railway Act
+- 1830 – Liverpool and Manchester Railway
+"""
+    with indexed_vault(tmp_path, {"History/Railways.md": history}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "History/Railways.md")[1])
+    backs = [back.rstrip(".") for _, _, back in cards]
+    assert [back for back in backs if back.startswith("York")] == ["York"], cards
+    assert "Railway Act" not in backs, cards

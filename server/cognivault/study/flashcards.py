@@ -42,6 +42,7 @@ COVERED = 0.8  # a card whose answer's words the passage's cards already show (t
 # a step's place in its list too.
 RESTATING = ("bold", "code", "heading", "label")
 MIN_JUDGED = 3  # fewer content words than this are too few to tell a repeat from a new fact
+MAX_CODE_GAP = 40  # characters of a code span a cloze may hide: a keyword or call, not a whole definition
 MAX_RESTATED = 3  # a list item answered in this many content words or fewer may be another card's fact again
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -166,6 +167,8 @@ def _plugin_safe(text: str) -> bool:
 def card_for(fact: Fact) -> Flashcard | None:
     """A card for a fact, or None when the plugin would misread it or the validator rejects it."""
     if fact.kind in CLOZE_KINDS:
+        if fact.kind == "code" and len(plain(fact.term).strip("`")) > MAX_CODE_GAP:
+            return None  # "==`Bestellung(BestNr, Datum, KundenNr, …)`==": a whole example to type, no fact to recall
         # "*Ich kaufe ein Geschenk für ==meinen== Vater.*": the example's italics are the note's, not the card's
         cloze = re.sub(r"([.!?])\.$", r"\1", plain(fact.cloze.replace("==", "\ue006")).replace("\ue006", "=="))
         if not cloze or not _plugin_safe(cloze.replace("==", "")) or cloze.count("==") != 2 \
@@ -213,6 +216,21 @@ def once_per_list(facts: list[Fact]) -> tuple[list[Fact], set[int]]:
     return [fact for fact in facts if id(fact) not in dropped], standing_in
 
 
+def _aspect_key(fact: Fact, card: Flashcard) -> str:
+    """One aspect of one subject, however the note names it: a table's "“CJEU” – Seat?::Luxembourg" and a section's
+    "Court of Justice of the European Union: seat?::Luxembourg (…)" are "seat | CJEU | luxembourg" ("" for others)."""
+    if fact.kind == "row":
+        aspect, subject = fact.column, plain(fact.term)
+    elif fact.kind == "item" and is_aspect(plain(fact.term)):
+        aspect, subject = plain(fact.term), fact.context.split(" › ")[0]
+    else:
+        return ""
+    words = subject.split()
+    initials = subject if len(words) == 1 and subject.isupper() else "".join(w[0] for w in words if w[:1].isupper())
+    head = re.split(r"[(,;]", card.back, maxsplit=1)[0].strip(" .").casefold()
+    return f"{aspect.casefold()} | {initials} | {head}" if len(initials) >= 2 and head else ""
+
+
 def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     """Cards from list items, table rows, definitions, namings and the note's own questions, clozes on bold terms
     and code, then sections and the labelled lists in them, then what comes after a step of a numbered list.
@@ -252,7 +270,8 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
                 else f"{plain(fact.term)} | {fact.context}" if is_aspect(plain(fact.term)) else plain(fact.term)
             # (an aspect, "term of office", is one per section it describes)
             keys = ({term.casefold()} if fact.kind not in ("heading", "label", "faq") else set()) \
-                | {side.casefold() for side in sides}
+                | {side.casefold().rstrip(". ") for side in sides}  # "Frankfurt am Main." is "Frankfurt am Main"
+            keys |= {_aspect_key(fact, card)} - {""}
             shown = said.setdefault(card.source.chunk_id, set())
             answer = stems_of(card.back if card.kind == "qa" else card.text, fact.lang)
             repeats = fact.kind in RESTATING and not fact.in_order and len(answer) >= MIN_JUDGED \
@@ -260,7 +279,9 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
             # "Timeline (short version): what happened in 1771?::Cromford Mill." beside "… in 1769?::Richard
             # Arkwright: water frame … → 1771 Cromford Mill …": a short item that one card says whole already
             asked = stems_of(plain(fact.term), fact.lang) | answer
-            restated = fact.kind == "item" and 2 <= len(answer) <= MAX_RESTATED \
+            # ("… in 1833?::Factory Act.": one word long enough to judge, asked by a name of its own, not "Formeln")
+            restated = fact.kind == "item" and 1 <= len(answer) <= MAX_RESTATED and len(asked) >= 2 \
+                and (len(answer) >= 2 or not is_aspect(plain(fact.term))) \
                 and all(len(stem) >= 3 for stem in answer) and any(asked <= card for card in stated)
             if keys & seen or repeats or restated:
                 continue  # the same fact again, or one the passage's cards already state

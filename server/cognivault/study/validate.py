@@ -11,6 +11,10 @@ An item is rejected when a student would be misled or puzzled by it:
   answer, or words of it no wrong option shares), or a cloze whose hidden
   words (or whole hidden text) stay readable in its sentence;
 - ``duplicate_options``: two options that read the same;
+- ``answer_stands_out``: the right option is the only one of its form (the
+  only one with a remark in parentheses, opening with an article, or a list
+  with commas; or the only one without; or far the longest), so it is found
+  without knowing it;
 - ``back_equals_front`` / ``empty_back``: a card that asks what it shows, or
   shows nothing;
 - ``empty_label``: a mind-map node with no text.
@@ -34,6 +38,15 @@ _STOPWORDS = frozenset(
     "note notes true false wahr falsch eine einer eines einem einen nicht auch oder sind sein seine ihre "
     "ihren wird werden wurde dass diese dieser dieses kann können muss haben hier dort wenn dann beim durch "
     "über unter nach noch mehr sich".split())
+# articles per language: "das GuV-Konto" among "Aktivtausch", "Passivtausch" stands out by its article; English
+# names keep theirs ("The Reign of Terror" among "Tennis Court Oath"), so none is told apart by it
+_ARTICLES = {"de": frozenset({"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer",
+                              "eines"}),
+             "es": frozenset({"el", "la", "los", "las", "un", "una"})}
+_ALL_ARTICLES = frozenset().union(*_ARTICLES.values())
+_MATH_RE = re.compile(r"\$\$?[^$]+\$\$?")
+_REMARK_RE = re.compile(r"\([^()]+\)")
+_GLOSS_RE = re.compile(r"\(([^\W_][^\s()]{1,5})\)")  # "(Vd)", "(HZV)", "(t½)": a short name the term goes by
 _ANALYZER = Analyzer()  # the index's stemming, so "reduces" in a stem gives away the section "Reduction"
 
 
@@ -127,7 +140,10 @@ def _shares_answer(stem: str, answer: str, wrong: list[str], lang: str | None) -
     words = content_words(answer)
     shared = [w for w in words if any(_same_word(w, s, lang) for s in stem_words)
               and not any(_same_word(w, o, lang) for o in others)]
-    return bool(shared) and (len(words) <= 4 or len(shared) * 2 >= len(words))
+    # the short name the answer goes by, given in the stem ("…; Vd = Dosis / c₀" for "Verteilungsvolumen (Vd)")
+    glosses = [g for g in _GLOSS_RE.findall(_outside_code(answer)[0])
+               if re.search(rf"(?<!\w){re.escape(g)}(?!\w)", stem) and not any(g in option for option in wrong)]
+    return bool(glosses) or bool(shared) and (len(words) <= 4 or len(shared) * 2 >= len(words))
 
 
 _COMPOUND_RE = re.compile(r"(?:`[^`\n]+`|[^\W_])+(?:-(?:`[^`\n]+`|[^\W_])+)+")  # five-carbon, `base`-Block
@@ -201,10 +217,33 @@ def question_problems(stem: str, options: list[str], correct: int, source_text: 
         problems.append("duplicate_options")
     if not 0 <= correct < len(options):
         problems.append("empty_back")
-    elif len(options) > 2 and _shares_answer(stem, options[correct],
-                                             [o for i, o in enumerate(options) if i != correct], lang):
-        problems.append("answer_in_stem")
+    elif len(options) > 2:
+        wrong = [o for i, o in enumerate(options) if i != correct]
+        if _shares_answer(stem, options[correct], wrong, lang):
+            problems.append("answer_in_stem")
+        if _stands_out(options[correct], wrong, lang):
+            problems.append("answer_stands_out")
     return sorted(set(problems))
+
+
+def _form_marks(option: str, lang: str | None) -> tuple[bool, bool, bool]:
+    """(holds a remark in parentheses, opens with an article, lists with commas) outside code and math."""
+    prose = _MATH_RE.sub(" ", _outside_code(option)[0]).strip()
+    words = prose.split()
+    articles = _ARTICLES.get(lang, frozenset()) if lang else _ALL_ARTICLES
+    return (_REMARK_RE.search(prose) is not None, len(words) > 1 and words[0].casefold() in articles,
+            re.search(r"[,;]\s", prose) is not None)
+
+
+def _stands_out(answer: str, wrong: list[str], lang: str | None) -> bool:
+    """The right option alone has a mark of form the wrong ones all lack, or alone lacks one they all have
+    ("Herzzeitvolumen (HZV)" among "Systole", "Diastole"; "das GuV-Konto" among "Aktivtausch", "Passivtausch"),
+    or is far longer than any of them."""
+    mine = _form_marks(answer, lang)
+    theirs = [_form_marks(option, lang) for option in wrong]
+    longest = max(len(option.split()) for option in wrong)
+    return any(all(marks[i] != mine[i] for marks in theirs) for i in range(len(mine))) \
+        or len(answer.split()) > max(2 * longest, longest + 4)  # a sentence among names
 
 
 def label_problems(label: str) -> list[str]:
