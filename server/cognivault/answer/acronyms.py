@@ -19,6 +19,7 @@ CONNECTIVES: dict[str, frozenset[str]] = {
     "de": frozenset({"der", "des", "die", "das", "dem", "den", "für", "und", "von", "vom", "zur", "zum", "im"}),
 }
 _SKIPPED = frozenset().union(*CONNECTIVES.values())
+_BETWEEN = r"(?:\s+(?:" + "|".join(sorted(_SKIPPED)) + r"))*\s+"  # what may stand between an acronym's words
 MAX_WORDS = 8  # an expansion longer than this is no acronym's
 _WORD = r"[^\W\d_][\w-]*"
 _SHORT = r"[A-ZÄÖÜ]{2,6}"
@@ -63,6 +64,5 @@ def abbreviated(text: str, acronyms: dict[str, tuple[str, ...]]) -> str:
     """``text`` with each of ``acronyms``' words, where it has them in order, written as the acronym ("Council of the
     European Union": "Council of the eu"), so a phrase of the question with the acronym is found in it."""
     for short, spelled in acronyms.items():
-        between = r"(?:\s+(?:" + "|".join(sorted(_SKIPPED)) + r"))*\s+"
-        text = re.sub(r"(?<!\w)" + between.join(map(re.escape, spelled)) + r"(?!\w)", short, text, flags=re.IGNORECASE)
+        text = re.sub(r"(?<!\w)" + _BETWEEN.join(map(re.escape, spelled)) + r"(?!\w)", short, text, flags=re.IGNORECASE)
     return text
