@@ -259,16 +259,17 @@ async function main() {
           || doc.querySelectorAll(".cv-source").length === 0) {
           return null;
         }
-        // A formula's font loads once it is laid out. The page fetches a failed one once more, so a
-        // failure counts only when no KaTeX face is still loading and it has lasted 10 s.
+        // A formula's font loads once it is laid out. The page fetches a failed one once more, from a second
+        // copy of the stylesheet that replaces the first: a failure counts only once that copy alone is left
+        // and no KaTeX face is still loading.
         answer.getBoundingClientRect();
         const katexFaces = [...doc.fonts].filter((font) => font.family.includes("KaTeX"));
         if (answer.querySelector(".katex") && !katexFaces.some((font) => font.family.includes("KaTeX_Main")
           && font.status === "loaded")) {
-          const settled = !katexFaces.some((font) => font.status === "loading")
-            && katexFaces.some((font) => font.status === "error");
-          doc.defaultView.cvFontsFailedSince = settled ? (doc.defaultView.cvFontsFailedSince ?? Date.now()) : undefined;
-          if (!settled || Date.now() - doc.defaultView.cvFontsFailedSince < 10_000) {
+          const sheets = [...doc.querySelectorAll("link[data-fonts]")];
+          const retried = sheets.length === 1 && new URL(sheets[0].href).searchParams.has("retry");
+          if (!retried || katexFaces.some((font) => font.status === "loading")
+            || !katexFaces.some((font) => font.status === "error")) {
             return null;
           }
         }
