@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from cognivault.vault.reading import (
     atom_spans,
+    called_in,
+    definition_in,
+    definition_subject,
     inside_atom,
     is_bookkeeping_line,
     is_label,
@@ -11,6 +14,7 @@ from cognivault.vault.reading import (
     is_stamp_line,
     is_tag_line,
     note_shape,
+    opens_definition,
     question_tail,
     without_timestamps,
 )
@@ -92,3 +96,38 @@ def test_the_students_own_question_at_a_line_end_is_found_and_a_real_question_is
 
 def test_transcript_timestamps_are_dropped_and_the_words_kept() -> None:
     assert without_timestamps("[02:15] So, ACE inhibitors [1:02:15] block ACE.") == "So, ACE inhibitors block ACE."
+
+
+def test_one_reader_tells_definition_sentences_in_each_language() -> None:
+    found = definition_in("A glacier is a slow river of ice", "en")
+    assert found is not None and (found.term, found.verb, found.meaning) == ("A glacier", "is", "a slow river of ice")
+    assert definition_in("Glaciers refer to rivers of ice on land", "en").verb == "refer to"
+    assert definition_in("A glacier is not a lake of any kind", "en") is None  # says what it is not
+    assert definition_in("Unter Erosion versteht man den Abtrag von Gestein", "de").term == "Erosion"
+    assert definition_in("Unter Umständen versteht man das anders als hier", "de") is None  # an idiom, no term
+    assert definition_in("Ein Gletscher ist ein langsamer Eisstrom", "de").verb == "ist"
+    assert definition_in("Ein Gletscher ist nur selten zu sehen im Tal", "de") is None
+    called = called_in("A river of ice on land is called a glacier", "en")
+    assert called is not None and (called.term, called.verb) == ("a glacier", "is")
+    assert called_in("Einen Eisstrom an Land nennt man Gletscher", "de").verb == "nennt"
+
+
+def test_a_definition_opens_with_an_article_a_noun_or_an_object() -> None:
+    assert opens_definition("a slow river of ice", "is", "en")
+    assert not opens_definition("tied to the climate", "is", "en")
+    assert opens_definition("Gestein, das abgetragen wird", "ist", "de")
+    assert opens_definition("den Abtrag von Gestein", "versteht man", "de")
+    assert not opens_definition("den Abtrag von Gestein", "ist", "de")
+    # a word that only begins like an article ("einige", "eindeutig", "dieser") opens no definition
+    assert not opens_definition("einige Gletscher in den Alpen", "sind", "de")
+    assert not opens_definition("eindeutig pro Tal", "ist", "de")
+    assert opens_definition("dieselbe Art von Eisstrom", "ist", "de")
+
+
+def test_the_subject_of_a_definition_for_answers_in_any_language() -> None:
+    assert definition_subject("Glaciers are rivers of ice") == "Glaciers"
+    assert definition_subject("A moraine for a glacier is the rock it pushes") == "moraine"
+    assert definition_subject("Die Moräne ist der Schutt eines Gletschers") == "Moräne"
+    assert definition_subject("Moräne = Schutt eines Gletschers") == "Moräne"
+    assert definition_subject("Moraines refer to the rock a glacier pushes") == "Moraines"
+    assert definition_subject("Im Winter wächst der Gletscher") == ""

@@ -69,7 +69,7 @@ from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
 from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
-from cognivault.vault.reading import question_tail, vocabulary, without_filing
+from cognivault.vault.reading import definition_subject, question_tail, vocabulary, without_filing
 from cognivault.vault.sentences import shield, unshield
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
@@ -432,13 +432,6 @@ _TERM_QUESTION = re.compile(
     re.IGNORECASE)
 _ARTICLES = frozenset("a an the ein eine der die das".split())
 MAX_TERM_WORDS = 4  # a longer "What is ...?" asks about more than a term
-# "X is ...", "X for a note is ...": the subject, maybe with what it is of or for, then a copula
-_COPULA = re.compile(r"(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<subject>[\w()-]+(?:\s+[\w()-]+){0,2}?)"
-                     r"(?:\s+(?:of|for|in|von|für|in|im)\s+" + _ARTICLE + r"[\w-]+)?\s+"
-                     r"(?:is|are|was|were|means|refers|ist|sind|war|waren|bedeutet|bezeichnet|heißt)\b|"
-                     # a student's "X = what it is" ("Monsun = großräumiges Windsystem …")
-                     r"(?:(?:a|an|the|ein|eine|der|die|das)\s+)?(?P<equated>[\w()-]+(?:\s+[\w()-]+){0,2}?)\s+=\s+(?=[^\W\d])",
-                     re.IGNORECASE)
 
 
 def _asked_term(question: str) -> str:
@@ -480,8 +473,7 @@ def _defines(text: str, term: str, analyzer: Any, lang: str | None) -> bool:
                 _names_term(match.group("text"), text, term, analyzer, lang):
             return True
     for sentence in _SENTENCE_BREAK.split(_visible(text)):
-        opening = _COPULA.match(sentence.lstrip(" \t-*+>|0123456789.)"))
-        subject = (opening.group("subject") or opening.group("equated")) if opening else ""
+        subject = definition_subject(sentence.lstrip(" \t-*+>|0123456789.)"))
         if subject and len(subject.split()) <= len(term.split()) + 1 and \
                 _names_term(subject, sentence, term, analyzer, lang):
             return True

@@ -79,7 +79,9 @@ from cognivault.study.sources import Source
 from cognivault.vault.markdown import InlinePiece, block_tokens, inline_pieces
 from cognivault.vault.reading import (
     atom_spans,
+    called_in,
     chatter_start,
+    definition_in,
     formula_word,
     is_aspect,
     is_bookkeeping_line,
@@ -90,6 +92,7 @@ from cognivault.vault.reading import (
     math_spans,
     names_exercises,
     note_shape,
+    opens_definition,
     prose_language,
     qa_pair,
     question_tail,
@@ -180,8 +183,6 @@ _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s
 _KEYS = {"enter", "eingabe", "return", "escape", "esc", "tab", "space", "leertaste", "backspace", "delete", "entf",
          "alt", "shift", "umschalt", "ctrl", "strg", "cmd", "option", "up", "down", "left", "right", "home", "end",
          "pos1", "ende", "page up", "page down", "bild auf", "bild ab", "f1", "f2", "f11", "f12"}
-_DE_DEFINITION_START = re.compile(r"^(?:der|die|das|ein|eine|einer|eines|einem|einen|kein|keine|[A-ZÄÖÜ\ue000])")
-_EN_DEFINITION_START = re.compile(r"^(?:(?:a|an|the|one|any|another)\b|[A-Z\ue000])")
 _TASK_RE = re.compile(r"^\[[ xX]\]\s+")
 _CLAUSE_WORDS = {"that", "which", "who", "your", "you", "we", "they", "it", "dass", "du", "dein", "deine", "deinen",
                  "wir", "ihr", "sie", "es", "man"}  # a "term" holding these is a clause, not a name
@@ -575,13 +576,13 @@ def _defines(definition: str, verb: str, german: bool, spoken: bool = False) -> 
     total peripheral resistance"), so an English noun in lower case opens one too (not a participle or an adverb)."""
     first = definition.split()[0].strip(",") if definition.split() else ""
     if german:
-        return bool(_DE_DEFINITION_START.match(first)) or (verb in _ACCUSATIVE_VERBS and first == "den")
+        return opens_definition(definition, verb, "de")
     if first.casefold() in _PARTICIPLES or (first.endswith("ed") and len(first) >= 4):
         return False
     if spoken and first.isalpha() and first.islower() and not first.endswith("ly") \
             and first not in _PRONOUNS | _DEICTIC | {"not", "very", "really", "quite", "much", "too", "so"}:
         return True
-    return bool(_EN_DEFINITION_START.match(first)) or (verb in ("are", "were") and first.endswith("s")
+    return opens_definition(definition, verb, "en") or (verb in ("are", "were") and first.endswith("s")
                                                        and len(first) > 3)
 
 
@@ -601,22 +602,6 @@ def blank_term(sentence: str, term: str, filler: str = "____") -> str:
     return f"{sentence[:index]}{filler}{sentence[index + len(term):]}"
 
 
-_DEF_EN = re.compile(r"^(?P<term>(?:(?:The|A|An)\s+)?[^,;:]{2,70}?)\s+(?P<verb>is|are|was|were|refers to|refer to|"
-                     r"means)\s+(?P<def>(?!not\b|also\b|"
-                     r"called\b|then\b|therefore\b|used\b|why\b|how\b|where\b|when\b|what\b|only\b|now\b|"
-                     r"still\b|already\b|currently\b|available\b|enabled\b|disabled\b|(?i:always|never)\b)[^\n]{6,})$")
-_DEF_DE = re.compile(r"^(?P<term>(?:(?:Der|Die|Das|Ein|Eine)\s+)?[^,;:]{2,70}?)\s+(?P<verb>ist|sind|war|waren|"
-                     r"bezeichnet|bezeichnen)\s+"
-                     r"(?P<def>(?!nicht\b|auch\b|dabei\b|nur\b|jetzt\b|bereits\b|standardmäßig\b|verfügbar\b|(?i:immer|nie|stets)\b|"
-                     r"aktiviert\b|deaktiviert\b)[^\n]{6,})$")
-# "Unter Inflation versteht man …": a term with an article stands in the dative ("unter der Zellatmung"), which no
-# option of a quiz would match, so only a bare noun is read ("unter Umständen" is "possibly", not a term)
-_UNDER_DE = re.compile(r"^Unter\s+(?P<term>(?=[A-ZÄÖÜ\ue000])(?!Umständen\b)[^,;:]{2,70}?)\s+"
-                       r"(?P<verb>versteht man)\s+(?P<def>[^\n]{6,})$")
-_DEFINITIONS = {"en": (_DEF_EN,), "de": (_UNDER_DE, _DEF_DE)}
-_ACCUSATIVE_VERBS = {"bezeichnet", "bezeichnen", "versteht man"}  # their definition is an object: "den Anstieg …"
-_CALLED_EN = re.compile(r"^(?P<def>.{6,}?)\s+(?P<verb>is|are|was|were)\s+called\s+(?P<term>.+)$")
-_CALLED_DE = re.compile(r"^(?P<def>.{6,}?)\s+(?P<verb>nennt|nannte)\s+man\s+(?P<term>.+)$")
 _EXAMPLE_MARKER_RE = re.compile(r"(?:\bsuch as|\blike|\be\.\s?g\.|\bfor (?:example|instance)|\bincluding|\bz\.\s?B\.|"
                                 r"\bwie|\betwa|\bbeispielsweise|\bzum Beispiel)[\s,:]*$", re.IGNORECASE)
 # the examples already listed before a term ("such as `a`, `b` or …"): the term is one more
@@ -844,28 +829,27 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         for order, sentence in enumerate(sentences(text)):
             if "?" in sentence or _UNFINISHED_RE.search(sentence) or GAP in sentence:
                 continue
-            called = (_CALLED_DE if german else _CALLED_EN).match(sentence.rstrip("."))
+            called = called_in(sentence.rstrip("."), "de" if german else "en")
             if called:
-                term = _short_term(called.group("term"))
-                add("called", inline.restore(term), inline.restore(called.group("def")), inline.restore(sentence),
-                    called.groupdict().get("verb") or "", block.heading)
+                term = _short_term(called.term)
+                add("called", inline.restore(term), inline.restore(called.meaning), inline.restore(sentence),
+                    called.verb, block.heading)
             else:
                 said = _TAGS_AFTER_RE.sub("", unbold(sentence)).rstrip(".")  # "… monarchy. #history" ends at "."
                 said = without_fillers(said) if talk else said  # "So, quick recap — blood pressure is …"
-                definition = next(filter(None, (pattern.match(said)
-                                                for pattern in _DEFINITIONS["de" if german else "en"])), None)
+                definition = definition_in(said, "de" if german else "en")
                 # "X is A; Y is B": the clause after the semicolon says something else (about Y)
-                meaning = definition.group("def").split("; ")[0] if definition else ""
+                meaning = definition.meaning.split("; ")[0] if definition else ""
                 # "B–D is a minor third, D–F is a minor third": the clause after the comma states another fact
                 meaning = meaning[:next_clause.start()] if (next_clause := _NEXT_CLAUSE_RE.search(meaning)) else meaning
                 meaning = without_fillers(meaning) if talk else meaning  # "is basically …"
-                term = _TERM_REMARK_RE.sub("", definition.group("term")) if definition else ""
+                term = _TERM_REMARK_RE.sub("", definition.term) if definition else ""
                 # "B–D is a minor third": an example worked through (no word in its "term")
-                if definition and _defines(meaning, definition.group("verb"), german, spoken=talk) \
+                if definition and _defines(meaning, definition.verb, german, spoken=talk) \
                         and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning) \
                         and _WORDLIKE_RE.search(plain(term)):
                     add("definition", inline.restore(term), inline.restore(meaning),
-                        inline.restore(said if talk else unbold(sentence)), definition.group("verb"), block.heading,
+                        inline.restore(said if talk else unbold(sentence)), definition.verb, block.heading,
                         situated=order > 0 and not talk)
             if _leans_back(plain(sentence)):
                 continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence

@@ -10,9 +10,13 @@ flashcards agree on it.
 Formulas (``$…$``, ``$$…$$``) and code spans are *atoms*: :func:`atom_spans` finds them so that no reader splits,
 re-spaces or rewrites inside one; they reach a card or an answer byte for byte as the note writes them.
 
-What each language contributes (labels, date-stamp words, logistics words, question tails) is data in
-:data:`WORDS`, one :class:`LanguageWords` per language; every check reads all languages at once, since students
-mix them within a note.
+Definition sentences ("X is a …", "X refers to …", "… is called X", "Unter X versteht man …") are read here too,
+for study notes (:func:`definition_in`, :func:`called_in`, :func:`opens_definition`) and answers
+(:func:`definition_subject`) alike.
+
+What each language contributes (labels, date-stamp words, logistics words, question tails, copulas and definition
+verbs, articles) is data in :data:`WORDS`, one :class:`LanguageWords` per language; every check reads all languages
+at once, since students mix them within a note (a definition in a study note is read in the note's language).
 """
 
 from __future__ import annotations
@@ -45,6 +49,18 @@ class LanguageWords:
     ranks: frozenset[str] = frozenset()
     # what a speaker opens a sentence or a predicate with ("So, quick recap —", "is basically …"): no part of the fact
     fillers: tuple[str, ...] = ()
+    # what makes a sentence a definition: "X is a …", "X refers to …", "… is called X", "Unter X versteht man …"
+    copulas: tuple[str, ...] = ()  # "X is …"
+    meaning_verbs: tuple[str, ...] = ()  # "X means …", "X bezeichnet …": what a term stands for
+    object_verbs: frozenset[str] = frozenset()  # their definition is an object ("bezeichnet den Anstieg …")
+    # after a copula they say something about X, not what X is ("X is not …", "X ist standardmäßig …")
+    not_defining: tuple[str, ...] = ()
+    called: tuple[str, ...] = ()  # "… is called X", "… nennt man X": the term comes after them
+    frames: tuple[str, ...] = ()  # "Unter {term} versteht man …": the term inside, what it means after
+    frame_idioms: frozenset[str] = frozenset()  # a frame's words as an idiom ("unter Umständen"): no term inside
+    articles: tuple[str, ...] = ()  # the articles, any case or gender
+    definition_openers: tuple[str, ...] = ()  # what may open what a term is besides a noun ("a", "one", "kein")
+    qualifiers: tuple[str, ...] = ()  # what joins what a term is of or for ("A backlink for a note is …")
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -89,6 +105,13 @@ WORDS: dict[str, LanguageWords] = {
                          "newest", "latest", "first", "second", "third", "last", "current", "previous", "next"}),
         fillers=("so", "okay", "ok", "now", "well", "alright", "and", "but", "quick recap", "recap", "next",
                  "basically", "essentially", "actually", "in practice", "remember", "also"),
+        copulas=("is", "are", "was", "were"), meaning_verbs=("refers to", "refer to", "means"),
+        not_defining=("not", "also", "called", "then", "therefore", "used", "why", "how", "where", "when", "what",
+                      "only", "now", "still", "already", "currently", "available", "enabled", "disabled", "always",
+                      "never"),
+        called=("is called", "are called", "was called", "were called"),
+        articles=("a", "an", "the"), definition_openers=("a", "an", "the", "one", "any", "another"),
+        qualifiers=("of", "for", "in"),
     ),
     "de": LanguageWords(
         stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
@@ -133,6 +156,16 @@ WORDS: dict[str, LanguageWords] = {
                          "zweite", "letzte", "letzter", "aktuelle", "aktueller", "aktuelles"}),
         fillers=("also", "okay", "ok", "gut", "so", "na ja", "jetzt", "und", "aber", "genau", "dann", "eigentlich",
                  "im grunde", "kurz zur wiederholung", "wiederholung", "merken sie sich"),
+        copulas=("ist", "sind", "war", "waren"), meaning_verbs=("bezeichnet", "bezeichnen", "bedeutet"),
+        object_verbs=frozenset({"bezeichnet", "bezeichnen", "versteht man"}),
+        not_defining=("nicht", "auch", "dabei", "nur", "jetzt", "bereits", "standardmäßig", "verfügbar", "immer",
+                      "nie", "stets", "aktiviert", "deaktiviert"),
+        called=("nennt man", "nannte man"), frames=("Unter {term} versteht man",),
+        frame_idioms=frozenset({"Umständen"}),
+        articles=("der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines"),
+        definition_openers=("der", "die", "das", "ein", "eine", "einer", "eines", "einem", "einen", "kein", "keine",
+                            "derselbe", "dieselbe", "dasselbe", "dieselben"),
+        qualifiers=("von", "für", "in", "im"),
     ),
     "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
                         labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
@@ -495,3 +528,108 @@ def is_formula(text: str) -> bool:
     stripped = text.strip()
     spans = math_spans(stripped)
     return len(spans) == 1 and spans[0] == (0, len(stripped))
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A sentence read as a definition: what it defines (``term``), its verb as written ("is", "refers to",
+    "versteht man", "nennt" of "nennt man") and what it says the term is (``meaning``)."""
+
+    term: str
+    verb: str
+    meaning: str
+
+
+def _phrase(words: str) -> str:
+    """A phrase of the data as a pattern, any whitespace between its words."""
+    return r"\s+".join(re.escape(word) for word in words.split())
+
+
+def _choice(phrases: tuple[str, ...] | frozenset[str]) -> str:
+    return "|".join(_phrase(phrase) for phrase in phrases)
+
+
+_NOUN_START = r"(?=[A-ZÄÖÜ\ue000])"  # a bare noun (German capitalises every one) or an atom standing for a name
+
+
+def _copula_pattern(words: LanguageWords) -> re.Pattern[str]:
+    """"X is a …", "Der X bezeichnet …": the term before the verb, what it is after it."""
+    articles = "|".join(re.escape(article.capitalize()) for article in words.articles)
+    return re.compile(rf"^(?P<term>(?:(?:{articles})\s+)?[^,;:]{{2,70}}?)\s+"
+                      rf"(?P<verb>{_choice(words.copulas + words.meaning_verbs)})\s+"
+                      rf"(?P<def>(?!(?i:{_choice(words.not_defining)})\b)[^\n]{{6,}})$")
+
+
+def _frame_pattern(frame: str, idioms: frozenset[str]) -> re.Pattern[str]:
+    """"Unter X versteht man …": a bare noun inside the frame (one with an article stands in another case, which no
+    quiz option would match), what it means after it."""
+    before, after = (part.strip() for part in frame.split("{term}"))
+    idiom = rf"(?!(?:{_choice(idioms)})\b)" if idioms else ""
+    return re.compile(rf"^{_phrase(before)}\s+(?P<term>{_NOUN_START}{idiom}[^,;:]{{2,70}}?)\s+"
+                      rf"(?P<verb>{_phrase(after)})\s+(?P<def>[^\n]{{6,}})$")
+
+
+def _called_pattern(words: LanguageWords) -> re.Pattern[str]:
+    """"… is called X", "… nennt man X": what the term is first, the term after."""
+    return re.compile(rf"^(?P<def>.{{6,}}?)\s+(?P<called>{_choice(words.called)})\s+(?P<term>.+)$")
+
+
+_DEFINITION_PATTERNS = {lang: tuple(_frame_pattern(frame, words.frame_idioms) for frame in words.frames)
+                        + ((_copula_pattern(words),) if words.copulas else ())
+                        for lang, words in WORDS.items()}
+_CALLED_PATTERNS = {lang: _called_pattern(words) for lang, words in WORDS.items() if words.called}
+
+
+def definition_in(sentence: str, lang: str) -> Definition | None:
+    """``sentence`` (one sentence, without its full stop) read as "X is a …", "X refers to …", "Unter X versteht man
+    …" in ``lang``, or None. Whether what follows the verb says what X *is* (an article, a noun) is the reader's
+    check: :func:`opens_definition`."""
+    for pattern in _DEFINITION_PATTERNS.get(lang, ()):
+        if found := pattern.match(sentence):
+            return Definition(found.group("term"), found.group("verb"), found.group("def"))
+    return None
+
+
+def called_in(sentence: str, lang: str) -> Definition | None:
+    """``sentence`` read as "… is called X", "… nennt man X" in ``lang``: the term after the verb (and whatever
+    follows it in the sentence), its verb the first word ("is", "nennt")."""
+    pattern = _CALLED_PATTERNS.get(lang)
+    found = pattern.match(sentence) if pattern else None
+    if found is None:
+        return None
+    return Definition(found.group("term"), found.group("called").split()[0], found.group("def"))
+
+
+def opens_definition(meaning: str, verb: str, lang: str) -> bool:
+    """Whether what a copula joins to a term opens as what the term is: an article or a word like "one", "kein", a
+    capitalised noun or name, after a verb taking an object ("bezeichnet", "versteht man") also that object's
+    article ("den Anstieg …"). "X is tied to …", "X sind davon nicht betroffen" only say something about X."""
+    words = WORDS.get(lang, WORDS["en"])
+    first = meaning.split()[0].strip(",") if meaning.split() else ""
+    return bool(re.match(rf"(?:{_choice(words.definition_openers)})\b|[A-ZÄÖÜ\ue000]", first)) \
+        or (verb in words.object_verbs and first in words.articles)
+
+
+def _definition_opening() -> re.Pattern[str]:
+    """A sentence opening as a definition in any language: a subject of up to three words, maybe with what it is
+    of or for, before a copula or a meaning verb; or a student's "X = what it is"."""
+    every = WORDS.values()
+    articles = "|".join(sorted({re.escape(a) for words in every for a in words.articles}, key=len, reverse=True))
+    qualifiers = "|".join(sorted({re.escape(q) for words in every for q in words.qualifiers}))
+    verbs = "|".join(sorted({re.escape(verb.split()[0]) for words in every
+                             for verb in words.copulas + words.meaning_verbs}))
+    article = rf"(?:(?:{articles})\s+)?"
+    return re.compile(rf"{article}(?P<subject>[\w()-]+(?:\s+[\w()-]+){{0,2}}?)"
+                      rf"(?:\s+(?:{qualifiers})\s+{article}[\w-]+)?\s+(?:{verbs})\b|"
+                      rf"{article}(?P<equated>[\w()-]+(?:\s+[\w()-]+){{0,2}}?)\s+=\s+(?=[^\W\d])", re.IGNORECASE)
+
+
+_DEFINITION_OPENING = _definition_opening()
+
+
+def definition_subject(sentence: str) -> str:
+    """What a sentence opening as a definition, in any language, defines: "Stomata are pores …" → "Stomata", "A
+    backlink for a note is …" → "backlink", "Monsun = großräumiges Windsystem" → "Monsun"; "" for another
+    sentence. Only the subject is read: an answer checks that it names the term asked about."""
+    opening = _DEFINITION_OPENING.match(sentence)
+    return (opening.group("subject") or opening.group("equated") or "") if opening else ""
