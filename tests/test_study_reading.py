@@ -5,6 +5,7 @@ from __future__ import annotations
 from cognivault.vault.reading import (
     atom_spans,
     called_in,
+    course_aside_start,
     definition_in,
     definition_subject,
     inside_atom,
@@ -131,3 +132,14 @@ def test_the_subject_of_a_definition_for_answers_in_any_language() -> None:
     assert definition_subject("Moräne = Schutt eines Gletschers") == "Moräne"
     assert definition_subject("Moraines refer to the rock a glacier pushes") == "Moraines"
     assert definition_subject("Im Winter wächst der Gletscher") == ""
+
+
+def test_the_students_note_on_the_course_closing_a_line() -> None:
+    line = "optimists vs. pessimists → use both sides in the essay!"
+    assert line[:course_aside_start(line)] == "optimists vs. pessimists"
+    line = "Aufwand ohne Auszahlung – prüfungsrelevant laut Tutor"
+    assert line[:course_aside_start(line)] == "Aufwand ohne Auszahlung"
+    kept = ["profits from trade (incl. the colonies – mind this in the essay!), banks",  # inside a remark
+            "gilt nur bedingt → z.B. „Wenn du die Klausur bestehen willst, lerne“",  # an example the subject gives
+            "the valley walls slow its edges → friction"]
+    assert [course_aside_start(line) for line in kept] == [len(line) for line in kept]

@@ -316,7 +316,7 @@ def test_a_description_leaning_on_its_neighbours_or_the_students_chatter_is_no_c
 ## Tageszeiten
 - **Tageszeitenklima** = Temperaturunterschied zw. Tag und Nacht größer als zw. den Jahreszeiten
 - **Jahreszeitenklima** = umgekehrt (bei uns)
-- immer angeben: Station, Höhe, Jahresniederschlag → in der Klausur gibts Punkte dafür!!
+- Pflichtangaben: Station, Höhe, Jahresniederschlag → in der Klausur gibts Punkte dafür!!
 """
     with indexed_vault(tmp_path, {"Netze/OSI Model.md": osi, "Geo/Klimazonen.md": klima}) as engine:
         cards = cards_of(generate(engine, "flashcards", "Netze/OSI Model.md")[1]) \
@@ -946,3 +946,82 @@ def test_a_fact_carded_twice_is_one_card(tmp_path: Path) -> None:
     backs = [back.rstrip(".") for _, _, back in cards]
     assert [back for back in backs if back.startswith("York")] == ["York"], cards
     assert "Railway Act" not in backs, cards
+
+
+def test_a_gap_after_an_article_offers_only_what_stood_after_that_article(tmp_path: Path) -> None:
+    note = """# Optics
+
+## Mirrors
+Light falling on a mirror leaves it at a **reflection angle** equal to the angle of incidence.
+
+## Lenses
+A convex lens bends parallel rays so that they meet in a **focal point** behind the lens.
+
+## Prisms
+A prism splits white light into a **spectrum** of colours, violet bent most strongly.
+
+## Fibres
+Inside a glass fibre, light stays in the core by **total internal reflection** at its wall.
+
+## Waves
+Two waves meeting in step add up; out of step they cancel, which shows in the **same direction** only.
+
+## Speed
+Light slows down in glass because the glass has the **higher refractive index** of the two media.
+"""
+    with indexed_vault(tmp_path, {"Physics/Optics.md": note}) as engine:
+        _, quiz = generate(engine, "quiz", "Physics/Optics.md")
+    after_a = {"reflection angle", "focal point", "spectrum"}
+    asked = [question for question in parse_quiz(quiz).questions
+             if question.options[question.correct_index] in after_a]
+    assert asked, quiz  # the gaps after "a" are asked, each among the others after "a"
+    for question in asked:
+        assert set(question.options) <= after_a, question  # never "total internal reflection", "same direction"
+
+
+def test_a_label_stating_a_rule_is_no_term_to_ask(tmp_path: Path) -> None:
+    note = """# Wetterkarten
+
+## Wetterkarte lesen
+- Isobaren: Linien gleichen Luftdrucks auf Meereshöhe
+- immer angeben: Datum, Uhrzeit, Quelle der Karte
+- Druck stets in Hektopascal: 1 hPa = 100 Pa
+
+## Pressure
+- isobar: a line joining places of equal pressure
+- never skip: the date and the source of the chart
+"""
+    with indexed_vault(tmp_path, {"Geo/Wetterkarten.md": note}) as engine:
+        _, cards = generate(engine, "flashcards", "Geo/Wetterkarten.md")
+    fronts = [front for _, front, _ in cards_of(cards)]
+    assert any("Isobaren" in front for front in fronts), fronts  # a term is still asked
+    assert not [front for front in fronts if "immer" in front or "stets" in front or "never" in front], fronts
+
+
+def test_a_question_callout_over_its_answer_is_a_card_without_the_course_aside(tmp_path: Path) -> None:
+    note = """# Glaciers
+
+## Movement
+Glaciers flow downhill under their own weight, faster at the surface than at the bed.
+
+> [!question] Why does a glacier flow faster in its middle?
+> → the valley walls slow its edges by friction. ok got it
+
+> [!question] Do glaciers still grow today?
+> most of them shrink, a few in Norway grew until 2000 → ask in the tutorial
+
+> [!faq]- Does a glacier erode the rock below it?
+> Yes! It grinds its bed with the stones frozen into its ice.
+
+> [!question] is this on the exam?
+"""
+    with indexed_vault(tmp_path, {"Geo/Glaciers.md": note}) as engine:
+        _, cards = generate(engine, "flashcards", "Geo/Glaciers.md")
+    found = {front: back for _, front, back in cards_of(cards)}
+    assert found.get("Why does a glacier flow faster in its middle?") == \
+        "The valley walls slow its edges by friction.", found
+    assert found.get("Do glaciers still grow today?") == \
+        "Most of them shrink, a few in Norway grew until 2000.", found
+    assert found.get("Does a glacier erode the rock below it?") == \
+        "Yes! It grinds its bed with the stones frozen into its ice.", found  # the short answer stays
+    assert not [front for front in found if "exam" in front], found

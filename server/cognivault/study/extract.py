@@ -81,6 +81,7 @@ from cognivault.vault.reading import (
     atom_spans,
     called_in,
     chatter_start,
+    course_aside_start,
     definition_in,
     formula_word,
     is_aspect,
@@ -96,6 +97,7 @@ from cognivault.vault.reading import (
     prose_language,
     qa_pair,
     question_tail,
+    states_a_rule,
     vocabulary,
     without_course_remarks,
     without_fillers,
@@ -177,6 +179,9 @@ _BACK_POINTERS = {"it", "its", "this", "these", "those", "them", "they", "that",
 # when trying to publish a note.**"), with its answer in the lines or the paragraph below
 _FAQ_RE = re.compile(r"^\*\*(?P<question>[^*\n]{8,200}[?.])\*\*[ \t]*(?:\n(?P<answer>[\s\S]+))?$")
 MIN_STATEMENT_WORDS = 4  # "**Done.**" is emphasis; a stated problem is a sentence
+# a question callout's title asking a question ("[!question] Why is the mass irrelevant?", "[!faq]- Wozu …?")
+_QUESTION_CALLOUT_RE = re.compile(r"^\[!(?i:question|help|faq)\][+-]?\s+(?P<question>[^*\n]{8,200}\?)\s*$")
+_LEADING_ARROW_RE = re.compile(r"^\s*(?:→|->|=>|⇒)\s*")
 _BOLD_LINE_RE = re.compile(r"^\*\*[^*\n]+\*\*:?$")
 _NAMED_START_RE = re.compile(r"^(?:\*\*|`|\[)")  # a list item opening with a name of its own
 _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s*(?P<def>.{6,})$")
@@ -442,7 +447,12 @@ def blocks_of(source: Source) -> list[Block]:
                 continue
             if callout_title_pending:
                 callout_title_pending = False
-                content = content.split("\n", 1)[1] if "\n" in content else ""
+                title, _, content = content.partition("\n")
+                asked = _QUESTION_CALLOUT_RE.match(title)
+                if asked and content.strip():
+                    # "> [!question] Why …?" over its answer: the note's question and answer, as "**Why …?**" over a
+                    # paragraph would be (the answer may open with an arrow: "> → because …")
+                    content = f"**{asked.group('question')}**\n{_LEADING_ARROW_RE.sub('', content)}"
                 if not content.strip():
                     continue
             if not blocks and source.opens_note and source.text.startswith(content.split("\n", 1)[0]):
@@ -660,6 +670,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         if kind in _LEANING_KINDS and definition.rstrip().endswith(_ARROWS):
             return  # "approves all EP amendments → adopted; otherwise →": it goes on in the next line
         definition = definition[:question_tail(definition)].rstrip(" →–-(")  # "… very inefficient → why?"
+        definition = definition[:course_aside_start(definition)]  # "… → ask in the tutorial"
         chatted = chatter_start(definition)  # "… = diminished. ok makes sense": the student's aside is no fact
         if chatted is None or (kind in _LEANING_KINDS and leans_on_note(definition)) \
                 or (kind == "item" and leans_on_note(term)):
@@ -767,6 +778,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                                      sentences(replied.text)[:2]))
             if replies:
                 reply = " ".join(replies) if len(" ".join(replies)) <= 240 else replies[0]
+                # "Yes! In a foldable callout …", "nein! Aufwand ohne Auszahlung": too short for a sentence of its
+                # own, the opening answers the question
+                opening = unshield(_SENTENCE_SPLIT_RE.split(shield(replied.text), maxsplit=1)[0]).strip()
+                reply = f"{opening} {reply}" if opening and GAP not in opening and not replies[0].startswith(opening) \
+                    else reply
                 add("faq", asked.restore(asked.text), replied.restore(reply), replied.restore(reply), "",
                     block.heading, form="question" if asked.text.endswith("?") else "statement")
             if replies or asked.text.endswith("?"):
@@ -814,7 +830,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                                                                        or " = " in match.group("def"))  # "a = b, c = d"
                 example = match.group("def").startswith("*") and not match.group("def").startswith("**")
                 example = example or bool(_INITIAL_RE.match(term))  # "**A**ction": a mnemonic's letter, no term
-                if bare not in _COLON_STOP and not is_bookkeeping_term(bare) and plain(match.group("def")).split() \
+                if bare not in _COLON_STOP and not is_bookkeeping_term(bare) and not states_a_rule(bare) \
+                        and plain(match.group("def")).split() \
                         and not _CHAINED_RE.search(match.group("def")) and not equated and not example \
                         and len(plain(term).split()) <= 5 and _TERM_REMARK_RE.sub("", plain(term)) \
                         and "," not in _OUTSIDE_REMARKS_RE.sub("", term) \

@@ -51,7 +51,7 @@ from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
 from cognivault.vault.notewriter import update_note
-from cognivault.vault.reading import is_aspect
+from cognivault.vault.reading import is_article, is_aspect
 
 if TYPE_CHECKING:
     from cognivault.study.progress import ProgressStore
@@ -282,6 +282,13 @@ def _case_ending(fact: Fact, answer: str) -> tuple[str, bool]:
     return "", False
 
 
+def _article_before(fact: Fact) -> str:
+    """The article right before a cloze's gap ("a", "the", "den"), casefolded; "" when another word stands there."""
+    before = fact.cloze.split(f"=={fact.term}==", 1)[0].split()
+    word = before[-1] if before else ""
+    return word.casefold() if is_article(word, fact.lang) else ""
+
+
 def _fits_case(option: str, ending: str, adjective: bool) -> bool:
     words = option.split()
     if not ending:
@@ -419,9 +426,14 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     # a gap whose case the words before it show: only options in that case ("eines …": "Zeitraums" not among
     # "Stichtag", "Vermögen")
     ending, adjective = _case_ending(fact, answer) if fact.kind in CLOZE_KINDS else ("", False)
+    article = _article_before(fact) if fact.kind in CLOZE_KINDS else ""
+    # a gap after an article takes what stood after that article in its own sentence: "unless a … acts on it" is
+    # no place for "same direction" (after "the") nor "equal in magnitude, opposite in direction" (after a noun)
+    fitting = {_option(other.term) for other in pool
+               if other.kind in CLOZE_KINDS and other.cloze and _article_before(other) == article} if article else set()
     candidates = [c for c in dict.fromkeys(found) if c and c.casefold() != answer.casefold()
                   and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))
-                  and _fits_case(c, ending, adjective)]
+                  and _fits_case(c, ending, adjective) and (not article or c in fitting)]
     rng.shuffle(candidates)
     size = len(_WORDS_RE.findall(answer))
     shape = _shape(answer)

@@ -61,6 +61,11 @@ class LanguageWords:
     articles: tuple[str, ...] = ()  # the articles, any case or gender
     definition_openers: tuple[str, ...] = ()  # what may open what a term is besides a noun ("a", "one", "kein")
     qualifiers: tuple[str, ...] = ()  # what joins what a term is of or for ("A backlink for a note is …")
+    # words that make a label a rule to keep ("immer angeben:", "T immer in Kelvin:", "never stop:"), no term
+    rules: frozenset[str] = frozenset()
+    # words that make a line's last clause the student's note on the course ("→ ask in the tutorial", "→ use both
+    # sides in the essay!", "– prüfungsrelevant laut Tutor"), not on the subject
+    course: frozenset[str] = frozenset()
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -111,7 +116,8 @@ WORDS: dict[str, LanguageWords] = {
                       "never"),
         called=("is called", "are called", "was called", "were called"),
         articles=("a", "an", "the"), definition_openers=("a", "an", "the", "one", "any", "another"),
-        qualifiers=("of", "for", "in"),
+        qualifiers=("of", "for", "in"), rules=frozenset({"always", "never"}),
+        course=frozenset({"exam", "exams", "essay", "tutorial", "tutor", "prof", "professor", "lecturer"}),
     ),
     "de": LanguageWords(
         stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
@@ -165,7 +171,9 @@ WORDS: dict[str, LanguageWords] = {
         articles=("der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines"),
         definition_openers=("der", "die", "das", "ein", "eine", "einer", "eines", "einem", "einen", "kein", "keine",
                             "derselbe", "dieselbe", "dasselbe", "dieselben"),
-        qualifiers=("von", "für", "in", "im"),
+        qualifiers=("von", "für", "in", "im"), rules=frozenset({"immer", "stets", "nie", "niemals"}),
+        course=frozenset({"klausur", "prüfung", "prüfungsrelevant", "klausurrelevant", "tutor", "tutorium", "prof",
+                          "übung"}),
     ),
     "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
                         labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
@@ -385,6 +393,15 @@ def is_label(term: str) -> bool:
     return bare in _ALL_LABELS or bare.rstrip(".") in _ALL_LABELS
 
 
+_ALL_RULES = frozenset(word for words in WORDS.values() for word in words.rules)
+
+
+def states_a_rule(label: str) -> bool:
+    """A list item's label that is a rule to keep ("immer angeben: Station, Höhe, …", "T immer in Kelvin: T/K = …"):
+    the label and what follows it state one fact together; asked as "immer angeben?" the label names nothing."""
+    return any(word.strip("*_:=`()!,.") in _ALL_RULES for word in normal(label).split())
+
+
 def is_bookkeeping_term(term: str) -> bool:
     """A "term" that is a label or a word of course logistics ("Klausur", "Exam", "Bsp."): nothing to learn."""
     words = [word.strip("*_:=`()") for word in normal(term).split()]
@@ -471,6 +488,26 @@ def chatter_start(text: str) -> int | None:
               if not inside_atom(text, match.start())]
     start = starts[-1] if starts else 0
     return start if start > 0 and text[:start].strip(" .,;:→–—-(") else None
+
+
+_ALL_COURSE = frozenset(word for words in WORDS.values() for word in words.course)
+_QUOTED_OR_REMARK_RE = re.compile(r"\([^()]*\)|\"[^\"]*\"|“[^”]*”|„[^“”]*[“”]")
+_LAST_CLAUSE_RE = re.compile(r"\s(?:→|->|=>|–|—)\s(?!.*\s(?:→|->|=>|–|—)\s)")
+
+
+def course_aside_start(text: str) -> int:
+    """Where the student's note on the course closing ``text`` starts: its last clause after an arrow or a dash,
+    naming the exam, the essay, the tutorial ("… vs. pessimists (housing, health) → use both sides in the essay!",
+    "Aufwand ohne Auszahlung – prüfungsrelevant laut Tutor"); ``len(text)`` when the text ends in none. Never inside a
+    formula or code span."""
+    found = _LAST_CLAUSE_RE.search(text)
+    clause = text[found.end():] if found else ""
+    if found is None or inside_atom(text, found.start()) or clause.count(")") > clause.count("("):
+        return len(text)  # "(incl. the plantation economy – don't forget this in the essay!), banks": inside a remark
+    # an example in parentheses or quotes is the subject's ("gilt nur bedingt (z.B. "Wenn du die Klausur …")")
+    said = _QUOTED_OR_REMARK_RE.sub(" ", clause)
+    words = {word.strip(".,;:!?()\"'“”„") for word in normal(said).split()}
+    return found.start() if words & _ALL_COURSE else len(text)
 
 
 def qa_pair(text: str) -> tuple[str, str] | None:
@@ -608,6 +645,15 @@ def opens_definition(meaning: str, verb: str, lang: str) -> bool:
     first = meaning.split()[0].strip(",") if meaning.split() else ""
     return bool(re.match(rf"(?:{_choice(words.definition_openers)})\b|[A-ZÄÖÜ\ue000]", first)) \
         or (verb in words.object_verbs and first in words.articles)
+
+
+_ALL_ARTICLES = frozenset(article for words in WORDS.values() for article in words.articles)
+
+
+def is_article(word: str, lang: str | None) -> bool:
+    """Whether ``word`` is an article of ``lang`` ("a", "the", "den"), of any language when ``lang`` is unknown."""
+    folded = word.casefold()
+    return folded in WORDS[lang].articles if lang in WORDS else folded in _ALL_ARTICLES
 
 
 def _definition_opening() -> re.Pattern[str]:
