@@ -1025,3 +1025,13 @@ Glaciers flow downhill under their own weight, faster at the surface than at the
     assert found.get("Does a glacier erode the rock below it?") == \
         "Yes! It grinds its bed with the stones frozen into its ice.", found  # the short answer stays
     assert not [front for front in found if "exam" in front], found
+
+
+def test_a_case_described_by_its_formula_is_asked_for_the_formula() -> None:
+    asked = item_question("rolling friction", r"$F_R = \mu_r F_N$, much smaller than sliding", "Forces", "Mechanics",
+                          False)
+    assert asked.front == "Forces › rolling friction: formula?"
+    asked = item_question("Hubarbeit", r"$W = m g h$ (konstantes g)", "Arbeit", "Mechanik", True)
+    assert asked.front == "Arbeit › Hubarbeit: Formel?"
+    # a value is no formula: "1 kWh: $3.6 \cdot 10^6$ J" asks for the value
+    assert item_question("1 kWh", r"$3.6 \cdot 10^6$ J", "Power", "Energy", False).front == "Power: 1 kWh?"

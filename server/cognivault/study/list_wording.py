@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cognivault.vault.reading import is_aspect
+from cognivault.vault.reading import formula_word, is_aspect, math_spans
 
 # a heading's first word (plural) -> one of them (English)
 _ENGLISH_KINDS = {
@@ -187,6 +187,10 @@ def item_question(term: str, description: str, heading: str, title: str, german:
                             else f"{title} › {place}: {kind.which} is this: “{shown}”?", True)
     if _CODE_RE.match(term.strip()):
         return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
+    if _opens_with_formula(description) and "=" not in place + term:
+        # "variable force: $W = \int F\,ds$ → area under …" under "Work": the formula for that case, not what a
+        # variable force is
+        return ItemQuestion(f"{place} › {term}: {formula_word('de' if german else 'en')}?", False)
     if not _names_a_term(term, german) or heading.endswith("?") or _QUOTED_RE.match(description) \
             or ((nested or "(" in term) and _is_name(term, german)) or _names_an_aspect(heading):
         # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term; under "Why Britain first?" each
@@ -198,6 +202,14 @@ def item_question(term: str, description: str, heading: str, title: str, german:
 
 
 _REMARK_RE = re.compile(r"\s*\([^()]*\)")
+_RELATION_RE = re.compile(r"=|<|>|\\le|\\ge|\\approx|≤|≥|≈")
+
+
+def _opens_with_formula(description: str) -> bool:
+    """A description opening with a formula relating quantities ("$F_R \\le \\mu_s F_N$, usually …"), not with a
+    value ("$3.6 \\cdot 10^6$ J")."""
+    spans = math_spans(description)
+    return bool(spans) and spans[0][0] == 0 and bool(_RELATION_RE.search(description[:spans[0][1]]))
 
 
 def labels_a_line(term: str) -> bool:
