@@ -1035,3 +1035,24 @@ def test_a_case_described_by_its_formula_is_asked_for_the_formula() -> None:
     assert asked.front == "Arbeit › Hubarbeit: Formel?"
     # a value is no formula: "1 kWh: $3.6 \cdot 10^6$ J" asks for the value
     assert item_question("1 kWh", r"$3.6 \cdot 10^6$ J", "Power", "Energy", False).front == "Power: 1 kWh?"
+
+
+def test_a_code_gap_after_an_article_still_takes_other_code(tmp_path: Path) -> None:
+    note = """# Editor keys
+
+## Commands
+Run a command inside the editor with the `/` key, then type the command's name.
+
+## Tags
+Start a tag inside a line with a `#` character, followed by the tag's name.
+
+## Lines
+Draw a horizontal rule by typing `---` on a line of its own, between two paragraphs.
+
+## Links
+Open a link in a new tab while holding `Ctrl` and clicking the link itself.
+"""
+    with indexed_vault(tmp_path, {"Help/Editor keys.md": note}) as engine:
+        _, quiz = generate(engine, "quiz", "Help/Editor keys.md")
+    keys = [question for question in parse_quiz(quiz).questions if question.options[question.correct_index] == "`/`"]
+    assert keys and len(keys[0].options) >= 3, quiz  # "the … key" takes `#`, `---`: the article is the key's

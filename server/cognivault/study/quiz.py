@@ -426,11 +426,12 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     # a gap whose case the words before it show: only options in that case ("eines …": "Zeitraums" not among
     # "Stichtag", "Vermögen")
     ending, adjective = _case_ending(fact, answer) if fact.kind in CLOZE_KINDS else ("", False)
-    article = _article_before(fact) if fact.kind in CLOZE_KINDS else ""
     # a gap after an article takes what stood after that article in its own sentence: "unless a … acts on it" is
-    # no place for "same direction" (after "the") nor "equal in magnitude, opposite in direction" (after a noun)
+    # no place for "same direction" (after "the") nor "equal in magnitude, opposite in direction" (after a noun); a
+    # code span names something, the article before it belongs to the noun after it ("the `/` key")
+    article = _article_before(fact) if fact.kind == "bold" else ""
     fitting = {_option(other.term) for other in pool
-               if other.kind in CLOZE_KINDS and other.cloze and _article_before(other) == article} if article else set()
+               if other.kind == "bold" and other.cloze and _article_before(other) == article} if article else set()
     candidates = [c for c in dict.fromkeys(found) if c and c.casefold() != answer.casefold()
                   and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))
                   and _fits_case(c, ending, adjective) and (not article or c in fitting)]
