@@ -2,7 +2,14 @@
 
 from collections import Counter
 
-from cognivault.index.analysis import Analyzer, detect_language, normalize_language, spelling_key, words
+from cognivault.index.analysis import (
+    Analyzer,
+    cognate_key,
+    detect_language,
+    normalize_language,
+    spelling_key,
+    words,
+)
 
 
 def test_words_are_casefolded_unicode_words():
@@ -89,3 +96,13 @@ def test_accepted_spelling_variants_share_a_key():
                        ("aerzt", "ärzt"), ("schiffahrt", "schifffahrt"), ("thema", "tema")]:
         assert spelling_key(one) == spelling_key(other)
     assert spelling_key("zelle") != spelling_key("kelle")
+
+
+def test_a_learned_word_stemmed_in_english_and_in_german_shares_a_cognate_key():
+    analyzer = Analyzer()
+    for english, german in [("mitosis", "Mitose"), ("glucose", "Glukose"), ("molecule", "Molekül"),
+                            ("cytoplasm", "Zytoplasma"), ("hypothesis", "Hypothese"), ("reaction", "Reaktion")]:
+        [english_term], [german_term] = analyzer.terms([english], "en"), analyzer.terms(words(german), "de")
+        assert cognate_key(english_term) == cognate_key(german_term) is not None
+    assert cognate_key("zell") is None  # too short to tell unrelated words apart
+    assert cognate_key("mitos") != cognate_key("osmos")

@@ -94,3 +94,21 @@ def test_a_refusal_names_a_word_with_sharp_s_as_the_question_writes_it(
     answer = answer_extractively(indexed_notes(SPORT), "Wer gewann 2014 das Fußballturnier?")
     assert not answer.answered
     assert "“Fußballturnier”" in answer.text  # not "fussballturnier", the casefolded key
+
+
+CENTRAL_BANKS = {
+    "VWL/Central banks.md": "# Central banks\n\nThe ECB is the central bank of the euro area, in Frankfurt.\n",
+    "VWL/Corridor.md": "# Interest-rate corridor\n\nThe deposit facility rate is the floor of the corridor, the "
+                       "marginal lending rate its ceiling.\n",
+}
+
+
+def test_a_refusal_says_whether_the_vault_names_what_it_does_not_quote(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # "ECB" is in the vault, not in the passage on the deposit rate: the refusal must not claim no note covers it
+    engine = indexed_notes(CENTRAL_BANKS)
+    apart = answer_extractively(engine, "What is the ECB's deposit facility rate in percent?")
+    assert not apart.answered and "vault doesn't say" in apart.text
+    assert "“ECB”" in apart.text and "no note covers it" not in apart.text
+    unheard = answer_extractively(engine, "What is the Fed's deposit facility rate in percent?")
+    assert not unheard.answered and "“Fed”" in unheard.text and "no note covers it" in unheard.text

@@ -1,7 +1,8 @@
 """A misspelt word finds what the vault says ("photosyntesis", "chlorophyl", "Chloroplastn"), in search and in
 answers, while a question on something else is not read as a near word of the vault ("sourdough bread" is no
 "break"). A word the vault writes another accepted way ("Photosynthese", "Delphine") is read as the vault's, in a
-full question too. Real SQLite and BM25, keyword retrieval only."""
+full question too, and so is a learned word written as the vault's other language writes it ("mitosis" for a German
+note's "Mitose"). Real SQLite and BM25, keyword retrieval only."""
 
 from __future__ import annotations
 
@@ -39,6 +40,17 @@ lang: de
 
 Delfine atmen durch das Blasloch. Die Schifffahrt in der Straße von Gibraltar stört sie.
 """,
+    "Deutsch/Zellteilung.md": """---
+lang: de
+---
+# Zellteilung
+
+Bei der Mitose entstehen zwei erbgleiche Tochterzellen; die Zytokinese teilt danach das Zytoplasma.
+""",
+    "Membranes.md": """# Membranes
+
+Osmosis moves water across a membrane towards the side with more dissolved molecules.
+""",
     "Lab.md": """# Lab
 
 Take a short break between two trials so the pondweed can settle in the light of the lamp.
@@ -73,6 +85,15 @@ def test_a_spelling_variant_or_a_slip_in_a_full_question_finds_the_note(engine: 
     assert results and results[0].path == note
 
 
+@pytest.mark.parametrize(("query", "note"), [
+    ("What happens during mitosis and cytokinesis?", "Deutsch/Zellteilung.md"),  # -osis/-ose, c/z, y/i
+    ("Was passiert bei der Osmose?", "Membranes.md"),  # and back: a German question, an English note
+])
+def test_a_learned_word_in_the_other_language_finds_the_note(engine: Any, query: str, note: str) -> None:
+    results = engine.search(query, k=3, mode="lexical").results
+    assert results and results[0].path == note
+
+
 def test_a_query_on_something_else_is_not_read_as_a_near_word(engine: Any) -> None:
     # "sourdough" and "bread" are both words no note has: the query is on something the vault lacks, and
     # "bread" is not a slip of "break"; nor is a short word read as another ("light" is in the vault).
@@ -93,6 +114,11 @@ async def ask(engine: Any, question: str) -> dict[str, Any]:
 async def test_a_misspelt_question_is_answered(engine: Any, question: str, said: str) -> None:
     data = await ask(engine, question)
     assert data["answered"] and said in data["answer"]
+
+
+async def test_a_learned_word_in_the_other_language_is_answered(engine: Any) -> None:
+    data = await ask(engine, "What happens in mitosis?")
+    assert data["answered"] and "Bei der Mitose entstehen zwei erbgleiche Tochterzellen" in data["answer"]
 
 
 async def test_a_question_on_something_the_vault_lacks_is_still_refused(engine: Any) -> None:

@@ -485,18 +485,21 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
 
 
 def _with_slip_read(engine: Any, concepts: list[Concept]) -> list[Concept]:
-    """``concepts`` with a typing slip read as the vault's word ("photosyntesis": photosynthesis), where it is
-    the question's one word the vault never uses (``LexicalIndex.read_slip``)."""
+    """``concepts`` with the words the vault never uses read as the vault's: each one it writes another way
+    ("Delphin": Delfin; "mitosis": a German note's Mitose, ``LexicalIndex.read_other_spellings``), and a typing
+    slip ("photosyntesis": photosynthesis) where it is the question's one word the vault never uses
+    (``LexicalIndex.read_slip``)."""
     lexical = getattr(getattr(engine, "store", None), "lexical", None)
     if lexical is None:
         return concepts
     topics = [at for at, concept in enumerate(concepts) if not concept.frame]
-    slip = lexical.read_slip([(concepts[at].key, *sorted(concepts[at].terms - {concepts[at].key})) for at in topics])
-    if slip is None:
-        return concepts
-    at = topics[slip[0]]
-    return [*concepts[:at], replace(concepts[at], terms=concepts[at].terms | {slip[1]}, slip=slip[1]),
-            *concepts[at + 1:]]
+    words_terms = [(concepts[at].key, *sorted(concepts[at].terms - {concepts[at].key})) for at in topics]
+    readings = dict(lexical.read_other_spellings(words_terms))
+    if (slip := lexical.read_slip(words_terms)) is not None:
+        readings.setdefault(*slip)
+    read = {topics[at]: term for at, term in readings.items()}
+    return [replace(concept, terms=concept.terms | {read[at]}, slip=read[at]) if at in read else concept
+            for at, concept in enumerate(concepts)]
 
 
 _AUXILIARIES = frozenset("do does did can could should would will may might must".split())

@@ -76,6 +76,8 @@ NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this que
 NOT_IN_VAULT_DE = "Dazu steht nichts im Vault: keine der indizierten Notizen behandelt diese Frage."
 NOT_NAMED = "The vault doesn't say anything about {}: no note covers it."
 NOT_NAMED_DE = "Zu {} steht nichts im Vault: keine Notiz behandelt es."
+NOT_NEAR = "The vault doesn't say this about {}: the passages on the rest of the question do not name it."
+NOT_NEAR_DE = "Dazu steht nichts im Vault zu {}: die Passagen zum Rest der Frage nennen es nicht."
 MIN_UNIT_SHARE = 0.1
 RELATIVE_SHARE = 0.5
 SCORE_SHARE = 0.6
@@ -175,13 +177,18 @@ def nearest_only(lang: str | None) -> str:
     return NEAREST_ONLY_DE if lang == "de" else NEAREST_ONLY
 
 
-def not_in_vault(lang: str | None, unnamed: Sequence[str] = ()) -> str:
-    """The honest "the vault doesn't say" answer in the question's language (naming what the question asks about
-    that no passage names: "The vault doesn't say anything about “statins”")."""
-    if not unnamed:
-        return NOT_IN_VAULT_DE if lang == "de" else NOT_IN_VAULT
-    named = ", ".join(f"“{word}”" for word in unnamed)
-    return NOT_NAMED_DE.format(named) if lang == "de" else NOT_NAMED.format(named)
+def not_in_vault(lang: str | None, unnamed: Sequence[str] = (), apart: Sequence[str] = ()) -> str:
+    """The honest "the vault doesn't say" answer in the question's language, naming what the question asks about
+    that no passage names: words the vault never uses (``unnamed``: "The vault doesn't say anything about
+    “statins”: no note covers it"), else words it uses, but not in the passages on the rest of the question
+    (``apart``: a note names the "ECB" in its opening, not in its paragraph on the interest-rate corridor)."""
+    if unnamed:
+        named = ", ".join(f"“{word}”" for word in unnamed)
+        return NOT_NAMED_DE.format(named) if lang == "de" else NOT_NAMED.format(named)
+    if apart:
+        named = ", ".join(f"“{word}”" for word in apart)
+        return NOT_NEAR_DE.format(named) if lang == "de" else NOT_NEAR.format(named)
+    return NOT_IN_VAULT_DE if lang == "de" else NOT_IN_VAULT
 
 
 def says_not_in_vault(text: str) -> bool:
@@ -975,7 +982,8 @@ class PassageAnswer:
 
     quotes: list[Quote] = field(default_factory=list)
     measures: QuoteMeasures = field(default_factory=QuoteMeasures)
-    unnamed: list[str] = field(default_factory=list)  # what the question asks about that no passage names
+    unnamed: list[str] = field(default_factory=list)  # what the question asks about that the vault never names
+    apart: list[str] = field(default_factory=list)  # what it asks about that the vault names, not in these passages
 
     def labels(self) -> list[str]:
         return list(dict.fromkeys(quote.label for quote in self.quotes))
@@ -1043,7 +1051,10 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
         unnamed = [_as_written(question, words) for words in dict.fromkeys(unnamed)]
-        return PassageAnswer([], replace(measures, refusal="no quoted passage names " + ", ".join(unnamed)), unnamed)
+        unheard_words = {word.casefold() for word in pack.unknown}
+        refusal = replace(measures, refusal="no quoted passage names " + ", ".join(unnamed))
+        return PassageAnswer([], refusal, [word for word in unnamed if word.casefold() in unheard_words],
+                             [word for word in unnamed if word.casefold() not in unheard_words])
     return PassageAnswer(quotes_of(units), measures)
 
 
@@ -1181,7 +1192,8 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
     citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
                           i.snippet, i.score) for i in map(answer.cited, pack.items)]
     if not answer.quotes:
-        return ExtractiveAnswer(question, not_in_vault(lang, answer.unnamed), citations, [], False, "low")
+        return ExtractiveAnswer(question, not_in_vault(lang, answer.unnamed, answer.apart), citations, [], False,
+                                "low")
     label = cap_by_citations(confidence, pack, answer.labels(), answer.measures).label
     text = compose(answer.quotes)
     if label == "low":

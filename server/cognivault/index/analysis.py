@@ -57,6 +57,10 @@ _MIN_PART = 3  # German has short real parts: Tag, Ort, Zug, Bau (dev set: de nD
 _PLAIN_LETTERS = str.maketrans({"ß": "s", "ä": "a", "ö": "o", "ü": "u"})
 _PLAIN_PAIRS = (("ph", "f"), ("th", "t"), ("ae", "a"), ("oe", "o"), ("ue", "u"))
 _DOUBLED_LETTER = re.compile(r"(\w)\1+")
+# How English and German write one learned (Latin or Greek) word: a soft c is a z, a hard c a k, a y an i
+# ("cytosol"/"Zytosol", "glucose"/"Glukose", "enzyme"/"Enzym"), after the accepted variants of spelling_key.
+_SOFT_C = re.compile(r"c(?=[eiy])")
+COGNATE_MIN_CHARS = 5  # a shorter key is shared by unrelated words of the two languages
 
 _detector_lock = threading.Lock()
 
@@ -147,6 +151,17 @@ def spelling_key(term: str) -> str:
     for pair, plain in _PLAIN_PAIRS:
         key = key.replace(pair, plain)
     return _DOUBLED_LETTER.sub(r"\1", key)
+
+
+def cognate_key(term: str) -> str | None:
+    """The key an index term shares with the same learned word stemmed in the other language: "mitosi" (English
+    "mitosis") and "mitos" (German "Mitose"), "photosynthesi" and "fotosynthes", "glucos" and "glukos",
+    "reaction" and "reaktion", "molecul" and "molekul": :func:`spelling_key`, c read as z or k, y as i, the stem's
+    final vowels dropped (each stemmer keeps others). None when the key is too short to tell words apart. Only for
+    reading a query word no passage holds, like :func:`spelling_key`."""
+    key = _SOFT_C.sub("z", spelling_key(term).replace("ch", "\x00")).replace("c", "k").replace("\x00", "ch")
+    key = _DOUBLED_LETTER.sub(r"\1", key.replace("y", "i")).rstrip("aeiou")
+    return key if len(key) >= COGNATE_MIN_CHARS else None
 
 
 @lru_cache(maxsize=64)

@@ -35,6 +35,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from rapidfuzz import process
@@ -42,7 +43,7 @@ from rapidfuzz.distance import OSA
 
 from cognivault.atomic import atomic_write_text
 from cognivault.errors import CogniVaultError
-from cognivault.index.analysis import ANALYZER_VERSION, Analyzer, is_stopword, spelling_key, words
+from cognivault.index.analysis import ANALYZER_VERSION, Analyzer, cognate_key, is_stopword, spelling_key, words
 from cognivault.index.catalog import Catalog
 from cognivault.index.question_frame import FRAME_WEIGHT, frame_words
 
@@ -131,6 +132,15 @@ class QueryReading:
     terms: tuple[str, ...]
     unknown_share: float
     frame_terms: frozenset[str] = frozenset()
+
+
+class _SpellingTables(NamedTuple):
+    """The index's words looked up by spelling: by first letter (typing slips), by :func:`spelling_key` and by
+    :func:`cognate_key`."""
+
+    by_initial: dict[str, list[str]]
+    by_key: dict[str, list[str]]
+    by_cognate: dict[str, list[str]]
 
 
 @dataclass(slots=True)
@@ -244,7 +254,7 @@ class LexicalIndex:
         self.main_languages: list[str] = []
         self._language_frequencies: dict[tuple[str, tuple[str, ...]], dict[str, int | None]] = {}
         # (vocabulary size, its words by first letter, its terms by spelling key) for reading slips and variants
-        self._spellings: tuple[int, dict[str, list[str]], dict[str, list[str]]] = (0, {}, {})
+        self._spellings: tuple[int, _SpellingTables] = (0, _SpellingTables({}, {}, {}))
 
     def __len__(self) -> int:
         return len(self._row_of)
@@ -287,28 +297,41 @@ class LexicalIndex:
             row = self._row_of.get(chunk_id)
             return self._row_paths[row] if row is not None else None
 
-    def _spelling_tables(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-        """The index's words by first letter and its terms by :func:`spelling_key`, remade when the vocabulary grew."""
+    def _spelling_tables(self) -> _SpellingTables:
+        """The index's words looked up by spelling (:class:`_SpellingTables`), remade when the vocabulary grew."""
         with self._lock:
             if self._spellings[0] != len(self.vocab):
                 by_initial: dict[str, list[str]] = defaultdict(list)
                 by_key: dict[str, list[str]] = defaultdict(list)
+                by_cognate: dict[str, list[str]] = defaultdict(list)
                 for known in self.vocab:
                     if known.isalpha():
                         by_initial[known[0]].append(known)
                         by_key[spelling_key(known)].append(known)
-                self._spellings = (len(self.vocab), by_initial, by_key)
-            return self._spellings[1], self._spellings[2]
+                        if cognate := cognate_key(known):
+                            by_cognate[cognate].append(known)
+                self._spellings = (len(self.vocab), _SpellingTables(by_initial, by_key, by_cognate))
+            return self._spellings[1]
+
+    def _most_held(self, term: str, candidates: Sequence[str]) -> str | None:
+        """Of ``candidates`` for ``term``, a term no passage has, the one in the most passages; None if none is."""
+        held = [(frequency, candidate) for candidate in candidates
+                if candidate != term and (frequency := self.document_frequency(candidate))]
+        return max(held)[1] if held else None
 
     def spelling_variant(self, term: str) -> str | None:
         """The index term that writes ``term``, a term no passage has, another accepted way (f/ph, t/th, ß/ss,
         ä/ae, a doubled letter: "delphin" -> "delfin"), the one in the most passages; None when there is none."""
         if not term.isalpha() or self.document_frequency(term):
             return None
-        variants = self._spelling_tables()[1].get(spelling_key(term), [])
-        held = [(self.document_frequency(variant), variant) for variant in variants if variant != term]
-        held = [(frequency, variant) for frequency, variant in held if frequency]
-        return max(held)[1] if held else None
+        return self._most_held(term, self._spelling_tables().by_key.get(spelling_key(term), []))
+
+    def cognate(self, term: str) -> str | None:
+        """The index term that is ``term``, a term no passage has, as the vault's other language writes and stems
+        the same learned word (English "mitosis" -> German "Mitose", "molecule" -> "Molekül", and back), the one
+        in the most passages; None when there is none (see :func:`cognate_key`)."""
+        key = cognate_key(term) if term.isalpha() and not self.document_frequency(term) else None
+        return self._most_held(term, self._spelling_tables().by_cognate.get(key, [])) if key else None
 
     def nearest_term(self, term: str, slips: int | None = None) -> str | None:
         """The index term that ``term``, a term no passage has, most likely misspells: ``slips`` typing slips
@@ -316,7 +339,7 @@ class LexicalIndex:
         most passages first. None for a term the index has, a short one, or one with no such neighbour ("quasar")."""
         if len(term) < TYPO_MIN_CHARS or not term.isalpha() or self.document_frequency(term):
             return None
-        choices = self._spelling_tables()[0].get(term[0], [])
+        choices = self._spelling_tables().by_initial.get(term[0], [])
         if slips is None:
             slips = 1 if len(term) < TYPO_TWO_SLIPS else 2
         near = [(distance, -frequency, choice)
@@ -325,33 +348,51 @@ class LexicalIndex:
                 if (frequency := self.document_frequency(choice))]
         return min(near)[2] if near else None
 
+    def _unused(self, words_terms: Sequence[Sequence[str]]) -> list[int]:
+        """The places in ``words_terms`` of the words no passage has in any of their terms (stopwords have none)."""
+        return [at for at, terms in enumerate(words_terms) if terms and not any(self.document_frequency(t)
+                                                                                 for t in terms)]
+
+    def read_other_spellings(self, words_terms: Sequence[Sequence[str]]) -> list[tuple[int, str]]:
+        """The index terms that a query's words no passage has write another way, as (the word's place in
+        ``words_terms``, the term), given the index terms of each word: another accepted spelling ("Delphin" for
+        "Delfin") or the same learned word in the vault's other language ("mitosis" for a German note's "Mitose"),
+        wherever the word stands: neither is a guess at what the user meant, so a question naming something the
+        vault lacks beside it reads them too."""
+        read: list[tuple[int, str]] = []
+        for at in self._unused(words_terms):
+            found = next((found for reader in (self.spelling_variant, self.cognate) for term in words_terms[at]
+                          if (found := reader(term))), None)
+            if found is not None:
+                read.append((at, found))
+        return read
+
     def read_slips(self, words_terms: Sequence[Sequence[str]]) -> list[tuple[int, str]]:
         """The index terms a query's words no passage has stand for, as (the word's place in ``words_terms``, the
-        term), given the index terms of each word. Each such word is read as another accepted spelling of an index
-        term wherever it stands ("Delphin" in a question that also names something the vault lacks); as a typing
-        slip when it is the query's one unknown word, or one slip off a word of ``TYPO_AMONG_UNKNOWN_CHARS``
-        letters or more among others: a short one among others ("a recipe for sourdough *bread*") is rather a
-        word of a subject the vault lacks, and a near word ("break") would hide that."""
-        unused = [at for at, terms in enumerate(words_terms)
-                  if terms and not any(self.document_frequency(t) for t in terms)]  # stopwords have no terms
-        read: list[tuple[int, str]] = []
+        term), given the index terms of each word: :meth:`read_other_spellings`, else a typing slip where the
+        word is the query's one unknown word, or one slip off a word of ``TYPO_AMONG_UNKNOWN_CHARS`` letters or
+        more among others: a short one among others ("a recipe for sourdough *bread*") is rather a word of a
+        subject the vault lacks, and a near word ("break") would hide that."""
+        unused = self._unused(words_terms)
+        read = self.read_other_spellings(words_terms)
+        spelt = {at for at, _ in read}
         for at in unused:
             terms = words_terms[at]
-            near = next((found for term in terms if (found := self.spelling_variant(term))), None)
-            if near is None and len(unused) == 1:
+            if at in spelt:
+                continue
+            if len(unused) == 1:
                 near = next((found for term in terms if (found := self.nearest_term(term))), None)
-            elif near is None:
+            else:
                 near = next((found for term in terms if len(term) >= TYPO_AMONG_UNKNOWN_CHARS
                              and (found := self.nearest_term(term, slips=1))), None)
             if near is not None:
                 read.append((at, near))
-        return read
+        return sorted(read)
 
     def read_slip(self, words_terms: Sequence[Sequence[str]]) -> tuple[int, str] | None:
         """The one slip :meth:`read_slips` reads in a question with one word no passage has (what an answer's
         confidence weighs: a question with more such words is on something else), else None."""
-        unused = [terms for terms in words_terms if terms and not any(self.document_frequency(t) for t in terms)]
-        if len(unused) != 1:
+        if len(self._unused(words_terms)) != 1:
             return None  # no slip to read: the fuzzy look-ups of read_slips would be thrown away
         slips = self.read_slips(words_terms)
         return slips[0] if slips else None
