@@ -177,16 +177,16 @@ def nearest_only(lang: str | None) -> str:
     return NEAREST_ONLY_DE if lang == "de" else NEAREST_ONLY
 
 
-def not_in_vault(lang: str | None, unnamed: Sequence[str] = (), apart: Sequence[str] = ()) -> str:
+def not_in_vault(lang: str | None, unnamed: Sequence[str] = (), named_elsewhere: Sequence[str] = ()) -> str:
     """The honest "the vault doesn't say" answer in the question's language, naming what the question asks about
     that no passage names: words the vault never uses (``unnamed``: "The vault doesn't say anything about
     “statins”: no note covers it"), else words it uses, but not in the passages on the rest of the question
-    (``apart``: a note names the "ECB" in its opening, not in its paragraph on the interest-rate corridor)."""
+    (``named_elsewhere``: a note names the "ECB" in its opening, not in its paragraph on the interest-rate corridor)."""
     if unnamed:
         named = ", ".join(f"“{word}”" for word in unnamed)
         return NOT_NAMED_DE.format(named) if lang == "de" else NOT_NAMED.format(named)
-    if apart:
-        named = ", ".join(f"“{word}”" for word in apart)
+    if named_elsewhere:
+        named = ", ".join(f"“{word}”" for word in named_elsewhere)
         return NOT_NEAR_DE.format(named) if lang == "de" else NOT_NEAR.format(named)
     return NOT_IN_VAULT_DE if lang == "de" else NOT_IN_VAULT
 
@@ -983,7 +983,7 @@ class PassageAnswer:
     quotes: list[Quote] = field(default_factory=list)
     measures: QuoteMeasures = field(default_factory=QuoteMeasures)
     unnamed: list[str] = field(default_factory=list)  # what the question asks about that the vault never names
-    apart: list[str] = field(default_factory=list)  # what it asks about that the vault names, not in these passages
+    named_elsewhere: list[str] = field(default_factory=list)  # what it asks about that the vault names elsewhere
 
     def labels(self) -> list[str]:
         return list(dict.fromkeys(quote.label for quote in self.quotes))
@@ -1192,8 +1192,8 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
     citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
                           i.snippet, i.score) for i in map(answer.cited, pack.items)]
     if not answer.quotes:
-        return ExtractiveAnswer(question, not_in_vault(lang, answer.unnamed, answer.apart), citations, [], False,
-                                "low")
+        refusal = not_in_vault(lang, answer.unnamed, answer.named_elsewhere)
+        return ExtractiveAnswer(question, refusal, citations, [], False, "low")
     label = cap_by_citations(confidence, pack, answer.labels(), answer.measures).label
     text = compose(answer.quotes)
     if label == "low":

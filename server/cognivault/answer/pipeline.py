@@ -320,7 +320,7 @@ class _AnswerRun:
                 await self._emit_confidence(confidence)
             if answer.quotes and confidence.label == "low":  # a low answer says so in its first line
                 await self._feed_events(answer_filter.quote(nearest_only(lang) + "\n\n"))
-            await self._feed_quotes(answer_filter, answer.quotes, answer.unnamed, answer.apart)
+            await self._feed_quotes(answer_filter, answer.quotes, answer.unnamed, answer.named_elsewhere)
         else:
             if not pack:
                 await self._feed(answer_filter, not_in_vault(lang))
@@ -415,11 +415,11 @@ class _AnswerRun:
         return await self._blocking(passage_answer, self.pack, analyzer_of(self.engine), self.pack.query, embedder)
 
     async def _feed_quotes(self, answer_filter: CitationFilter, quotes: list[Quote],
-                           unnamed: Sequence[str] = (), apart: Sequence[str] = ()) -> None:
+                           unnamed: Sequence[str] = (), named_elsewhere: Sequence[str] = ()) -> None:
         """The passage answer, one quote at a time (like a model would stream it), or "the vault doesn't say"
         (naming what the question asks about that no passage names, ``not_in_vault``)."""
         if not quotes:
-            await self._feed(answer_filter, not_in_vault(self.lang, unnamed, apart))
+            await self._feed(answer_filter, not_in_vault(self.lang, unnamed, named_elsewhere))
             return
         for number, quote in enumerate(quotes):
             await self._feed_events(answer_filter.quote(("\n\n" if number else "") + quote.text))
@@ -447,7 +447,7 @@ class _AnswerRun:
             await self._feed_events(answer_filter.quote(f"\n\n> [!warning] {notice}\n\n"))
         model_text = "".join(value for kind, value in held or [] if kind == "text").strip()
         passages = await self._passages(confidence)
-        await self._feed_quotes(answer_filter, passages.quotes, passages.unnamed, passages.apart)
+        await self._feed_quotes(answer_filter, passages.quotes, passages.unnamed, passages.named_elsewhere)
         if model_text:
             if len(model_text) > MAX_UNVERIFIED_CHARS:
                 model_text = model_text[:MAX_UNVERIFIED_CHARS].rstrip() + " …"
