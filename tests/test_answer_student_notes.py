@@ -309,3 +309,17 @@ def test_a_list_of_links_is_no_unit_of_an_answer_even_whole() -> None:
     steps = passage("S2", "Physics/Thermodynamics.md", "- heat flows from warm to cold by itself\n"
                                                        "- the entropy of a closed system never decreases\n")
     assert "list" in [unit.kind for unit in units_of(steps, 0)]
+
+
+
+def test_a_german_word_finds_the_english_note_that_spells_it_with_other_letters(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # "Sokrates" is the English note's "Socrates" (k for c): no word the vault never uses, and stated by the item
+    engine = indexed_notes({
+        "History/Philosophy.md": "# Ancient philosophy\n\n## Plato\n- Plato founded the Academy in Athens\n"
+                                 "- in his dialogues Socrates teaches by asking questions until his pupils see what "
+                                 "they do not know\n\n## Aristotle\n- Aristotle studied with Plato for twenty years\n",
+        "Geschichte/Mauer.md": "# Berliner Mauer\n\nDie Mauer wurde 1961 gebaut und fiel am 9. November 1989.\n"})
+    pack = build_pack(engine, "Wie lehrt Sokrates in den Dialogen von Plato?")[0]
+    assert "sokrates" not in pack.unknown
+    assert "Socrates teaches by asking questions" in ask(engine, pack.query)
