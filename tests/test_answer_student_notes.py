@@ -323,3 +323,20 @@ def test_a_german_word_finds_the_english_note_that_spells_it_with_other_letters(
     pack = build_pack(engine, "Wie lehrt Sokrates in den Dialogen von Plato?")[0]
     assert "sokrates" not in pack.unknown
     assert "Socrates teaches by asking questions" in ask(engine, pack.query)
+
+
+def test_the_next_entry_of_a_glossary_is_no_part_of_the_answer(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # a block right after the answer is quoted when it goes on with it ("It means …"), not when it is the next entry
+    engine = indexed_notes({
+        "Bio/Glossar.md": "# Glossar Zellbiologie\n\n"
+                          "**Osmose** – Diffusion von Wasser durch eine semipermeable Membran zur höheren "
+                          "Konzentration hin\n\n"
+                          "**Turgor** – Innendruck der Zelle gegen die Zellwand, hält krautige Pflanzen aufrecht\n\n"
+                          "**Plasmolyse** – Ablösen des Protoplasten von der Zellwand in konzentrierter Lösung\n",
+        "Bio/Zelle.md": "# Zelle\n\nDie Zelle ist die kleinste Einheit des Lebens.\n",
+        "Chem/Errors.md": "# Lab log\n\nOn the scale this reading shows as the following error:\n`E-04 overload`\n\n"
+                          "It means the sample is heavier than the scale's range.\n"})
+    answer = ask(engine, "Osmose")
+    assert "semipermeable Membran" in answer and "Turgor" not in answer
+    assert "heavier than the scale's range" in ask(engine, "What does the scale error `E-04 overload` mean?")

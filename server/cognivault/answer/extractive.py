@@ -160,6 +160,10 @@ _SENTENCE_BREAK = re.compile(r"[.!?:]\s+|\n(?=[ \t]*(?:[-*+>|]|\d{1,3}[.)])\s)|\
 # A line comment in code: "#", "//" or "--" at a line's start or after a blank, then a blank, to the line's end.
 _CODE_COMMENT = re.compile(r"(?:^|(?<=\s))(?:#|//|--)(?:\s.*)?$", re.MULTILINE)
 _EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
+# A block opening with a term of its own, in bold or as a short label ("**Turgor** – …", "- static friction: …"): an
+# entry on that term, not the rest of the block before it
+_ENTRY_OF_ITS_OWN = re.compile(r"\s*(?:[-*+]|\d{1,3}[.)])?\s*(?:(?:\*\*|__)[^*_\n]+(?:\*\*|__)|"
+                               r"[^\W\d_][\w'-]*(?:\s+[\w'()-]+){0,3}\s*(?::|\s[–=]))")
 _PROSE_KINDS = frozenset({"paragraph", "sentence", "item", "quote"})
 _QUOTED_KINDS = frozenset({"paragraph", "item", "code", "table", "quote"})
 
@@ -253,6 +257,7 @@ class Unit:
     concepts: set[str] = field(default_factory=set)
     answers_kind: bool = False  # gives the kind of answer the question asks for (a number, a date) near its focus
     by_heading: bool = False  # states the question's words only in its headings
+    stated: set[str] = field(default_factory=set)  # the question's concepts its own text states (not its headings)
     caveat: str = ""  # the warning right after its block that qualifies it ("> [!warning] Exception: …")
     # the rest of an item the passage begins inside ("  - NO-Monsun, trocken": chunks overlap), without what it is of
     cut: bool = False
@@ -715,7 +720,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             sectioned = _concepts_in(" ".join(_sections_of(unit, item, titles[item.path])), item, weight, analyzer,
                                      pack) | numbered_keys(unit.path)
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
-            stated = _concepts_in(shown, item, weight, analyzer, pack)
+            stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack)
             titled = unit.concepts - stated - sectioned
             # A code block sharing a word of the question only in a comment shows code about something else.
             commented = stated - _concepts_in(f"{unit.intro}\n{_CODE_COMMENT.sub('', unit.text)}", item, weight,
@@ -802,9 +807,11 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     # + "Die Schnell-Aktion öffnet standardmäßig die Befehlspalette."): each chosen unit's nearest block
     # first, the best unit's before the others', then the next nearest ones.
     # The block right after a chosen one is what it leads to ("this message displays as the following error:" + what
-    # it means); the others are padding where the answer already states all the question asks.
+    # it means), unless it is an entry on a term of its own that says nothing of the question (a glossary's next
+    # entry); the others are padding where the answer already states all the question asks.
     around = [_neighbours(unit, units_by_position[unit.position]) for unit in chosen]
-    follows = [near[0] for unit, near in zip(chosen, around, strict=True) if near and near[0].order > unit.order]
+    follows = [near[0] for unit, near in zip(chosen, around, strict=True) if near and near[0].order > unit.order
+               and not (_ENTRY_OF_ITS_OWN.match(near[0].text) and not near[0].stated)]
     added = 0
     for neighbour in (near[rank] for rank in range(SECTION_UNITS) for near in around if rank < len(near)):
         if added >= SECTION_UNITS:
