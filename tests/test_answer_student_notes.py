@@ -340,3 +340,18 @@ def test_the_next_entry_of_a_glossary_is_no_part_of_the_answer(
     answer = ask(engine, "Osmose")
     assert "semipermeable Membran" in answer and "Turgor" not in answer
     assert "heavier than the scale's range" in ask(engine, "What does the scale error `E-04 overload` mean?")
+
+
+def test_what_is_a_term_is_answered_by_its_definition_alone(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # the German glossary defines the "Doppler-Effekt" asked about as the "Doppler effect" (k for c); the other note
+    # only mentions it in passing, which says where it shows, not what it is
+    engine = indexed_notes({
+        "Physik/Glossar.md": "# Glossar Physik\n\n"
+                             "**Doppler-Effekt** – Änderung der wahrgenommenen Frequenz, wenn sich Quelle und "
+                             "Beobachter relativ zueinander bewegen\n\n"
+                             "**Resonanz** – starkes Mitschwingen bei der Eigenfrequenz eines Systems\n",
+        "Physik/Wellen.md": "# Wellen\n\n## Schall\n- ein Martinshorn klingt höher, wenn es näher kommt "
+                            "(→ Doppler-Effekt, siehe [[Glossar]])\n- Schall braucht ein Medium\n"})
+    answer = ask(engine, "What is the Doppler effect?")
+    assert answer.startswith("**Glossar Physik**\n\n**Doppler-Effekt** –")
+    assert "Martinshorn" not in answer

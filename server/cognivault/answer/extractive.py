@@ -27,7 +27,8 @@ question's words side by side ("embed a note"), by standing in the section a que
 ("the *second* law": "2. Hauptsatz", ``ordinals``; the note's sections numbered otherwise are left out) or, asked
 why, in the section giving reasons ("Why Britain first?", "Causes"), or, asked "What is X?" or just
 "X" (a term the passages name: a note's title, a heading, a bold term), by
-defining X (``DEFINITION_WEIGHT``); an embedding model that knows the
+defining X (``DEFINITION_WEIGHT``; in any of the vault's spellings: "First-Pass-Effekt" for "first pass effect"),
+and a definition that leads takes no other note's mere mention of X with it; an embedding model that knows the
 question's language re-ranks the best units by meaning (a unit that says the
 question's words only in its headings is as near as the nearest of its section:
 the model reads it without them, so the section's opening text leads it). Units are quoted in
@@ -62,7 +63,7 @@ from typing import Any
 from cognivault.answer.acronyms import abbreviated
 from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives_answer
 from cognivault.answer.confidence import QuoteMeasures
-from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
+from cognivault.answer.evidence import Evidence, EvidencePack, spelled_alike, text_pairs, text_terms
 from cognivault.answer.ordinals import asked_ordinals, heading_ordinal, numbers, ordinal_of, series
 from cognivault.index.analysis import words
 from cognivault.study.extract import cited_under
@@ -258,6 +259,7 @@ class Unit:
     answers_kind: bool = False  # gives the kind of answer the question asks for (a number, a date) near its focus
     by_heading: bool = False  # states the question's words only in its headings
     stated: set[str] = field(default_factory=set)  # the question's concepts its own text states (not its headings)
+    defines: bool = False  # defines the term the question asks about ("What is X?": "**X** – …", "X is …")
     caveat: str = ""  # the warning right after its block that qualifies it ("> [!warning] Exception: …")
     # the rest of an item the passage begins inside ("  - NO-Monsun, trocken": chunks overlap), without what it is of
     cut: bool = False
@@ -504,8 +506,9 @@ def _names_term(subject: str, sentence: str, term: str, analyzer: Any, lang: str
 
 
 def _word_keys(text: str, analyzer: Any, lang: str | None) -> list[frozenset[str]]:
-    """The analyzed forms of each word of ``text`` (stopwords left out)."""
-    return [keys for word in words(text) if (keys := text_terms(analyzer, word, lang))]
+    """The analyzed forms of each word of ``text`` (stopwords left out), and the word spelled alike in the vault's
+    languages (``spelled_alike``: the "First-Pass-Effekt" a German glossary defines is the "first pass effect")."""
+    return [keys | {spelled_alike(word)} for word in words(text) if (keys := text_terms(analyzer, word, lang))]
 
 
 def _entry_of(text: str, names: dict[str, str]) -> str | None:
@@ -768,6 +771,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         for unit in candidates:
             if _defines(unit.text, term, analyzer, items[unit.position].lang):
                 unit.score += DEFINITION_WEIGHT
+                unit.defines = True
     # On a tie a whole list or paragraph goes before its items or sentences (they remain for a tight budget).
     # A unit giving the kind of answer asked for leads (expected is None: none does, the order is by score).
     candidates.sort(key=lambda u: (not u.answers_kind, -u.score, u.kind in ("item", "sentence"), u.position,
@@ -791,6 +795,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         completes = sum(weight[t] for t in unit.concepts - covered - framing) / total >= COMPLETING_SHARE
         if _pads(unit, lead, covered | framing, weight):
             continue
+        if lead.defines and not unit.defines and items[unit.position].path != items[lead.position].path:
+            continue  # "What is X?" answered by X's definition: another note's mention of X says what X does there
         if not completes and (unit.score < lead.score * SCORE_SHARE or (
                 items[unit.position].path != items[lead.position].path and unit.share < best_share * OTHER_NOTE_SHARE)):
             continue
