@@ -311,6 +311,9 @@ def test_a_list_of_links_is_no_unit_of_an_answer_even_whole() -> None:
     assert "list" in [unit.kind for unit in units_of(steps, 0)]
 
 
+# a German note, so that German is one of the vault's languages
+BERLIN_WALL = {"Geschichte/Mauer.md": "# Berliner Mauer\n\nDie Mauer wurde 1961 gebaut und fiel am 9. November 1989.\n"}
+
 
 def test_a_german_word_finds_the_english_note_that_spells_it_with_other_letters(
         indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
@@ -319,7 +322,7 @@ def test_a_german_word_finds_the_english_note_that_spells_it_with_other_letters(
         "History/Philosophy.md": "# Ancient philosophy\n\n## Plato\n- Plato founded the Academy in Athens\n"
                                  "- in his dialogues Socrates teaches by asking questions until his pupils see what "
                                  "they do not know\n\n## Aristotle\n- Aristotle studied with Plato for twenty years\n",
-        "Geschichte/Mauer.md": "# Berliner Mauer\n\nDie Mauer wurde 1961 gebaut und fiel am 9. November 1989.\n"})
+        **BERLIN_WALL})
     pack = build_pack(engine, "Wie lehrt Sokrates in den Dialogen von Plato?")[0]
     assert "sokrates" not in pack.unknown
     assert "Socrates teaches by asking questions" in ask(engine, pack.query)
@@ -355,3 +358,23 @@ def test_what_is_a_term_is_answered_by_its_definition_alone(indexed_notes: Calla
     answer = ask(engine, "What is the Doppler effect?")
     assert answer.startswith("**Glossar Physik**\n\n**Doppler-Effekt** –")
     assert "Martinshorn" not in answer
+
+
+REVOLUTIONS = {
+    "History/Revolutions.md": "# Revolutions\n\n## Phases of the French Revolution\n"
+                              "1. moderate phase (1789–92): constitutional monarchy\n"
+                              "2. radical phase (1792–94): the Terror\n3. Directory (1795–99)\n",
+    "Bio/Mitose.md": "# Mitose\n\n## Phasen\n- Prophase, Metaphase, Anaphase und Telophase folgen aufeinander\n",
+    **BERLIN_WALL,
+}
+
+
+def test_a_german_question_finds_the_english_passage_its_words_stem_otherwise_in(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    """German reads "Revolution" as "revolution", the English index has "revolut": the search in German finds only
+    the German note with "Phasen"; read as English, the question finds the note that has both its words."""
+    vault = indexed_notes(REVOLUTIONS)
+    pack, _ = build_pack(vault, "Welche Phasen hatte die Revolution?")
+    assert [item.path for item in pack.items][:1] == ["History/Revolutions.md"]
+    answer = answer_extractively(vault, pack.query).text
+    assert "radical phase (1792–94)" in answer and "Telophase" not in answer
