@@ -378,3 +378,20 @@ def test_a_german_question_finds_the_english_passage_its_words_stem_otherwise_in
     assert [item.path for item in pack.items][:1] == ["History/Revolutions.md"]
     answer = answer_extractively(vault, pack.query).text
     assert "radical phase (1792–94)" in answer and "Telophase" not in answer
+
+
+SPRINGS = {
+    "Physics/Forces.md": "# Forces\n\n## Common forces\n| force | formula | direction |\n|---|---|---|\n"
+                         "| elastic force | $F = -kx$ | back to the rest position |\n"
+                         "| weight | $F_G = mg$ | down |\n",
+    "Physics/Energy.md": "# Energy\n\n## Elastic energy\n$$E_{el} = \\frac{1}{2}kx^2$$\n"
+                         "- stored in a stretched or compressed spring\n\n## Heat\n- energy of disordered motion\n",
+}
+
+
+def test_a_question_for_a_formula_is_answered_by_the_math_the_note_writes(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # the energy note never says "formula": its display math is one; the force table only has the word in its header
+    answer = ask(indexed_notes(SPRINGS), "What's the formula for elastic energy?")
+    assert answer.startswith("**Elastic energy**\n\n$$E_{el} = \\frac{1}{2}kx^2$$")
+    assert "| elastic force |" not in answer

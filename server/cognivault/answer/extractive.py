@@ -25,8 +25,9 @@ by how well its passage covers the question (half by the passage itself, half
 by all the passages of its note in the pack: ``NOTE_WEIGHT``), and a little by having the
 question's words side by side ("embed a note"), by standing in the section a question's ordinal numbers
 ("the *second* law": "2. Hauptsatz", ``ordinals``; the note's sections numbered otherwise are left out) or, asked
-why, in the section giving reasons ("Why Britain first?", "Causes"), or, asked "What is X?" or just
-"X" (a term the passages name: a note's title, a heading, a bold term), by
+why, in the section giving reasons ("Why Britain first?", "Causes"); a unit writing math gives the formula a
+question asks for ("the *formula* for kinetic energy": "$$E_k = \\frac{1}{2}mv^2$$", ``FORMULA_WORDS``); or,
+asked "What is X?" or just "X" (a term the passages name: a note's title, a heading, a bold term), by
 defining X (``DEFINITION_WEIGHT``; in any of the vault's spellings: "First-Pass-Effekt" for "first pass effect"),
 and a definition that leads takes no other note's mere mention of X with it; an embedding model that knows the
 question's language re-ranks the best units by meaning (a unit that says the
@@ -70,7 +71,7 @@ from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
 from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
-from cognivault.vault.reading import definition_subject, question_tail, vocabulary, without_filing
+from cognivault.vault.reading import definition_subject, math_spans, question_tail, vocabulary, without_filing
 from cognivault.vault.sentences import shield, unshield
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
@@ -122,24 +123,28 @@ class StructureWords:
     reasons: frozenset[str]  # a heading naming reasons ("Causes", "Gründe")
     exceptions: frozenset[str]  # what opens an exception to the rule before it ("Exception: events …")
     compares: frozenset[str]  # asking to compare: a table whose columns are the things compared answers whole
+    formulas: frozenset[str]  # asking for a formula: what a note writes in math ("$E_k = \frac{1}{2}mv^2$") gives it
 
 
 STRUCTURE_WORDS: dict[str, StructureWords] = {
     "en": StructureWords(why=frozenset({"why"}), reasons=frozenset({"reason", "reasons", "cause", "causes"}),
                          exceptions=frozenset({"exception", "exceptions", "except", "however", "but"}),
                          compares=frozenset({"difference", "differences", "differ", "compare", "comparison", "vs",
-                                             "versus", "contrast"})),
+                                             "versus", "contrast"}),
+                         formulas=frozenset({"formula", "formulas", "formulae", "equation", "equations"})),
     "de": StructureWords(why=frozenset({"warum", "wieso", "weshalb"}),
                          reasons=frozenset({"grund", "gründe", "ursache", "ursachen"}),
                          exceptions=frozenset({"ausnahme", "ausnahmen", "außer", "aber", "jedoch"}),
                          compares=frozenset({"unterschied", "unterschiede", "unterscheidet", "unterscheiden",
-                                             "vergleich", "vergleiche", "vergleichen", "vs", "versus"})),
+                                             "vergleich", "vergleiche", "vergleichen", "vs", "versus"}),
+                         formulas=frozenset({"formel", "formeln", "gleichung", "gleichungen"})),
 }
 # A question asking why is answered by the section giving reasons: its heading asks why too ("Why Britain first?",
 # "Warum …?") or names them ("Causes", "Gründe"), though it shares no other word with the question.
 WHY_WORDS = frozenset().union(*(words.why for words in STRUCTURE_WORDS.values()))
 REASON_HEADINGS = WHY_WORDS.union(*(words.reasons for words in STRUCTURE_WORDS.values()))
 COMPARE_WORDS = frozenset().union(*(words.compares for words in STRUCTURE_WORDS.values()))
+FORMULA_WORDS = frozenset().union(*(words.formulas for words in STRUCTURE_WORDS.values()))
 # A quote or callout opening with an exception ("> [!warning] Exception: events", "> Ausnahme: …") qualifies the
 # rule right before it (a callout on something else, "> [!warning] Mutable default arguments", does not)
 _EXCEPTIONS = "|".join(sorted((word for words in STRUCTURE_WORDS.values() for word in words.exceptions),
@@ -706,7 +711,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
             if _only_asks(unit.text) or _quotes(f"{unit.intro}\n{unit.text}", asked):
                 continue  # a question, or an example of asking this one: not an answer
-            unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path)
+            formula = formula_given(pack, unit.text) & weight.keys()
+            unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path) | formula
             # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
             # the pack and say all it says of the question:
             # the note is quoted instead. A list of such entries is an index of notes, not an answer.
@@ -723,7 +729,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             sectioned = _concepts_in(" ".join(_sections_of(unit, item, titles[item.path])), item, weight, analyzer,
                                      pack) | numbered_keys(unit.path)
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
-            stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack)
+            stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack) | formula
             titled = unit.concepts - stated - sectioned
             # A code block sharing a word of the question only in a comment shows code about something else.
             commented = stated - _concepts_in(f"{unit.intro}\n{_CODE_COMMENT.sub('', unit.text)}", item, weight,
@@ -830,6 +836,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             used += neighbour.size
             added += 1
     return _in_note_order(lead, chosen, units_by_position, budget)
+
+
+def formula_given(pack: EvidencePack | None, text: str) -> set[str]:
+    """The question's words for a formula ("the *formula* for kinetic energy", ``FORMULA_WORDS``) where ``text``
+    writes math ("$$E_k = \\frac{1}{2}mv^2$$"): it gives the formula, whatever it calls it."""
+    if pack is None or not math_spans(text):
+        return set()
+    return {key for key, concept in pack.concepts.items() if concept.word in FORMULA_WORDS}
 
 
 def _pads(unit: Unit, lead: Unit, stated: set[str], weight: dict[str, float]) -> bool:

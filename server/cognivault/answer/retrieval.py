@@ -44,6 +44,7 @@ from cognivault.answer.evidence import (
     text_terms,
     unknown_words,
 )
+from cognivault.answer.extractive import formula_given
 from cognivault.answer.ordinals import asked_ordinals, numbered_sections, numbers, ordinal_of
 from cognivault.index.generated import GENERATED_KEY, source_targets
 from cognivault.index.scope import Scope
@@ -127,6 +128,8 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
                 pack.add(evidence_from_record(engine, following, result.title, source="vault"))
     if asked:
         _mark_numbered(pack, asked)
+    for item in pack.items:
+        item.terms = item.terms | formula_given(pack, item.text)
     _spell_out_acronyms(pack)
     pack.gaps = translation_gaps(engine, pack)
     if pack.gaps:
@@ -154,7 +157,7 @@ def _other_language_passages(engine: Any, pack: EvidencePack, query: str, scope:
         return []
 
     def whole(item: Evidence) -> bool:
-        return topic <= pack.concepts_in(item.terms, item.words)
+        return topic <= pack.concepts_in(item.terms, item.words) | formula_given(pack, item.text)
 
     if any(whole(evidence_from_result(engine, result)) for result in results[:pack.max_items]):
         return []
