@@ -395,3 +395,16 @@ def test_a_question_for_a_formula_is_answered_by_the_math_the_note_writes(
     answer = ask(indexed_notes(SPRINGS), "What's the formula for elastic energy?")
     assert answer.startswith("**Elastic energy**\n\n$$E_{el} = \\frac{1}{2}kx^2$$")
     assert "| elastic force |" not in answer
+
+
+def test_a_question_whose_words_the_notes_say_only_apart_is_refused(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # "telephone" only in a database note's example, "invented" only in the textiles timeline: each passage is on
+    # something else, so together they answer nothing
+    engine = indexed_notes({
+        "DB/Normal forms.md": "# Normal forms\n\n## First normal form\n- every attribute is atomic, no lists\n"
+                              "- ✗ `telephone = '0176…, 030…'` in one cell\n",
+        "History/Textiles.md": "# Textiles\n\n- 1764 – Hargreaves invented the spinning jenny\n"
+                               "- 1785 – Cartwright invented the power loom\n"})
+    assert ask(engine, "Who invented the telephone?") == ""
+    assert "Hargreaves" in ask(engine, "Who invented the spinning jenny?")

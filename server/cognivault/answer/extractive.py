@@ -50,8 +50,9 @@ stands under (a passage that took in small sections is read and cited section by
 unit leads. When the pack does not support an answer (see ``confidence``), no
 unit passes (or none gives the kind asked for), or the quotes would state less
 than ``ANSWER_FLOOR`` of the question, or state a name it asks about only in passing, apart from the rest of
-its topic ("northern Australia" in a list of regions, "capital" in another note), the answer says the vault does
-not cover it instead of guessing. Deterministic.
+its topic ("northern Australia" in a list of regions, "capital" in another note), or state the words of what it
+asks about each apart, none two together ("telephone" in a database example, "invented" in a timeline), the answer
+says the vault does not cover it instead of guessing. Deterministic.
 """
 
 from __future__ import annotations
@@ -1082,7 +1083,19 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         refusal = replace(measures, refusal="no quoted passage names " + ", ".join(unnamed))
         return PassageAnswer([], refusal, [word for word in unnamed if word.casefold() in unheard_words],
                              [word for word in unnamed if word.casefold() not in unheard_words])
+    if _only_apart(pack, units, terms):
+        return PassageAnswer([], replace(measures, refusal="the quoted passages state the question's words only apart"))
     return PassageAnswer(quotes_of(units), measures)
+
+
+def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:
+    """Whether the quotes state every word of what the question asks about, but each apart, none two of them
+    together ("Who invented the telephone?": a database note's example `Telefon = '0176…'`, and "invented" in the
+    textiles timeline): each is a mention on some other topic, and together they are no answer. (Words the quotes
+    do not state at all, such as those a note says in another language, are not judged here.)"""
+    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
+    return len(topic) >= 2 and topic <= set().union(*(unit.concepts for unit in units)) and \
+        all(len(unit.concepts & topic) < 2 for unit in units)
 
 
 def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) -> list[str]:
