@@ -408,3 +408,15 @@ def test_a_question_whose_words_the_notes_say_only_apart_is_refused(
                                "- 1785 – Cartwright invented the power loom\n"})
     assert ask(engine, "Who invented the telephone?") == ""
     assert "Hargreaves" in ask(engine, "Who invented the spinning jenny?")
+
+
+def test_a_german_verb_made_from_a_noun_finds_the_noun(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # "formatiere" is "Format" with a verb's ending: the section on the date's format answers, not the one that
+    # only shares "Datum"
+    engine = indexed_notes({
+        "Kalender.md": "# Kalender\n\n## Datum einfügen\nMit `Strg+D` fügst du das heutige Datum an der Cursorposition "
+                       "ein.\n\n## Format\nDas Format eines Datums legst du in den Einstellungen unter "
+                       "**Datumsformat** fest, etwa `TT.MM.JJJJ`.\n",
+        "Aufgaben.md": "# Aufgaben\n\nEine Aufgabe schreibst du als `- [ ]` an den Anfang einer Zeile.\n"})
+    answer = ask(engine, "Wie formatiere ich ein Datum?")
+    assert answer.startswith("Das Format eines Datums") and "Strg+D" not in answer

@@ -16,7 +16,8 @@ when it has one of those terms, or a word that is the same word inflected (a
 shared start of at least ``INFLECTION_PREFIX`` letters, differing in at most
 ``INFLECTION_TAIL`` letters at the end), also once the letters the vault's languages write differently in one
 learned word are read alike (``SPELLING_VARIANTS``: a German question's "Sokrates" is the English note's
-"Socrates", "Konflikt" its "conflict"). Passages are tagged with the keys of
+"Socrates", "Konflikt" its "conflict"), or once a German verb's ending that makes it from a noun is left off
+(``DERIVATION_ENDINGS``: "formatiere" is "Format"). Passages are tagged with the keys of
 the concepts they have when they enter the pack, so coverage is judged by the
 user's words, and reasons name them as the user wrote them.
 
@@ -178,13 +179,28 @@ class Concept:
             return False
         if any(inflected(self.word, w) for w in text_words):
             return True
-        alike = spelled_alike(self.word)
-        return any(inflected(alike, spelled_alike(w)) for w in text_words)
+        alike, base = spelled_alike(self.word), derivation_base(self.word)
+        return any(inflected(alike, spelled_alike(w)) or inflected(base, derivation_base(w)) for w in text_words)
 
 
 # Letters the languages of the vault's notes write differently in one learned word: read alike, a German question's
 # "Sokrates", "Kontinent", "Prozess" finds the English note's "Socrates", "continent", "process".
 SPELLING_VARIANTS = (("ph", "f"), ("c", "k"), ("z", "k"))
+
+
+# Endings that make a German verb or its noun of action from a noun ("gruppieren", "Formatierung" from "Gruppe",
+# "Format"): without them, a question's "Wie *gruppiere* ich Lesezeichen?" finds the note's "Lesezeichen-*Gruppen*".
+DERIVATION_ENDINGS = ("ierungen", "ierung", "ierten", "ierte", "ieren", "ierst", "iert", "iere")
+
+
+@lru_cache(maxsize=65536)
+def derivation_base(word: str) -> str:
+    """``word`` (casefolded) without a derivation ending (``DERIVATION_ENDINGS``), where a stem of at least
+    ``INFLECTION_PREFIX`` letters is left; else ``word``."""
+    for ending in DERIVATION_ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= INFLECTION_PREFIX:
+            return word[:-len(ending)]
+    return word
 
 
 @lru_cache(maxsize=65536)
