@@ -315,19 +315,6 @@ def test_a_list_of_links_is_no_unit_of_an_answer_even_whole() -> None:
 BERLIN_WALL = {"Geschichte/Mauer.md": "# Berliner Mauer\n\nDie Mauer wurde 1961 gebaut und fiel am 9. November 1989.\n"}
 
 
-def test_a_german_word_finds_the_english_note_that_spells_it_with_other_letters(
-        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
-    # "Sokrates" is the English note's "Socrates" (k for c): no word the vault never uses, and stated by the item
-    engine = indexed_notes({
-        "History/Philosophy.md": "# Ancient philosophy\n\n## Plato\n- Plato founded the Academy in Athens\n"
-                                 "- in his dialogues Socrates teaches by asking questions until his pupils see what "
-                                 "they do not know\n\n## Aristotle\n- Aristotle studied with Plato for twenty years\n",
-        **BERLIN_WALL})
-    pack = build_pack(engine, "Wie lehrt Sokrates in den Dialogen von Plato?")[0]
-    assert "sokrates" not in pack.unknown
-    assert "Socrates teaches by asking questions" in ask(engine, pack.query)
-
-
 def test_the_next_entry_of_a_glossary_is_no_part_of_the_answer(
         indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
     # a block right after the answer is quoted when it goes on with it ("It means …"), not when it is the next entry

@@ -14,9 +14,9 @@ vault's own languages), so a German question read as English still finds
 "produzieren" in a passage that says "produziert". A passage has a concept
 when it has one of those terms, or a word that is the same word inflected (a
 shared start of at least ``INFLECTION_PREFIX`` letters, differing in at most
-``INFLECTION_TAIL`` letters at the end), also once the letters the vault's languages write differently in one
-learned word are read alike (``SPELLING_VARIANTS``: a German question's "Sokrates" is the English note's
-"Socrates", "Konflikt" its "conflict"), or once a German verb's ending that makes it from a noun is left off
+``INFLECTION_TAIL`` letters at the end), also as the vault's other language writes the
+same learned word (``spelled_alike``: a German question's "Effekt" is the English note's
+"effect"), or once a German verb's ending that makes it from a noun is left off
 (``DERIVATION_ENDINGS``: "formatiere" is "Format"). Passages are tagged with the keys of
 the concepts they have when they enter the pack, so coverage is judged by the
 user's words, and reasons name them as the user wrote them.
@@ -63,6 +63,7 @@ from cognivault.index.analysis import (
     GERMAN_QUESTION_WORDS,
     SNOWBALL_BY_ISO,
     Analyzer,
+    cognate_key,
     detect_language,
     is_stopword,
     words,
@@ -183,11 +184,6 @@ class Concept:
         return any(inflected(alike, spelled_alike(w)) or inflected(base, derivation_base(w)) for w in text_words)
 
 
-# Letters the languages of the vault's notes write differently in one learned word: read alike, a German question's
-# "Sokrates", "Kontinent", "Prozess" finds the English note's "Socrates", "continent", "process".
-SPELLING_VARIANTS = (("ph", "f"), ("c", "k"), ("z", "k"))
-
-
 # Endings that make a German verb or its noun of action from a noun ("gruppieren", "Formatierung" from "Gruppe",
 # "Format"): without them, a question's "Wie *gruppiere* ich Lesezeichen?" finds the note's "Lesezeichen-*Gruppen*".
 DERIVATION_ENDINGS = ("ierungen", "ierung", "ierten", "ierte", "ieren", "ierst", "iert", "iere")
@@ -205,10 +201,9 @@ def derivation_base(word: str) -> str:
 
 @lru_cache(maxsize=65536)
 def spelled_alike(word: str) -> str:
-    """``word`` (casefolded) with the letters that differ between the vault's languages in one word made one."""
-    for written, alike in SPELLING_VARIANTS:
-        word = word.replace(written, alike)
-    return word
+    """``word`` (casefolded) as the vault's other language writes the same learned word (``analysis.cognate_key``:
+    "Sokrates" and "Socrates", "Effekt" and "effect"), or itself where it is too short to tell words apart."""
+    return cognate_key(word) or word
 
 
 def inflected(a: str, b: str) -> bool:
@@ -704,48 +699,30 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
     return UnknownWords(sum(unknown.values()) / sum(weight.values()), shown, unheard_scene)
 
 
-class _SortedVocabulary(NamedTuple):
-    size: int
-    terms: list[str]  # the index's terms, sorted
-    alike: list[str]  # their ``spelled_alike`` forms, sorted
-    of_alike: list[str]  # the term of each of those forms
-
-
-_SORTED_VOCAB: dict[int, _SortedVocabulary] = {}
+_SORTED_VOCAB: dict[int, tuple[int, list[str]]] = {}
 _SORTED_LOCK = threading.Lock()
 
 
 def _inflection_in_index(lexical: Any, spellings: set[str]) -> bool:
-    """Whether the index has a term that is an inflection of one of ``spellings`` (by shared start), or one of
-    such a word spelled alike (``spelled_alike``: "Sokrates" in a vault that says "Socrates")."""
+    """Whether the index has a term that is an inflection of one of ``spellings`` (by shared start)."""
     with _SORTED_LOCK:
         cached = _SORTED_VOCAB.get(id(lexical))
-        if cached is None or cached.size != len(lexical.vocab):
-            pairs = sorted((spelled_alike(term), term) for term in lexical.vocab)
-            cached = _SortedVocabulary(len(lexical.vocab), sorted(lexical.vocab), [form for form, _ in pairs],
-                                       [term for _, term in pairs])
+        if cached is None or cached[0] != len(lexical.vocab):
+            cached = (len(lexical.vocab), sorted(lexical.vocab))
             _SORTED_VOCAB.clear()
             _SORTED_VOCAB[id(lexical)] = cached
+    ordered = cached[1]
     for spelling in spellings:
         if len(spelling) < INFLECTION_PREFIX:
             continue
-        if any(inflected(spelling, cached.terms[at]) and lexical.document_frequency(cached.terms[at])
-               for at in _starting(cached.terms, spelling)):
-            return True
-        alike = spelled_alike(spelling)
-        if any(inflected(alike, cached.alike[at]) and lexical.document_frequency(cached.of_alike[at])
-               for at in _starting(cached.alike, alike)):
-            return True
+        head = spelling[:INFLECTION_PREFIX]
+        index = bisect_left(ordered, head)
+        while index < len(ordered) and ordered[index].startswith(head):
+            term = ordered[index]
+            if inflected(spelling, term) and lexical.document_frequency(term):
+                return True
+            index += 1
     return False
-
-
-def _starting(ordered: list[str], word: str) -> range:
-    """Where the strings of ``ordered`` (sorted) that share the first ``INFLECTION_PREFIX`` letters of ``word`` are."""
-    head = word[:INFLECTION_PREFIX]
-    start = end = bisect_left(ordered, head)
-    while end < len(ordered) and ordered[end].startswith(head):
-        end += 1
-    return range(start, end)
 
 
 def add_unknown_names(pack: EvidencePack, names: Sequence[tuple[str, str]]) -> None:
