@@ -213,7 +213,7 @@ def test_a_name_said_only_in_passing_apart_from_the_rest_of_the_question_is_refu
     pack = EvidencePack(items=[monsoon, markets], question_terms=list(concepts), concepts=concepts,
                         term_weights={"capit": 2.0, "australia": 2.0}, lang="en")
     refused = passage_answer(pack, FALLBACK_ANALYZER, "What's the capital of Australia?")
-    assert refused.quotes == [] and refused.unnamed == ["Australia"]
+    assert refused.quotes == [] and refused.named_elsewhere == ["Australia"]  # the vault names it, but in passing
     pack.items.append(passage("S3", "Geo/Australia.md", "Canberra is the capital of Australia, not Sydney."))
     answered = passage_answer(pack, FALLBACK_ANALYZER, "What's the capital of Australia?")
     assert "Canberra" in answered.quotes[0].text

@@ -1091,11 +1091,13 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
 def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:
     """Whether the quotes state every word of what the question asks about, but each apart, none two of them
     together ("Who invented the telephone?": a database note's example `Telefon = '0176…'`, and "invented" in the
-    textiles timeline): each is a mention on some other topic, and together they are no answer. (Words the quotes
-    do not state at all, such as those a note says in another language, are not judged here.)"""
+    textiles timeline), and so does every passage found: each is a mention on some other topic, and together they
+    are no answer. (Words the quotes do not state at all, such as those a note says in another language, are not
+    judged here; nor is a pack where some passage has two together, which the quotes may have passed over.)"""
     topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
     return len(topic) >= 2 and topic <= set().union(*(unit.concepts for unit in units)) and \
-        all(len(unit.concepts & topic) < 2 for unit in units)
+        all(len(unit.concepts & topic) < 2 for unit in units) and \
+        all(len(item.terms & topic) < 2 for item in pack.items)
 
 
 def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) -> list[str]:
