@@ -213,7 +213,7 @@ def test_a_name_said_only_in_passing_apart_from_the_rest_of_the_question_is_refu
     pack = EvidencePack(items=[monsoon, markets], question_terms=list(concepts), concepts=concepts,
                         term_weights={"capit": 2.0, "australia": 2.0}, lang="en")
     refused = passage_answer(pack, FALLBACK_ANALYZER, "What's the capital of Australia?")
-    assert refused.quotes == [] and refused.named_elsewhere == ["Australia"]  # the vault names it, apart
+    assert refused.quotes == [] and refused.named_elsewhere == ["Australia"]  # the vault names it, but in passing
     pack.items.append(passage("S3", "Geo/Australia.md", "Canberra is the capital of Australia, not Sydney."))
     answered = passage_answer(pack, FALLBACK_ANALYZER, "What's the capital of Australia?")
     assert "Canberra" in answered.quotes[0].text
@@ -309,3 +309,101 @@ def test_a_list_of_links_is_no_unit_of_an_answer_even_whole() -> None:
     steps = passage("S2", "Physics/Thermodynamics.md", "- heat flows from warm to cold by itself\n"
                                                        "- the entropy of a closed system never decreases\n")
     assert "list" in [unit.kind for unit in units_of(steps, 0)]
+
+
+# a German note, so that German is one of the vault's languages
+BERLIN_WALL = {"Geschichte/Mauer.md": "# Berliner Mauer\n\nDie Mauer wurde 1961 gebaut und fiel am 9. November 1989.\n"}
+
+
+def test_the_next_entry_of_a_glossary_is_no_part_of_the_answer(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # a block right after the answer is quoted when it goes on with it ("It means …"), not when it is the next entry
+    engine = indexed_notes({
+        "Bio/Glossar.md": "# Glossar Zellbiologie\n\n"
+                          "**Osmose** – Diffusion von Wasser durch eine semipermeable Membran zur höheren "
+                          "Konzentration hin\n\n"
+                          "**Turgor** – Innendruck der Zelle gegen die Zellwand, hält krautige Pflanzen aufrecht\n\n"
+                          "**Plasmolyse** – Ablösen des Protoplasten von der Zellwand in konzentrierter Lösung\n",
+        "Bio/Zelle.md": "# Zelle\n\nDie Zelle ist die kleinste Einheit des Lebens.\n",
+        "Chem/Errors.md": "# Lab log\n\nOn the scale this reading shows as the following error:\n`E-04 overload`\n\n"
+                          "It means the sample is heavier than the scale's range.\n"})
+    answer = ask(engine, "Osmose")
+    assert "semipermeable Membran" in answer and "Turgor" not in answer
+    assert "heavier than the scale's range" in ask(engine, "What does the scale error `E-04 overload` mean?")
+
+
+def test_what_is_a_term_is_answered_by_its_definition_alone(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # the German glossary defines the "Doppler-Effekt" asked about as the "Doppler effect" (k for c); the other note
+    # only mentions it in passing, which says where it shows, not what it is
+    engine = indexed_notes({
+        "Physik/Glossar.md": "# Glossar Physik\n\n"
+                             "**Doppler-Effekt** – Änderung der wahrgenommenen Frequenz, wenn sich Quelle und "
+                             "Beobachter relativ zueinander bewegen\n\n"
+                             "**Resonanz** – starkes Mitschwingen bei der Eigenfrequenz eines Systems\n",
+        "Physik/Wellen.md": "# Wellen\n\n## Schall\n- ein Martinshorn klingt höher, wenn es näher kommt "
+                            "(→ Doppler-Effekt, siehe [[Glossar]])\n- Schall braucht ein Medium\n"})
+    answer = ask(engine, "What is the Doppler effect?")
+    assert answer.startswith("**Glossar Physik**\n\n**Doppler-Effekt** –")
+    assert "Martinshorn" not in answer
+
+
+REVOLUTIONS = {
+    "History/Revolutions.md": "# Revolutions\n\n## Phases of the French Revolution\n"
+                              "1. moderate phase (1789–92): constitutional monarchy\n"
+                              "2. radical phase (1792–94): the Terror\n3. Directory (1795–99)\n",
+    "Bio/Mitose.md": "# Mitose\n\n## Phasen\n- Prophase, Metaphase, Anaphase und Telophase folgen aufeinander\n",
+    **BERLIN_WALL,
+}
+
+
+def test_a_german_question_finds_the_english_passage_its_words_stem_otherwise_in(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    """German reads "Revolution" as "revolution", the English index has "revolut": the search in German finds only
+    the German note with "Phasen"; read as English, the question finds the note that has both its words."""
+    vault = indexed_notes(REVOLUTIONS)
+    pack, _ = build_pack(vault, "Welche Phasen hatte die Revolution?")
+    assert [item.path for item in pack.items][:1] == ["History/Revolutions.md"]
+    answer = answer_extractively(vault, pack.query).text
+    assert "radical phase (1792–94)" in answer and "Telophase" not in answer
+
+
+SPRINGS = {
+    "Physics/Forces.md": "# Forces\n\n## Common forces\n| force | formula | direction |\n|---|---|---|\n"
+                         "| elastic force | $F = -kx$ | back to the rest position |\n"
+                         "| weight | $F_G = mg$ | down |\n",
+    "Physics/Energy.md": "# Energy\n\n## Elastic energy\n$$E_{el} = \\frac{1}{2}kx^2$$\n"
+                         "- stored in a stretched or compressed spring\n\n## Heat\n- energy of disordered motion\n",
+}
+
+
+def test_a_question_for_a_formula_is_answered_by_the_math_the_note_writes(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # the energy note never says "formula": its display math is one; the force table only has the word in its header
+    answer = ask(indexed_notes(SPRINGS), "What's the formula for elastic energy?")
+    assert answer.startswith("**Elastic energy**\n\n$$E_{el} = \\frac{1}{2}kx^2$$")
+    assert "| elastic force |" not in answer
+
+
+def test_a_question_whose_words_the_notes_say_only_apart_is_refused(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # "telephone" only in a database note's example, "invented" only in the textiles timeline: each passage is on
+    # something else, so together they answer nothing
+    engine = indexed_notes({
+        "DB/Normal forms.md": "# Normal forms\n\n## First normal form\n- every attribute is atomic, no lists\n"
+                              "- ✗ `telephone = '0176…, 030…'` in one cell\n",
+        "History/Textiles.md": "# Textiles\n\n- 1764 – Hargreaves invented the spinning jenny\n"
+                               "- 1785 – Cartwright invented the power loom\n"})
+    assert ask(engine, "Who invented the telephone?") == ""
+    assert "Hargreaves" in ask(engine, "Who invented the spinning jenny?")
+
+
+def test_a_german_verb_made_from_a_noun_finds_the_noun(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # "formatiere" is "Format" with a verb's ending: the section on the date's format answers, not the one that
+    # only shares "Datum"
+    engine = indexed_notes({
+        "Kalender.md": "# Kalender\n\n## Datum einfügen\nMit `Strg+D` fügst du das heutige Datum an der Cursorposition "
+                       "ein.\n\n## Format\nDas Format eines Datums legst du in den Einstellungen unter "
+                       "**Datumsformat** fest, etwa `TT.MM.JJJJ`.\n",
+        "Aufgaben.md": "# Aufgaben\n\nEine Aufgabe schreibst du als `- [ ]` an den Anfang einer Zeile.\n"})
+    answer = ask(engine, "Wie formatiere ich ein Datum?")
+    assert answer.startswith("Das Format eines Datums") and "Strg+D" not in answer

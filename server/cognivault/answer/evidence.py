@@ -14,7 +14,10 @@ vault's own languages), so a German question read as English still finds
 "produzieren" in a passage that says "produziert". A passage has a concept
 when it has one of those terms, or a word that is the same word inflected (a
 shared start of at least ``INFLECTION_PREFIX`` letters, differing in at most
-``INFLECTION_TAIL`` letters at the end). Passages are tagged with the keys of
+``INFLECTION_TAIL`` letters at the end), also as the vault's other language writes the
+same learned word (``spelled_alike``: a German question's "Effekt" is the English note's
+"effect"), or once a German verb's ending that makes it from a noun is left off
+(``DERIVATION_ENDINGS``: "formatiere" is "Format"). Passages are tagged with the keys of
 the concepts they have when they enter the pack, so coverage is judged by the
 user's words, and reasons name them as the user wrote them.
 
@@ -60,6 +63,7 @@ from cognivault.index.analysis import (
     GERMAN_QUESTION_WORDS,
     SNOWBALL_BY_ISO,
     Analyzer,
+    cognate_key,
     detect_language,
     is_stopword,
     words,
@@ -172,7 +176,34 @@ class Concept:
         if not self.terms.isdisjoint(terms) or self.word in text_words or \
                 (self.spelled and set(self.spelled) <= text_words):
             return True
-        return len(self.word) >= INFLECTION_PREFIX and any(inflected(self.word, w) for w in text_words)
+        if len(self.word) < INFLECTION_PREFIX:
+            return False
+        if any(inflected(self.word, w) for w in text_words):
+            return True
+        alike, base = spelled_alike(self.word), derivation_base(self.word)
+        return any(inflected(alike, spelled_alike(w)) or inflected(base, derivation_base(w)) for w in text_words)
+
+
+# Endings that make a German verb or its noun of action from a noun ("gruppieren", "Formatierung" from "Gruppe",
+# "Format"): without them, a question's "Wie *gruppiere* ich Lesezeichen?" finds the note's "Lesezeichen-*Gruppen*".
+DERIVATION_ENDINGS = ("ierungen", "ierung", "ierten", "ierte", "ieren", "ierst", "iert", "iere")
+
+
+@lru_cache(maxsize=65536)
+def derivation_base(word: str) -> str:
+    """``word`` (casefolded) without a derivation ending (``DERIVATION_ENDINGS``), where a stem of at least
+    ``INFLECTION_PREFIX`` letters is left; else ``word``."""
+    for ending in DERIVATION_ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= INFLECTION_PREFIX:
+            return word[:-len(ending)]
+    return word
+
+
+@lru_cache(maxsize=65536)
+def spelled_alike(word: str) -> str:
+    """``word`` (casefolded) as the vault's other language writes the same learned word (``analysis.cognate_key``:
+    "Sokrates" and "Socrates", "Effekt" and "effect"), or itself where it is too short to tell words apart."""
+    return cognate_key(word) or word
 
 
 def inflected(a: str, b: str) -> bool:

@@ -25,9 +25,11 @@ by how well its passage covers the question (half by the passage itself, half
 by all the passages of its note in the pack: ``NOTE_WEIGHT``), and a little by having the
 question's words side by side ("embed a note"), by standing in the section a question's ordinal numbers
 ("the *second* law": "2. Hauptsatz", ``ordinals``; the note's sections numbered otherwise are left out) or, asked
-why, in the section giving reasons ("Why Britain first?", "Causes"), or, asked "What is X?" or just
-"X" (a term the passages name: a note's title, a heading, a bold term), by
-defining X (``DEFINITION_WEIGHT``); an embedding model that knows the
+why, in the section giving reasons ("Why Britain first?", "Causes"); a unit writing math gives the formula a
+question asks for ("the *formula* for kinetic energy": "$$E_k = \\frac{1}{2}mv^2$$", ``FORMULA_WORDS``); or,
+asked "What is X?" or just "X" (a term the passages name: a note's title, a heading, a bold term), by
+defining X (``DEFINITION_WEIGHT``; in any of the vault's spellings: "First-Pass-Effekt" for "first pass effect"),
+and a definition that leads takes no other note's mere mention of X with it; an embedding model that knows the
 question's language re-ranks the best units by meaning (a unit that says the
 question's words only in its headings is as near as the nearest of its section:
 the model reads it without them, so the section's opening text leads it). Units are quoted in
@@ -48,8 +50,9 @@ stands under (a passage that took in small sections is read and cited section by
 unit leads. When the pack does not support an answer (see ``confidence``), no
 unit passes (or none gives the kind asked for), or the quotes would state less
 than ``ANSWER_FLOOR`` of the question, or state a name it asks about only in passing, apart from the rest of
-its topic ("northern Australia" in a list of regions, "capital" in another note), the answer says the vault does
-not cover it instead of guessing. Deterministic.
+its topic ("northern Australia" in a list of regions, "capital" in another note), or state the words of what it
+asks about each apart, none two together ("telephone" in a database example, "invented" in a timeline), the answer
+says the vault does not cover it instead of guessing. Deterministic.
 """
 
 from __future__ import annotations
@@ -62,14 +65,14 @@ from typing import Any
 from cognivault.answer.acronyms import abbreviated
 from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives_answer
 from cognivault.answer.confidence import QuoteMeasures
-from cognivault.answer.evidence import Evidence, EvidencePack, text_pairs, text_terms
+from cognivault.answer.evidence import Evidence, EvidencePack, spelled_alike, text_pairs, text_terms
 from cognivault.answer.ordinals import asked_ordinals, heading_ordinal, numbers, ordinal_of, series
 from cognivault.index.analysis import words
 from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
 from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
-from cognivault.vault.reading import definition_subject, question_tail, vocabulary, without_filing
+from cognivault.vault.reading import definition_subject, math_spans, question_tail, vocabulary, without_filing
 from cognivault.vault.sentences import shield, unshield
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
@@ -121,24 +124,28 @@ class StructureWords:
     reasons: frozenset[str]  # a heading naming reasons ("Causes", "Gründe")
     exceptions: frozenset[str]  # what opens an exception to the rule before it ("Exception: events …")
     compares: frozenset[str]  # asking to compare: a table whose columns are the things compared answers whole
+    formulas: frozenset[str]  # asking for a formula: what a note writes in math ("$E_k = \frac{1}{2}mv^2$") gives it
 
 
 STRUCTURE_WORDS: dict[str, StructureWords] = {
     "en": StructureWords(why=frozenset({"why"}), reasons=frozenset({"reason", "reasons", "cause", "causes"}),
                          exceptions=frozenset({"exception", "exceptions", "except", "however", "but"}),
                          compares=frozenset({"difference", "differences", "differ", "compare", "comparison", "vs",
-                                             "versus", "contrast"})),
+                                             "versus", "contrast"}),
+                         formulas=frozenset({"formula", "formulas", "formulae", "equation", "equations"})),
     "de": StructureWords(why=frozenset({"warum", "wieso", "weshalb"}),
                          reasons=frozenset({"grund", "gründe", "ursache", "ursachen"}),
                          exceptions=frozenset({"ausnahme", "ausnahmen", "außer", "aber", "jedoch"}),
                          compares=frozenset({"unterschied", "unterschiede", "unterscheidet", "unterscheiden",
-                                             "vergleich", "vergleiche", "vergleichen", "vs", "versus"})),
+                                             "vergleich", "vergleiche", "vergleichen", "vs", "versus"}),
+                         formulas=frozenset({"formel", "formeln", "gleichung", "gleichungen"})),
 }
 # A question asking why is answered by the section giving reasons: its heading asks why too ("Why Britain first?",
 # "Warum …?") or names them ("Causes", "Gründe"), though it shares no other word with the question.
 WHY_WORDS = frozenset().union(*(words.why for words in STRUCTURE_WORDS.values()))
 REASON_HEADINGS = WHY_WORDS.union(*(words.reasons for words in STRUCTURE_WORDS.values()))
 COMPARE_WORDS = frozenset().union(*(words.compares for words in STRUCTURE_WORDS.values()))
+FORMULA_WORDS = frozenset().union(*(words.formulas for words in STRUCTURE_WORDS.values()))
 # A quote or callout opening with an exception ("> [!warning] Exception: events", "> Ausnahme: …") qualifies the
 # rule right before it (a callout on something else, "> [!warning] Mutable default arguments", does not)
 _EXCEPTIONS = "|".join(sorted((word for words in STRUCTURE_WORDS.values() for word in words.exceptions),
@@ -160,6 +167,10 @@ _SENTENCE_BREAK = re.compile(r"[.!?:]\s+|\n(?=[ \t]*(?:[-*+>|]|\d{1,3}[.)])\s)|\
 # A line comment in code: "#", "//" or "--" at a line's start or after a blank, then a blank, to the line's end.
 _CODE_COMMENT = re.compile(r"(?:^|(?<=\s))(?:#|//|--)(?:\s.*)?$", re.MULTILINE)
 _EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
+# A block opening with a term of its own, in bold or as a short label ("**Turgor** – …", "- static friction: …"): an
+# entry on that term, not the rest of the block before it
+_ENTRY_OF_ITS_OWN = re.compile(r"\s*(?:[-*+]|\d{1,3}[.)])?\s*(?:(?:\*\*|__)[^*_\n]+(?:\*\*|__)|"
+                               r"[^\W\d_][\w'-]*(?:\s+[\w'()-]+){0,3}\s*(?::|\s[–=]))")
 _PROSE_KINDS = frozenset({"paragraph", "sentence", "item", "quote"})
 _QUOTED_KINDS = frozenset({"paragraph", "item", "code", "table", "quote"})
 
@@ -253,6 +264,8 @@ class Unit:
     concepts: set[str] = field(default_factory=set)
     answers_kind: bool = False  # gives the kind of answer the question asks for (a number, a date) near its focus
     by_heading: bool = False  # states the question's words only in its headings
+    stated: set[str] = field(default_factory=set)  # the question's concepts its own text states (not its headings)
+    defines: bool = False  # defines the term the question asks about ("What is X?": "**X** – …", "X is …")
     caveat: str = ""  # the warning right after its block that qualifies it ("> [!warning] Exception: …")
     # the rest of an item the passage begins inside ("  - NO-Monsun, trocken": chunks overlap), without what it is of
     cut: bool = False
@@ -499,8 +512,9 @@ def _names_term(subject: str, sentence: str, term: str, analyzer: Any, lang: str
 
 
 def _word_keys(text: str, analyzer: Any, lang: str | None) -> list[frozenset[str]]:
-    """The analyzed forms of each word of ``text`` (stopwords left out)."""
-    return [keys for word in words(text) if (keys := text_terms(analyzer, word, lang))]
+    """The analyzed forms of each word of ``text`` (stopwords left out), and the word spelled alike in the vault's
+    languages (``spelled_alike``: the "First-Pass-Effekt" a German glossary defines is the "first pass effect")."""
+    return [keys | {spelled_alike(word)} for word in words(text) if (keys := text_terms(analyzer, word, lang))]
 
 
 def _entry_of(text: str, names: dict[str, str]) -> str | None:
@@ -698,7 +712,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
             if _only_asks(unit.text) or _quotes(f"{unit.intro}\n{unit.text}", asked):
                 continue  # a question, or an example of asking this one: not an answer
-            unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path)
+            formula = formula_given(pack, unit.text) & weight.keys()
+            unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path) | formula
             # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
             # the pack and say all it says of the question:
             # the note is quoted instead. A list of such entries is an index of notes, not an answer.
@@ -715,7 +730,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             sectioned = _concepts_in(" ".join(_sections_of(unit, item, titles[item.path])), item, weight, analyzer,
                                      pack) | numbered_keys(unit.path)
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
-            stated = _concepts_in(shown, item, weight, analyzer, pack)
+            stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack) | formula
             titled = unit.concepts - stated - sectioned
             # A code block sharing a word of the question only in a comment shows code about something else.
             commented = stated - _concepts_in(f"{unit.intro}\n{_CODE_COMMENT.sub('', unit.text)}", item, weight,
@@ -763,6 +778,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         for unit in candidates:
             if _defines(unit.text, term, analyzer, items[unit.position].lang):
                 unit.score += DEFINITION_WEIGHT
+                unit.defines = True
     # On a tie a whole list or paragraph goes before its items or sentences (they remain for a tight budget).
     # A unit giving the kind of answer asked for leads (expected is None: none does, the order is by score).
     candidates.sort(key=lambda u: (not u.answers_kind, -u.score, u.kind in ("item", "sentence"), u.position,
@@ -786,6 +802,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         completes = sum(weight[t] for t in unit.concepts - covered - framing) / total >= COMPLETING_SHARE
         if _pads(unit, lead, covered | framing, weight):
             continue
+        if lead.defines and not unit.defines and items[unit.position].path != items[lead.position].path:
+            continue  # "What is X?" answered by X's definition: another note's mention of X says what X does there
         if not completes and (unit.score < lead.score * SCORE_SHARE or (
                 items[unit.position].path != items[lead.position].path and unit.share < best_share * OTHER_NOTE_SHARE)):
             continue
@@ -802,9 +820,11 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     # + "Die Schnell-Aktion öffnet standardmäßig die Befehlspalette."): each chosen unit's nearest block
     # first, the best unit's before the others', then the next nearest ones.
     # The block right after a chosen one is what it leads to ("this message displays as the following error:" + what
-    # it means); the others are padding where the answer already states all the question asks.
+    # it means), unless it is an entry on a term of its own that says nothing of the question (a glossary's next
+    # entry); the others are padding where the answer already states all the question asks.
     around = [_neighbours(unit, units_by_position[unit.position]) for unit in chosen]
-    follows = [near[0] for unit, near in zip(chosen, around, strict=True) if near and near[0].order > unit.order]
+    follows = [near[0] for unit, near in zip(chosen, around, strict=True) if near and near[0].order > unit.order
+               and not (_ENTRY_OF_ITS_OWN.match(near[0].text) and not near[0].stated)]
     added = 0
     for neighbour in (near[rank] for rank in range(SECTION_UNITS) for near in around if rank < len(near)):
         if added >= SECTION_UNITS:
@@ -817,6 +837,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             used += neighbour.size
             added += 1
     return _in_note_order(lead, chosen, units_by_position, budget)
+
+
+def formula_given(pack: EvidencePack | None, text: str) -> set[str]:
+    """The question's words for a formula ("the *formula* for kinetic energy", ``FORMULA_WORDS``) where ``text``
+    writes math ("$$E_k = \\frac{1}{2}mv^2$$"): it gives the formula, whatever it calls it."""
+    if pack is None or not math_spans(text):
+        return set()
+    return {key for key, concept in pack.concepts.items() if concept.word in FORMULA_WORDS}
 
 
 def _pads(unit: Unit, lead: Unit, stated: set[str], weight: dict[str, float]) -> bool:
@@ -1055,7 +1083,21 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         refusal = replace(measures, refusal="no quoted passage names " + ", ".join(unnamed))
         return PassageAnswer([], refusal, [word for word in unnamed if word.casefold() in unheard_words],
                              [word for word in unnamed if word.casefold() not in unheard_words])
+    if _only_apart(pack, units, terms):
+        return PassageAnswer([], replace(measures, refusal="the quoted passages state the question's words only apart"))
     return PassageAnswer(quotes_of(units), measures)
+
+
+def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:
+    """Whether the quotes state every word of what the question asks about, but each apart, none two of them
+    together ("Who invented the telephone?": a database note's example `Telefon = '0176…'`, and "invented" in the
+    textiles timeline), and so does every passage found: each is a mention on some other topic, and together they
+    are no answer. (Words the quotes do not state at all, such as those a note says in another language, are not
+    judged here; nor is a pack where some passage has two together, which the quotes may have passed over.)"""
+    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
+    return len(topic) >= 2 and topic <= set().union(*(unit.concepts for unit in units)) and \
+        all(len(unit.concepts & topic) < 2 for unit in units) and \
+        all(len(item.terms & topic) < 2 for item in pack.items)
 
 
 def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) -> list[str]:

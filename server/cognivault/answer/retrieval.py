@@ -6,7 +6,10 @@ note numbers so ("2. Hauptsatz", "3rd law"), whatever its heading's words. A nam
 Watch") that neither the pack nor a keyword search for its words finds
 side by side counts as unknown to the vault as a whole (``evidence.add_unknown_names``), and a word the vault
 never uses in a question on a note of another language is no sign of another topic when that note has an anchor of
-the question (``translation_gaps``: "Wie viele *Schichten* hat das OSI-Modell?" on the English "OSI Model").
+the question (``translation_gaps``: "Wie viele *Schichten* hat das OSI-Modell?" on the English "OSI Model"). The
+search reads the question in its own language; a passage of another language of the vault that a search reading it
+in that language finds, and that has all the question asks about where no passage found does, comes first ("Welche
+Phasen hat die Renaissance?": the English "Renaissance" note's "Phases").
 
 Answers come from the user's own notes: study notes CogniVault generated (frontmatter key
 ``cognivault``) never enter the pack unless the request's scope names them (the study folder, one of
@@ -41,6 +44,7 @@ from cognivault.answer.evidence import (
     text_terms,
     unknown_words,
 )
+from cognivault.answer.extractive import formula_given
 from cognivault.answer.ordinals import asked_ordinals, numbered_sections, numbers, ordinal_of
 from cognivault.index.generated import GENERATED_KEY, source_targets
 from cognivault.index.scope import Scope
@@ -100,6 +104,7 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
     except EngineError as exc:
         pack.notes.append(str(exc))
         return pack, lang
+    results = _other_language_passages(engine, pack, query, scope, results) + results
     seen: set[str] = set()
     asked = asked_ordinals(query)
     numbered = _numbered_passages(engine, results, asked) if asked else {}
@@ -123,6 +128,8 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
                 pack.add(evidence_from_record(engine, following, result.title, source="vault"))
     if asked:
         _mark_numbered(pack, asked)
+    for item in pack.items:
+        item.terms = item.terms | formula_given(pack, item.text)
     _spell_out_acronyms(pack)
     pack.gaps = translation_gaps(engine, pack)
     if pack.gaps:
@@ -132,6 +139,49 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
         _measure_similarity(engine, pack)
     add_unknown_names(pack, [name for name in pack.question_phrases if not _said_together(engine, pack, name, scope)])
     return pack, lang
+
+
+OTHER_LANGUAGE_DEPTH = 3  # passages a keyword search finds with the question read as another language of the vault
+
+
+def _other_language_passages(engine: Any, pack: EvidencePack, query: str, scope: Scope | None,
+                             results: Sequence[Any]) -> list[Any]:
+    """The passages of another language of the vault that a keyword search finds with the question read as that
+    language, where one has every word of what the question asks about and no passage found does: the search reads
+    a German question as German only, so "Welche Phasen hat die Renaissance?" misses the English note whose words
+    stem otherwise ("renaiss", not "renaissanc") though its section "Phases" of "Renaissance" has them all."""
+    lexical = engine.store.lexical
+    others = [lang for lang in lexical.main_languages if lang != pack.lang] if pack.lang else []
+    topic = {key for key, concept in pack.concepts.items() if not concept.frame}
+    if not others or not topic or (scope is not None and not scope.is_empty()):
+        return []
+
+    def whole(item: Evidence) -> bool:
+        return topic <= pack.concepts_in(item.terms, item.words) | formula_given(pack, item.text)
+
+    if any(whole(evidence_from_result(engine, result)) for result in results[:pack.max_items]):
+        return []
+    known = {result.chunk_id for result in results}
+    found = []
+    for lang in others:
+        for hit in lexical.search(query, lang, OTHER_LANGUAGE_DEPTH):
+            record = engine.chunk(hit.chunk_id)
+            if record is None or hit.chunk_id in known or record.lang == pack.lang:
+                continue
+            known.add(hit.chunk_id)
+            title = engine.store.reader().titles([record.path]).get(record.path, "")
+            if whole(evidence_from_record(engine, record, title, source="vault")):
+                found.append(_as_result(record, title))
+    return _without_generated(engine, found)[0]
+
+
+def _as_result(record: Any, title: str) -> Any:
+    """A chunk found outside the engine's search as one of its results."""
+    from cognivault.engine import SearchResult
+
+    crumb = " > ".join([title, *record.heading_path]) if title else " > ".join(record.heading_path)
+    return SearchResult(record.id, record.path, title, crumb, list(record.heading_path), record.line_start,
+                        record.line_end, record.locator, 0.0, record.text[:240], [])
 
 
 def _spell_out_acronyms(pack: EvidencePack) -> None:
