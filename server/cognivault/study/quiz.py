@@ -151,6 +151,8 @@ def _like(option: str, answer: str, german: bool) -> str | None:
     if not option or not answer or not option[0].isalpha() or not answer[0].isalpha():
         return option
     words = option.split()
+    if german and answer[0].islower() and option[0].isupper() and answer.split()[0][1:].islower():
+        return None  # German writes its nouns capitalised ("NADPH", "Wasser"): none fills the gap of "blaues und rotes"
     if answer[0].isupper() == option[0].isupper() or any(ch.isupper() or ch.isdigit() for ch in words[0][1:]):
         return option  # "pH scale", "iOS", "m3" (a minor third, "M3" a major one): a word whose case is its own
     ordinary = not german and words[0][1:].islower() and all(not w[:1].isupper() for w in words[1:])
