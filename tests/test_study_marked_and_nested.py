@@ -1,5 +1,6 @@
-"""Cards from what a student marks and nests: a highlighted line stating a fact, a list item under a label that names
-its subject, a course appointment beside a link in a hub (issue 25)."""
+"""Cards from what a student marks and nests: a highlighted line stating a fact, a definition list, a list item under
+a label that names its subject, a course appointment beside a link in a hub; gaps offered only what could fill them
+(issue 25)."""
 
 from __future__ import annotations
 
@@ -138,3 +139,29 @@ def test_a_german_gap_that_is_no_noun_is_offered_no_abbreviation(tmp_path: Path)
     for question in parse_quiz(quiz).questions:
         if question.options[question.correct_index] == "blaugrünes":  # "absorbieren v.a. … Licht": an adjective
             assert not {"ATP", "NADPH", "FAD"} & set(question.options), question
+
+
+REFUNDS = """# Account
+
+## Credits
+- Gift credit **is not** refundable once it has been sent to another person.
+
+## Buying
+- You can **buy credit** in the account settings under the billing page.
+
+## Gifts
+- You can **send a gift** to another user from the same billing page.
+
+## Licences
+- You can **activate a license** from the community page after paying for it.
+"""
+
+
+def test_a_gap_takes_clauses_or_terms_never_both(tmp_path: Path) -> None:
+    with indexed_vault(tmp_path, {"Help/Account.md": REFUNDS}) as engine:
+        _, quiz = generate(engine, "quiz", "Help/Account.md")
+    questions = parse_quiz(quiz).questions
+    assert questions, quiz
+    for question in questions:  # "Gift credit … refundable" takes no "buy credit", "send a gift"
+        assert question.options[question.correct_index] != "is not", question
+        assert "is not" not in question.options, question

@@ -695,6 +695,15 @@ def opens_definition(meaning: str, verb: str, lang: str) -> bool:
 _ALL_ARTICLES = frozenset(article for words in WORDS.values() for article in words.articles)
 
 
+_ALL_COPULAS = frozenset(copula for words in WORDS.values() for copula in words.copulas)
+
+
+def states_something(phrase: str) -> bool:
+    """A phrase holding a copula ("assuming H₀ is true", "is not", "ist leer"): a clause, not a term that could fill
+    a term's place in a sentence (a code span's words are code)."""
+    return any(word in _ALL_COPULAS for word in normal(_without_code(phrase)).split())
+
+
 def is_article(word: str, lang: str | None) -> bool:
     """Whether ``word`` is an article of ``lang`` ("a", "the", "den"), of any language when ``lang`` is unknown."""
     folded = word.casefold()
