@@ -49,9 +49,12 @@ Shapes of a student's notes (issue 25), read with :mod:`cognivault.vault.reading
   label ("spring: $$E = …$$"), asked and answered byte for byte;
 - ``record``: a row of a table with three columns or more, every column on one card;
 - ``task``: under a heading naming exercises, a numbered task over its one nested solution;
+- ``item`` also: a definition list (a term over ``: definition`` lines), and a list item highlighted as a whole
+  "term: definition" (what follows the highlight is the student's remark on it);
 - a highlight (``==key==``) is a cloze like a term in bold; a section opening naming its section is a cloze on
-  that name. A hub of links and dates, date stamps, tag lines and course logistics give no fact; a section's or
-  a labelled list's opening is never asked as such ("What does X say under Y?" asks about the layout), only
+  that name; a list item's cloze names the label it hangs from ("massive stars:"). A hub of links and dates,
+  date stamps, tag lines and course logistics (a course's event with its date) give no fact; a section's or a
+  labelled list's opening is never asked as such ("What does X say under Y?" asks about the layout), only
   steps in order, asked whole.
 
 A sentence holding an embed or raw HTML gives no fact (the rest of its
@@ -83,6 +86,7 @@ from cognivault.vault.reading import (
     chatter_start,
     course_aside_start,
     definition_in,
+    definition_list,
     formula_word,
     is_aspect,
     is_bookkeeping_line,
@@ -184,6 +188,8 @@ _QUESTION_CALLOUT_RE = re.compile(r"^\[!(?i:question|help|faq)\][+-]?\s+(?P<ques
 _LEADING_ARROW_RE = re.compile(r"^\s*(?:→|->|=>|⇒)\s*")
 _BOLD_LINE_RE = re.compile(r"^\*\*[^*\n]+\*\*:?$")
 _NAMED_START_RE = re.compile(r"^(?:\*\*|`|\[)")  # a list item opening with a name of its own
+# a highlight opening a list item ("==verspätete Annahme = neuer Antrag==": a single "=" may stand inside)
+_MARKED_ITEM_RE = re.compile(r"^==(?=\S)(?P<fact>(?:[^=\n]|=(?!=))+?)(?<=\S)==(?![=\w])")
 _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s*(?P<def>.{6,})$")
 _KEYS = {"enter", "eingabe", "return", "escape", "esc", "tab", "space", "leertaste", "backspace", "delete", "entf",
          "alt", "shift", "umschalt", "ctrl", "strg", "cmd", "option", "up", "down", "left", "right", "home", "end",
@@ -695,10 +701,13 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             return
         seen_terms.add(key)
         shown = unbold(term)
+        said = unbold(sentence)
+        if kind in CLOZE_KINDS and not said.startswith(shown) and said.startswith(shown[:1].upper() + shown[1:]):
+            shown = shown[:1].upper() + shown[1:]  # "==iron fusion …== → …" opens its item: the card opens capitalised
         cited = cited_under(source, heading, written_headings.get(heading, heading))
         if kind == "heading":  # "Beispiele (aus Übung 3, 05.11.)" asks as "Beispiele"
             shown = without_course_remarks(shown)
-        found.append(Fact(kind, shown, definition, sentence, mark_term(unbold(sentence), shown), verb, cited, lang,
+        found.append(Fact(kind, shown, definition, sentence, mark_term(said, shown), verb, cited, lang,
                           form or form_of(f"**{shown}**" if kind == "bold" else term), without_course_remarks(heading),
                           column, answer_form, situated, in_order, list_items, frame, nested, compared, listed))
 
@@ -757,6 +766,13 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             add("vocab", asked_word.restore(asked_word.text), translation.restore(translation.text),
                 f"{word} :: {meaning}", "", block.heading)
         if pairs:
+            continue
+        entries = definition_list(block.content) if block.kind == "paragraph" else []
+        for entry, meaning in entries:  # "Main sequence" over ": phase in which a star fuses hydrogen …"
+            term, description = (shown.restore(shown.text) for shown in (read_inline(entry), read_inline(meaning)))
+            add("item", term, description, f"{term}: {description}", "", block.heading,
+                answer_form=form_of(description.rstrip(".")))
+        if entries:
             continue
         inline = read_inline(block.content)
         text = inline.text
@@ -821,13 +837,24 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 add("item", inline.restore(text), described.restore(described.text), inline.restore(text), "",
                     block.heading, answer_form="text")
                 continue
+        # the label or item a list item hangs under: it names what the item is about ("massive stars:" over
+        # "remnant: neutron star …", "`dict` / `set`:" over "lookup → O(1)")
+        item_frame = _frame(block.lead) or (_parent_term(block.lead) if block.lead in item_contents else "") \
+            if block.kind == "item" else ""
+        marked = _MARKED_ITEM_RE.match(text) if block.kind == "item" else None
+        if marked and _ITEM_RE.match(marked.group("fact")):
+            # "==proaktiv: Altes stört Neues== (verwechsle ich immer!!)": the student marked a term and what it
+            # means, the fact; what follows the mark is their remark on it
+            text = marked.group("fact")
         if (block.kind == "item" or _BOLD_ITEM_RE.match(text)) and GAP not in text:
             match = _BOLD_ITEM_RE.match(text) or _ITEM_RE.match(text)
             if match:
                 term = match.group("term").strip()
                 bare = plain(term).casefold()
-                equated = "=" in match.groupdict().get("sep", "") and (len(bare.split()) > MAX_EQUATED_WORDS
-                                                                       or " = " in match.group("def"))  # "a = b, c = d"
+                # "a = b, c = d"; "Summe Aktiva = Summe Passiva": two sides of one kind are equal, neither defines
+                equated = "=" in match.groupdict().get("sep", "") and (
+                    len(bare.split()) > MAX_EQUATED_WORDS or " = " in match.group("def")
+                    or plain(match.group("def")).casefold().split()[:1] == bare.split()[:1])
                 example = match.group("def").startswith("*") and not match.group("def").startswith("**")
                 example = example or bool(_INITIAL_RE.match(term))  # "**A**ction": a mnemonic's letter, no term
                 if bare not in _COLON_STOP and not is_bookkeeping_term(bare) and not states_a_rule(bare) \
@@ -838,8 +865,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         and not _TERM_REMARK_RE.sub("", plain(term)).endswith(")"):  # "Costa v ENEL (1964)": a term
                     description = inline.restore(_first_labelled_fact(match.group("def"), is_aspect(plain(term))))
                     add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
-                        answer_form=form_of(description.rstrip(".")),
-                        frame=_frame(block.lead) or (_parent_term(block.lead) if block.lead in item_contents else ""),
+                        answer_form=form_of(description.rstrip(".")), frame=item_frame,
                         nested=block.lead in item_contents or source.continues_section)  # a list cut: depth unknown
                     continue
         talk = block.kind == "paragraph" and is_spoken(unbold(text))  # a transcript: said, not written
@@ -875,7 +901,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 shown = _HIGHLIGHT_RE.sub(r"\1", sentence)
                 if len(term.split()) <= 6 and len(plain(shown)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(shown), inline.restore(shown), "", block.heading,
-                        listed=block.kind == "item")
+                        listed=block.kind == "item", frame=item_frame)
             for bold in _BOLD_RE.finditer(sentence):
                 term = bold.group(1).strip()
                 if _names_an_example(sentence[:bold.start()]):
@@ -887,13 +913,13 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 term = _glossed(term, sentence[bold.end():], lang)
                 if len(term.split()) <= 6 and len(plain(sentence)) > len(term) + 20:
                     add("bold", inline.restore(term), inline.restore(sentence), inline.restore(sentence), "",
-                        block.heading, listed=block.kind == "item")
+                        block.heading, listed=block.kind == "item", frame=item_frame)
             code = next((found for found in _PLACEHOLDER_RE.finditer(sentence)  # a code span; a formula is no gap
                          if not _names_an_example(sentence[:found.start()])
                          and inline.codes[int(found.group(1))].startswith("`")), None)
             if code and len(plain(inline.restore(sentence))) > len(inline.codes[int(code.group(1))]) + 20:
                 add("code", inline.codes[int(code.group(1))], inline.restore(sentence), inline.restore(sentence), "",
-                    block.heading)
+                    block.heading, frame=item_frame)
     lists: dict[tuple[str, str], list[str]] = {}  # the numbered lists, by what introduces them: their steps
     leads = {block.lead for block in blocks if block.kind == "item"}
     for block in blocks:
@@ -1031,10 +1057,14 @@ def _first_labelled_fact(description: str, aspect_label: bool) -> str:
 def _frame(lead: str) -> str:
     """The label line a list hangs under ("Merklieder (Anfang aufwärts):", "- Common forces:"), as a question's
     frame; "" for a sentence introducing it or a list with no label over it."""
-    shown = plain(read_inline(lead).text).strip()
-    if not shown.endswith(":") or len(shown.split()) > MAX_FRAME_WORDS or GAP in shown:
+    inline = read_inline(lead)
+    shown = plain(inline.restore(inline.text)).strip()
+    if not shown.endswith(":") or GAP in shown:
         return ""
-    return shown.rstrip(":").strip()
+    shown = shown.rstrip(":").strip()
+    if len(shown.split()) > MAX_FRAME_WORDS:
+        shown = _TERM_REMARK_RE.sub("", shown)  # "massive stars (> ~8 M☉):" frames as "massive stars"
+    return shown if len(shown.split()) <= MAX_FRAME_WORDS else ""
 
 
 def _parent_term(lead: str) -> str:
@@ -1108,10 +1138,21 @@ def all_facts(sources: list[Source], lang: str, placed: bool = True) -> list[Fac
     blanks = Counter(blank_term(f.sentence, f.term) for f in facts if f.kind in CLOZE_KINDS)
     # a list item's cloze is a fragment: "Composition: ==720 MEPs== since the 2024 election" (not when the heading
     # holds its answer)
-    return [replace(f, sentence=f"{f.context}: {f.sentence}", cloze=f"{f.context}: {f.cloze}")
-            if f.kind in CLOZE_KINDS and f.context and f.cloze and plain(f.term).casefold() not in f.context.casefold()
-            and (blanks[blank_term(f.sentence, f.term)] > 1 or f.listed) else f
+    # (under the label it hangs from: "Life paths › massive stars: ==Iron fusion releases no energy== → …")
+    return [replace(f, sentence=f"{place}: {f.sentence}", cloze=f"{place}: {f.cloze}")
+            if f.kind in CLOZE_KINDS and (place := cloze_place(f)) and f.cloze
+            and (blanks[blank_term(f.sentence, f.term)] > 1 or f.listed or place != f.context) else f
             for f in facts]
+
+
+def cloze_place(fact: Fact) -> str:
+    """Where a cloze stands: its section and the label its list item hangs from ("Life paths › massive stars"), its
+    section alone where the label names the answer ("To expand all folders:" over "Select **Expand all** …"); ""
+    where the section names it too."""
+    for place in (" › ".join(filter(None, (fact.context, fact.frame))), fact.context):
+        if place and plain(fact.term).casefold() not in place.casefold():
+            return place
+    return ""
 
 
 MIN_TAIL_CHARS = 20

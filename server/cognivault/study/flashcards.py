@@ -25,6 +25,7 @@ from cognivault.study.extract import (
     answer_for,
     asks_term,
     clear_steps,
+    cloze_place,
     plain,
     question_for,
     spread,
@@ -273,7 +274,12 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
                 | {side.casefold().rstrip(". ") for side in sides}  # "Frankfurt am Main." is "Frankfurt am Main"
             keys |= {_aspect_key(fact, card)} - {""}
             shown = said.setdefault(card.source.chunk_id, set())
-            answer = stems_of(card.back if card.kind == "qa" else card.text, fact.lang)
+            # the label a cloze's item hangs from ("Life paths › massive stars: …") frames its fact, it is not what
+            # the cloze says
+            place = cloze_place(fact) if card.kind == "cloze" and fact.frame else ""
+            framed = place.endswith(fact.frame) and card.text.startswith(f"{place}: ") if place else False
+            answer = stems_of(card.back if card.kind == "qa" else card.text, fact.lang) \
+                - (stems_of(fact.frame, fact.lang) if framed else set())
             repeats = fact.kind in RESTATING and not fact.in_order and len(answer) >= MIN_JUDGED \
                 and len(answer & shown) >= COVERED * len(answer)
             # "Timeline (short version): what happened in 1771?::Cromford Mill." beside "… in 1769?::Richard

@@ -51,7 +51,7 @@ from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
 from cognivault.vault.notewriter import update_note
-from cognivault.vault.reading import is_article, is_aspect
+from cognivault.vault.reading import is_article, is_aspect, states_something
 
 if TYPE_CHECKING:
     from cognivault.study.progress import ProgressStore
@@ -151,6 +151,8 @@ def _like(option: str, answer: str, german: bool) -> str | None:
     if not option or not answer or not option[0].isalpha() or not answer[0].isalpha():
         return option
     words = option.split()
+    if german and answer[0].islower() and option[0].isupper() and answer.split()[0][1:].islower():
+        return None  # German writes its nouns capitalised ("NADPH", "Wasser"): none fills the gap of "blaues und rotes"
     if answer[0].isupper() == option[0].isupper() or any(ch.isupper() or ch.isdigit() for ch in words[0][1:]):
         return option  # "pH scale", "iOS", "m3" (a minor third, "M3" a major one): a word whose case is its own
     ordinary = not german and words[0][1:].islower() and all(not w[:1].isupper() for w in words[1:])
@@ -432,9 +434,13 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     article = _article_before(fact) if fact.kind == "bold" else ""
     fitting = {_option(other.term) for other in pool
                if other.kind == "bold" and other.cloze and _article_before(other) == article} if article else set()
+    # a gap takes a term or a clause, never both: "divide by …" is no place for "assuming H₀ is true", nor "Obsidian
+    # Credit … eligible for a refund" (its answer "is not") for "buy credit"
+    clause = states_something(answer) if fact.kind in CLOZE_KINDS else None
     candidates = [c for c in dict.fromkeys(found) if c and c.casefold() != answer.casefold()
                   and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))
-                  and _fits_case(c, ending, adjective) and (not article or c in fitting)]
+                  and _fits_case(c, ending, adjective) and (not article or c in fitting)
+                  and clause in (None, states_something(c))]
     rng.shuffle(candidates)
     size = len(_WORDS_RE.findall(answer))
     shape = _shape(answer)

@@ -36,6 +36,9 @@ class LanguageWords:
     logistics: frozenset[str]  # words of course organisation: a line of only these, dates and links says nothing
     labels: frozenset[str]  # words that label a line or an item, never a term to learn
     question_tails: tuple[str, ...]  # the student's own question closing a line ("is this on the exam?")
+    # the course's dated events ("Klausur", "Praktikum", "lab"): a line naming one with its date is an appointment,
+    # whatever topic it names ("[[Photosynthese]] – Praktikum Blattpigmente 16.06.")
+    appointments: frozenset[str] = frozenset()
     asks: frozenset[str] = frozenset()  # the label opening a question of a Q/A pair ("Q:", "Frage:")
     answers: frozenset[str] = frozenset()  # the label opening its answer ("A:", "Antwort:")
     formula: str = "formula"  # what a card calls a formula ("Power: formula?")
@@ -76,6 +79,9 @@ WORDS: dict[str, LanguageWords] = {
                              "deadline", "due", "room", "office", "hours", "presentation", "homework",
                              "assignment", "sheet", "week", "todo", "to-do", "mon", "tue", "wed", "thu", "fri",
                              "sat", "sun", "am", "pm", "registration", "slides", "recording", "notes"}),
+        appointments=frozenset({"exam", "exams", "midterm", "final", "lecture", "tutorial", "seminar", "lab", "labs",
+                                "practical", "deadline", "presentation", "homework", "assignment",
+                                "submission", "registration", "excursion"}),
         labels=frozenset({"q", "a", "question", "answer", "context", "result", "results", "example", "examples",
                           "e.g.", "eg", "note", "notes", "n.b.", "nb", "tip", "warning", "summary", "source",
                           "sources", "see", "see also", "related", "todo", "to do", "status", "date", "tags",
@@ -128,6 +134,10 @@ WORDS: dict[str, LanguageWords] = {
                              "nebenfach", "mo", "di", "mi", "do", "fr", "sa", "so", "uhr", "ws", "ss", "sose",
                              "wise", "semester", "wdh", "wdh.", "folien", "skript", "aufzeichnung", "notizen",
                              "noch", "anlegen", "bis", "ab", "am", "um"}),
+        appointments=frozenset({"klausur", "klausuren", "prüfung", "prüfungen", "prüfungsanmeldung", "vl",
+                                "vorlesung", "übung", "übungsblatt", "tutorium", "seminar", "referat", "abgabe",
+                                "termin", "sprechstunde", "anmeldung", "praktikum", "fallbesprechung", "exkursion",
+                                "abgeben", "testat", "kolloquium"}),
         labels=frozenset({"f", "frage", "antwort", "kontext", "ergebnis", "ergebnisse", "bsp", "bsp.", "beispiel",
                           "beispiele", "z.b.", "z. b.", "zb", "hinweis", "notiz", "anmerkung", "merke", "merksatz",
                           "tipp", "achtung", "warnung", "zusammenfassung", "quelle", "quellen", "siehe", "vgl.",
@@ -184,6 +194,7 @@ WORDS: dict[str, LanguageWords] = {
 _ALL_STAMPS = tuple(sorted({s for words in WORDS.values() for s in words.stamps}, key=len, reverse=True))
 _ALL_LOGISTICS = frozenset(w for words in WORDS.values() for w in words.logistics)
 _ALL_LABELS = frozenset(w for words in WORDS.values() for w in words.labels)
+_ALL_APPOINTMENTS = frozenset(w for words in WORDS.values() for w in words.appointments)
 _ALL_ASPECTS = frozenset(w for words in WORDS.values() for w in words.aspects)
 _ALL_EXERCISES = frozenset(w for words in WORDS.values() for w in words.exercises)
 _ALL_RANKS = frozenset(w for words in WORDS.values() for w in words.ranks)
@@ -360,10 +371,22 @@ def _is_linked_step(line: str) -> bool:
     return bool(_residual_words(line[:link.start()])) and bool(_residual_words(line[link.end():]))
 
 
+MAX_APPOINTMENT_WORDS = 3  # "Praktikum Blattpigmente (Chromatographie) 16.06.": the event and what it is on
+
+
 def is_logistics_line(line: str) -> bool:
-    """A date with course words and nothing else: "Klausur 17.02.2026", "Test Mi 19.11."."""
+    """A date with course words and nothing else ("Klausur 17.02.2026", "Test Mi 19.11."), or a date beside one of
+    the course's events, whatever else the line names ("Praktikum Blattpigmente (Chromatographie) 16.06.")."""
     bare = _bare_line(line)
-    return bool(DATE_RE.search(bare) or _TIME_RE.search(bare)) and not _residual_words(line)
+    if not (DATE_RE.search(bare) or _TIME_RE.search(bare)):
+        return False
+    residual = _residual_words(line)
+    if not residual:
+        return True
+    if not DATE_RE.search(bare) or len(residual) > MAX_APPOINTMENT_WORDS:
+        return False  # "Rechnernetze VL 2 (20.10.). OSI = Open Systems Interconnection, …": the lecture's content
+    words = {part for word in _WORD_RE.findall(normal(_without_code(bare))) for part in (word, *word.split("-"))}
+    return bool(words & _ALL_APPOINTMENTS)  # "Projekt-Abgabe 30.06." too
 
 
 _REMARK_RE = re.compile(r"\s*\(([^()]*)\)")
@@ -525,6 +548,28 @@ def vocabulary(text: str) -> list[tuple[str, str]]:
     return [(match.group("word").strip(), match.group("meaning").strip()) for match in pairs if match]
 
 
+_DEFINITION_LINE_RE = re.compile(r"^:[ \t]+(?P<definition>\S.*)$")
+
+
+def definition_list(text: str) -> list[tuple[str, str]]:
+    """The (term, definition) pairs of a block written as a definition list (Pandoc, PHP Markdown Extra): a term on
+    a line of its own, each of its definitions on a line below it opening with ": "; [] unless the whole block is
+    one (a term without a definition, or a definition without its term, is no list)."""
+    pairs: list[tuple[str, str]] = []
+    term = ""
+    for line in (line.strip() for line in text.strip().split("\n") if line.strip()):
+        found = _DEFINITION_LINE_RE.match(line)
+        if found is None and term and (not pairs or pairs[-1][0] != term):
+            return []  # the line before had no definition
+        if found is None:
+            term = line
+        elif not term:
+            return []
+        else:
+            pairs.append((term, found.group("definition").strip()))
+    return pairs if pairs and pairs[-1][0] == term else []
+
+
 MAX_ASPECT_WORDS = 3
 
 
@@ -648,6 +693,15 @@ def opens_definition(meaning: str, verb: str, lang: str) -> bool:
 
 
 _ALL_ARTICLES = frozenset(article for words in WORDS.values() for article in words.articles)
+
+
+_ALL_COPULAS = frozenset(copula for words in WORDS.values() for copula in words.copulas)
+
+
+def states_something(phrase: str) -> bool:
+    """A phrase holding a copula ("assuming H₀ is true", "is not", "ist leer"): a clause, not a term that could fill
+    a term's place in a sentence (a code span's words are code)."""
+    return any(word in _ALL_COPULAS for word in normal(_without_code(phrase)).split())
 
 
 def is_article(word: str, lang: str | None) -> bool:
