@@ -18,6 +18,7 @@ WHOLE = [
     "Im 19. Jahrhundert wuchsen die Städte, z. B. Berlin, d. h. die Hauptstadt.",
     "The 4. July parade was led by Dr. Smith, e.g. on Main Street.",
     "Dann spielte J. S. Bach die Orgel, und John F. Kennedy hörte zu.",
+    "Ein Vertrag braucht Angebot und Annahme (§§ 145 ff. BGB), die Frist steht in § 147 Abs. 2 BGB.",
 ]
 
 

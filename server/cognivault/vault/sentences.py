@@ -20,8 +20,10 @@ _MONTHS = (r"january|february|march|april|may|june|july|august|september|october
 _ORDINAL_LEAD = r"am|im|vom|zum|bis|seit|ab|ans|der|die|das|den|dem|des|jeden|jedem"
 _ABBREVIATIONS = (r"z\. ?b|d\. ?h|u\. ?a|o\. ?ä|s\. ?o|s\. ?u|u\. ?u|bzw|ca|vgl|evtl|ggf|inkl|insb|nr|bspw|sog|"
                   r"v\. ?a|e\.g|i\.e|cf|approx|vs|dr|mr|mrs|ms|prof|st|jr|sr|fig|"
-                  r"re|li|zw|kap|abb|tab|sem|sup|inf|max|min|mind|usw|etc|lat|engl|griech|chr|jh|jhd")
-# (a student's "im re. Vorhof", "zw. den Wendekreisen", "Kap. 3": rechts, zwischen, Kapitel)
+                  r"re|li|zw|kap|abb|tab|sem|sup|inf|max|min|mind|usw|etc|lat|engl|griech|chr|jh|jhd|"
+                  r"abs|ff|ziff|lit|aufl|hrsg|bd|anm")
+# (a student's "im re. Vorhof", "zw. den Wendekreisen", "Kap. 3": rechts, zwischen, Kapitel; a law's citation
+# "§ 1 Abs. 2", "§§ 146 ff.", "Ziff. 3", and a book's "2. Aufl.", "Hrsg.", "Bd. 4")
 # words that open a sentence: "Vitamin C. The …" ends one, "John F. Kennedy" does not
 _OPENERS = (r"The|This|These|That|It|Its|A|An|In|On|At|For|But|And|If|When|"
             r"Der|Die|Das|Es|Sie|Er|Ein|Eine|Im|Am|Dies|Dann")
