@@ -112,3 +112,20 @@ def test_a_refusal_says_whether_the_vault_names_what_it_does_not_quote(
     assert "“ECB”" in apart.text and "no note covers it" not in apart.text
     unheard = answer_extractively(engine, "What is the Fed's deposit facility rate in percent?")
     assert not unheard.answered and "“Fed”" in unheard.text and "no note covers it" in unheard.text
+
+
+TRANSCRIPT = {
+    "History/Lecture 3 (transcript).md": (
+        "# Lecture 3 (transcript)\n\n**[00:10]** Today: Prussia, from 1807 to 1815.\n\n"
+        "**[12:40]** The reformers abolished serfdom in the October Edict of 1807, and cities got self-government "
+        "in 1808.\n\n**[31:05]** Conscription followed in 1813, during the wars of liberation.\n"),
+    "History/Other.md": "# Feudalism\n\nSerfdom bound peasants to the land of their lord.\n",
+}
+
+
+def test_a_name_the_note_states_once_at_its_start_counts_for_its_later_passages(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # the transcript is on Prussia; its paragraph on the reforms never repeats the name
+    engine = indexed_notes(TRANSCRIPT)
+    answer = answer_extractively(engine, "When did Prussia abolish serfdom?")
+    assert answer.answered and "October Edict of 1807" in answer.text

@@ -131,6 +131,7 @@ class Evidence:
     similarity: float | None = None  # cosine to the question, where the embedder knows its language
     words: frozenset[str] = frozenset()  # its words as written (casefolded), for inflected matches
     aliases: tuple[str, ...] = ()  # its note's other names (frontmatter ``aliases``), said with its title
+    names_in_note: frozenset[str] = frozenset()  # keys of the question's names its note states somewhere
 
     @property
     def heading(self) -> str:

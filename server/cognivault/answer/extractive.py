@@ -1102,8 +1102,10 @@ def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str])
 
 def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) -> list[str]:
     """The names the question asks about (``Concept.name``: "Australia", "QUIC"; two side by side: "Night
-    Watch") that no chosen unit states, with its headings, in the user's words."""
-    said = set().union(*(unit.concepts for unit in units)) if units else set()
+    Watch") that no chosen unit states, with its headings, nor its note elsewhere (``Evidence.names_in_note``), in
+    the user's words."""
+    said = set().union(*(unit.concepts | pack.items[unit.position].names_in_note for unit in units)) \
+        if units else set()
     missing = [concept.word for key, concept in pack.concepts.items()
                if concept.name and not concept.context and not concept.frame and not concept.unindexed and
                key not in said]
@@ -1121,14 +1123,15 @@ def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) ->
 def _names_in_passing(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> list[str]:
     """The names the question asks about ("Australia") that the quotes state only apart from every other word of
     its topic ("northern Australia" in a list of monsoon regions, "capital" in another note): a mention in
-    passing, not an answer on it."""
+    passing, not an answer on it. A unit on the rest of the topic in a note that states the name elsewhere is on
+    it (``Evidence.names_in_note``: a lecture transcript on the ECB, its paragraph on the corridor)."""
     topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
     missing = []
     for key in topic:
         concept = pack.concepts[key]
         if not concept.name or concept.context or len(topic) < 2:
             continue
-        stating = [unit for unit in units if key in unit.concepts]
+        stating = [unit for unit in units if key in unit.concepts | pack.items[unit.position].names_in_note]
         if stating and not any(unit.concepts & (topic - {key}) for unit in stating):
             missing.append(concept.word)
     return missing

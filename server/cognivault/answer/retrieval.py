@@ -131,6 +131,7 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
     for item in pack.items:
         item.terms = item.terms | formula_given(pack, item.text)
     _spell_out_acronyms(pack)
+    _mark_names_in_note(engine, pack)
     pack.gaps = translation_gaps(engine, pack)
     if pack.gaps:
         pack.unknown_share, pack.unknown, _ = unknown_words(engine, list(pack.concepts.values()), pack.term_weights,
@@ -182,6 +183,20 @@ def _as_result(record: Any, title: str) -> Any:
     crumb = " > ".join([title, *record.heading_path]) if title else " > ".join(record.heading_path)
     return SearchResult(record.id, record.path, title, crumb, list(record.heading_path), record.line_start,
                         record.line_end, record.locator, 0.0, record.text[:240], [])
+
+
+def _mark_names_in_note(engine: Any, pack: EvidencePack) -> None:
+    """Mark on each passage the question's names its note states anywhere: a lecture transcript names "the ECB"
+    or "France" once, at its start, and its paragraph on the interest-rate corridor or the Directory is still on
+    them."""
+    names = {key: concept for key, concept in pack.concepts.items() if concept.name and not concept.frame}
+    lexical = engine.store.lexical
+    if not names or lexical is None:
+        return
+    for item in pack.items:
+        if item.source == "vault":
+            item.names_in_note = frozenset(key for key, concept in names.items()
+                                           if lexical.path_holds_any(item.path, concept.terms))
 
 
 def _spell_out_acronyms(pack: EvidencePack) -> None:

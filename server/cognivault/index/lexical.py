@@ -291,6 +291,13 @@ class LexicalIndex:
             wanted = [self.vocab[term] for term in terms if term in self.vocab]
             return row is not None and bool(wanted) and bool(np.isin(self._row_terms[row], wanted).any())
 
+    def path_holds_any(self, path: str, terms: Iterable[str]) -> bool:
+        """Whether a searched chunk of the file ``path`` holds one of the index terms ``terms``."""
+        with self._lock:
+            wanted = [self.vocab[term] for term in terms if term in self.vocab]
+            return bool(wanted) and any(bool(np.isin(self._row_terms[row], wanted).any())
+                                        for row in self._rows_by_path.get(path, ()))
+
     def path_of(self, chunk_id: str) -> str | None:
         """The vault path of a searched chunk (None when it is not in the index)."""
         with self._lock:
