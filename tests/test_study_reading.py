@@ -143,3 +143,14 @@ def test_the_students_note_on_the_course_closing_a_line() -> None:
             "gilt nur bedingt → z.B. „Wenn du die Klausur bestehen willst, lerne“",  # an example the subject gives
             "the valley walls slow its edges → friction"]
     assert [course_aside_start(line) for line in kept] == [len(line) for line in kept]
+
+
+def test_a_line_a_course_event_labels_is_logistics_dated_or_not() -> None:
+    # the event, or a compound ending in it, labels the line: nothing to learn, whatever follows
+    assert is_bookkeeping_line("- Praktikum: Kittel und Schutzbrille mitbringen!!")
+    assert is_bookkeeping_line("- Projektabgabe: 15.07. (Gruppe mit Jana)")
+    assert is_bookkeeping_line("- **Midterm:** bring a calculator")
+    # a label that may name what is to learn stays content
+    assert not is_bookkeeping_line("- Deadline: three weeks after the dismissal is received")
+    assert not is_bookkeeping_line("- Übung: $3x + 2 = 11$ gives $x = 3$")
+    assert not is_bookkeeping_line("- Praktikumsbericht und Protokoll unterscheiden sich im Umfang")

@@ -39,6 +39,10 @@ class LanguageWords:
     # the course's dated events ("Klausur", "Praktikum", "lab"): a line naming one with its date is an appointment,
     # whatever topic it names ("[[Photosynthese]] – Praktikum Blattpigmente 16.06.")
     appointments: frozenset[str] = frozenset()
+    # those that never name a subject to learn: a line they label is logistics, dated or not ("Praktikum: Kittel
+    # mitbringen!!", "Projektabgabe: 15.07."), while "Lecture:", "Übung:", "Deadline:" or "Prüfung:" (an audit)
+    # may label what is to learn
+    events: frozenset[str] = frozenset()
     asks: frozenset[str] = frozenset()  # the label opening a question of a Q/A pair ("Q:", "Frage:")
     answers: frozenset[str] = frozenset()  # the label opening its answer ("A:", "Antwort:")
     formula: str = "formula"  # what a card calls a formula ("Power: formula?")
@@ -82,6 +86,7 @@ WORDS: dict[str, LanguageWords] = {
         appointments=frozenset({"exam", "exams", "midterm", "final", "lecture", "tutorial", "seminar", "lab", "labs",
                                 "practical", "deadline", "presentation", "homework", "assignment",
                                 "submission", "registration", "excursion"}),
+        events=frozenset({"exam", "exams", "midterm", "excursion"}),
         labels=frozenset({"q", "a", "question", "answer", "context", "result", "results", "example", "examples",
                           "e.g.", "eg", "note", "notes", "n.b.", "nb", "tip", "warning", "summary", "source",
                           "sources", "see", "see also", "related", "todo", "to do", "status", "date", "tags",
@@ -138,6 +143,8 @@ WORDS: dict[str, LanguageWords] = {
                                 "vorlesung", "übung", "übungsblatt", "tutorium", "seminar", "referat", "abgabe",
                                 "termin", "sprechstunde", "anmeldung", "praktikum", "fallbesprechung", "exkursion",
                                 "abgeben", "testat", "kolloquium"}),
+        events=frozenset({"klausur", "klausuren", "abgabe", "sprechstunde", "praktikum", "exkursion", "testat",
+                          "kolloquium"}),
         labels=frozenset({"f", "frage", "antwort", "kontext", "ergebnis", "ergebnisse", "bsp", "bsp.", "beispiel",
                           "beispiele", "z.b.", "z. b.", "zb", "hinweis", "notiz", "anmerkung", "merke", "merksatz",
                           "tipp", "achtung", "warnung", "zusammenfassung", "quelle", "quellen", "siehe", "vgl.",
@@ -195,6 +202,9 @@ _ALL_STAMPS = tuple(sorted({s for words in WORDS.values() for s in words.stamps}
 _ALL_LOGISTICS = frozenset(w for words in WORDS.values() for w in words.logistics)
 _ALL_LABELS = frozenset(w for words in WORDS.values() for w in words.labels)
 _ALL_APPOINTMENTS = frozenset(w for words in WORDS.values() for w in words.appointments)
+_ALL_EVENTS = frozenset(w for words in WORDS.values() for w in words.events)
+# a line's label: its words before a colon, or a dash between spaces ("Praktikum: …", "Projektabgabe – …")
+_LINE_LABEL_RE = re.compile(r"^(?P<label>[^:–—]{2,40}?)\s*(?::|\s[–—-]\s)")
 _ALL_ASPECTS = frozenset(w for words in WORDS.values() for w in words.aspects)
 _ALL_EXERCISES = frozenset(w for words in WORDS.values() for w in words.exercises)
 _ALL_RANKS = frozenset(w for words in WORDS.values() for w in words.ranks)
@@ -374,10 +384,22 @@ def _is_linked_step(line: str) -> bool:
 MAX_APPOINTMENT_WORDS = 3  # "Praktikum Blattpigmente (Chromatographie) 16.06.": the event and what it is on
 
 
+def _labelled_by_event(bare: str) -> bool:
+    """Whether a line's label is one of the course's events, or a compound ending in one ("Praktikum: …",
+    "Projektabgabe: …", "Prüfungsanmeldung – …")."""
+    found = _LINE_LABEL_RE.match(normal(bare).strip("*_ "))
+    label = found["label"].strip("*_ ").casefold() if found else ""
+    return bool(label) and " " not in label and any(label == event or label.endswith(event) and len(label) > len(event)
+                                                   for event in _ALL_EVENTS)
+
+
 def is_logistics_line(line: str) -> bool:
-    """A date with course words and nothing else ("Klausur 17.02.2026", "Test Mi 19.11."), or a date beside one of
-    the course's events, whatever else the line names ("Praktikum Blattpigmente (Chromatographie) 16.06.")."""
+    """A date with course words and nothing else ("Klausur 17.02.2026", "Test Mi 19.11."), a date beside one of
+    the course's events, whatever else the line names ("Praktikum Blattpigmente (Chromatographie) 16.06."), or a
+    line an event labels ("Praktikum: Kittel + Schutzbrille mitbringen!!")."""
     bare = _bare_line(line)
+    if _labelled_by_event(bare):
+        return True
     if not (DATE_RE.search(bare) or _TIME_RE.search(bare)):
         return False
     residual = _residual_words(line)
