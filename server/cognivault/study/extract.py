@@ -585,18 +585,23 @@ def _points_elsewhere(meaning: str) -> bool:
     return any(word.casefold().strip(",.;:()") in _DEMONSTRATIVES | _DEICTIC for word in plain(meaning).split())
 
 
+_CLAUSE_END_RE = re.compile(r"\s*(?:[,;:]|\s[–—-]\s)")
+
+
 def _defines(definition: str, verb: str, german: bool, spoken: bool = False) -> bool:
     """"X is a/the …" names what X is; "X is tied to …", "X sind davon nicht betroffen" only say something about
     it. A definition starts with an article or a noun (a plural noun after "are"/"were"; after "bezeichnet" or
     "versteht man" also "den"). ``spoken``: a lecturer drops the article ("blood pressure is cardiac output times
-    total peripheral resistance"), so an English noun in lower case opens one too (not a participle or an adverb)."""
+    total peripheral resistance"), so an English noun in lower case opens one too (not a participle or an adverb,
+    nor a lone word before the clause ends: "France is bankrupt — …", "the king is moving troops …" say how X is)."""
     first = definition.split()[0].strip(",") if definition.split() else ""
     if german:
         return opens_definition(definition, verb, "de")
     if first.casefold() in _PARTICIPLES or (first.endswith("ed") and len(first) >= 4):
         return False
-    if spoken and first.isalpha() and first.islower() and not first.endswith("ly") \
-            and first not in _PRONOUNS | _DEICTIC | {"not", "very", "really", "quite", "much", "too", "so"}:
+    if spoken and first.isalpha() and first.islower() and not first.endswith(("ly", "ing")) \
+            and first not in _PRONOUNS | _DEICTIC | {"not", "very", "really", "quite", "much", "too", "so"} \
+            and len(_CLAUSE_END_RE.split(definition, maxsplit=1)[0].split()) >= 2:
         return True
     return opens_definition(definition, verb, "en") or (verb in ("are", "were") and first.endswith("s")
                                                        and len(first) > 3)
