@@ -9,6 +9,7 @@ from cognivault.vault.reading import (
     definition_in,
     definition_subject,
     inside_atom,
+    is_aspect,
     is_bookkeeping_line,
     is_label,
     is_link_line,
@@ -154,3 +155,10 @@ def test_a_line_a_course_event_labels_is_logistics_dated_or_not() -> None:
     assert not is_bookkeeping_line("- Deadline: three weeks after the dismissal is received")
     assert not is_bookkeeping_line("- Übung: $3x + 2 = 11$ gives $x = 3$")
     assert not is_bookkeeping_line("- Praktikumsbericht und Protokoll unterscheiden sich im Umfang")
+
+
+def test_a_label_of_criticism_errors_or_a_check_is_no_term_to_define() -> None:
+    # "Kritik: stark vereinfacht …", "Errors: try/catch around await": asked as that aspect of the section
+    assert all(is_aspect(label) for label in ("Kritik", "errors", "Limitations", "Gegenbeispiel", "counterexample"))
+    # "Check: both eigenvectors are orthogonal": the student checking a worked example, nothing to ask
+    assert is_label("Check") and not is_aspect("Check")
