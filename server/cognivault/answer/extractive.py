@@ -193,13 +193,11 @@ def not_in_vault(lang: str | None, unnamed: Sequence[str] = (), named_elsewhere:
     that no passage names: words the vault never uses (``unnamed``: "The vault doesn't say anything about
     “statins”: no note covers it"), else words it uses, but not in the passages on the rest of the question
     (``named_elsewhere``: a note names the "ECB" in its opening, not in its paragraph on the interest-rate corridor)."""
-    if unnamed:
-        named = ", ".join(f"“{word}”" for word in unnamed)
-        return NOT_NAMED_DE.format(named) if lang == "de" else NOT_NAMED.format(named)
-    if named_elsewhere:
-        named = ", ".join(f"“{word}”" for word in named_elsewhere)
-        return NOT_NEAR_DE.format(named) if lang == "de" else NOT_NEAR.format(named)
-    return NOT_IN_VAULT_DE if lang == "de" else NOT_IN_VAULT
+    if not unnamed and not named_elsewhere:
+        return NOT_IN_VAULT_DE if lang == "de" else NOT_IN_VAULT
+    english, german = (NOT_NAMED, NOT_NAMED_DE) if unnamed else (NOT_NEAR, NOT_NEAR_DE)
+    named = ", ".join(f"“{word}”" for word in unnamed or named_elsewhere)
+    return (german if lang == "de" else english).format(named)
 
 
 def says_not_in_vault(text: str) -> bool:

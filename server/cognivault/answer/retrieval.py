@@ -193,10 +193,13 @@ def _mark_names_in_note(engine: Any, pack: EvidencePack) -> None:
     lexical = engine.store.lexical
     if not names or lexical is None:
         return
+    by_path: dict[str, frozenset[str]] = {}  # the pack's passages are often of one note
     for item in pack.items:
         if item.source == "vault":
-            item.names_in_note = frozenset(key for key, concept in names.items()
-                                           if lexical.path_holds_any(item.path, concept.terms))
+            if item.path not in by_path:
+                by_path[item.path] = frozenset(key for key, concept in names.items()
+                                               if lexical.path_holds_any(item.path, concept.terms))
+            item.names_in_note = by_path[item.path]
 
 
 def _spell_out_acronyms(pack: EvidencePack) -> None:

@@ -157,8 +157,9 @@ def cognate_key(term: str) -> str | None:
     """The key an index term shares with the same learned word stemmed in the other language: "mitosi" (English
     "mitosis") and "mitos" (German "Mitose"), "photosynthesi" and "fotosynthes", "glucos" and "glukos",
     "reaction" and "reaktion", "molecul" and "molekul": :func:`spelling_key`, c read as z or k, y as i, the stem's
-    final vowels dropped (each stemmer keeps others). None when the key is too short to tell words apart. Only for
-    reading a query word no passage holds, like :func:`spelling_key`."""
+    final vowels dropped (each stemmer keeps others). None when the key is too short to tell words apart. For reading
+    a query word no passage holds, like :func:`spelling_key`, and for matching a question's word to a passage's
+    across the vault's languages (``answer.evidence.spelled_alike``)."""
     key = _SOFT_C.sub("z", spelling_key(term).replace("ch", "\x00")).replace("c", "k").replace("\x00", "ch")
     key = _DOUBLED_LETTER.sub(r"\1", key.replace("y", "i")).rstrip("aeiou")
     return key if len(key) >= COGNATE_MIN_CHARS else None

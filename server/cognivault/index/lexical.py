@@ -253,7 +253,7 @@ class LexicalIndex:
         self._version = 0  # bumped by every change: a compaction prepared meanwhile is dropped
         self.main_languages: list[str] = []
         self._language_frequencies: dict[tuple[str, tuple[str, ...]], dict[str, int | None]] = {}
-        # (vocabulary size, its words by first letter, its terms by spelling key) for reading slips and variants
+        # (vocabulary size, its words looked up by spelling) for reading slips, variants and cognates
         self._spellings: tuple[int, _SpellingTables] = (0, _SpellingTables({}, {}, {}))
 
     def __len__(self) -> int:

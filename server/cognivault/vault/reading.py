@@ -392,8 +392,7 @@ def _labelled_by_event(bare: str) -> bool:
     "Projektabgabe: …", "Prüfungsanmeldung – …")."""
     found = _LINE_LABEL_RE.match(normal(bare).strip("*_ "))
     label = found["label"].strip("*_ ").casefold() if found else ""
-    return bool(label) and " " not in label and any(label == event or label.endswith(event) and len(label) > len(event)
-                                                   for event in _ALL_EVENTS)
+    return bool(label) and " " not in label and any(label.endswith(event) for event in _ALL_EVENTS)
 
 
 def is_logistics_line(line: str) -> bool:
@@ -403,12 +402,13 @@ def is_logistics_line(line: str) -> bool:
     bare = _bare_line(line)
     if _labelled_by_event(bare):
         return True
-    if not (DATE_RE.search(bare) or _TIME_RE.search(bare)):
+    dated = DATE_RE.search(bare) is not None
+    if not (dated or _TIME_RE.search(bare)):
         return False
     residual = _residual_words(line)
     if not residual:
         return True
-    if not DATE_RE.search(bare) or len(residual) > MAX_APPOINTMENT_WORDS:
+    if not dated or len(residual) > MAX_APPOINTMENT_WORDS:
         return False  # "Rechnernetze VL 2 (20.10.). OSI = Open Systems Interconnection, …": the lecture's content
     words = {part for word in _WORD_RE.findall(normal(_without_code(bare))) for part in (word, *word.split("-"))}
     return bool(words & _ALL_APPOINTMENTS)  # "Projekt-Abgabe 30.06." too
