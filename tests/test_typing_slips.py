@@ -139,3 +139,22 @@ def test_meaning_abstains_when_no_quote_is_near_the_question() -> None:
     units = [Unit("S1", 0, 0, "paragraph", "Photosynthesis is how plants turn light into sugar.", score=0.9),
              Unit("S1", 0, 1000, "paragraph", "Chlorophyll absorbs red light.", score=0.8)]
     assert _by_meaning(units, np.eye(4, dtype=np.float32)[0], Orthogonal()) == units
+
+
+def test_a_word_a_later_edit_adds_is_read_in_its_other_spelling(tmp_path: Any) -> None:
+    vault, settings = make_vault(tmp_path, {"Meer.md": NOTES["Deutsch/Meer.md"]})
+    with Engine(vault, settings, embedder=None) as opened:
+        def variant(word: str) -> str | None:
+            lexical = opened.store.lexical
+            return lexical.spelling_variant(lexical.query_terms(word, "de")[0])
+
+        def term(word: str) -> str:
+            return opened.store.lexical.query_terms(word, "de")[0]
+
+        assert variant("Delphine") == term("Delfine")
+        assert variant("Fotografie") is None
+        (vault / "Licht.md").write_text("---\nlang: de\n---\n# Licht\n\nDie Photographie hält Licht fest.\n",
+                                        "utf-8")
+        opened.index()
+        assert variant("Fotografie") == term("Photographie")
+        assert variant("Delphine") == term("Delfine")

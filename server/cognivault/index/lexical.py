@@ -34,6 +34,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
@@ -254,7 +255,8 @@ class LexicalIndex:
         self.main_languages: list[str] = []
         self._language_frequencies: dict[tuple[str, tuple[str, ...]], dict[str, int | None]] = {}
         # (vocabulary size, its words looked up by spelling) for reading slips, variants and cognates
-        self._spellings: tuple[int, _SpellingTables] = (0, _SpellingTables({}, {}, {}))
+        self._spellings: tuple[int, _SpellingTables] = (
+            0, _SpellingTables(defaultdict(list), defaultdict(list), defaultdict(list)))
 
     def __len__(self) -> int:
         return len(self._row_of)
@@ -288,15 +290,17 @@ class LexicalIndex:
         """Whether the searched chunk ``chunk_id`` holds one of the index terms ``terms``."""
         with self._lock:
             row = self._row_of.get(chunk_id)
-            wanted = [self.vocab[term] for term in terms if term in self.vocab]
-            return row is not None and bool(wanted) and bool(np.isin(self._row_terms[row], wanted).any())
+            return row is not None and self._rows_hold_any((row,), terms)
 
     def path_holds_any(self, path: str, terms: Iterable[str]) -> bool:
         """Whether a searched chunk of the file ``path`` holds one of the index terms ``terms``."""
         with self._lock:
-            wanted = [self.vocab[term] for term in terms if term in self.vocab]
-            return bool(wanted) and any(bool(np.isin(self._row_terms[row], wanted).any())
-                                        for row in self._rows_by_path.get(path, ()))
+            return self._rows_hold_any(self._rows_by_path.get(path, ()), terms)
+
+    def _rows_hold_any(self, rows: Iterable[int], terms: Iterable[str]) -> bool:
+        """Whether one of the rows ``rows`` holds one of the index terms ``terms`` (the caller holds the lock)."""
+        wanted = [self.vocab[term] for term in terms if term in self.vocab]
+        return bool(wanted) and any(bool(np.isin(self._row_terms[row], wanted).any()) for row in rows)
 
     def path_of(self, chunk_id: str) -> str | None:
         """The vault path of a searched chunk (None when it is not in the index)."""
@@ -305,20 +309,19 @@ class LexicalIndex:
             return self._row_paths[row] if row is not None else None
 
     def _spelling_tables(self) -> _SpellingTables:
-        """The index's words looked up by spelling (:class:`_SpellingTables`), remade when the vocabulary grew."""
+        """The index's words looked up by spelling (:class:`_SpellingTables`), grown by the words added since the
+        last look: the vocabulary only grows, and a live edit adds a few words to tables of a hundred thousand."""
         with self._lock:
-            if self._spellings[0] != len(self.vocab):
-                by_initial: dict[str, list[str]] = defaultdict(list)
-                by_key: dict[str, list[str]] = defaultdict(list)
-                by_cognate: dict[str, list[str]] = defaultdict(list)
-                for known in self.vocab:
+            seen, tables = self._spellings
+            if seen != len(self.vocab):
+                for known in islice(self.vocab, seen, None):
                     if known.isalpha():
-                        by_initial[known[0]].append(known)
-                        by_key[spelling_key(known)].append(known)
+                        tables.by_initial[known[0]].append(known)
+                        tables.by_key[spelling_key(known)].append(known)
                         if cognate := cognate_key(known):
-                            by_cognate[cognate].append(known)
-                self._spellings = (len(self.vocab), _SpellingTables(by_initial, by_key, by_cognate))
-            return self._spellings[1]
+                            tables.by_cognate[cognate].append(known)
+                self._spellings = (len(self.vocab), tables)
+            return tables
 
     def _most_held(self, term: str, candidates: Sequence[str]) -> str | None:
         """Of ``candidates`` for ``term``, a term no passage has, the one in the most passages; None if none is."""
