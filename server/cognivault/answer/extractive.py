@@ -50,7 +50,9 @@ stands under (a passage that took in small sections is read and cited section by
 unit leads. When the pack does not support an answer (see ``confidence``), no
 unit passes (or none gives the kind asked for), or the quotes would state less
 than ``ANSWER_FLOOR`` of the question, or state a name it asks about only in passing, apart from the rest of
-its topic ("northern Australia" in a list of regions, "capital" in another note), or state the words of what it
+its topic ("northern Australia" in a list of regions, "capital" in another note), or leave out both words of a term
+the vault names elsewhere that weighs more of the question than they state ("What causes the *liquidity trap*?"
+answered with the causes of inflation), or state the words of what it
 asks about each apart, none two together ("telephone" in a database example, "invented" in a timeline), the answer
 says the vault does not cover it instead of guessing. Deterministic.
 """
@@ -72,7 +74,16 @@ from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
 from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
-from cognivault.vault.reading import definition_subject, math_spans, question_tail, vocabulary, without_filing
+from cognivault.vault.reading import (
+    announcement_start,
+    course_aside_start,
+    definition_subject,
+    math_spans,
+    question_tail,
+    vocabulary,
+    without_course_remarks_in,
+    without_filing,
+)
 from cognivault.vault.sentences import shield, unshield
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
@@ -294,8 +305,11 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
     for index, block in enumerate(blocks):
         if block.kind != "code":
             block = replace(block, text=_HTML_COMMENT.sub("", block.text))
-        if block.kind in _PROSE_KINDS:  # the student's tag lines and date stamps are no evidence
-            block = replace(block, text=without_filing(block.text).strip("\n"))
+        if block.kind in _PROSE_KINDS:
+            # the student's tag lines, date stamps and remarks on the exam are no evidence, nor a lecturer's words
+            # on the next session ("[15:02] Next week: deflation and the liquidity trap.")
+            said = without_course_remarks_in(without_filing(block.text))
+            block = replace(block, text=said[:announcement_start(said)].rstrip().strip("\n"))
             if not block.text.strip():
                 continue
         if block.kind == "heading":
@@ -595,6 +609,7 @@ def _only_asks(text: str) -> bool:
     """Whether ``text`` is a question and states nothing: not a statement closed by the student's own question
     ("1712 – Newcomen: atmospheric steam engine → very inefficient → why?", "… (is this on the exam?)"), which
     still states its fact."""
+    text = text[:course_aside_start(text)]  # "… wenn es auch bei Licht läuft?? → Tutor fragen": still a question
     ending = text.rstrip().rstrip(")]").rstrip()
     if not ending.endswith("?"):
         return False
@@ -1072,7 +1087,8 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     if measures.share < ANSWER_FLOOR:
         return PassageAnswer([], measures)  # what the passages would say is not an answer to this
     unnamed = (_names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []) + \
-        _names_in_passing(pack, units, terms) + _slips_unquoted(pack, units) + _ordinals_unquoted(question, units)
+        _names_in_passing(pack, units, terms) + _slips_unquoted(pack, units) + _ordinals_unquoted(question, units) + \
+        _terms_unquoted(pack, units, analyzer, question, weight, measures.share)
     if unnamed:
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
@@ -1116,6 +1132,27 @@ def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) ->
             missing = [word for word in missing if word not in (pack.word_of(first), pack.word_of(second))]
             missing.append(f"{pack.word_of(first)} {pack.word_of(second)}")  # "Night Watch", not "night", "watch"
     return list(dict.fromkeys(missing))
+
+
+def _terms_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any, question: str,
+                    weight: dict[str, float], share: float) -> list[str]:
+    """The terms of two words the question asks about ("the *liquidity trap*") that a passage found has side by side
+    while no chosen unit states either word, and that weigh more of the question than the quotes state (``share``):
+    the quotes answer the question's lesser words ("What causes …") on something else, and the vault names the term
+    without saying this of it (a lecturer announcing it for next week). A light term ("the *new location*") is no
+    reason to refuse."""
+    said = set().union(*(unit.concepts for unit in units)) if units else set()
+    total = sum(weight.values())
+    missing = []
+    for first, second in text_pairs(analyzer, question, pack.lang):
+        concepts = [pack.concepts.get(key) for key in (first, second)]
+        if any(concept is None or concept.frame or concept.context for concept in concepts) or \
+                {first, second} & said or not total or \
+                (weight.get(first, 0.0) + weight.get(second, 0.0)) / total <= share:
+            continue
+        if any(pack.side_by_side((first, second), item.pairs) for item in pack.items):
+            missing.append(f"{pack.word_of(first)} {pack.word_of(second)}")
+    return missing
 
 
 def _names_in_passing(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> list[str]:
