@@ -5,7 +5,9 @@ course is not (issue 25: seen in the student dev vault's pharmacology transcript
   today, next week: anticoagulants.") names a topic still to come: never quoted, so a question on that topic is
   refused instead of answered from the announcement;
 - the student's bracketed remarks on the exam ("[→ definition will be on the exam!!]", "[exam!!]") are left out of
-  the quote, while a bracketed remark on the subject ("[→ secondary = e.g. renal artery stenosis]") stays.
+  the quote, while a bracketed remark on the subject ("[→ secondary = e.g. renal artery stenosis]") stays;
+- the paragraph after a quoted one is the next thing said, not what the quoted one leads to: it is quoted only where
+  it states part of the question ("[00:13:20] Central banks fight inflation …" after the stagflation paragraph is not).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ INFLATION = {
         "We usually measure it with the consumer price index, the CPI. [→ definition will be on the exam!!]\n\n"
         "[00:04:05] Demand-pull inflation is when aggregate demand grows faster than what the economy can "
         "produce. Cost-push inflation is when production costs rise, for example oil prices or wages.\n\n"
+        "[00:10:55] A nasty case is stagflation: high inflation together with stagnating output and high "
+        "unemployment.\n\n"
+        "[00:13:20] Central banks fight inflation mainly by raising the policy rate.\n\n"
         "[00:15:02] Next week: deflation and the liquidity trap. Read chapter 9 before class.\n"),
     "Pharma/Lecture 7 (Transcript).md": (
         "# Lecture 7 – Antihypertensives\n\n"
@@ -85,3 +90,11 @@ def test_an_announcement_of_the_next_session_ends_what_is_evidence(text: str, ke
 ])
 def test_bracketed_remarks_on_the_exam_leave_the_text(text: str, kept: str) -> None:
     assert without_course_remarks_in(text) == kept
+
+
+def test_the_next_thing_said_is_no_part_of_the_answer_unless_it_states_part_of_the_question(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(INFLATION)
+    answered, text = ask(engine, "What is stagflation?")
+    assert answered and "stagnating output" in text
+    assert "Central banks" not in text

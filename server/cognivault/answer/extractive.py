@@ -78,6 +78,7 @@ from cognivault.vault.reading import (
     announcement_start,
     course_aside_start,
     definition_subject,
+    is_spoken,
     math_spans,
     question_tail,
     vocabulary,
@@ -386,7 +387,8 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
             lists.setdefault(unit.group, []).append(unit)
     # An image or embed alone, a link alone ("- [[Variables#Prompt variables|Prompt variables]]"), or a word
     # or two, says nothing on its own: words a reader does not see (link targets) do not count.
-    units = [u for u in units if u.kind not in _PROSE_KINDS or _says_itself(u.text)]
+    # The student's open question ("> [!question] Why …? → ask in the tutorial") is no evidence, nor padding.
+    units = [u for u in units if u.kind not in _PROSE_KINDS or _says_itself(u.text) and not _only_asks(u.text)]
     for items in lists.values():
         whole = "\n".join(unit.text for unit in items)
         # an ordered list (steps, causes 1-6) is one answer: whole up to what a first quote may take
@@ -723,8 +725,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             if unit.path and other_numbered(item.path, unit.path):
                 continue  # "the second law": the note's 1st and 3rd are other things
             said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
-            if _only_asks(unit.text) or _quotes(f"{unit.intro}\n{unit.text}", asked):
-                continue  # a question, or an example of asking this one: not an answer
+            if _quotes(f"{unit.intro}\n{unit.text}", asked):
+                continue  # an example of asking this one: not an answer
             formula = formula_given(pack, unit.text) & weight.keys()
             unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path) | formula
             # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
@@ -843,6 +845,10 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         if added >= SECTION_UNITS:
             break
         if all(neighbour is not after for after in follows) and _pads(neighbour, lead, covered | framing, weight):
+            continue
+        if not neighbour.concepts and any(is_spoken(unit.text) for unit in chosen if unit.heading == neighbour.heading):
+            # in a lecture transcript the next paragraph is the next thing said ("[00:00:12] Okay, let's get
+            # started."), not what the quoted one leads to: only what states part of the question is quoted
             continue
         if used + neighbour.size <= budget and not any(neighbour is other or _overlaps(neighbour, other)
                                                        for other in chosen) and not _repeats(neighbour, seen):
