@@ -169,3 +169,27 @@ def test_a_light_term_no_quote_states_is_no_refusal() -> None:
     # the two words weigh less of the question than the quotes state: the quotes answer what it asks
     pack = _economics_pack({"caus": 3.0, "liquid": 0.5, "trap": 0.5})
     assert passage_answer(pack, FALLBACK_ANALYZER, "What causes the liquidity trap?").quotes
+
+
+def _pharma_pack(weights: dict[str, float], gaps: frozenset[str] = frozenset()) -> EvidencePack:
+    used = passage("S1", "Pharma/Antibiotics.md", "Antibiotics are used against bacterial infections, never viruses.")
+    outro = passage("S2", "Pharma/Lecture 7.md", "**[44:30]** Okay, that's it for today, next week: anticoagulants.")
+    concepts = {key: Concept(key, word, frozenset({key})) for key, word in
+                (("anticoagul", "anticoagulants"), ("use", "used"))}
+    return EvidencePack(items=[used, outro], question_terms=list(concepts), concepts=concepts,
+                        term_weights=weights, lang="en", gaps=set(gaps))
+
+
+def test_a_word_weighing_more_than_the_quotes_state_and_in_none_of_them_is_refused() -> None:
+    answer = passage_answer(_pharma_pack({"anticoagul": 2.0, "use": 1.0}), FALLBACK_ANALYZER,
+                            "What are anticoagulants used for?")
+    assert answer.quotes == [] and answer.named_elsewhere == ["anticoagulants"]
+
+
+@pytest.mark.parametrize("weights, gaps", [
+    ({"anticoagul": 1.0, "use": 2.0}, frozenset()),  # the quotes state the most of the question
+    ({"anticoagul": 2.0, "use": 1.0}, frozenset({"anticoagul"})),  # the vault may say it in another language
+])
+def test_a_word_no_quote_states_is_no_refusal_when_light_or_said_in_another_language(
+        weights: dict[str, float], gaps: frozenset[str]) -> None:
+    assert passage_answer(_pharma_pack(weights, gaps), FALLBACK_ANALYZER, "What are anticoagulants used for?").quotes

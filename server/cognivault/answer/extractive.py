@@ -50,9 +50,10 @@ stands under (a passage that took in small sections is read and cited section by
 unit leads. When the pack does not support an answer (see ``confidence``), no
 unit passes (or none gives the kind asked for), or the quotes would state less
 than ``ANSWER_FLOOR`` of the question, or state a name it asks about only in passing, apart from the rest of
-its topic ("northern Australia" in a list of regions, "capital" in another note), or leave out both words of a term
-the vault names elsewhere that weighs more of the question than they state ("What causes the *liquidity trap*?"
-answered with the causes of inflation), or state the words of what it
+its topic ("northern Australia" in a list of regions, "capital" in another note), or leave out what the question asks
+about, a word or two the vault names elsewhere, weighing more of the question than the quotes state ("What causes
+the *liquidity trap*?" answered with the causes of inflation, "What are *anticoagulants* used for?" with what
+antibiotics are used for), or state the words of what it
 asks about each apart, none two together ("telephone" in a database example, "invented" in a timeline), the answer
 says the vault does not cover it instead of guessing. Deterministic.
 """
@@ -1142,23 +1143,26 @@ def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) ->
 
 def _terms_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any, question: str,
                     weight: dict[str, float], share: float) -> list[str]:
-    """The terms of two words the question asks about ("the *liquidity trap*") that a passage found has side by side
-    while no chosen unit states either word, and that weigh more of the question than the quotes state (``share``):
-    the quotes answer the question's lesser words ("What causes …") on something else, and the vault names the term
-    without saying this of it (a lecturer announcing it for next week). A light term ("the *new location*") is no
-    reason to refuse."""
+    """What the question asks about, a word or two side by side ("What are *anticoagulants* used for?", "What causes
+    the *liquidity trap*?"), that a passage found has while no chosen unit states it, and that weighs more of the
+    question than the quotes state (``share``): the quotes answer the question's lesser words ("used", "causes") on
+    something else, and the vault names the term without saying this of it (a lecturer announcing it for next
+    week). A light term ("the *new location*") is no reason to refuse, nor a word the vault may say only in another
+    language (``EvidencePack.gaps``)."""
     said = set().union(*(unit.concepts for unit in units)) if units else set()
     total = sum(weight.values())
-    missing = []
-    for first, second in text_pairs(analyzer, question, pack.lang):
-        concepts = [pack.concepts.get(key) for key in (first, second)]
-        if any(concept is None or concept.frame or concept.context for concept in concepts) or \
-                {first, second} & said or not total or \
-                (weight.get(first, 0.0) + weight.get(second, 0.0)) / total <= share:
-            continue
-        if any(pack.side_by_side((first, second), item.pairs) for item in pack.items):
-            missing.append(f"{pack.word_of(first)} {pack.word_of(second)}")
-    return missing
+    topic = {key for key, concept in pack.concepts.items()
+             if not concept.frame and not concept.context and key not in pack.gaps and key not in said}
+    if not total:
+        return []
+    pairs = [(first, second) for first, second in text_pairs(analyzer, question, pack.lang)
+             if {first, second} <= topic and (weight.get(first, 0.0) + weight.get(second, 0.0)) / total > share and
+             any(pack.side_by_side((first, second), item.pairs) for item in pack.items)]
+    paired = {key for pair in pairs for key in pair}  # "liquidity trap", not also "liquidity"
+    return [f"{pack.word_of(first)} {pack.word_of(second)}" for first, second in pairs] + \
+        [pack.word_of(key) for key in pack.concepts if key in topic and key not in paired and
+         weight.get(key, 0.0) / total > share and
+         any(key in item.terms for item in pack.items)]
 
 
 def _names_in_passing(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> list[str]:
