@@ -139,6 +139,10 @@ def test_the_focus_is_what_the_cue_counts(engine: Any) -> None:
     assert focus("Wie viele Personen können einen Tresor teilen?", "de") == ["personen"]
     assert focus("When should I avoid prompt variables?", "en") is None  # advice, not a date
     assert focus("How do I embed a note?", "en") is None
+    # An English counted noun ends the phrase at its plural: what follows is what the counted things do.
+    assert focus("How many items fit into short-term memory?", "en") == ["items"]
+    assert focus("how many hosts fit in a /24 network?", "en") == ["hosts"]
+    assert focus("How many class members vote?", "en") == ["class", "members"]
 
 
 def test_a_table_header_is_near_every_cell_of_its_row(engine: Any) -> None:

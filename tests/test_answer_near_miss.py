@@ -3,7 +3,9 @@
 A word the vault has in no form is no inflection of another word of the same start ("statins" of "station",
 "reactions" of "reactio"); a word the vault does not have, read as a near word of it, must be in the quotes or
 they answer something else; a name joined by "of" ("Committee of Ministers") is one name, unknown where the vault
-never says it whole. The refusal names what the vault does not say.
+never says it whole; a term of two words the vault names (a lecturer's announcement of next week) that no
+quote states, weighing more of the question than the quotes state, is what the question asks about ("What causes the
+*liquidity trap*?" answered with the causes of inflation is no answer). The refusal names what the vault does not say.
 """
 
 from __future__ import annotations
@@ -12,8 +14,16 @@ from collections.abc import Callable
 
 import pytest
 
-from cognivault.answer.evidence import inflected
-from cognivault.answer.extractive import answer_extractively
+from cognivault.answer.evidence import (
+    FALLBACK_ANALYZER,
+    Concept,
+    Evidence,
+    EvidencePack,
+    inflected,
+    text_pairs,
+    text_terms,
+)
+from cognivault.answer.extractive import answer_extractively, not_in_vault, passage_answer
 from cognivault.engine import Engine
 
 PHARMA = {
@@ -129,3 +139,57 @@ def test_a_name_the_note_states_once_at_its_start_counts_for_its_later_passages(
     engine = indexed_notes(TRANSCRIPT)
     answer = answer_extractively(engine, "When did Prussia abolish serfdom?")
     assert answer.answered and "October Edict of 1807" in answer.text
+
+
+def passage(label: str, path: str, text: str) -> Evidence:
+    return Evidence(label, label, path, path, [], 1, 3, "", text, "", 0.0, lang="en",
+                    terms=text_terms(FALLBACK_ANALYZER, text, "en"), pairs=text_pairs(FALLBACK_ANALYZER, text, "en"))
+
+
+def _economics_pack(weights: dict[str, float]) -> EvidencePack:
+    causes = passage("S1", "Economics/Inflation.md", "Demand-pull inflation causes prices to rise when demand grows "
+                                                        "faster than output.")
+    outlook = passage("S2", "Economics/Lecture 3.md", "[15:02] Next week: deflation and the liquidity trap.")
+    concepts = {key: Concept(key, word, frozenset({key})) for key, word in
+                (("caus", "causes"), ("liquid", "liquidity"), ("trap", "trap"))}
+    return EvidencePack(items=[causes, outlook], question_terms=list(concepts), concepts=concepts,
+                        term_weights=weights, lang="en")
+
+
+def test_a_term_of_two_words_the_vault_names_but_no_quote_states_is_refused() -> None:
+    # "liquidity trap" stands side by side in a passage (announced for next week: no quote), the quotes state only
+    # "causes"
+    pack = _economics_pack({"caus": 1.0, "liquid": 1.1, "trap": 0.9})
+    answer = passage_answer(pack, FALLBACK_ANALYZER, "What causes the liquidity trap?")
+    assert answer.quotes == [] and answer.named_elsewhere == ["liquidity trap"]
+    assert not_in_vault("en", answer.unnamed, answer.named_elsewhere).startswith("The vault doesn't say this about")
+
+
+def test_a_light_term_no_quote_states_is_no_refusal() -> None:
+    # the two words weigh less of the question than the quotes state: the quotes answer what it asks
+    pack = _economics_pack({"caus": 3.0, "liquid": 0.5, "trap": 0.5})
+    assert passage_answer(pack, FALLBACK_ANALYZER, "What causes the liquidity trap?").quotes
+
+
+def _pharma_pack(weights: dict[str, float], gaps: frozenset[str] = frozenset()) -> EvidencePack:
+    used = passage("S1", "Pharma/Antibiotics.md", "Antibiotics are used against bacterial infections, never viruses.")
+    outro = passage("S2", "Pharma/Lecture 7.md", "**[44:30]** Okay, that's it for today, next week: anticoagulants.")
+    concepts = {key: Concept(key, word, frozenset({key})) for key, word in
+                (("anticoagul", "anticoagulants"), ("use", "used"))}
+    return EvidencePack(items=[used, outro], question_terms=list(concepts), concepts=concepts,
+                        term_weights=weights, lang="en", gaps=set(gaps))
+
+
+def test_a_word_weighing_more_than_the_quotes_state_and_in_none_of_them_is_refused() -> None:
+    answer = passage_answer(_pharma_pack({"anticoagul": 2.0, "use": 1.0}), FALLBACK_ANALYZER,
+                            "What are anticoagulants used for?")
+    assert answer.quotes == [] and answer.named_elsewhere == ["anticoagulants"]
+
+
+@pytest.mark.parametrize("weights, gaps", [
+    ({"anticoagul": 1.0, "use": 2.0}, frozenset()),  # the quotes state the most of the question
+    ({"anticoagul": 2.0, "use": 1.0}, frozenset({"anticoagul"})),  # the vault may say it in another language
+])
+def test_a_word_no_quote_states_is_no_refusal_when_light_or_said_in_another_language(
+        weights: dict[str, float], gaps: frozenset[str]) -> None:
+    assert passage_answer(_pharma_pack(weights, gaps), FALLBACK_ANALYZER, "What are anticoagulants used for?").quotes

@@ -407,3 +407,21 @@ def test_a_german_verb_made_from_a_noun_finds_the_noun(indexed_notes: Callable[[
         "Aufgaben.md": "# Aufgaben\n\nEine Aufgabe schreibst du als `- [ ]` an den Anfang einer Zeile.\n"})
     answer = ask(engine, "Wie formatiere ich ein Datum?")
     assert answer.startswith("Das Format eines Datums") and "Strg+D" not in answer
+
+
+@pytest.mark.parametrize("notes, question, open_question", [
+    ({"Bio/Photosynthese.md": "# Photosynthese\n\n## Calvin-Zyklus (Dunkelreaktion)\n"
+                              "- findet im **Stroma** statt\n- Rubisco fixiert CO₂\n\n"
+                              "> [!question] Warum heißt der Calvin-Zyklus Dunkelreaktion, wenn er auch bei Licht "
+                              "läuft?? → Tutor fragen\n"},
+     "Wo läuft der Calvin-Zyklus ab?", "Tutor fragen"),
+    ({"Art/Renaissance.md": "# Renaissance\n\n## Mannerism\n"
+                            "Mannerism follows the High Renaissance, with elongated figures and artificial poses.\n\n"
+                            "> [!question] Is Mannerism still part of the Renaissance? → ask in the tutorial\n"},
+     "What is Mannerism in the Renaissance?", "ask in the tutorial"),
+])
+def test_the_students_open_question_closed_by_a_course_aside_is_no_evidence(
+        indexed_notes: Callable[[dict[str, str]], Engine], notes: dict[str, str], question: str,
+        open_question: str) -> None:
+    answer = ask(indexed_notes(notes), question)
+    assert answer and open_question not in answer

@@ -58,6 +58,9 @@ _PERCENT = re.compile(r"(\d)\s?%(?!%)")  # "20 %" says "percent" (while "%%" is 
 _LIST_NUMBER = re.compile(r"^[ \t>]*\d{1,3}[.)][ \t]", re.MULTILINE)  # "2. Open ...": a step, not an amount
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n")  # list items, table rows and lines are sentences of their own
 _CAPITALISED = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-ZÄÖÜ]\w*")  # not at a sentence start
+# A counted noun in the plural, by language where nouns are not capitalised ("items", "hosts"; not "class", "basis",
+# "status"): the counted phrase ends there.
+_PLURALS = {"en": re.compile(r"\w{2,}(?<![sui])s")}
 # Where a question's clause ends: what follows a cue up to there is what it counts ("how many X, and ...").
 _CLAUSE_BREAK = re.compile(r"[,;:?!–—]|\s(?:and|or|but|und|oder|aber)\s", re.IGNORECASE)
 
@@ -102,7 +105,7 @@ def expected_answer(question: str, concepts: Sequence[Concept], lang: str | None
         cue = cues[0]
         after = said[cue.end:]
         nouns = {word.casefold() for word in _CAPITALISED.findall(clause)} if cue.lang == "de" else set()
-        counted = _counted(after, by_word, nouns)
+        counted = _counted(after, by_word, nouns, _PLURALS.get(cue.lang))
         in_clause = list(dict.fromkeys(concept for word in after for concept in by_word.get(word, ())))
         if counted and all(concept.word in TIME_UNITS for concept in counted):
             # "how many days does Sync keep versions?": a span of time (in days or months), of what follows
@@ -114,16 +117,19 @@ def expected_answer(question: str, concepts: Sequence[Concept], lang: str | None
     return None
 
 
-def _counted(after: Sequence[str], by_word: dict[str, list[Concept]], nouns: set[str]) -> list[Concept]:
+def _counted(after: Sequence[str], by_word: dict[str, list[Concept]], nouns: set[str],
+             plural: re.Pattern[str] | None = None) -> list[Concept]:
     """The noun phrase a cue counts: the content words right after it, up to a function word ("how many
-    *monthly active users* does ...") or, in German, up to its noun ("wie viel *Speicherplatz* bietet ...":
-    nouns are capitalised); empty when a function word follows the cue ("how much *does* a licence cost")."""
+    *monthly active users* does ...") or up to its noun: in German, the capitalised word ("wie viel
+    *Speicherplatz* bietet ..."), in English, a plural (``plural``: "how many *items* fit into ...": "fit" is
+    what the items do, not what is counted); empty when a function word follows the cue ("how much *does* a
+    licence cost")."""
     counted: list[Concept] = []
     for word in after:
         if word not in by_word:
             break
         counted += [concept for concept in by_word[word] if concept not in counted]
-        if word in nouns:
+        if word in nouns or plural is not None and plural.fullmatch(word):
             break
     return counted
 

@@ -50,7 +50,10 @@ stands under (a passage that took in small sections is read and cited section by
 unit leads. When the pack does not support an answer (see ``confidence``), no
 unit passes (or none gives the kind asked for), or the quotes would state less
 than ``ANSWER_FLOOR`` of the question, or state a name it asks about only in passing, apart from the rest of
-its topic ("northern Australia" in a list of regions, "capital" in another note), or state the words of what it
+its topic ("northern Australia" in a list of regions, "capital" in another note), or leave out what the question asks
+about, a word or two the vault names elsewhere, weighing more of the question than the quotes state ("What causes
+the *liquidity trap*?" answered with the causes of inflation, "What are *anticoagulants* used for?" with what
+antibiotics are used for), or state the words of what it
 asks about each apart, none two together ("telephone" in a database example, "invented" in a timeline), the answer
 says the vault does not cover it instead of guessing. Deterministic.
 """
@@ -72,7 +75,17 @@ from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
 from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
-from cognivault.vault.reading import definition_subject, math_spans, question_tail, vocabulary, without_filing
+from cognivault.vault.reading import (
+    announcement_start,
+    course_aside_start,
+    definition_subject,
+    is_spoken,
+    math_spans,
+    question_tail,
+    vocabulary,
+    without_course_remarks_in,
+    without_filing,
+)
 from cognivault.vault.sentences import shield, unshield
 
 NOT_IN_VAULT = "The vault doesn't say: none of the indexed notes covers this question."
@@ -294,8 +307,11 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
     for index, block in enumerate(blocks):
         if block.kind != "code":
             block = replace(block, text=_HTML_COMMENT.sub("", block.text))
-        if block.kind in _PROSE_KINDS:  # the student's tag lines and date stamps are no evidence
-            block = replace(block, text=without_filing(block.text).strip("\n"))
+        if block.kind in _PROSE_KINDS:
+            # the student's tag lines, date stamps and remarks on the exam are no evidence, nor a lecturer's words
+            # on the next session ("[15:02] Next week: deflation and the liquidity trap.")
+            said = without_course_remarks_in(without_filing(block.text))
+            block = replace(block, text=said[:announcement_start(said)].rstrip().strip("\n"))
             if not block.text.strip():
                 continue
         if block.kind == "heading":
@@ -372,7 +388,8 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
             lists.setdefault(unit.group, []).append(unit)
     # An image or embed alone, a link alone ("- [[Variables#Prompt variables|Prompt variables]]"), or a word
     # or two, says nothing on its own: words a reader does not see (link targets) do not count.
-    units = [u for u in units if u.kind not in _PROSE_KINDS or _says_itself(u.text)]
+    # The student's open question ("> [!question] Why …? → ask in the tutorial") is no evidence, nor padding.
+    units = [u for u in units if u.kind not in _PROSE_KINDS or _says_itself(u.text) and not _only_asks(u.text)]
     for items in lists.values():
         whole = "\n".join(unit.text for unit in items)
         # an ordered list (steps, causes 1-6) is one answer: whole up to what a first quote may take
@@ -595,6 +612,7 @@ def _only_asks(text: str) -> bool:
     """Whether ``text`` is a question and states nothing: not a statement closed by the student's own question
     ("1712 – Newcomen: atmospheric steam engine → very inefficient → why?", "… (is this on the exam?)"), which
     still states its fact."""
+    text = text[:course_aside_start(text)]  # "… wenn es auch bei Licht läuft?? → Tutor fragen": still a question
     ending = text.rstrip().rstrip(")]").rstrip()
     if not ending.endswith("?"):
         return False
@@ -708,8 +726,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             if unit.path and other_numbered(item.path, unit.path):
                 continue  # "the second law": the note's 1st and 3rd are other things
             said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
-            if _only_asks(unit.text) or _quotes(f"{unit.intro}\n{unit.text}", asked):
-                continue  # a question, or an example of asking this one: not an answer
+            if _quotes(f"{unit.intro}\n{unit.text}", asked):
+                continue  # an example of asking this one: not an answer
             formula = formula_given(pack, unit.text) & weight.keys()
             unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path) | formula
             # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
@@ -828,6 +846,10 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         if added >= SECTION_UNITS:
             break
         if all(neighbour is not after for after in follows) and _pads(neighbour, lead, covered | framing, weight):
+            continue
+        if not neighbour.concepts and any(is_spoken(unit.text) for unit in chosen if unit.heading == neighbour.heading):
+            # in a lecture transcript the next paragraph is the next thing said ("[00:00:12] Okay, let's get
+            # started."), not what the quoted one leads to: only what states part of the question is quoted
             continue
         if used + neighbour.size <= budget and not any(neighbour is other or _overlaps(neighbour, other)
                                                        for other in chosen) and not _repeats(neighbour, seen):
@@ -1072,7 +1094,8 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     if measures.share < ANSWER_FLOOR:
         return PassageAnswer([], measures)  # what the passages would say is not an answer to this
     unnamed = (_names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []) + \
-        _names_in_passing(pack, units, terms) + _slips_unquoted(pack, units) + _ordinals_unquoted(question, units)
+        _names_in_passing(pack, units, terms) + _slips_unquoted(pack, units) + _ordinals_unquoted(question, units) + \
+        _terms_unquoted(pack, units, analyzer, question, weight, measures.share)
     if unnamed:
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
@@ -1116,6 +1139,30 @@ def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) ->
             missing = [word for word in missing if word not in (pack.word_of(first), pack.word_of(second))]
             missing.append(f"{pack.word_of(first)} {pack.word_of(second)}")  # "Night Watch", not "night", "watch"
     return list(dict.fromkeys(missing))
+
+
+def _terms_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any, question: str,
+                    weight: dict[str, float], share: float) -> list[str]:
+    """What the question asks about, a word or two side by side ("What are *anticoagulants* used for?", "What causes
+    the *liquidity trap*?"), that a passage found has while no chosen unit states it, and that weighs more of the
+    question than the quotes state (``share``): the quotes answer the question's lesser words ("used", "causes") on
+    something else, and the vault names the term without saying this of it (a lecturer announcing it for next
+    week). A light term ("the *new location*") is no reason to refuse, nor a word the vault may say only in another
+    language (``EvidencePack.gaps``)."""
+    said = set().union(*(unit.concepts for unit in units)) if units else set()
+    total = sum(weight.values())
+    topic = {key for key, concept in pack.concepts.items()
+             if not concept.frame and not concept.context and key not in pack.gaps and key not in said}
+    if not total:
+        return []
+    pairs = [(first, second) for first, second in text_pairs(analyzer, question, pack.lang)
+             if {first, second} <= topic and (weight.get(first, 0.0) + weight.get(second, 0.0)) / total > share and
+             any(pack.side_by_side((first, second), item.pairs) for item in pack.items)]
+    paired = {key for pair in pairs for key in pair}  # "liquidity trap", not also "liquidity"
+    return [f"{pack.word_of(first)} {pack.word_of(second)}" for first, second in pairs] + \
+        [pack.word_of(key) for key in pack.concepts if key in topic and key not in paired and
+         weight.get(key, 0.0) / total > share and
+         any(key in item.terms for item in pack.items)]
 
 
 def _names_in_passing(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> list[str]:

@@ -3,9 +3,10 @@
 A student's note holds more than its subject: tag lines (``#uni/ws25 #exam``), date stamps ("Stand: 12.01.2025",
 "last edited: 09.01.2026", "letzte Änderung …"), transcript timestamps (``[02:15]``), course logistics ("Klausur
 17.02.2026", "VL 4 – [[TCP vs UDP]]"), hubs that only link other notes, labels ("Q:", "Context:", "Bsp.:") and
-the student's own questions at a line's end ("→ why?", "– is this on the exam?"). Answers quote none of that as
-evidence and study notes ask nothing about it; this module is the one place that tells them apart, so answers and
-flashcards agree on it.
+the student's own questions at a line's end ("→ why?", "– is this on the exam?"), remarks in brackets on the exam
+("[→ definition will be on the exam!!]") and a lecturer's announcement of the next session ("Next week: …").
+Answers quote none of that as evidence and study notes ask nothing about it; this module is the one place that tells
+them apart, so answers and flashcards agree on it.
 
 Formulas (``$…$``, ``$$…$$``) and code spans are *atoms*: :func:`atom_spans` finds them so that no reader splits,
 re-spaces or rewrites inside one; they reach a card or an answer byte for byte as the note writes them.
@@ -73,6 +74,9 @@ class LanguageWords:
     # words that make a line's last clause the student's note on the course ("→ ask in the tutorial", "→ use both
     # sides in the essay!", "– prüfungsrelevant laut Tutor"), not on the subject
     course: frozenset[str] = frozenset()
+    # what a lecturer announces a later session with ("Next week: deflation …", "nächste Woche: …"): what follows
+    # is a topic still to come, not said here
+    announcements: tuple[str, ...] = ()
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -131,6 +135,8 @@ WORDS: dict[str, LanguageWords] = {
         articles=("a", "an", "the"), definition_openers=("a", "an", "the", "one", "any", "another"),
         qualifiers=("of", "for", "in"), rules=frozenset({"always", "never"}),
         course=frozenset({"exam", "exams", "essay", "tutorial", "tutor", "prof", "professor", "lecturer"}),
+        announcements=("next week", "next time", "next lecture", "next session", "next class", "in the next lecture",
+                       "that's it for today", "that is it for today", "that's all for today"),
     ),
     "de": LanguageWords(
         stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
@@ -194,6 +200,8 @@ WORDS: dict[str, LanguageWords] = {
         qualifiers=("von", "für", "in", "im"), rules=frozenset({"immer", "stets", "nie", "niemals"}),
         course=frozenset({"klausur", "prüfung", "prüfungsrelevant", "klausurrelevant", "tutor", "tutorium", "prof",
                           "übung"}),
+        announcements=("nächste woche", "nächstes mal", "nächste vorlesung", "in der nächsten vorlesung",
+                       "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
     ),
     "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
                         labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
@@ -340,6 +348,43 @@ def without_fillers(sentence: str) -> str:
 def without_timestamps(text: str) -> str:
     """A transcript's text without its ``[02:15]`` marks (the words said stay)."""
     return " ".join(TIMESTAMP_RE.sub(" ", text).split()) if TIMESTAMP_RE.search(text) else text
+
+
+_ANNOUNCEMENTS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.announcements},
+                                key=len, reverse=True))
+_SENTENCE_END_RE = re.compile(r"[.!?]\s+")
+# an announcement opening a clause and saying what comes ("Next week: …", ", next week we …", "That's it for today")
+_ANNOUNCEMENT_RE = re.compile(rf"(?:^\W*(?:{TIMESTAMP_RE.pattern}\W*)?|[.,;!?]\s+)(?P<phrase>{_ANNOUNCEMENTS})"
+                              r"(?:\s*[:.!]|\s+(?:we|wir|i|ich)\b|\s*$)", re.IGNORECASE)
+# a remark in brackets ("[→ definition will be on the exam!!]", "[exam!!]"): the student's, or the course's
+_BRACKETED_RE = re.compile(r"\s*(?<!\[)\[(?!\[)(?P<remark>[^\[\]\n]{1,160})\](?![(\[\]])")
+
+
+def announcement_start(text: str) -> int:
+    """Where the sentence begins in which a lecturer announces a later session or ends this one ("[15:02] Next
+    week: deflation and the liquidity trap.", "… Okay, that's it for today, next week: anticoagulants."): from there
+    on the text names topics still to come, no fact of the subject; ``len(text)`` when it announces nothing."""
+    found = next((match.start("phrase") for match in _ANNOUNCEMENT_RE.finditer(text)
+                  if not inside_atom(text, match.start("phrase"))), None)
+    if found is None:
+        return len(text)
+    ends = [match.end() for match in _SENTENCE_END_RE.finditer(text, 0, found)]
+    start = ends[-1] if ends else 0
+    return 0 if not text[:start].strip() or _OPENING_TIMESTAMP_RE.fullmatch(text[:start]) else start
+
+
+def without_course_remarks_in(text: str) -> str:
+    """``text`` without its remarks in square brackets on the course ("… the CPI. [→ definition will be on the
+    exam!!]", "[exam!!]"): what the student noted about the exam, not about the subject. A remark on the subject
+    ("[→ secondary = e.g. renal artery stenosis]"), a timestamp, a link or a formula stays."""
+    def course(match: re.Match[str]) -> str:
+        remark = match["remark"]
+        if inside_atom(text, match.start()) or TIMESTAMP_RE.fullmatch(f"[{remark}]"):
+            return match[0]
+        said = {word.strip(".,;:!?()\"'“”„→") for word in normal(remark).split()}
+        return "" if said & _ALL_COURSE else match[0]
+
+    return _BRACKETED_RE.sub(course, text)
 
 
 def _without_code(line: str) -> str:
