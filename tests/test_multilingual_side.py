@@ -199,3 +199,23 @@ def test_a_reading_process_uses_the_side_once_the_writer_filled_it(tmp_path: Pat
         writer.index()  # fills the side and saves it
         assert any(r.dense_rank is not None for r in reader.search(NEAR_TIE_QUERY, per_note=True).results)
         assert reader.multilingual.filled and len(reader.multilingual.index) == 3
+
+
+def test_cli_index_and_status_say_what_the_german_side_did(tmp_path: Path, embedded_model_cache: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from cognivault.cli import main
+    from cognivault.models.embedded import MODEL_CACHE_ENV
+
+    vault, _ = _vault(tmp_path, NOTES)
+    monkeypatch.setenv(MODEL_CACHE_ENV, str(embedded_model_cache))
+    monkeypatch.setenv("COGNIVAULT_INDEX_INDEX_DIR", str(tmp_path / "index"))
+    monkeypatch.setenv("COGNIVAULT_EMBEDDING_PROVIDER", "embedded")
+    monkeypatch.setenv("COGNIVAULT_EMBEDDING_MULTILINGUAL", "true")
+    assert main(["index", "--vault", str(vault)]) == 0
+    assert "German search: 3 passages embedded (" in capsys.readouterr().out
+    assert main(["status", "--vault", str(vault)]) == 0
+    assert "German meaning side: 3/3 embedded\n" in capsys.readouterr().out
+    monkeypatch.setenv("COGNIVAULT_EMBEDDING_MULTILINGUAL", "false")
+    assert main(["index", "--vault", str(vault)]) == 0
+    assert "German search" not in capsys.readouterr().out
