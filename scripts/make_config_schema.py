@@ -17,6 +17,9 @@ DESCRIPTIONS = {
     ("embedding", "ollama_model"): "Ollama embedding model (ollama pull <name>)",
     ("embedding", "embedded_model"): "offline in-process embedding model (pip extra 'embedded')",
     ("embedding", "batch_size"): "texts per embedding call",
+    ("embedding", "multilingual"): "a second meaning model for German queries (USE-multilingual v3, pip extra "
+                                   "'multilingual'), filled after the main index; false: German is ranked "
+                                   "by keywords alone",
     ("models", "ollama_host"): "Ollama base URL; must be a loopback host unless allow_remote_model_host is true",
     ("models", "allow_remote_model_host"): "allow an Ollama host that is not loopback (your notes then leave "
                                            "this machine)",

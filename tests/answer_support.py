@@ -123,6 +123,7 @@ def vault_settings(index_dir: Path) -> Settings:
     settings = Settings()
     settings.index.index_dir = str(index_dir)
     settings.embedding.provider = "embedded"
+    settings.embedding.multilingual = False  # as conftest's environment has it: tests/test_multilingual_side.py
     return settings
 
 

@@ -78,6 +78,9 @@ def isolated_user_paths(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     for variable in list(os.environ):
         if variable.startswith("COGNIVAULT_"):
             monkeypatch.delenv(variable)
+    # The German meaning side loads its model and embeds every passage again after each index with a
+    # meaning model: off, except where a test asks for it (tests/test_multilingual_side.py).
+    monkeypatch.setenv("COGNIVAULT_EMBEDDING_MULTILINGUAL", "false")
     # Ollama is never assumed: tests that want it start the fake and point at it.
     monkeypatch.setenv("COGNIVAULT_MODELS_OLLAMA_HOST", "http://127.0.0.1:9")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

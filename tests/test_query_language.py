@@ -42,6 +42,7 @@ def _engine(tmp_path: Path, notes: dict[str, str], embedder: object = None,
         path.write_text(text, "utf-8")
     settings = Settings()
     settings.index.index_dir = str(tmp_path / "index")
+    settings.embedding.multilingual = False  # as conftest's environment has it: tests/test_multilingual_side.py
     engine = Engine(vault, settings, embedder=embedder, weights=weights)  # type: ignore[arg-type]
     engine.index()
     return engine

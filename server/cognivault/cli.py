@@ -112,6 +112,9 @@ def cmd_index(args: argparse.Namespace) -> int:
           f"{totals.get('deleted', 0)} removed; {totals['chunks']} chunks, "
           f"{report.embedded_chunks} embedded now, {report.reused_chunks} reused "
           f"({report.timings['total']:.1f} s, model {report.embedding_model})")
+    if "multilingual" in report.timings:
+        print(f"German search: {report.multilingual_chunks} passages embedded "
+              f"({report.timings['multilingual']:.1f} s after the index was ready)")
     for message in report.messages:
         print(f"note: {message}")
     if not report.files:
@@ -140,6 +143,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"chunks: {stages['lexical']['total']}; keyword index "
           f"{'up to date' if stages['lexical']['up_to_date'] else 'stale'}; "
           f"embedded {stages['embedded']['done']}/{stages['embedded']['total']}")
+    german = stages["multilingual"]
+    if german["on"]:
+        print(f"German meaning side: {german['done']}/{german['total']} embedded"
+              + ("" if german["filled"] else " (German search uses keywords until it is filled)"))
     print("catalog, FAISS and BM25 agree" if status["consistency"]["agree"]
           else f"index parts disagree: {status['consistency']}")
     for row in status.get("per_file", []):

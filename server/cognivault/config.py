@@ -49,6 +49,7 @@ class EmbeddingSettings:
     ollama_model: str = "embeddinggemma"
     embedded_model: str = "all-MiniLM-L6-v2"
     batch_size: int = 32
+    multilingual: bool = True  # the German meaning side (extra `multilingual`, index/multilingual.py)
 
 
 @dataclass

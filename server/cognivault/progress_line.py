@@ -20,6 +20,7 @@ def _duration(seconds: float) -> str:
 def progress_text(stage: str, done: int, total: int, elapsed_s: float, current: str = "") -> str:
     """One progress line: stage, bar, done/total with unit, rate and time left (once there is a rate)."""
     label, unit = {"read": ("reading", "files"), "embed": ("embedding", "chunks"), "finish": ("done", "files"),
+                   "multilingual": ("German", "chunks"),
                    "scan": ("scanning", "files")}[stage]
     width = 24
     filled = min(width, int(width * done / total)) if total else width

@@ -32,6 +32,9 @@ def warm_embedder(engine: Any) -> dict[str, float]:
     timings: dict[str, float] = {}
     if engine.embedder is not None:
         _timed("embedder", lambda: engine.embedder.embed_query(WARM_QUESTION), timings)
+    side = engine.multilingual
+    if side is not None:  # German searches ask it (index/multilingual.py)
+        _timed("multilingual", lambda: side.encoder.encode([WARM_QUESTION]), timings)
     return timings
 
 

@@ -7,7 +7,9 @@ German passages poorly, and plain RRF would let it drag German results down).
 The weights were chosen by measurement on the dev question set
 (``cognivault eval``), see ``FusionWeights``: with all-MiniLM-L6-v2 (English
 only), hybrid lifts English nDCG@10 from 0.82 (BM25) to 0.88, while any dense
-weight on German questions lowered German nDCG, so German is ranked by BM25.
+weight on German questions lowered German nDCG, so German is ranked by BM25
+(where the keywords cannot tell a German query's first notes apart, a multilingual
+model gets a small say in the note ranking: :mod:`cognivault.index.multilingual`).
 A multilingual embedder (embeddinggemma via Ollama) declares no language limit
 and gets full weight everywhere. A query of no clear language may be in any of
 the vault's main languages: it gets ``dense_unclear_language`` (0) unless the

@@ -63,6 +63,7 @@ class IndexReport:
     embedding_model: str
     files: list[FileReport] = field(default_factory=list)
     embedded_chunks: int = 0  # vectors computed in this run
+    multilingual_chunks: int = 0  # vectors computed for the German meaning side (index/multilingual.py)
     reused_chunks: int = 0  # chunks whose vector came from the cache
     unsupported_files: int = 0
     ignored_files: int = 0
@@ -185,6 +186,11 @@ class Indexer:
         self._extractor: IsolatedExtractor | None = None
         self.embed_seconds = 0.0  # inside the model: the embedding rate apart from reading attachments
 
+    @property
+    def stopping(self) -> bool:
+        """Whether :meth:`stop` was called."""
+        return self._stopping
+
     def stop(self) -> None:
         self._stopping = True
         if self._extractor is not None:
@@ -228,10 +234,9 @@ class Indexer:
         self.store.catalog.replace_file(record, records, note)
         new = {c.id: c.content_hash for c in records}
         stale = [cid for cid, content in old.items() if new.get(cid) != content]
-        if stale and self.store.dense is not None:
+        if stale:
             self.pause()
-            with self.store.lock:
-                self.store.dense.remove(stale)
+            self.store.remove_vectors(stale)
         return FileReport(vault_file.path, vault_file.kind, "indexed", None, len(records))
 
     def _record_failure(self, vault_file: VaultFile, reason: str, digest: str | None,
@@ -239,9 +244,8 @@ class Indexer:
         old_ids = [c.id for c in self.store.catalog.chunks_of(vault_file.path)]
         self.store.catalog.mark_file(vault_file.path, vault_file.kind, state, reason, digest,
                                      getattr(stat, "st_size", 0), getattr(stat, "st_mtime_ns", 0))
-        if old_ids and self.store.dense is not None:
-            with self.store.lock:
-                self.store.dense.remove(old_ids)
+        if old_ids:
+            self.store.remove_vectors(old_ids)
         return FileReport(vault_file.path, vault_file.kind, state, reason)
 
     def _store_attachment(self, vault_file: VaultFile, digest: str, result: AttachmentResult) -> FileReport:
@@ -264,9 +268,8 @@ class Indexer:
             old_ids = [c.id for c in self.store.catalog.chunks_of(path)]
             record = self.store.catalog.file(path)
             self.store.catalog.delete_files([path])
-            if old_ids and self.store.dense is not None:
-                with self.store.lock:
-                    self.store.dense.remove(old_ids)
+            if old_ids:
+                self.store.remove_vectors(old_ids)
             reports.append(FileReport(path, record.kind if record else "?", "deleted"))
         return reports
 

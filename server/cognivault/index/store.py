@@ -112,6 +112,7 @@ class IndexStore:
         self.lexical: LexicalIndex | None = None
         self._lexical_saved = -1  # the generation of the keyword index on disk
         self.dense: DenseIndex | None = None
+        self.multilingual: DenseIndex | None = None  # the second meaning side, when on (index/multilingual.py)
 
     # -- opening ----------------------------------------------------------
     def _open_catalog(self, writable: bool) -> Catalog:
@@ -240,6 +241,13 @@ class IndexStore:
         return self.folder / f"dense-{safe}.faiss"
 
     # -- derived index upkeep -------------------------------------------------
+    def remove_vectors(self, chunk_ids: list[str]) -> None:
+        """Forget the vectors of passages that changed or went, in every meaning side."""
+        with self.lock:
+            for side in (self.dense, self.multilingual):
+                if side is not None:
+                    side.remove(chunk_ids)
+
     def update_lexical(self, paths: set[str] | None = None, since: int | None = None) -> LexicalIndex:
         """Bring the keyword index up to date with the catalog, in place.
 
@@ -284,8 +292,9 @@ class IndexStore:
             return False
         self.update_lexical()
         with self.lock:
-            if self.dense is not None:
-                self.dense.reconcile(self.catalog)
+            for side in (self.dense, self.multilingual):
+                if side is not None:
+                    side.reconcile(self.catalog)
         return True
 
     def consistency(self) -> dict[str, object]:

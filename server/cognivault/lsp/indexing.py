@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PROGRESS_LABELS = {"read": "reading", "embed": "embedding", "finish": "finishing", "scan": "scanning"}
+PROGRESS_LABELS = {"read": "reading", "embed": "embedding", "finish": "finishing", "scan": "scanning",
+                   "multilingual": "embedding for German search"}
 
 
 class LspEvents(LiveEvents):
