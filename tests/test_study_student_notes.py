@@ -1224,3 +1224,55 @@ def test_items_under_a_heading_that_asks_and_a_students_bracketed_remark_are_no_
     assert not [back for _, _, back in spoken if "[" in back], spoken
     assert ("qa", "When to use: pipelines?", "`grep → filter → map` as chained generators.") in listed, listed
     assert not [front for _, front, _ in listed if "what is" in front], listed
+
+
+def test_a_transcripts_defined_terms_are_each_others_options_and_a_role_filled_by_a_name_is_no_term(
+        tmp_path: Path) -> None:
+    """A lecture with no headings defines its terms in one section: each is a wrong option for the others (it had
+    no quiz at all). "The key figure is Metternich, …" says who fills a role of nothing named: no "What is the key
+    figure?" card and no such option."""
+    note = """# Lecture 04 - Congress of Vienna (Transcript)
+
+[01:00] Okay, so the balance of power is the idea that no single state is strong enough to threaten all the others.
+
+[02:10] Legitimacy was the principle that the old dynasties had to be restored to their thrones.
+
+[03:30] Compensation was the rule that a power losing land got territory somewhere else in return.
+
+[04:00] The key figure is Metternich, the Austrian foreign minister, who chaired the congress.
+"""
+    with indexed_vault(tmp_path, {"History/Vienna.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "History/Vienna.md")[1])
+        questions = parse_quiz(generate(engine, "quiz", "History/Vienna.md")[1]).questions
+    assert ("qa", "What was legitimacy?", "The principle that the old dynasties had to be restored to their "
+                  "thrones.") in cards, cards
+    assert not [front for _, front, _ in cards if "key figure" in front], cards
+    asked = {q.question: {o.casefold() for o in q.options} for q in questions}
+    assert asked.get("Which term is described here: “The principle that the old dynasties had to be restored to "
+                     "their thrones”?") == {"legitimacy", "the balance of power", "compensation"}, asked
+    assert not [options for options in asked.values() if "the key figure" in options], asked
+
+
+def test_a_gap_after_a_copula_offers_only_what_stood_after_a_copula(tmp_path: Path) -> None:
+    """"A matrix $A$ is … if …" takes what a sentence says its subject is ("symmetric"), never a noun that stood
+    after an article ("kernel"): the key would stand out by its form."""
+    note = """# Matrices
+
+## Diagonalisation
+A matrix $A$ is **diagonalisable** if there is an invertible $S$ with $S^{-1} A S$ diagonal.
+
+## Symmetry
+A square matrix is **symmetric** if it equals its own transpose $A^T$ entry by entry.
+
+## Orthogonality
+A square matrix is **orthogonal** if its columns form an orthonormal basis of the space.
+
+## Kernel
+The set of all vectors mapped to zero is the **kernel** of the linear map $A$.
+"""
+    with indexed_vault(tmp_path, {"Math/Matrices.md": note}) as engine:
+        questions = parse_quiz(generate(engine, "quiz", "Math/Matrices.md")[1]).questions
+    after_is = {"diagonalisable", "symmetric", "orthogonal"}
+    asked = [q for q in questions if q.options[q.correct_index] in after_is]
+    assert asked, questions
+    assert all(set(q.options) <= after_is for q in asked), asked

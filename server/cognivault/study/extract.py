@@ -610,6 +610,20 @@ def _defines(definition: str, verb: str, german: bool, spoken: bool = False) -> 
                                                        and len(first) > 3)
 
 
+def _names_who(term: str, meaning: str, verb: str, german: bool) -> bool:
+    """"The key figure is Metternich, the Austrian foreign minister, …": a role with nothing it is of, filled by a
+    name, says who someone is; "What is the key figure?" asks about no term of the note (of what?). English only:
+    German capitalises every noun, so a name does not show."""
+    words = term.split()
+    first = meaning.split()[0].strip(",;") if meaning.split() else ""
+    return not german and verb in ("is", "was") and 2 <= len(words) <= 4 and words[0].casefold() == "the" \
+        and all(word.isalpha() and word.islower() and word not in _ROLE_QUALIFIERS for word in words[1:]) \
+        and first[:1].isupper() and first.isalpha() and not opens_definition(first.casefold(), verb, "en")
+
+
+_ROLE_QUALIFIERS = {"of", "for", "in", "on", "at", "to"}  # "the capital of France": the role says whose it is
+
+
 def mark_term(sentence: str, term: str) -> str:
     """The sentence with the first occurrence of ``term`` as a cloze ``==term==`` ("" when absent or in code)."""
     index = sentence.find(term)
@@ -904,6 +918,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 # "B–D is a minor third": an example worked through (no word in its "term")
                 if definition and _defines(meaning, definition.verb, german, spoken=talk) \
                         and not defines_by_condition(term, meaning, lang) \
+                        and not _names_who(term, meaning, definition.verb, german) \
                         and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning) \
                         and _WORDLIKE_RE.search(plain(term)):
                     add("definition", inline.restore(term), inline.restore(meaning),

@@ -53,7 +53,7 @@ from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
 from cognivault.vault.notewriter import update_note
-from cognivault.vault.reading import is_article, is_aspect, part_of, states_something
+from cognivault.vault.reading import is_article, is_aspect, is_copula, part_of, states_something
 
 if TYPE_CHECKING:
     from cognivault.study.progress import ProgressStore
@@ -246,8 +246,10 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
             continue  # "Gauß-Algorithmus: ==Zeilen vertauschen==, …": the list's other such gaps, never "Kern"
         if other.kind not in kinds or other.names_its_note or _names_an_aspect(other) \
                 or _phrase_among_terms(fact, other) or (not listed_gap and same_section and fact.kind not in (
-                    "row", "item", "heading", "step", "faq", "vocab", "formula")):
-            continue  # a table's rows, a list's items: each other's; a sentence's other terms may fit its gap
+                    "row", "item", "heading", "step", "faq", "vocab", "formula")
+                    and not (fact.kind in _DEFINED and other.kind in _DEFINED)):
+            continue  # a table's rows, a list's items: each other's; a sentence's other terms may fit its gap (the
+            #           terms a section defines each in a sentence of its own are each other's: a transcript's)
         if same_note and fact.kind in _DESCRIBED and other.kind in _DESCRIBED and _related(fact, other):
             continue  # "Konjugation" beside "horizontaler Gentransfer", the section it is one of: both are right
         if fact.kind in ("definition", "called") and other.kind == "item" and _a_stage(other):
@@ -298,11 +300,16 @@ def _case_ending(fact: Fact, answer: str) -> tuple[str, bool]:
     return "", False
 
 
+_COPULA = "\ue007"  # any copula before a gap: the same place for what fills it
+
+
 def _article_before(fact: Fact) -> str:
-    """The article right before a cloze's gap ("a", "the", "den"), casefolded; "" when another word stands there."""
+    """The article right before a cloze's gap ("a", "the", "den"), casefolded, or a copula (``_COPULA``: "A matrix is
+    ==diagonalisable== if …" takes what a sentence says its subject is, never "eigenvector" that stood after "an");
+    "" when another word stands there."""
     before = fact.cloze.split(f"=={fact.term}==", 1)[0].split()
     word = before[-1] if before else ""
-    return word.casefold() if is_article(word, fact.lang) else ""
+    return word.casefold() if is_article(word, fact.lang) else _COPULA if is_copula(word) else ""
 
 
 def _fits_case(option: str, ending: str, adjective: bool) -> bool:
@@ -320,7 +327,8 @@ def _placed_at(fact: Fact) -> str:
     return f"{place}: " if place and fact.cloze.startswith(f"{place}: ") else ""
 
 
-_DESCRIBED = ("item", "definition", "called", "bold", "code")  # kinds whose fact is a term and what the note says of it
+_DEFINED = ("definition", "called")
+_DESCRIBED = ("item", *_DEFINED, "bold", "code")  # kinds whose fact is a term and what the note says of it
 
 
 def _related(fact: Fact, other: Fact) -> bool:

@@ -747,6 +747,11 @@ _ALL_ARTICLES = frozenset(article for words in WORDS.values() for article in wor
 _ALL_COPULAS = frozenset(copula for words in WORDS.values() for copula in words.copulas)
 
 
+def is_copula(word: str) -> bool:
+    """Whether ``word`` is a copula of any language ("is", "sind"): what follows it is said of its subject."""
+    return word.casefold() in _ALL_COPULAS
+
+
 def states_something(phrase: str) -> bool:
     """A phrase holding a copula ("assuming H₀ is true", "is not", "ist leer"): a clause, not a term that could fill
     a term's place in a sentence (a code span's words are code)."""
