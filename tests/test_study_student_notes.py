@@ -1276,3 +1276,19 @@ The set of all vectors mapped to zero is the **kernel** of the linear map $A$.
     asked = [q for q in questions if q.options[q.correct_index] in after_is]
     assert asked, questions
     assert all(set(q.options) <= after_is for q in asked), asked
+
+
+def test_a_back_opening_with_a_word_whose_case_is_its_own_keeps_it(tmp_path: Path) -> None:
+    note = """# Acids and bases
+
+## pH
+- neutral: pH = 7 at 25 °C, neither acidic nor basic
+- messenger: mRNA carries the code from the nucleus to the ribosome
+- Enzyminduktion: z.B. Rifampicin induziert CYP3A4 → andere Stoffe werden schneller abgebaut
+"""
+    with indexed_vault(tmp_path, {"Chem/Acids.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Chem/Acids.md")[1])
+    backs = [back for _, _, back in cards]
+    assert "pH = 7 at 25 °C, neither acidic nor basic." in backs, cards  # never "PH = 7 …"
+    assert "MRNA carries the code from the nucleus to the ribosome." not in backs, cards
+    assert "Z.B. Rifampicin induziert CYP3A4 → andere Stoffe werden schneller abgebaut." in backs, cards  # no name

@@ -331,7 +331,9 @@ def _finish(text: str) -> str:
     text = text.strip().rstrip(",;:")
     if not text:
         return text
-    if text[0].islower() and not text.startswith("\ue000"):
+    first = text.split()[0]
+    own_case = "." not in first and any(ch.isupper() for ch in first[1:])  # "pH = 7", "mRNA …"; "z.B." is no name
+    if text[0].islower() and not text.startswith("\ue000") and not own_case:
         text = text[0].upper() + text[1:]
     ended = text.rstrip("\"“”„'’»«")  # a quotation ends at its own full stop: '"… into the past."'
     return text if ended[-1:] in tuple(".!?)`…$") or text.endswith("\ue001") else text + "."
