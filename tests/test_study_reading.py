@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from cognivault.vault.reading import (
+    asks,
     atom_spans,
     called_in,
+    condition_start,
     course_aside_start,
+    defines_by_condition,
     definition_in,
     definition_subject,
+    ends_open,
     inside_atom,
     is_aspect,
     is_bookkeeping_line,
@@ -17,7 +21,9 @@ from cognivault.vault.reading import (
     is_tag_line,
     note_shape,
     opens_definition,
+    part_of,
     question_tail,
+    without_bracketed_remarks,
     without_timestamps,
 )
 
@@ -162,3 +168,48 @@ def test_a_label_of_criticism_errors_or_a_check_is_no_term_to_define() -> None:
     assert all(is_aspect(label) for label in ("Kritik", "errors", "Limitations", "Gegenbeispiel", "counterexample"))
     # "Check: both eigenvectors are orthogonal": the student checking a worked example, nothing to ask
     assert is_label("Check") and not is_aspect("Check")
+
+
+def test_a_condition_after_the_verb_makes_the_sentence_define_what_follows_the_verb() -> None:
+    # "A vector … is called an eigenvector of A if …": the eigenvector is defined, not the vector
+    assert defines_by_condition(r"A vector $\vec{v} \neq \vec{0}$", r"an eigenvector of $A$ if $A\vec{v} = "
+                                r"\lambda \vec{v}$", "en")
+    assert defines_by_condition("Ein Vektor $v \\neq 0$", "ein Eigenvektor von $f$, wenn $f(v) = \\lambda v$", "de")
+    # a subject that is one thing, or no condition: a definition of the subject
+    assert not defines_by_condition("Bioavailability", "the fraction of a dose that reaches the blood if given "
+                                    "orally", "en")
+    assert not defines_by_condition("A plasmid", "a small ring of DNA beside the chromosome", "en")
+    # a condition inside the description: part of what the subject is
+    assert not defines_by_condition("A buffer", "a solution that keeps its pH nearly constant when a little acid is "
+                                    "added", "en")
+    assert condition_start("linear, wenn $f(u + v) = f(u) + f(v)$", "de") == 7
+    assert condition_start("a set of vectors that spans $V$", "en") is None
+
+
+def test_a_text_ending_on_a_word_no_sentence_ends_on_was_cut() -> None:
+    assert ends_open(r"An eigenvector of $A$ if.", "en") and ends_open("Bis zu dem Zeitpunkt, wenn.", "de")
+    assert ends_open("The set of all vectors of the", "en")
+    assert not ends_open(r"The roots of $\chi_A$", "en")
+    # German ends on a verb's particle, English on no article
+    assert not ends_open("Obsidian zeigt die Datei an.", "de") and not ends_open("Gib den Befehl ein.", "de")
+    assert ends_open("It is an", "en")
+
+
+def test_an_option_that_says_part_of_another_is_no_option_beside_it() -> None:
+    assert part_of("`.then()`", "`.then/.catch/.finally`") and part_of("Ein Plasmid", "F-Plasmid")
+    assert part_of(r"A root of $\chi_A$", r"how often $\lambda$ is a root of $\chi_A$")
+    # each names more than the other, or the same words in another order: different answers
+    assert not part_of("F-Plasmid", "R-Plasmid") and not part_of("Lag-Phase", "Log-Phase")
+    assert not part_of("C–E–G", "C–E♭–G") and not part_of("major 3rd + minor 3rd", "minor 3rd + major 3rd")
+    assert not part_of("c – a", "c – h") and not part_of("eigenvector", "eigenvalue")
+
+
+def test_a_students_bracketed_remark_and_a_heading_that_asks() -> None:
+    said = "Metternich chaired the congress. [→ he will ask about Metternich in the exam!]"
+    assert without_bracketed_remarks(said) == "Metternich chaired the congress."
+    said = "signed in 1815. [I think this is different from the Quadruple Alliance?] It was meant to …"
+    assert without_bracketed_remarks(said) == "signed in 1815. It was meant to …"
+    kept = "- [x] done, see [[Vienna]] and [the map](map.png); the interval [0, 1] and [Hinweis] stay"
+    assert without_bracketed_remarks(kept) == kept
+    assert asks("When to use") and asks("Wozu Plasmide?") and asks("Why Britain first?")
+    assert not asks("Definitions") and not asks("Whenever it rains")

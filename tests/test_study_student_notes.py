@@ -14,6 +14,7 @@ from cognivault.study.list_wording import item_question
 from cognivault.study.quiz import parse_quiz
 from cognivault.study.sources import GenerationError, Source, StudyRequest, gather_sources
 from cognivault.study.validate import question_problems
+from cognivault.vault.reading import part_of
 from test_study_extractive import cards_of, generate, indexed_vault
 
 HUB = """---
@@ -1060,3 +1061,234 @@ Open a link in a new tab while holding `Ctrl` and clicking the link itself.
         _, quiz = generate(engine, "quiz", "Help/Editor keys.md")
     keys = [question for question in parse_quiz(quiz).questions if question.options[question.correct_index] == "`/`"]
     assert keys and len(keys[0].options) >= 3, quiz  # "the … key" takes `#`, `---`: the article is the key's
+
+
+EIGEN = r"""# Eigenvalues
+
+## Definitions
+A vector $\vec{v} \neq \vec{0}$ is called an **eigenvector** of $A$ if $A\vec{v} = \lambda \vec{v}$ for some scalar $\lambda$.
+- **algebraic multiplicity**: how often $\lambda$ is a root of $\chi_A$
+- **geometric multiplicity**: the dimension of the eigenspace of $\lambda$
+- **eigenvalue**: a root of $\chi_A$
+
+## Computing eigenvalues
+1. Set up $A - \lambda I$
+2. Compute $\chi_A(\lambda) = \det(A - \lambda I)$
+3. Find the roots of $\chi_A$ → these are the eigenvalues
+4. For each root solve $(A - \lambda I)\vec{v} = \vec{0}$
+"""  # noqa: E501 - a note's definition line, as a note has it
+
+ABBILDUNGEN = r"""# Lineare Abbildungen
+
+## Definitionen
+Ein Vektor $v \neq 0$ ist ein Eigenvektor von $f$, wenn $f(v) = \lambda v$ für ein $\lambda \in K$ gilt.
+Eine Abbildung $f: V \to W$ heißt **linear**, wenn $f(u + v) = f(u) + f(v)$ gilt.
+Der **Kern** von $f$ ist die Menge aller $v$ mit $f(v) = 0$.
+
+## Gauß-Algorithmus
+1. ==Zeilen vertauschen==, sodass oben links kein Nulleintrag steht
+2. ==Vielfache einer Zeile addieren==, bis unter dem Pivot nur Nullen stehen
+3. ==Rückwärts einsetzen==, bis alle Unbekannten bestimmt sind
+"""  # noqa: E501 - a note's definition line, as a note has it
+
+
+def test_a_condition_after_the_verb_defines_the_word_before_it_not_the_subject(tmp_path: Path) -> None:
+    """"A vector v≠0 is called an eigenvector of A if …", "Ein Vektor … ist ein Eigenvektor von f, wenn …" define the
+    eigenvector: no card asks what a vector is or is called, the gap on the defined word stays (issue 25, fresh
+    notes: "Definition: what is a vector v≠0?::An eigenvector of A … if.")."""
+    with indexed_vault(tmp_path, {"Math/Eigenvalues.md": EIGEN, "Mathe/Abbildungen.md": ABBILDUNGEN}) as engine:
+        english = cards_of(generate(engine, "flashcards", "Math/Eigenvalues.md")[1])
+        german = cards_of(generate(engine, "flashcards", "Mathe/Abbildungen.md")[1])
+    fronts = [front for _, front, _ in english + german]
+    assert not [front for front in fronts if "vector" in front.casefold() and front.endswith("?")], fronts
+    assert ("cloze", r"A vector $\vec{v} \neq \vec{0}$ is called an ==eigenvector== of $A$ if $A\vec{v} = \lambda "
+                     r"\vec{v}$ for some scalar $\lambda$.", "") in english, english
+    assert ("qa", "Definitionen: Was ist der Kern von $f$?", "Die Menge aller $v$ mit $f(v) = 0$") in german, german
+    assert not [back for _, _, back in english + german if back.rstrip(".").endswith((" if", " wenn"))]
+
+
+def test_a_list_asked_whole_is_not_asked_again_by_its_gaps_steps_or_formulas(tmp_path: Path) -> None:
+    """A numbered list asked whole ("which steps, in order?") has no cloze on its items beside it, a numbered step
+    "Set up $A - \\lambda I$" is no formula named "Set up", and a numbered list of mechanisms is no sequence: no
+    "what comes right after" card beside its items' cards."""
+    bacteria = """# Bakteriengenetik
+
+## Horizontaler Gentransfer
+Gene werden auch zwischen Zellen übertragen, die nicht Eltern und Nachkommen sind.
+Drei Mechanismen:
+1. **Transformation**: Aufnahme freier DNA aus der Umgebung
+2. **Transduktion**: Übertragung von DNA durch Bakteriophagen
+3. **Konjugation**: Übertragung eines Plasmids über einen Sexpilus
+"""
+    notes = {"Math/Eigenvalues.md": EIGEN, "Mathe/Abbildungen.md": ABBILDUNGEN, "Bio/Bakterien.md": bacteria}
+    with indexed_vault(tmp_path, notes) as engine:
+        cards = {note: cards_of(generate(engine, "flashcards", note)[1]) for note in notes}
+    german = cards["Mathe/Abbildungen.md"]
+    assert [front for _, front, _ in german if front.endswith("Welche Schritte, in welcher Reihenfolge?")], german
+    assert not [front for kind, front, _ in german if kind == "cloze" and "Gauß-Algorithmus" in front], german
+    english = [front for _, front, _ in cards["Math/Eigenvalues.md"]]
+    assert not [front for front in english if "Set up" in front or "Compute:" in front], english
+    assert "“Eigenvalues” › “Computing eigenvalues”: which steps, in order?" in english, english
+    fronts = [front for _, front, _ in cards["Bio/Bakterien.md"]]
+    assert "Horizontaler Gentransfer: Was bedeutet „Transduktion“?" in fronts, fronts
+    assert not [front for front in fronts if "Was kommt direkt nach" in front], fronts
+
+
+def test_a_gap_a_definition_card_answers_already_is_no_cloze(tmp_path: Path) -> None:
+    note = """# Python generators
+
+A **generator function** is a function that contains `yield`; calling it returns a generator object instead.
+`next(gen)` runs the body of the generator until the next `yield` and returns its value.
+"""
+    with indexed_vault(tmp_path, {"Python/Generators.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Python/Generators.md")[1])
+    assert ("qa", "What is a generator function?", "A function that contains `yield`") in cards, cards
+    assert not [front for kind, front, _ in cards if kind == "cloze" and "==`yield`==" in front], cards
+
+
+def test_no_wrong_option_says_part_of_the_key_or_names_the_section_the_key_is_one_of(tmp_path: Path) -> None:
+    """"`.then()`" beside "`.then/.catch/.finally`", "Ein Plasmid" beside "F-Plasmid", "A root of χ_A" beside "how
+    often λ is a root of χ_A": one says part of the other, both may be right; "horizontaler Gentransfer" beside
+    "Konjugation", listed under it, is right too. A gap in a list item takes the list's other gaps, never a term of
+    another section ("Kern" for "Zeilen vertauschen")."""
+    promises = """# JS Promises
+
+## Consuming promises
+Use `.then/.catch/.finally` to register callbacks for the value, for errors and for both cases.
+
+## Chaining
+Calling `.then()` on a promise returns a new promise, so calls can be chained one after another.
+
+## async / await
+The `await` keyword pauses the async function until the promise settles.
+An `async` function always returns a promise, even when its body returns a plain value.
+"""
+    bacteria = """# Bakteriengenetik
+
+## Horizontaler Gentransfer
+- **Transformation**: Aufnahme freier DNA aus der Umgebung
+- **Transduktion**: Übertragung von DNA durch Bakteriophagen
+- **Konjugation**: Übertragung eines Plasmids über einen Sexpilus
+
+## Plasmide
+- **Ein Plasmid**: ein kleines, ringförmiges DNA-Molekül neben dem Chromosom
+- **F-Plasmid**: trägt die Gene für den Sexpilus
+- **R-Plasmid**: trägt Resistenzgene gegen Antibiotika
+
+## Begriffe
+Der **horizontale Gentransfer** ist die Übertragung von Genen zwischen Zellen, die nicht verwandt sind.
+Ein **Operon** ist eine Gruppe von Genen, die von einem Promotor aus gemeinsam abgelesen werden.
+"""
+    notes = {"Web/Promises.md": promises, "Bio/Bakterien.md": bacteria, "Math/Eigenvalues.md": EIGEN,
+             "Mathe/Abbildungen.md": ABBILDUNGEN}
+    quizzes = {}
+    with indexed_vault(tmp_path, notes) as engine:
+        for note in notes:
+            try:
+                quizzes[note] = parse_quiz(generate(engine, "quiz", note)[1]).questions
+            except GenerationError:
+                quizzes[note] = []  # fewer options or no question rather than a bad one
+    assert quizzes["Web/Promises.md"] and quizzes["Bio/Bakterien.md"], quizzes
+    for questions in quizzes.values():
+        for question in questions:
+            pairs = [(a, b) for a in question.options for b in question.options if a != b]
+            assert not [pair for pair in pairs if part_of(*pair)], question
+            assert not {"Konjugation", "horizontale Gentransfer"} <= set(question.options), question
+    gaps = [q for q in quizzes["Mathe/Abbildungen.md"] if "Gauß-Algorithmus" in q.question]
+    for question in gaps:
+        assert set(question.options) <= {"Zeilen vertauschen", "Vielfache einer Zeile addieren",
+                                         "Rückwärts einsetzen"}, question
+
+
+def test_items_under_a_heading_that_asks_and_a_students_bracketed_remark_are_no_terms_and_no_answer(
+        tmp_path: Path) -> None:
+    note = """# Lecture 04 - Congress of Vienna (Transcript)
+
+[03:30] So the Concert of Europe is the system of regular congresses by which the great powers managed European affairs after 1815. [→ he will ask about this in the exam!]
+
+[06:00] The balance of power is basically the idea that no state is strong enough to threaten all the others. [I think this is from Hume?]
+"""  # noqa: E501 - a transcript's paragraphs, as a note has them
+    generators = """# Generators
+
+## When to use
+- pipelines: `grep → filter → map` as chained generators
+- large files: read a log file line by line without loading it
+"""
+    with indexed_vault(tmp_path, {"History/Vienna.md": note, "Python/Generators.md": generators}) as engine:
+        spoken = cards_of(generate(engine, "flashcards", "History/Vienna.md")[1])
+        listed = cards_of(generate(engine, "flashcards", "Python/Generators.md")[1])
+    assert ("qa", "What is the Concert of Europe?", "The system of regular congresses by which the great powers "
+                  "managed European affairs after 1815.") in spoken, spoken
+    assert ("qa", "What is the balance of power?", "The idea that no state is strong enough to threaten all the "
+                  "others.") in spoken, spoken
+    assert not [back for _, _, back in spoken if "[" in back], spoken
+    assert ("qa", "When to use: pipelines?", "`grep → filter → map` as chained generators.") in listed, listed
+    assert not [front for _, front, _ in listed if "what is" in front], listed
+
+
+def test_a_transcripts_defined_terms_are_each_others_options_and_a_role_filled_by_a_name_is_no_term(
+        tmp_path: Path) -> None:
+    """A lecture with no headings defines its terms in one section: each is a wrong option for the others (it had
+    no quiz at all). "The key figure is Metternich, …" says who fills a role of nothing named: no "What is the key
+    figure?" card and no such option."""
+    note = """# Lecture 04 - Congress of Vienna (Transcript)
+
+[01:00] Okay, so the balance of power is the idea that no single state is strong enough to threaten all the others.
+
+[02:10] Legitimacy was the principle that the old dynasties had to be restored to their thrones.
+
+[03:30] Compensation was the rule that a power losing land got territory somewhere else in return.
+
+[04:00] The key figure is Metternich, the Austrian foreign minister, who chaired the congress.
+"""
+    with indexed_vault(tmp_path, {"History/Vienna.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "History/Vienna.md")[1])
+        questions = parse_quiz(generate(engine, "quiz", "History/Vienna.md")[1]).questions
+    assert ("qa", "What was legitimacy?", "The principle that the old dynasties had to be restored to their "
+                  "thrones.") in cards, cards
+    assert not [front for _, front, _ in cards if "key figure" in front], cards
+    asked = {q.question: {o.casefold() for o in q.options} for q in questions}
+    assert asked.get("Which term is described here: “The principle that the old dynasties had to be restored to "
+                     "their thrones”?") == {"legitimacy", "the balance of power", "compensation"}, asked
+    assert not [options for options in asked.values() if "the key figure" in options], asked
+
+
+def test_a_gap_after_a_copula_offers_only_what_stood_after_a_copula(tmp_path: Path) -> None:
+    """"A matrix $A$ is … if …" takes what a sentence says its subject is ("symmetric"), never a noun that stood
+    after an article ("kernel"): the key would stand out by its form."""
+    note = """# Matrices
+
+## Diagonalisation
+A matrix $A$ is **diagonalisable** if there is an invertible $S$ with $S^{-1} A S$ diagonal.
+
+## Symmetry
+A square matrix is **symmetric** if it equals its own transpose $A^T$ entry by entry.
+
+## Orthogonality
+A square matrix is **orthogonal** if its columns form an orthonormal basis of the space.
+
+## Kernel
+The set of all vectors mapped to zero is the **kernel** of the linear map $A$.
+"""
+    with indexed_vault(tmp_path, {"Math/Matrices.md": note}) as engine:
+        questions = parse_quiz(generate(engine, "quiz", "Math/Matrices.md")[1]).questions
+    after_is = {"diagonalisable", "symmetric", "orthogonal"}
+    asked = [q for q in questions if q.options[q.correct_index] in after_is]
+    assert asked, questions
+    assert all(set(q.options) <= after_is for q in asked), asked
+
+
+def test_a_back_opening_with_a_word_whose_case_is_its_own_keeps_it(tmp_path: Path) -> None:
+    note = """# Acids and bases
+
+## pH
+- neutral: pH = 7 at 25 °C, neither acidic nor basic
+- messenger: mRNA carries the code from the nucleus to the ribosome
+- Enzyminduktion: z.B. Rifampicin induziert CYP3A4 → andere Stoffe werden schneller abgebaut
+"""
+    with indexed_vault(tmp_path, {"Chem/Acids.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Chem/Acids.md")[1])
+    backs = [back for _, _, back in cards]
+    assert "pH = 7 at 25 °C, neither acidic nor basic." in backs, cards  # never "PH = 7 …"
+    assert "MRNA carries the code from the nucleus to the ribosome." not in backs, cards
+    assert "Z.B. Rifampicin induziert CYP3A4 → andere Stoffe werden schneller abgebaut." in backs, cards  # no name

@@ -85,8 +85,10 @@ from cognivault.vault.reading import (
     called_in,
     chatter_start,
     course_aside_start,
+    defines_by_condition,
     definition_in,
     definition_list,
+    ends_open,
     formula_word,
     is_aspect,
     is_bookkeeping_line,
@@ -103,6 +105,7 @@ from cognivault.vault.reading import (
     question_tail,
     states_a_rule,
     vocabulary,
+    without_bracketed_remarks,
     without_course_remarks,
     without_fillers,
 )
@@ -328,7 +331,9 @@ def _finish(text: str) -> str:
     text = text.strip().rstrip(",;:")
     if not text:
         return text
-    if text[0].islower() and not text.startswith("\ue000"):
+    first = text.split()[0]
+    own_case = "." not in first and any(ch.isupper() for ch in first[1:])  # "pH = 7", "mRNA …"; "z.B." is no name
+    if text[0].islower() and not text.startswith("\ue000") and not own_case:
         text = text[0].upper() + text[1:]
     ended = text.rstrip("\"“”„'’»«")  # a quotation ends at its own full stop: '"… into the past."'
     return text if ended[-1:] in tuple(".!?)`…$") or text.endswith("\ue001") else text + "."
@@ -607,6 +612,20 @@ def _defines(definition: str, verb: str, german: bool, spoken: bool = False) -> 
                                                        and len(first) > 3)
 
 
+def _names_who(term: str, meaning: str, verb: str, german: bool) -> bool:
+    """"The key figure is Metternich, the Austrian foreign minister, …": a role with nothing it is of, filled by a
+    name, says who someone is; "What is the key figure?" asks about no term of the note (of what?). English only:
+    German capitalises every noun, so a name does not show."""
+    words = term.split()
+    first = meaning.split()[0].strip(",;") if meaning.split() else ""
+    return not german and verb in ("is", "was") and 2 <= len(words) <= 4 and words[0].casefold() == "the" \
+        and all(word.isalpha() and word.islower() and word not in _ROLE_QUALIFIERS for word in words[1:]) \
+        and first[:1].isupper() and first.isalpha() and not opens_definition(first.casefold(), verb, "en")
+
+
+_ROLE_QUALIFIERS = {"of", "for", "in", "on", "at", "to"}  # "the capital of France": the role says whose it is
+
+
 def mark_term(sentence: str, term: str) -> str:
     """The sentence with the first occurrence of ``term`` as a cloze ``==term==`` ("" when absent or in code)."""
     index = sentence.find(term)
@@ -693,6 +712,9 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         sentence = _finish(sentence)
         if GAP in term + definition + sentence:
             return  # an embed or raw HTML stood there: the text is not what Obsidian shows
+        if kind not in _VERBATIM_KINDS and kind != "step" \
+                and (ends_open(definition, lang) or ends_open(sentence, lang)):
+            return  # "… an eigenvector of $A$ if.": cut mid-clause, it says something else
         if kind in ("code", "example"):
             if len(term) > 80 or "==" in term or "::" in term:
                 return
@@ -780,9 +802,10 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         if entries:
             continue
         inline = read_inline(block.content)
-        text = inline.text
+        text = without_bracketed_remarks(inline.text)  # "… chaired the congress. [→ he will ask about it in the exam!]"
         formula = _FORMULA_ITEM_RE.match(text)
-        if formula and is_formula(inline.restore(formula.group("formula"))) \
+        if formula and (":" in text[formula.end("term"):formula.start("formula")] or not block.ordered) \
+                and is_formula(inline.restore(formula.group("formula"))) \
                 and _names_a_formula(formula.group("term")):  # "spring: $$E = …$$"
             add("formula", inline.restore(formula.group("term")), inline.restore(formula.group("formula")),
                 inline.restore(text), "", block.heading)
@@ -878,7 +901,9 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if "?" in sentence or _UNFINISHED_RE.search(sentence) or GAP in sentence:
                 continue
             called = called_in(sentence.rstrip("."), "de" if german else "en")
-            if called:
+            if called and defines_by_condition(called.meaning, called.term, lang):
+                pass  # "A vector … is called an **eigenvector** of $A$ if …": its cloze asks it, no "called" card
+            elif called:
                 term = _short_term(called.term)
                 add("called", inline.restore(term), inline.restore(called.meaning), inline.restore(sentence),
                     called.verb, block.heading)
@@ -894,6 +919,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 term = _TERM_REMARK_RE.sub("", definition.term) if definition else ""
                 # "B–D is a minor third": an example worked through (no word in its "term")
                 if definition and _defines(meaning, definition.verb, german, spoken=talk) \
+                        and not defines_by_condition(term, meaning, lang) \
+                        and not _names_who(term, meaning, definition.verb, german) \
                         and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning) \
                         and _WORDLIKE_RE.search(plain(term)):
                     add("definition", inline.restore(term), inline.restore(meaning),
@@ -934,8 +961,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             lists.setdefault((block.heading, block.lead), []).append(  # "" for a step that goes on below it
                 inline.restore(inline.text).rstrip(".") if whole else "")
     for (heading, lead), in_order in lists.items():
-        if unordered_kind(heading, german):
-            continue  # "Methods of price control" numbered: no method comes "after" another
+        if unordered_kind(heading, german) or unordered_kind(_named_kind(lead), german):
+            continue  # "Methods of price control", "Drei Mechanismen:" numbered: no method comes "after" another
         if len(in_order) >= 3 and all(in_order) and all(len(plain(step)) <= 120 for step in in_order):
             for before, step in zip(["", *in_order[:-1]], in_order, strict=True):  # each with the one before it
                 if (before or step).rstrip().endswith(_ARROWS) or step.rstrip().endswith(_ARROWS):
@@ -998,6 +1025,7 @@ MAX_SECTION_TERM_WORDS = 4
 # the kinds whose definition is the note's own description of a term (not a question's answer, a step or a formula)
 _INITIAL_RE = re.compile(r"\*\*[^\W\d_]{1,2}\*\*[^\W\d_]")  # "**A**ction": the letter a mnemonic spells
 _LEANING_KINDS = frozenset({"item", "bold", "definition", "called", "row", "record", "label"})
+_VERBATIM_KINDS = frozenset({"code", "example", "row", "record", "vocab", "formula"})  # cells and atoms as written
 
 
 def _names_its_section(sentence: str, heading: str) -> str | None:
@@ -1027,6 +1055,18 @@ _ASPECT_LINE_RE = re.compile(r"^(?P<term>(?:\*\*)?[^\s:*]{2,30}(?:\*\*)?):\s+(?P
 # "2nd half of 2024: Hungary → 1st half of 2025: Poland → …": a chain of labelled entries, not one term's description
 _CHAINED_RE = re.compile(r"(?:→|->|;)[^→;:()]{1,40}:\s")  # "→ DoS (defence: SYN cookies)" labels no entry
 _ARROWS = ("→", "->", "⇒", "=>", "←", "↔")
+
+
+def _named_kind(lead: str) -> str:
+    """What the line introducing a list names its items, without its count ("Drei Mechanismen:" → "Mechanismen");
+    "" when that line is a sentence, not a label."""
+    last = plain(read_inline(lead.strip().rsplit("\n", 1)[-1]).text).strip()
+    if not last.endswith(":"):
+        return ""
+    words = last.rstrip(":").split()
+    if words and (words[0].isdigit() or words[0].casefold() in _COUNTS):
+        words = words[1:]
+    return " ".join(words) if len(words) <= MAX_FRAME_WORDS else ""
 
 
 def _names_a_formula(term: str) -> bool:

@@ -193,8 +193,9 @@ def _item_key(text: str) -> str:
 
 
 def once_per_list(facts: list[Fact]) -> tuple[list[Fact], set[int]]:
-    """A list asked whole ("which steps, in order?") or its items one by one, not both: where at least half of its
-    items have a card asking what the item means ("Was bedeutet „Kettenstart“?", "prüfen?"), the whole goes.
+    """A list asked whole ("which steps, in order?") or its items one by one, not both (its items' clozes go): where
+    at least half of its items have a card asking what the item means ("Was bedeutet „Kettenstart“?", "prüfen?"),
+    the whole goes.
     Where every item is asked back by its name ("Welche Art ist gemeint: …?" beside "Nenne die 4 Arten"), those
     cards go: the whole card holds each of their facts, and is taken with the list items it stands for (returned:
     the facts kept, the ids of such whole lists)."""
@@ -214,7 +215,19 @@ def once_per_list(facts: list[Fact]) -> tuple[list[Fact], set[int]]:
             standing_in.add(id(fact))
         elif 2 * len(asked) >= len(fact.list_items) and not backwards:
             dropped.add(id(fact))
+    # a list asked whole holds its items' clozes ("Gauß-Algorithmus: ==Zeilen vertauschen==, …" beside "which steps, in
+    # order?"): they ask again what its card asks
+    whole = {_item_key(listed) for fact in facts if fact.kind in ("heading", "label") and id(fact) not in dropped
+             and question_for(fact) for listed in fact.list_items}
+    dropped.update(id(fact) for fact in facts if fact.kind in CLOZE_KINDS and fact.listed
+                   and _sentence_key(fact) in whole)
     return [fact for fact in facts if id(fact) not in dropped], standing_in
+
+
+def _sentence_key(fact: Fact) -> str:
+    """The note's sentence a fact was read from, as a cloze and a definition card on it both hold it."""
+    place = cloze_place(fact) if fact.kind in CLOZE_KINDS else ""
+    return _item_key(fact.sentence.removeprefix(f"{place}: ") if place else fact.sentence)
 
 
 def _aspect_key(fact: Fact, card: Flashcard) -> str:
@@ -251,6 +264,7 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     seen: set[str] = set()
     said: dict[str, set[str]] = {}  # per passage: the stems its cards already show, front and back
     stated: list[set[str]] = []  # each card's stems, front and back, for a short item the note states again
+    answered: dict[str, list[str]] = {}  # per sentence a definition card asks on: its answers
     structured = ("item", "row", "record", "definition", "called", "faq", "vocab", "formula", "task")
     for kinds in (structured, ("bold", "code"), ("heading", "label"), ("step",)):
         # a whole list standing in for its items' cards is taken with the items
@@ -289,11 +303,17 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
             restated = fact.kind == "item" and 1 <= len(answer) <= MAX_RESTATED and len(asked) >= 2 \
                 and (len(answer) >= 2 or not is_aspect(plain(fact.term))) \
                 and all(len(stem) >= 3 for stem in answer) and any(asked <= card for card in stated)
-            if keys & seen or repeats or restated:
+            # "A generator function is a function that contains ==`yield`==; …" beside "What is a generator
+            # function?::A function that contains `yield`": the gap is what the sentence's card answers already
+            gap_answered = card.kind == "cloze" and any(
+                plain(fact.term).casefold() in back for back in answered.get(_sentence_key(fact), []))
+            if keys & seen or repeats or restated or gap_answered:
                 continue  # the same fact again, or one the passage's cards already state
             seen |= keys
             shown |= stems_of(" ".join(sides), fact.lang)
             stated.append(stems_of(" ".join(sides), fact.lang))
+            if fact.kind in ("definition", "called"):
+                answered.setdefault(_sentence_key(fact), []).append(plain(card.back).casefold())
             cards.append(card)
     return cards
 

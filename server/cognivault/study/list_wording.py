@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cognivault.vault.reading import formula_word, is_aspect, math_spans
+from cognivault.vault.reading import asks, formula_word, is_aspect, math_spans
 
 # a heading's first word (plural) -> one of them (English)
 _ENGLISH_KINDS = {
@@ -31,7 +31,8 @@ _ENGLISH_KINDS = {
     "crises": "crisis", "symptoms": "symptom", "types": "type", "kinds": "kind", "forms": "form",
     "phases": "phase", "stages": "stage", "steps": "step", "characters": "character", "people": "person",
     "figures": "figure", "themes": "theme", "motifs": "motif", "symbols": "symbol", "commands": "command",
-    "clauses": "clause", "operators": "operator", "keywords": "keyword", "artists": "artist", "painters": "painter",
+    "clauses": "clause", "operators": "operator", "keywords": "keyword", "mechanisms": "mechanism",
+    "artists": "artist", "painters": "painter",
     "composers": "composer", "authors": "author", "writers": "writer", "philosophers": "philosopher",
     "scientists": "scientist", "inventors": "inventor", "rulers": "ruler",
 }
@@ -49,6 +50,7 @@ _GERMAN_KINDS = {
     "schritte": ("Schritt", "Welcher"), "personen": ("Person", "Welche"), "figuren": ("Figur", "Welche"),
     "themen": ("Thema", "Welches"), "motive": ("Motiv", "Welches"), "symbole": ("Symbol", "Welches"),
     "befehle": ("Befehl", "Welcher"), "operatoren": ("Operator", "Welcher"),
+    "mechanismen": ("Mechanismus", "Welcher"),
     "einschränkungen": ("Einschränkung", "Welche"), "herausforderungen": ("Herausforderung", "Welche"),
     "künstler": ("Künstler", "Welcher"), "maler": ("Maler", "Welcher"), "komponisten": ("Komponist", "Welcher"),
     "autoren": ("Autor", "Welcher"), "philosophen": ("Philosoph", "Welcher"), "erfinder": ("Erfinder", "Welcher"),
@@ -191,11 +193,12 @@ def item_question(term: str, description: str, heading: str, title: str, german:
         # "variable force: $W = \int F\,ds$ → area under …" under "Work": the formula for that case, not what a
         # variable force is
         return ItemQuestion(f"{place} › {term}: {formula_word('de' if german else 'en')}?", False)
-    if not _names_a_term(term, german) or heading.endswith("?") or _QUOTED_RE.match(description) \
+    if not _names_a_term(term, german) or asks(heading) or _QUOTED_RE.match(description) \
             or ((nested or "(" in term) and _is_name(term, german)) or _names_an_aspect(heading):
-        # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term; under "Why Britain first?" each
-        # item ("Resources") is one of the answers, not a term to define; "Bramante – plans for …" under an item
-        # of "Phases" is a person of that phase, "Dürer (Nuremberg)" a person with a remark, no term to define;
+        # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term; under "Why Britain first?" or "When
+        # to use" each item ("Resources", "pipelines") is one of the answers, not a term to define; "Bramante – plans
+        # for …" under an item of "Phases" is a person of that phase, "Dürer (Nuremberg)" a person with a remark, no
+        # term to define;
         # under "Seats" each item gives its seat ("Parliament: Strasbourg"), it does not say what "Parliament" is
         return ItemQuestion(f"{place}: {term}?", False)
     return ItemQuestion(f"{place}: Was bedeutet „{term}“?" if german else f"{place}: what is “{term}”?", False)

@@ -39,19 +39,21 @@ from cognivault.study.extract import (
     MIN_DEFINITION_WORDS,
     Fact,
     all_facts,
+    bare_name,
     clear_steps,
+    cloze_place,
     plain,
     question_for,
     read_inline,
     sentences,
     spread,
 )
-from cognivault.study.list_wording import item_quiz_stem, labels_a_line
+from cognivault.study.list_wording import item_quiz_stem, labels_a_line, list_kind
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
 from cognivault.vault.notewriter import update_note
-from cognivault.vault.reading import is_article, is_aspect, states_something
+from cognivault.vault.reading import is_article, is_aspect, is_copula, part_of, states_something
 
 if TYPE_CHECKING:
     from cognivault.study.progress import ProgressStore
@@ -232,13 +234,26 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
              "heading": ("heading",), "step": ("step",), "faq": ("faq", "heading"), "vocab": ("vocab",),
              "formula": ("formula",)}[fact.kind]
     found: list[str] = []
+    # a gap opening its list item ("==Zeilen vertauschen==, sodass …") is the item's own point: the list's other
+    # items' gaps are its options ("Click ==New note== at the top …" names a thing, any of the note's may do)
+    listed_gap = fact.kind in CLOZE_KINDS and fact.listed and fact.cloze.startswith("==", len(_placed_at(fact)))
     for other in pool:
         same_note = other.source.path == fact.source.path
         same_section = same_note and other.context == fact.context
+        if listed_gap and not (same_section and other.listed and other.frame == fact.frame
+                               and other.sentence != fact.sentence
+                               and other.cloze.startswith("==", len(_placed_at(other)))):
+            continue  # "Gauß-Algorithmus: ==Zeilen vertauschen==, …": the list's other such gaps, never "Kern"
         if other.kind not in kinds or other.names_its_note or _names_an_aspect(other) \
-                or _phrase_among_terms(fact, other) or (
-                same_section and fact.kind not in ("row", "item", "heading", "step", "faq", "vocab", "formula")):
-            continue  # a table's rows, a list's items: each other's; a sentence's other terms may fit its gap
+                or _phrase_among_terms(fact, other) or (not listed_gap and same_section and fact.kind not in (
+                    "row", "item", "heading", "step", "faq", "vocab", "formula")
+                    and not (fact.kind in _DEFINED and other.kind in _DEFINED)):
+            continue  # a table's rows, a list's items: each other's; a sentence's other terms may fit its gap (the
+            #           terms a section defines each in a sentence of its own are each other's: a transcript's)
+        if same_note and fact.kind in _DESCRIBED and other.kind in _DESCRIBED and _related(fact, other):
+            continue  # "Konjugation" beside "horizontaler Gentransfer", the section it is one of: both are right
+        if fact.kind in ("definition", "called") and other.kind == "item" and _a_stage(other):
+            continue  # "Lag-Phase" among the terms for "a small ring-shaped DNA molecule": a stage, not a thing
         if fact.kind == "heading" and not same_note:  # "which section of this note": another note's is no option
             continue
         if fact.kind == "step" and (not same_section or other.column != fact.column
@@ -256,8 +271,9 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
         if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()):
             continue
         option = text if other.kind in ("vocab", "formula") else _option(text)
-        if option and _within(option, answer):
-            continue  # "Brussels" beside "Brussels (in April, June and October: Luxembourg)": both are right
+        if option and (_within(option, answer) or part_of(option, answer)):
+            continue  # "Brussels" beside "Brussels (in April, June and October: Luxembourg)", "`.then()`" beside
+            #           "`.then/.catch/.finally`": both are right, or they differ only in form
         if option and option.casefold() != answer.casefold() and len(option) <= 120:
             found.append(option)
     return list(dict.fromkeys(found))
@@ -284,11 +300,16 @@ def _case_ending(fact: Fact, answer: str) -> tuple[str, bool]:
     return "", False
 
 
+_COPULA = "\ue007"  # any copula before a gap: the same place for what fills it
+
+
 def _article_before(fact: Fact) -> str:
-    """The article right before a cloze's gap ("a", "the", "den"), casefolded; "" when another word stands there."""
+    """The article right before a cloze's gap ("a", "the", "den"), casefolded, or a copula (``_COPULA``: "A matrix is
+    ==diagonalisable== if …" takes what a sentence says its subject is, never "eigenvector" that stood after "an");
+    "" when another word stands there."""
     before = fact.cloze.split(f"=={fact.term}==", 1)[0].split()
     word = before[-1] if before else ""
-    return word.casefold() if is_article(word, fact.lang) else ""
+    return word.casefold() if is_article(word, fact.lang) else _COPULA if is_copula(word) else ""
 
 
 def _fits_case(option: str, ending: str, adjective: bool) -> bool:
@@ -298,6 +319,36 @@ def _fits_case(option: str, ending: str, adjective: bool) -> bool:
     if adjective:
         return len(words) > 1 and words[0].isalpha() and words[0].islower() and words[0].endswith(ending)
     return bool(words) and words[-1].endswith(ending)
+
+
+def _placed_at(fact: Fact) -> str:
+    """What a cloze's text opens with before the note's words: its place ("Gauß-Algorithmus: "), "" when none."""
+    place = cloze_place(fact)
+    return f"{place}: " if place and fact.cloze.startswith(f"{place}: ") else ""
+
+
+_DEFINED = ("definition", "called")
+_DESCRIBED = ("item", *_DEFINED, "bold", "code")  # kinds whose fact is a term and what the note says of it
+
+
+def _related(fact: Fact, other: Fact) -> bool:
+    """Whether one of two facts of a note names the other's term in its heading or its description ("Konjugation"
+    under "Horizontaler Gentransfer"; "Konjugation: Übertragung eines Plasmids …" and "Ein Plasmid"): offered
+    instead of the other, it may be right too."""
+    def names(text: str, term: str) -> bool:
+        name = bare_name(plain(term)).strip()
+        return len(name) >= 3 and _shown_in(name, plain(text))
+
+    return (names(fact.context, other.term) or names(other.context, fact.term)
+            or (fact.kind not in CLOZE_KINDS and names(fact.definition, other.term))
+            or (other.kind not in CLOZE_KINDS and names(other.definition, fact.term)))
+
+
+def _a_stage(fact: Fact) -> bool:
+    """A list item of a list its label or heading names as stages of one process ("Phasen der Wachstumskurve:",
+    "Stages of mitosis"): one stage among the others, never a term among terms."""
+    kinds = [list_kind(heading, fact.german) for heading in (fact.frame, fact.context.rsplit(" › ", 1)[-1]) if heading]
+    return any(kind is not None and kind.sequence for kind in kinds)
 
 
 def _within(option: str, answer: str) -> bool:
@@ -453,6 +504,7 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
             option = _like(candidate, answer, fact.german)
             keys = {o.casefold() for o in [answer, *wrong]}
             if option is None or option.casefold() in keys or _shown_in(option, stem) \
+                    or any(part_of(option, other) for other in wrong) \
                     or question_problems(stem, [answer, *wrong, option], 0, fact.source.text, fact.lang):
                 continue
             wrong.append(option)

@@ -77,6 +77,19 @@ class LanguageWords:
     # what a lecturer announces a later session with ("Next week: deflation …", "nächste Woche: …"): what follows
     # is a topic still to come, not said here
     announcements: tuple[str, ...] = ()
+    # what opens a condition ("A vector v is called an eigenvector of A if …", "heißt linear, wenn …"): the sentence
+    # defines the word before it by the condition, it does not say what its subject is
+    conditions: tuple[str, ...] = ()
+    # words no sentence ends on: a text ending in one was cut mid-clause ("… of $A$ if.", "… wenn.")
+    open_ends: frozenset[str] = frozenset()
+    # what opens a relative clause ("a solution that keeps its pH constant when …"): a condition after one is part
+    # of the description, not the sentence's
+    relatives: tuple[str, ...] = ()
+    # what opens a subject naming any one instance ("A vector …", "Eine Abbildung …"): with a condition after the verb,
+    # the sentence defines what follows the verb
+    instances: tuple[str, ...] = ()
+    # what opens a heading that asks ("When to use", "Wozu …"): its list items answer it, they are no terms
+    question_words: frozenset[str] = frozenset()
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -137,6 +150,11 @@ WORDS: dict[str, LanguageWords] = {
         course=frozenset({"exam", "exams", "essay", "tutorial", "tutor", "prof", "professor", "lecturer"}),
         announcements=("next week", "next time", "next lecture", "next session", "next class", "in the next lecture",
                        "that's it for today", "that is it for today", "that's all for today"),
+        conditions=("if and only if", "if", "iff", "whenever", "when", "provided that", "provided"),
+        open_ends=frozenset({"if", "iff", "when", "whenever", "because", "unless", "whereas", "and", "or", "but",
+                             "of", "the", "an", "than"}),
+        instances=("a", "an", "any", "every", "each"), relatives=("that", "which", "who", "whom", "whose"),
+        question_words=frozenset({"when", "why", "how", "what", "which", "where", "who"}),
     ),
     "de": LanguageWords(
         stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
@@ -202,6 +220,12 @@ WORDS: dict[str, LanguageWords] = {
                           "übung"}),
         announcements=("nächste woche", "nächstes mal", "nächste vorlesung", "in der nächsten vorlesung",
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
+        conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
+        open_ends=frozenset({"wenn", "falls", "sofern", "weil", "dass", "ob", "obwohl", "und", "oder", "aber",
+                             "sondern", "des", "dem", "eine", "einer", "eines", "einem", "einen", "für", "sodass"}),
+        instances=("ein", "eine", "einen", "jeder", "jede", "jedes"),
+        relatives=("welche", "welcher", "welches", "welchen", "welchem", "deren", "dessen"),
+        question_words=frozenset({"wann", "warum", "wieso", "weshalb", "wozu", "wie", "was", "welche", "wo", "wer"}),
     ),
     "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
                         labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
@@ -768,6 +792,11 @@ _ALL_ARTICLES = frozenset(article for words in WORDS.values() for article in wor
 _ALL_COPULAS = frozenset(copula for words in WORDS.values() for copula in words.copulas)
 
 
+def is_copula(word: str) -> bool:
+    """Whether ``word`` is a copula of any language ("is", "sind"): what follows it is said of its subject."""
+    return word.casefold() in _ALL_COPULAS
+
+
 def states_something(phrase: str) -> bool:
     """A phrase holding a copula ("assuming H₀ is true", "is not", "ist leer"): a clause, not a term that could fill
     a term's place in a sentence (a code span's words are code)."""
@@ -803,3 +832,97 @@ def definition_subject(sentence: str) -> str:
     sentence. Only the subject is read: an answer checks that it names the term asked about."""
     opening = _DEFINITION_OPENING.match(sentence)
     return (opening.group("subject") or opening.group("equated") or "") if opening else ""
+
+
+def _words_pattern(phrases: frozenset[str] | tuple[str, ...]) -> str:
+    return "|".join(_phrase(phrase) for phrase in sorted(phrases, key=len, reverse=True))
+
+
+_CONDITION_RES = {lang: re.compile(rf"(?:^|[\s,])(?:{_words_pattern(words.conditions)})(?=[\s,]|$)", re.IGNORECASE)
+                  for lang, words in WORDS.items() if words.conditions}
+
+
+def condition_start(text: str, lang: str) -> int | None:
+    """Where a condition opens in ``text`` ("an eigenvector of $A$ if $A\\vec{v} = …$", "linear, wenn …"), outside
+    formulas and code, in ``lang``; None when it states none. A sentence "X is (called) Y if …" defines Y by the
+    condition: it says neither what X is nor what X is called."""
+    pattern = _CONDITION_RES.get(lang)
+    found = next((match for match in pattern.finditer(text) if not inside_atom(text, match.start() + 1)), None) \
+        if pattern else None
+    return found.start() if found else None
+
+
+def defines_by_condition(subject: str, predicate: str, lang: str) -> bool:
+    """"A vector $v \\neq 0$ is (called) an eigenvector of $A$ if …", "Ein Vektor … ist ein Eigenvektor von $f$, wenn
+    …": a subject naming any instance and a condition after the verb define the predicate's noun by the condition;
+    read as "what is a vector?" or "what is a vector called?" the card teaches something false."""
+    words = subject.split()
+    if lang not in WORDS or not words or words[0].casefold() not in WORDS[lang].instances:
+        return False
+    start = condition_start(predicate, lang)
+    described = [word.strip(",;").casefold() for word in predicate[:start].split()] if start is not None else []
+    # the condition right after the predicate's noun ("an eigenvector of $A$ if"), not inside its description
+    return start is not None and len(described) <= MAX_DEFINED_WORDS \
+        and not any(word in WORDS[lang].relatives for word in described)
+
+
+MAX_DEFINED_WORDS = 6  # "called an eigenvector of $A$": the noun defined and what it is of
+
+
+def ends_open(text: str, lang: str) -> bool:
+    """A text that stops mid-clause, on a word no sentence of ``lang`` ends on ("… eigenvector of $A$ if.", "…
+    erwarten darf, wenn."): it was cut, and read alone it says something else. German ends on a verb's particle
+    ("… zeigt die Datei an."), so each language's own words."""
+    bare = text.rstrip().rstrip(".…").rstrip()
+    if not bare or bare.endswith(("$", "`", ")")) or lang not in WORDS:
+        return False
+    return bare.split()[-1].casefold() in WORDS[lang].open_ends
+
+
+_ALL_QUESTION_WORDS = frozenset(word for words in WORDS.values() for word in words.question_words)
+
+
+def asks(heading: str) -> bool:
+    """A heading that asks a question ("Why Britain first?", "When to use", "Wozu Plasmide?"): the items under it are
+    its answers, not terms to define."""
+    words = normal(heading).split()
+    return heading.rstrip().endswith("?") or (bool(words) and words[0].strip("*_:") in _ALL_QUESTION_WORDS)
+
+
+# the student's remark in square brackets ("[→ he will ask about Metternich in the exam!]", "[I think this is
+# different from …?]"): an arrow, a question, the course or the student speaking; a link, a timestamp or a task box
+# in brackets is none
+_BRACKETED_RE = re.compile(r"\s*\[(?!\[)(?P<remark>[^\[\]\n]{3,200})\](?![(\]])")
+_FIRST_PERSON = frozenset({"i", "ich", "my", "mein", "meine"})
+
+
+def without_bracketed_remarks(text: str) -> str:
+    """``text`` without the student's remarks in square brackets (see above); other brackets stay."""
+    def remark(match: re.Match[str]) -> bool:
+        said = match.group("remark")
+        words = {word.strip(".,;:!?()\"'“”„") for word in normal(said).split()}
+        return said.lstrip().startswith(("→", "->", "=>")) or said.rstrip().endswith("?") \
+            or bool(words & (_ALL_COURSE | _FIRST_PERSON))
+
+    return _BRACKETED_RE.sub(lambda match: "" if remark(match) and not inside_atom(text, match.start() + 1)
+                             else match.group(0), text)
+
+
+_NAMING_WORD_RE = re.compile(r"[^\W_]+")
+
+
+def naming_words(text: str) -> tuple[str, ...]:
+    """The words of a term or an option in order, casefolded, a leading article left out (a code span's or formula's
+    words count): "Ein Plasmid" → (plasmid,), "`.then/.catch/.finally`" → (then, catch, finally)."""
+    words = _NAMING_WORD_RE.findall(text.casefold())
+    return tuple(words[1:] if len(words) > 1 and words[0] in _ALL_ARTICLES else words)
+
+
+def part_of(first: str, second: str) -> bool:
+    """Whether one of two options says, word for word, only part of what the other says ("`.then()`" and
+    "`.then/.catch/.finally`", "Ein Plasmid" and "F-Plasmid", "A root of $\\chi_A$" and "how often $\\lambda$ is a
+    root of $\\chi_A$"): beside each other both may be right, or they differ only in form. "Lag-Phase" and
+    "Log-Phase", "C–E–G" and "C–E♭–G", "major 3rd + minor 3rd" and "minor 3rd + major 3rd" are different answers."""
+    short, long = sorted((naming_words(first), naming_words(second)), key=len)
+    return 0 < len(short) < len(long) and any(long[start:start + len(short)] == short
+                                              for start in range(len(long) - len(short) + 1))
