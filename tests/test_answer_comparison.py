@@ -40,6 +40,18 @@ def test_a_side_is_named_word_for_word_in_its_order() -> None:
     assert not names_side(FALLBACK_ANALYZER, "the Council of the European Union adopts laws", side, "en")
 
 
+def test_a_side_is_not_named_by_another_word_of_its_stem() -> None:
+    class Stemmer:  # reads "directive" and "directly" as one term, as a stemmer does
+        @staticmethod
+        def terms_of_word(word: str, lang: str | None) -> list[str]:
+            return [word.casefold()[:6]] if len(word) > 2 else []
+
+    side = side_terms(Stemmer, "directive", "en")
+    assert names_side(Stemmer, "a directive must be transposed", side, "en")
+    assert names_side(Stemmer, "both directives", side, "en")
+    assert not names_side(Stemmer, "directly applicable in all member states", side, "en")
+
+
 EU = {
     "EU/Institutions.md": "---\nlang: en\n---\n# EU Institutions\n\nThe European Union (EU) has seven institutions.\n\n"
                           "## The seven institutions\n1. European Parliament\n2. European Council\n"

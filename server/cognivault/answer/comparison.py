@@ -74,13 +74,22 @@ def compared_sides(question: str) -> tuple[str, str] | None:
     return None
 
 
-def side_terms(analyzer: Any, side: str, lang: str | None) -> list[str]:
-    """The terms of ``side``'s words in order (stopwords left out)."""
-    return [terms[0] for terms in (analyzer.terms_of_word(word, lang) for word in words(side)) if terms]
+def side_terms(analyzer: Any, side: str, lang: str | None) -> list[tuple[str, str]]:
+    """The words of ``side`` in order, each with its term (stopwords left out)."""
+    return [(word.casefold(), terms[0]) for word in words(side) if (terms := analyzer.terms_of_word(word, lang))]
 
 
-def names_side(analyzer: Any, text: str, side: Sequence[str], lang: str | None) -> bool:
-    """Whether ``text`` says the terms ``side`` in its order, side by side."""
+def names_side(analyzer: Any, text: str, side: Sequence[tuple[str, str]], lang: str | None) -> bool:
+    """Whether ``text`` says the words of ``side`` (:func:`side_terms`) in its order, side by side."""
     said = side_terms(analyzer, text, lang)
     size = len(side)
-    return size > 0 and any(said[i:i + size] == list(side) for i in range(len(said) - size + 1))
+    return size > 0 and any(all(_alike(word, wanted) for word, wanted in zip(said[i:i + size], side, strict=True))
+                            for i in range(len(said) - size + 1))
+
+
+def _alike(word: tuple[str, str], wanted: tuple[str, str]) -> bool:
+    """The same word in another form: the same term, spelled alike but for an ending ("councils", "elastischen";
+    not "directly" for "directive", which a stemmer reads as one)."""
+    (said, term), (name, key) = word, wanted
+    shorter = min(len(said), len(name))
+    return term == key and (said[:shorter - 1] == name[:shorter - 1] or shorter <= 3)

@@ -41,7 +41,8 @@ with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
 nearest block of each first), within
 ``ANSWER_BUDGET`` characters; a whole short list or paragraph goes before its
 item or sentence (an ordered list, steps or causes 1-6, is whole up to twice as long; a table is whole for a
-question comparing what its columns are: "| | SN1 | SN2 |" for "the difference between SN1 and SN2").
+question comparing what its columns are: "| | SN1 | SN2 |" for "the difference between SN1 and SN2"; asked to compare
+two things, ``comparison``, the answer quotes a passage naming each by its own name, one naming both first).
 Quotes follow the lead in the order of the notes, each led by
 its section's title and followed by its ``[Sn]`` label, which names the heading the quote
 stands under (a passage that took in small sections is read and cited section by section:
@@ -846,11 +847,10 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     # among all the units scored (a table's rows say more of the question than the sentence stating the difference).
     compared: tuple[str, ...] = sides or ()
     for side in compared:
-        naming = [unit for unit in scored if unit.kind not in ("table", "row") and _names(side, unit, items,
-                                                                                          analyzer, acronyms)]
+        naming = [unit for unit in scored if unit.kind != "table" and _names(side, unit, items, analyzer, acronyms)]
         if not naming:
-            naming = [unit for unit in scored if unit.kind not in ("table", "row") and _names(
-                side, unit, items, analyzer, acronyms, weight)]
+            naming = [unit for unit in scored if unit.kind != "table" and _names(side, unit, items, analyzer,
+                                                                                 acronyms, weight)]
         if any(unit is other for unit in naming for other in chosen):
             continue
         # one unit naming both sides ("**European Council** = … / **Council of the European Union** = …") first
@@ -904,7 +904,7 @@ def _names(side: str, unit: Unit, items: Sequence[Evidence], analyzer: Any, acro
     lang = items[unit.position].lang
     terms = side_terms(analyzer, side, lang)
     if weight is not None:
-        terms = [max(terms, key=lambda term: weight.get(term, 0.0))] if terms else []
+        terms = [max(terms, key=lambda term: weight.get(term[1], 0.0))] if terms else []
     return names_side(analyzer, abbreviated(f"{unit.intro}\n{unit.text}", acronyms), terms, lang)
 
 
