@@ -41,7 +41,8 @@ with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
 nearest block of each first), within
 ``ANSWER_BUDGET`` characters; a whole short list or paragraph goes before its
 item or sentence (an ordered list, steps or causes 1-6, is whole up to twice as long; a table is whole for a
-question comparing what its columns are: "| | SN1 | SN2 |" for "the difference between SN1 and SN2").
+question comparing what its columns are: "| | SN1 | SN2 |" for "the difference between SN1 and SN2"; asked to compare
+two things, ``comparison``, the answer quotes a passage naming each by its own name, one naming both first).
 Quotes follow the lead in the order of the notes, each led by
 its section's title and followed by its ``[Sn]`` label, which names the heading the quote
 stands under (a passage that took in small sections is read and cited section by section:
@@ -67,6 +68,7 @@ from typing import Any
 
 from cognivault.answer.acronyms import abbreviated
 from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives_answer
+from cognivault.answer.comparison import compared_sides, names_side, side_terms
 from cognivault.answer.confidence import QuoteMeasures
 from cognivault.answer.evidence import Evidence, EvidencePack, spelled_alike, text_pairs, text_terms
 from cognivault.answer.ordinals import asked_ordinals, heading_ordinal, numbers, ordinal_of, series
@@ -770,6 +772,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         units_by_position[position] = [unit for unit in units if all(unit is not other for other in signposts)]
     if not candidates:
         return []
+    scored = sorted(candidates, key=lambda u: -u.score)
     best_share = max(unit.share for unit in candidates)
     # The rest of an item cut by the passage's start is quoted only where no whole block says as much.
     whole_share = max((unit.share for unit in candidates if not unit.cut), default=0.0)
@@ -795,6 +798,13 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             if _defines(unit.text, term, analyzer, items[unit.position].lang):
                 unit.score += DEFINITION_WEIGHT
                 unit.defines = True
+    sides = compared_sides(question) if compares else None
+    if sides is not None and not any(unit.kind == "table" for unit in candidates):
+        # one passage saying what each of the two things compared is answers whole (unless a table compares them:
+        # its rows say it side by side)
+        for unit in candidates:
+            if unit.kind != "row" and all(_names(side, unit, items, analyzer, acronyms) for side in sides):
+                unit.score += PHRASE_WEIGHT
     # On a tie a whole list or paragraph goes before its items or sentences (they remain for a tight budget).
     # A unit giving the kind of answer asked for leads (expected is None: none does, the order is by score).
     candidates.sort(key=lambda u: (not u.answers_kind, -u.score, u.kind in ("item", "sentence"), u.position,
@@ -832,6 +842,26 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         chosen.append(unit)
         covered |= unit.concepts
         used += unit.size
+    # A question comparing two things is answered by what the notes say of each: the best unit naming a side no
+    # quote names yet is quoted too ("European Council" and "Council of the EU", each by its own name), looked for
+    # among all the units scored (a table's rows say more of the question than the sentence stating the difference).
+    compared: tuple[str, ...] = sides or ()
+    for side in compared:
+        naming = [unit for unit in scored if unit.kind != "table" and _names(side, unit, items, analyzer, acronyms)]
+        if not naming:
+            naming = [unit for unit in scored if unit.kind != "table" and _names(side, unit, items, analyzer,
+                                                                                 acronyms, weight)]
+        if any(unit is other for unit in naming for other in chosen):
+            continue
+        # one unit naming both sides ("**European Council** = … / **Council of the European Union** = …") first
+        both = [unit for unit in naming if all(_names(other, unit, items, analyzer, acronyms) for other in compared)]
+        for unit in both + [unit for unit in naming if all(unit is not other for other in both)]:
+            if used + unit.size <= budget and not any(_overlaps(unit, other) for other in chosen) and \
+                    not _repeats(unit, seen):
+                chosen.append(unit)
+                covered |= unit.concepts
+                used += unit.size
+                break
     # What surrounds a match under its heading often completes it ("... vom oberen Bildschirmrand ausgelöst."
     # + "Die Schnell-Aktion öffnet standardmäßig die Befehlspalette."): each chosen unit's nearest block
     # first, the best unit's before the others', then the next nearest ones.
@@ -865,6 +895,17 @@ def formula_given(pack: EvidencePack | None, text: str) -> set[str]:
     if pack is None or not math_spans(text):
         return set()
     return {key for key, concept in pack.concepts.items() if concept.word in FORMULA_WORDS}
+
+
+def _names(side: str, unit: Unit, items: Sequence[Evidence], analyzer: Any, acronyms: dict[str, tuple[str, ...]],
+           weight: dict[str, float] | None = None) -> bool:
+    """Whether ``unit``'s own text names ``side`` of a comparison word for word; with ``weight``, by the side's
+    heaviest word alone (a side written with the noun both share: "SN2 reactions", "unelastischer Stoß")."""
+    lang = items[unit.position].lang
+    terms = side_terms(analyzer, side, lang)
+    if weight is not None:
+        terms = [max(terms, key=lambda term: weight.get(term[1], 0.0))] if terms else []
+    return names_side(analyzer, abbreviated(f"{unit.intro}\n{unit.text}", acronyms), terms, lang)
 
 
 def _pads(unit: Unit, lead: Unit, stated: set[str], weight: dict[str, float]) -> bool:
@@ -1227,9 +1268,13 @@ def _ordinals_unquoted(question: str, units: Sequence[Unit]) -> list[str]:
 
 def _topic_terms(pack: EvidencePack, question: str) -> list[str]:
     """The question's concept keys that say what it is about: of a question asking to have a term explained
-    ("Describe mitosis", "Was versteht man unter Stomata?"), those of the term alone (the words asking say how
-    to answer, not what about: a passage that "describes" something else is no answer)."""
-    said = set(words(_asked_term(question)))
+    ("Describe mitosis", "Was versteht man unter Stomata?"), or to compare two things, those of the term or the
+    things alone (the words asking say how to answer, not what about: a passage that "describes" something else is
+    no answer)."""
+    sides = compared_sides(question)
+    # of a question asking to compare two things, the words naming them: "Unterschied" is how to answer, and a note
+    # on "unterschiedliche Erwärmung" no answer to "Unterschied zwischen Wetter und Klima"
+    said = set(words(" ".join(sides))) if sides else set(words(_asked_term(question)))
     about = [key for key in pack.question_terms if key in pack.concepts and
              (pack.concepts[key].whole or pack.concepts[key].word) in said]
     return about or list(pack.question_terms)
