@@ -219,3 +219,15 @@ def test_cli_index_and_status_say_what_the_german_side_did(tmp_path: Path, embed
     monkeypatch.setenv("COGNIVAULT_EMBEDDING_MULTILINGUAL", "false")
     assert main(["index", "--vault", str(vault)]) == 0
     assert "German search" not in capsys.readouterr().out
+
+
+def test_warm_up_loads_the_german_side_before_the_first_question(tmp_path: Path, encoder: MultilingualEncoder) -> None:
+    from cognivault.warmup import warm_answering
+
+    vault, settings = _vault(tmp_path, NOTES)
+    with _engine(vault, settings, encoder) as engine:
+        engine.index()
+        assert "multilingual" in warm_answering(engine)
+    settings.embedding.multilingual = False
+    with Engine(vault, settings, embedder=WordHashEmbedder()) as engine:
+        assert "multilingual" not in warm_answering(engine)

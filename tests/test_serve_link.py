@@ -49,7 +49,9 @@ def _vault(root: Path) -> tuple[Path, object]:
     (vault / "Biology" / "Cells.md").write_text("# Cells\n\nMitochondria are the powerhouse of the cell: they make "
                                                         "ATP from sugar and oxygen in every animal cell.\n", "utf-8")
     settings = load_settings(vault, {"index": {"index_dir": str(root / "index")},
-                                     "models": {"chat_provider": "extractive"}}, environ={})
+                                     "models": {"chat_provider": "extractive"},
+                                     "embedding": {"multilingual": False}},  # as conftest has it
+                             environ={})
     return vault, settings
 
 
