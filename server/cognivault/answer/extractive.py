@@ -71,7 +71,7 @@ from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives
 from cognivault.answer.comparison import compared_sides, names_side, side_terms
 from cognivault.answer.confidence import QuoteMeasures
 from cognivault.answer.evidence import Evidence, EvidencePack, spelled_alike, text_pairs, text_terms
-from cognivault.answer.ordinals import asked_ordinals, heading_ordinal, numbers, ordinal_of, series
+from cognivault.answer.ordinals import DIGIT_ORDINAL, asked_ordinals, heading_ordinal, numbers, ordinal_of, series
 from cognivault.index.analysis import words
 from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
@@ -168,7 +168,7 @@ _EXCEPTIONS = "|".join(sorted((word for words in STRUCTURE_WORDS.values() for wo
 _CAVEAT = re.compile(rf"\s*>\s*(?:\[![\w-]+\][-+]?\s*)?(?:\*\*|__)?(?:{_EXCEPTIONS})\b", re.IGNORECASE)
 
 _COUNT = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?\s+[^\W\d_]{3,}")  # a number with what it counts: "7 layers"
-_ORDINAL = re.compile(r"(?<![\w.])(?P<number>\d{1,2})(?:\.|st|nd|rd|th)\s+(?P<noun>[^\W\d_][\w-]*)")
+_ORDINAL = re.compile(DIGIT_ORDINAL + r"\s+(?P<noun>[^\W\d_][\w-]*)")  # with what it numbers: "4. Normalform"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 # Hidden in the rendered note (citation markers, review schedules): never quoted outside code.
 _HTML_COMMENT = re.compile(r"[ \t]*" + HTML_COMMENT_RE.pattern, re.DOTALL)  # with the blanks before it
