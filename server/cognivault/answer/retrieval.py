@@ -19,14 +19,13 @@ those notes, or ``property:cognivault``); the notes they were generated from are
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from cognivault.answer.acronyms import spelled_out
+from cognivault.answer.acronyms import acronyms_written, spelled_out
 from cognivault.answer.evidence import (
     DEFAULT_MAX_ITEMS,
     DEFAULT_TOKEN_BUDGET,
@@ -206,7 +205,7 @@ def _spell_out_acronyms(pack: EvidencePack) -> None:
     """The question's acronyms ("the Council of the *EU*") found where a passage has the words a passage of the pack
     spells them out with ("Court of Justice of the European Union (CJEU)": "Council of the European Union")."""
     spelled = spelled_out(item.text for item in pack.items)
-    written = {word.casefold() for word in _ACRONYM.findall(pack.query)}
+    written = acronyms_written(pack.query)
     pack.concepts = {key: replace(concept, spelled=spelled[concept.word])
                      if concept.word in written and concept.word in spelled else concept
                      for key, concept in pack.concepts.items()}
@@ -218,9 +217,6 @@ def _following_passage(engine: Any, result: Any) -> Any:
     chunks = engine.store.reader().chunks_of(result.path)
     at = next((index for index, chunk in enumerate(chunks) if chunk.id == result.chunk_id), None)
     return chunks[at + 1] if at is not None and at + 1 < len(chunks) else None
-
-
-_ACRONYM = re.compile(r"\b[A-ZÄÖÜ][A-ZÄÖÜ0-9]+\b")  # "OSI", "EU", "SN2": the same in every language
 
 
 def translation_gaps(engine: Any, pack: EvidencePack) -> set[str]:
@@ -238,7 +234,7 @@ def translation_gaps(engine: Any, pack: EvidencePack) -> set[str]:
     analyzer = analyzer_of(engine)
     native = set().union(*(text_terms(analyzer, WIKILINK_RE.sub("", item.text), item.lang) for item in pack.items
                            if item.lang in (pack.lang, None)))
-    acronyms = {word.casefold() for word in _ACRONYM.findall(pack.query)}
+    acronyms = acronyms_written(pack.query)
     unheard = set(pack.unknown)
     gaps = {key for key, concept in pack.concepts.items() if (concept.whole or concept.word) in unheard
             and concept.word.isalpha() and concept.word not in acronyms and not concept.name}
