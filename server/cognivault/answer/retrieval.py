@@ -103,7 +103,8 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
     except EngineError as exc:
         pack.notes.append(str(exc))
         return pack, lang
-    results = _other_language_passages(engine, pack, query, scope, results) + results
+    built: dict[str, Evidence] = {}  # chunk id -> its passage as read to judge it before packing: read once
+    results = _other_language_passages(engine, pack, query, scope, results, built) + results
     seen: set[str] = set()
     asked = asked_ordinals(query)
     numbered = _numbered_passages(engine, results, asked) if asked else {}
@@ -113,7 +114,7 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
         seen.add(result.chunk_id)
         if len(pack) >= max_items:
             break
-        pack.add(evidence_from_result(engine, result))
+        pack.add(built.pop(result.chunk_id) if result.chunk_id in built else evidence_from_result(engine, result))
         # "the second law" in a note whose sections are "1. Hauptsatz", "2. Hauptsatz", ...: that section comes
         # with the note's first passage, whatever the words of its heading
         section = numbered.pop(result.path, None)
@@ -145,11 +146,12 @@ OTHER_LANGUAGE_DEPTH = 3  # passages a keyword search finds with the question re
 
 
 def _other_language_passages(engine: Any, pack: EvidencePack, query: str, scope: Scope | None,
-                             results: Sequence[Any]) -> list[Any]:
+                             results: Sequence[Any], built: dict[str, Evidence]) -> list[Any]:
     """The passages of another language of the vault that a keyword search finds with the question read as that
     language, where one has every word of what the question asks about and no passage found does: the search reads
     a German question as German only, so "Welche Phasen hat die Renaissance?" misses the English note whose words
-    stem otherwise ("renaiss", not "renaissanc") though its section "Phases" of "Renaissance" has them all."""
+    stem otherwise ("renaiss", not "renaissanc") though its section "Phases" of "Renaissance" has them all. The passages
+    it reads to judge them are kept in ``built`` by chunk id."""
     lexical = engine.store.lexical
     others = [lang for lang in lexical.main_languages if lang != pack.lang] if pack.lang else []
     topic = {key for key, concept in pack.concepts.items() if not concept.frame}
@@ -159,7 +161,12 @@ def _other_language_passages(engine: Any, pack: EvidencePack, query: str, scope:
     def whole(item: Evidence) -> bool:
         return topic <= pack.concepts_in(item.terms, item.words) | formula_given(pack, item.text)
 
-    if any(whole(evidence_from_result(engine, result)) for result in results[:pack.max_items]):
+    def read(result: Any) -> Evidence:
+        if result.chunk_id not in built:  # the first of a chunk's results, as packing takes it
+            built[result.chunk_id] = evidence_from_result(engine, result)
+        return built[result.chunk_id]
+
+    if any(whole(read(result)) for result in results[:pack.max_items]):
         return []
     known = {result.chunk_id for result in results}
     found = []
@@ -170,8 +177,9 @@ def _other_language_passages(engine: Any, pack: EvidencePack, query: str, scope:
                 continue
             known.add(hit.chunk_id)
             title = engine.store.reader().titles([record.path]).get(record.path, "")
-            if whole(evidence_from_record(engine, record, title, source="vault")):
-                found.append(_as_result(record, title))
+            found_result = _as_result(record, title)
+            if whole(read(found_result)):
+                found.append(found_result)
     return _without_generated(engine, found)[0]
 
 
