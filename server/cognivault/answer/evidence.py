@@ -69,6 +69,7 @@ from cognivault.index.analysis import (
     words,
 )
 from cognivault.index.question_frame import FRAME_NOUNS, frame_words
+from cognivault.vault.markdown import CODE_FENCE_RE
 
 DEFAULT_MAX_ITEMS = 6
 DEFAULT_TOKEN_BUDGET = 2400
@@ -811,7 +812,6 @@ def idf_weights(engine: Any, terms: Iterable[str], concepts: dict[str, Concept] 
 
 
 _SPACE = re.compile(r"[ \t]+")
-_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 
 
 def tidy_spaces(text: str) -> str:
@@ -821,7 +821,7 @@ def tidy_spaces(text: str) -> str:
     kept: list[str] = []
     fence = ""
     for line in text.split("\n"):
-        marker = _FENCE.match(line)
+        marker = CODE_FENCE_RE.match(line)
         if fence:
             if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence) and \
                     not line[marker.end():].strip():

@@ -76,7 +76,14 @@ from cognivault.index.analysis import words
 from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
-from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
+from cognivault.vault.markdown import (
+    CODE_FENCE_RE,
+    HTML_COMMENT_RE,
+    WIKILINK_RE,
+    MarkdownBlock,
+    inline_pieces,
+    split_blocks,
+)
 from cognivault.vault.reading import (
     announcement_start,
     course_aside_start,
@@ -1026,7 +1033,7 @@ class Quote:
             # apart by a blank line: a line right after a table row is read as one more row, after a quote as
             # more of the quote
             return f"{self.text.rstrip()}\n\n[{self.label}]"
-        if last.startswith(("```", "~~~")):
+        if CODE_FENCE_RE.match(last):
             return f"{self.text.rstrip()}\n[{self.label}]"
         return f"{self.text.rstrip()} [{self.label}]"
 
