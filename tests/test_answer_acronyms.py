@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from answer_support import make_vault
-from cognivault.answer.acronyms import abbreviated, spelled_out
+from cognivault.answer.acronyms import abbreviated, acronyms_written, spelled_out
 from cognivault.answer.retrieval import build_pack
 from cognivault.engine import Engine
 
@@ -18,6 +18,11 @@ def test_an_acronym_and_its_tails_are_spelled_out_as_the_text_says() -> None:
     assert found["eu"] == ("european", "union")
     assert found["who"] == ("world", "health", "organization")
     assert "ok" not in found and "teu" not in found  # no words to stand for, or too few
+
+
+def test_the_acronyms_a_question_writes_are_its_words_in_capitals() -> None:
+    assert acronyms_written("Wie viele Schichten hat das OSI-Modell der EU und SN2?") == {"osi", "eu", "sn2"}
+    assert acronyms_written("What is A or Is in the Oslo notes?") == set()  # one capital, or a capitalised word
 
 
 def test_a_question_naming_an_acronym_finds_the_passage_naming_it_in_full(tmp_path: Path) -> None:

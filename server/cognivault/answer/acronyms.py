@@ -5,7 +5,7 @@ EU" and the heading "Council of the European Union"). The passages of an answer'
 which words it stands for; an acronym's tail stands for the tail of its words too ("EU" of "CJEU": "European Union").
 A concept of the question that is such an acronym is found in a text that has all of its words
 (``evidence.Concept.spelled``), and a phrase of the question with it is side by side where the text has the words in
-their order (:func:`abbreviated`).
+their order (:func:`abbreviated`). :func:`acronyms_written` reads the acronyms a text writes.
 """
 
 from __future__ import annotations
@@ -26,6 +26,12 @@ _SHORT = r"[A-ZÄÖÜ]{2,6}"
 _LONG_THEN_SHORT = re.compile(rf"(?P<long>{_WORD}(?:[ \t]+{_WORD}){{0,{2 * MAX_WORDS}}})[ \t]*\((?P<short>{_SHORT})\)")
 _SHORT_IS_LONG = re.compile(
     rf"(?<!\w)(?P<short>{_SHORT})[ \t]*[=:][ \t]*(?P<long>{_WORD}(?:[ \t]+{_WORD}){{0,{2 * MAX_WORDS}}})")
+_WRITTEN = re.compile(r"\b[A-ZÄÖÜ][A-ZÄÖÜ0-9]+\b")  # "OSI", "EU", "SN2": the same in every language
+
+
+def acronyms_written(text: str) -> set[str]:
+    """The acronyms ``text`` writes as such, all capitals ("OSI", "EU", "SN2"), casefolded."""
+    return {word.casefold() for word in _WRITTEN.findall(text)}
 
 
 def _capitals(words: list[str], size: int) -> list[str] | None:

@@ -33,7 +33,7 @@ off-topic: it asks something about the things the question names ("Woraus *beste
 ein Chloroplast?", "What do chloroplasts *consist* of?"). Such frame words are the
 lowercase words of a German question (German capitalises every noun), the main
 verb of an English question asked with "do"/"can"/..., and the nouns that frame a
-question ("What is the *role* of water ...?", ``FRAME_NOUNS``) (``Concept.frame``).
+question ("What is the *role* of water ...?", ``question_frame.FRAME_NOUNS``) (``Concept.frame``).
 A name is what a question is about: a word written capitalised away from a sentence's
 start ("send my notes to a *Kindle*", "a plugin in *Python*"; not in German, which
 capitalises every noun) counts ``NAME_WEIGHT`` times towards the off-topic share
@@ -68,7 +68,8 @@ from cognivault.index.analysis import (
     is_stopword,
     words,
 )
-from cognivault.index.question_frame import frame_words
+from cognivault.index.question_frame import FRAME_NOUNS, frame_words
+from cognivault.vault.markdown import CODE_FENCE_RE
 
 DEFAULT_MAX_ITEMS = 6
 DEFAULT_TOKEN_BUDGET = 2400
@@ -370,16 +371,6 @@ geschieht funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum
     # German asks "what of/for/about" with one word per preposition (woraus, wofür, worüber, ...): a closed class
     ("wor" if prep[0] in "aeiouü" else "wo") + prep for prep in
     "aus an auf bei durch für gegen hin her in mit nach neben über um unter von vor zu zwischen".split())
-
-
-# Nouns that frame what is asked about something ("the *role* of water", "der *Unterschied* zwischen"): like a
-# question's verb, the vault need not use them to answer it (``Concept.frame``). A closed class.
-FRAME_NOUNS = frozenset("""
-role roles purpose purposes function functions importance significance difference differences advantage advantages
-disadvantage disadvantages benefit benefits drawback drawbacks meaning reason reasons term terms concept concepts
-rolle rollen zweck funktion funktionen aufgabe aufgaben bedeutung unterschied unterschiede vorteil vorteile nachteil
-nachteile sinn grund gründe begriff begriffe konzept konzepte
-""".split())
 
 
 # Words that ask for a kind of answer ("how *many*", "how *long*", "wie *lange*", "*when was*") and the
@@ -821,7 +812,6 @@ def idf_weights(engine: Any, terms: Iterable[str], concepts: dict[str, Concept] 
 
 
 _SPACE = re.compile(r"[ \t]+")
-_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 
 
 def tidy_spaces(text: str) -> str:
@@ -831,7 +821,7 @@ def tidy_spaces(text: str) -> str:
     kept: list[str] = []
     fence = ""
     for line in text.split("\n"):
-        marker = _FENCE.match(line)
+        marker = CODE_FENCE_RE.match(line)
         if fence:
             if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence) and \
                     not line[marker.end():].strip():

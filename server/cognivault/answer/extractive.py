@@ -71,12 +71,19 @@ from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives
 from cognivault.answer.comparison import compared_sides, names_side, side_terms
 from cognivault.answer.confidence import QuoteMeasures
 from cognivault.answer.evidence import Evidence, EvidencePack, spelled_alike, text_pairs, text_terms
-from cognivault.answer.ordinals import asked_ordinals, heading_ordinal, numbers, ordinal_of, series
+from cognivault.answer.ordinals import DIGIT_ORDINAL, asked_ordinals, heading_ordinal, numbers, ordinal_of, series
 from cognivault.index.analysis import words
 from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
-from cognivault.vault.markdown import HTML_COMMENT_RE, WIKILINK_RE, MarkdownBlock, inline_pieces, split_blocks
+from cognivault.vault.markdown import (
+    CODE_FENCE_RE,
+    HTML_COMMENT_RE,
+    WIKILINK_RE,
+    MarkdownBlock,
+    inline_pieces,
+    split_blocks,
+)
 from cognivault.vault.reading import (
     announcement_start,
     course_aside_start,
@@ -168,7 +175,7 @@ _EXCEPTIONS = "|".join(sorted((word for words in STRUCTURE_WORDS.values() for wo
 _CAVEAT = re.compile(rf"\s*>\s*(?:\[![\w-]+\][-+]?\s*)?(?:\*\*|__)?(?:{_EXCEPTIONS})\b", re.IGNORECASE)
 
 _COUNT = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?\s+[^\W\d_]{3,}")  # a number with what it counts: "7 layers"
-_ORDINAL = re.compile(r"(?<![\w.])(?P<number>\d{1,2})(?:\.|st|nd|rd|th)\s+(?P<noun>[^\W\d_][\w-]*)")
+_ORDINAL = re.compile(DIGIT_ORDINAL + r"\s+(?P<noun>[^\W\d_][\w-]*)")  # with what it numbers: "4. Normalform"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 # Hidden in the rendered note (citation markers, review schedules): never quoted outside code.
 _HTML_COMMENT = re.compile(r"[ \t]*" + HTML_COMMENT_RE.pattern, re.DOTALL)  # with the blanks before it
@@ -1026,7 +1033,7 @@ class Quote:
             # apart by a blank line: a line right after a table row is read as one more row, after a quote as
             # more of the quote
             return f"{self.text.rstrip()}\n\n[{self.label}]"
-        if last.startswith(("```", "~~~")):
+        if CODE_FENCE_RE.match(last):
             return f"{self.text.rstrip()}\n[{self.label}]"
         return f"{self.text.rstrip()} [{self.label}]"
 

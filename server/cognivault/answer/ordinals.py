@@ -30,7 +30,8 @@ _WORD_NUMBER = {stem + ending: number for stems, endings in ORDINAL_WORDS.values
                 for number, stem in enumerate(stems, start=1) for ending in endings}
 _WORD_RE = re.compile(r"[^\W\d_]+")
 # "2nd", "3rd", "4th", and "2." before a word ("2. Hauptsatz", "die 4. Normalform"), never inside a date or a number
-_DIGIT_RE = re.compile(r"(?<![\w.])(?P<number>\d{1,2})(?:st|nd|rd|th\b|\.(?=\s+[^\W\d_]))", re.IGNORECASE)
+DIGIT_ORDINAL = r"(?<![\w.])(?P<number>\d{1,2})(?:st|nd|rd|th\b|\.(?=\s+[^\W\d_]))"
+_DIGIT_RE = re.compile(DIGIT_ORDINAL, re.IGNORECASE)
 _SUFFIXED_RE = re.compile(r"(?P<number>\d{1,2})(?:st|nd|rd|th)")
 
 

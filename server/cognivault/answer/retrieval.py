@@ -19,14 +19,13 @@ those notes, or ``property:cognivault``); the notes they were generated from are
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from cognivault.answer.acronyms import spelled_out
+from cognivault.answer.acronyms import acronyms_written, spelled_out
 from cognivault.answer.evidence import (
     DEFAULT_MAX_ITEMS,
     DEFAULT_TOKEN_BUDGET,
@@ -104,7 +103,8 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
     except EngineError as exc:
         pack.notes.append(str(exc))
         return pack, lang
-    results = _other_language_passages(engine, pack, query, scope, results) + results
+    built: dict[str, Evidence] = {}  # chunk id -> its passage as read to judge it before packing: read once
+    results = _other_language_passages(engine, pack, query, scope, results, built) + results
     seen: set[str] = set()
     asked = asked_ordinals(query)
     numbered = _numbered_passages(engine, results, asked) if asked else {}
@@ -114,7 +114,7 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
         seen.add(result.chunk_id)
         if len(pack) >= max_items:
             break
-        pack.add(evidence_from_result(engine, result))
+        pack.add(built.pop(result.chunk_id) if result.chunk_id in built else evidence_from_result(engine, result))
         # "the second law" in a note whose sections are "1. Hauptsatz", "2. Hauptsatz", ...: that section comes
         # with the note's first passage, whatever the words of its heading
         section = numbered.pop(result.path, None)
@@ -146,11 +146,12 @@ OTHER_LANGUAGE_DEPTH = 3  # passages a keyword search finds with the question re
 
 
 def _other_language_passages(engine: Any, pack: EvidencePack, query: str, scope: Scope | None,
-                             results: Sequence[Any]) -> list[Any]:
+                             results: Sequence[Any], built: dict[str, Evidence]) -> list[Any]:
     """The passages of another language of the vault that a keyword search finds with the question read as that
     language, where one has every word of what the question asks about and no passage found does: the search reads
     a German question as German only, so "Welche Phasen hat die Renaissance?" misses the English note whose words
-    stem otherwise ("renaiss", not "renaissanc") though its section "Phases" of "Renaissance" has them all."""
+    stem otherwise ("renaiss", not "renaissanc") though its section "Phases" of "Renaissance" has them all. The passages
+    it reads to judge them are kept in ``built`` by chunk id."""
     lexical = engine.store.lexical
     others = [lang for lang in lexical.main_languages if lang != pack.lang] if pack.lang else []
     topic = {key for key, concept in pack.concepts.items() if not concept.frame}
@@ -160,7 +161,12 @@ def _other_language_passages(engine: Any, pack: EvidencePack, query: str, scope:
     def whole(item: Evidence) -> bool:
         return topic <= pack.concepts_in(item.terms, item.words) | formula_given(pack, item.text)
 
-    if any(whole(evidence_from_result(engine, result)) for result in results[:pack.max_items]):
+    def read(result: Any) -> Evidence:
+        if result.chunk_id not in built:  # the first of a chunk's results, as packing takes it
+            built[result.chunk_id] = evidence_from_result(engine, result)
+        return built[result.chunk_id]
+
+    if any(whole(read(result)) for result in results[:pack.max_items]):
         return []
     known = {result.chunk_id for result in results}
     found = []
@@ -171,8 +177,9 @@ def _other_language_passages(engine: Any, pack: EvidencePack, query: str, scope:
                 continue
             known.add(hit.chunk_id)
             title = engine.store.reader().titles([record.path]).get(record.path, "")
-            if whole(evidence_from_record(engine, record, title, source="vault")):
-                found.append(_as_result(record, title))
+            found_result = _as_result(record, title)
+            if whole(read(found_result)):
+                found.append(found_result)
     return _without_generated(engine, found)[0]
 
 
@@ -206,7 +213,7 @@ def _spell_out_acronyms(pack: EvidencePack) -> None:
     """The question's acronyms ("the Council of the *EU*") found where a passage has the words a passage of the pack
     spells them out with ("Court of Justice of the European Union (CJEU)": "Council of the European Union")."""
     spelled = spelled_out(item.text for item in pack.items)
-    written = {word.casefold() for word in _ACRONYM.findall(pack.query)}
+    written = acronyms_written(pack.query)
     pack.concepts = {key: replace(concept, spelled=spelled[concept.word])
                      if concept.word in written and concept.word in spelled else concept
                      for key, concept in pack.concepts.items()}
@@ -218,9 +225,6 @@ def _following_passage(engine: Any, result: Any) -> Any:
     chunks = engine.store.reader().chunks_of(result.path)
     at = next((index for index, chunk in enumerate(chunks) if chunk.id == result.chunk_id), None)
     return chunks[at + 1] if at is not None and at + 1 < len(chunks) else None
-
-
-_ACRONYM = re.compile(r"\b[A-ZÄÖÜ][A-ZÄÖÜ0-9]+\b")  # "OSI", "EU", "SN2": the same in every language
 
 
 def translation_gaps(engine: Any, pack: EvidencePack) -> set[str]:
@@ -238,7 +242,7 @@ def translation_gaps(engine: Any, pack: EvidencePack) -> set[str]:
     analyzer = analyzer_of(engine)
     native = set().union(*(text_terms(analyzer, WIKILINK_RE.sub("", item.text), item.lang) for item in pack.items
                            if item.lang in (pack.lang, None)))
-    acronyms = {word.casefold() for word in _ACRONYM.findall(pack.query)}
+    acronyms = acronyms_written(pack.query)
     unheard = set(pack.unknown)
     gaps = {key for key, concept in pack.concepts.items() if (concept.whole or concept.word) in unheard
             and concept.word.isalpha() and concept.word not in acronyms and not concept.name}

@@ -6,6 +6,9 @@ happens to say "unterschiedlich", to have a heading "Begriffe" or to list a Span
 note on the subject does. Keyword search weighs a frame word less than the question's other words
 (:data:`FRAME_WEIGHT`), so the subject decides; it still matches, so a note about "Beispiele" is found by that word.
 
+A noun framing what is asked about something ("the *role* of water", "der *Unterschied* zwischen") is the frame too
+for an answer: like a question's verb, the vault need not use it to answer (:data:`FRAME_NOUNS`).
+
 What each language says in a question's frame is data in :data:`FRAMES`, one :class:`LanguageFrame` per language.
 """
 
@@ -26,6 +29,7 @@ class LanguageFrame:
     words: frozenset[str]  # asking for a difference, a term, a meaning, an example, an explanation, a count
     into: frozenset[str]  # what leads to the language a word is translated into ("auf", "in")
     languages: frozenset[str]  # language names, which are the frame after one of ``into`` ("auf Spanisch")
+    nouns: frozenset[str]  # nouns that frame what is asked about a thing (its role, purpose, advantages)
 
 
 FRAMES: dict[str, LanguageFrame] = {
@@ -39,6 +43,11 @@ FRAMES: dict[str, LanguageFrame] = {
         languages=frozenset({
             "english", "german", "spanish", "french", "italian", "latin", "portuguese", "dutch", "russian", "polish",
             "greek", "turkish", "arabic", "chinese", "japanese"}),
+        nouns=frozenset({
+            "role", "roles", "purpose", "purposes", "function", "functions", "importance", "significance",
+            "difference", "differences", "advantage", "advantages", "disadvantage", "disadvantages", "benefit",
+            "benefits", "drawback", "drawbacks", "meaning", "reason", "reasons", "term", "terms", "concept",
+            "concepts"}),
     ),
     "de": LanguageFrame(
         words=frozenset({
@@ -55,8 +64,13 @@ FRAMES: dict[str, LanguageFrame] = {
             "italienischen", "latein", "lateinisch", "lateinische", "lateinischen", "portugiesisch", "niederländisch",
             "russisch", "polnisch", "griechisch", "griechische", "griechischen", "türkisch", "arabisch", "chinesisch",
             "japanisch"}),
+        nouns=frozenset({
+            "rolle", "rollen", "zweck", "funktion", "funktionen", "aufgabe", "aufgaben", "bedeutung", "unterschied",
+            "unterschiede", "vorteil", "vorteile", "nachteil", "nachteile", "sinn", "grund", "gründe", "begriff",
+            "begriffe", "konzept", "konzepte"}),
     ),
 }
+FRAME_NOUNS = frozenset().union(*(frame.nouns for frame in FRAMES.values()))  # in any language, casefolded
 
 
 def frame_words(query_words: Sequence[str], languages: Sequence[str | None]) -> list[bool]:

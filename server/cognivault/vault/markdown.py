@@ -89,6 +89,9 @@ _FENCE_LINE_RE = re.compile(r"---[ \t]*")
 # An HTML comment in raw text (card schedules, citation markers, prompt notes); the note reader
 # itself finds comments with its inline scanner and markdown-it's HTML blocks.
 HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
+# A line of raw text that opens or closes a fenced code block (at any indentation): group 1 is its marker, which a
+# closing line repeats (the same character, at least as many)
+CODE_FENCE_RE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 
 
 # ---------------------------------------------------------------------------
