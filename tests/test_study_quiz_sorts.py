@@ -110,3 +110,4 @@ def test_a_noun_in_tion_that_the_note_calls_a_thing_is_no_action() -> None:
     assert not names_an_action("Die Sozialversicherung", "de", "Ein System aus Kranken- und Rentenversicherung")
     assert names_an_action("Phosphorylation", "en", "The addition of a phosphate group to a protein")
     assert names_an_action("Konjugation", "de", "Übertragung eines Plasmids über einen Pilus")
+    assert names_an_action("Die Impfung", "de", "Eine künstliche Immunisierung mit abgeschwächten Erregern")

@@ -823,9 +823,12 @@ def names_an_action(term: str, lang: str, description: str = "") -> bool:
         head = re.split(r"[\s-]+", word.strip().rstrip(".,;:"))[-1].casefold()
         return len(head) >= 6 and head.endswith(endings)
 
-    opening = description.split()[:2]
-    if len(opening) == 2 and opening[0].casefold() in WORDS[lang].definition_openers and not acts(opening[1]):
-        return False
+    opening = description.split()[:4]
+    if opening and opening[0].casefold() in WORDS[lang].definition_openers:
+        # its noun: German writes it capitalised after any adjectives ("Eine künstliche Immunisierung")
+        nouns = [word for word in opening[1:] if word[:1].isupper()] if lang == "de" else opening[1:2]
+        if nouns and not acts(nouns[0]):
+            return False
     return bool(term.split()) and acts(term)
 
 
