@@ -1357,7 +1357,7 @@ def question_for(fact: Fact) -> str:
     if fact.kind == "definition":  # one read in the middle of a paragraph is asked within its section
         place = f"{fact.context or fact.source.title}: " if fact.situated else ""
         asked = _DEFINITION_QUESTIONS.get(fact.verb, "Was {verb} {term}?" if fact.german else "What {verb} {term}?")
-        if is_copula(fact.verb) and names_a_person(plain(fact.term), plain(fact.definition), fact.lang):
+        if is_copula(fact.verb) and names_a_person(plain(fact.term), plain(fact.definition), fact.lang, stated=True):
             asked = "Wer {verb} {term}?" if fact.german else "Who {verb} {term}?"  # "Was war Gustav Stresemann?"
         asked = asked.format(verb=fact.verb, term=term)
         return f"{place}{asked[0].lower() + asked[1:] if place and not fact.german else asked}"

@@ -366,7 +366,7 @@ def _sort_of(fact: Fact) -> tuple[bool, bool]:
     headings = [heading for heading in (fact.frame, fact.context.rsplit(" › ", 1)[-1]) if heading] \
         if fact.kind == "item" else []  # a list's heading names its items' sort, not the prose beside them
     person = any(lists_people(heading, fact.german) for heading in headings) \
-        or names_a_person(plain(fact.term), plain(fact.definition), fact.lang)
+        or names_a_person(plain(fact.term), plain(fact.definition), fact.lang, stated=is_copula(fact.verb))
     return person, not person and names_an_action(plain(fact.term), fact.lang, plain(fact.definition))
 
 

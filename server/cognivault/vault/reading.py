@@ -836,9 +836,10 @@ _ROMAN_RE = re.compile(r"^[IVX]+\.?$")
 _ADJECTIVE_ENDINGS = ("e", "er", "es", "en", "em")  # "Klonale Selektion", "Wiener Kongress": no first name
 
 
-def names_a_person(term: str, description: str, lang: str) -> bool:
+def names_a_person(term: str, description: str, lang: str, stated: bool = False) -> bool:
     """Whether a term is a person's name by how the note describes it: "Nikita Khrushchev: Soviet leader who …",
-    "Gustav Stresemann war Außenminister …" (a German predicate noun with no article is a role or an office);
+    "Gustav Stresemann war Außenminister …" (``stated``: after a copula, a German predicate noun with no article
+    is a role or an office; a list item's description may open with a verb: "Obsidian Sync: Wird zum …");
     a name of two to four capitalised words ("Emil von Behring", "Wilhelm II."), none of them an action."""
     words = WORDS.get(lang)
     names = term.strip().split()
@@ -851,7 +852,7 @@ def names_a_person(term: str, description: str, lang: str) -> bool:
         return False  # "Konkurrenz zu SN": letters in capitals are an abbreviation, not a name ("Wilhelm II." is)
     if lang == "de":
         first = opening[0].strip("„“\"")
-        return not names[0].endswith(_ADJECTIVE_ENDINGS) and first[:1].isupper() and first.isalpha() \
+        return stated and not names[0].endswith(_ADJECTIVE_ENDINGS) and first[:1].isupper() and first.isalpha() \
             and first.casefold() not in words.definition_openers
     # "Soviet leader who …", never "commoners who …" (a group the term names)
     return any(word.casefold() in words.person_relatives and not before.endswith("s") and before != "people"
