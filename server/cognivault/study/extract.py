@@ -93,10 +93,12 @@ from cognivault.vault.reading import (
     is_aspect,
     is_bookkeeping_line,
     is_bookkeeping_term,
+    is_copula,
     is_formula,
     is_spoken,
     leans_on_note,
     math_spans,
+    names_a_person,
     names_exercises,
     note_shape,
     opens_definition,
@@ -1355,6 +1357,8 @@ def question_for(fact: Fact) -> str:
     if fact.kind == "definition":  # one read in the middle of a paragraph is asked within its section
         place = f"{fact.context or fact.source.title}: " if fact.situated else ""
         asked = _DEFINITION_QUESTIONS.get(fact.verb, "Was {verb} {term}?" if fact.german else "What {verb} {term}?")
+        if is_copula(fact.verb) and names_a_person(plain(fact.term), plain(fact.definition), fact.lang, stated=True):
+            asked = "Wer {verb} {term}?" if fact.german else "Who {verb} {term}?"  # "Was war Gustav Stresemann?"
         asked = asked.format(verb=fact.verb, term=term)
         return f"{place}{asked[0].lower() + asked[1:] if place and not fact.german else asked}"
     if fact.kind == "called":

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cognivault.vault.reading import asks, formula_word, is_aspect, math_spans
+from cognivault.vault.reading import asks, formula_word, is_aspect, math_spans, names_a_person
 
 # a heading's first word (plural) -> one of them (English)
 _ENGLISH_KINDS = {
@@ -34,7 +34,8 @@ _ENGLISH_KINDS = {
     "clauses": "clause", "operators": "operator", "keywords": "keyword", "mechanisms": "mechanism",
     "artists": "artist", "painters": "painter",
     "composers": "composer", "authors": "author", "writers": "writer", "philosophers": "philosopher",
-    "scientists": "scientist", "inventors": "inventor", "rulers": "ruler",
+    "scientists": "scientist", "inventors": "inventor", "rulers": "ruler", "researchers": "researcher",
+    "leaders": "leader", "politicians": "politician",
 }
 # a heading's first word (plural) -> (one of them, "which" in its gender)
 _GERMAN_KINDS = {
@@ -54,8 +55,14 @@ _GERMAN_KINDS = {
     "einschränkungen": ("Einschränkung", "Welche"), "herausforderungen": ("Herausforderung", "Welche"),
     "künstler": ("Künstler", "Welcher"), "maler": ("Maler", "Welcher"), "komponisten": ("Komponist", "Welcher"),
     "autoren": ("Autor", "Welcher"), "philosophen": ("Philosoph", "Welcher"), "erfinder": ("Erfinder", "Welcher"),
-    "herrscher": ("Herrscher", "Welcher"),
+    "herrscher": ("Herrscher", "Welcher"), "forscher": ("Forscher", "Welcher"),
+    "wissenschaftler": ("Wissenschaftler", "Welcher"), "politiker": ("Politiker", "Welcher"),
 }
+# the kinds of list whose items are people: a person is offered among people only
+_PEOPLE = frozenset({"person", "character", "figure", "artist", "painter", "composer", "author", "writer",
+                     "philosopher", "scientist", "inventor", "ruler", "researcher", "leader", "politician", "Person",
+                     "Figur", "Künstler", "Maler", "Komponist", "Autor", "Philosoph", "Erfinder", "Herrscher",
+                     "Forscher", "Wissenschaftler", "Politiker"})
 # the words that tie a kind to what it belongs to ("Causes of …", "Folgen für …")
 _ENGLISH_LINKS = {"of", "for", "in", "to", "on"}
 _GERMAN_LINKS = {"der", "des", "von", "für", "im", "in", "bei", "zur", "zum", "auf"}
@@ -81,6 +88,12 @@ class ListKind:
     which: str  # asking for one: "which cause", "Welche Ursache"
     all_of: str  # the heading as the object of "name the N …": "causes of a demand shift", "Ursachen der Inflation"
     sequence: bool  # its items come in an order of their own (steps, phases), not just numbered
+
+
+def lists_people(heading: str, german: bool) -> bool:
+    """Whether the list under ``heading`` names people ("Key people", "Forscher", "Philosophen der Aufklärung")."""
+    kind = list_kind(heading, german)
+    return kind is not None and kind.one in _PEOPLE
 
 
 def list_kind(heading: str, german: bool) -> ListKind | None:
@@ -187,6 +200,10 @@ def item_question(term: str, description: str, heading: str, title: str, german:
     if kind is not None and term.casefold() not in description.casefold():
         return ItemQuestion(f"{title} › {place}: {kind.which} ist gemeint: „{shown}“?" if german
                             else f"{title} › {place}: {kind.which} is this: “{shown}”?", True)
+    if names_a_person(term, description, "de" if german else "en") and term.casefold() not in description.casefold():
+        # "Gustav Stresemann: Außenminister …" under "Weimar": who it was, never what the name means
+        return ItemQuestion(f"{place}: Welche Person ist gemeint: „{shown}“?" if german
+                            else f"{place}: who is this: “{shown}”?", True)
     if _CODE_RE.match(term.strip()):
         return ItemQuestion(f"{place}: Was ist {term}?" if german else f"{place}: what is {term}?", False)
     if _opens_with_formula(description) and "=" not in place + term:

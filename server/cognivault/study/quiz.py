@@ -48,12 +48,20 @@ from cognivault.study.extract import (
     sentences,
     spread,
 )
-from cognivault.study.list_wording import item_quiz_stem, labels_a_line, list_kind
+from cognivault.study.list_wording import item_quiz_stem, labels_a_line, list_kind, lists_people
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
 from cognivault.vault.notewriter import update_note
-from cognivault.vault.reading import is_article, is_aspect, is_copula, part_of, states_something
+from cognivault.vault.reading import (
+    is_article,
+    is_aspect,
+    is_copula,
+    names_a_person,
+    names_an_action,
+    part_of,
+    states_something,
+)
 
 if TYPE_CHECKING:
     from cognivault.study.progress import ProgressStore
@@ -188,6 +196,10 @@ def _stem(fact: Fact, reverse: bool, named: bool = True) -> str:
     if fact.kind == "item":  # "Intervalle › Merklieder: Welcher Begriff gehört zu „"O Tannenbaum"“?"
         return item_quiz_stem(term, description, " › ".join(filter(None, (context, fact.frame))), fact.german,
                               fact.nested)
+    if fact.kind in ("definition", "called") and _sort_of(fact)[0]:
+        place = f"{context}: " if fact.situated else ""
+        return (f"{place}Welche Person wird hier beschrieben: „{description}“?" if fact.german
+                else f"{place}{'w' if place else 'W'}ho is described here: “{description}”?")
     if fact.kind in ("definition", "called"):
         place = f"{context}: " if fact.situated else ""
         return (f"{place}Welcher Begriff wird hier beschrieben: „{description}“?" if fact.german
@@ -254,6 +266,10 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
             continue  # "Konjugation" beside "horizontaler Gentransfer", the section it is one of: both are right
         if fact.kind in ("definition", "called") and other.kind == "item" and _a_stage(other):
             continue  # "Lag-Phase" among the terms for "a small ring-shaped DNA molecule": a stage, not a thing
+        if side == "term" and fact.kind in (*_DEFINED, "item") and _sort_of(other) != _sort_of(fact) \
+                and not (same_section and fact.kind == other.kind == "item" and other.frame == fact.frame):
+            continue  # "Konjugation" for "a small ring-shaped DNA molecule", "August Bebel" for "the parliament";
+            #           a list's items are of one sort by their list ("Aktivtausch", "Aktiv-Passiv-Mehrung")
         if fact.kind == "heading" and not same_note:  # "which section of this note": another note's is no option
             continue
         if fact.kind == "step" and (not same_section or other.column != fact.column
@@ -342,6 +358,16 @@ def _related(fact: Fact, other: Fact) -> bool:
     return (names(fact.context, other.term) or names(other.context, fact.term)
             or (fact.kind not in CLOZE_KINDS and names(fact.definition, other.term))
             or (other.kind not in CLOZE_KINDS and names(other.definition, fact.term)))
+
+
+def _sort_of(fact: Fact) -> tuple[bool, bool]:
+    """(a person, an action) for a fact's term: a person among events or concepts, a process among molecules,
+    stands out by its sort alone."""
+    headings = [heading for heading in (fact.frame, fact.context.rsplit(" › ", 1)[-1]) if heading] \
+        if fact.kind == "item" else []  # a list's heading names its items' sort, not the prose beside them
+    person = any(lists_people(heading, fact.german) for heading in headings) \
+        or names_a_person(plain(fact.term), plain(fact.definition), fact.lang, stated=is_copula(fact.verb))
+    return person, not person and names_an_action(plain(fact.term), fact.lang, plain(fact.definition))
 
 
 def _a_stage(fact: Fact) -> bool:

@@ -90,6 +90,13 @@ class LanguageWords:
     instances: tuple[str, ...] = ()
     # what opens a heading that asks ("When to use", "Wozu …"): its list items answer it, they are no terms
     question_words: frozenset[str] = frozenset()
+    # endings of a noun naming an action or process ("Konjugation", "Opsonierung", "phosphorylation"): offered for a
+    # molecule or a thing, it stands out by its kind
+    actions: tuple[str, ...] = ()
+    # what opens a relative clause about a person ("Soviet leader who …"): the term it describes is someone
+    person_relatives: frozenset[str] = frozenset()
+    # particles inside a person's name ("Emil von Behring")
+    name_particles: frozenset[str] = frozenset()
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -155,6 +162,8 @@ WORDS: dict[str, LanguageWords] = {
                              "of", "the", "an", "than"}),
         instances=("a", "an", "any", "every", "each"), relatives=("that", "which", "who", "whom", "whose"),
         question_words=frozenset({"when", "why", "how", "what", "which", "where", "who"}),
+        actions=("ation", "ition", "ution", "ction", "ssion", "lysis", "ysis"),
+        person_relatives=frozenset({"who", "whom", "whose"}), name_particles=frozenset({"de", "van", "von", "da"}),
     ),
     "de": LanguageWords(
         stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
@@ -226,6 +235,7 @@ WORDS: dict[str, LanguageWords] = {
         instances=("ein", "eine", "einen", "jeder", "jede", "jedes"),
         relatives=("welche", "welcher", "welches", "welchen", "welchem", "deren", "dessen"),
         question_words=frozenset({"wann", "warum", "wieso", "weshalb", "wozu", "wie", "was", "welche", "wo", "wer"}),
+        actions=("ung", "tion", "sion"), name_particles=frozenset({"von", "van", "de"}),
     ),
     "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
                         labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
@@ -801,6 +811,52 @@ def states_something(phrase: str) -> bool:
     """A phrase holding a copula ("assuming H₀ is true", "is not", "ist leer"): a clause, not a term that could fill
     a term's place in a sentence (a code span's words are code)."""
     return any(word in _ALL_COPULAS for word in normal(_without_code(phrase)).split())
+
+
+def names_an_action(term: str, lang: str, description: str = "") -> bool:
+    """Whether a term's head noun names an action or a process ("Konjugation", "Signal amplification"), not a thing;
+    a description opening with an article and a noun of another kind says otherwise ("Compensation was the rule
+    that …", "Die Sozialversicherung war ein System …")."""
+    endings = WORDS[lang].actions if lang in WORDS else ()
+
+    def acts(word: str) -> bool:
+        head = re.split(r"[\s-]+", word.strip().rstrip(".,;:"))[-1].casefold()
+        return len(head) >= 6 and head.endswith(endings)
+
+    opening = description.split()[:4]
+    if opening and opening[0].casefold() in WORDS[lang].definition_openers:
+        # its noun: German writes it capitalised after any adjectives ("Eine künstliche Immunisierung")
+        nouns = [word for word in opening[1:] if word[:1].isupper()] if lang == "de" else opening[1:2]
+        if nouns and not acts(nouns[0]):
+            return False
+    return bool(term.split()) and acts(term)
+
+
+_ROMAN_RE = re.compile(r"^[IVX]+\.?$")
+_ADJECTIVE_ENDINGS = ("e", "er", "es", "en", "em")  # "Klonale Selektion", "Wiener Kongress": no first name
+
+
+def names_a_person(term: str, description: str, lang: str, stated: bool = False) -> bool:
+    """Whether a term is a person's name by how the note describes it: "Nikita Khrushchev: Soviet leader who …",
+    "Gustav Stresemann war Außenminister …" (``stated``: after a copula, a German predicate noun with no article
+    is a role or an office; a list item's description may open with a verb: "Obsidian Sync: Wird zum …");
+    a name of two to four capitalised words ("Emil von Behring", "Wilhelm II."), none of them an action."""
+    words = WORDS.get(lang)
+    names = term.strip().split()
+    opening = description.split(",")[0].split()
+    if words is None or not 2 <= len(names) <= 4 or not opening or names_an_action(term, lang) \
+            or is_article(names[0], lang) or names[0].casefold() in words.name_particles or not all(
+                name.casefold() in words.name_particles or (name[:1].isupper() and name.rstrip(".").isalpha()
+                                                            and (not name.isupper() or _ROMAN_RE.match(name)))
+                for name in names):
+        return False  # "Konkurrenz zu SN": letters in capitals are an abbreviation, not a name ("Wilhelm II." is)
+    if lang == "de":
+        first = opening[0].strip("„“\"")
+        return stated and not names[0].endswith(_ADJECTIVE_ENDINGS) and first[:1].isupper() and first.isalpha() \
+            and first.casefold() not in words.definition_openers
+    # "Soviet leader who …", never "commoners who …" (a group the term names)
+    return any(word.casefold() in words.person_relatives and not before.endswith("s") and before != "people"
+               for before, word in zip(opening, opening[1:], strict=False))
 
 
 def is_article(word: str, lang: str | None) -> bool:
