@@ -158,3 +158,45 @@ def test_a_word_a_later_edit_adds_is_read_in_its_other_spelling(tmp_path: Any) -
         opened.index()
         assert variant("Fotografie") == term("Photographie")
         assert variant("Delphine") == term("Delfine")
+
+
+COMPOUND_NOTES = {
+    "Normalisierung.md": "---\nlang: de\n---\n# Normalisierung\n\nDie Datenbanknormalisierung entfernt Redundanz aus "
+                         "Tabellen. Ein Primärschlüssel identifiziert jede Zeile.\n",
+    "Netze.md": "---\nlang: de\n---\n# Netze\n\nDer Web-Server liefert Seiten aus. Ein Arbeits-Vertrag regelt den "
+                "Urlaub der Admins.\n",
+    "Sonstiges.md": "---\nlang: de\n---\n# Sonstiges\n\nEine Tabelle hat Zeilen und Spalten. Ein Server ist ein "
+                    "Rechner. Das Web ist groß. Der Primat der Politik gilt.\n",
+}
+
+
+@pytest.mark.parametrize(("query", "note"), [("Primär-Schlüssel", "Normalisierung.md"),
+                                             ("Was ist ein Primär Schlüssel?", "Normalisierung.md"),
+                                             ("Datenbank-Normalisierung", "Normalisierung.md"),
+                                             ("Webserver", "Netze.md"),
+                                             ("Was steht im Arbeitsvertrag?", "Netze.md")])
+def test_a_compound_written_apart_or_together_finds_the_note(tmp_path: Any, query: str, note: str) -> None:
+    vault, settings = make_vault(tmp_path, COMPOUND_NOTES)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        assert opened.search(query, k=3, mode="lexical").results[0].path == note
+
+
+def test_a_word_read_as_two_parts_is_still_one_the_vault_lacks(tmp_path: Any) -> None:
+    """"Arbeitsvertrag" finds the note on the Arbeits-Vertrag, but a passage holding both parts is no proof the vault
+    writes them as one word: the word still counts as unknown, so a question on something else is refused as before."""
+    vault, settings = make_vault(tmp_path, COMPOUND_NOTES)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        reading = opened.store.lexical.read_query("Arbeitsvertrag", "de")
+        assert {"arbeit", "vertrag"} <= set(reading.terms)
+        assert reading.unknown_share == 1.0
+        assert opened.store.lexical.read_query("Datenbank Normalisierung", "de").unknown_share == 0.0
+
+
+def test_a_compound_the_index_splits_already_is_not_counted_twice(tmp_path: Any) -> None:
+    notes = {"Hilfe.md": "---\nlang: de\n---\n# Hilfe\n\nDie Hilfedokumentation erklärt alles. Die Hilfe hilft, "
+                         "die Dokumentation dokumentiert. Hilfe und Dokumentation gehören zusammen.\n"}
+    vault, settings = make_vault(tmp_path, notes)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        lexical = opened.store.lexical
+        assert lexical.read_compounds(["hilfe", "dokumentation"], "de") == []
+        assert lexical.read_compounds(["primär", "schlüssel"], "de") == []  # no such word at all

@@ -34,7 +34,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import islice, pairwise
 from pathlib import Path
 from typing import NamedTuple
 
@@ -70,6 +70,8 @@ TYPO_TWO_SLIPS = 10
 # With other words no passage has in the query, a word is read as a slip only from this many letters on, and one slip
 # away: a long word one letter off is a slip ("Mitochondiren"), a short one may be a word the vault lacks ("bread").
 TYPO_AMONG_UNKNOWN_CHARS = 8
+# The shortest part of a word the vault writes as two ("Web-Server" for "Webserver")
+COMPOUND_PART_CHARS = 3
 
 
 def _format_stamp() -> str:
@@ -399,6 +401,52 @@ class LexicalIndex:
                 read.append((at, near))
         return sorted(read)
 
+    def read_compounds(self, query_words: Sequence[str], lang: str | None) -> list[tuple[int, str]]:
+        """The index terms that two neighbouring words of a query stand for where the vault writes them as one word
+        ("Primär-Schlüssel" or "Primär Schlüssel" for "Primärschlüssel", "data base" for "database"), as (each
+        word's place in ``query_words``, the term): only a joined word some passage holds is read."""
+        read: list[tuple[int, str]] = []
+        for place, (first, second) in enumerate(pairwise(query_words)):
+            first_terms, second_terms = self.query_terms(first, lang), self.query_terms(second, lang)
+            if first.isalpha() and second.isalpha() and first_terms and second_terms:  # "hat das" is no "hatdas"
+                term = self._known_term(first + second, lang)
+                if term is not None and self._reaches_more(term, first_terms[0], second_terms[0]):
+                    read += [(place, term), (place + 1, term)]
+        return read
+
+    def _reaches_more(self, joined: str, first: str, second: str) -> bool:
+        """Whether a passage holds the index term ``joined`` but not both ``first`` and ``second``: where the vault's
+        compounds are split into their parts already ("Hilfedokumentation" is indexed with "Hilfe" and
+        "Dokumentation"), the parts find them, and the joined word would only count them twice."""
+        with self._lock:
+            both = np.intersect1d(self._term_rows(first), self._term_rows(second))
+            return bool(np.setdiff1d(self._term_rows(joined), both).size)
+
+    def hyphenated_parts(self, word_terms: Sequence[str], lang: str | None) -> tuple[str, ...]:
+        """The index terms of two parts of a query word no passage holds, given its index terms, that passages hold
+        side by side ("Web-Server" for "Webserver"): the cut that most passages hold both parts of, () when none
+        does. Searched by, but the word stays one the vault lacks: a passage holding both is no proof that it
+        writes them as one word ("Heapsort" is not read from a passage on heaps and sorting)."""
+        best: tuple[int, tuple[str, ...]] = (0, ())
+        for word in word_terms:
+            if not word.isalpha() or len(word) < 2 * COMPOUND_PART_CHARS or self.document_frequency(word):
+                continue
+            for cut in range(COMPOUND_PART_CHARS, len(word) - COMPOUND_PART_CHARS + 1):
+                head, tail = self._known_term(word[:cut], lang), self._known_term(word[cut:], lang)
+                if head is not None and tail is not None and head != tail \
+                        and (together := self.passages_holding_both(head, tail)) > best[0]:
+                    best = (together, (head, tail))
+        return best[1]
+
+    def _known_term(self, word: str, lang: str | None) -> str | None:
+        """The index term of the whole of ``word`` (not of a part a compound splits into) that some passage holds,
+        read as ``lang`` or, with no guess, as each of the vault's main languages; None when none does."""
+        for language in dict.fromkeys([lang] if lang else [*self.main_languages, None]):
+            terms = self.analyzer.terms_of_word(word, language)
+            if terms and self.document_frequency(terms[0]):
+                return terms[0]
+        return None
+
     def read_slip(self, words_terms: Sequence[Sequence[str]]) -> tuple[int, str] | None:
         """The one slip :meth:`read_slips` reads in a question with one word no passage has (what an answer's
         confidence weighs: a question with more such words is on something else), else None."""
@@ -451,14 +499,29 @@ class LexicalIndex:
             number = self.vocab.get(term)
             if number is None or number >= self._df.size or self._df.data[number] <= 0:
                 return {}
-            rows = [self._main.rows[self._main.indptr[number]:self._main.indptr[number + 1]]] \
-                if number < self._main.vocab_size else []
-            rows += [np.fromiter((r for r, _ in self._delta.get(number, ())), np.int64)]
-            found = np.concatenate(rows).astype(np.int64)
-            found = found[self._alive.view()[found]]
-            counts = np.bincount(self._lang.view()[found], minlength=len(self._lang_codes))
+            counts = np.bincount(self._lang.view()[self._live_rows(number)], minlength=len(self._lang_codes))
             names = self._lang_names()
             return {names[code]: int(n) for code, n in enumerate(counts.tolist()) if n and names[code]}
+
+    def _live_rows(self, number: int) -> np.ndarray:
+        """The live rows that hold the index term numbered ``number`` (the caller holds the lock)."""
+        rows = [self._main.rows[self._main.indptr[number]:self._main.indptr[number + 1]]] \
+            if number < self._main.vocab_size else []
+        rows += [np.fromiter((r for r, _ in self._delta.get(number, ())), np.int64)]
+        found: np.ndarray = np.concatenate(rows).astype(np.int64)
+        alive: np.ndarray = found[self._alive.view()[found]]
+        return alive
+
+    def _term_rows(self, term: str) -> np.ndarray:
+        """The live rows that hold index term ``term``, none when it is no index term (the caller holds the lock)."""
+        number = self.vocab.get(term)
+        return self._live_rows(number) if number is not None and number < self._df.size else np.zeros(0, np.int64)
+
+    def passages_holding_both(self, first: str, second: str) -> int:
+        """How many passages hold both index terms ``first`` and ``second``."""
+        with self._lock:
+            first_rows, second_rows = self._term_rows(first), self._term_rows(second)
+            return len(np.intersect1d(first_rows, second_rows))
 
     @property
     def delta_share(self) -> float:
@@ -768,16 +831,27 @@ class LexicalIndex:
         terms = self.query_terms(query, lang)
         query_words = words(query)
         framing = frame_words(query_words, [lang] if lang else self.main_languages)
-        read_words = [(word_terms, frame) for word, frame in zip(query_words, framing, strict=True)
-                      if (word_terms := self.query_terms(word, lang))]
+        placed = [(place, word_terms, frame) for place, (word, frame) in enumerate(zip(query_words, framing,
+                                                                                        strict=True))
+                  if (word_terms := self.query_terms(word, lang))]
+        read_words = [(word_terms, frame) for _, word_terms, frame in placed]
         words_terms = [word_terms for word_terms, _ in read_words]
-        slips = self.read_slips(words_terms)
+        at_place = {place: at for at, (place, _, _) in enumerate(placed)}
+        slips = [(at_place[place], term) for place, term in self.read_compounds(query_words, lang)
+                 if place in at_place]
+        joined = {at for at, _ in slips}
+        slips += [(at, term) for at, term in self.read_slips(words_terms) if at not in joined]
         terms += [term for term in dict.fromkeys(term for _, term in slips) if term not in terms]
         read = {at for at, _ in slips}
         unknown = sum(1 for at, word_terms in enumerate(words_terms)
                       if at not in read and not any(self.document_frequency(t) for t in word_terms))
         subject = {term for word_terms, frame in read_words if not frame for term in word_terms}
         subject |= {term for at, term in slips if not read_words[at][1]}
+        for at, (word_terms, frame) in enumerate(read_words):
+            if at not in read:
+                parts = [part for part in self.hyphenated_parts(word_terms, lang) if part not in terms]
+                terms += parts
+                subject |= set() if frame else set(parts)
         return QueryReading(tuple(terms), unknown / len(words_terms) if words_terms else 0.0,
                             frozenset(terms) - subject)
 
