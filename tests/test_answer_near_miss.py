@@ -193,3 +193,25 @@ def test_a_word_weighing_more_than_the_quotes_state_and_in_none_of_them_is_refus
 def test_a_word_no_quote_states_is_no_refusal_when_light_or_said_in_another_language(
         weights: dict[str, float], gaps: frozenset[str]) -> None:
     assert passage_answer(_pharma_pack(weights, gaps), FALLBACK_ANALYZER, "What are anticoagulants used for?").quotes
+
+
+GERMAN_NOTES = {
+    "Geo/Erdgeschichte.md": "---\nlang: de\n---\n# Erdgeschichte\n\n## Forschung\n"
+                            "- Alfred Wegener, Meteorologe: Polarexpeditionen nach Grönland\n"
+                            "  - starb 1930 auf dem Inlandeis, weil der Rückweg im Winter zu lang war\n",
+    "Geo/Vulkane.md": "---\nlang: de\n---\n# Vulkane\n\n## Ablauf\n- Gasdruck im Magma steigt, bis das Gestein "
+                      "nachgibt: dann folgt der Ausbruch\n- Asche und Lava treten aus\n",
+    "Wirtschaft/Versicherung.md": "---\nlang: de\n---\n# Versicherung\n\nEine Versicherung verteilt das Risiko "
+                                  "vieler Versicherter auf alle Beiträge.\n",
+}
+
+
+def test_a_german_question_names_what_the_vault_says_in_german_forms(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(GERMAN_NOTES)
+    genitive = answer_extractively(engine, "Warum endete Wegeners Polarexpedition tödlich?")
+    assert genitive.answered and "Rückweg" in genitive.text  # the stemmer reads "Wegeners" and "Wegener" apart
+    compound = answer_extractively(engine, "Was steigt vor einem Vulkanausbruch im Magma?")
+    assert compound.answered and "Gasdruck" in compound.text  # one note says "Vulkane" and "Ausbruch"
+    apart = answer_extractively(engine, "Was kostet eine Vulkanversicherung?")
+    assert not apart.answered  # "Vulkan" and "Versicherung" are two notes' subjects, not one thing

@@ -81,6 +81,7 @@ NOUN_CAPITALISING = frozenset({"de", "lb"})  # languages whose capitals mark eve
 HARD_MAX_ITEMS = 24
 INFLECTION_PREFIX = 5
 INFLECTION_TAIL = 4
+GENITIVE_MIN_CHARS = 4  # a word of up to this many letters keeps its s ("Haus", "Gas"); "Kants" loses it
 # What tells two spellings of one word apart after their shared start, in the languages of the vault's notes
 # (en, de and their neighbours): "capital/capital*s*", "produzier*en*/produzier*t*". A tail outside these is
 # another word of the same start: "station" is no form of "statins", "reactions" none of "reactio".
@@ -679,6 +680,9 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
                     _inflection_in_index(lexical, spellings | {word}):
                 known.add(word)
                 continue
+        if "de" in languages and _german_form_known(lexical, analyzer, word):
+            known.add(word)
+            continue
         if (concept.frame and judged_frame) or concept.context or concept.unindexed:
             del weight[concept.key]  # neither for nor against the question's topic
             if concept.context:
@@ -689,6 +693,18 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
     # "ich"): they count towards the share, but naming them as what "the vault never mentions" reads as nonsense.
     shown = [word for word in unknown if not any(is_stopword(word.casefold(), code) for code in SNOWBALL_BY_ISO)]
     return UnknownWords(sum(unknown.values()) / sum(weight.values()), shown, unheard_scene)
+
+
+def _german_form_known(lexical: Any, analyzer: Analyzer, word: str) -> bool:
+    """Whether a word of a German question the vault has in no form is a German form of words it has: a name with
+    the genitive -s ("Wegeners Kontinentaldrift": the note says "Alfred Wegener"; the stemmer reads the two apart),
+    or a compound whose two parts one note holds ("Plattenbewegung": the note on plate tectonics says "Platten" and
+    "Bewegung"). German joins nouns freely, so a compound the vault never writes whole is no sign of another subject
+    (an English one is: "Smartwatch", "Heapsort")."""
+    if word.endswith("s") and len(word) > GENITIVE_MIN_CHARS and any(
+            lexical.document_frequency(term) for term in analyzer.terms_of_word(word[:-1], "de")):
+        return True
+    return bool(lexical.hyphenated_parts(analyzer.terms_of_word(word, "de"), "de", in_one_note=True))
 
 
 _SORTED_VOCAB: dict[int, tuple[int, list[str]]] = {}
@@ -717,13 +733,17 @@ def _inflection_in_index(lexical: Any, spellings: set[str]) -> bool:
     return False
 
 
-def add_unknown_names(pack: EvidencePack, names: Sequence[tuple[str, str]]) -> None:
+def add_unknown_names(pack: EvidencePack, names: Sequence[tuple[str, str]], lang: str | None = None) -> None:
     """Count ``names`` of the question the vault never has side by side as unknown, each as a whole.
 
     A name is one thing: "Apple Watch" in a vault that says "Apple" and "watch" only apart is as
     unknown as a compound the vault never uses whole ("Smartwatch"), so both its words' weight
-    counts towards the off-topic share (``EvidencePack.unknown_share``).
+    counts towards the off-topic share (``EvidencePack.unknown_share``). German capitalises every noun:
+    in a German question (``lang``) two capitalised words are a name only where the vault lacks the second
+    ("Wegeners Kontinentaldrift", "Antrieb der Plattenbewegung" ask about things the vault names).
     """
+    if lang == "de":
+        names = [name for name in names if pack.word_of(name[1]) in pack.unknown]
     if not names or not pack.question_terms:
         return
     weight = {t: topic_weight(pack.concepts.get(t), pack.term_weights.get(t, 1.0)) for t in pack.question_terms}

@@ -138,7 +138,8 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
                                                             lang, pack.items[:len(preset)], pack.gaps)
     if pack.question_vector is not None:
         _measure_similarity(engine, pack)
-    add_unknown_names(pack, [name for name in pack.question_phrases if not _said_together(engine, pack, name, scope)])
+    add_unknown_names(pack, [name for name in pack.question_phrases if not _said_together(engine, pack, name, scope)],
+                      lang)
     return pack, lang
 
 

@@ -422,11 +422,15 @@ class LexicalIndex:
             both = np.intersect1d(self._term_rows(first), self._term_rows(second))
             return bool(np.setdiff1d(self._term_rows(joined), both).size)
 
-    def hyphenated_parts(self, word_terms: Sequence[str], lang: str | None) -> tuple[str, ...]:
+    def hyphenated_parts(self, word_terms: Sequence[str], lang: str | None, in_one_note: bool = False
+                         ) -> tuple[str, ...]:
         """The index terms of two parts of a query word no passage holds, given its index terms, that passages hold
         side by side ("Web-Server" for "Webserver"): the cut that most passages hold both parts of, () when none
         does. Searched by, but the word stays one the vault lacks: a passage holding both is no proof that it
-        writes them as one word ("Heapsort" is not read from a passage on heaps and sorting)."""
+        writes them as one word ("Heapsort" is not read from a passage on heaps and sorting). ``in_one_note``:
+        parts that one note holds, in any of its passages ("Plattenbewegung": "Platten" in one section of the
+        note on plate tectonics, "Bewegung" in another)."""
+        together_in = self.notes_holding_both if in_one_note else self.passages_holding_both
         best: tuple[int, tuple[str, ...]] = (0, ())
         for word in word_terms:
             if not word.isalpha() or len(word) < 2 * COMPOUND_PART_CHARS or self.document_frequency(word):
@@ -434,7 +438,7 @@ class LexicalIndex:
             for cut in range(COMPOUND_PART_CHARS, len(word) - COMPOUND_PART_CHARS + 1):
                 head, tail = self._known_term(word[:cut], lang), self._known_term(word[cut:], lang)
                 if head is not None and tail is not None and head != tail \
-                        and (together := self.passages_holding_both(head, tail)) > best[0]:
+                        and (together := together_in(head, tail)) > best[0]:
                     best = (together, (head, tail))
         return best[1]
 
@@ -516,6 +520,13 @@ class LexicalIndex:
         """The live rows that hold index term ``term``, none when it is no index term (the caller holds the lock)."""
         number = self.vocab.get(term)
         return self._live_rows(number) if number is not None and number < self._df.size else np.zeros(0, np.int64)
+
+    def notes_holding_both(self, first: str, second: str) -> int:
+        """How many notes hold both index terms ``first`` and ``second`` (each in any of their passages)."""
+        with self._lock:
+            first_paths, second_paths = ({self._row_paths[row] for row in self._term_rows(term).tolist()}
+                                         for term in (first, second))
+            return len(first_paths & second_paths)
 
     def passages_holding_both(self, first: str, second: str) -> int:
         """How many passages hold both index terms ``first`` and ``second``."""
