@@ -66,9 +66,9 @@ LABELS = ("high", "medium", "low")
 
 
 def high_rule(answer: float, lead: float) -> Any:
-    from cognivault.answer.confidence import HighRule
+    from cognivault.answer.confidence import HIGH_RULE, HighRule
 
-    return HighRule(answer=answer, lead=lead)
+    return HighRule(answer=answer, lead=lead, block=HIGH_RULE.block)
 
 
 def label_with(row: dict[str, Any], rule: Any) -> str:

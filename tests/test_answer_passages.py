@@ -332,7 +332,7 @@ def test_confidence_is_capped_by_citations_and_by_what_the_quotes_state() -> Non
     assert whole.label == "high"
     assert cap_by_citations(whole, pack, []).label == "low"  # cites nothing
     assert cap_by_citations(whole, pack, ["S2"]).label == "low"  # cites only the weak passage
-    assert cap_by_citations(whole, pack, ["S1"], QuoteMeasures(1.0, 1.0)).label == "high"
+    assert cap_by_citations(whole, pack, ["S1"], QuoteMeasures(1.0, 1.0, block_share=1.0)).label == "high"
     stated_little = cap_by_citations(whole, pack, ["S1"], QuoteMeasures(HIGH_RULE.answer / 2, HIGH_RULE.answer / 2))
     assert stated_little.label == "medium" and "quoted passages state" in stated_little.reason
     # Every part stated, but pieced together from blocks that each state a little: not high.

@@ -42,9 +42,9 @@ blocks and their headings; ``lead_share``, in the lead quote alone;
 ``kind_stated``, whether the kind of answer the question asks for ("how many":
 a number) is quoted next to what it asks about (``answer_kind``). An answer is
 ``high`` only where ``HIGH_RULE`` holds: the quotes state most of the question
-and the first quote half of it (an answer pieced together from blocks that
-each state a little is less often complete; thresholds chosen on the tune halves
-of both dev vaults, help docs and student notes: ``bench/bench_answer_quality.py``).
+and the first quote half of it, and one quoted block (by its own text, ``block_share``) three quarters of
+what it asks (an answer pieced together from blocks that each state a little is less often complete; thresholds
+chosen on the tune halves of both dev vaults, help docs and student notes: ``bench/bench_answer_quality.py``).
 """
 
 from __future__ import annotations
@@ -78,6 +78,7 @@ class Confidence:
     answer_share: float | None = None  # of the question's weight, stated by a passage answer's quotes
     lead_share: float | None = None  # of the question's weight, stated by its lead quote alone
     kind_stated: bool | None = None  # the kind of answer asked for ("how many": a number) is quoted
+    block_share: float | None = None  # of the question's weight, stated together by its best quoted block alone
     kind_refused: bool = False  # refused because no passage gives that kind of answer (whatever the thresholds)
 
     @property
@@ -95,6 +96,7 @@ class Confidence:
                 "unknown_share": round(self.unknown_share, 3),
                 "answer_share": None if self.answer_share is None else round(self.answer_share, 3),
                 "lead_share": None if self.lead_share is None else round(self.lead_share, 3),
+                "block_share": None if self.block_share is None else round(self.block_share, 3),
                 "kind_stated": self.kind_stated, "kind_refused": self.kind_refused,
                 "covered": self.covered, "missing": self.missing}
 
@@ -108,6 +110,8 @@ class QuoteMeasures:
     kind_stated: bool | None = None  # the kind of answer asked for, given near its focus (None: no kind asked)
     refusal: str = ""  # why nothing is quoted, in the user's words ("" when quoted, or for the usual reason)
     doubt: str = ""  # what the quotes lack though they answer ("the passages give no number for control"): low
+    # in the one quoted block stating most of it, by its own text and section headings (not its note's title)
+    block_share: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,15 +120,19 @@ class HighRule:
 
     answer: float = 0.0  # the least ``answer_share``
     lead: float = 0.0  # the least ``lead_share``
+    block: float = 0.0  # the least ``block_share``
 
     def holds(self, measures: Mapping[str, Any]) -> bool:
         """Whether ``measures`` (``Confidence.to_dict`` of the cited passages) earn ``high``."""
         return (measures.get("coverage", 0.0) >= HIGH_COVERAGE and measures.get("best", 0.0) >= HIGH_BEST
                 and (measures.get("answer_share") or 0.0) >= self.answer
-                and (measures.get("lead_share") or 0.0) >= self.lead)
+                and (measures.get("lead_share") or 0.0) >= self.lead
+                and (measures.get("block_share") or 0.0) >= self.block)
 
 
-HIGH_RULE = HighRule(answer=0.775, lead=0.5)  # bench/bench_answer_quality.py: chosen on both vaults' tune halves
+# bench/bench_answer_quality.py: chosen on both vaults' tune halves; ``block``: a quarter of what is asked may be
+# missing from the block stating most of it ("E[X] = np" of a binomial distribution asked for its variance is not)
+HIGH_RULE = HighRule(answer=0.775, lead=0.5, block=0.75)
 
 
 def semantic_share(similarity: float | None) -> float:
@@ -222,8 +230,12 @@ def cap_by_citations(confidence: Confidence, pack: EvidencePack, cited: list[str
         by_citations.reason += f"; {quoted.doubt}"
     if quoted is not None and by_citations.label == "high" and not HIGH_RULE.holds(by_citations.to_dict()):
         by_citations.label = "medium"
-        by_citations.reason += f"; the quoted passages state {quoted.share:.0%} of the question" \
-            if quoted.share < HIGH_RULE.answer else f"; its first quote states {quoted.lead_share:.0%} of the question"
+        if quoted.share < HIGH_RULE.answer:
+            by_citations.reason += f"; the quoted passages state {quoted.share:.0%} of the question"
+        elif quoted.lead_share < HIGH_RULE.lead:
+            by_citations.reason += f"; its first quote states {quoted.lead_share:.0%} of the question"
+        else:
+            by_citations.reason += f"; no quoted block states more than {quoted.block_share:.0%} of what it asks"
     return by_citations
 
 
@@ -231,5 +243,6 @@ def _stating(confidence: Confidence, quoted: QuoteMeasures | None) -> Confidence
     """``confidence`` with what a passage answer's quotes state."""
     if quoted is not None:
         confidence.answer_share, confidence.lead_share = quoted.share, quoted.lead_share
+        confidence.block_share = quoted.block_share
         confidence.kind_stated, confidence.kind_refused = quoted.kind_stated, bool(quoted.refusal)
     return confidence

@@ -150,7 +150,7 @@ def _measures(done: dict[str, Any]) -> dict[str, Any]:
     """The confidence rule's numbers for one answer (what a calibration can re-threshold)."""
     detail = done.get("confidence_detail") or {}
     return {key: detail[key] for key in ("coverage", "best", "keyword_coverage", "similarity", "unknown_share",
-                                         "answer_share", "lead_share", "kind_stated", "kind_refused")
+                                         "answer_share", "lead_share", "block_share", "kind_stated", "kind_refused")
             if key in detail}
 
 

@@ -285,6 +285,7 @@ class Unit:
     answers_kind: bool = False  # gives the kind of answer the question asks for (a number, a date) near its focus
     by_heading: bool = False  # states the question's words only in its headings
     stated: set[str] = field(default_factory=set)  # the question's concepts its own text states (not its headings)
+    own: set[str] = field(default_factory=set)  # those it states itself (its text, its own section's heading)
     defines: bool = False  # defines the term the question asks about ("What is X?": "**X** – …", "X is …")
     caveat: str = ""  # the warning right after its block that qualifies it ("> [!warning] Exception: …")
     # the rest of an item the passage begins inside ("  - NO-Monsun, trocken": chunks overlap), without what it is of
@@ -630,11 +631,16 @@ def _only_asks(text: str) -> bool:
 
 
 def _quotes(text: str, asked: list[str]) -> bool:
-    """Whether ``text`` contains the question word for word (an example of asking it, not an answer)."""
+    """Whether ``text`` contains the question word for word (an example of asking it, not an answer), other than
+    as an exam pair's question with its answer on the lines below ("**Q: What is …?**" / "A: …")."""
     if len(asked) < 3:
         return False
-    said = _WORDS.findall(text.casefold())
-    return any(said[i:i + len(asked)] == asked for i in range(len(said) - len(asked) + 1))
+    lines = text.splitlines()
+    for at, line in enumerate(lines):
+        said = _WORDS.findall(line.casefold())
+        if any(said[i:i + len(asked)] == asked for i in range(len(said) - len(asked) + 1)):
+            return not _says_itself("\n".join(lines[at + 1:]))
+    return False
 
 
 def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[str, float], analyzer: Any,
@@ -757,6 +763,10 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
             stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack) | formula
             titled = unit.concepts - stated - sectioned
+            # a section's heading says what its only block is about ("3. NF" over its list), not what each of
+            # its blocks is ("Energie" over three formulas)
+            alone = len({other.group for other in units if other.heading == unit.heading}) == 1
+            unit.own = stated | numbered_keys(unit.path) | (sectioned if alone else set())
             # A code block sharing a word of the question only in a comment shows code about something else.
             commented = stated - _concepts_in(f"{unit.intro}\n{_CODE_COMMENT.sub('', unit.text)}", item, weight,
                                               analyzer, pack) - sectioned if unit.kind == "code" else set()
@@ -820,6 +830,18 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         return []  # what gives it is too long to quote
 
     framing = {key for key, concept in pack.concepts.items() if concept.frame} if pack is not None else set()
+    # A block quoted after the lead states a part of the question in its own words, not only its note's topic
+    # (the exam Q&A's next pair on the birthday problem after the one on Bayes' formula; the transcript's next
+    # timestamp): every block of the note shares the topic words, so they say nothing of what is asked.
+    topic_words = {path: _concepts_in(" ".join(names), items[next(i for i, item in enumerate(items)
+                                                                  if item.path == path)], weight, analyzer, pack)
+                   for path, names in titles.items()}
+
+    def states_own(unit: Unit) -> bool:
+        topic = topic_words[items[unit.position].path]
+        # (a question asking only what the note is about, "backlinks" of the note Backlinks, asks for the note)
+        return bool(unit.own - (topic if set(weight) - framing - topic else set()))
+
     lead = candidates[0]
     chosen = [lead]
     used = lead.size
@@ -833,7 +855,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         # it covers the question nearly as well (that is where weak, off-topic passages come from).
         # A word framing the question ("Unterschied", "difference", a verb) is no part of it to complete.
         completes = sum(weight[t] for t in unit.concepts - covered - framing) / total >= COMPLETING_SHARE
-        if _pads(unit, lead, covered | framing, weight):
+        if _pads(unit, lead, covered | framing, weight) or not states_own(unit):
             continue
         if lead.defines and not unit.defines and items[unit.position].path != items[lead.position].path:
             continue  # "What is X?" answered by X's definition: another note's mention of X says what X does there
@@ -877,12 +899,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     # entry); the others are padding where the answer already states all the question asks.
     around = [_neighbours(unit, units_by_position[unit.position]) for unit in chosen]
     follows = [near[0] for unit, near in zip(chosen, around, strict=True) if near and near[0].order > unit.order
-               and not (_ENTRY_OF_ITS_OWN.match(near[0].text) and not near[0].stated)]
+               and not (_ENTRY_OF_ITS_OWN.match(near[0].text) and not near[0].stated)
+               and not _same_series(unit.text, near[0].text)]
     added = 0
     for neighbour in (near[rank] for rank in range(SECTION_UNITS) for near in around if rank < len(near)):
         if added >= SECTION_UNITS:
             break
-        if all(neighbour is not after for after in follows) and _pads(neighbour, lead, covered | framing, weight):
+        if all(neighbour is not after for after in follows) and (
+                _pads(neighbour, lead, covered | framing, weight) or not states_own(neighbour)):
             continue
         if not neighbour.concepts and any(is_spoken(unit.text) for unit in chosen if unit.heading == neighbour.heading):
             # in a lecture transcript the next paragraph is the next thing said ("[00:00:12] Okay, let's get
@@ -894,6 +918,19 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             used += neighbour.size
             added += 1
     return _in_note_order(lead, chosen, units_by_position, budget)
+
+
+def _same_series(text: str, other: str) -> bool:
+    """Whether two blocks open with the same marker ("[00:02:10]" and "[00:05:40]", "**Q:" and "**Q:"): entries of
+    one series (a transcript's timestamps, an exam's question-answer pairs), the next of which is no part of the
+    one before."""
+    marker = _SERIES_MARKER.match(text)
+    return marker is not None and marker.group(0).translate(_DIGITS_AS_ZERO) == \
+        (next_marker.group(0).translate(_DIGITS_AS_ZERO) if (next_marker := _SERIES_MARKER.match(other)) else None)
+
+
+_SERIES_MARKER = re.compile(r"\s*[^\w\s]*(?:\w{1,12}[^\w\s]+)+(?=\s)")  # "[00:02:10]", "**Q:", "A:", "**[02:15]**"
+_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
 
 
 def formula_given(pack: EvidencePack | None, text: str) -> set[str]:
@@ -1131,7 +1168,11 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
 
     lead = [unit for unit in units if (unit.position, unit.group) == (units[0].position, units[0].group)] \
         if units else []
-    measures = QuoteMeasures(share_of(units), share_of(lead), kind_stated)
+    # what the question asks about (its framing words aside: "what", a verb), stated by one block itself
+    asked = {t: value for t, value in weight.items() if not (t in pack.concepts and pack.concepts[t].frame)}
+    together = max((sum(value for t, value in asked.items() if t in unit.own) / sum(asked.values())
+                    for unit in units), default=0.0) if asked else 0.0
+    measures = QuoteMeasures(share_of(units), share_of(lead), kind_stated, block_share=together)
     if expected is not None and not kind_stated:
         lacking = f"the passages give no {expected.describe()}"
         # Asked for what no passage gives, in words the vault never uses ("how much funding ... investors"):

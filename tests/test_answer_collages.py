@@ -1,0 +1,95 @@
+"""Answers that quote what answers the question, not a collage of the note around it (issue 25: a held-out student
+vault had 8 of 18 answers padded with the exam Q&A's next pairs or the transcript's next timestamps, and a near-miss
+answered as sure from neighbouring pairs).
+
+- a block quoted after the lead states a part of the question in its own words (or its section's number), not only
+  the words every block of its note shares from the note's title;
+- the next entry of a series (a transcript's next timestamp, an exam's next question-answer pair) is no part of the
+  one before, so it is not quoted as what the quoted one leads to;
+- an answer is ``high`` only where one quoted block states most of the question itself: two blocks each stating a
+  part ("E[X] = np" of the binomial distribution, "Var(X) = E[X²] − E[X]²" in general) are no answer to the variance
+  of a binomial distribution, however much of the question they state together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cognivault.answer.confidence import HIGH_RULE, HighRule, QuoteMeasures, assess, cap_by_citations
+from cognivault.answer.evidence import Evidence, EvidencePack
+from cognivault.answer.extractive import _same_series, answer_extractively
+from cognivault.engine import Engine
+
+EXAM = {
+    "Statistik/Stochastik exam prep.md": (
+        "# Stochastik exam prep\n\n"
+        "Questions from old exams with the answers the tutor accepted.\n\n"
+        "## Q&A\n\n"
+        "**Q: How do you compute a conditional probability with Bayes?**\n"
+        "A: Bayes' formula turns P(B|A) around: P(A|B) = P(B|A) · P(A) / P(B), the prior P(A) weighted by the "
+        "likelihood.\n\n"
+        "**Q: Why is the birthday paradox surprising?**\n"
+        "A: Already 23 people give a probability above one half that two share a birthday.\n\n"
+        "**Q: What does the law of large numbers say?**\n"
+        "A: The mean of many independent trials approaches the expected value.\n\n"
+        "**Q: What is the expected value of a geometric distribution?**\n"
+        "A: For X ~ Geo(p) the expected value is E[X] = 1 / p trials until the first success.\n\n"
+        "**Q: How is the variance defined?**\n"
+        "A: Var(X) = E[X²] − E[X]², the mean squared deviation from the expected value.\n"),
+    "Informatik/Vorlesung 4 Graphen (Transkript).md": (
+        "# Vorlesung 4 – Graphen (Transkript)\n\n"
+        "[00:01:10] Gut, fangen wir an, heute geht es um Graphen und ihre Darstellung.\n\n"
+        "[00:03:25] Eine Adjazenzmatrix speichert für jedes Knotenpaar, ob eine Kante besteht; sie braucht "
+        "quadratisch viel Speicher in der Zahl der Knoten.\n\n"
+        "[00:06:50] Die Abgabe für das Graphen-Übungsblatt ist am Freitag, bitte im Portal hochladen.\n\n"
+        "[00:09:05] Eine Adjazenzliste speichert zu jedem Knoten nur seine Nachbarn und ist für dünne Graphen "
+        "sparsamer.\n"),
+}
+
+
+def test_an_exam_pair_is_quoted_without_the_next_pairs(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    answer = answer_extractively(indexed_notes(EXAM), "What is Bayes' formula for a conditional probability?")
+    assert answer.answered and "P(A|B) = P(B|A)" in answer.text
+    assert "birthday" not in answer.text and "large numbers" not in answer.text
+
+
+def test_a_transcripts_next_timestamp_is_not_quoted_for_its_topic_word(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    answer = answer_extractively(indexed_notes(EXAM), "Wie viel Speicher braucht eine Adjazenzmatrix?")
+    assert answer.answered and "quadratisch viel Speicher" in answer.text
+    assert "Übungsblatt" not in answer.text and "fangen wir an" not in answer.text
+
+
+def test_a_pair_per_part_of_the_question_is_not_a_sure_answer(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(EXAM)
+    near_miss = answer_extractively(engine, "What is the variance of a geometric distribution?")
+    assert near_miss.confidence != "high"
+    stated = answer_extractively(engine, "What is the expected value of a geometric distribution?")
+    assert stated.answered and "E[X] = 1 / p" in stated.text and stated.confidence == "high"
+
+
+def test_a_sure_answer_pieced_from_blocks_is_capped_with_its_reason() -> None:
+    pack = EvidencePack(question_terms=["variance", "binomial"], term_weights={"variance": 1.0, "binomial": 1.0})
+    pack.add(Evidence("", "c1", "a.md", "A", [], 1, 2, "", "variance binomial", "", 1.0,
+                      terms=frozenset({"variance", "binomial"})))
+    whole = assess(pack)
+    assert whole.label == "high"
+    pieced = cap_by_citations(whole, pack, ["S1"], QuoteMeasures(1.0, 1.0, block_share=0.5))
+    assert pieced.label == "medium" and "no quoted block states more than 50%" in pieced.reason
+    assert pieced.to_dict()["block_share"] == 0.5
+
+
+def test_high_needs_one_block_stating_most_of_the_question() -> None:
+    measures = {"coverage": 1.0, "best": 1.0, "answer_share": 1.0, "lead_share": 1.0}
+    assert not HIGH_RULE.holds({**measures, "block_share": HIGH_RULE.block / 2})
+    assert HIGH_RULE.holds({**measures, "block_share": 1.0})
+    assert HighRule(answer=0.5, lead=0.5).holds({**measures, "block_share": 0.0})
+
+
+def test_entries_of_one_series_open_with_the_same_marker() -> None:
+    assert _same_series("[00:02:10] Dijkstra takes …", "[00:05:40] With a binary heap …")
+    assert _same_series("**Q: What is Bayes?**\nA: …", "**Q: Why 23 people?**\nA: …")
+    assert _same_series("**[02:15]** Hypertension …", "**[05:40]** ACE inhibitors …")
+    assert not _same_series("On iOS, this message displays as the following error:", "It means exactly the same")
+    assert not _same_series("1. Open settings", "→ in short: SYN, SYN-ACK, ACK")
