@@ -2,8 +2,10 @@
 vault had 8 of 18 answers padded with the exam Q&A's next pairs or the transcript's next timestamps, and a near-miss
 answered as sure from neighbouring pairs).
 
-- a block quoted after the lead states a part of the question in its own words (or its section's number), not only
-  the words every block of its note shares from the note's title;
+- a block quoted after the lead states a part of the question in its own words (or the heading of a section it alone
+  fills), not only the words every block of its note shares from the note's title; a block around the quotes states
+  a part they do not state yet;
+- an exam pair whose question is the user's question word for word is its answer, not an example of asking it;
 - the next entry of a series (a transcript's next timestamp, an exam's next question-answer pair) is no part of the
   one before, so it is not quoted as what the quoted one leads to;
 - an answer is ``high`` only where one quoted block states most of the question itself: two blocks each stating a
@@ -44,6 +46,12 @@ EXAM = {
         "[00:06:50] Die Abgabe für das Graphen-Übungsblatt ist am Freitag, bitte im Portal hochladen.\n\n"
         "[00:09:05] Eine Adjazenzliste speichert zu jedem Knoten nur seine Nachbarn und ist für dünne Graphen "
         "sparsamer.\n"),
+    "Algorithms/Lecture 9 shortest paths (transcript).md": (
+        "# Lecture 9 – shortest paths (transcript)\n\n"
+        "[00:02:10] Dijkstra's algorithm finds shortest paths from one source when no edge weight is negative; it "
+        "always settles the unvisited node with the smallest tentative distance.\n\n"
+        "[00:05:40] With a binary heap as the priority queue Dijkstra runs in O((V + E) log V), fine for sparse "
+        "road networks.\n"),
 }
 
 
@@ -58,6 +66,13 @@ def test_a_transcripts_next_timestamp_is_not_quoted_for_its_topic_word(
     answer = answer_extractively(indexed_notes(EXAM), "Wie viel Speicher braucht eine Adjazenzmatrix?")
     assert answer.answered and "quadratisch viel Speicher" in answer.text
     assert "Übungsblatt" not in answer.text and "fangen wir an" not in answer.text
+
+
+def test_a_block_around_the_quote_saying_only_what_it_states_is_left_out(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    answer = answer_extractively(indexed_notes(EXAM), "How fast is Dijkstra with a binary heap?")
+    assert answer.answered and "O((V + E) log V)" in answer.text
+    assert "tentative distance" not in answer.text  # it names Dijkstra too, but says nothing of the heap
 
 
 def test_a_pair_per_part_of_the_question_is_not_a_sure_answer(

@@ -837,10 +837,10 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                                                                   if item.path == path)], weight, analyzer, pack)
                    for path, names in titles.items()}
 
-    def states_own(unit: Unit) -> bool:
+    def states_own(unit: Unit, stated: frozenset[str] = frozenset()) -> bool:
         topic = topic_words[items[unit.position].path]
         # (a question asking only what the note is about, "backlinks" of the note Backlinks, asks for the note)
-        return bool(unit.own - (topic if set(weight) - framing - topic else set()))
+        return bool(unit.own - stated - (topic if set(weight) - framing - topic else set()))
 
     lead = candidates[0]
     chosen = [lead]
@@ -902,11 +902,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                and not (_ENTRY_OF_ITS_OWN.match(near[0].text) and not near[0].stated)
                and not _same_series(unit.text, near[0].text)]
     added = 0
+    # a block around the quotes that says only what they already state adds text, not an answer ("Die potentielle
+    # Energie ist …" beside "Die kinetische Energie ist …" for how the kinetic energy is computed)
+    quoted_own = frozenset().union(*(unit.own for unit in chosen))
     for neighbour in (near[rank] for rank in range(SECTION_UNITS) for near in around if rank < len(near)):
         if added >= SECTION_UNITS:
             break
         if all(neighbour is not after for after in follows) and (
-                _pads(neighbour, lead, covered | framing, weight) or not states_own(neighbour)):
+                _pads(neighbour, lead, covered | framing, weight) or not states_own(neighbour, quoted_own)):
             continue
         if not neighbour.concepts and any(is_spoken(unit.text) for unit in chosen if unit.heading == neighbour.heading):
             # in a lecture transcript the next paragraph is the next thing said ("[00:00:12] Okay, let's get
