@@ -1,7 +1,7 @@
 """A student's note on the course and on a subject's aspects (issue 25): a line on the student's own coursework
 ("Hausarbeit: … mit Dr. K. absprechen", "kostet Punkte!", "Essay: … discuss the outline with Dr. Patel") gives no
 card, a label naming an aspect of its section ("Geschwindigkeit:", "Belege:", "Größe:", "Speed:") is asked as that
-aspect."""
+aspect, a name with its year ("Alfred Wegener 1915:") for what happened then."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cognivault.study.list_wording import item_question
 from cognivault.vault.reading import is_aspect, is_bookkeeping_line
 from test_study_extractive import cards_of, generate, indexed_vault
 
@@ -73,4 +74,17 @@ def test_an_aspect_label_is_read_with_its_sharp_s() -> None:
     # "größe" is compared as "grösse", like every label a note writes
     assert is_aspect("Größe") and is_aspect("größte Fraktion") and is_aspect("Geschwindigkeit")
     assert not is_aspect("Spannung")
+
+
+@pytest.mark.parametrize(("term", "description", "german", "front"), [
+    ("Alfred Wegener 1915", "Hypothese der Kontinentalverschiebung", True,
+     "Geschichte: Was geschah 1915 (Alfred Wegener)?"),
+    ("Irving Fisher 1911", "formulated the equation of exchange", False,
+     "Geschichte: what happened in 1911 (Irving Fisher)?"),
+    ("ISO 9001", "a standard for quality management", False, "Geschichte: ISO 9001?"),
+])
+def test_a_name_with_its_year_is_asked_for_what_happened_then(term: str, description: str, german: bool,
+                                                               front: str) -> None:
+    # "Alfred Wegener 1915?" asked nothing; a number in a name ("ISO 9001") is no year
+    assert item_question(term, description, "Geschichte", "Note", german).front == front
 
