@@ -1,7 +1,8 @@
 """A student's note on the course and on a subject's aspects (issue 25): a line on the student's own coursework
 ("Hausarbeit: … mit Dr. K. absprechen", "kostet Punkte!", "Essay: … discuss the outline with Dr. Patel") gives no
 card, a label naming an aspect of its section ("Geschwindigkeit:", "Belege:", "Größe:", "Speed:") is asked as that
-aspect, a name with its year ("Alfred Wegener 1915:") for what happened then."""
+aspect, a name with its year ("Alfred Wegener 1915:") for what happened then, and a section's only display formula
+as its formula."""
 
 from __future__ import annotations
 
@@ -88,3 +89,28 @@ def test_a_name_with_its_year_is_asked_for_what_happened_then(term: str, descrip
     # "Alfred Wegener 1915?" asked nothing; a number in a name ("ISO 9001") is no year
     assert item_question(term, description, "Geschichte", "Note", german).front == front
 
+
+ECONOMICS = """# Inflation
+
+## Quantity theory
+The quantity theory links money and prices.
+
+$$M \\cdot V = P \\cdot Y$$
+
+- Meaning: if V and Y are stable, more money means higher prices
+
+## Derivation
+Start from the identity.
+
+$$M V = P Y$$
+
+$$\\frac{\\Delta M}{M} + \\frac{\\Delta V}{V} = \\frac{\\Delta P}{P} + \\frac{\\Delta Y}{Y}$$
+"""
+
+
+def test_a_sections_only_display_formula_after_its_opening_is_asked_as_its_formula(tmp_path: Path) -> None:
+    with indexed_vault(tmp_path, {"Economics/Inflation.md": ECONOMICS}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Economics/Inflation.md")[1])
+    sides = {(front, back) for _, front, back in cards}
+    assert ("Inflation › Quantity theory: formula?", "$$M \\cdot V = P \\cdot Y$$") in sides, sides
+    assert not [front for front, _ in sides if "Derivation" in front and "formula" in front]  # a derivation's steps
