@@ -52,3 +52,18 @@ Mit der Ernennung Adolf Hitlers zum Reichskanzler am 30. Januar 1933 endete die 
     backs = {back for _, _, back in cards}
     assert "Nach der Novemberrevolution rief Philipp Scheidemann am 9. November 1918 die Republik aus." in backs
     assert not [side for card in cards for side in card if side.rstrip().endswith((" am 9.", " am 30."))]
+
+
+# an era's two parts, a page before its number, "e. g." spaced (issue 25)
+ERAS = [
+    "Aristoteles (384–322 v. Chr.): Schüler Platons, gründete das Lykeion.",
+    "Zenon gründete die Stoa um 300 v. Chr. in Athen, Seneca starb 65 n. Chr. in Rom.",
+    "Das Reich bestand von 200 v. u. Z. bis 100 n.u.Z. ohne Unterbrechung.",
+    "Seneca schreibt das in Brief 1, S. 12 der Ausgabe, e. g. über die Zeit.",
+]
+
+
+@pytest.mark.parametrize("split", [sentences, split_sentences])
+def test_a_sentence_is_not_cut_at_an_era_a_page_or_a_spaced_abbreviation(split: Callable[[str], list[str]]) -> None:
+    assert split(" ".join([*ERAS, "Die Stoa endete im 3. Jahrhundert."])) == \
+        [*ERAS, "Die Stoa endete im 3. Jahrhundert."]

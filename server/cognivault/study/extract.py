@@ -979,6 +979,12 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         if block.kind == "heading":
             section, opened = block.heading, False
             continue
+        if opened and section and section != source.title and block.kind == "paragraph" \
+                and not (names_exercises(section) or is_bookkeeping_term(section)) \
+                and _the_sections_only_formula(blocks, position):
+            # "## Quantity theory", a sentence, then $$M \cdot V = P \cdot Y$$: the formula the section is about
+            add("formula", section, block.content.strip(), block.content.strip(), "", section)
+            continue
         if opened or not section:
             continue
         opened = True
@@ -1028,6 +1034,16 @@ MAX_SECTION_TERM_WORDS = 4
 _INITIAL_RE = re.compile(r"\*\*[^\W\d_]{1,2}\*\*[^\W\d_]")  # "**A**ction": the letter a mnemonic spells
 _LEANING_KINDS = frozenset({"item", "bold", "definition", "called", "row", "record", "label"})
 _VERBATIM_KINDS = frozenset({"code", "example", "row", "record", "vocab", "formula"})  # cells and atoms as written
+
+
+def _the_sections_only_formula(blocks: list[Block], position: int) -> bool:
+    """Whether the block at ``position`` is a display formula and its section has no other (a derivation's steps
+    are no formula to learn each)."""
+    if not is_formula(blocks[position].content):
+        return False
+    start = next((index + 1 for index in range(position - 1, -1, -1) if blocks[index].kind == "heading"), 0)
+    end = next((index for index in range(position + 1, len(blocks)) if blocks[index].kind == "heading"), len(blocks))
+    return sum(block.kind == "paragraph" and is_formula(block.content) for block in blocks[start:end]) == 1
 
 
 def _names_its_section(sentence: str, heading: str) -> str | None:

@@ -74,6 +74,10 @@ _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|Octob
 _YEAR_RE = re.compile(rf"^(?:um |c\. )?{_YEAR}$")
 _MONTH_RE = re.compile(rf"^{_MONTH} {_YEAR}$")
 _DAY_RE = re.compile(rf"^(?:\d{{1,2}}\.? {_MONTH},? {_YEAR}|{_MONTH} \d{{1,2}}, {_YEAR})$")
+# a label naming who or what with its year ("Alfred Wegener 1915", "Irving Fisher 1911"): a year of the era, not a
+# number in a name ("ISO 9001", "DIN 4844")
+_NAMED_YEAR_RE = re.compile(r"^(?P<name>[A-ZÄÖÜ][^\W\d_]*(?:[ -][A-ZÄÖÜ][^\W\d_]*){0,3})\s+\(?"
+                            r"(?P<year>1\d{3}|20\d{2}|\d{3,4} (?:BC|v\. Chr\.))\)?$")
 _CODE_RE = re.compile(r"^`[^`]+`$")
 # words of four letters or more ending in "s" (not "ss", "us", "is") that open a description without being a verb
 _NOT_VERBS = {"always", "does", "alias", "perhaps", "sometimes", "towards", "besides", "series", "news"}
@@ -192,6 +196,12 @@ def item_question(term: str, description: str, heading: str, title: str, german:
     time = when(term, german) if not states_amounts(description) else None
     if time is not None:
         return ItemQuestion(f"{place}: Was geschah {time}?" if german else f"{place}: what happened {time}?", False)
+    named = _NAMED_YEAR_RE.match(term.strip())
+    if named and not named["name"].isupper() and not states_amounts(description):
+        # asked "Alfred Wegener 1915?", the label names no term; its year is what the item dates
+        time = when(named["year"], german)
+        return ItemQuestion(f"{place}: Was geschah {time} ({named['name']})?" if german
+                            else f"{place}: what happened {time} ({named['name']})?", False)
     if says_what_it_does(term, description, german):
         return ItemQuestion(f"{place}: Was bewirkt {term}?" if german else f"{place}: what does {term} do?", False)
     if is_aspect(term) or names:  # "Ursache: …" under "Monsun" says what causes the monsoon, not what "Ursache" means

@@ -44,6 +44,9 @@ class LanguageWords:
     # mitbringen!!", "Projektabgabe: 15.07."), while "Lecture:", "Übung:", "Deadline:" or "Prüfung:" (an audit)
     # may label what is to learn
     events: frozenset[str] = frozenset()
+    # what only a line on the student's own coursework says, whatever else it names: a penalty ("kostet Punkte!") or
+    # agreeing on it with a lecturer ("Thema mit Dr. K. absprechen"); ``{title}`` stands for "Dr. K.", "Prof. Grant"
+    coursework: tuple[str, ...] = ()
     asks: frozenset[str] = frozenset()  # the label opening a question of a Q/A pair ("Q:", "Frage:")
     answers: frozenset[str] = frozenset()  # the label opening its answer ("A:", "Antwort:")
     formula: str = "formula"  # what a card calls a formula ("Power: formula?")
@@ -110,7 +113,10 @@ WORDS: dict[str, LanguageWords] = {
         appointments=frozenset({"exam", "exams", "midterm", "final", "lecture", "tutorial", "seminar", "lab", "labs",
                                 "practical", "deadline", "presentation", "homework", "assignment",
                                 "submission", "registration", "excursion"}),
-        events=frozenset({"exam", "exams", "midterm", "excursion"}),
+        events=frozenset({"exam", "exams", "midterm", "excursion", "essay", "homework", "coursework"}),
+        coursework=("costs marks", "cost marks", "lose marks", "loses marks", "costs points", "lose points",
+                    "discuss{words} with {title}", "check{words} with {title}", "talk to {title}",
+                    "agree{words} with {title}"),
         labels=frozenset({"q", "a", "question", "answer", "context", "result", "results", "example", "examples",
                           "e.g.", "eg", "note", "notes", "n.b.", "nb", "tip", "warning", "summary", "source",
                           "sources", "see", "see also", "related", "todo", "to do", "status", "date", "tags",
@@ -134,7 +140,8 @@ WORDS: dict[str, LanguageWords] = {
                            "themes", "topics", "objective", "objectives", "tool", "tools", "task", "maximum",
                            "minimum", "target", "president", "chair", "criticism", "critique", "limitation",
                            "limitations", "drawback", "drawbacks", "pitfall", "pitfalls", "caveat", "caveats",
-                           "errors", "error handling", "counterexample"}),
+                           "errors", "error handling", "counterexample", "speed", "rate", "evidence", "proof",
+                           "representatives"}),
         function_words=frozenset({"the", "and", "is", "are", "of", "to", "in", "with", "not", "for", "this", "that",
                                   "by", "from", "or", "it", "was", "be", "on", "an", "as", "which", "when"}),
         exercises=frozenset({"examples", "exercises", "practice", "problems", "tasks", "worked"}),
@@ -179,7 +186,9 @@ WORDS: dict[str, LanguageWords] = {
                                 "termin", "sprechstunde", "anmeldung", "praktikum", "fallbesprechung", "exkursion",
                                 "abgeben", "testat", "kolloquium"}),
         events=frozenset({"klausur", "klausuren", "abgabe", "sprechstunde", "praktikum", "exkursion", "testat",
-                          "kolloquium"}),
+                          "kolloquium", "hausarbeit", "hausarbeiten", "hausaufgabe", "hausaufgaben", "referat"}),
+        coursework=("kostet punkte", "kosten punkte", "punktabzug", "mit {title}{words} absprechen",
+                    "mit {title}{words} abklären", "mit {title}{words} besprechen", "bei {title} nachfragen"),
         labels=frozenset({"f", "frage", "antwort", "kontext", "ergebnis", "ergebnisse", "bsp", "bsp.", "beispiel",
                           "beispiele", "z.b.", "z. b.", "zb", "hinweis", "notiz", "anmerkung", "merke", "merksatz",
                           "tipp", "achtung", "warnung", "zusammenfassung", "quelle", "quellen", "siehe", "vgl.",
@@ -200,7 +209,8 @@ WORDS: dict[str, LanguageWords] = {
                            "kontraindikation", "typ", "vorkommen", "entstehung", "kennzeichen", "merkmale",
                            "unterschied", "formeln", "prinzip", "grundregel", "grundprinzip", "ziel", "ziele",
                            "motiv", "motive", "themen", "inhalt", "inhalte", "kritik", "einschränkung",
-                           "einschränkungen", "fehlerbehandlung", "gegenbeispiel"}),
+                           "einschränkungen", "fehlerbehandlung", "gegenbeispiel", "geschwindigkeit", "tempo",
+                           "beleg", "belege", "beweis", "beweise", "vertreter"}),
         function_words=frozenset({"der", "die", "das", "und", "ist", "sind", "nicht", "mit", "von", "zu", "den",
                                   "im", "auch", "bei", "ein", "eine", "für", "wird", "oder", "nur", "nach", "dem",
                                   "des", "auf", "sich", "wie", "bzw", "wenn"}),
@@ -248,11 +258,22 @@ _ALL_LOGISTICS = frozenset(w for words in WORDS.values() for w in words.logistic
 _ALL_LABELS = frozenset(w for words in WORDS.values() for w in words.labels)
 _ALL_APPOINTMENTS = frozenset(w for words in WORDS.values() for w in words.appointments)
 _ALL_EVENTS = frozenset(w for words in WORDS.values() for w in words.events)
+_TITLE = r"(?:dr|prof|tutor|tutorin)\.?(?:\s+[\w.]+){1,2}?"  # "Dr. K.", "Prof. Grant", "tutor"
+_WORDS_BETWEEN = r"(?:\s+\S+){0,3}?"  # "discuss the outline with …"
+
+
+def _coursework_pattern(phrase: str) -> str:
+    escaped = re.escape(phrase).replace(re.escape("{title}"), _TITLE).replace(re.escape("{words}"), _WORDS_BETWEEN)
+    return rf"(?<!\w){escaped}(?!\w)"
+
+
+_COURSEWORK_RE = re.compile("|".join(_coursework_pattern(phrase) for words in WORDS.values()
+                                     for phrase in words.coursework))
 # a line's label: its words before a colon, or a dash between spaces ("Praktikum: …", "Projektabgabe – …")
 _LINE_LABEL_RE = re.compile(r"^(?P<label>[^:–—]{2,40}?)\s*(?::|\s[–—-]\s)")
-_ALL_ASPECTS = frozenset(w for words in WORDS.values() for w in words.aspects)
+_ALL_ASPECTS = frozenset(w.casefold() for words in WORDS.values() for w in words.aspects)  # read "größe" as "grösse"
 _ALL_EXERCISES = frozenset(w for words in WORDS.values() for w in words.exercises)
-_ALL_RANKS = frozenset(w for words in WORDS.values() for w in words.ranks)
+_ALL_RANKS = frozenset(w.casefold() for words in WORDS.values() for w in words.ranks)
 _BACK_REFERENCES = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.back_references},
                                    key=len, reverse=True))
 _BACK_REFERENCE_RE = re.compile(rf"^(?:{_BACK_REFERENCES})(?!\w)")
@@ -477,9 +498,10 @@ def _labelled_by_event(bare: str) -> bool:
 def is_logistics_line(line: str) -> bool:
     """A date with course words and nothing else ("Klausur 17.02.2026", "Test Mi 19.11."), a date beside one of
     the course's events, whatever else the line names ("Praktikum Blattpigmente (Chromatographie) 16.06."), or a
-    line an event labels ("Praktikum: Kittel + Schutzbrille mitbringen!!")."""
+    line an event labels ("Praktikum: Kittel + Schutzbrille mitbringen!!") or on the student's coursework ("Thema
+    evtl. … mit Dr. K. absprechen", "Zitieren ohne Seitenzahl kostet Punkte!")."""
     bare = _bare_line(line)
-    if _labelled_by_event(bare):
+    if _labelled_by_event(bare) or _COURSEWORK_RE.search(normal(bare)):
         return True
     dated = DATE_RE.search(bare) is not None
     if not (dated or _TIME_RE.search(bare)):
