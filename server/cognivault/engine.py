@@ -30,6 +30,7 @@ from cognivault.index.hybrid import FusedHit, FusionWeights, fuse_rankings, reci
 from cognivault.index.lexical import QueryReading
 from cognivault.index.multilingual import WEIGHT as MULTILINGUAL_WEIGHT
 from cognivault.index.multilingual import MultilingualEncoder, MultilingualSide
+from cognivault.index.multilingual import installed as multilingual_installed
 from cognivault.index.multilingual import wanted as multilingual_wanted
 from cognivault.index.named_note import as_note_name, open_with_named_note
 from cognivault.index.pipeline import (
@@ -306,10 +307,8 @@ class Engine:
     def _make_multilingual(self, encoder: MultilingualEncoder | None | str) -> MultilingualSide | None:
         """The German meaning side: "auto" has it beside a meaning model when ``embedding.multilingual``
         is on and its extra is installed (see :mod:`cognivault.index.multilingual`)."""
-        from cognivault.index import multilingual
-
         if encoder == "auto":
-            on = self.settings.embedding.multilingual and self._embedder is not None and multilingual.installed()
+            on = self.settings.embedding.multilingual and self._embedder is not None and multilingual_installed()
             encoder = MultilingualEncoder() if on else None
         return MultilingualSide(self.store, encoder) if isinstance(encoder, MultilingualEncoder) else None
 
