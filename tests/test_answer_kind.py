@@ -143,6 +143,26 @@ def test_the_focus_is_what_the_cue_counts(engine: Any) -> None:
     assert focus("How many items fit into short-term memory?", "en") == ["items"]
     assert focus("how many hosts fit in a /24 network?", "en") == ["hosts"]
     assert focus("How many class members vote?", "en") == ["class", "members"]
+    # A German cue followed by a verb, not a noun ("kostet"): like an English function word, the whole clause.
+    assert focus("Wie viel kostet die Supporter-Stufe?", "de") == ["kostet", "supporter", "stufe"]
+
+
+def test_a_german_price_question_is_answered_by_the_row_with_the_amount(engine: Any) -> None:
+    # "Wie viel kostet …" and "Was kostet …" ask for an amount; the verb is no noun the amount must count, so the
+    # price row under the tiers' header answers (before: "kostet" had to be in the row, and only the rows
+    # without a price were quoted, at low).
+    header = "Catalyst-Stufen\n| Vorteile | Insider | Supporter | VIP |\n|---|---|---|---|"
+    for question in ("Wie viel kostet die Supporter-Stufe?", "Was kostet die Supporter-Stufe?"):
+        expected = expected_answer(question, question_concepts(engine, question, "de"), "de")
+        assert expected is not None and expected.kind == "quantity" and expected.head is None
+        assert gives_answer(expected, "| **Beitrag (USD)** | **$25** | **$50** | **$100** |", FALLBACK_ANALYZER,
+                            "de", header)
+        assert not gives_answer(expected, "| Frühzeitiger Zugang zu neuen Versionen | ✓ | ✓ | ✓ |",
+                                FALLBACK_ANALYZER, "de", header)
+    # a noun right after the cue is still what is counted
+    expected = expected_answer("Wie viele Personen können einen Tresor teilen?",
+                               question_concepts(engine, "Wie viele Personen können einen Tresor teilen?", "de"), "de")
+    assert expected is not None and expected.head is not None and expected.head.word == "personen"
 
 
 def test_a_table_header_is_near_every_cell_of_its_row(engine: Any) -> None:

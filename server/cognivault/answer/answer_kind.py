@@ -123,15 +123,17 @@ def _counted(after: Sequence[str], by_word: dict[str, list[Concept]], nouns: set
     *monthly active users* does ...") or up to its noun: in German, the capitalised word ("wie viel
     *Speicherplatz* bietet ..."), in English, a plural (``plural``: "how many *items* fit into ...": "fit" is
     what the items do, not what is counted); empty when a function word follows the cue ("how much *does* a
-    licence cost")."""
+    licence cost"), or when a German cue's words reach no noun ("wie viel *kostet* die …")."""
     counted: list[Concept] = []
     for word in after:
         if word not in by_word:
             break
         counted += [concept for concept in by_word[word] if concept not in counted]
         if word in nouns or plural is not None and plural.fullmatch(word):
-            break
-    return counted
+            return counted
+    # German writes its nouns capitalised: a run of lowercase words that ends before any noun is a verb's clause
+    # ("wie viel *kostet* die VIP-Stufe"), which counts nothing, like an English function word after the cue
+    return [] if nouns else counted
 
 
 def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: str | None, heading: str = "") -> bool:

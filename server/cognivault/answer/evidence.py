@@ -390,6 +390,7 @@ ANSWER_CUES: dict[str, dict[tuple[str, ...], str]] = {
         ("wie", "viele"): "quantity", ("wie", "vielen"): "quantity", ("wie", "viel"): "quantity",
         ("wieviel",): "quantity", ("wieviele",): "quantity", ("wie", "groß"): "quantity", ("wie", "hoch"): "quantity",
         ("welcher", "anteil"): "share", ("wie", "viel", "prozent"): "share", ("wie", "viele", "prozent"): "share",
+        ("was", "kostet"): "quantity", ("was", "kosten"): "quantity",
         ("wie", "lange"): "duration", ("wie", "oft"): "duration",
         ("wann", "wurde"): "date", ("wann", "wurden"): "date", ("wann", "war"): "date", ("wann", "waren"): "date",
         ("in", "welchem", "jahr"): "date", ("seit", "wann"): "date", ("welches", "jahr"): "date",
