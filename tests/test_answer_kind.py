@@ -228,3 +228,18 @@ def test_a_weaker_passage_that_gives_the_number_is_not_left_out() -> None:
     assert chosen and chosen[0].label == "S2" and "10 vaults" in chosen[0].text
     assert [unit.label for unit in choose_units([wordy, plans], terms, {t: 1.0 for t in terms}, FALLBACK_ANALYZER,
                                                 question)] == ["S1"]  # asked for nothing, the weaker one stays out
+
+
+async def test_the_maximum_or_minimum_of_something_asks_for_an_amount(engine: Any) -> None:
+    # "What is the maximum …" asks for a number as "how many" does: the note giving it answers, a note that only
+    # talks about the thing (monthly reports, no size given) does not.
+    for question in ("What is the maximum number of people I can share a remote vault with?",
+                     "Was ist die maximale Anzahl von Personen in einem Tresor?"):
+        expected = expected_answer(question, question_concepts(engine, question, None), None)
+        assert expected is not None and expected.kind == "quantity", question
+    done, confidence = await ask(engine, "What is the maximum number of people I can share a remote vault with?")
+    assert done["answered"] and "up to 20 people" in done["answer"] and confidence["kind_stated"] is True
+    for question in ("What is the maximum number of monthly reports?",
+                     "Was ist die maximale Anzahl monatlicher Berichte?"):
+        done, confidence = await ask(engine, question)
+        assert not done["answered"] and "no number for" in confidence["reason"], question
