@@ -33,13 +33,13 @@ from dataclasses import dataclass
 from cognivault.answer.evidence import Concept, answer_cues, text_terms
 from cognivault.index.analysis import Analyzer, words
 
-NUMBER_WORDS = frozenset("""
+NUMBER_WORDS = frozenset(words("""
 two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty seventy
 eighty ninety hundred hundreds thousand thousands million millions billion billions dozen dozens half unlimited
 eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf fünfzehn zwanzig dreißig vierzig fünfzig sechzig
 siebzig achtzig neunzig hundert hunderte tausend tausende million millionen milliarde milliarden dutzend hälfte
 unbegrenzt unbegrenzte unbegrenzten unbeschränkt
-""".split())
+"""))  # as a sentence's words are read (casefolded: "dreißig" as "dreissig")
 TIME_UNITS = frozenset("""
 second seconds minute minutes hour hours day days daily week weeks weekly month months monthly year years yearly
 forever indefinitely
@@ -67,7 +67,8 @@ _CLAUSE_BREAK = re.compile(r"[,;:?!–—]|\s(?:and|or|but|und|oder|aber)\s", re
 
 # Cues that may ask for a degree rather than an amount ("how much control do I have over ...", "wie hoch ist
 # das Risiko"): passages without a number still answer them, at low confidence, instead of a refusal.
-DEGREE_CUES = frozenset({"how much", "how big", "how large", "wie viel", "wieviel", "wie groß", "wie hoch"})
+DEGREE_CUES = frozenset(cue.casefold() for cue in (
+    "how much", "how big", "how large", "wie viel", "wieviel", "wie groß", "wie hoch"))
 
 
 @dataclass(frozen=True, slots=True)

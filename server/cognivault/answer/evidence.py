@@ -348,12 +348,20 @@ def analyzer_of(engine: Any) -> Analyzer:
 
 # Adverbs of how often, how sure or how exactly ("what *usually* causes ...", "wie *normalerweise* ..."): they hedge
 # what is asked, they name nothing the answer must say (a note states "X causes Y" without "usually"). A closed class.
-HEDGES = frozenset("""
+HEDGES = frozenset(words("""
 usually typically normally generally commonly mostly mainly often sometimes always ever frequently rarely
 basically essentially roughly approximately probably likely perhaps maybe still already just simply
 normalerweise üblicherweise gewöhnlich typischerweise meistens meist oft häufig manchmal immer jemals selten
-grundsätzlich generell hauptsächlich ungefähr etwa circa wahrscheinlich vielleicht eher noch schon
-""".split())
+grundsätzlich generell hauptsächlich ungefähr etwa circa wahrscheinlich vielleicht eher noch schon standardmäßig
+"""))  # as a question's words are read (casefolded, "ß" as "ss")
+# German makes such sentence adverbs from any adjective with "-erweise" ("*typischerweise*", "*möglicherweise*",
+# "*dummerweise*"): the suffix marks the class, whatever the adjective
+HEDGE_SUFFIXES = ("erweise",)
+
+
+def is_hedge(word: str) -> bool:
+    """Whether ``word`` (casefolded) hedges what a question asks rather than naming it."""
+    return word in HEDGES or word.endswith(HEDGE_SUFFIXES) and len(word) > 10
 
 
 # Words that shape a question without naming what it is about ("how *many*", "*tell* me", "what
@@ -432,7 +440,8 @@ def answer_cues(said: Sequence[str], lang: str | None) -> list[AnswerCue]:
 @lru_cache(maxsize=16)
 def _cues_in_order(lang: str | None) -> tuple[tuple[str, tuple[str, ...], str], ...]:
     """The answer cues to look for, longest first ("wie viel prozent" before "wie viel"), then ``lang``'s."""
-    return tuple(sorted(((code, cue, kind) for code in sorted(ANSWER_CUES, key=lambda code: code != lang)
+    return tuple(sorted(((code, tuple(word.casefold() for word in cue), kind)  # as the question's words ("wie groß")
+                         for code in sorted(ANSWER_CUES, key=lambda code: code != lang)
                          for cue, kind in ANSWER_CUES[code].items()), key=lambda entry: -len(entry[1])))
 
 
@@ -484,7 +493,8 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
             if bare in symbols:
                 continue
             symbols.add(bare)
-        if word in QUESTION_FILLERS or any(not analyzer.terms_of_word(word, code) for code in languages) and not (
+        if word in QUESTION_FILLERS or is_hedge(word) or any(
+                not analyzer.terms_of_word(word, code) for code in languages) and not (
                 word in quoted and any(analyzer.terms_of_word(word, code) for code in languages)):
             continue  # a stopword in one of the languages the question may be in (in quotes: in all of them)
         found = analyzer.terms_of_word(word, first) or next(
