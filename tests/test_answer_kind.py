@@ -265,3 +265,11 @@ def test_word_lists_match_words_as_a_question_is_read(engine: Any) -> None:
     expected = expected_answer(question, question_concepts(engine, question, "de"), "de")
     assert expected is not None
     assert gives_answer(expected, "Bis zu dreißig Personen teilen einen Tresor.", FALLBACK_ANALYZER, "de")
+
+
+def test_sentence_adverbs_are_hedges_and_nouns_of_the_same_ending_are_not() -> None:
+    from cognivault.answer.evidence import is_hedge
+
+    assert all(is_hedge(word) for word in ("typischerweise", "möglicherweise", "normalerweise", "seltsamerweise",
+                                           "usually", "standardmässig"))
+    assert not any(is_hedge(word) for word in ("rückverweise", "verweise", "beweise", "hinweise", "schrittweise"))

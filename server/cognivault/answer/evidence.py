@@ -354,14 +354,15 @@ basically essentially roughly approximately probably likely perhaps maybe still 
 normalerweise üblicherweise gewöhnlich typischerweise meistens meist oft häufig manchmal immer jemals selten
 grundsätzlich generell hauptsächlich ungefähr etwa circa wahrscheinlich vielleicht eher noch schon standardmäßig
 """))  # as a question's words are read (casefolded, "ß" as "ss")
-# German makes such sentence adverbs from any adjective with "-erweise" ("*typischerweise*", "*möglicherweise*",
-# "*dummerweise*"): the suffix marks the class, whatever the adjective
-HEDGE_SUFFIXES = ("erweise",)
+# German makes such sentence adverbs from adjectives with "-erweise" ("*typischerweise*", "*möglicherweise*",
+# "*normalerweise*", "*seltsamerweise*"): the suffix after the adjective's own ending marks the class, whatever the
+# adjective (a bare "-erweise" would take nouns too: "Rückverweise")
+HEDGE_SUFFIXES = ("licherweise", "ischerweise", "alerweise", "samerweise", "barerweise")
 
 
 def is_hedge(word: str) -> bool:
     """Whether ``word`` (casefolded) hedges what a question asks rather than naming it."""
-    return word in HEDGES or word.endswith(HEDGE_SUFFIXES) and len(word) > 10
+    return word in HEDGES or word.endswith(HEDGE_SUFFIXES)
 
 
 # Words that shape a question without naming what it is about ("how *many*", "*tell* me", "what
