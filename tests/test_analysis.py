@@ -28,6 +28,19 @@ def test_english_and_german_stemming():
     assert analyzer.terms(words("Einstellungen Einstellung"), "de") == ["einstell", "einstell"]
 
 
+def test_every_form_of_a_german_ieren_verb_is_one_term():
+    # Snowball leaves the participle and the "du" form whole ("definiert", "migrierst"): the notes' "wird
+    # denaturiert" and the help's "wenn du migrierst" must meet a question's "denaturieren", "wenn ich migriere".
+    analyzer = Analyzer()
+    for forms in (("migriere", "migrierst", "migriert", "migrieren", "migrierte", "migrierten"),
+                  ("denaturiert", "denaturieren", "denaturierte"), ("installierst", "installiert", "installieren")):
+        assert len({analyzer.terms_of_word(form, "de") for form in forms}) == 1, forms
+    # no noun ends in "-iert": other words keep their stems
+    assert analyzer.terms_of_word("tiere", "de") == analyzer.terms_of_word("tier", "de") != \
+        analyzer.terms_of_word("tiert", "de")
+    assert analyzer.terms_of_word("viert", "de") == ("viert",)
+
+
 def test_stopwords_dropped_per_language():
     analyzer = Analyzer()
     assert analyzer.terms(words("how do I embed a note"), "en") == analyzer.terms(["embed", "note"], "en")

@@ -49,7 +49,7 @@ _STOPWORDS = {
 }
 _FUGEN = ("", "s", "es", "n", "en", "er", "e")
 # Bump when term production changes (stemming, stopwords, decompounding): saved BM25 indexes rebuild.
-ANALYZER_VERSION = "a3"
+ANALYZER_VERSION = "a4"
 _MIN_PART = 3  # German has short real parts: Tag, Ort, Zug, Bau (dev set: de nDCG 0.779 -> 0.810)
 
 # Accepted spelling variants, each written as its plainest form: German umlauts spelt out or not, old and new
@@ -200,6 +200,7 @@ class Analyzer:
             stem = stemmer.stemWord if stemmer else (lambda w: w)
             terms = [stem(word)]
             if lang == "de":
+                terms[0] = _german_verb_stem(terms[0])
                 terms.extend(stem(part) for part in self.split_compound(word) if part != word)
             result = tuple(dict.fromkeys(terms))
         if len(self._cache) < 2_000_000:
@@ -211,6 +212,20 @@ class Analyzer:
         for word in text_words:
             out.extend(self.terms_of_word(word, lang))
         return out
+
+
+def _german_verb_stem(stem: str) -> str:
+    """The stem of a German "-ieren" verb in any form: Snowball cuts "definieren" and "definiere" to "defini" but
+    leaves "definiert" (participle, "er/sie definiert") and "definierst" ("du definierst") whole, so the notes'
+    "wird denaturiert" never met the question's "denaturieren", nor the help's "wenn du migrierst" the question's
+    "wenn ich migriere". "-iert"/"-ierst" ends no German noun."""
+    for ending in _IERT_ENDINGS:
+        if stem.endswith(ending) and len(stem) > len(ending) + 2:
+            return stem[: len(stem) - len(ending) + 1]
+    return stem
+
+
+_IERT_ENDINGS = ("ierst", "iert")
 
 
 def _split(word: str, lexicon: frozenset[str], depth: int = 0) -> tuple[str, ...]:
