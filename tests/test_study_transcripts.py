@@ -142,3 +142,17 @@ def test_namings_lists_and_key_points_are_read_in_each_language() -> None:
     assert key_point("ACE also breaks down bradykinin.", "en") is None
     assert lecture_subject("Lecture 07 – Antihypertensives (Transcript)") == "Antihypertensives"
     assert lecture_subject("VL 05 Preiselastizität der Nachfrage") == "Preiselastizität der Nachfrage"
+
+
+def test_a_stressed_definition_is_one_card_not_two(tmp_path: Path) -> None:
+    note = ("# Lecture 3 – Kidney (Transcript)\n\n"
+            "**[04:10]** Now — and this is a classic exam question — renin is basically an enzyme released by the "
+            "juxtaglomerular cells.\n\n"
+            "**[09:00]** Erythropoietin, okay. And remember this for the exam: the kidney makes less erythropoietin "
+            "when it fails.\n")
+    with indexed_vault(tmp_path, {"Med/Lecture 3.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Med/Lecture 3.md")[1])
+    assert ("qa", "What is renin?", "An enzyme released by the juxtaglomerular cells.") in cards, cards
+    assert not [card for card in cards if "key point" in card[1] and "renin" in card[2].casefold()], cards
+    assert ("qa", "Kidney › Erythropoietin: the key point?",
+            "The kidney makes less erythropoietin when it fails.") in cards, cards

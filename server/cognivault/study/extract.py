@@ -80,6 +80,7 @@ from itertools import takewhile
 from cognivault.study.list_wording import ItemQuestion, item_question, list_question, unordered_kind
 from cognivault.study.sources import Source
 from cognivault.study.spoken import (
+    Said,
     answered_question,
     leans_back_said,
     lecture_subject,
@@ -823,6 +824,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue
         inline = read_inline(block.content)
         talk = block.kind == "paragraph" and (transcript or is_spoken(unbold(inline.text)))  # said, not written
+        stressed: list[Said] = []  # the points the lecturer stresses in this paragraph
+        read_before = len(found)
         if talk:
             answered = answered_question(unbold(inline.text), last_topic, lang, sentences)
             if answered is not None:  # "[student question: …?] No. …": the student asks, the lecturer answers
@@ -834,10 +837,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             said_raw = [(raw, sentence) for raw, sentence in said_raw if sentence and "?" not in sentence]
             plainly = [sentence for _, sentence in said_raw]
             topic = paragraph_topic(plainly[0], lang) if plainly else ""
-            for previous, (raw, sentence) in zip(["", *plainly[:-1]], said_raw, strict=True):
+            stressed = [noted for raw, _ in said_raw if (noted := stressed_card(raw, topic, lecture, lang))]
+            for previous, sentence in zip(["", *plainly[:-1]], plainly, strict=True):
                 if GAP in sentence:
                     continue
-                for noted in (stressed_card(raw, topic, lecture, lang), named_cloze(sentence, previous, lang),
+                for noted in (named_cloze(sentence, previous, lang),
                               list_card(sentence, sentence_subject(previous, lang) or topic, lecture, lang)):
                     if noted is not None:
                         add(noted.kind, inline.restore(noted.term), inline.restore(noted.text),
@@ -996,6 +1000,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if code and len(plain(inline.restore(sentence))) > len(inline.codes[int(code.group(1))]) + 20:
                 add("code", inline.codes[int(code.group(1))], inline.restore(sentence), inline.restore(sentence), "",
                     block.heading, frame=item_frame)
+        defined = {plain(fact.term).casefold() for fact in found[read_before:] if fact.kind in ("definition", "called")}
+        for noted in stressed:  # a point stressed that a definition's card asks already: not again
+            if not any(term in noted.text.casefold() for term in defined):
+                add(noted.kind, inline.restore(noted.term), inline.restore(noted.text), inline.restore(noted.text), "",
+                    block.heading, form="question")
     lists: dict[tuple[str, str], list[str]] = {}  # the numbered lists, by what introduces them: their steps
     leads = {block.lead for block in blocks if block.kind == "item"}
     for block in blocks:
