@@ -145,14 +145,13 @@ def test_namings_lists_and_key_points_are_read_in_each_language() -> None:
 
 
 def test_a_stressed_definition_is_one_card_not_two(tmp_path: Path) -> None:
-    note = ("# Lecture 3 – Kidney (Transcript)\n\n"
-            "**[04:10]** Now — and this is a classic exam question — renin is basically an enzyme released by the "
-            "juxtaglomerular cells.\n\n"
-            "**[09:00]** Erythropoietin, okay. And remember this for the exam: the kidney makes less erythropoietin "
-            "when it fails.\n")
-    with indexed_vault(tmp_path, {"Med/Lecture 3.md": note}) as engine:
-        cards = cards_of(generate(engine, "flashcards", "Med/Lecture 3.md")[1])
-    assert ("qa", "What is renin?", "An enzyme released by the juxtaglomerular cells.") in cards, cards
-    assert not [card for card in cards if "key point" in card[1] and "renin" in card[2].casefold()], cards
-    assert ("qa", "Kidney › Erythropoietin: the key point?",
-            "The kidney makes less erythropoietin when it fails.") in cards, cards
+    note = ("# Pharmacokinetics (transcript)\n\n"
+            "Right — and this is important — a prodrug is basically a drug that only becomes active after it is "
+            "metabolised. Clopidogrel, for instance.\n\n"
+            "Half-life, okay. So remember this: after five half-lives almost all of a drug is gone.\n")
+    with indexed_vault(tmp_path, {"Pharma/Kinetics.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Pharma/Kinetics.md")[1])
+    assert ("qa", "What is a prodrug?", "A drug that only becomes active after it is metabolised.") in cards, cards
+    assert not [card for card in cards if "key point" in card[1] and "prodrug" in card[2]], cards
+    assert ("qa", "Pharmacokinetics › Half-life: the key point?",
+            "After five half-lives almost all of a drug is gone.") in cards, cards

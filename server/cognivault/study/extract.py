@@ -757,9 +757,9 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
 
     blocks = blocks_of(source)
     written_headings = {block.heading: block.content for block in blocks if block.kind == "heading"}
-    transcript = is_transcript_title(source.title)  # its paragraphs are said, timestamped or not
-    lecture = lecture_subject(source.heading_path[0] if source.heading_path and source.heading_path[0]
-                              else source.title)
+    named = source.heading_path[0] if source.heading_path and source.heading_path[0] else source.title
+    transcript = is_transcript_title(f"{source.title} {named}")  # its paragraphs are said, timestamped or not
+    lecture = lecture_subject(named)
     last_topic = ""  # what the last spoken paragraph named as its subject ("So, first class, ACE inhibitors.")
     item_contents = {block.content for block in blocks if block.kind == "item"}
     # the problems or messages a section states in bold, each over its answer: a series of them is the section's
@@ -1336,7 +1336,9 @@ def hub_notes(sources: list[Source]) -> dict[str, str]:
 def transcript_notes(sources: list[Source]) -> dict[str, str]:
     """The notes among the passages that are lectures said aloud: note path -> how they are read (the generate
     report says why such a note gives few cards)."""
-    titles = {source.path: source.title for source in sources}
+    titles: dict[str, str] = {}
+    for source in sources:  # the file's name and the note's title line
+        titles[source.path] = f"{titles.get(source.path, source.title)} {' '.join(source.heading_path[:1])}"
     return {path: TRANSCRIPT_READING for path, text in _texts_by_note(sources).items()
             if is_transcript_title(titles[path]) or sum(map(is_spoken, text.split("\n\n"))) >= MIN_SPOKEN_PARAGRAPHS}
 

@@ -61,6 +61,7 @@ class LanguageWords:
     ranks: frozenset[str] = frozenset()
     # what a speaker opens a sentence or a predicate with ("So, quick recap —", "is basically …"): no part of the fact
     fillers: tuple[str, ...] = ()
+    interjections: tuple[str, ...] = ()  # the same, set apart by a comma or dash ("Right, …", not "Right ventricle")
     # what makes a sentence a definition: "X is a …", "X refers to …", "… is called X", "Unter X versteht man …"
     copulas: tuple[str, ...] = ()  # "X is …"
     meaning_verbs: tuple[str, ...] = ()  # "X means …", "X bezeichnet …": what a term stands for
@@ -176,6 +177,7 @@ WORDS: dict[str, LanguageWords] = {
                  "no idea", "not sure"),
         ranks=frozenset({"biggest", "largest", "smallest", "highest", "lowest", "main", "most", "least", "oldest",
                          "newest", "latest", "first", "second", "third", "last", "current", "previous", "next"}),
+        interjections=("right", "good", "fine", "great"),  # not "yes": it answers a question
         fillers=("so", "okay", "ok", "now", "well", "alright", "and", "but", "quick recap", "recap", "next", "yeah",
                  "basically", "essentially", "actually", "in practice", "remember", "also"),
         copulas=("is", "are", "was", "were"), meaning_verbs=("refers to", "refer to", "means"),
@@ -269,6 +271,7 @@ WORDS: dict[str, LanguageWords] = {
         ranks=frozenset({"größte", "größter", "größtes", "kleinste", "kleinster", "kleinstes", "höchste", "niedrigste",
                          "wichtigste", "wichtigster", "wichtigstes", "älteste", "neueste", "erste", "erster", "erstes",
                          "zweite", "letzte", "letzter", "aktuelle", "aktueller", "aktuelles"}),
+        interjections=("richtig", "prima", "schön"),
         fillers=("also", "okay", "ok", "gut", "so", "na ja", "jetzt", "und", "aber", "genau", "dann", "eigentlich",
                  "im grunde", "kurz zur wiederholung", "wiederholung", "merken sie sich"),
         copulas=("ist", "sind", "war", "waren"), meaning_verbs=("bezeichnet", "bezeichnen", "bedeutet"),
@@ -449,7 +452,10 @@ def without_filing(text: str) -> str:
 
 
 _FILLERS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.fillers}, key=len, reverse=True))
-_FILLER_RE = re.compile(rf"^(?:{_FILLERS})(?:\s*[,—–]\s*|\s+)", re.IGNORECASE)
+_INTERJECTIONS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.interjections}, key=len,
+                                 reverse=True))
+# "So, …", "Okay …"; "Right, …", "Right — …" (never "Right ventricle …": an interjection stands apart)
+_FILLER_RE = re.compile(rf"^(?:(?:{_FILLERS})(?:\s*[,—–]\s*|\s+)|(?:{_INTERJECTIONS})\s*[,—–]\s*)", re.IGNORECASE)
 _SPOKEN_ASIDE_RE = re.compile(r"\s+[—–]\s+[^—–]{1,80}?\s+[—–]\s+")  # "Now — and this is an exam question — ACE …"
 _OPENING_TIMESTAMP_RE = re.compile(rf"^\W*{TIMESTAMP_RE.pattern}\W*")
 _SAID_AT_RE = re.compile(rf"^[\s*_]*{TIMESTAMP_RE.pattern}[\s*_]*")  # "**[11:20]** [student question: …]": the time
@@ -520,12 +526,12 @@ def said_plainly(sentence: str, lang: str) -> str:
     text = _SAID_AT_RE.sub("", sentence.strip())
     if not patterns:
         return without_fillers(text)
-    text = _SPOKEN_ASIDE_RE.sub(" ", text)
     def gap(found: re.Match[str]) -> str:
         """"A, um, and B" keeps its comma; "Containment, basically, is …" and "is, basically, a …" none (below)."""
         between = found[0].startswith(",") and found[0].rstrip().endswith(",")
         return "," if between and not patterns["copula"].match(found.string, found.end()) else " "
 
+    text = _SPOKEN_ASIDE_RE.sub(", ", text)  # "Right — and this is important — a prodrug …": "Right, a prodrug …"
     for name in ("hesitation", "aside"):
         text = patterns[name].sub(gap, text)
     text = patterns["verb_comma"].sub(r"\1", " ".join(text.split()).replace(" ,", ",").replace(" .", "."))
