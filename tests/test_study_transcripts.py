@@ -155,3 +155,24 @@ def test_a_stressed_definition_is_one_card_not_two(tmp_path: Path) -> None:
     assert not [card for card in cards if "key point" in card[1] and "prodrug" in card[2]], cards
     assert ("qa", "Pharmacokinetics › Half-life: the key point?",
             "After five half-lives almost all of a drug is gone.") in cards, cards
+
+
+def test_a_role_of_nothing_named_is_no_term_and_es_gibt_points_nowhere(tmp_path: Path) -> None:
+    alkenes = ("# OC Vorlesung 3 – Alkene (Transkript)\n\n"
+               "**[00:03:20]** Alkene sind Kohlenwasserstoffe mit mindestens einer C=C-Doppelbindung.\n\n"
+               "**[00:08:45]** Typische Reaktion ist die elektrophile Addition.\n\n"
+               "**[00:15:00]** Es gibt drei wichtige Additionen: die Hydrierung, die Halogenierung und die "
+               "Hydratisierung.\n")
+    memory = ("# Memory – lecture 6 (transcript)\n\n"
+              "So the classic model is the multi-store model by Atkinson and Shiffrin.\n\n"
+              "Student asks: does chunking also work for long-term memory? Hm, good question. Chunking mainly helps "
+              "short-term memory.\n")
+    with indexed_vault(tmp_path, {"Chem/Alkene.md": alkenes, "Psych/Memory.md": memory}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Chem/Alkene.md")[1]) \
+            + cards_of(generate(engine, "flashcards", "Psych/Memory.md")[1])
+    assert ("qa", "Alkene: Es gibt drei wichtige Additionen – welche?",
+            "Die Hydrierung, die Halogenierung und die Hydratisierung.") in cards, cards
+    assert ("qa", "Does chunking also work for long-term memory?", "Chunking mainly helps short-term memory.") \
+        in cards, cards
+    fronts = " ".join(front for _, front, _ in cards)
+    assert "Typische Reaktion" not in fronts and "classic model" not in fronts, cards  # a role of what?

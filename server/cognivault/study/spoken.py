@@ -29,6 +29,7 @@ from cognivault.vault.reading import (
     is_praise,
     key_point,
     naming_in,
+    opens_with_existential,
     said_plainly,
     spoken_list,
     student_question,
@@ -104,8 +105,8 @@ def list_card(sentence: str, subject: str, lecture: str, lang: str) -> Said | No
         return None
     lead, _, answer = found
     german = lang == "de"
-    if lead.split()[0].casefold() in _PRONOUNS:
-        return None  # "It has two big parts: …": of what, the sentence before says
+    if lead.split()[0].casefold() in _PRONOUNS and not opens_with_existential(lead, lang):
+        return None  # "It has two big parts: …": of what, the sentence before says ("Es gibt drei …" points nowhere)
     answer = answer[:1].upper() + answer[1:]  # as said: "first G1, where the cell grows, then S phase, …"
     if is_aspect(" ".join(lead.split()[:2])) or is_aspect(lead):
         if not subject:

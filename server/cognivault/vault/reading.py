@@ -125,6 +125,9 @@ class LanguageWords:
     key_point_asked: str = "the key point"
     # the lecture itself as a sentence's subject ("today is monetary policy", "heute ist …"): organisation, no term
     sessions: frozenset[str] = frozenset()
+    # what makes a subject a role of something unnamed ("the classic model is …", "typische Reaktion ist …"), no term
+    roles: frozenset[str] = frozenset()
+    existentials: tuple[str, ...] = ()  # "there are", "es gibt": no pronoun pointing back, a list's lead of its own
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -198,15 +201,15 @@ WORDS: dict[str, LanguageWords] = {
         actions=("ation", "ition", "ution", "ction", "ssion", "lysis", "ysis"),
         person_relatives=frozenset({"who", "whom", "whose"}), name_particles=frozenset({"de", "van", "von", "da"}),
         transcripts=frozenset({"transcript", "transcription", "transcribed"}),
-        hesitations=frozenset({"um", "uh", "uhm", "erm", "er", "hmm"}),
+        hesitations=frozenset({"um", "uh", "uhm", "erm", "er", "hm", "hmm"}),
         hedges=("basically", "essentially", "roughly", "roughly speaking", "so to speak", "you know", "so", "well",
                 "okay", "ok", "i mean", "kind of", "sort of", "like"),
         tag_questions=("right", "okay", "ok", "yeah", "yes", "isn't it", "you see", "correct"),
         namings=("we call this", "we call that", "we call it", "we call these", "what we call", "this is called",
                  "that is called", "this is known as", "we refer to this as"),
         resumptives=frozenset({"this", "that", "it"}),
-        student_questions=("student question", "question from a student", "question from the audience", "student",
-                           "question"),
+        student_questions=("student question", "question from a student", "question from the audience", "student asks",
+                           "a student asks", "student", "question"),
         praise=("good question", "great question", "very good question", "good point"),
         ordinals=("and first", "first", "firstly", "and second", "second", "secondly", "and third", "third",
                   "thirdly", "and then", "then", "and finally", "finally", "and lastly", "lastly", "and fourth",
@@ -217,6 +220,9 @@ WORDS: dict[str, LanguageWords] = {
         key_points=("the key point for the exam is this", "the key point for the exam is", "the key point is this",
                     "the key point is", "the important point is", "remember this for the exam", "remember this",
                     "here's the trap", "here is the trap", "the trap is", "the take-home message is"),
+        roles=frozenset({"typical", "classic", "classical", "common", "usual", "standard", "simplest", "best",
+                         "famous", "key", "important"}),
+        existentials=("there are", "there is", "there were", "there was"),
         sessions=frozenset({"today", "this week", "this lecture", "this session", "this term", "next week", "the topic",
                             "today's topic", "the plan", "the exam"}),
     ),
@@ -304,6 +310,7 @@ WORDS: dict[str, LanguageWords] = {
                  "das heißt dann", "dann heißt das", "heißt das", "das bezeichnet man als", "spricht man von"),
         resumptives=frozenset({"das", "dies"}),
         student_questions=("frage aus dem publikum", "frage einer studentin", "frage eines studenten",
+                           "eine studentin fragt", "ein student fragt",
                            "zwischenfrage", "studentin", "student", "frage"),
         praise=("gute frage", "sehr gute frage", "guter punkt"),
         ordinals=("und erstens", "erstens", "und zweitens", "zweitens", "und drittens", "drittens", "und viertens",
@@ -315,6 +322,9 @@ WORDS: dict[str, LanguageWords] = {
         key_points=("merken sie sich", "merken sie sich bitte", "merkt euch", "merkt euch bitte", "wichtig ist",
                     "ganz wichtig", "das wichtigste ist", "und hier ist die falle", "die falle ist"),
         key_point_asked="Merksatz",
+        roles=frozenset({"typische", "typischer", "typisches", "klassische", "klassischer", "klassisches", "übliche",
+                         "einfachste", "einfachster", "bekannteste", "häufigste", "wichtige", "wichtigste"}),
+        existentials=("es gibt", "es gab"),
         sessions=frozenset({"heute", "diese woche", "die vorlesung", "diese vorlesung", "das thema",
                             "das heutige thema", "nächste woche", "die klausur"}),
     ),
@@ -652,15 +662,16 @@ def key_point(sentence: str, lang: str) -> str | None:
 
 
 def names_the_session(term: str, lang: str) -> bool:
-    """"Today is monetary policy", "The main tool is the policy rate": a spoken sentence's subject that is the lecture
-    itself or an aspect of nothing named ("main tool" of what?), no term to learn."""
+    """"Today is monetary policy", "The main tool is the policy rate", "Typische Reaktion ist …": a spoken sentence's
+    subject that is the lecture itself or a role of nothing named ("main tool" of what?), no term to learn."""
     bare = normal(term)
     words = WORDS.get(lang)
     if words is None:
         return False
     unarticled = bare.split(None, 1)[1] if len(bare.split()) > 1 and bare.split()[0] in words.articles else bare
-    return bare in words.sessions or unarticled in words.sessions \
-        or (is_aspect(unarticled) and unarticled.split()[0] in _ALL_RANKS)
+    first = unarticled.split()[0] if unarticled.split() else ""
+    return bare in words.sessions or unarticled in words.sessions or first in words.roles \
+        or (is_aspect(unarticled) and first in _ALL_RANKS)
 
 
 def is_praise(sentence: str, lang: str) -> bool:
@@ -669,10 +680,11 @@ def is_praise(sentence: str, lang: str) -> bool:
     return bool(patterns and patterns["praise"].match(sentence.strip()))
 
 
-def spoken_count(word: str, lang: str) -> int | None:
-    """The count a spoken number word says ("three" → 3), None for another word."""
-    numbers = WORDS[lang].numbers if lang in WORDS else ()
-    return numbers.index(word.casefold()) + 2 if word.casefold() in numbers else None
+def opens_with_existential(lead: str, lang: str) -> bool:
+    """"There are three …", "Es gibt drei …": the lead's first word points at nothing said before."""
+    words = WORDS.get(lang)
+    return words is not None and normal(lead).startswith(words.existentials)
+
 
 
 _ANNOUNCEMENTS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.announcements},
