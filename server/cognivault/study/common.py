@@ -29,7 +29,7 @@ from pydantic import AfterValidator
 
 from cognivault.atomic import atomic_create
 from cognivault.study.citations import link
-from cognivault.study.extract import hub_notes
+from cognivault.study.extract import hub_notes, transcript_notes
 from cognivault.study.jsonparse import JSONParseError, items_of, parse_model_json
 from cognivault.study.prompts import load_study_prompt
 from cognivault.study.schema import render_frontmatter
@@ -327,16 +327,21 @@ class GeneratorSpec:
         progress("retrieve", "finding passages")
         sources = sources or gather_sources(engine, request)
         unasked: dict[str, str] = {}  # notes with nothing to ask (a hub of links): path -> why
+        spoken: dict[str, str] = {}  # lectures said aloud, asked only where the lecturer is clear: path -> how
         if extractive:
             progress("extract", self.extract_message(sources, count))
             draft = self.extract(sources, count)
             unasked = hub_notes(sources.material) if self.warn_short else {}
+            spoken = transcript_notes(sources.material) if self.warn_short else {}
         else:
             assert provider is not None
             progress("model", f"asking {provider_identity(provider)[1]} for {self.model_request.format(count=count)}")
             draft = await self.from_model(provider, engine.vault, sources, count, progress)
         if not draft.items and unasked:
             raise GenerationError("; ".join(f"nothing to ask in {path}: {why}" for path, why in unasked.items()),
+                                  "nothing_generated")
+        if not draft.items and spoken:
+            raise GenerationError("; ".join(f"nothing to ask in {path}: {why}" for path, why in spoken.items()),
                                   "nothing_generated")
         if not draft.items:
             raise GenerationError(f"no usable {self.nothing} came out of these passages"
@@ -358,6 +363,7 @@ class GeneratorSpec:
         warnings = [f"only {len(draft.items)} of {count} {self.nothing} could be made from these passages; "
                     "widen the scope for more"] if self.warn_short and not every and len(draft.items) < count else []
         warnings += [f"left out {path}: {why}" for path, why in unasked.items()]
+        warnings += [f"{path}: {why}" for path, why in spoken.items()]
         return GenerationResult(self.kind, path, composed.title, name, model, count, len(draft.items), draft.dropped,
                                 draft.cut, frontmatter["chunk_ids"],
                                 list(dict.fromkeys(s.path for s in composed.used)), warnings,

@@ -79,6 +79,17 @@ from itertools import takewhile
 
 from cognivault.study.list_wording import ItemQuestion, item_question, list_question, unordered_kind
 from cognivault.study.sources import Source
+from cognivault.study.spoken import (
+    Said,
+    answered_question,
+    leans_back_said,
+    lecture_subject,
+    list_card,
+    named_cloze,
+    paragraph_topic,
+    sentence_subject,
+    stressed_card,
+)
 from cognivault.vault.markdown import InlinePiece, block_tokens, inline_pieces
 from cognivault.vault.reading import (
     atom_spans,
@@ -96,20 +107,24 @@ from cognivault.vault.reading import (
     is_copula,
     is_formula,
     is_spoken,
+    is_transcript_title,
     leans_on_note,
     math_spans,
     names_a_person,
     names_exercises,
+    names_the_session,
     note_shape,
     opens_definition,
     prose_language,
     qa_pair,
     question_tail,
+    said_plainly,
     states_a_rule,
     vocabulary,
     without_bracketed_remarks,
     without_course_remarks,
     without_fillers,
+    without_remarks_in_brackets,
 )
 from cognivault.vault.sentences import shield, unshield
 
@@ -742,6 +757,10 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
 
     blocks = blocks_of(source)
     written_headings = {block.heading: block.content for block in blocks if block.kind == "heading"}
+    named = source.heading_path[0] if source.heading_path and source.heading_path[0] else source.title
+    transcript = is_transcript_title(f"{source.title} {named}")  # its paragraphs are said, timestamped or not
+    lecture = lecture_subject(named)
+    last_topic = ""  # what the last spoken paragraph named as its subject ("So, first class, ACE inhibitors.")
     item_contents = {block.content for block in blocks if block.kind == "item"}
     # the problems or messages a section states in bold, each over its answer: a series of them is the section's
     # shape ("**I am receiving a hash error …**"); a lone one is a warning or advice ("**Always back up …**")
@@ -804,7 +823,34 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         if entries:
             continue
         inline = read_inline(block.content)
-        text = without_bracketed_remarks(inline.text)  # "… chaired the congress. [→ he will ask about it in the exam!]"
+        talk = block.kind == "paragraph" and (transcript or is_spoken(unbold(inline.text)))  # said, not written
+        stressed: list[Said] = []  # the points the lecturer stresses in this paragraph
+        read_before = len(found)
+        if talk:
+            answered = answered_question(unbold(inline.text), last_topic, lang, sentences)
+            if answered is not None:  # "[student question: …?] No. …": the student asks, the lecturer answers
+                add("faq", inline.restore(answered.term), inline.restore(answered.text),
+                    inline.restore(answered.text), "", block.heading, form="question")
+                continue
+            heard = [unbold(sentence) for sentence in sentences(without_remarks_in_brackets(inline.text))]
+            said_raw = [(raw, said_plainly(raw, lang)) for raw in heard]  # as said (for its emphasis) and written
+            said_raw = [(raw, sentence) for raw, sentence in said_raw if sentence and "?" not in sentence]
+            plainly = [sentence for _, sentence in said_raw]
+            topic = paragraph_topic(plainly[0], lang) if plainly else ""
+            stressed = [noted for raw, _ in said_raw if (noted := stressed_card(raw, topic, lecture, lang))]
+            for previous, sentence in zip(["", *plainly[:-1]], plainly, strict=True):
+                if GAP in sentence:
+                    continue
+                for noted in (named_cloze(sentence, previous, lang),
+                              list_card(sentence, sentence_subject(previous, lang) or topic, lecture, lang)):
+                    if noted is not None:
+                        add(noted.kind, inline.restore(noted.term), inline.restore(noted.text),
+                            inline.restore(noted.text), "", block.heading,
+                            form="question" if noted.kind == "faq" else None)
+            last_topic = topic or last_topic
+            text = " ".join(plainly)
+        else:
+            text = without_bracketed_remarks(inline.text)  # "… the congress. [→ he will ask about it in the exam!]"
         formula = _FORMULA_ITEM_RE.match(text)
         if formula and (":" in text[formula.end("term"):formula.start("formula")] or not block.ordered) \
                 and is_formula(inline.restore(formula.group("formula"))) \
@@ -898,14 +944,13 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         answer_form=form_of(description.rstrip(".")), frame=item_frame,
                         nested=block.lead in item_contents or source.continues_section)  # a list cut: depth unknown
                     continue
-        talk = block.kind == "paragraph" and is_spoken(unbold(text))  # a transcript: said, not written
         for order, sentence in enumerate(sentences(text)):
             if "?" in sentence or _UNFINISHED_RE.search(sentence) or GAP in sentence:
                 continue
             called = called_in(sentence.rstrip("."), "de" if german else "en")
             if called and defines_by_condition(called.meaning, called.term, lang):
                 pass  # "A vector … is called an **eigenvector** of $A$ if …": its cloze asks it, no "called" card
-            elif called:
+            elif called and not (talk and leans_back_said(called.meaning, lang)):  # "it is often called …"
                 term = _short_term(called.term)
                 add("called", inline.restore(term), inline.restore(called.meaning), inline.restore(sentence),
                     called.verb, block.heading)
@@ -921,6 +966,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 term = _TERM_REMARK_RE.sub("", definition.term) if definition else ""
                 # "B–D is a minor third": an example worked through (no word in its "term")
                 if definition and _defines(meaning, definition.verb, german, spoken=talk) \
+                        and not (talk and names_the_session(term, lang)) \
                         and not defines_by_condition(term, meaning, lang) \
                         and not _names_who(term, meaning, definition.verb, german) \
                         and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning) \
@@ -954,6 +1000,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if code and len(plain(inline.restore(sentence))) > len(inline.codes[int(code.group(1))]) + 20:
                 add("code", inline.codes[int(code.group(1))], inline.restore(sentence), inline.restore(sentence), "",
                     block.heading, frame=item_frame)
+        defined = {plain(fact.term).casefold() for fact in found[read_before:] if fact.kind in ("definition", "called")}
+        for noted in stressed:  # a point stressed that a definition's card asks already: not again
+            if not any(term in noted.text.casefold() for term in defined):
+                add(noted.kind, inline.restore(noted.term), inline.restore(noted.text), inline.restore(noted.text), "",
+                    block.heading, form="question")
     lists: dict[tuple[str, str], list[str]] = {}  # the numbered lists, by what introduces them: their steps
     leads = {block.lead for block in blocks if block.kind == "item"}
     for block in blocks:
@@ -1282,6 +1333,21 @@ def hub_notes(sources: list[Source]) -> dict[str, str]:
     return {path: shape.reason for path, shape in shapes.items() if shape.hub}
 
 
+def transcript_notes(sources: list[Source]) -> dict[str, str]:
+    """The notes among the passages that are lectures said aloud: note path -> how they are read (the generate
+    report says why such a note gives few cards)."""
+    titles: dict[str, str] = {}
+    for source in sources:  # the file's name and the note's title line
+        titles[source.path] = f"{titles.get(source.path, source.title)} {' '.join(source.heading_path[:1])}"
+    return {path: TRANSCRIPT_READING for path, text in _texts_by_note(sources).items()
+            if is_transcript_title(titles[path]) or sum(map(is_spoken, text.split("\n\n"))) >= MIN_SPOKEN_PARAGRAPHS}
+
+
+TRANSCRIPT_READING = ("read as a lecture transcript: asked only where the lecturer defines or names a term, counts "
+                      "a list off, stresses a point or answers a student")
+MIN_SPOKEN_PARAGRAPHS = 2
+
+
 def spread(facts: list[Fact], limit: int) -> list[Fact]:
     """Up to ``limit`` facts taken from the passages in turn, so every passage contributes."""
     by_source: dict[str, list[Fact]] = {}
@@ -1379,7 +1445,8 @@ def question_for(fact: Fact) -> str:
         return f"{place}{asked[0].lower() + asked[1:] if place and not fact.german else asked}"
     if fact.kind == "called":
         subject = _lower_article(plain(fact.definition).rstrip("."))
-        subject = subject[0].lower() + subject[1:] if subject[:2].istitle() and not subject[:2].isupper() else subject
+        subject = subject[0].lower() + subject[1:] if subject[:2].istitle() and not subject[:2].isupper() \
+            and not fact.german else subject  # "Güter, deren …": a German noun keeps its capital
         if fact.german:
             return f"Wie {fact.verb} man {subject}?"
         return f"What {fact.verb} {subject} called?"

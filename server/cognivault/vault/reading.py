@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cache
 
 from cognivault.vault.markdown import WIKILINK_RE, is_valid_tag
 
@@ -60,6 +61,7 @@ class LanguageWords:
     ranks: frozenset[str] = frozenset()
     # what a speaker opens a sentence or a predicate with ("So, quick recap —", "is basically …"): no part of the fact
     fillers: tuple[str, ...] = ()
+    interjections: tuple[str, ...] = ()  # the same, set apart by a comma or dash ("Right, …", not "Right ventricle")
     # what makes a sentence a definition: "X is a …", "X refers to …", "… is called X", "Unter X versteht man …"
     copulas: tuple[str, ...] = ()  # "X is …"
     meaning_verbs: tuple[str, ...] = ()  # "X means …", "X bezeichnet …": what a term stands for
@@ -100,6 +102,32 @@ class LanguageWords:
     person_relatives: frozenset[str] = frozenset()
     # particles inside a person's name ("Emil von Behring")
     name_particles: frozenset[str] = frozenset()
+    # -- a lecture said aloud (a transcript) --
+    transcripts: frozenset[str] = frozenset()  # a note's title word saying it is one ("transcript", "Mitschrift")
+    hesitations: frozenset[str] = frozenset()  # sounds, never words of the fact ("um", "äh"), wherever they stand
+    # a speaker's words between commas that add nothing to the fact ("is, basically, …", "ist, grob gesagt, …")
+    hedges: tuple[str, ...] = ()
+    tag_questions: tuple[str, ...] = ()  # a statement's closing ", right?", ", ne?": it asks nothing
+    # "…, we call this X", "Wenn …, das nennt man X": the term after them names what was just said
+    namings: tuple[str, ...] = ()
+    resumptives: frozenset[str] = frozenset()  # "Die Einkommenselastizität, das ist …": the word taking the term up
+    # a student's question in the recording ("[student question: …]", "Student: …?") and the lecturer's praise of it
+    student_questions: tuple[str, ...] = ()
+    praise: tuple[str, ...] = ()
+    # what counts a list's items off aloud ("first …, then …, and finally …", "erstens …, zweitens …")
+    ordinals: tuple[str, ...] = ()
+    # what announces that the next words matter ("and this is important", "merken Sie sich"): no part of the fact
+    emphases: tuple[str, ...] = ()
+    numbers: tuple[str, ...] = ()  # the counts from two on, spelled out ("three phases: …")
+    # what a lecturer stresses a statement with, before a colon ("the key point for the exam is this: …", "Merken Sie
+    # sich: …"), and how a card asks for it
+    key_points: tuple[str, ...] = ()
+    key_point_asked: str = "the key point"
+    # the lecture itself as a sentence's subject ("today is monetary policy", "heute ist …"): organisation, no term
+    sessions: frozenset[str] = frozenset()
+    # what makes a subject a role of something unnamed ("the classic model is …", "typische Reaktion ist …"), no term
+    roles: frozenset[str] = frozenset()
+    existentials: tuple[str, ...] = ()  # "there are", "es gibt": no pronoun pointing back, a list's lead of its own
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -152,7 +180,8 @@ WORDS: dict[str, LanguageWords] = {
                  "no idea", "not sure"),
         ranks=frozenset({"biggest", "largest", "smallest", "highest", "lowest", "main", "most", "least", "oldest",
                          "newest", "latest", "first", "second", "third", "last", "current", "previous", "next"}),
-        fillers=("so", "okay", "ok", "now", "well", "alright", "and", "but", "quick recap", "recap", "next",
+        interjections=("right", "good", "fine", "great"),  # not "yes": it answers a question
+        fillers=("so", "okay", "ok", "now", "well", "alright", "and", "but", "quick recap", "recap", "next", "yeah",
                  "basically", "essentially", "actually", "in practice", "remember", "also"),
         copulas=("is", "are", "was", "were"), meaning_verbs=("refers to", "refer to", "means"),
         not_defining=("not", "also", "called", "then", "therefore", "used", "why", "how", "where", "when", "what",
@@ -171,6 +200,31 @@ WORDS: dict[str, LanguageWords] = {
         question_words=frozenset({"when", "why", "how", "what", "which", "where", "who"}),
         actions=("ation", "ition", "ution", "ction", "ssion", "lysis", "ysis"),
         person_relatives=frozenset({"who", "whom", "whose"}), name_particles=frozenset({"de", "van", "von", "da"}),
+        transcripts=frozenset({"transcript", "transcription", "transcribed"}),
+        hesitations=frozenset({"um", "uh", "uhm", "erm", "er", "hm", "hmm"}),
+        hedges=("basically", "essentially", "roughly", "roughly speaking", "so to speak", "you know", "so", "well",
+                "okay", "ok", "i mean", "kind of", "sort of", "like"),
+        tag_questions=("right", "okay", "ok", "yeah", "yes", "isn't it", "you see", "correct"),
+        namings=("we call this", "we call that", "we call it", "we call these", "what we call", "this is called",
+                 "that is called", "this is known as", "we refer to this as"),
+        resumptives=frozenset({"this", "that", "it"}),
+        student_questions=("student question", "question from a student", "question from the audience", "student asks",
+                           "a student asks", "student", "question"),
+        praise=("good question", "great question", "very good question", "good point"),
+        ordinals=("and first", "first", "firstly", "and second", "second", "secondly", "and third", "third",
+                  "thirdly", "and then", "then", "and finally", "finally", "and lastly", "lastly", "and fourth",
+                  "fourth"),
+        emphases=("and this is important", "this is important", "and this is a classic exam question",
+                  "this is a classic exam question", "and this is really important", "this is really important"),
+        numbers=("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+        key_points=("the key point for the exam is this", "the key point for the exam is", "the key point is this",
+                    "the key point is", "the important point is", "remember this for the exam", "remember this",
+                    "here's the trap", "here is the trap", "the trap is", "the take-home message is"),
+        roles=frozenset({"typical", "classic", "classical", "common", "usual", "standard", "simplest", "best",
+                         "famous", "key", "important"}),
+        existentials=("there are", "there is", "there were", "there was"),
+        sessions=frozenset({"today", "this week", "this lecture", "this session", "this term", "next week", "the topic",
+                            "today's topic", "the plan", "the exam"}),
     ),
     "de": LanguageWords(
         stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
@@ -223,6 +277,7 @@ WORDS: dict[str, LanguageWords] = {
         ranks=frozenset({"größte", "größter", "größtes", "kleinste", "kleinster", "kleinstes", "höchste", "niedrigste",
                          "wichtigste", "wichtigster", "wichtigstes", "älteste", "neueste", "erste", "erster", "erstes",
                          "zweite", "letzte", "letzter", "aktuelle", "aktueller", "aktuelles"}),
+        interjections=("richtig", "prima", "schön"),
         fillers=("also", "okay", "ok", "gut", "so", "na ja", "jetzt", "und", "aber", "genau", "dann", "eigentlich",
                  "im grunde", "kurz zur wiederholung", "wiederholung", "merken sie sich"),
         copulas=("ist", "sind", "war", "waren"), meaning_verbs=("bezeichnet", "bezeichnen", "bedeutet"),
@@ -246,6 +301,32 @@ WORDS: dict[str, LanguageWords] = {
         relatives=("welche", "welcher", "welches", "welchen", "welchem", "deren", "dessen"),
         question_words=frozenset({"wann", "warum", "wieso", "weshalb", "wozu", "wie", "was", "welche", "wo", "wer"}),
         actions=("ung", "tion", "sion"), name_particles=frozenset({"von", "van", "de"}),
+        transcripts=frozenset({"transkript", "transkription", "mitschrift", "aufzeichnung"}),
+        hesitations=frozenset({"äh", "ähm", "öhm", "hm", "hmm", "ähh"}),
+        hedges=("im grunde", "eigentlich", "grob gesagt", "ganz grob gesagt", "sozusagen", "quasi", "halt", "also",
+                "so", "okay", "ok", "genau", "ja"),
+        tag_questions=("ne", "nicht wahr", "oder", "gell", "okay", "ok", "ja", "nich"),
+        namings=("das nennt man", "das nennen wir", "man nennt das", "nennt man das", "dann nennt man das",
+                 "das heißt dann", "dann heißt das", "heißt das", "das bezeichnet man als", "spricht man von"),
+        resumptives=frozenset({"das", "dies"}),
+        student_questions=("frage aus dem publikum", "frage einer studentin", "frage eines studenten",
+                           "eine studentin fragt", "ein student fragt",
+                           "zwischenfrage", "studentin", "student", "frage"),
+        praise=("gute frage", "sehr gute frage", "guter punkt"),
+        ordinals=("und erstens", "erstens", "und zweitens", "zweitens", "und drittens", "drittens", "und viertens",
+                  "viertens", "und dann", "dann", "und schließlich", "schließlich", "und zuletzt", "zuletzt",
+                  "zum einen", "zum anderen"),
+        emphases=("und das ist wichtig", "das ist wichtig", "und das ist eine klassische klausurfrage",
+                  "das ist eine klassische klausurfrage"),
+        numbers=("zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun", "zehn"),
+        key_points=("merken sie sich", "merken sie sich bitte", "merkt euch", "merkt euch bitte", "wichtig ist",
+                    "ganz wichtig", "das wichtigste ist", "und hier ist die falle", "die falle ist"),
+        key_point_asked="Merksatz",
+        roles=frozenset({"typische", "typischer", "typisches", "klassische", "klassischer", "klassisches", "übliche",
+                         "einfachste", "einfachster", "bekannteste", "häufigste", "wichtige", "wichtigste"}),
+        existentials=("es gibt", "es gab"),
+        sessions=frozenset({"heute", "diese woche", "die vorlesung", "diese vorlesung", "das thema",
+                            "das heutige thema", "nächste woche", "die klausur"}),
     ),
     "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
                         labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
@@ -381,9 +462,13 @@ def without_filing(text: str) -> str:
 
 
 _FILLERS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.fillers}, key=len, reverse=True))
-_FILLER_RE = re.compile(rf"^(?:{_FILLERS})(?:\s*[,—–]\s*|\s+)", re.IGNORECASE)
+_INTERJECTIONS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.interjections}, key=len,
+                                 reverse=True))
+# "So, …", "Okay …"; "Right, …", "Right — …" (never "Right ventricle …": an interjection stands apart)
+_FILLER_RE = re.compile(rf"^(?:(?:{_FILLERS})(?:\s*[,—–]\s*|\s+)|(?:{_INTERJECTIONS})\s*[,—–]\s*)", re.IGNORECASE)
 _SPOKEN_ASIDE_RE = re.compile(r"\s+[—–]\s+[^—–]{1,80}?\s+[—–]\s+")  # "Now — and this is an exam question — ACE …"
 _OPENING_TIMESTAMP_RE = re.compile(rf"^\W*{TIMESTAMP_RE.pattern}\W*")
+_SAID_AT_RE = re.compile(rf"^[\s*_]*{TIMESTAMP_RE.pattern}[\s*_]*")  # "**[11:20]** [student question: …]": the time
 
 
 def is_spoken(text: str) -> bool:
@@ -403,6 +488,203 @@ def without_fillers(sentence: str) -> str:
 def without_timestamps(text: str) -> str:
     """A transcript's text without its ``[02:15]`` marks (the words said stay)."""
     return " ".join(TIMESTAMP_RE.sub(" ", text).split()) if TIMESTAMP_RE.search(text) else text
+
+
+def is_transcript_title(title: str) -> bool:
+    """A note whose title says it is a lecture said aloud ("Lecture 3 (transcript)", "VL 05 (Mitschrift)"): its
+    paragraphs are spoken even where no timestamp opens them."""
+    said = set(re.findall(r"[^\W\d_]+", title.casefold()))
+    return any(said & words.transcripts for words in WORDS.values())
+
+
+def _spoken_patterns(words: LanguageWords) -> dict[str, re.Pattern[str]]:
+    asides = _choice(words.hedges + words.emphases)
+    copulas = _choice(words.copulas)
+    return {
+        "hesitation": re.compile(rf"(?:,\s*)?(?<!\w)(?:{_choice(words.hesitations)})(?!\w)(?:\s*,)?", re.IGNORECASE),
+        "aside": re.compile(rf"(?:,|\s[—–])\s*(?:{asides})\s*(?:,|[—–]\s)", re.IGNORECASE),
+        "copula": re.compile(rf"\s*(?:{copulas})\b", re.IGNORECASE),
+        "verb_comma": re.compile(rf"(?<=\s)(?<![\w-])((?:{_choice(words.copulas + words.meaning_verbs)})),(?=\s)",
+                                 re.IGNORECASE),
+        "tag": re.compile(rf",?\s*(?:{_choice(words.tag_questions)})\s*\?\s*$", re.IGNORECASE),
+        # "Die Einkommenselastizität, das ist …", "Cancer, cancer is …": the term, taken up again before its verb
+        "dislocated": re.compile(rf"^(?P<term>(?:(?!\b(?:{copulas})\b)[^,;:]){{2,60}})"
+                                 rf"(?:,\s+(?:{_choice(words.resumptives)})|,?\s+(?P=term))"
+                                 rf"\s+(?=(?:{copulas})\b)", re.IGNORECASE),
+        "naming": re.compile(rf"(?:^|(?<=[\s,]))(?P<naming>{_choice(words.namings)})\s+(?P<term>[^,;:.!?()—–]+?)"
+                             rf"\s*(?=[,;:.!?()—–]|$)", re.IGNORECASE),
+        "ordinal": re.compile(rf"(?:^|,\s*|\s+)(?:{_choice(words.ordinals)})(?!\w)[\s,]*", re.IGNORECASE),
+        "count": re.compile(rf"(?<!\w)(?P<count>{'|'.join(words.numbers)}|[2-9])\s+(?:[^\W\d_][\w-]*\s+){{0,2}}"
+                            rf"[^\W\d_][\w-]*", re.IGNORECASE),
+        "praise": re.compile(rf"^(?:{_choice(words.praise)})\W*$", re.IGNORECASE),
+        "asked": re.compile(rf"^(?:\[\s*(?:{_choice(words.student_questions)})\s*:\s*(?P<bracketed>[^\]]+\?)\s*\]"
+                            rf"|(?:{_choice(words.student_questions)})\s*:\s*(?P<said>[^?]+\?))\s*", re.IGNORECASE),
+    } if words.namings else {}
+
+
+@cache
+def _spoken(lang: str) -> dict[str, re.Pattern[str]]:
+    return _spoken_patterns(WORDS[lang]) if lang in WORDS else {}
+
+
+def said_plainly(sentence: str, lang: str) -> str:
+    """A spoken sentence as a student writes it down: without its timestamp, its opening fillers ("So, okay, "),
+    the speaker's hesitations ("äh", "um"), hedges and emphases between commas or dashes ("is, basically, …",
+    "Now, and this is important, …"), a closing tag question (", right?", ", ne?") and the term said twice
+    ("Cancer, cancer is …", "Die Einkommenselastizität, das ist …")."""
+    patterns = _spoken(lang)
+    text = _SAID_AT_RE.sub("", sentence.strip())
+    if not patterns:
+        return without_fillers(text)
+    def gap(found: re.Match[str]) -> str:
+        """"A, um, and B" keeps its comma; "Containment, basically, is …" and "is, basically, a …" none (below)."""
+        between = found[0].startswith(",") and found[0].rstrip().endswith(",")
+        return "," if between and not patterns["copula"].match(found.string, found.end()) else " "
+
+    text = _SPOKEN_ASIDE_RE.sub(", ", text)  # "Right — and this is important — a prodrug …": "Right, a prodrug …"
+    for name in ("hesitation", "aside"):
+        text = patterns[name].sub(gap, text)
+    text = patterns["verb_comma"].sub(r"\1", " ".join(text.split()).replace(" ,", ",").replace(" .", "."))
+    if (tag := patterns["tag"].search(text)) and tag.start() > 0:
+        text = text[:tag.start()].rstrip(" ,") + "."
+    while (found := _FILLER_RE.match(text)) and found.end() < len(text) and not _verb_second(text[found.end():], lang):
+        text = text[found.end():]
+    text = patterns["dislocated"].sub(r"\g<term> ", text)
+    first = text.split()[0].strip(",.;:").replace("-", "") if text.split() else ""  # "p53", "mRNA" stay as said
+    return text[:1].upper() + text[1:] if first.isalpha() and first.islower() else text
+
+
+def _verb_second(rest: str, lang: str) -> bool:
+    """"Jetzt unterscheiden wir drei Fälle": a German opener before its verb is the sentence's first part, left out
+    it would open with the verb (a verb is lower case; an article, a pronoun or "wenn" opens a clause of its own)."""
+    first = rest.split()[0] if rest.split() else ""
+    words = WORDS.get(lang)
+    return lang == "de" and words is not None and first.isalpha() and first.islower() \
+        and first.endswith(("en", "t")) and first not in words.articles \
+        and not any(first == phrase.split()[0] for phrase in words.conditions)
+
+
+@dataclass(frozen=True, slots=True)
+class Naming:
+    """A term the speaker names ("…, we call this the restriction point"): where its words stand in the sentence,
+    and whether anything before the naming says what is named (else the sentence before does: "We call this …")."""
+
+    start: int
+    end: int
+    said_before: bool
+
+
+def naming_in(sentence: str, lang: str) -> Naming | None:
+    """The term a spoken sentence names ("we call this X", "what we call X", "das nennt man X", "dann heißt das X"),
+    its article left out of it; None when none, or when what follows is no short term (a clause, a list)."""
+    patterns = _spoken(lang)
+    found = patterns["naming"].search(sentence) if patterns else None
+    if found is None:
+        return None
+    start, term = found.start("term"), found.group("term")
+    first = term.split()[0].casefold() if term.split() else ""
+    if first in WORDS[lang].articles:
+        start += len(term.split()[0]) + 1
+        term = term.split(None, 1)[1] if len(term.split()) > 1 else ""
+    words = term.split()
+    if not words or len(words) > 5 or any(word.casefold() in WORDS[lang].copulas for word in words):
+        return None
+    before = sentence[:found.start()].strip(" ,—–")
+    said_before = len(_WORD_RE.findall(before)) >= 3
+    return Naming(start, start + len(term), said_before)
+
+
+def spoken_list(sentence: str, lang: str) -> tuple[str, list[str], str] | None:
+    """A list said aloud after a colon: its lead, items and the words saying them ("Interphase has three phases:
+    first G1, …, then S phase, …, and finally G2, …" → three items; "Typical side effects: ankle oedema, flushing,
+    headache"). A lead counting its items must count as many as are said; counted off ("first …, then …") the items
+    are each one's words after its ordinal, else the parts between commas and the last "and"."""
+    patterns = _spoken(lang)
+    lead, colon, said = sentence.partition(": ")
+    if not patterns or not colon or not said.strip() or len(lead.split()) > 12:
+        return None
+    said = re.split(r"\s[—–]\s", said.strip().rstrip("."), maxsplit=1)[0]  # "… bronchoconstriction — so careful"
+    ordinals = list(patterns["ordinal"].finditer(said))
+    if len(ordinals) >= 2 and ordinals[0].start() == 0:
+        items = [part.strip(" ,") for part in patterns["ordinal"].split(said)]
+    else:
+        joiners = r"\s+(?:and|und|or|oder)\s+" if lang in ("en", "de") else r"\s+y\s+"
+        items = [part.strip() for part in re.split(rf",\s*(?:(?:and|und)\s+)?|{joiners}", said)]
+    items = [item for item in items if item]
+    if len(items) < 2:
+        return None
+    counted = patterns["count"].search(lead)
+    if counted:
+        number = counted.group("count").casefold()
+        expected = WORDS[lang].numbers.index(number) + 2 if number in WORDS[lang].numbers else int(number)
+        return (lead, items, said) if expected == len(items) else None
+    return (lead, items, said) if len(items) >= 3 and all(len(item.split()) <= 8 for item in items) else None
+
+
+def student_question(paragraph: str, lang: str) -> tuple[str, str] | None:
+    """A student's question in a recording and the rest of the paragraph, the lecturer's answer ("[student question:
+    can you give it in pregnancy?] No. …", "Student: What about emails …? Good question. For emails …")."""
+    patterns = _spoken(lang)
+    said = _SAID_AT_RE.sub("", paragraph.strip())
+    found = patterns["asked"].match(said) if patterns else None
+    if found is None:
+        return None
+    question = (found.group("bracketed") or found.group("said")).strip()
+    return question[:1].upper() + question[1:], said[found.end():]
+
+
+def without_remarks_in_brackets(text: str) -> str:
+    """A spoken paragraph without what stands in square brackets (the student's, not the lecturer's words:
+    "[→ secondary = e.g. renal artery stenosis]", "[exam!!]"); timestamps, links and formulas stay."""
+    return _BRACKETED_RE.sub(lambda match: match.group(0) if TIMESTAMP_RE.fullmatch(f"[{match.group('remark')}]")
+                             or inside_atom(text, match.start() + 1) else "", text)
+
+
+def key_point(sentence: str, lang: str) -> str | None:
+    """The statement a lecturer stresses ("The key point for the exam is this: mitosis produces …" → "Mitosis
+    produces …"; "Now — and this is a classic exam question — ACE also breaks down bradykinin." → "ACE also breaks
+    down bradykinin."), written down plainly; None for a sentence stressing nothing."""
+    words = WORDS.get(lang)
+    patterns = _spoken(lang)
+    if words is None or not patterns:
+        return None
+    opened = _SAID_AT_RE.sub("", sentence.strip())
+    stressing = re.compile(rf"^\W*(?:{_choice(words.key_points)})\s*:\s*(?P<stated>.+)$", re.IGNORECASE)
+    while not (stressed := stressing.match(opened)) and (filler := _FILLER_RE.match(opened)) \
+            and filler.end() < len(opened):  # "Okay, and remember this for the exam: …"
+        opened = opened[filler.end():]
+    if stressed:
+        return said_plainly(stressed.group("stated"), lang)
+    aside = _SPOKEN_ASIDE_RE.search(sentence)
+    if aside and re.search(rf"(?<!\w)(?:{_choice(words.emphases)})(?!\w)", aside.group(0), re.IGNORECASE):
+        return said_plainly(sentence, lang)
+    return None
+
+
+def names_the_session(term: str, lang: str) -> bool:
+    """"Today is monetary policy", "The main tool is the policy rate", "Typische Reaktion ist …": a spoken sentence's
+    subject that is the lecture itself or a role of nothing named ("main tool" of what?), no term to learn."""
+    bare = normal(term)
+    words = WORDS.get(lang)
+    if words is None:
+        return False
+    unarticled = bare.split(None, 1)[1] if len(bare.split()) > 1 and bare.split()[0] in words.articles else bare
+    first = unarticled.split()[0] if unarticled.split() else ""
+    return bare in words.sessions or unarticled in words.sessions or first in words.roles \
+        or (is_aspect(unarticled) and first in _ALL_RANKS)
+
+
+def is_praise(sentence: str, lang: str) -> bool:
+    """"Good question.", "Gute Frage!": the lecturer answering the student, not the subject."""
+    patterns = _spoken(lang)
+    return bool(patterns and patterns["praise"].match(sentence.strip()))
+
+
+def opens_with_existential(lead: str, lang: str) -> bool:
+    """"There are three …", "Es gibt drei …": the lead's first word points at nothing said before."""
+    words = WORDS.get(lang)
+    return words is not None and normal(lead).startswith(words.existentials)
+
 
 
 _ANNOUNCEMENTS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.announcements},
