@@ -122,6 +122,10 @@ def test_a_quiz_on_a_transcript_asks_what_the_lecturer_said(tmp_path: Path) -> N
      "Die Lithosphäre ist die starre äußere Schale der Erde."),
     ("p53 is a tumour suppressor, um, it is often called the guardian of the genome.", "en",
      "p53 is a tumour suppressor, it is often called the guardian of the genome."),
+    # a verb ending its clause keeps the comma after it: only a removed hedge takes the comma with it
+    ("**[12:20]** Wenn der Wasserstoff aufgebraucht ist, bläht sich der Stern auf.", "de",
+     "Wenn der Wasserstoff aufgebraucht ist, bläht sich der Stern auf."),
+    ("If the contract is void, nobody is bound by it.", "en", "If the contract is void, nobody is bound by it."),
 ])
 def test_spoken_sentences_are_written_down_plainly(said: str, lang: str, written: str) -> None:
     assert said_plainly(said, lang) == written

@@ -504,8 +504,8 @@ def _spoken_patterns(words: LanguageWords) -> dict[str, re.Pattern[str]]:
         "hesitation": re.compile(rf"(?:,\s*)?(?<!\w)(?:{_choice(words.hesitations)})(?!\w)(?:\s*,)?", re.IGNORECASE),
         "aside": re.compile(rf"(?:,|\s[—–])\s*(?:{asides})\s*(?:,|[—–]\s)", re.IGNORECASE),
         "copula": re.compile(rf"\s*(?:{copulas})\b", re.IGNORECASE),
-        "verb_comma": re.compile(rf"(?<=\s)(?<![\w-])((?:{_choice(words.copulas + words.meaning_verbs)})),(?=\s)",
-                                 re.IGNORECASE),
+        # a verb right before a removed hedge ("is, basically, a …"): no comma between it and what it says
+        "verb_before": re.compile(rf"(?<![\w-])(?:{_choice(words.copulas + words.meaning_verbs)})$", re.IGNORECASE),
         "tag": re.compile(rf",?\s*(?:{_choice(words.tag_questions)})\s*\?\s*$", re.IGNORECASE),
         # "Die Einkommenselastizität, das ist …", "Cancer, cancer is …": the term, taken up again before its verb
         "dislocated": re.compile(rf"^(?P<term>(?:(?!\b(?:{copulas})\b)[^,;:]){{2,60}})"
@@ -537,14 +537,16 @@ def said_plainly(sentence: str, lang: str) -> str:
     if not patterns:
         return without_fillers(text)
     def gap(found: re.Match[str]) -> str:
-        """"A, um, and B" keeps its comma; "Containment, basically, is …" and "is, basically, a …" none (below)."""
+        """"A, um, and B" keeps its comma; "Containment, basically, is …" and "is, basically, a …" none (while
+        "Wenn der Wasserstoff aufgebraucht ist, bläht …" keeps the comma that ends its clause)."""
         between = found[0].startswith(",") and found[0].rstrip().endswith(",")
-        return "," if between and not patterns["copula"].match(found.string, found.end()) else " "
+        return "," if between and not patterns["copula"].match(found.string, found.end()) and \
+            not patterns["verb_before"].search(found.string, 0, found.start()) else " "
 
     text = _SPOKEN_ASIDE_RE.sub(", ", text)  # "Right — and this is important — a prodrug …": "Right, a prodrug …"
     for name in ("hesitation", "aside"):
         text = patterns[name].sub(gap, text)
-    text = patterns["verb_comma"].sub(r"\1", " ".join(text.split()).replace(" ,", ",").replace(" .", "."))
+    text = " ".join(text.split()).replace(" ,", ",").replace(" .", ".")
     if (tag := patterns["tag"].search(text)) and tag.start() > 0:
         text = text[:tag.start()].rstrip(" ,") + "."
     while (found := _FILLER_RE.match(text)) and found.end() < len(text) and not _verb_second(text[found.end():], lang):
