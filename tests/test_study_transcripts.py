@@ -180,3 +180,19 @@ def test_a_role_of_nothing_named_is_no_term_and_es_gibt_points_nowhere(tmp_path:
         in cards, cards
     fronts = " ".join(front for _, front, _ in cards)
     assert "Typische Reaktion" not in fronts and "classic model" not in fronts, cards  # a role of what?
+
+
+def test_a_german_students_question_is_answered_without_the_lecturers_praise(tmp_path: Path) -> None:
+    # "[Studentin fragt: …]" marks a student's question as "[student question: …]" does, and "Gute Frage –" opening
+    # the answer is no part of what the card teaches.
+    note = ("# VL 04 – Sternentwicklung (Mitschrift)\n\n"
+            "**[09:55]** [Studentin fragt: Wie lange bleibt die Sonne auf der Hauptreihe?] Gute Frage – ungefähr "
+            "zehn Milliarden Jahre, und sie ist jetzt etwa bei der Hälfte.\n\n"
+            "**[11:10]** [Student fragt: Was ist ein Roter Riese?] Sehr gute Frage! Ein Stern, der sich nach dem "
+            "Wasserstoffbrennen im Kern aufbläht.\n")
+    with indexed_vault(tmp_path, {"Astro/VL 04.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Astro/VL 04.md")[1])
+    fronts = {front: back for _, front, back in cards}
+    assert fronts.get("Wie lange bleibt die Sonne auf der Hauptreihe?", "").startswith(
+        "Ungefähr zehn Milliarden Jahre"), cards
+    assert fronts.get("Was ist ein Roter Riese?", "").startswith("Ein Stern, der sich"), cards

@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from cognivault.vault.reading import (
     WORDS,
     is_aspect,
-    is_praise,
     key_point,
     naming_in,
     opens_with_existential,
     said_plainly,
     spoken_list,
     student_question,
+    without_praise,
 )
 
 MAX_ANSWER_SENTENCES = 2
@@ -147,8 +147,8 @@ def answered_question(paragraph: str, topic: str, lang: str, split: Callable[[st
     if found is None:
         return None
     question, answer = found
-    said = [said_plainly(sentence, lang) for sentence in split(answer)]
-    said = [sentence for sentence in said if sentence and not is_praise(sentence, lang) and "?" not in sentence]
+    said = [without_praise(said_plainly(sentence, lang), lang) for sentence in split(answer)]
+    said = [sentence for sentence in said if sentence and "?" not in sentence]
     if not said:
         return None
     words = {word.casefold().strip(",.?") for word in question.split()}

@@ -310,7 +310,7 @@ WORDS: dict[str, LanguageWords] = {
                  "das heißt dann", "dann heißt das", "heißt das", "das bezeichnet man als", "spricht man von"),
         resumptives=frozenset({"das", "dies"}),
         student_questions=("frage aus dem publikum", "frage einer studentin", "frage eines studenten",
-                           "eine studentin fragt", "ein student fragt",
+                           "eine studentin fragt", "ein student fragt", "studentin fragt", "student fragt",
                            "zwischenfrage", "studentin", "student", "frage"),
         praise=("gute frage", "sehr gute frage", "guter punkt"),
         ordinals=("und erstens", "erstens", "und zweitens", "zweitens", "und drittens", "drittens", "und viertens",
@@ -516,7 +516,8 @@ def _spoken_patterns(words: LanguageWords) -> dict[str, re.Pattern[str]]:
         "ordinal": re.compile(rf"(?:^|,\s*|\s+)(?:{_choice(words.ordinals)})(?!\w)[\s,]*", re.IGNORECASE),
         "count": re.compile(rf"(?<!\w)(?P<count>{'|'.join(words.numbers)}|[2-9])\s+(?:[^\W\d_][\w-]*\s+){{0,2}}"
                             rf"[^\W\d_][\w-]*", re.IGNORECASE),
-        "praise": re.compile(rf"^(?:{_choice(words.praise)})\W*$", re.IGNORECASE),
+        # "Good question.", "Gute Frage – ungefähr zehn Milliarden Jahre": the praise and what sets it off
+        "praise": re.compile(rf"^(?:{_choice(words.praise)})(?:\W*$|\s*[.!,:;]\s*|\s+[—–-]\s+)", re.IGNORECASE),
         "asked": re.compile(rf"^(?:\[\s*(?:{_choice(words.student_questions)})\s*:\s*(?P<bracketed>[^\]]+\?)\s*\]"
                             rf"|(?:{_choice(words.student_questions)})\s*:\s*(?P<said>[^?]+\?))\s*", re.IGNORECASE),
     } if words.namings else {}
@@ -676,10 +677,15 @@ def names_the_session(term: str, lang: str) -> bool:
         or (is_aspect(unarticled) and first in _ALL_RANKS)
 
 
-def is_praise(sentence: str, lang: str) -> bool:
-    """"Good question.", "Gute Frage!": the lecturer answering the student, not the subject."""
+def without_praise(sentence: str, lang: str) -> str:
+    """The sentence without the lecturer's praise for the student's question it opens with ("Good question.",
+    "Gute Frage – ungefähr zehn Milliarden Jahre …" → "Ungefähr zehn Milliarden Jahre …"); "" when it is all praise."""
     patterns = _spoken(lang)
-    return bool(patterns and patterns["praise"].match(sentence.strip()))
+    found = patterns["praise"].match(sentence.strip()) if patterns else None
+    if found is None:
+        return sentence
+    rest = sentence.strip()[found.end():]
+    return rest[:1].upper() + rest[1:]
 
 
 def opens_with_existential(lead: str, lang: str) -> bool:
