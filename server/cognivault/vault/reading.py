@@ -104,6 +104,9 @@ class LanguageWords:
     # a sentence read on goes past them unless a sentence's opening word follows; "etc.", "usw." close a list, and
     # often a sentence, so they are none
     abbreviations: frozenset[str] = frozenset()
+    # words that open a sentence, written as they open it: after an abbreviation or an initial, one of them says the
+    # sentence ended there ("… 30 v. Chr. Danach kam Rom", "Vitamin C. The …"; "John F. Kennedy" goes on)
+    openers: frozenset[str] = frozenset()
     # what opens a sentence with its own subject: a pronoun ("Sie trat …", "Both confess"), a preposition before a
     # phrase ("In einer Sturmflut bricht …"); a list item's description opening so tells what happens under its
     # label, not what the label means
@@ -193,6 +196,9 @@ WORDS: dict[str, LanguageWords] = {
         adjective_endings=("al", "ial", "ical", "ive", "ous", "ern", "ish", "ible", "able"),
         overviews=frozenset({"aspects", "plot", "storyline", "story", "overview", "summary", "synopsis", "profile",
                              "key facts", "at a glance"}),
+        openers=frozenset({"The", "This", "These", "That", "It", "Its", "A", "An", "In", "On", "At", "For", "But",
+                           "And", "If", "When", "He", "She", "They", "We", "There", "Then", "His", "Her", "Their",
+                           "After", "Later", "Today", "However"}),
         abbreviations=frozenset({"e.g", "i.e", "cf", "approx", "appr", "ca", "vs", "dr", "mr", "mrs", "ms", "prof",
                                  "st", "jr", "sr", "fig", "figs", "vol", "vols", "pp", "esp", "resp", "incl", "excl",
                                  "max", "min", "lat", "engl", "dept", "govt", "mt", "ft", "jan", "feb", "apr",
@@ -283,6 +289,9 @@ WORDS: dict[str, LanguageWords] = {
                              "zusammenfassung", "steckbrief", "eckdaten", "auf einen blick"}),
         # "im re. Vorhof", "zw. den Wendekreisen", "Kap. 3" (rechts, zwischen, Kapitel); a law's "§ 1 Abs. 2",
         # "§§ 146 ff.", "Ziff. 3"; a book's "2. Aufl.", "Hrsg.", "Bd. 4"; "Alexander d. Gr.", "ca. 5 Mio. Menschen"
+        openers=frozenset({"Der", "Die", "Das", "Es", "Sie", "Er", "Ein", "Eine", "Im", "Am", "Dies", "Diese", "Dieser",
+                           "Dann", "Danach", "Dabei", "Daher", "Deshalb", "Später", "Heute", "Sein", "Seine", "Ihr",
+                           "Ihre", "Wir", "Man", "Auch"}),
         abbreviations=frozenset({"z.b", "d.h", "u.a", "o.ä", "s.o", "s.u", "u.u", "v.a", "z.t", "i.d.r",
                                  "bzw", "ca", "vgl", "evtl", "ggf", "ggfs", "inkl", "insb", "nr", "bspw", "sog",
                                  "bzgl", "re", "li", "zw", "kap", "abb", "tab", "sem", "sup",

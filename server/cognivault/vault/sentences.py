@@ -31,11 +31,7 @@ def _written(abbreviation: str) -> str:
 
 _ABBREVIATIONS = "|".join(_written(word) for word in sorted({word for words in WORDS.values()
                                                              for word in words.abbreviations}, key=len, reverse=True))
-# words that open a sentence: "Vitamin C. The …" ends one, "John F. Kennedy" does not
-_OPENERS = (r"The|This|These|That|It|Its|A|An|In|On|At|For|But|And|If|When|He|She|They|We|There|Then|His|Her|"
-            r"Their|After|Later|Today|However|"
-            r"Der|Die|Das|Es|Sie|Er|Ein|Eine|Im|Am|Dies|Diese|Dieser|Dann|Danach|Dabei|Daher|Deshalb|Später|Heute|"
-            r"Sein|Seine|Ihr|Ihre|Wir|Man|Auch")
+_OPENERS = "|".join(sorted({word for words in WORDS.values() for word in words.openers}, key=len, reverse=True))
 _NO_OPENER = rf"(?!\s+(?-i:{_OPENERS})\b)"  # "… 30 v. Chr. Danach kam Rom": there a sentence ends
 _NOT_AN_END = re.compile(
     rf"(?<!\w)(?:{_ABBREVIATIONS})\.{_NO_OPENER}(?=[\s),;:])"  # a language's abbreviation, "(ca. 5 Mio.):" too
