@@ -67,3 +67,25 @@ ERAS = [
 def test_a_sentence_is_not_cut_at_an_era_a_page_or_a_spaced_abbreviation(split: Callable[[str], list[str]]) -> None:
     assert split(" ".join([*ERAS, "Die Stoa endete im 3. Jahrhundert."])) == \
         [*ERAS, "Die Stoa endete im 3. Jahrhundert."]
+
+
+# any language's abbreviations, a lower-case letter with the short words after it, a short word before its number
+# (issue 25): a card never ends at "Alexander d." nor "ca. 5 Mio."
+ABBREVIATED = [
+    "Alexander d. Gr. eroberte das Perserreich bzw. große Teile Vorderasiens.",
+    "Kinder sind i. d. R. Träger des Virus und führen u. U. Probleme herbei.",
+    "In Deutschland leben ca. 8,5 Mio. Menschen mit Diabetes, vgl. Kap. 3.",
+    "Paul v. Hindenburg wurde 1925 Reichspräsident, Art. 48 gab ihm Macht.",
+    "St. Petersburg vs. Moskau: beide Städte haben ca. 5 Mio. Einwohner.",
+    "J. S. Bach und G. F. Händel lebten im 17. Jh. und danach.",
+    "The U. S. military used game theory, e.g. for deterrence, approx. 40 years long.",
+]
+ENDS = ["Der Hellenismus endet 30 v. Chr.", "Danach kam das Römische Reich.", "The value of it is x.",
+        "Then y follows from it.",
+        "Die Seleukiden herrschten über Syrien usw.", "Die Antigoniden regierten Makedonien."]
+
+
+@pytest.mark.parametrize("split", [sentences, split_sentences])
+def test_a_sentence_goes_past_any_abbreviation_but_ends_before_an_opening_word(
+        split: Callable[[str], list[str]]) -> None:
+    assert split(" ".join([*ABBREVIATED, *ENDS])) == [*ABBREVIATED, *ENDS]

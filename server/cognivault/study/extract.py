@@ -77,7 +77,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import takewhile
 
-from cognivault.study.list_wording import ItemQuestion, item_question, list_question, unordered_kind
+from cognivault.study.list_wording import ItemQuestion, item_question, list_kind, list_question, unordered_kind
 from cognivault.study.sources import Source
 from cognivault.study.spoken import (
     Said,
@@ -92,6 +92,7 @@ from cognivault.study.spoken import (
 )
 from cognivault.vault.markdown import InlinePiece, block_tokens, inline_pieces
 from cognivault.vault.reading import (
+    asks_about_course,
     atom_spans,
     called_in,
     chatter_start,
@@ -111,6 +112,7 @@ from cognivault.vault.reading import (
     leans_on_note,
     math_spans,
     names_a_person,
+    names_an_overview,
     names_exercises,
     names_the_session,
     note_shape,
@@ -120,6 +122,7 @@ from cognivault.vault.reading import (
     question_tail,
     said_plainly,
     states_a_rule,
+    states_apart,
     vocabulary,
     without_bracketed_remarks,
     without_course_remarks,
@@ -252,6 +255,9 @@ class Fact:
     compared: bool = False
     listed: bool = False  # read from a list item: a fragment ("**720 MEPs** since the 2024 election") whose section
     #                       names what it is about
+    # a list item whose label structures its list ("Spannung:" in a plot, "Verfassung:" among a state's aspects):
+    # no term, asked as that aspect of its section
+    structural: bool = False
 
     @property
     def german(self) -> bool:
@@ -476,6 +482,8 @@ def blocks_of(source: Source) -> list[Block]:
             if callout_title_pending:
                 callout_title_pending = False
                 title, _, content = content.partition("\n")
+                if asks_about_course(title):
+                    continue  # "> [!question] Kommt das in der Hausarbeit dran?": the student's, and so is its body
                 asked = _QUESTION_CALLOUT_RE.match(title)
                 if asked and content.strip():
                     # "> [!question] Why …?" over its answer: the note's question and answer, as "**Why …?**" over a
@@ -507,6 +515,10 @@ def blocks_of(source: Source) -> list[Block]:
                     open_items.append(content)
                     item_taken = True
                 continue
+            if any(asks_about_course(line) for line in content.split("\n")):  # "Hausarbeit bis 15.7.?"
+                content = "\n".join(line for line in content.split("\n") if not asks_about_course(line))
+                if not content.strip():
+                    continue
             lines = [line.strip() for line in content.split("\n") if line.strip()]
             if lines and all(is_bookkeeping_line(line) for line in lines):
                 continue  # "Stand: 12.01.2025", "#uni/ws25 #exam", "Klausur 17.02.2026": the student's filing
@@ -1077,7 +1089,34 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             # "## Lichtsammelkomplexe" over "Lichtsammelkomplexe (Antennenkomplexe) … fangen das Licht ein.": the
             # sentence says what the section's subject is or does, a cloze on its name asks for it
             add("bold", subject, opening, opening, "", section)
-    return tuple(found)
+    return tuple(_structured(found, lang))
+
+
+MIN_STATED = 2 / 3  # of a list's labelled items stating something apart: the labels structure the list
+
+
+def _structured(facts: list[Fact], lang: str) -> list[Fact]:
+    """The facts with each list item marked ``structural`` whose label structures its list, not a term: under a
+    heading over aspects or a story ("Aspekte des Staates", "Inhalt", "Plot"), or stating something apart
+    (``states_apart``) in a list of which most items do or beside an aspect's label ("Folgen:"; that one is asked
+    as its aspect already). A list whose heading names what kind its items are ("4 Arten von …", "Figuren") lists
+    terms."""
+    lists: dict[tuple[str, str], list[Fact]] = {}
+    for fact in facts:
+        if fact.kind == "item":
+            lists.setdefault((fact.context, fact.frame), []).append(fact)
+    marked: set[int] = set()
+    for (context, frame), items in lists.items():
+        heading = frame or context.rsplit(" › ", 1)[-1]
+        if len(items) < 2 or list_kind(heading, lang == "de") is not None:
+            continue
+        overview = names_an_overview(plain(heading))
+        stated = [states_apart(plain(item.definition), lang) for item in items]
+        aspects = [is_aspect(plain(item.term)) for item in items]
+        for item, states, aspect in zip(items, stated, aspects, strict=True):
+            if not aspect and (overview or (states and (sum(stated) >= MIN_STATED * len(items) or any(aspects)))):
+                marked.add(id(item))
+    return [replace(fact, structural=True) if id(fact) in marked else fact for fact in facts]
 
 
 MAX_SECTION_TERM_WORDS = 4
@@ -1513,8 +1552,10 @@ _COUNTED_HEADING_RE = re.compile(rf"^(?P<article>(?:The|the|Die|die|Der|der|Das|
 
 def _item_question(fact: Fact) -> ItemQuestion:
     place = " › ".join(filter(None, (fact.context or fact.source.title, fact.frame)))
+    if fact.structural and fact.context and fact.context != fact.source.title:
+        place = f"{fact.source.title} › {place}"  # "Der Schimmelreiter › Inhalt: Spannung?"
     return item_question(fact.term, fact.definition, place, fact.source.title, fact.german, fact.nested,
-                         names=_labels_a_name(fact))
+                         names=_labels_a_name(fact) or fact.structural)
 
 
 def _labels_a_name(fact: Fact) -> bool:

@@ -48,7 +48,7 @@ from cognivault.study.extract import (
     sentences,
     spread,
 )
-from cognivault.study.list_wording import item_quiz_stem, labels_a_line, list_kind, lists_people
+from cognivault.study.list_wording import item_quiz_stem, labels_a_line, list_kind, lists_people, when
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
@@ -59,6 +59,7 @@ from cognivault.vault.reading import (
     is_copula,
     names_a_person,
     names_an_action,
+    names_someone,
     part_of,
     states_something,
 )
@@ -370,6 +371,20 @@ def _sort_of(fact: Fact) -> tuple[bool, bool]:
     return person, not person and names_an_action(plain(fact.term), fact.lang, plain(fact.definition))
 
 
+def _term_sort(term: str, lang: str) -> str:
+    """What sort of thing a term is, by how it is written: a date ("1789", "14. Juli 1789"), a number, a name
+    ("Milton Friedman", "Ludwig XVI."), or another term. A wrong option of another sort than the right one gives the
+    answer away ("… begann im Jahr …": "1789" among "Jakobiner", "Robespierre")."""
+    text = plain(term).strip()
+    if when(text, lang == "de") is not None:
+        return "date"
+    if text[:1].isdigit():
+        return "number"
+    if names_someone(text, lang):
+        return "name"
+    return "term"
+
+
 def _a_stage(fact: Fact) -> bool:
     """A list item of a list its label or heading names as stages of one process ("Phasen der Wachstumskurve:",
     "Stages of mitosis"): one stage among the others, never a term among terms."""
@@ -387,8 +402,9 @@ def _within(option: str, answer: str) -> bool:
 
 
 def _names_an_aspect(fact: Fact) -> bool:
-    """A list item labelled by an aspect ("Grundregel:", "unit:"): its label names no term to choose among others."""
-    return fact.kind == "item" and is_aspect(plain(fact.term))
+    """A list item labelled by an aspect ("Grundregel:", "unit:") or one structuring its list ("Spannung:" in a
+    plot): its label names no term to choose among others."""
+    return fact.kind == "item" and (fact.structural or is_aspect(plain(fact.term)))
 
 
 def _phrase_among_terms(fact: Fact, other: Fact) -> bool:
@@ -481,8 +497,9 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     of them shown in the stem ("use …, `.webp` and `.png`" does not offer `.png`); in a one-note quiz, a stem that
     names the note is asked without the name when the name gives the answer away."""
     answer, form, side = _answer_side(fact)
-    if not answer or answer.casefold() in asked or (fact.kind in CLOZE_KINDS and not fact.cloze):
-        return None
+    if not answer or answer.casefold() in asked or (fact.kind in CLOZE_KINDS and not fact.cloze) \
+            or (fact.kind == "item" and fact.structural):
+        return None  # "Welcher Begriff gehört zu „Hauke wird Deichgraf …“? Spannung": a label is nothing to choose
     if fact.kind == "bold" and answer.endswith(")"):
         return None  # "hedonic calculus (hedonistisches Kalkül)": a gap with its gloss stands out among terms
     if fact.kind in ("definition", "called", "item") and side == "term" \
@@ -514,10 +531,12 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     # a gap takes a term or a clause, never both: "divide by …" is no place for "assuming H₀ is true", nor "Obsidian
     # Credit … eligible for a refund" (its answer "is not") for "buy credit"
     clause = states_something(answer) if fact.kind in CLOZE_KINDS else None
+    # a gap's, a described term's options are of the right one's sort: a year for a year, a name for a name
+    sort = _term_sort(answer, fact.lang) if fact.kind in (*CLOZE_KINDS, *_DEFINED) and side == "term" else None
     candidates = [c for c in dict.fromkeys(found) if c and c.casefold() != answer.casefold()
                   and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))
                   and _fits_case(c, ending, adjective) and (not article or c in fitting)
-                  and clause in (None, states_something(c))]
+                  and clause in (None, states_something(c)) and sort in (None, _term_sort(c, fact.lang))]
     rng.shuffle(candidates)
     size = len(_WORDS_RE.findall(answer))
     shape = _shape(answer)

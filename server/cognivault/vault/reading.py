@@ -128,6 +128,24 @@ class LanguageWords:
     # what makes a subject a role of something unnamed ("the classic model is …", "typische Reaktion ist …"), no term
     roles: frozenset[str] = frozenset()
     existentials: tuple[str, ...] = ()  # "there are", "es gibt": no pronoun pointing back, a list's lead of its own
+    # abbreviations whose period ends no sentence ("ca.", "bzw.", "Mio.", "z.B." written without its spaces):
+    # a sentence read on goes past them unless a sentence's opening word follows; "etc.", "usw." close a list, and
+    # often a sentence, so they are none
+    abbreviations: frozenset[str] = frozenset()
+    # words that open a sentence, written as they open it: after an abbreviation or an initial, one of them says the
+    # sentence ended there ("… 30 v. Chr. Danach kam Rom", "Vitamin C. The …"; "John F. Kennedy" goes on)
+    openers: frozenset[str] = frozenset()
+    # what opens a sentence with its own subject: a pronoun ("Sie trat …", "Both confess"), a preposition before a
+    # phrase ("In einer Sturmflut bricht …"); a list item's description opening so tells what happens under its
+    # label, not what the label means
+    subjects: frozenset[str] = frozenset()
+    prepositions: frozenset[str] = frozenset()
+    # headings over a subject's aspects or its story ("Aspekte des Staates", "Inhalt", "Plot"): the labels of a list
+    # below one say which aspect or part each item is ("Verfassung:", "Spannung:"), they are no terms
+    overviews: frozenset[str] = frozenset()
+    # endings of an adjective, never of a given name: a name opening with one names no one ("National Assembly",
+    # "Französische Revolution", "Dreißigjähriger Krieg"; "Peter", "Georges", "Maximilien" are given names)
+    adjective_endings: tuple[str, ...] = ()
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -141,7 +159,8 @@ WORDS: dict[str, LanguageWords] = {
         appointments=frozenset({"exam", "exams", "midterm", "final", "lecture", "tutorial", "seminar", "lab", "labs",
                                 "practical", "deadline", "presentation", "homework", "assignment",
                                 "submission", "registration", "excursion"}),
-        events=frozenset({"exam", "exams", "midterm", "excursion", "essay", "homework", "coursework"}),
+        events=frozenset({"exam", "exams", "midterm", "finals", "excursion", "essay", "homework",
+                          "coursework"}),
         coursework=("costs marks", "cost marks", "lose marks", "loses marks", "costs points", "lose points",
                     "discuss{words} with {title}", "check{words} with {title}", "talk to {title}",
                     "agree{words} with {title}"),
@@ -225,6 +244,19 @@ WORDS: dict[str, LanguageWords] = {
         existentials=("there are", "there is", "there were", "there was"),
         sessions=frozenset({"today", "this week", "this lecture", "this session", "this term", "next week", "the topic",
                             "today's topic", "the plan", "the exam"}),
+        subjects=frozenset({"he", "she", "they", "we", "i", "both", "neither"}),
+        prepositions=frozenset({"in", "after", "before", "during", "at", "on", "with", "by", "since", "from",
+                                "until", "when", "while"}),
+        adjective_endings=("al", "ial", "ical", "ive", "ous", "ern", "ish", "ible", "able"),
+        overviews=frozenset({"aspects", "plot", "storyline", "story", "overview", "summary", "synopsis", "profile",
+                             "key facts", "at a glance"}),
+        openers=frozenset({"The", "This", "These", "That", "It", "Its", "A", "An", "In", "On", "At", "For", "But",
+                           "And", "If", "When", "He", "She", "They", "We", "There", "Then", "His", "Her", "Their",
+                           "After", "Later", "Today", "However"}),
+        abbreviations=frozenset({"e.g", "i.e", "cf", "approx", "appr", "ca", "vs", "dr", "mr", "mrs", "ms", "prof",
+                                 "st", "jr", "sr", "fig", "figs", "vol", "vols", "pp", "esp", "resp", "incl", "excl",
+                                 "max", "min", "lat", "engl", "dept", "govt", "mt", "ft", "jan", "feb", "apr",
+                                 "aug", "sept", "oct", "nov", "dec", "mio", "bn", "mn", "sq", "chr"}),
     ),
     "de": LanguageWords(
         stamps=("stand", "letzte änderung", "zuletzt geändert", "zuletzt bearbeitet", "zuletzt aktualisiert",
@@ -291,7 +323,7 @@ WORDS: dict[str, LanguageWords] = {
                             "derselbe", "dieselbe", "dasselbe", "dieselben"),
         qualifiers=("von", "für", "in", "im"), rules=frozenset({"immer", "stets", "nie", "niemals"}),
         course=frozenset({"klausur", "prüfung", "prüfungsrelevant", "klausurrelevant", "tutor", "tutorium", "prof",
-                          "übung"}),
+                          "übung", "hausarbeit", "referat"}),
         announcements=("nächste woche", "nächstes mal", "nächste vorlesung", "in der nächsten vorlesung",
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
         conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
@@ -327,11 +359,37 @@ WORDS: dict[str, LanguageWords] = {
         existentials=("es gibt", "es gab"),
         sessions=frozenset({"heute", "diese woche", "die vorlesung", "diese vorlesung", "das thema",
                             "das heutige thema", "nächste woche", "die klausur"}),
+        subjects=frozenset({"er", "sie", "es", "wir", "ich", "man", "beide"}),
+        prepositions=frozenset({"in", "im", "nach", "vor", "während", "mit", "bei", "seit", "durch", "am", "an",
+                                "auf", "aus", "unter", "zum", "zur", "als", "bis"}),
+        # ("Französische", "Kommerzielle", "Installierte", "Verschachtelte", "Ausgeschlossene", "Neue")
+        adjective_endings=tuple(stem + ending for stem in ("sch", "ig", "al", "lich", "ell", "iert", "elt", "tet",
+                                                           "en", "eu")
+                                for ending in ("e", "er", "es", "en", "em")),
+        overviews=frozenset({"aspekte", "inhalt", "inhaltsangabe", "handlung", "handlungsverlauf", "überblick",
+                             "zusammenfassung", "steckbrief", "eckdaten", "auf einen blick"}),
+        # "im re. Vorhof", "zw. den Wendekreisen", "Kap. 3" (rechts, zwischen, Kapitel); a law's "§ 1 Abs. 2",
+        # "§§ 146 ff.", "Ziff. 3"; a book's "2. Aufl.", "Hrsg.", "Bd. 4"; "Alexander d. Gr.", "ca. 5 Mio. Menschen"
+        openers=frozenset({"Der", "Die", "Das", "Es", "Sie", "Er", "Ein", "Eine", "Im", "Am", "Dies", "Diese", "Dieser",
+                           "Dann", "Danach", "Dabei", "Daher", "Deshalb", "Später", "Heute", "Sein", "Seine", "Ihr",
+                           "Ihre", "Wir", "Man", "Auch"}),
+        abbreviations=frozenset({"z.b", "d.h", "u.a", "o.ä", "s.o", "s.u", "u.u", "v.a", "z.t", "i.d.r",
+                                 "bzw", "ca", "vgl", "evtl", "ggf", "ggfs", "inkl", "insb", "nr", "bspw", "sog",
+                                 "bzgl", "re", "li", "zw", "kap", "abb", "tab", "sem", "sup",
+                                 "inf", "max", "min", "mind", "lat", "engl", "griech", "frz", "ital", "dt", "röm",
+                                 "chr", "jh", "jhd", "jhdt", "abs", "ff", "ziff", "lit", "aufl", "hrsg", "bd",
+                                 "anm", "gr", "hl", "st", "mio", "mrd", "tsd", "ggü", "gem", "lt", "urspr", "zzgl",
+                                 "abzgl", "ehem", "geb", "gest", "allg", "eigtl", "einschl", "entspr", "gegr",
+                                 "jew", "mögl", "näml", "std", "tägl", "vllt", "wg", "zus", "ugs", "prof", "dr",
+                                 "hr", "str", "jan", "feb", "febr", "apr", "aug", "sept", "okt", "nov", "dez",
+                                 "vs"}),
     ),
     "es": LanguageWords(stamps=("actualizado", "fecha"), logistics=frozenset({"examen", "clase", "lunes", "martes"}),
                         labels=frozenset({"p", "r", "pregunta", "respuesta", "ejemplo", "nota"}),
                         question_tails=("por qué", "?"), asks=frozenset({"p", "pregunta"}),
-                        answers=frozenset({"r", "respuesta"}), formula="fórmula"),
+                        answers=frozenset({"r", "respuesta"}), formula="fórmula",
+                        abbreviations=frozenset({"p.ej", "aprox", "sr", "sra", "srta", "ud", "uds", "pág", "núm",
+                                                 "ej"})),
 }
 
 _ALL_STAMPS = tuple(sorted({s for words in WORDS.values() for s in words.stamps}, key=len, reverse=True))
@@ -909,6 +967,24 @@ def question_tail(text: str) -> int:
     return len(text)
 
 
+_CALLOUT_MARK_RE = re.compile(r"^\[![\w-]+\][+-]?\s*")
+MAX_OWN_QUESTION_WORDS = 25
+
+
+def asks_about_course(text: str) -> bool:
+    """A line that is the student's own question on the course, not a fact of the subject: it asks ("?") and names
+    the exam, the essay, the tutor or a date ("Kommt das in der Hausarbeit dran?", "Hausarbeit bis 15.7.?", "(is this
+    on the exam?)", "> [!question] Wird Art. 48 in der Klausur gefragt?"). Nothing of it is asked on a card."""
+    bare = _CALLOUT_MARK_RE.sub("", _bare_line(text)).strip("*_ ")
+    if "?" not in bare or inside_atom(bare, bare.index("?")):
+        return False
+    words = [word.strip(".,;:!?()[]\"'“”„*_→–-") for word in normal(bare).split()]
+    if len(words) > MAX_OWN_QUESTION_WORDS:
+        return False
+    return bool(set(words) & (_ALL_COURSE | _ALL_EVENTS)) \
+        or (DATE_RE.search(bare) is not None and bare.rstrip(")]! ").endswith("?"))
+
+
 def leans_on_note(text: str) -> bool:
     """A description that means something only beside the lines around it ("the other way round (decapsulation)",
     "umgekehrt (bei uns)", "same as above", "this …"): on a card, read alone, it answers nothing."""
@@ -998,6 +1074,31 @@ def is_aspect(term: str) -> bool:
     words = bare.split()
     return bare in _ALL_ASPECTS or (1 < len(words) <= MAX_ASPECT_WORDS and all(word.isalpha() for word in words)
                                     and (words[-1] in _ALL_ASPECTS or words[0] in _ALL_RANKS))
+
+
+def states_apart(description: str, lang: str) -> bool:
+    """A list item's description that opens a sentence of its own, with a pronoun for its subject or a phrase
+    before it ("Sie trat 1919 in Kraft", "In einer Sturmflut bricht der Deich", "Both confess"): it tells what happens
+    under the item's label ("Verfassung:", "Höhepunkt:"), not what the label means. A description opening with what
+    a term is ("eine Bassstimme …", "Stadt in Ägypten …", "a set of strategies …") states nothing apart."""
+    words = WORDS.get(lang, WORDS["en"])
+    bare = [token.strip("*_„“\"'") for token in description.split()]
+    if not bare or not bare[0]:
+        return False
+    first = bare[0].casefold()
+    return first in words.subjects or (first in words.prepositions and len(bare) > 1
+                                       and (bare[1].casefold() in words.articles or bare[1][:1].isdigit()))
+
+
+_ALL_OVERVIEWS = frozenset(word for words in WORDS.values() for word in words.overviews)
+
+
+def names_an_overview(heading: str) -> bool:
+    """A heading over a subject's aspects or its story ("Aspekte des Staates", "Inhalt", "Plot summary"): what its
+    list's labels name are aspects or parts, not terms."""
+    bare = normal(without_course_remarks(heading)).strip("*_:` ")
+    words = [word.strip(".,;:()") for word in bare.split()]
+    return bare in _ALL_OVERVIEWS or any(word in _ALL_OVERVIEWS for word in words)
 
 
 def names_exercises(heading: str) -> bool:
@@ -1148,6 +1249,34 @@ _ROMAN_RE = re.compile(r"^[IVX]+\.?$")
 _ADJECTIVE_ENDINGS = ("e", "er", "es", "en", "em")  # "Klonale Selektion", "Wiener Kongress": no first name
 
 
+def written_as_name(term: str, lang: str) -> bool:
+    """A term written as a name: two to four capitalised words, particles and a ruler's number among them ("Emil
+    von Behring", "Wilhelm II.", "Milton Friedman"), none of them an action; "Konkurrenz zu SN" (letters in capitals
+    are an abbreviation), "Code civil", "Phillips curve" are none."""
+    words = WORDS.get(lang)
+    names = term.strip().split()
+    return words is not None and 2 <= len(names) <= 4 and not names_an_action(term, lang) \
+        and not is_article(names[0], lang) and names[0].casefold() not in words.name_particles and all(
+            name.casefold() in words.name_particles or (name[:1].isupper() and name.rstrip(".").isalpha()
+                                                        and (not name.isupper() or bool(_ROMAN_RE.match(name))))
+            for name in names)
+
+
+MIN_ADJECTIVE = 5  # "Hal", "Val": too short to tell by the ending
+
+
+def names_someone(term: str, lang: str) -> bool:
+    """A term written as a person's name (``written_as_name``) whose first word is no adjective nor rank: "Milton
+    Friedman", "Maximilien de Robespierre", "Ludwig XVI."; never "Third Estate", "National Assembly",
+    "Französische Revolution"."""
+    words = WORDS.get(lang)
+    if words is None or not written_as_name(term, lang):
+        return False
+    first = term.split()[0].casefold()
+    return first not in words.ranks and first not in words.function_words \
+        and not (len(first) >= MIN_ADJECTIVE and first.endswith(words.adjective_endings))
+
+
 def names_a_person(term: str, description: str, lang: str, stated: bool = False) -> bool:
     """Whether a term is a person's name by how the note describes it: "Nikita Khrushchev: Soviet leader who …",
     "Gustav Stresemann war Außenminister …" (``stated``: after a copula, a German predicate noun with no article
@@ -1156,12 +1285,8 @@ def names_a_person(term: str, description: str, lang: str, stated: bool = False)
     words = WORDS.get(lang)
     names = term.strip().split()
     opening = description.split(",")[0].split()
-    if words is None or not 2 <= len(names) <= 4 or not opening or names_an_action(term, lang) \
-            or is_article(names[0], lang) or names[0].casefold() in words.name_particles or not all(
-                name.casefold() in words.name_particles or (name[:1].isupper() and name.rstrip(".").isalpha()
-                                                            and (not name.isupper() or _ROMAN_RE.match(name)))
-                for name in names):
-        return False  # "Konkurrenz zu SN": letters in capitals are an abbreviation, not a name ("Wilhelm II." is)
+    if words is None or not opening or not written_as_name(term, lang):
+        return False
     if lang == "de":
         first = opening[0].strip("„“\"")
         return stated and not names[0].endswith(_ADJECTIVE_ENDINGS) and first[:1].isupper() and first.isalpha() \
