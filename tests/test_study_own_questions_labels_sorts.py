@@ -157,3 +157,17 @@ def test_a_gaps_wrong_options_are_of_its_sort(tmp_path: Path) -> None:
     for options in asked:
         for sort in (years, names):
             assert not options & sort or options <= sort, options
+
+
+def test_a_linking_word_written_with_sharp_s_opening_an_item_is_no_term(tmp_path: Path) -> None:
+    # "Außerdem:", "Standardmäßig:" open a statement; they are read casefolded ("ausserdem"), as the word lists are
+    # (before, "Was bedeutet „Außerdem“?" was asked).
+    note = ("# Zellteilung\n\n"
+            "Die **Mitose** ist die Teilung des Zellkerns, bei der zwei identische Tochterkerne entstehen.\n\n"
+            "- Standardmäßig: Zellen teilen sich nur nach dem Durchlaufen der Interphase.\n"
+            "- Außerdem: die Zytokinese teilt danach das Zytoplasma.\n"
+            "- Interphase: Phase zwischen zwei Teilungen, in der die DNA verdoppelt wird.\n")
+    with indexed_vault(tmp_path, {"Bio/Zellteilung.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Bio/Zellteilung.md")[1])
+    fronts = " ".join(front for _, front, _ in cards)
+    assert "Interphase" in fronts and "Außerdem" not in fronts and "Standardmäßig" not in fronts, cards

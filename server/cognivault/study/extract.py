@@ -161,7 +161,8 @@ _ITEM_RE = re.compile(r"^(?P<term>.{1,70}?)\s*(?P<sep>\s[–—=-]\s|:\s)\s*(?P<
 MAX_EQUATED_WORDS = 3  # "Tritonus = …", "la carta = …"; "folgt direkt aus actio = reactio" is a sentence
 _LINKING_ADVERBS = {"instead", "stattdessen", "however", "jedoch", "therefore", "daher", "deshalb", "thus",
                     "otherwise", "sonst", "trotzdem", "dennoch"}  # they open a sentence, never a term
-_PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she", "we", "you", "which", "what",
+_PRONOUNS = {word.casefold() for word in {
+             "it", "this", "that", "these", "those", "they", "there", "he", "she", "we", "you", "which", "what",
              "each", "every", "one", "some", "most", "all", "here", "such", "its", "their", "both", "many",
              "es", "dies", "das", "diese", "dieser", "dieses", "sie", "er", "man", "hier", "jede", "jeder", "alle",
              "beide", "welche", "was", "when", "if", "how", "why", "where", "because", "while", "although", "since",
@@ -173,8 +174,9 @@ _PRONOUNS = {"it", "this", "that", "these", "those", "they", "there", "he", "she
              "derzeit", "aktuell", "standardmäßig", "außerdem", "zudem", "dabei", "hierbei", "danach", "zuerst",
              "heute", "oft", "manchmal", "meistens", "normalerweise", "zusätzlich", "alternativ", "ebenfalls",
              "currently", "usually", "often", "sometimes", "additionally", "alternatively", "first", "finally",
-             "more", "less", "mehr", "weniger", "despite", "trotz"} \
-    | _LINKING_ADVERBS  # "more general: …" compares with the line above, names no term
+             "more", "less", "mehr", "weniger", "despite", "trotz"}} \
+    | _LINKING_ADVERBS  # "more general: …" compares with the line above, names no term; casefolded as a sentence's
+# first word is ("standardmäßig" as "standardmässig")
 _ARTICLE_PRONOUNS = {"das"}  # an article before a noun ("Das Mitochondrium ist …"), a pronoun alone ("Das ist …")
 _ENGLISH_ARTICLES = {"an"}  # a German preposition ("An der Börse …"), in English the article ("An acid is …")
 _PARTICIPLES = {"made", "split", "found", "taken", "given", "known", "built", "held", "done", "seen", "shown",
@@ -191,13 +193,13 @@ _DEICTIC = {"above", "below", "following", "here", "there", "oben", "unten", "fo
             "obigen", "obiges", "obiger", "untenstehende", "untenstehenden"}
 # a sentence opening with a preposition, a conjunction, a linking adverb, "you" or a time word stands alone; with the
 # other words of _PRONOUNS ("It lets you …", "These are …", "Also …") it leans on the sentence before it
-_CONTEXT_OPENERS = _PRONOUNS - _LINKING_ADVERBS - {
+_CONTEXT_OPENERS = _PRONOUNS - _LINKING_ADVERBS - {word.casefold() for word in {
     "when", "if", "how", "why", "where", "because", "while", "although", "since", "after", "before", "as", "wenn",
     "wie", "warum", "wo", "weil", "ob", "dass", "nachdem", "bevor", "for", "to", "in", "on", "by", "with", "from",
     "für", "zum", "zur", "mit", "von", "bei", "im", "am", "um", "an", "auf", "durch", "nach", "you", "we", "your",
     "our", "dein", "deine", "unser", "man", "which", "what", "note", "example", "beispiel", "hinweis", "tip", "tipp",
     "currently", "usually", "often", "sometimes", "derzeit", "aktuell", "standardmäßig", "heute", "oft",
-    "manchmal", "meistens", "normalerweise"}
+    "manchmal", "meistens", "normalerweise"}}
 _DEMONSTRATIVES = {"this", "these", "those", "dies", "diese", "dieser", "dieses", "diesen", "diesem", "jene", "jener",
                    "jenes", "jenen"}
 _BACK_POINTERS = {"it", "its", "this", "these", "those", "them", "they", "that", "es", "dies", "diese", "diesen", "ihn",
