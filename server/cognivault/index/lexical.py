@@ -78,6 +78,7 @@ COMPOUND_PART_CHARS = 3
 PART_WITHIN_CHARS = 5
 REST_WITHIN_CHARS = 4
 COMPOUNDS_PER_PART = 20  # the most-held of them, when the vault has more
+OTHER_LANGUAGE_CHARS = 6  # a shorter word read as another language is too often another word ("gift", "haben")
 
 
 def _format_stamp() -> str:
@@ -510,6 +511,22 @@ class LexicalIndex:
                                           for row in self._term_rows(term).tolist()} for terms in (first, second))
             return len(first_paths & second_paths)
 
+    def _read_as_other_language(self, placed: Sequence[tuple[str, Sequence[str]]], read: set[int]
+                                ) -> list[tuple[int, str]]:
+        """The index terms that a query's words no passage has in the query's language are as another main language
+        of the vault stems them, as (the word's place in ``placed``, the term), given each word and its terms: an
+        English question's "dominant" is a German note's "Dominante" (English stems it "domin", German "dominant"),
+        "transform" its "transformen". Words of ``OTHER_LANGUAGE_CHARS`` letters or more, not yet ``read``."""
+        found: list[tuple[int, str]] = []
+        for at, (word, word_terms) in enumerate(placed):
+            if at in read or len(word) < OTHER_LANGUAGE_CHARS or not word.isalpha() \
+                    or any(self.document_frequency(term) for term in word_terms):
+                continue
+            term = self._known_term(word, None)
+            if term is not None:
+                found.append((at, term))
+        return found
+
     def _known_term(self, word: str, lang: str | None) -> str | None:
         """The index term of the whole of ``word`` (not of a part a compound splits into) that some passage holds,
         read as ``lang`` or, with no guess, as each of the vault's main languages; None when none does."""
@@ -905,8 +922,9 @@ class LexicalIndex:
         return scores.astype(np.float32)
 
     def read_query(self, query: str, lang: str | None) -> QueryReading:
-        """The index terms ``query`` is searched by (with those its misspelt words stand for, :meth:`read_slips`)
-        and the share of its words the vault lacks (see :class:`QueryReading`)."""
+        """The index terms ``query`` is searched by (with those its misspelt words stand for, :meth:`read_slips`,
+        and those its words the vault has only as another of its languages stems them) and the share of its words
+        the vault lacks (see :class:`QueryReading`)."""
         terms = self.query_terms(query, lang)
         query_words = words(query)
         framing = frame_words(query_words, [lang] if lang else self.main_languages)
@@ -920,6 +938,9 @@ class LexicalIndex:
                  if place in at_place]
         joined = {at for at, _ in slips}
         slips += [(at, term) for at, term in self.read_slips(words_terms) if at not in joined]
+        if lang is not None:
+            slips += self._read_as_other_language([(query_words[place], word_terms) for place, word_terms, _ in placed],
+                                                  {at for at, _ in slips})
         terms += [term for term in dict.fromkeys(term for _, term in slips) if term not in terms]
         read = {at for at, _ in slips}
         nouns = {word.casefold() for word in _LETTERS.findall(query) if word[0].isupper()}
