@@ -4,7 +4,8 @@ A compound the question writes whole and the note apart ("Transformgrenze": "tra
 "Magmakammer": "Magma in einer Kammer"; "Informationsasymmetrie": the English note's "information asymmetry")
 stands for its two parts, which one note holds; a word the note writes only joined to the question's next word
 ("Kohlenstoff-Kreislauf": "Kohlenstoffkreislauf") is that joined word. A compound with a part no note has
-("Schlammvulkan") is still what the vault does not say.
+("Schlammvulkan") is still what the vault does not say, and a compound read as its parts weighs as one word where
+the question's other words are weighed against it ("Herzschrittmacher aus Metall").
 """
 
 from __future__ import annotations
@@ -60,6 +61,17 @@ def test_a_compound_with_a_part_no_note_has_is_refused(indexed_notes: Callable[[
     engine = indexed_notes(NOTES)
     answer = answer_extractively(engine, "Was ist ein Schlammvulkan?")
     assert not answer.answered and "Vault" in answer.text
+
+
+def test_a_compound_read_as_its_parts_weighs_as_one_word(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # more notes than the other tests: a word of one note weighs near what a word of none does
+    others = {f"Chemie/Element {number}.md": f"# Element {number}\n\nDas Element {number} reagiert mit Sauerstoff.\n"
+              for number in range(16)}
+    engine = indexed_notes({**NOTES, **others, "Anatomie/Herz.md": "# Herz\n\n## Erregungsleitung\n\nDer Sinusknoten "
+                            "ist der primäre Schrittmacher des Herz, 60–80 Schläge pro Minute.\n"})
+    assert answer_extractively(engine, "Was ist ein Herzschrittmacher?").answered
+    refused = answer_extractively(engine, "Was ist ein Herzschrittmacher aus Metall?")
+    assert not refused.answered and "Metall" in refused.text  # its two parts do not outweigh the word asked
 
 
 def test_a_verb_is_not_split_into_parts_two_notes_hold(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:

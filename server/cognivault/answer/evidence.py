@@ -53,6 +53,7 @@ import math
 import re
 import threading
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -676,7 +677,9 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
         return UnknownWords(0.0, [], [])
     analyzer = analyzer_of(engine)
     languages = question_languages(engine, lang)
-    weight = {c.key: topic_weight(c, weights.get(c.key, 1.0)) for c in concepts}
+    # a compound read as its parts is one word of the question: its parts share its weight
+    parts = Counter(c.whole for c in concepts if c.whole)
+    weight = {c.key: topic_weight(c, weights.get(c.key, 1.0)) / parts.get(c.whole, 1) for c in concepts}
     unknown: dict[str, float] = {}
     known: set[str] = set()
     # What a question is about are its nouns and names: a verb the vault never uses ("Wozu *dienen* die
