@@ -3,7 +3,8 @@
 A compound the question writes whole and the note apart ("Transformgrenze": "transformen Plattengrenze";
 "Magmakammer": "Magma in einer Kammer"; "Informationsasymmetrie": the English note's "information asymmetry")
 stands for its two parts, which one note holds; a word the note writes only joined to the question's next word
-("Kohlenstoff-Kreislauf": "Kohlenstoffkreislauf") is that joined word. A compound with a part no note has
+("Kohlenstoff-Kreislauf": "Kohlenstoffkreislauf"), or with the word of its genitive ("Falle der Liquidität":
+"Liquiditätsfalle"), is that joined word. A compound with a part no note has
 ("Schlammvulkan") is still what the vault does not say, and a compound read as its parts weighs as one word where
 the question's other words are weighed against it ("Herzschrittmacher aus Metall").
 """
@@ -55,6 +56,14 @@ def test_a_hyphenated_compound_the_note_writes_whole_is_answered(
     engine = indexed_notes(NOTES)
     answer = answer_extractively(engine, "Was ist der Kohlenstoff-Kreislauf?")
     assert answer.answered and "Fotosynthese" in answer.text
+
+
+def test_a_compound_asked_with_its_genitive_finds_the_note_writing_it_whole(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes({**NOTES, "Economics/Macro glossary.md": "# Macro glossary\n\n- **Liquidity trap** "
+                            "(Liquiditätsfalle): at interest rates near zero, more money no longer lowers rates.\n"})
+    answer = answer_extractively(engine, "Was ist eine Falle der Liquidität?")
+    assert answer.answered and "interest rates near zero" in answer.text
 
 
 def test_a_compound_with_a_part_no_note_has_is_refused(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:

@@ -453,7 +453,8 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
     splits compounds into, else two parts one note holds in any of the vault's languages ("Transformgrenze": the
     note's "transformen Plattengrenze"; "Informationsasymmetrie": the English note's "information asymmetry").
     A word the vault never uses alone that it writes as one with its neighbour ("Kohlenstoff-Kreislauf" for
-    "Kohlenstoffkreislauf", ``LexicalIndex.read_compounds``) has that word among its terms.
+    "Kohlenstoffkreislauf", ``LexicalIndex.read_compounds``) or with the word of its genitive ("Falle der
+    Liquidität" for "Liquiditätsfalle", ``LexicalIndex.read_genitive_compounds``) has that word among its terms.
     """
     analyzer = analyzer_of(engine)
     vocab = _vocabulary(engine)
@@ -464,6 +465,7 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
     symbols: set[str] = set()
     said = words(text)
     joined = dict(lexical.read_compounds(said, lang)) if lexical is not None else {}
+    genitive = dict(lexical.read_genitive_compounds(said)) if lexical is not None and lang == "de" else {}
     asking = {at for cue in answer_cues(said, lang) for at in range(cue.start, cue.end)}
     separable: dict[str, tuple[str, str]] = {}
     if lang == "de":
@@ -506,6 +508,8 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
         terms = {found[0]} | {stems[0] for code in languages[1:] if (stems := analyzer.terms_of_word(word, code))}
         if at in joined and lexical is not None and not any(lexical.document_frequency(term) for term in terms):
             terms.add(joined[at])  # "Kreislauf" the vault writes only in "Kohlenstoffkreislauf"
+        if at in genitive:
+            terms.add(genitive[at])
         if word in separable:
             terms |= {found[0] for spelling in separable[word] if (found := analyzer.terms_of_word(spelling, first))}
         key = found[0]

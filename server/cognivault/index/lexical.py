@@ -45,7 +45,16 @@ from rapidfuzz.distance import OSA
 
 from cognivault.atomic import atomic_write_text
 from cognivault.errors import CogniVaultError
-from cognivault.index.analysis import ANALYZER_VERSION, Analyzer, cognate_key, is_stopword, spelling_key, words
+from cognivault.index.analysis import (
+    ANALYZER_VERSION,
+    FUGEN,
+    GENITIVE_ARTICLES,
+    Analyzer,
+    cognate_key,
+    is_stopword,
+    spelling_key,
+    words,
+)
 from cognivault.index.catalog import Catalog
 from cognivault.index.question_frame import FRAME_WEIGHT, frame_words
 
@@ -436,6 +445,25 @@ class LexicalIndex:
                 term = self._known_term(first + second, lang)
                 if term is not None and self._reaches_more(term, first_terms[0], second_terms[0]):
                     read += [(place, term), (place + 1, term)]
+        return read
+
+    def read_genitive_compounds(self, query_words: Sequence[str]) -> list[tuple[int, str]]:
+        """The index term of the compound a German query's "X der/des Y" names where the vault writes it as one
+        word and lacks X or Y alone ("Falle der Liquidität": "Liquiditätsfalle"), as (the place in ``query_words``
+        of X and of Y, the term)."""
+        read: list[tuple[int, str]] = []
+        for place in range(len(query_words) - 2):
+            head, article, owner = query_words[place:place + 3]
+            if article not in GENITIVE_ARTICLES or not head.isalpha() or not owner.isalpha() or all(
+                    any(self.document_frequency(term) for term in self.query_terms(word, "de"))
+                    for word in (head, owner)):
+                continue
+            owners = dict.fromkeys([owner, owner[:-1] if owner.endswith("s") else owner,
+                                    owner[:-2] if owner.endswith("es") else owner])
+            term = next((found for stem in owners for joint in FUGEN
+                         if (found := self._known_term(stem + joint + head, None)) is not None), None)
+            if term is not None:
+                read += [(place, term), (place + 2, term)]
         return read
 
     def _reaches_more(self, joined: str, first: str, second: str) -> bool:
@@ -934,8 +962,9 @@ class LexicalIndex:
         read_words = [(word_terms, frame) for _, word_terms, frame in placed]
         words_terms = [word_terms for word_terms, _ in read_words]
         at_place = {place: at for at, (place, _, _) in enumerate(placed)}
-        slips = [(at_place[place], term) for place, term in self.read_compounds(query_words, lang)
-                 if place in at_place]
+        compounds = self.read_compounds(query_words, lang) + \
+            (self.read_genitive_compounds(query_words) if lang == "de" else [])
+        slips = [(at_place[place], term) for place, term in compounds if place in at_place]
         joined = {at for at, _ in slips}
         slips += [(at, term) for at, term in self.read_slips(words_terms) if at not in joined]
         if lang is not None:
