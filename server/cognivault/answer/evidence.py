@@ -53,6 +53,7 @@ import math
 import re
 import threading
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -464,15 +465,23 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
     """The concepts of ``text`` (stopwords of any language considered, question fillers and the words asking
     for a kind of answer dropped), in order.
 
-    A German compound the vault never uses whole stands for its parts, one concept each.
+    A German compound the vault never uses whole stands for its parts, one concept each: the parts the corpus
+    splits compounds into, else two parts one note holds in any of the vault's languages ("Transformgrenze": the
+    note's "transformen Plattengrenze"; "Informationsasymmetrie": the English note's "information asymmetry").
+    A word the vault never uses alone that it writes as one with its neighbour ("Kohlenstoff-Kreislauf" for
+    "Kohlenstoffkreislauf", ``LexicalIndex.read_compounds``) or with the word of its genitive ("Falle der
+    Liquidität" for "Liquiditätsfalle", ``LexicalIndex.read_genitive_compounds``) has that word among its terms.
     """
     analyzer = analyzer_of(engine)
     vocab = _vocabulary(engine)
+    lexical = getattr(getattr(engine, "store", None), "lexical", None)
     languages = question_languages(engine, lang)
     first = languages[0]
     concepts: dict[str, Concept] = {}
     symbols: set[str] = set()
     said = words(text)
+    joined = dict(lexical.read_compounds(said, lang)) if lexical is not None else {}
+    genitive = dict(lexical.read_genitive_compounds(said)) if lexical is not None and lang == "de" else {}
     asking = {at for cue in answer_cues(said, lang) for at in range(cue.start, cue.end)}
     separable: dict[str, tuple[str, str]] = {}
     if lang == "de":
@@ -507,7 +516,17 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
                 if stems:
                     concepts.setdefault(stems[0], Concept(stems[0], part, frozenset(stems[:1]), word))
             continue
+        if lang == "de" and word not in frame and lexical is not None and vocab is not None \
+                and found[0] not in vocab and at not in joined \
+                and (parts := lexical.note_compound_parts(found[:1])) is not None:  # nouns: no verb split
+            for part in parts:
+                concepts.setdefault(part.name, Concept(part.name, part.name, frozenset(part.terms), word))
+            continue
         terms = {found[0]} | {stems[0] for code in languages[1:] if (stems := analyzer.terms_of_word(word, code))}
+        if at in joined and lexical is not None and not any(lexical.document_frequency(term) for term in terms):
+            terms.add(joined[at])  # "Kreislauf" the vault writes only in "Kohlenstoffkreislauf"
+        if at in genitive:
+            terms.add(genitive[at])
         if word in separable:
             terms |= {found[0] for spelling in separable[word] if (found := analyzer.terms_of_word(spelling, first))}
         key = found[0]
@@ -679,7 +698,9 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
         return UnknownWords(0.0, [], [])
     analyzer = analyzer_of(engine)
     languages = question_languages(engine, lang)
-    weight = {c.key: topic_weight(c, weights.get(c.key, 1.0)) for c in concepts}
+    # a compound read as its parts is one word of the question: its parts share its weight
+    parts = Counter(c.whole for c in concepts if c.whole)
+    weight = {c.key: topic_weight(c, weights.get(c.key, 1.0)) / parts.get(c.whole, 1) for c in concepts}
     unknown: dict[str, float] = {}
     known: set[str] = set()
     # What a question is about are its nouns and names: a verb the vault never uses ("Wozu *dienen* die
@@ -721,7 +742,7 @@ def _german_form_known(lexical: Any, analyzer: Analyzer, word: str) -> bool:
     if word.endswith("s") and len(word) > GENITIVE_MIN_CHARS and any(
             lexical.document_frequency(term) for term in analyzer.terms_of_word(word[:-1], "de")):
         return True
-    return bool(lexical.hyphenated_parts(analyzer.terms_of_word(word, "de"), "de", in_one_note=True))
+    return lexical.note_compound_parts(analyzer.terms_of_word(word, "de")) is not None
 
 
 _SORTED_VOCAB: dict[int, tuple[int, list[str]]] = {}

@@ -151,8 +151,10 @@ def _other_language_passages(engine: Any, pack: EvidencePack, query: str, scope:
     """The passages of another language of the vault that a keyword search finds with the question read as that
     language, where one has every word of what the question asks about and no passage found does: the search reads
     a German question as German only, so "Welche Phasen hat die Renaissance?" misses the English note whose words
-    stem otherwise ("renaiss", not "renaissanc") though its section "Phases" of "Renaissance" has them all. The passages
-    it reads to judge them are kept in ``built`` by chunk id."""
+    stem otherwise ("renaiss", not "renaissanc") though its section "Phases" of "Renaissance" has them all. Such a
+    passage the search found below passages of the question's language that have only some of it comes first too
+    (the search reads a word no passage has in the question's language as the vault's other languages stem it). The
+    passages it reads to judge them are kept in ``built`` by chunk id."""
     lexical = engine.store.lexical
     others = [lang for lang in lexical.main_languages if lang != pack.lang] if pack.lang else []
     topic = {key for key, concept in pack.concepts.items() if not concept.frame}
@@ -167,10 +169,11 @@ def _other_language_passages(engine: Any, pack: EvidencePack, query: str, scope:
             built[result.chunk_id] = evidence_from_result(engine, result)
         return built[result.chunk_id]
 
-    if any(whole(read(result)) for result in results[:pack.max_items]):
+    complete = [result for result in results[:pack.max_items] if whole(read(result))]
+    if any(read(result).lang in (pack.lang, None) for result in complete):
         return []
     known = {result.chunk_id for result in results}
-    found = []
+    found = complete  # found by the search read in the question's language too, below what has only some of it
     for lang in others:
         for hit in lexical.search(query, lang, OTHER_LANGUAGE_DEPTH):
             record = engine.chunk(hit.chunk_id)

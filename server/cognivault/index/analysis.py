@@ -48,6 +48,10 @@ _STOPWORDS = {
     "de": frozenset(bm25s_stopwords.STOPWORDS_GERMAN) | GERMAN_QUESTION_WORDS,
 }
 _FUGEN = ("", "s", "es", "n", "en", "er", "e")
+FUGEN = _FUGEN  # the joints of a German compound ("Liquidität|s|falle")
+# The articles of a German genitive that names what a compound's first part does ("die Falle *der* Liquidität" is
+# the "Liquiditätsfalle", "der Kreislauf *des* Kohlenstoffs" the "Kohlenstoffkreislauf")
+GENITIVE_ARTICLES = frozenset({"der", "des"})
 # Bump when term production changes (stemming, stopwords, decompounding): saved BM25 indexes rebuild.
 ANALYZER_VERSION = "a4"
 _MIN_PART = 3  # German has short real parts: Tag, Ort, Zug, Bau (dev set: de nDCG 0.779 -> 0.810)

@@ -28,6 +28,7 @@ import hashlib
 import json
 import logging
 import math
+import re
 import shutil
 import threading
 import time
@@ -44,7 +45,16 @@ from rapidfuzz.distance import OSA
 
 from cognivault.atomic import atomic_write_text
 from cognivault.errors import CogniVaultError
-from cognivault.index.analysis import ANALYZER_VERSION, Analyzer, cognate_key, is_stopword, spelling_key, words
+from cognivault.index.analysis import (
+    ANALYZER_VERSION,
+    FUGEN,
+    GENITIVE_ARTICLES,
+    Analyzer,
+    cognate_key,
+    is_stopword,
+    spelling_key,
+    words,
+)
 from cognivault.index.catalog import Catalog
 from cognivault.index.question_frame import FRAME_WEIGHT, frame_words
 
@@ -72,6 +82,12 @@ TYPO_TWO_SLIPS = 10
 TYPO_AMONG_UNKNOWN_CHARS = 8
 # The shortest part of a word the vault writes as two ("Web-Server" for "Webserver")
 COMPOUND_PART_CHARS = 3
+# A part of a question's compound the vault writes only inside compounds of its own ("Grenze" only in
+# "Plattengrenze") is read from those of this many letters on, the rest of each compound this long at least.
+PART_WITHIN_CHARS = 5
+REST_WITHIN_CHARS = 4
+COMPOUNDS_PER_PART = 20  # the most-held of them, when the vault has more
+OTHER_LANGUAGE_CHARS = 6  # a shorter word read as another language is too often another word ("gift", "haben")
 
 
 def _format_stamp() -> str:
@@ -138,12 +154,25 @@ class QueryReading:
 
 
 class _SpellingTables(NamedTuple):
-    """The index's words looked up by spelling: by first letter (typing slips), by :func:`spelling_key` and by
-    :func:`cognate_key`."""
+    """The index's words looked up by spelling: by first letter (typing slips), by :func:`spelling_key`, by
+    :func:`cognate_key`, and by their first and last ``PART_WITHIN_CHARS`` letters (compounds of a part)."""
 
     by_initial: dict[str, list[str]]
     by_key: dict[str, list[str]]
     by_cognate: dict[str, list[str]]
+    by_head: dict[str, list[str]]
+    by_tail: dict[str, list[str]]
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")  # a word of letters, as written
+
+
+class CompoundPart(NamedTuple):
+    """A part of a question's compound: its own index term, or its letters where the vault has it only inside
+    compounds of its own (``name``), and the index terms that stand for it (``terms``)."""
+
+    name: str
+    terms: tuple[str, ...]
 
 
 @dataclass(slots=True)
@@ -258,7 +287,8 @@ class LexicalIndex:
         self._language_frequencies: dict[tuple[str, tuple[str, ...]], dict[str, int | None]] = {}
         # (vocabulary size, its words looked up by spelling) for reading slips, variants and cognates
         self._spellings: tuple[int, _SpellingTables] = (
-            0, _SpellingTables(defaultdict(list), defaultdict(list), defaultdict(list)))
+            0, _SpellingTables(defaultdict(list), defaultdict(list), defaultdict(list), defaultdict(list),
+                               defaultdict(list)))
 
     def __len__(self) -> int:
         return len(self._row_of)
@@ -322,6 +352,9 @@ class LexicalIndex:
                         tables.by_key[spelling_key(known)].append(known)
                         if cognate := cognate_key(known):
                             tables.by_cognate[cognate].append(known)
+                        if len(known) >= PART_WITHIN_CHARS + REST_WITHIN_CHARS:
+                            tables.by_head[known[:PART_WITHIN_CHARS]].append(known)
+                            tables.by_tail[known[-PART_WITHIN_CHARS:]].append(known)
                 self._spellings = (len(self.vocab), tables)
             return tables
 
@@ -414,6 +447,25 @@ class LexicalIndex:
                     read += [(place, term), (place + 1, term)]
         return read
 
+    def read_genitive_compounds(self, query_words: Sequence[str]) -> list[tuple[int, str]]:
+        """The index term of the compound a German query's "X der/des Y" names where the vault writes it as one
+        word and lacks X or Y alone ("Falle der Liquidität": "Liquiditätsfalle"), as (the place in ``query_words``
+        of X and of Y, the term)."""
+        read: list[tuple[int, str]] = []
+        for place in range(len(query_words) - 2):
+            head, article, owner = query_words[place:place + 3]
+            if article not in GENITIVE_ARTICLES or not head.isalpha() or not owner.isalpha() or all(
+                    any(self.document_frequency(term) for term in self.query_terms(word, "de"))
+                    for word in (head, owner)):
+                continue
+            owners = dict.fromkeys([owner, owner[:-1] if owner.endswith("s") else owner,
+                                    owner[:-2] if owner.endswith("es") else owner])
+            term = next((found for stem in owners for joint in FUGEN
+                         if (found := self._known_term(stem + joint + head, None)) is not None), None)
+            if term is not None:
+                read += [(place, term), (place + 2, term)]
+        return read
+
     def _reaches_more(self, joined: str, first: str, second: str) -> bool:
         """Whether a passage holds the index term ``joined`` but not both ``first`` and ``second``: where the vault's
         compounds are split into their parts already ("Hilfedokumentation" is indexed with "Hilfe" and
@@ -441,6 +493,67 @@ class LexicalIndex:
                         and (together := together_in(head, tail)) > best[0]:
                     best = (together, (head, tail))
         return best[1]
+
+    def compounds_holding(self, part: str, at_end: bool) -> list[str]:
+        """The index terms some passage holds that join ``part``, a word no passage has as a term, to a word before
+        it (``at_end``: "plattengrenz" for "grenz") or after it ("nahrungsnetz" for "nahrungs"), the
+        ``COMPOUNDS_PER_PART`` most held; [] for a part shorter than ``PART_WITHIN_CHARS`` letters."""
+        if len(part) < PART_WITHIN_CHARS or not part.isalpha() or self.document_frequency(part):
+            return []
+        tables = self._spelling_tables()
+        candidates = tables.by_tail.get(part[-PART_WITHIN_CHARS:], []) if at_end else \
+            tables.by_head.get(part[:PART_WITHIN_CHARS], [])
+        held = [(frequency, term) for term in candidates
+                if len(term) - len(part) >= REST_WITHIN_CHARS and (term.endswith(part) if at_end else
+                                                                   term.startswith(part))
+                and (frequency := self.document_frequency(term))]
+        return [term for _, term in sorted(held, reverse=True)[:COMPOUNDS_PER_PART]]
+
+    def note_compound_parts(self, word_terms: Sequence[str]) -> tuple[CompoundPart, CompoundPart] | None:
+        """Two parts of a question's word no passage holds (given its index terms) that one note holds, in any of
+        the vault's main languages: the parts' own terms (``hyphenated_parts``, "Plattenbewegung": "Platten" and
+        "Bewegung"), else a part the vault writes only inside compounds of its own stands for those
+        (``compounds_holding``: "Transformgrenze" on a note of "transformen Plattengrenzen"; "Nahrungsstufen" on
+        "Nahrungsnetz" and "Stufe"). None when no note holds two such parts."""
+        parts = self.hyphenated_parts(word_terms, None, in_one_note=True)
+        if parts:
+            return CompoundPart(parts[0], (parts[0],)), CompoundPart(parts[1], (parts[1],))
+        best: tuple[int, tuple[CompoundPart, CompoundPart] | None] = (0, None)
+        for word in word_terms:
+            if not word.isalpha() or len(word) < 2 * COMPOUND_PART_CHARS or self.document_frequency(word):
+                continue
+            for cut in range(COMPOUND_PART_CHARS, len(word) - COMPOUND_PART_CHARS + 1):
+                head, tail = self._known_term(word[:cut], None), self._known_term(word[cut:], None)
+                heads = (head,) if head is not None else tuple(self.compounds_holding(word[:cut], at_end=False))
+                tails = (tail,) if tail is not None else tuple(self.compounds_holding(word[cut:], at_end=True))
+                if heads and tails and set(heads).isdisjoint(tails) \
+                        and (together := self._notes_holding_any(heads, tails)) > best[0]:
+                    best = (together, (CompoundPart(head or word[:cut], heads),
+                                       CompoundPart(tail or word[cut:], tails)))
+        return best[1]
+
+    def _notes_holding_any(self, first: Sequence[str], second: Sequence[str]) -> int:
+        """How many notes hold one of the index terms ``first`` and one of ``second`` (in any of their passages)."""
+        with self._lock:
+            first_paths, second_paths = ({self._row_paths[row] for term in terms
+                                          for row in self._term_rows(term).tolist()} for terms in (first, second))
+            return len(first_paths & second_paths)
+
+    def _read_as_other_language(self, placed: Sequence[tuple[str, Sequence[str]]], read: set[int]
+                                ) -> list[tuple[int, str]]:
+        """The index terms that a query's words no passage has in the query's language are as another main language
+        of the vault stems them, as (the word's place in ``placed``, the term), given each word and its terms: an
+        English question's "dominant" is a German note's "Dominante" (English stems it "domin", German "dominant"),
+        "transform" its "transformen". Words of ``OTHER_LANGUAGE_CHARS`` letters or more, not yet ``read``."""
+        found: list[tuple[int, str]] = []
+        for at, (word, word_terms) in enumerate(placed):
+            if at in read or len(word) < OTHER_LANGUAGE_CHARS or not word.isalpha() \
+                    or any(self.document_frequency(term) for term in word_terms):
+                continue
+            term = self._known_term(word, None)
+            if term is not None:
+                found.append((at, term))
+        return found
 
     def _known_term(self, word: str, lang: str | None) -> str | None:
         """The index term of the whole of ``word`` (not of a part a compound splits into) that some passage holds,
@@ -837,8 +950,9 @@ class LexicalIndex:
         return scores.astype(np.float32)
 
     def read_query(self, query: str, lang: str | None) -> QueryReading:
-        """The index terms ``query`` is searched by (with those its misspelt words stand for, :meth:`read_slips`)
-        and the share of its words the vault lacks (see :class:`QueryReading`)."""
+        """The index terms ``query`` is searched by (with those its misspelt words stand for, :meth:`read_slips`,
+        and those its words the vault has only as another of its languages stems them) and the share of its words
+        the vault lacks (see :class:`QueryReading`)."""
         terms = self.query_terms(query, lang)
         query_words = words(query)
         framing = frame_words(query_words, [lang] if lang else self.main_languages)
@@ -848,12 +962,17 @@ class LexicalIndex:
         read_words = [(word_terms, frame) for _, word_terms, frame in placed]
         words_terms = [word_terms for word_terms, _ in read_words]
         at_place = {place: at for at, (place, _, _) in enumerate(placed)}
-        slips = [(at_place[place], term) for place, term in self.read_compounds(query_words, lang)
-                 if place in at_place]
+        compounds = self.read_compounds(query_words, lang) + \
+            (self.read_genitive_compounds(query_words) if lang == "de" else [])
+        slips = [(at_place[place], term) for place, term in compounds if place in at_place]
         joined = {at for at, _ in slips}
         slips += [(at, term) for at, term in self.read_slips(words_terms) if at not in joined]
+        if lang is not None:
+            slips += self._read_as_other_language([(query_words[place], word_terms) for place, word_terms, _ in placed],
+                                                  {at for at, _ in slips})
         terms += [term for term in dict.fromkeys(term for _, term in slips) if term not in terms]
         read = {at for at, _ in slips}
+        nouns = {word.casefold() for word in _LETTERS.findall(query) if word[0].isupper()}
         unknown = sum(1 for at, word_terms in enumerate(words_terms)
                       if at not in read and not any(self.document_frequency(t) for t in word_terms))
         subject = {term for word_terms, frame in read_words if not frame for term in word_terms}
@@ -861,6 +980,10 @@ class LexicalIndex:
         for at, (word_terms, frame) in enumerate(read_words):
             if at not in read:
                 parts = [part for part in self.hyphenated_parts(word_terms, lang) if part not in terms]
+                if not parts and lang == "de" and query_words[placed[at][0]] in nouns:
+                    # "Transformgrenze" on a note of "transformen Plattengrenzen" (a noun: a verb is no compound)
+                    parts = [term for part in self.note_compound_parts(word_terms) or () for term in part.terms
+                             if term not in terms]
                 terms += parts
                 subject |= set() if frame else set(parts)
         return QueryReading(tuple(terms), unknown / len(words_terms) if words_terms else 0.0,

@@ -1,0 +1,91 @@
+"""German compounds in questions, read by the answer as the search reads them (issue 25).
+
+A compound the question writes whole and the note apart ("Transformgrenze": "transformen Plattengrenze";
+"Magmakammer": "Magma in einer Kammer"; "Informationsasymmetrie": the English note's "information asymmetry")
+stands for its two parts, which one note holds; a word the note writes only joined to the question's next word
+("Kohlenstoff-Kreislauf": "Kohlenstoffkreislauf"), or with the word of its genitive ("Falle der Liquidität":
+"Liquiditätsfalle"), is that joined word. A compound with a part no note has
+("Schlammvulkan") is still what the vault does not say, and a compound read as its parts weighs as one word where
+the question's other words are weighed against it ("Herzschrittmacher aus Metall").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cognivault.answer.evidence import question_concepts, question_language
+from cognivault.answer.extractive import answer_extractively
+from cognivault.engine import Engine
+
+NOTES = {
+    "Geologie/Vulkane.md": "# Vulkane\n\n## Plattengrenzen\n\n"
+                           "An einer divergenten Plattengrenze entfernen sich zwei Platten voneinander.\n"
+                           "An einer transformen Plattengrenze gleiten zwei Platten seitlich aneinander vorbei; "
+                           "typisch sind starke Erdbeben.\n\n"
+                           "## Magma\n\nUnter dem Vulkan sammelt sich Magma in einer Kammer in wenigen Kilometern "
+                           "Tiefe. Steigt der Druck der Gase, kommt es zum Ausbruch.\n",
+    "Oekologie/Stoffkreisläufe.md": "# Stoffkreisläufe\n\n## Kohlenstoffkreislauf\n\n"
+                                    "Pflanzen binden Kohlenstoffdioxid durch Fotosynthese; Atmung und Zersetzung "
+                                    "geben es wieder ab.\n",
+    "Economics/Market failure.md": "# Market failure\n\n## Information asymmetry\n\n"
+                                   "When one side of a trade knows more than the other, markets can break down: "
+                                   "buyers of used cars pay only for average quality.\n",
+    "Geschichte/Reformation.md": "# Reformation\n\nLuther schlug 1517 seine Thesen an. Die Bauern erhoben sich "
+                                 "1525 gegen ihre Herren.\n",
+}
+
+
+def test_a_compound_the_note_writes_apart_is_answered_from_its_parts(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(NOTES)
+    border = answer_extractively(engine, "Was passiert an einer Transformgrenze?")
+    assert border.answered and "seitlich aneinander vorbei" in border.text
+    chamber = answer_extractively(engine, "Was ist eine Magmakammer?")
+    assert chamber.answered and "in einer Kammer" in chamber.text
+
+
+def test_a_german_compound_the_english_note_writes_apart_is_answered(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(NOTES)
+    answer = answer_extractively(engine, "Was ist Informationsasymmetrie?")
+    assert answer.answered and "average quality" in answer.text
+
+
+def test_a_hyphenated_compound_the_note_writes_whole_is_answered(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(NOTES)
+    answer = answer_extractively(engine, "Was ist der Kohlenstoff-Kreislauf?")
+    assert answer.answered and "Fotosynthese" in answer.text
+
+
+def test_a_compound_asked_with_its_genitive_finds_the_note_writing_it_whole(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes({**NOTES, "Economics/Macro glossary.md": "# Macro glossary\n\n- **Liquidity trap** "
+                            "(Liquiditätsfalle): at interest rates near zero, more money no longer lowers rates.\n"})
+    answer = answer_extractively(engine, "Was ist eine Falle der Liquidität?")
+    assert answer.answered and "interest rates near zero" in answer.text
+
+
+def test_a_compound_with_a_part_no_note_has_is_refused(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(NOTES)
+    answer = answer_extractively(engine, "Was ist ein Schlammvulkan?")
+    assert not answer.answered and "Vault" in answer.text
+
+
+def test_a_compound_read_as_its_parts_weighs_as_one_word(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # more notes than the other tests: a word of one note weighs near what a word of none does
+    others = {f"Chemie/Element {number}.md": f"# Element {number}\n\nDas Element {number} reagiert mit Sauerstoff.\n"
+              for number in range(16)}
+    engine = indexed_notes({**NOTES, **others, "Anatomie/Herz.md": "# Herz\n\n## Erregungsleitung\n\nDer Sinusknoten "
+                            "ist der primäre Schrittmacher des Herz, 60–80 Schläge pro Minute.\n"})
+    assert answer_extractively(engine, "Was ist ein Herzschrittmacher?").answered
+    refused = answer_extractively(engine, "Was ist ein Herzschrittmacher aus Metall?")
+    assert not refused.answered and "Metall" in refused.text  # its two parts do not outweigh the word asked
+
+
+def test_a_verb_is_not_split_into_parts_two_notes_hold(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(NOTES)
+    question = "Was passiert, wenn Vulkane ausbrechen und die Platten vorbeigleiten?"
+    concepts = {concept.word: concept for concept in question_concepts(engine, question,
+                                                                       question_language(engine, question))}
+    assert "vorbeigleiten" in concepts and not any(concept.whole for concept in concepts.values())
