@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import pytest
 
-from cognivault.answer.answer_kind import ExpectedAnswer, gives_answer
+from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives_answer
 from cognivault.answer.confidence import Confidence, QuoteMeasures, cap_by_citations
 from cognivault.answer.evidence import FALLBACK_ANALYZER, Concept, Evidence, EvidencePack
 from cognivault.answer.extractive import answer_extractively, not_in_vault
@@ -125,3 +125,16 @@ def _kind(kind: str, *words: str) -> ExpectedAnswer:
 ])
 def test_what_gives_a_measure_or_a_name(kind: str, text: str, lang: str, gives: bool) -> None:
     assert gives_answer(_kind(kind), text, FALLBACK_ANALYZER, lang) is gives
+
+
+@pytest.mark.parametrize(("question", "lang", "person"), [
+    ("Who discovered penicillin?", "en", True),
+    ("Wer hat den Begriff „Impressionisten“ geprägt?", "de", True),
+    ("Wer gründete die Firma?", "de", True),
+    ("Who sits in the Council of Ministers?", "en", False),  # a role answers: "one minister per member state"
+    ("Wer entwickelt den Haushaltsplan?", "de", False),
+    ("Welche Gründe nennt Luther?", "de", False),
+])
+def test_only_a_question_for_who_made_something_asks_for_a_name(question: str, lang: str, person: bool) -> None:
+    expected = expected_answer(question, [], lang)
+    assert (expected is not None and expected.kind == "person") is person

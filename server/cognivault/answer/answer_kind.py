@@ -92,10 +92,10 @@ LACKING = {
 # "Who was Kant?": a description answers)
 _ASKS_WHO = re.compile(r"\s*(?P<cue>who|wer|von\s+wem|by\s+whom)\s", re.IGNORECASE)
 MAKING = tuple("""
-discover invent founded founder coined coin formulat wrote writ paint compos develop design creat propos proved
+discover invent founded founder coined coin formulat wrote writ paint compos developed design creat propos proved
 devis pioneer
-entdeck erfand erfund erfind gründ gegründ begründ prägt geprägt schrieb geschrieb verfass malte gemalt komponi
-formulier entwickel entwarf entworf bewies bewiesen erschuf geschaffen aufgestellt stellte
+entdeck erfand erfund erfind gründete gegründ begründete prägt geprägt schrieb geschrieb verfass malte gemalt
+komponi formulier entwickelte entwarf entworf bewies bewiesen erschuf geschaffen aufgestellt
 """.split())
 # A name: a capitalised word; in a language capitalising its nouns two side by side ("Louis Leroy"), or one before
 # life dates ("Mill (1806–1873)")
