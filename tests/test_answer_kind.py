@@ -109,6 +109,9 @@ async def test_how_much_may_ask_for_a_degree_and_is_answered_unsure(engine: Any)
     assert done["answered"] and "Active members see each other's changes." in done["answer"]
     assert confidence["label"] == "low" and confidence["kind_stated"] is False and not confidence["kind_refused"]
     assert "no number for" in confidence["reason"]
+    # its first line says what the notes lack, before the nearest they come
+    assert done["answer"].split("\n", 1)[0] == \
+        "The notes give no number for “active members see changes”; the nearest they come:"
 
 
 async def test_the_numbers_of_a_procedures_steps_are_no_count(engine: Any) -> None:

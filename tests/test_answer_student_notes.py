@@ -146,10 +146,11 @@ KEPLER = {
 @pytest.mark.parametrize("question", ["Explain Kepler's second law", "Was besagt das zweite Keplersche Gesetz?"])
 def test_an_ordinal_picks_the_section_a_note_numbers_so(indexed_notes: Callable[[dict[str, str]], Engine],
                                                         question: str) -> None:
-    # "second"/"zweite" is "2nd" to a reader, though no index term links them
+    # "second"/"zweite" is "2nd" to a reader, though no index term links them; "Keplersche Gesetze" is the note's
+    # alias, so the German answer is not labelled low either (its first line is the section's title)
     answer = ask(indexed_notes(KEPLER), question)
     # (the note's description "Planetary motion, lecture 4." is no longer quoted after it: it says nothing asked)
-    assert answer.split("\n\n", 1)[-1 if "zweite" in question else 0].startswith("**2nd law – areas**")
+    assert answer.startswith("**2nd law – areas**")
     assert "Planetary motion" not in answer
     assert "equal areas" in answer and "ellipse" not in answer
 

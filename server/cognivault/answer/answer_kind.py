@@ -9,7 +9,14 @@ many", "wie viele", "what percentage", "how long", "wann wurde") names the kind 
   of a procedure's step, "2. Open the settings");
 - ``share``: a percentage ("20 %", "half", "Hälfte");
 - ``duration``: a unit of time ("for 12 months", "two weeks", "täglich"); "how many days" asks for one too;
-- ``date``: a year, an ordinal, a month or weekday name ("in 476", "the 5th century", "im Mai").
+- ``date``: a year, an ordinal, a month or weekday name ("in 476", "the 5th century", "im Mai");
+- ``temperature``, ``length``, ``mass``: a number with its unit ("140 °C", "4 km", "3 t"): "how warm is the Gulf
+  Stream?" is not answered by the number of Sverdrups it carries, "what temperature" not by a temperature's word;
+- ``age``: a span of time or a year ("how old", "wie alt");
+- ``person``: a name, for a question opening with "who"/"wer" and asking who made something first ("Who discovered
+  X?", "Wer hat den Begriff geprägt?"; "Who sits in the Council?" asks for a role): a word written capitalised,
+  not a function word ("The"; in German, which capitalises every noun, two side by side, not right after an article:
+  "der Kritiker Louis Leroy"), or one before life dates ("Mill (1806–1873)"), none of them the question's own words.
 
 The **focus** is what the answer counts or dates: the noun phrase right after the cue ("how many
 *monthly active users* does ...", "wie viele *Personen* können ..."; in German it ends at its noun,
@@ -27,11 +34,11 @@ words ("how", "wie", "wann" in ``index.analysis``) or a question filler ("wievie
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cognivault.answer.evidence import Concept, answer_cues, text_terms
-from cognivault.index.analysis import Analyzer, words
+from cognivault.answer.evidence import INFLECTION_PREFIX, NOUN_CAPITALISING, Concept, answer_cues, text_terms
+from cognivault.index.analysis import Analyzer, is_stopword, words
 
 NUMBER_WORDS = frozenset(words("""
 two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty seventy
@@ -66,16 +73,51 @@ _CLAUSE_BREAK = re.compile(r"[,;:?!–—]|\s(?:and|or|but|und|oder|aber)\s", re
 
 
 # Cues that may ask for a degree rather than an amount ("how much control do I have over ...", "wie hoch ist
-# das Risiko"): passages without a number still answer them, at low confidence, instead of a refusal.
-DEGREE_CUES = frozenset(cue.casefold() for cue in (
-    "how much", "how big", "how large", "wie viel", "wieviel", "wie groß", "wie hoch"))
+# das Risiko", "wie schwer ist die Klausur"): passages without a number still answer them, at low confidence,
+# instead of a refusal.
+DEGREE_CUES = frozenset(cue.casefold() for cue in (  # as a question's words are read ("wie groß" as "wie gross")
+    "how much", "how big", "how large", "wie viel", "wieviel", "wie groß", "wie hoch", "wie schwer"))
+# What the notes lack, by kind of answer, in the words of a refusal ("the notes give no *number*", "die Notizen
+# nennen *keine Zahl*")
+LACKING = {
+    "en": {"quantity": "number", "share": "percentage", "duration": "number or span of time", "date": "date",
+           "temperature": "temperature", "length": "length or distance", "mass": "weight", "age": "age or date",
+           "person": "name"},
+    "de": {"quantity": "keine Zahl", "share": "keinen Anteil", "duration": "keine Zahl oder Zeitspanne",
+           "date": "kein Datum", "temperature": "keine Temperatur", "length": "keine Länge oder Entfernung",
+           "mass": "kein Gewicht", "age": "kein Alter oder Datum", "person": "keinen Namen"},
+}
+# A question for a person opens with these; it asks for a name where its verb is one of making something first
+# (``MAKING``: "Who *discovered* X?", "Wer hat den Begriff *geprägt*?"), not of a role ("Who sits in the Council?",
+# "Who was Kant?": a description answers)
+_ASKS_WHO = re.compile(r"\s*(?P<cue>who|wer|von\s+wem|by\s+whom)\s", re.IGNORECASE)
+MAKING = tuple("""
+discover invent founded founder coined coin formulat wrote writ paint compos developed design creat propos proved
+devis pioneer
+entdeck erfand erfund erfind gründete gegründ begründete prägt geprägt schrieb geschrieb verfass malte gemalt
+komponi formulier entwickelte entwarf entworf bewies bewiesen erschuf geschaffen aufgestellt
+""".split())
+# A name: a capitalised word; in a language capitalising its nouns two side by side ("Louis Leroy"), or one before
+# life dates ("Mill (1806–1873)")
+_CAPITAL_WORD = re.compile(r"(?<![\w*_`])[A-ZÀ-ÖØ-Þ][\w'’-]+")
+_LIFE_DATES = re.compile(r"[A-ZÀ-ÖØ-Þ][\w'’-]+\s*\(\s*(?:\*\s*)?\d{3,4}")
+# A measured amount is a number with its unit, by kind (digits: "140 °C", "30 km", "2,5 t")
+_NUMBER = r"\d(?:[\d.,]*\d)?\s*"
+MEASURES = {
+    "temperature": re.compile(_NUMBER + r"(?:°|(?:K|Kelvin|degrees?|Grad)\b)", re.IGNORECASE),
+    "length": re.compile(_NUMBER + r"(?:(?:km|m|cm|mm|µm|nm|mi|ft|AU|AE|Lj|ly)\b|kilomet|met(?:er|re)|"
+                         r"centimet|zentimet|millimet|miles?\b|meilen?\b|seemeil|feet\b|foot\b|light-years?|"
+                         r"lichtjahr)", re.IGNORECASE),
+    "mass": re.compile(_NUMBER + r"(?:(?:kg|g|mg|µg|t|lbs?|oz)\b|kilogram|gram|tonnen?\b|tons?\b|tonnes?\b|"
+                       r"pounds?\b|pfund)", re.IGNORECASE),
+}
 
 
 @dataclass(frozen=True, slots=True)
 class ExpectedAnswer:
     """The kind of answer a question asks for, the words that ask it, and what it must be about."""
 
-    kind: str  # quantity | duration | date
+    kind: str  # quantity | share | duration | date | temperature | length | mass | age
     cue: str  # the user's words that ask for it ("how many")
     focus: tuple[Concept, ...]  # the question's concepts the answer must stand next to
     head: Concept | None = None  # of a counted noun phrase, its last word: what the number counts
@@ -86,15 +128,30 @@ class ExpectedAnswer:
         may ask for a degree, see ``DEGREE_CUES``)."""
         return self.cue not in DEGREE_CUES
 
-    def describe(self) -> str:
-        """What the notes lack, in the user's words ("a number for monthly active users")."""
-        what = {"quantity": "number", "share": "percentage", "duration": "number or span of time",
-                "date": "date"}[self.kind]
-        return f"{what} for {' '.join(concept.word for concept in self.focus)}" if self.focus else what
+    @property
+    def leads(self) -> bool:
+        """Whether a passage giving such an answer goes before the others: a number, a date, a measure do; a name
+        does not (notes name people everywhere: a list of painters is no answer to who coined their movement's name,
+        though a pack naming no one cannot answer it)."""
+        return self.kind != "person"
+
+    def describe(self, lang: str | None = None, written: Callable[[str], str] = str) -> str:
+        """What the notes lack, in the user's words (``written``: a word as the question writes it): "number for
+        monthly active users"; said in ``lang``, quoted: "number for “monthly active users”", "keinen Namen für
+        „Knöllchenbakterien“" (German, with its article)."""
+        what, joiner = LACKING.get(lang or "en", LACKING["en"])[self.kind], " für " if lang == "de" else " for "
+        if not self.focus:
+            return what
+        about = " ".join(written(concept.word) for concept in self.focus)
+        return what + joiner + (about if lang is None else f"„{about}“" if lang == "de" else f"“{about}”")
 
 
 def expected_answer(question: str, concepts: Sequence[Concept], lang: str | None) -> ExpectedAnswer | None:
     """The kind of answer ``question`` asks for (None: any kind, e.g. "how do I ...")."""
+    asking = _ASKS_WHO.match(question)
+    if asking is not None and any(word.startswith(MAKING) for word in words(question)):
+        about = tuple(concept for concept in concepts if not concept.frame)
+        return ExpectedAnswer("person", asking["cue"].casefold(), about or tuple(concepts))
     by_word: dict[str, list[Concept]] = {}
     for concept in concepts:
         by_word.setdefault(concept.whole or concept.word, []).append(concept)
@@ -146,7 +203,12 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
     needed = len(expected.focus) / 2
     above = _concepts_in(heading, expected.focus, analyzer, lang)
     for sentence in _SENTENCE_BREAK.split(_PERCENT.sub(r"\1 percent", _LIST_NUMBER.sub("", text))):
-        if not any(_fits(expected.kind, word) for word in words(sentence)):
+        measure = MEASURES.get(expected.kind)
+        if expected.kind == "person":
+            if not _names_someone(sentence, expected.focus, lang):
+                continue
+        elif not (measure.search(sentence) if measure is not None else
+                  any(_fits(expected.kind, word) for word in words(sentence))):
             continue
         found = above | _concepts_in(sentence, expected.focus, analyzer, lang)
         if len(found) >= needed and (expected.head is None or expected.head.key in found):
@@ -162,7 +224,30 @@ def _fits(kind: str, word: str) -> bool:
         return word in SHARE_WORDS
     if kind == "duration":
         return word in TIME_UNITS
+    if kind == "age":
+        return _fits("duration", word) or _fits("date", word)
     return bool(_YEAR_OR_ORDINAL.fullmatch(word)) or word in DATE_WORDS
+
+
+def _names_someone(sentence: str, focus: Sequence[Concept], lang: str | None) -> bool:
+    """Whether ``sentence`` names a person other than what the question names (``focus``)."""
+    if _LIFE_DATES.search(sentence):
+        return True
+    asked = {concept.word[:INFLECTION_PREFIX] for concept in focus}
+    found = [(match.start(), match.end(), match[0]) for match in _CAPITAL_WORD.finditer(sentence)
+             if not is_stopword(match[0].casefold(), lang) and match[0].casefold()[:INFLECTION_PREFIX] not in asked]
+    if lang not in NOUN_CAPITALISING:
+        return bool(found)  # at a sentence's start too: "1764 – Hargreaves invented the spinning jenny"
+    # two capitalised words side by side, the first not right after an article or other function word ("dem Enzym
+    # Nitrogenase" is a noun and its name, "der Kritiker Louis Leroy" names the critic)
+    return any(sentence[end:next_begin].strip() == "" and not _after_function_word(sentence[:begin], lang)
+               for (begin, end, _), (next_begin, _, _) in zip(found, found[1:], strict=False))
+
+
+def _after_function_word(before: str, lang: str | None) -> bool:
+    """Whether ``before`` (a sentence up to a word) ends with a function word ("dem", "der", "mit")."""
+    said = words(before[-40:])
+    return bool(said) and is_stopword(said[-1], lang)
 
 
 def _concepts_in(text: str, focus: Sequence[Concept], analyzer: Analyzer, lang: str | None) -> set[str]:

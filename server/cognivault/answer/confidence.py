@@ -35,8 +35,9 @@ by index stems.
 
 Once the answer is written, :func:`cap_by_citations` judges it by what it
 actually cites: the same rule over the cited passages only (an answer that
-cites nothing is ``low``); a subset of the pack never covers more, so this
-never raises the label. A passage answer also knows what its quotes state
+cites nothing is ``low``), each read under its note's title, aliases and headings (the note also called
+"Newtonsche Gesetze" names the subject of its passage on the 3rd law); a subset of the pack never covers more, so
+this never raises the label. A passage answer also knows what its quotes state
 (``QuoteMeasures``): ``answer_share``, the question's weight found in the quoted
 blocks and their headings; ``lead_share``, in the lead quote alone;
 ``kind_stated``, whether the kind of answer the question asks for ("how many":
@@ -53,7 +54,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cognivault.answer.evidence import EvidencePack
+from cognivault.answer.evidence import FALLBACK_ANALYZER, Evidence, EvidencePack, text_terms
+from cognivault.index.analysis import words
 
 HIGH_COVERAGE, HIGH_BEST = 0.8, 0.6
 MEDIUM_COVERAGE, MEDIUM_BEST = 0.5, 0.35
@@ -110,7 +112,8 @@ class QuoteMeasures:
     kind_stated: bool | None = None  # the kind of answer asked for, given near its focus (None: no kind asked)
     refusal: str = ""  # why nothing is quoted, in the user's words ("" when quoted, or for the usual reason)
     doubt: str = ""  # what the quotes lack though they answer ("the passages give no number for control"): low
-    # in the one quoted block stating most of it, by its own text and section headings (not its note's title)
+    # in the one quoted block stating most of it, by its own text and section headings (not its note's title, unless
+    # the question names its section: its headings, title and aliases included, name all it asks about)
     block_share: float = 0.0
 
 
@@ -216,7 +219,7 @@ def cap_by_citations(confidence: Confidence, pack: EvidencePack, cited: list[str
             quoted.refusal or f"the best passages state only {quoted.share:.0%} of the question"
         return _stating(replace(confidence, label="low", reason=reason, covered=[]), quoted)
     labels = set(cited)
-    narrowed = EvidencePack(items=[item for item in pack.items if item.label in labels],
+    narrowed = EvidencePack(items=[_under_its_names(item, pack) for item in pack.items if item.label in labels],
                             question_terms=pack.question_terms, term_weights=pack.term_weights,
                             question_phrases=pack.question_phrases, concepts=pack.concepts,
                             unknown_share=pack.unknown_share, unknown=pack.unknown)
@@ -237,6 +240,17 @@ def cap_by_citations(confidence: Confidence, pack: EvidencePack, cited: list[str
         else:
             by_citations.reason += f"; no quoted block states more than {quoted.block_share:.0%} of what it asks"
     return by_citations
+
+
+def _under_its_names(item: Evidence, pack: EvidencePack) -> Evidence:
+    """``item`` with the question's concepts its note's aliases name: a passage is read under its note's names, as
+    under its title and headings ("equal areas in equal times" of the note also called "Kepler's laws" answers what
+    Kepler's second law says, though its own text never names Kepler)."""
+    if not item.aliases:
+        return item
+    said = "\n".join(item.aliases)
+    named = pack.concepts_in(text_terms(FALLBACK_ANALYZER, said, item.lang), frozenset(words(said)))
+    return replace(item, terms=item.terms | named) if named - item.terms else item
 
 
 def _stating(confidence: Confidence, quoted: QuoteMeasures | None) -> Confidence:

@@ -374,9 +374,9 @@ _QUOTED_SPAN = re.compile(r"(?:^|(?<=[\s(]))['\"„“‚‘«»](?P<text>[^'\"�
 QUESTION_FILLERS = frozenset("""
 many much look tell explain describe define want need know possible way ways thing things something anything
 somewhere anywhere elsewhere else someone anyone somebody anybody irgendwo woanders sonst irgendwas jemand
-please exactly actually really happen happens happened happening work works mean means
+please exactly actually really happen happens happened happening work works mean means say says
 bitte genau eigentlich möchte möchten brauche wissen erkläre erklären beschreibe beschreiben erläutere erläutern
-definiere lautet versteht gibt viele vielen wieviel wieviele passiert
+definiere lautet besagt besagen versteht gibt viele vielen wieviel wieviele passiert
 geschieht funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum zur vom ins
 """.split()) | HEDGES | GERMAN_QUESTION_WORDS | frozenset(  # also in a vault without German notes (no German stopwords)
     # German asks "what of/for/about" with one word per preposition (woraus, wofür, worüber, ...): a closed class
@@ -397,6 +397,10 @@ ANSWER_CUES: dict[str, dict[tuple[str, ...], str]] = {
         ("which", "year"): "date", ("since", "when"): "date", ("what", "date"): "date",
         ("the", "maximum"): "quantity", ("the", "minimum"): "quantity", ("the", "maximum", "number", "of"): "quantity",
         ("the", "minimum", "number", "of"): "quantity",
+        ("how", "warm"): "temperature", ("how", "hot"): "temperature", ("how", "cold"): "temperature",
+        ("what", "temperature"): "temperature", ("which", "temperature"): "temperature",
+        ("how", "deep"): "length", ("how", "far"): "length", ("how", "tall"): "length", ("how", "wide"): "length",
+        ("how", "heavy"): "mass", ("how", "old"): "age",
     },
     "de": {
         ("wie", "viele"): "quantity", ("wie", "vielen"): "quantity", ("wie", "viel"): "quantity",
@@ -409,6 +413,10 @@ ANSWER_CUES: dict[str, dict[tuple[str, ...], str]] = {
         ("wie", "lange"): "duration", ("wie", "oft"): "duration",
         ("wann", "wurde"): "date", ("wann", "wurden"): "date", ("wann", "war"): "date", ("wann", "waren"): "date",
         ("in", "welchem", "jahr"): "date", ("seit", "wann"): "date", ("welches", "jahr"): "date",
+        ("wie", "warm"): "temperature", ("wie", "heiß"): "temperature", ("wie", "kalt"): "temperature",
+        ("welche", "temperatur"): "temperature", ("welcher", "temperatur"): "temperature",
+        ("wie", "tief"): "length", ("wie", "weit"): "length", ("wie", "breit"): "length",
+        ("wie", "schwer"): "mass", ("wie", "alt"): "age",
     },
 }
 
@@ -419,7 +427,7 @@ class AnswerCue:
 
     start: int
     end: int
-    kind: str  # quantity | share | duration | date
+    kind: str  # quantity | share | duration | date | temperature | length | mass | age
     lang: str
     words: str
 

@@ -36,7 +36,9 @@ the model reads it without them, so the section's opening text leads it). Units 
 the question's language where the vault has the passage in it. The answer leads
 with the best unit, adds up to ``MAX_UNITS - 1`` others that are nearly as good
 (another note's unit must nearly match the best one's share, unless it states
-``COMPLETING_SHARE`` of the question the others do not), then up to
+``COMPLETING_SHARE`` of the question the others do not; where the lead's headings, its note's title and aliases
+included, name all the question asks about, "TCP three-way handshake" for "TCP handshake", a unit of another section
+or note must state such a part: the question names the section, and the rest only shares its words), then up to
 ``SECTION_UNITS`` blocks around the chosen units under their headings (the
 nearest block of each first), within
 ``ANSWER_BUDGET`` characters; a whole short list or paragraph goes before its
@@ -203,18 +205,31 @@ _HONEST = re.compile(r"vault (?:doesn't|does not) say|not in (?:the|your) vault|
 
 NEAREST_ONLY = "The notes may not answer this as asked; the nearest they come:"
 NEAREST_ONLY_DE = "Die Notizen beantworten das womöglich nicht so, wie gefragt; am nächsten kommen sie hier:"
+NOT_GIVEN = "The vault doesn't say: the notes give no {}."
+NOT_GIVEN_DE = "Dazu steht nichts im Vault: die Notizen nennen {}."
+NEAREST_LACKING = "The notes give no {}; the nearest they come:"
+NEAREST_LACKING_DE = "Die Notizen nennen {}; am nächsten kommen sie hier:"
 
 
-def nearest_only(lang: str | None) -> str:
-    """The first line of a low answer's quotes: what follows is the nearest the notes come, maybe no answer."""
+def nearest_only(lang: str | None, lacking: str = "") -> str:
+    """The first line of a low answer's quotes: what follows is the nearest the notes come, maybe no answer; where
+    the notes lack the kind of answer asked for (``lacking``: "number for control"), that they do not give it (a
+    question for a degree, "how much control …", may still be answered in words)."""
+    if lacking:
+        return (NEAREST_LACKING_DE if lang == "de" else NEAREST_LACKING).format(lacking)
     return NEAREST_ONLY_DE if lang == "de" else NEAREST_ONLY
 
 
-def not_in_vault(lang: str | None, unnamed: Sequence[str] = (), named_elsewhere: Sequence[str] = ()) -> str:
+def not_in_vault(lang: str | None, unnamed: Sequence[str] = (), named_elsewhere: Sequence[str] = (),
+                 lacking: str = "") -> str:
     """The honest "the vault doesn't say" answer in the question's language, naming what the question asks about
     that no passage names: words the vault never uses (``unnamed``: "The vault doesn't say anything about
     “statins”: no note covers it"), else words it uses, but not in the passages on the rest of the question
-    (``named_elsewhere``: a note names the "ECB" in its opening, not in its paragraph on the interest-rate corridor)."""
+    (``named_elsewhere``: a note names the "ECB" in its opening, not in its paragraph on the interest-rate corridor),
+    else the kind of answer asked for that no passage gives (``lacking``: "The vault doesn't say: the notes give no
+    temperature for Gulf Stream")."""
+    if not unnamed and not named_elsewhere and lacking:
+        return (NOT_GIVEN_DE if lang == "de" else NOT_GIVEN).format(lacking)
     if not unnamed and not named_elsewhere:
         return NOT_IN_VAULT_DE if lang == "de" else NOT_IN_VAULT
     english, german = (NOT_NAMED, NOT_NAMED_DE) if unnamed else (NOT_NEAR, NOT_NEAR_DE)
@@ -287,6 +302,8 @@ class Unit:
     stated: set[str] = field(default_factory=set)  # the question's concepts its own text states (not its headings)
     own: set[str] = field(default_factory=set)  # those it states itself (its text, its own section's heading)
     defines: bool = False  # defines the term the question asks about ("What is X?": "**X** – …", "X is …")
+    # what the question asks about, where its headings (note title, sections) name all of it: the section asked for
+    headed: set[str] = field(default_factory=set)
     caveat: str = ""  # the warning right after its block that qualifies it ("> [!warning] Exception: …")
     # the rest of an item the passage begins inside ("  - NO-Monsun, trocken": chunks overlap), without what it is of
     cut: bool = False
@@ -434,8 +451,11 @@ def table_headers(texts: Sequence[str]) -> list[str]:
 
 
 def _sections_of(unit: Unit, item: Evidence, titles: set[str]) -> list[str]:
-    """The headings ``unit`` stands under in its note, its note's title left out (``titles``: casefolded)."""
-    return [heading for heading in unit.path if heading.casefold() not in titles]
+    """The headings ``unit`` stands under in its note, its note's title left out (``titles``: casefolded): the
+    heading above all the others that says it; one below it is a section though it says an alias ("## Grimm's law"
+    in the note "Sound shifts" also called "Grimm's law", next to "## Verner's law")."""
+    return [heading for depth, heading in enumerate(unit.path) if heading.casefold() not in titles or
+            depth and heading.casefold() not in (item.title.casefold(), unit.path[0].casefold())]
 
 
 def _titles(items: Sequence[Evidence]) -> dict[str, set[str]]:
@@ -823,10 +843,12 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             if unit.kind != "row" and all(_names(side, unit, items, analyzer, acronyms) for side in sides):
                 unit.score += PHRASE_WEIGHT
     # On a tie a whole list or paragraph goes before its items or sentences (they remain for a tight budget).
-    # A unit giving the kind of answer asked for leads (expected is None: none does, the order is by score).
-    candidates.sort(key=lambda u: (not u.answers_kind, -u.score, u.kind in ("item", "sentence"), u.position,
-                                   u.order))
-    if expected is not None and not candidates[0].answers_kind:
+    # A unit giving the kind of answer asked for leads (expected is None: none does, the order is by score; nor does a
+    # name, ``ExpectedAnswer.leads``).
+    leads = expected is not None and expected.leads
+    candidates.sort(key=lambda u: (leads and not u.answers_kind, -u.score, u.kind in ("item", "sentence"),
+                                   u.position, u.order))
+    if leads and not candidates[0].answers_kind:
         return []  # what gives it is too long to quote
 
     framing = {key for key, concept in pack.concepts.items() if concept.frame} if pack is not None else set()
@@ -844,6 +866,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
 
     lead = candidates[0]
     chosen = [lead]
+    # the lead's headings (its note's title and aliases, its sections) name all the question asks about ("TCP
+    # three-way handshake" for "TCP handshake", "2. Second law" in "Kepler's laws" for what Kepler's second law says)
+    named_section = not compares and set(weight) - framing <= numbered_keys(lead.path) | _concepts_in(
+        "\n".join([*items[lead.position].aliases, *lead.path]), items[lead.position], weight, analyzer, pack)
+    if named_section:
+        for unit in units_by_position[lead.position]:
+            if unit.path == lead.path:
+                unit.headed = set(weight) - framing
     used = lead.size
     seen = [_words_shown(lead.text)]
     covered = set(lead.concepts)
@@ -857,8 +887,17 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         completes = sum(weight[t] for t in unit.concepts - covered - framing) / total >= COMPLETING_SHARE
         if _pads(unit, lead, covered | framing, weight) or not states_own(unit):
             continue
-        if lead.defines and not unit.defines and items[unit.position].path != items[lead.position].path:
-            continue  # "What is X?" answered by X's definition: another note's mention of X says what X does there
+        if named_section and not completes and (unit.path, items[unit.position].path) != \
+                (lead.path, items[lead.position].path):
+            # the question names the lead's section: a block elsewhere saying only what it states shares its words,
+            # not its answer ("1609: first and second law in Astronomia nova" under History for what the second law
+            # says, the DNS answer mentioning a handshake for "TCP handshake")
+            continue
+        if lead.defines and not unit.defines and (items[unit.position].path != items[lead.position].path or
+                                                  _ENTRY_OF_ITS_OWN.match(unit.text)):
+            # "What is X?" answered by X's definition: another note's mention of X says what X does there, and so
+            # does a glossary's entry on another term ("**First-Pass-Effekt** – … senkt die Bioverfügbarkeit")
+            continue
         if not completes and (unit.score < lead.score * SCORE_SHARE or (
                 items[unit.position].path != items[lead.position].path and unit.share < best_share * OTHER_NOTE_SHARE)):
             continue
@@ -911,6 +950,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         if all(neighbour is not after for after in follows) and (
                 _pads(neighbour, lead, covered | framing, weight) or not states_own(neighbour, quoted_own)):
             continue
+        if lead.defines and not neighbour.defines and _ENTRY_OF_ITS_OWN.match(neighbour.text):
+            continue  # the glossary's next entry, on a term of its own, though it names the one defined
         if not neighbour.concepts and any(is_spoken(unit.text) for unit in chosen if unit.heading == neighbour.heading):
             # in a lecture transcript the next paragraph is the next thing said ("[00:00:12] Okay, let's get
             # started."), not what the quoted one leads to: only what states part of the question is quoted
@@ -1120,6 +1161,7 @@ class PassageAnswer:
     measures: QuoteMeasures = field(default_factory=QuoteMeasures)
     unnamed: list[str] = field(default_factory=list)  # what the question asks about that the vault never names
     named_elsewhere: list[str] = field(default_factory=list)  # what it asks about that the vault names elsewhere
+    lacking: str = ""  # the kind of answer asked for that no passage gives, in the user's words ("name for X")
 
     def labels(self) -> list[str]:
         return list(dict.fromkeys(quote.label for quote in self.quotes))
@@ -1173,16 +1215,18 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         if units else []
     # what the question asks about (its framing words aside: "what", a verb), stated by one block itself
     asked = {t: value for t, value in weight.items() if not (t in pack.concepts and pack.concepts[t].frame)}
-    together = max((sum(value for t, value in asked.items() if t in unit.own) / sum(asked.values())
+    together = max((sum(value for t, value in asked.items() if t in unit.own | unit.headed) / sum(asked.values())
                     for unit in units), default=0.0) if asked else 0.0
     measures = QuoteMeasures(share_of(units), share_of(lead), kind_stated, block_share=together)
+    lacking = ""
     if expected is not None and not kind_stated:
-        lacking = f"the passages give no {expected.describe()}"
+        lacking = expected.describe(pack.lang, lambda word: _as_written(question, word))
         # Asked for what no passage gives, in words the vault never uses ("how much funding ... investors"):
         # what the quotes say of the question's other words is not about it.
         if not units or pack.unknown:
-            return PassageAnswer([], replace(measures, refusal=lacking))
-        measures = replace(measures, doubt=lacking)
+            return PassageAnswer([], replace(measures, refusal=f"the passages give no {expected.describe()}"),
+                                 lacking=lacking)
+        measures = replace(measures, doubt=f"the passages give no {expected.describe()}")
     if measures.share < ANSWER_FLOOR:
         return PassageAnswer([], measures)  # what the passages would say is not an answer to this
     unnamed = (_names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []) + \
@@ -1198,7 +1242,7 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
                              [word for word in unnamed if word.casefold() not in unheard_words])
     if _only_apart(pack, units, terms):
         return PassageAnswer([], replace(measures, refusal="the quoted passages state the question's words only apart"))
-    return PassageAnswer(quotes_of(units), measures)
+    return PassageAnswer(quotes_of(units), measures, lacking=lacking)
 
 
 def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:
@@ -1378,10 +1422,10 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
     citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
                           i.snippet, i.score) for i in map(answer.cited, pack.items)]
     if not answer.quotes:
-        refusal = not_in_vault(lang, answer.unnamed, answer.named_elsewhere)
+        refusal = not_in_vault(lang, answer.unnamed, answer.named_elsewhere, answer.lacking)
         return ExtractiveAnswer(question, refusal, citations, [], False, "low")
     label = cap_by_citations(confidence, pack, answer.labels(), answer.measures).label
     text = compose(answer.quotes)
     if label == "low":
-        text = f"{nearest_only(lang)}\n\n{text}"
+        text = f"{nearest_only(lang, answer.lacking)}\n\n{text}"
     return ExtractiveAnswer(question, text, citations, answer.labels(), True, label)

@@ -319,8 +319,9 @@ class _AnswerRun:
                 confidence = cap_by_citations(confidence, pack, answer.labels(), answer.measures)
                 await self._emit_confidence(confidence)
             if answer.quotes and confidence.label == "low":  # a low answer says so in its first line
-                await self._feed_events(answer_filter.quote(nearest_only(lang) + "\n\n"))
-            await self._feed_quotes(answer_filter, answer.quotes, answer.unnamed, answer.named_elsewhere)
+                await self._feed_events(answer_filter.quote(nearest_only(lang, answer.lacking) + "\n\n"))
+            await self._feed_quotes(answer_filter, answer.quotes, answer.unnamed, answer.named_elsewhere,
+                                    answer.lacking)
         else:
             if not pack:
                 await self._feed(answer_filter, not_in_vault(lang))
@@ -415,11 +416,12 @@ class _AnswerRun:
         return await self._blocking(passage_answer, self.pack, analyzer_of(self.engine), self.pack.query, embedder)
 
     async def _feed_quotes(self, answer_filter: CitationFilter, quotes: list[Quote],
-                           unnamed: Sequence[str] = (), named_elsewhere: Sequence[str] = ()) -> None:
+                           unnamed: Sequence[str] = (), named_elsewhere: Sequence[str] = (), lacking: str = "") -> None:
         """The passage answer, one quote at a time (like a model would stream it), or "the vault doesn't say"
-        (naming what the question asks about that no passage names, ``not_in_vault``)."""
+        (naming what the question asks about that no passage names, or the kind of answer none gives:
+        ``not_in_vault``)."""
         if not quotes:
-            await self._feed(answer_filter, not_in_vault(self.lang, unnamed, named_elsewhere))
+            await self._feed(answer_filter, not_in_vault(self.lang, unnamed, named_elsewhere, lacking))
             return
         for number, quote in enumerate(quotes):
             await self._feed_events(answer_filter.quote(("\n\n" if number else "") + quote.text))
@@ -447,7 +449,8 @@ class _AnswerRun:
             await self._feed_events(answer_filter.quote(f"\n\n> [!warning] {notice}\n\n"))
         model_text = "".join(value for kind, value in held or [] if kind == "text").strip()
         passages = await self._passages(confidence)
-        await self._feed_quotes(answer_filter, passages.quotes, passages.unnamed, passages.named_elsewhere)
+        await self._feed_quotes(answer_filter, passages.quotes, passages.unnamed, passages.named_elsewhere,
+                                passages.lacking)
         if model_text:
             if len(model_text) > MAX_UNVERIFIED_CHARS:
                 model_text = model_text[:MAX_UNVERIFIED_CHARS].rstrip() + " …"
