@@ -211,3 +211,34 @@ async def test_a_term_only_a_heading_says_is_answered_by_the_sections_opening(tm
         engine.index()
         data = final(await ask(engine, "slicing", engine.embedder))["data"]
     assert data["answered"] and lead(data["answer"]).startswith("`xs[1:3]` returns the items"), data["answer"]
+
+
+GLOSSARY = {"Chem/Glossar Elektrochemie.md": """# Glossar Elektrochemie
+
+- **Anode**: Elektrode, an der die Oxidation stattfindet.
+- **Kathode**: Elektrode, an der die Reduktion stattfindet.
+- **Salzbrücke** (salt bridge): verbindet die beiden Halbzellen und gleicht Ladungen aus.
+- **Elektrolyt**: Lösung, die Ionen enthält und Strom leitet.
+- **Redoxpotential**: Maß für die Neigung eines Stoffes, Elektronen aufzunehmen.
+"""}
+
+
+@pytest.mark.parametrize(("question", "entry"), [
+    ("Was ist eine Salzbrücke?", "**Salzbrücke** (salt bridge): verbindet"),
+    ("What is a salt bridge?", "**Salzbrücke** (salt bridge): verbindet"),  # named by its alias after the bold term
+    ("Was passiert an der Kathode?", "**Kathode**: Elektrode, an der die Reduktion"),
+])
+async def test_a_glossary_entry_answers_alone(tmp_path: Path, question: str, entry: str) -> None:
+    # The entry on what is asked is the answer; before, the whole short glossary was quoted (all five entries).
+    vault, settings = make_vault(tmp_path, GLOSSARY)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        data = final(await ask(opened, question))["data"]
+    quoted = data["answer"].split("[S1]")[0]
+    assert data["answered"] and entry in quoted and "Redoxpotential" not in quoted, data["answer"]
+
+
+async def test_a_question_on_the_whole_glossary_still_gets_it_whole(tmp_path: Path) -> None:
+    vault, settings = make_vault(tmp_path, GLOSSARY)
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        data = final(await ask(opened, "Welche Begriffe gibt es in der Elektrochemie?"))["data"]
+    assert all(term in data["answer"] for term in ("Anode", "Kathode", "Salzbrücke", "Redoxpotential"))

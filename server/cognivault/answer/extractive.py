@@ -496,6 +496,7 @@ _TERM_QUESTION = re.compile(
     r"what\s+(?:does|do)\s+" + _ARTICLE + r"(?P<meant>[^?]+?)\s+mean",
     re.IGNORECASE)
 _ARTICLES = frozenset("a an the ein eine der die das".split())
+_ALIAS_AFTER = re.compile(r"\s*\((?P<alias>[^()\n]{2,60})\)")  # "**Salzbrücke** (salt bridge)": another name of it
 MAX_TERM_WORDS = 4  # a longer "What is ...?" asks about more than a term
 
 
@@ -525,6 +526,16 @@ def _named_term(query: str, items: Sequence[Evidence], units: dict[int, list[Uni
     return ""
 
 
+_ENTRY = re.compile(r"^[ \t]*[-*+][ \t]+(?:\*\*[^*\n]{1,60}\*\*|__[^_\n]{1,60}__)"  # "- **Anode**", "- __Anode__"
+                    r"(?:\s*\([^()\n]{1,60}\))?\s*(?::|[–—-]\s)")  # "(anode)", then ": …" or " – …"
+
+
+def _is_glossary(text: str) -> bool:
+    """Whether every item of a list is an entry: a term in bold and what it is ("- **Anode**: Elektrode, …")."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return len(lines) > 1 and all(_ENTRY.match(line) for line in lines)
+
+
 def _defines(text: str, term: str, analyzer: Any, lang: str | None) -> bool:
     """Whether ``text`` defines ``term``: it sets the term alone in bold or
     italics at a sentence's start, after an article if any ("The enzyme **RuBisCO** ...", "*Live Preview* shows
@@ -534,8 +545,11 @@ def _defines(text: str, term: str, analyzer: Any, lang: str | None) -> bool:
     ("page preview plugin"), the sentence says the rest ("Page preview is a core plugin")."""
     for match in _EMPHASIS.finditer(text):
         before = _SENTENCE_BREAK.split(text[:match.start()])[-1].lstrip(" \t-*+>|0123456789.)").split()
-        if (not before or len(before) <= 2 and before[0].casefold() in _ARTICLES) and \
-                _names_term(match.group("text"), text, term, analyzer, lang):
+        # the term in bold may be followed by its name in the other language: "**Salzbrücke** (salt bridge): …"
+        alias = _ALIAS_AFTER.match(text, match.end())
+        if (not before or len(before) <= 2 and before[0].casefold() in _ARTICLES) and (
+                _names_term(match.group("text"), text, term, analyzer, lang) or
+                alias is not None and _names_term(alias.group("alias"), text, term, analyzer, lang)):
             return True
     for sentence in _SENTENCE_BREAK.split(_visible(text)):
         subject = definition_subject(sentence.lstrip(" \t-*+>|0123456789.)"))
@@ -835,6 +849,18 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             if _defines(unit.text, term, analyzer, items[unit.position].lang):
                 unit.score += DEFINITION_WEIGHT
                 unit.defines = True
+        # a glossary list holds the entry defining the term: the entry is the definition, not the list of the
+        # other terms around it ("What is a salt bridge?" quoted all five entries of the glossary)
+        defining_groups = {(unit.position, unit.group) for unit in candidates if unit.defines and unit.kind == "item"}
+        for unit in candidates:
+            if unit.kind == "list" and unit.defines and (unit.position, unit.group) in defining_groups:
+                unit.score -= DEFINITION_WEIGHT
+                unit.defines = False
+    # Likewise a list of entries, each a label with what it is ("- **Kathode**: Elektrode, an der …"): when one entry
+    # says all the list says of the question, that entry answers and the list adds only the other entries
+    candidates = [unit for unit in candidates if not (unit.kind == "list" and _is_glossary(unit.text) and any(
+        other.kind == "item" and other.position == unit.position and other.group == unit.group and other.stated and
+        other.stated >= unit.stated for other in candidates))]
     sides = compared_sides(question) if compares else None
     if sides is not None and not any(unit.kind == "table" for unit in candidates):
         # one passage saying what each of the two things compared is answers whole (unless a table compares them:
