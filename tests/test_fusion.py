@@ -58,6 +58,23 @@ def test_note_evidence_only_where_keywords_rank_notes_alone() -> None:
     assert [hit.chunk_id for hit in fuse_rankings(["a1", "b1", "b2"], [], weights, 1.0)] == plain
     assert [hit.chunk_id for hit in fuse_rankings(["a1", "b1", "b2"], ["a1"], weights, 1.0, note)] == plain
 
+def test_a_note_both_sides_rank_high_by_different_passages_leads_a_note_ranking() -> None:
+    # N is second on both sides, by its passage n1 for the keywords and n2 for meaning; X and Y are
+    # each one side's first (and absent on the other).
+    lexical, dense = ["x1", "n1"], ["y1", "n2"]
+    note = {"x1": "X.md", "y1": "Y.md", "n1": "N.md", "n2": "N.md"}.get
+    weights = FusionWeights()
+    by_note = fuse_rankings(lexical, dense, weights, 1.0, note)
+    assert [note(hit.chunk_id) for hit in by_note][:1] == ["N.md"]
+    assert by_note[0].score == pytest.approx(2 / 62) and by_note[0].chunk_id == "n1"  # its best fused passage
+    # Ranking passages, n1 and n2 each hold one side's second place: below x1 and y1.
+    by_passage = fuse_rankings(lexical, dense, weights, 1.0)
+    assert [hit.chunk_id for hit in by_passage][:2] == ["x1", "y1"]
+    # A passage of no known note is a note of its own.
+    alone = fuse_rankings(["x1", "z1"], ["z2", "x1"], weights, 1.0, {"x1": "X.md"}.get)
+    assert [hit.chunk_id for hit in alone] == ["x1", "z2", "z1"]
+
+
 def test_keyword_only_note_ranking_puts_a_note_that_answers_in_two_sections_first(tmp_path: Path) -> None:
     vault, settings = make_vault(tmp_path, MERGE_NOTES)
     with Engine(vault, settings, embedder=None, weights=FusionWeights(note_evidence=0.1)) as engine:

@@ -587,6 +587,7 @@ class Engine:
             keyword_hits = [(hit.chunk_id, hit.score) for hit in lexical.search(query, lang, depth, allowed_paths,
                                                                               reading=reading)]
         ranked_lexical = [chunk_id for chunk_id, _ in keyword_hits]
+        ranked_multilingual: list[str] = []
         dense_weight = self.dense_weight(lang, bool(ranked_lexical)) if mode == "hybrid" else 1.0
         if mode == "dense" or (mode == "hybrid" and dense_weight > 0):
             ranked_dense, note = self._dense_ranking(query, depth, allowed_paths, query_vector)
@@ -594,12 +595,12 @@ class Engine:
                 notes.append(note)
         elif mode == "hybrid" and per_note and lexical is not None and self.multilingual is not None \
                 and multilingual_wanted(lang, dense_weight, keyword_hits, lexical.path_of):
-            ranked_dense = self.multilingual.search(query, depth, self._allowed_ids(allowed_paths))
-            dense_weight = MULTILINGUAL_WEIGHT
+            ranked_multilingual = self.multilingual.search(query, depth, self._allowed_ids(allowed_paths))
         if mode == "hybrid":
             fused = fuse_rankings(ranked_lexical, ranked_dense, self.weights, dense_weight,
                                   lexical.path_of if per_note and lexical is not None else None,
-                                  reading.unknown_share if reading is not None else 0.0)
+                                  reading.unknown_share if reading is not None else 0.0,
+                                  ranked_multilingual, MULTILINGUAL_WEIGHT)
         else:
             fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, 1.0, 1.0, self.weights.rrf_k)
         if lexical is not None:
