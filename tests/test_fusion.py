@@ -13,6 +13,7 @@ import pytest
 from answer_support import WordHashEmbedder, make_vault
 from cognivault.engine import Engine
 from cognivault.index.hybrid import FusedHit, FusionWeights, by_note_evidence, fuse_rankings, reciprocal_rank_fusion
+from cognivault.index.multilingual import DIMENSION, MultilingualEncoder
 
 MERGE_NOTES = {
     "Glossary.md": "# Glossary\n\nMerge conflict: a merge conflict is what you get when two copies of a note "
@@ -57,6 +58,23 @@ def test_note_evidence_only_where_keywords_rank_notes_alone() -> None:
     # Passages ranked (no note_of), or meaning search in the fusion: plain weighted RRF.
     assert [hit.chunk_id for hit in fuse_rankings(["a1", "b1", "b2"], [], weights, 1.0)] == plain
     assert [hit.chunk_id for hit in fuse_rankings(["a1", "b1", "b2"], ["a1"], weights, 1.0, note)] == plain
+
+def test_a_note_both_sides_rank_high_by_different_passages_leads_a_note_ranking() -> None:
+    # N is second on both sides, by its passage n1 for the keywords and n2 for meaning; X and Y are
+    # each one side's first (and absent on the other).
+    lexical, dense = ["x1", "n1"], ["y1", "n2"]
+    note = {"x1": "X.md", "y1": "Y.md", "n1": "N.md", "n2": "N.md"}.get
+    weights = FusionWeights()
+    by_note = fuse_rankings(lexical, dense, weights, 1.0, note)
+    assert [note(hit.chunk_id) for hit in by_note][:1] == ["N.md"]
+    assert by_note[0].score == pytest.approx(2 / 62) and by_note[0].chunk_id == "n1"  # its best fused passage
+    # Ranking passages, n1 and n2 each hold one side's second place: below x1 and y1.
+    by_passage = fuse_rankings(lexical, dense, weights, 1.0)
+    assert [hit.chunk_id for hit in by_passage][:2] == ["x1", "y1"]
+    # A passage of no known note is a note of its own.
+    alone = fuse_rankings(["x1", "z1"], ["z2", "x1"], weights, 1.0, {"x1": "X.md"}.get)
+    assert [hit.chunk_id for hit in alone] == ["x1", "z2", "z1"]
+
 
 def test_keyword_only_note_ranking_puts_a_note_that_answers_in_two_sections_first(tmp_path: Path) -> None:
     vault, settings = make_vault(tmp_path, MERGE_NOTES)
@@ -154,3 +172,59 @@ def test_unknown_words_leave_a_keyword_only_ranking_as_it_is() -> None:
     # No meaning side (a language the model lacks): the keywords' ranking whatever their unknown share.
     ranked = fuse_rankings(["a1", "b1"], [], weights, 0.0, unknown_share=1.0)
     assert [hit.chunk_id for hit in ranked] == ["a1", "b1"] and ranked[0].score > 0
+
+
+class ConceptEncoder(MultilingualEncoder):
+    """A stand-in for the multilingual side: a text's vector is the subjects its words name, in either language."""
+
+    CONCEPTS = ({"anstellgut", "sourdough", "starter"}, {"volcanoes", "vulkan", "lava"}, {"küche", "lebensmittel"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queries: list[str] = []
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = np.full((len(texts), DIMENSION), 0.01, dtype=np.float32)
+        for row, text in enumerate(texts):
+            found = {word.strip(".,?#:") for word in text.casefold().split()}
+            for axis, concept in enumerate(self.CONCEPTS):
+                vectors[row, axis] += len(found & concept)
+        if len(texts) == 1:
+            self.queries.append(texts[0])
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_a_query_whose_words_the_vault_mostly_lacks_is_ranked_by_the_multilingual_side_too(tmp_path: Path) -> None:
+    notes = {
+        "Sourdough.md": "# Sourdough\n\nFeed the starter with flour and water, one to one, every day: it doubles "
+                        "within six hours and keeps a week in the fridge.\n",
+        "Volcanoes.md": "# Volcanoes\n\nShield volcanoes pour out runny basalt lava on gentle slopes.\n",
+        "Küche.md": "# Küche\n\nDer Kühlschrank hält Lebensmittel kalt, und die Küche bleibt ordentlich, wenn "
+                    "jedes Ding seinen Platz hat.\n",
+    }
+    vault, settings = make_vault(tmp_path, notes)
+    encoder = ConceptEncoder()
+    with Engine(vault, settings, embedder=WordHashEmbedder(), multilingual=encoder) as engine:
+        engine.index()
+        encoder.queries.clear()
+        # German, about the English note: of oft, füttert, Anstellgut, hält, Kühlschrank only the last two are
+        # in the vault (in the German note on kitchens), so keywords alone put that note first.
+        asked = "Wie oft füttert man Anstellgut, und hält es im Kühlschrank?"
+        keywords = engine.search(asked, k=3, mode="lexical", per_note=True)
+        assert [r.path for r in keywords.results] == ["Küche.md"]
+        across = engine.search(asked, k=3, per_note=True)
+        assert across.language == "de" and across.results[0].path == "Sourdough.md"
+        assert encoder.queries == [asked]
+        # Most words known: the side is not asked (nor for a passage ranking).
+        engine.search("Wie bleibt die Küche ordentlich?", k=3, per_note=True)
+        engine.search(asked, k=3)
+        assert encoder.queries == [asked]
+
+
+def test_the_across_side_is_a_third_side_of_the_note_fusion() -> None:
+    note = {"k1": "K.md", "d1": "D.md", "m1": "M.md", "m2": "M.md"}.get
+    # Keywords without say (weight 0 at this unknown share), meaning on D, the multilingual side on M.
+    fused = fuse_rankings(["k1"], ["d1", "m1"], FusionWeights(), 1.0, note, unknown_share=0.5,
+                          across=["m2", "k1"], across_weight=1.0)
+    assert [note(hit.chunk_id) for hit in fused] == ["M.md", "M.md", "D.md", "K.md"]
+    assert fused[0].score == pytest.approx(1 / 62 + 1 / 61)

@@ -28,8 +28,8 @@ from cognivault.index.generated import GeneratedNotes, study_prefix
 from cognivault.index.hubs import HubNotes, asks_logistics, below_subject_notes
 from cognivault.index.hybrid import FusedHit, FusionWeights, fuse_rankings, reciprocal_rank_fusion
 from cognivault.index.lexical import QueryReading
+from cognivault.index.multilingual import ACROSS_WEIGHT, MultilingualEncoder, MultilingualSide, across_languages
 from cognivault.index.multilingual import WEIGHT as MULTILINGUAL_WEIGHT
-from cognivault.index.multilingual import MultilingualEncoder, MultilingualSide
 from cognivault.index.multilingual import installed as multilingual_installed
 from cognivault.index.multilingual import wanted as multilingual_wanted
 from cognivault.index.named_note import as_note_name, open_with_named_note
@@ -587,19 +587,24 @@ class Engine:
             keyword_hits = [(hit.chunk_id, hit.score) for hit in lexical.search(query, lang, depth, allowed_paths,
                                                                               reading=reading)]
         ranked_lexical = [chunk_id for chunk_id, _ in keyword_hits]
+        ranked_multilingual: list[str] = []
         dense_weight = self.dense_weight(lang, bool(ranked_lexical)) if mode == "hybrid" else 1.0
         if mode == "dense" or (mode == "hybrid" and dense_weight > 0):
             ranked_dense, note = self._dense_ranking(query, depth, allowed_paths, query_vector)
             if note:
                 notes.append(note)
-        elif mode == "hybrid" and per_note and lexical is not None and self.multilingual is not None \
-                and multilingual_wanted(lang, dense_weight, keyword_hits, lexical.path_of):
-            ranked_dense = self.multilingual.search(query, depth, self._allowed_ids(allowed_paths))
-            dense_weight = MULTILINGUAL_WEIGHT
+        ranked_across: list[str] = []
+        if mode == "hybrid" and per_note and lexical is not None and reading is not None \
+                and self.multilingual is not None:
+            if across_languages(reading.unknown_share):
+                ranked_across = self.multilingual.search(query, depth, self._allowed_ids(allowed_paths))
+            elif multilingual_wanted(lang, dense_weight, keyword_hits, lexical.path_of):
+                ranked_multilingual = self.multilingual.search(query, depth, self._allowed_ids(allowed_paths))
         if mode == "hybrid":
             fused = fuse_rankings(ranked_lexical, ranked_dense, self.weights, dense_weight,
                                   lexical.path_of if per_note and lexical is not None else None,
-                                  reading.unknown_share if reading is not None else 0.0)
+                                  reading.unknown_share if reading is not None else 0.0,
+                                  ranked_multilingual, MULTILINGUAL_WEIGHT, ranked_across, ACROSS_WEIGHT)
         else:
             fused = reciprocal_rank_fusion(ranked_lexical, ranked_dense, 1.0, 1.0, self.weights.rrf_k)
         if lexical is not None:

@@ -434,13 +434,17 @@ class LexicalIndex:
                 read.append((at, near))
         return sorted(read)
 
-    def read_compounds(self, query_words: Sequence[str], lang: str | None) -> list[tuple[int, str]]:
+    def read_compounds(self, query_words: Sequence[str], lang: str | None,
+                       words_terms: Sequence[Sequence[str]] | None = None) -> list[tuple[int, str]]:
         """The index terms that two neighbouring words of a query stand for where the vault writes them as one word
         ("Primär-Schlüssel" or "Primär Schlüssel" for "Primärschlüssel", "data base" for "database"), as (each
-        word's place in ``query_words``, the term): only a joined word some passage holds is read."""
+        word's place in ``query_words``, the term): only a joined word some passage holds is read. ``words_terms``:
+        each word's index terms when the caller has them (none for a stopword)."""
+        if words_terms is None:
+            words_terms = [self.query_terms(word, lang) for word in query_words]
         read: list[tuple[int, str]] = []
-        for place, (first, second) in enumerate(pairwise(query_words)):
-            first_terms, second_terms = self.query_terms(first, lang), self.query_terms(second, lang)
+        for place, ((first, first_terms), (second, second_terms)) in enumerate(pairwise(zip(query_words, words_terms,
+                                                                                              strict=True))):
             if first.isalpha() and second.isalpha() and first_terms and second_terms:  # "hat das" is no "hatdas"
                 term = self._known_term(first + second, lang)
                 if term is not None and self._reaches_more(term, first_terms[0], second_terms[0]):
@@ -482,7 +486,6 @@ class LexicalIndex:
         writes them as one word ("Heapsort" is not read from a passage on heaps and sorting). ``in_one_note``:
         parts that one note holds, in any of its passages ("Plattenbewegung": "Platten" in one section of the
         note on plate tectonics, "Bewegung" in another)."""
-        together_in = self.notes_holding_both if in_one_note else self.passages_holding_both
         best: tuple[int, tuple[str, ...]] = (0, ())
         for word in word_terms:
             if not word.isalpha() or len(word) < 2 * COMPOUND_PART_CHARS or self.document_frequency(word):
@@ -490,7 +493,7 @@ class LexicalIndex:
             for cut in range(COMPOUND_PART_CHARS, len(word) - COMPOUND_PART_CHARS + 1):
                 head, tail = self._known_term(word[:cut], lang), self._known_term(word[cut:], lang)
                 if head is not None and tail is not None and head != tail \
-                        and (together := together_in(head, tail)) > best[0]:
+                        and (together := self.holding_both(head, tail, in_one_note)) > best[0]:
                     best = (together, (head, tail))
         return best[1]
 
@@ -634,18 +637,16 @@ class LexicalIndex:
         number = self.vocab.get(term)
         return self._live_rows(number) if number is not None and number < self._df.size else np.zeros(0, np.int64)
 
-    def notes_holding_both(self, first: str, second: str) -> int:
-        """How many notes hold both index terms ``first`` and ``second`` (each in any of their passages)."""
-        with self._lock:
-            first_paths, second_paths = ({self._row_paths[row] for row in self._term_rows(term).tolist()}
-                                         for term in (first, second))
-            return len(first_paths & second_paths)
-
-    def passages_holding_both(self, first: str, second: str) -> int:
-        """How many passages hold both index terms ``first`` and ``second``."""
+    def holding_both(self, first: str, second: str, in_one_note: bool = False) -> int:
+        """How many passages hold both index terms ``first`` and ``second``; ``in_one_note``: how many notes
+        (each term in any of their passages)."""
         with self._lock:
             first_rows, second_rows = self._term_rows(first), self._term_rows(second)
-            return len(np.intersect1d(first_rows, second_rows))
+            if not in_one_note:
+                return len(np.intersect1d(first_rows, second_rows))
+            first_paths, second_paths = ({self._row_paths[row] for row in rows.tolist()}
+                                         for rows in (first_rows, second_rows))
+            return len(first_paths & second_paths)
 
     @property
     def delta_share(self) -> float:
@@ -956,13 +957,14 @@ class LexicalIndex:
         terms = self.query_terms(query, lang)
         query_words = words(query)
         framing = frame_words(query_words, [lang] if lang else self.main_languages)
-        placed = [(place, word_terms, frame) for place, (word, frame) in enumerate(zip(query_words, framing,
-                                                                                        strict=True))
-                  if (word_terms := self.query_terms(word, lang))]
+        by_word = [self.query_terms(word, lang) for word in query_words]
+        placed = [(place, word_terms, frame) for place, (word_terms, frame) in enumerate(zip(by_word, framing,
+                                                                                             strict=True))
+                  if word_terms]
         read_words = [(word_terms, frame) for _, word_terms, frame in placed]
         words_terms = [word_terms for word_terms, _ in read_words]
         at_place = {place: at for at, (place, _, _) in enumerate(placed)}
-        compounds = self.read_compounds(query_words, lang) + \
+        compounds = self.read_compounds(query_words, lang, by_word) + \
             (self.read_genitive_compounds(query_words) if lang == "de" else [])
         slips = [(at_place[place], term) for place, term in compounds if place in at_place]
         joined = {at for at, _ in slips}

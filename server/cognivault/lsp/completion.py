@@ -217,9 +217,8 @@ def _hybrid_ranking(ctx: Context, query: str, vector: np.ndarray) -> Ranking:
     if dense_weight > 0:
         with store.lock:
             dense = [hit.chunk_id for hit in store.dense.search(vector, depth)]
+    paths.update(engine.chunk_paths([chunk_id for chunk_id in dense if chunk_id not in paths]))  # fusion ranks notes
     fused = fuse_rankings([hit.chunk_id for hit in lexical], dense, engine.weights, dense_weight, paths.get)
-    unknown = [hit.chunk_id for hit in fused if hit.chunk_id not in paths]
-    paths.update(engine.chunk_paths(unknown))
     ranking: Ranking = {}
     for hit in fused:
         path = paths.get(hit.chunk_id)
