@@ -37,3 +37,21 @@ def test_a_short_word_is_not_read_as_another_language(indexed_notes: Callable[[d
                                                            "Ein Schichtvulkan besteht aus Lagen von Asche und Lava.\n"})
     lexical = engine.store.lexical
     assert lexical.document_frequency("lag") and "lag" not in lexical.read_query("What are lagen?", "en").terms
+
+
+def test_an_english_word_that_is_a_german_stopword_is_asked_in_an_english_question(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # "war" and "die" are German stopwords; in an English question the vault's English notes use them, they are
+    # what is asked: before, "When did the war end?" asked only "end" and quoted the planets' note or nothing.
+    from cognivault.answer.evidence import question_concepts
+
+    engine = indexed_notes({**NOTES, "History/Thirty Years War.md": "---\nlang: en\n---\n# Thirty Years' War\n\n"
+                                                                    "The war ended in 1648 with the Peace of "
+                                                                    "Westphalia.\n\nKepler died in 1630 in Regensburg."
+                                                                    "\n"})
+    assert [concept.word for concept in question_concepts(engine, "When did the war end?", "en")] == ["war", "end"]
+    assert "die" in [concept.word for concept in question_concepts(engine, "When did Kepler die?", "en")]
+    answer = answer_extractively(engine, "When did the war end?")
+    assert answer.answered and "1648" in answer.text
+    # a short question's language is a guess: "die" stays a stopword there, as in any German question
+    assert [concept.word for concept in question_concepts(engine, "Die Platten?", "de")] == ["platten"]
