@@ -213,3 +213,63 @@ def test_a_students_bracketed_remark_and_a_heading_that_asks() -> None:
     assert without_bracketed_remarks(kept) == kept
     assert asks("When to use") and asks("Wozu Plasmide?") and asks("Why Britain first?")
     assert not asks("Definitions") and not asks("Whenever it rains")
+
+
+DASHBOARD = """# Dashboard SoSe 27
+
+#uni/sose27 #dashboard
+
+## Fächer
+- [[Genetik/Mendel]]
+- [[Genetik/Meiose]]
+- [[Statistik/Regression]]
+- [[Recht/Kaufvertrag]]
+
+## Klausurtermine
+| Fach | Datum | Uhrzeit | Raum |
+|---|---|---|---|
+| Genetik | 14.07.2027 | 10:00 | HS 1 |
+| Statistik | 21.07.2027 | 14:00 | Audimax |
+
+## To-do
+- [ ] Übungsblatt 5 abgeben (Fr 18.06.)
+- [x] Anmeldung Prüfungsamt
+- [ ] Skript Genetik drucken
+
+```dataview
+TABLE file.mtime FROM #uni/sose27
+```
+"""
+
+OVERVIEW = """# Semester overview
+
+Tags: #semester #overview
+
+## Courses
+1. [[Micro I]] – Mon 10:00, HS 3
+2. [[Linear Algebra]] – Tue 08:30, Room B12
+
+## Exams
+- Micro I: 09.02.2027, 10:00, Audimax
+- Linear Algebra: 12.02.2027, 14:00, HS 1
+
+## Links
+- [Moodle](https://moodle.example.org)
+- [[Study plan]]
+"""
+
+
+def test_a_dashboard_of_exam_dates_tasks_and_queries_is_a_hub() -> None:
+    # Exam dates in a table or with a time of day, the student's tasks, a Dataview query and a labelled tag line are
+    # planning, as links are: such a dashboard gives no card (before, "„Genetik“ – Datum, Uhrzeit, Raum?" cards).
+    assert note_shape(DASHBOARD).hub and note_shape(OVERVIEW).hub
+    assert is_bookkeeping_line("- [ ] Skript Genetik drucken") and is_bookkeeping_line("Tags: #semester #overview")
+    assert is_bookkeeping_line("| Statistik | 21.07.2027 | 14:00 | Audimax |")
+    assert is_bookkeeping_line("- Micro I: 09.02.2027, 10:00, Audimax")
+    # a history table's dated row says what happened: content
+    assert not is_bookkeeping_line("| 15.03.44 v. Chr. | Caesar wird im Senat ermordet |")
+    assert not is_bookkeeping_line("| Caesar | 15.03.44 | Rom |")
+    # a note that runs a query beside its own content stays a note to study
+    assert not note_shape("# Mendel\n\nDie **Uniformitätsregel** besagt, dass alle F1-Nachkommen gleich aussehen.\n\n"
+                          "Die **Spaltungsregel** beschreibt das 3:1-Verhältnis in der F2.\n\n"
+                          "```dataview\nLIST FROM #genetik\n```\n").hub

@@ -482,9 +482,13 @@ def _bare_line(line: str) -> str:
     return _LINE_MARK_RE.sub("", line).strip()
 
 
+_TAGS_LABEL_RE = re.compile(r"^(?:tags?|schlagw(?:ö|oe)rter|stichw(?:ö|oe)rter)\s*:\s*", re.IGNORECASE)
+
+
 def is_tag_line(line: str) -> bool:
-    """A line of only tags (``#uni/ws25 #exam``), or a ``#todo`` line: the student's filing, not the subject."""
-    words = _bare_line(line).split()
+    """A line of only tags (``#uni/ws25 #exam``, also labelled: "Tags: #semester"), or a ``#todo`` line: the
+    student's filing, not the subject."""
+    words = _TAGS_LABEL_RE.sub("", _bare_line(line)).split()
     if not words or not words[0].startswith("#") or not is_valid_tag(words[0][1:].rstrip(".,;:!")):
         return False
     tags = [word for word in words if word.startswith("#") and is_valid_tag(word[1:].rstrip(".,;:!"))]
@@ -859,6 +863,8 @@ def is_logistics_line(line: str) -> bool:
         return True
     if not dated or len(residual) > MAX_APPOINTMENT_WORDS:
         return False  # "Rechnernetze VL 2 (20.10.). OSI = Open Systems Interconnection, …": the lecture's content
+    if _TIME_RE.search(DATE_RE.sub(" ", bare)):
+        return True  # a date and a time of day: an appointment ("Micro I: 09.02.2027, 10:00, Audimax")
     words = {part for word in _WORD_RE.findall(normal(_without_code(bare))) for part in (word, *word.split("-"))}
     return bool(words & _ALL_APPOINTMENTS)  # "Projekt-Abgabe 30.06." too
 
@@ -879,9 +885,33 @@ def without_course_remarks(heading: str) -> str:
     return kept or heading
 
 
+_TASK_RE = re.compile(r"^\s*(?:>\s*)*[-*+]\s+\[[ xX/-]\]\s")  # "- [ ] Übungsblatt 5 abgeben", "- [x] …"
+MAX_CELL_WORDS = 3  # "| Genetik | 14.07.2027 | 10:00 | HS 1 |": an appointment's cells are short
+
+
+def is_task_line(line: str) -> bool:
+    """A task of the student's ("- [ ] Skript drucken", "- [x] Anmeldung Prüfungsamt"): planning, not the subject."""
+    return _TASK_RE.match(line) is not None
+
+
+def is_appointment_row(line: str) -> bool:
+    """A table row of dates and times ("| Statistik | 21.07.2027 | 14:00 | Audimax |"): a date and a time of day, or
+    a date beside a word of course logistics, in short cells (a history table's "| 15.03.44 v. Chr. | Caesar wird
+    ermordet |" has no time and says what happened)."""
+    bare = _bare_line(line)
+    if not bare.startswith("|"):
+        return False
+    cells = [cell.strip() for cell in bare.strip("|").split("|")]
+    if any(len(_WORD_RE.findall(cell)) > MAX_CELL_WORDS for cell in cells) or not DATE_RE.search(bare):
+        return False
+    words = {word.casefold().rstrip(".") for word in _WORD_RE.findall(normal(bare))}
+    return _TIME_RE.search(DATE_RE.sub(" ", bare)) is not None or bool(words & _ALL_LOGISTICS)
+
+
 def is_bookkeeping_line(line: str) -> bool:
     """A line a student keeps for filing and planning, with nothing of the subject to ask or quote."""
-    return is_tag_line(line) or is_stamp_line(line) or is_logistics_line(line) or is_link_line(line)
+    return is_tag_line(line) or is_stamp_line(line) or is_logistics_line(line) or is_link_line(line) or \
+        is_task_line(line) or is_appointment_row(line)
 
 
 def is_label(term: str) -> bool:
@@ -926,11 +956,17 @@ def _body_lines(text: str) -> list[str]:
         closing = next((i for i, line in enumerate(lines[1:], 1) if line.strip() in ("---", "...")), None)
         if closing is not None:
             lines = lines[closing + 1:]
-    kept, fenced = [], False
+    kept: list[str] = []
+    fenced, query = False, False
     for line in lines:
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
-            kept.append("```")  # a code block is content
+            # a code block is content; a query block ("```dataview", "```tasks") lists other notes, as links do
+            query = fenced and line.lstrip().lstrip("`~").strip().casefold() in QUERY_BLOCKS
+            if not query and not (not fenced and kept and kept[-1] == QUERY_MARK):
+                kept.append("```")
+            elif query:
+                kept.append(QUERY_MARK)
             continue
         if fenced or not line.strip() or line.lstrip().startswith("#") and not is_tag_line(line):
             continue  # blank lines and headings say what follows, they are not lines of it
@@ -938,14 +974,39 @@ def _body_lines(text: str) -> list[str]:
     return kept
 
 
+QUERY_BLOCKS = frozenset({"dataview", "dataviewjs", "tasks", "query"})  # blocks of plugins that list notes
+QUERY_MARK = "```query"  # such a block in a note's lines: bookkeeping, like a list of links
+
+
+def _table_header_rows(lines: list[str]) -> list[bool]:
+    """For each line, whether it is the header or delimiter row of a table whose every data row is an appointment
+    (``is_appointment_row``): the exam dates' "| Fach | Datum | Uhrzeit | Raum |" says nothing to study either."""
+    marks = [False] * len(lines)
+    start = 0
+    while start < len(lines):
+        if not _bare_line(lines[start]).startswith("|"):
+            start += 1
+            continue
+        end = start
+        while end < len(lines) and _bare_line(lines[end]).startswith("|"):
+            end += 1
+        rows = lines[start + 2:end]
+        if rows and all(is_appointment_row(row) for row in rows):
+            marks[start] = marks[min(start + 1, end - 1)] = True
+        start = end
+    return marks
+
+
 def note_shape(text: str) -> NoteShape:
     """Read a whole note (frontmatter allowed): a hub of links, dates and tags, or a note to study."""
     lines = _body_lines(text)
-    links = [is_link_line(line) for line in lines]
+    links = [is_link_line(line) or line == QUERY_MARK for line in lines]
     link_lines = sum(links)
+    headers = _table_header_rows(lines)
     # is_bookkeeping_line, with each line's link test taken from above rather than run again
-    bookkeeping = sum(link or is_tag_line(line) or is_stamp_line(line) or is_logistics_line(line)
-                      for line, link in zip(lines, links, strict=True))
+    bookkeeping = sum(link or header or is_tag_line(line) or is_stamp_line(line) or is_logistics_line(line) or
+                      is_task_line(line) or is_appointment_row(line)
+                      for line, link, header in zip(lines, links, headers, strict=True))
     hub = link_lines >= MIN_LINK_LINES and bookkeeping >= HUB_SHARE * len(lines)
     reason = "it is a list of links, dates and tags" if hub else ""
     return NoteShape(len(lines), bookkeeping, link_lines, reason)
