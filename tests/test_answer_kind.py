@@ -276,3 +276,28 @@ def test_sentence_adverbs_are_hedges_and_nouns_of_the_same_ending_are_not() -> N
     assert all(is_hedge(word) for word in ("typischerweise", "möglicherweise", "normalerweise", "seltsamerweise",
                                            "usually", "standardmässig"))
     assert not any(is_hedge(word) for word in ("rückverweise", "verweise", "beweise", "hinweise", "schrittweise"))
+
+
+def test_a_question_line_is_part_of_the_answer_line_after_it() -> None:
+    # An exam Q&A note answers on the line after its question: the question names what the number counts.
+    from cognivault.answer.evidence import Concept
+
+    concepts = [Concept("nash", "nash", frozenset({"nash"})), Concept("equilibria", "equilibria",
+                                                                     frozenset({"equilibria"}))]
+    expected = expected_answer("How many Nash equilibria does the game have?", concepts, "en")
+    assert expected is not None and expected.head is not None
+    pair = "Q: How many Nash equilibria does the game have?\nA: Two in pure strategies, so three overall."
+    assert gives_answer(expected, pair, FALLBACK_ANALYZER, "en")
+    # the same answer under a statement, not a question, counts nothing named
+    assert not gives_answer(expected, "Nash equilibria are stable.\nTwo in pure strategies, so three overall.",
+                            FALLBACK_ANALYZER, "en")
+
+
+def test_none_zero_and_one_are_amounts_too() -> None:
+    from cognivault.answer.evidence import Concept
+
+    concepts = [Concept("equilibria", "equilibria", frozenset({"equilibria"}))]
+    expected = expected_answer("How many equilibria are there in pure strategies?", concepts, "en")
+    assert expected is not None
+    assert gives_answer(expected, "Q: How many equilibria are there?\nA: None in pure strategies; one in mixed.",
+                        FALLBACK_ANALYZER, "en")

@@ -41,10 +41,11 @@ from cognivault.answer.evidence import INFLECTION_PREFIX, NOUN_CAPITALISING, Con
 from cognivault.index.analysis import Analyzer, is_stopword, words
 
 NUMBER_WORDS = frozenset(words("""
-two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty seventy
-eighty ninety hundred hundreds thousand thousands million millions billion billions dozen dozens half unlimited
-eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf fünfzehn zwanzig dreißig vierzig fünfzig sechzig
-siebzig achtzig neunzig hundert hunderte tausend tausende million millionen milliarde milliarden dutzend hälfte
+none zero one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty
+seventy eighty ninety hundred hundreds thousand thousands million millions billion billions dozen dozens half unlimited
+null kein keine keinen eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf fünfzehn zwanzig dreißig vierzig
+fünfzig sechzig siebzig achtzig neunzig hundert hunderte tausend tausende million millionen milliarde milliarden
+dutzend hälfte
 unbegrenzt unbegrenzte unbegrenzten unbeschränkt
 """))  # as a sentence's words are read (casefolded: "dreißig" as "dreissig")
 TIME_UNITS = frozenset("""
@@ -199,10 +200,15 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
     focus's head) and at least half the focus's words.
 
     ``heading``: what ``text`` is under (its note's title and headings, a table's header), part of every sentence.
+    A question in the text is part of the sentence answering it: "Q: How many Nash equilibria …? / A: Two in pure
+    strategies plus one in mixed" counts equilibria.
     """
     needed = len(expected.focus) / 2
     above = _concepts_in(heading, expected.focus, analyzer, lang)
+    asked: set[str] = set()
     for sentence in _SENTENCE_BREAK.split(_PERCENT.sub(r"\1 percent", _LIST_NUMBER.sub("", text))):
+        before, asked = asked, (_concepts_in(sentence, expected.focus, analyzer, lang)
+                                if sentence.rstrip(" *_").endswith("?") else set())
         measure = MEASURES.get(expected.kind)
         if expected.kind == "person":
             if not _names_someone(sentence, expected.focus, lang):
@@ -210,7 +216,7 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
         elif not (measure.search(sentence) if measure is not None else
                   any(_fits(expected.kind, word) for word in words(sentence))):
             continue
-        found = above | _concepts_in(sentence, expected.focus, analyzer, lang)
+        found = above | before | _concepts_in(sentence, expected.focus, analyzer, lang)
         if len(found) >= needed and (expected.head is None or expected.head.key in found):
             return True
     return False
