@@ -171,3 +171,13 @@ def test_a_linking_word_written_with_sharp_s_opening_an_item_is_no_term(tmp_path
         cards = cards_of(generate(engine, "flashcards", "Bio/Zellteilung.md")[1])
     fronts = " ".join(front for _, front, _ in cards)
     assert "Interphase" in fronts and "Außerdem" not in fronts and "Standardmäßig" not in fronts, cards
+
+
+def test_an_option_in_another_form_of_the_key_is_no_wrong_option() -> None:
+    # "Willenserklärung" beside the key "Willenserklärungen" is the same answer in the singular: both would be right.
+    from cognivault.study.quiz import _inflected_alike
+
+    assert _inflected_alike("Willenserklärung", "Willenserklärungen")
+    assert _inflected_alike("enzymes", "Enzyme") and _inflected_alike("rote Blutkörperchen", "roten Blutkörperchen")
+    assert not _inflected_alike("Angebot", "Annahme") and not _inflected_alike("Lag-Phase", "Log-Phase")
+    assert not _inflected_alike("Ion", "Ionen")  # too short a stem to tell a form from another word

@@ -288,9 +288,10 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
         if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()):
             continue
         option = text if other.kind in ("vocab", "formula") else _option(text)
-        if option and (_within(option, answer) or part_of(option, answer)):
+        if option and (_within(option, answer) or part_of(option, answer) or _inflected_alike(option, answer)):
             continue  # "Brussels" beside "Brussels (in April, June and October: Luxembourg)", "`.then()`" beside
-            #           "`.then/.catch/.finally`": both are right, or they differ only in form
+            #           "`.then/.catch/.finally`", "Willenserklärungen" beside "Willenserklärung": both are right, or
+            #           they differ only in form
         if option and option.casefold() != answer.casefold() and len(option) <= 120:
             found.append(option)
     return list(dict.fromkeys(found))
@@ -390,6 +391,24 @@ def _a_stage(fact: Fact) -> bool:
     "Stages of mitosis"): one stage among the others, never a term among terms."""
     kinds = [list_kind(heading, fact.german) for heading in (fact.frame, fact.context.rsplit(" › ", 1)[-1]) if heading]
     return any(kind is not None and kind.sequence for kind in kinds)
+
+
+_INFLECTIONS = ("s", "e", "n", "es", "en", "er", "ern", "nen")  # plural and case endings, English and German
+MIN_INFLECTED_STEM = 4
+
+
+def _inflected_alike(option: str, answer: str) -> bool:
+    """Whether two options are one answer in two forms, word by word the same up to an inflection ending
+    ("Willenserklärung" and "Willenserklärungen", "enzyme" and "enzymes")."""
+    first, second = _said(option).split(), _said(answer).split()
+    if len(first) != len(second) or first == second:
+        return False
+    for one, other in zip(first, second, strict=True):
+        short, long = sorted((one, other), key=len)
+        if one != other and not (len(short) >= MIN_INFLECTED_STEM and long.startswith(short)
+                                 and long[len(short):] in _INFLECTIONS):
+            return False
+    return True
 
 
 def _within(option: str, answer: str) -> bool:
