@@ -242,3 +242,16 @@ async def test_a_question_on_the_whole_glossary_still_gets_it_whole(tmp_path: Pa
     with Engine(vault, settings, embedder=None, writable=False) as opened:
         data = final(await ask(opened, "Welche Begriffe gibt es in der Elektrochemie?"))["data"]
     assert all(term in data["answer"] for term in ("Anode", "Kathode", "Salzbrücke", "Redoxpotential"))
+
+
+async def test_a_procedure_the_lead_leads_to_is_quoted_with_all_its_steps(tmp_path: Path) -> None:
+    # "Der Weg eines CO₂-Moleküls:" and its three steps: before, only step 1 was quoted (the whole list did not fit
+    # beside the paragraph after it), a list cut after its first step.
+    note = (Path(__file__).resolve().parents[1] / "examples" / "vault" / "Deutsch" /
+            "Gasaustausch im Blatt.md").read_text("utf-8")
+    vault, settings = make_vault(tmp_path, {"Deutsch/Gasaustausch im Blatt.md": note})
+    with Engine(vault, settings, embedder=None, writable=False) as opened:
+        data = final(await ask(opened, "Wie gelangt CO2 in das Blatt?"))["data"]
+    answer = data["answer"]
+    assert data["answered"] and "1. Aus der Luft" in answer, answer
+    assert "2. Dort löst es sich" in answer and "3. Es diffundiert" in answer, answer
