@@ -1077,17 +1077,14 @@ def _in_note_order(lead: Unit, chosen: list[Unit], units_by_position: dict[int, 
         if steps and whole is not None and used - sum(u.size for u in members) + whole.size > budget and \
                 all(u is not lead for u in members):
             # a step of a procedure the lead leads to ("Der Weg eines CO₂-Moleküls: 1. …") is quoted with its other
-            # steps or not at all: the blocks of its passage chosen after it give way to the whole list, else the
-            # step goes
+            # steps: the blocks of its passage chosen after it give way to the whole list (where even then it does
+            # not fit, the step stays: "1. Right-click the column header" still says where to start)
             later = [u for u in chosen if id(u) not in dropped and u.position == position and u is not lead and
                      u.group != group and u.order > members[-1].order]
             if used - sum(u.size for u in later) - sum(u.size for u in members) + whole.size <= budget:
                 used -= sum(u.size for u in later)
                 dropped |= {id(u) for u in later}
                 ordered = [[u for u in block if id(u) not in dropped] for block in ordered]
-            else:
-                used -= sum(u.size for u in members)
-                continue
         if steps and whole is not None and used - sum(u.size for u in members) + whole.size <= budget:
             used += whole.size - sum(u.size for u in members)
             whole.concepts = set().union(whole.concepts, *(u.concepts for u in members))
