@@ -472,14 +472,15 @@ def question_languages(engine: Any, lang: str | None) -> list[str]:
 SURE_LANGUAGE_WORDS = 4  # from this many words on, a question's guessed language is its language
 
 
-def _stopword_of(word: str, languages: Sequence[str], analyzer: Analyzer,
-                 said_in_lang: Callable[[str], bool] | None) -> bool:
+def _stopword_of(word: str, languages: Sequence[str], analyzer: Analyzer, sure_vocab: dict[str, int] | None) -> bool:
     """Whether ``word`` is a stopword of the question's language (``languages[0]``) or, unless the question's
-    language is sure and the vault uses the word in it (``said_in_lang``), of another language it may be in."""
-    if not analyzer.terms_of_word(word, languages[0]):
+    language is sure (``sure_vocab``: the vault's terms then) and the vault uses the word in it, of another language
+    it may be in."""
+    own = analyzer.terms_of_word(word, languages[0])
+    if not own:
         return True
     return any(not analyzer.terms_of_word(word, code) for code in languages[1:]) and not (
-        said_in_lang is not None and said_in_lang(word))
+        sure_vocab is not None and own[0] in sure_vocab)
 
 
 def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]:
@@ -518,8 +519,7 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
     quoted = {word for span in _QUOTED_SPAN.finditer(text) for word in words(span["text"])}
     # a question long enough for its language to be known: a word of that language the vault uses as a term is one,
     # though another language has it as a stopword ("When did the *war* end?", "When did Kepler *die*?")
-    said_in_lang = (lambda word: bool(own := analyzer.terms_of_word(word, first)) and own[0] in vocab) \
-        if lang is not None and vocab is not None and len(said) >= SURE_LANGUAGE_WORDS else None
+    sure_vocab = vocab if lang is not None and len(said) >= SURE_LANGUAGE_WORDS else None
     for at, word in enumerate(said):
         if at in asking:
             continue  # "how long": what kind of answer, not what about
@@ -528,7 +528,7 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
             if bare in symbols:
                 continue
             symbols.add(bare)
-        if word in QUESTION_FILLERS or is_hedge(word) or _stopword_of(word, languages, analyzer, said_in_lang) and not (
+        if word in QUESTION_FILLERS or is_hedge(word) or _stopword_of(word, languages, analyzer, sure_vocab) and not (
                 word in quoted and any(analyzer.terms_of_word(word, code) for code in languages)):
             continue  # a stopword in one of the languages the question may be in (in quotes: in all of them)
         found = analyzer.terms_of_word(word, first) or next(

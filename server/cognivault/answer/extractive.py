@@ -1074,23 +1074,24 @@ def _in_note_order(lead: Unit, chosen: list[Unit], units_by_position: dict[int, 
         members.sort(key=lambda u: (u is not lead or items, u.order))
         steps = items and (len(members) > 1 or _NUMBERED_ITEM.match(members[0].text))
         whole = next((u for u in units_by_position.get(position, ()) if u.kind == "list" and u.group == group), None)
-        if steps and whole is not None and used - sum(u.size for u in members) + whole.size > budget and \
-                all(u is not lead for u in members):
-            # a step of a procedure the lead leads to ("Der Weg eines CO₂-Moleküls: 1. …") is quoted with its other
-            # steps: the blocks of its passage chosen after it give way to the whole list (where even then it does
-            # not fit, the step stays: "1. Right-click the column header" still says where to start)
-            later = [u for u in chosen if id(u) not in dropped and u.position == position and u is not lead and
-                     u.group != group and u.order > members[-1].order]
-            if used - sum(u.size for u in later) - sum(u.size for u in members) + whole.size <= budget:
-                used -= sum(u.size for u in later)
-                dropped |= {id(u) for u in later}
-                ordered = [[u for u in block if id(u) not in dropped] for block in ordered]
-        if steps and whole is not None and used - sum(u.size for u in members) + whole.size <= budget:
-            used += whole.size - sum(u.size for u in members)
-            whole.concepts = set().union(whole.concepts, *(u.concepts for u in members))
-            members = [whole]
+        if steps and whole is not None:
+            room = budget - used + sum(u.size for u in members)  # what the whole list may take in their place
+            if whole.size > room and all(u is not lead for u in members):
+                # a step of a procedure the lead leads to ("Der Weg eines CO₂-Moleküls: 1. …") is quoted with its
+                # other steps: the blocks of its passage chosen after it give way to the whole list (where even then
+                # it does not fit, the step stays: "1. Right-click the column header" still says where to start)
+                later = [u for u in chosen if id(u) not in dropped and u.position == position and u is not lead and
+                         u.group != group and u.order > members[-1].order]
+                freed = sum(u.size for u in later)
+                if whole.size <= room + freed:
+                    used, room = used - freed, room + freed
+                    dropped |= {id(u) for u in later}
+            if whole.size <= room:
+                used += whole.size - sum(u.size for u in members)
+                whole.concepts = set().union(whole.concepts, *(u.concepts for u in members))
+                members = [whole]
         ordered.append(members)
-    ordered = [block for block in ordered if block]
+    ordered = [kept for block in ordered if (kept := [u for u in block if id(u) not in dropped])]
     lead_group = (lead.position, lead.group)
     ordered.sort(key=lambda members: ((members[0].position, members[0].group) != lead_group,
                                       members[0].position, members[0].order))

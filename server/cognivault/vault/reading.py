@@ -908,10 +908,14 @@ def is_appointment_row(line: str) -> bool:
     return _TIME_RE.search(DATE_RE.sub(" ", bare)) is not None or bool(words & _ALL_LOGISTICS)
 
 
+def _files_or_plans(line: str) -> bool:
+    """A tag, stamp, logistics or task line: bookkeeping, as links and appointment rows are (tested apart)."""
+    return is_tag_line(line) or is_stamp_line(line) or is_logistics_line(line) or is_task_line(line)
+
+
 def is_bookkeeping_line(line: str) -> bool:
     """A line a student keeps for filing and planning, with nothing of the subject to ask or quote."""
-    return is_tag_line(line) or is_stamp_line(line) or is_logistics_line(line) or is_link_line(line) or \
-        is_task_line(line) or is_appointment_row(line)
+    return _files_or_plans(line) or is_link_line(line) or is_appointment_row(line)
 
 
 def is_label(term: str) -> bool:
@@ -961,12 +965,11 @@ def _body_lines(text: str) -> list[str]:
     for line in lines:
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
-            # a code block is content; a query block ("```dataview", "```tasks") lists other notes, as links do
-            query = fenced and line.lstrip().lstrip("`~").strip().casefold() in QUERY_BLOCKS
-            if not query and not (not fenced and kept and kept[-1] == QUERY_MARK):
+            if fenced:  # a code block is content; a query block ("```dataview", "```tasks") lists notes, as links do
+                query = line.lstrip().lstrip("`~").strip().casefold() in QUERY_BLOCKS
+                kept.append(QUERY_MARK if query else "```")
+            elif not query:
                 kept.append("```")
-            elif query:
-                kept.append(QUERY_MARK)
             continue
         if fenced or not line.strip() or line.lstrip().startswith("#") and not is_tag_line(line):
             continue  # blank lines and headings say what follows, they are not lines of it
@@ -978,9 +981,10 @@ QUERY_BLOCKS = frozenset({"dataview", "dataviewjs", "tasks", "query"})  # blocks
 QUERY_MARK = "```query"  # such a block in a note's lines: bookkeeping, like a list of links
 
 
-def _table_header_rows(lines: list[str]) -> list[bool]:
+def _table_header_rows(lines: list[str], appointments: list[bool]) -> list[bool]:
     """For each line, whether it is the header or delimiter row of a table whose every data row is an appointment
-    (``is_appointment_row``): the exam dates' "| Fach | Datum | Uhrzeit | Raum |" says nothing to study either."""
+    (``appointments``: ``is_appointment_row`` of each line): the exam dates' "| Fach | Datum | Uhrzeit | Raum |" says
+    nothing to study either."""
     marks = [False] * len(lines)
     start = 0
     while start < len(lines):
@@ -990,8 +994,8 @@ def _table_header_rows(lines: list[str]) -> list[bool]:
         end = start
         while end < len(lines) and _bare_line(lines[end]).startswith("|"):
             end += 1
-        rows = lines[start + 2:end]
-        if rows and all(is_appointment_row(row) for row in rows):
+        rows = appointments[start + 2:end]
+        if rows and all(rows):
             marks[start] = marks[min(start + 1, end - 1)] = True
         start = end
     return marks
@@ -1002,11 +1006,11 @@ def note_shape(text: str) -> NoteShape:
     lines = _body_lines(text)
     links = [is_link_line(line) or line == QUERY_MARK for line in lines]
     link_lines = sum(links)
-    headers = _table_header_rows(lines)
-    # is_bookkeeping_line, with each line's link test taken from above rather than run again
-    bookkeeping = sum(link or header or is_tag_line(line) or is_stamp_line(line) or is_logistics_line(line) or
-                      is_task_line(line) or is_appointment_row(line)
-                      for line, link, header in zip(lines, links, headers, strict=True))
+    appointments = [is_appointment_row(line) for line in lines]
+    headers = _table_header_rows(lines, appointments)
+    # is_bookkeeping_line, with each line's link and appointment tests taken from above rather than run again
+    bookkeeping = sum(link or appointment or header or _files_or_plans(line)
+                      for line, link, appointment, header in zip(lines, links, appointments, headers, strict=True))
     hub = link_lines >= MIN_LINK_LINES and bookkeeping >= HUB_SHARE * len(lines)
     reason = "it is a list of links, dates and tags" if hub else ""
     return NoteShape(len(lines), bookkeeping, link_lines, reason)
