@@ -89,3 +89,46 @@ def test_a_verb_is_not_split_into_parts_two_notes_hold(indexed_notes: Callable[[
     concepts = {concept.word: concept for concept in question_concepts(engine, question,
                                                                        question_language(engine, question))}
     assert "vorbeigleiten" in concepts and not any(concept.whole for concept in concepts.values())
+
+
+VACCINES = {
+    "Immunologie/Impfungen.md": "# Impfungen\n\nEine Impfung trainiert das adaptive Immunsystem mit einem Antigen.\n\n"
+                                "## Einflussfaktoren (klausurrelevant?)\n\n"
+                                "1. Alter der geimpften Person\n2. Immunstatus, z.B. nach Transplantation\n"
+                                "3. Adjuvanzien verstärken die Reaktion\n4. Impfschema und Auffrischungen\n",
+    "Marketing/Preispolitik.md": "# Preispolitik\n\n## Kostenorientierte Preisbildung\n\nGrundlage ist die "
+                                 "Kostenfunktion: Fixkosten (Miete) und variable Stückkosten (Material).\n",
+    "Geschichte/Ur- und Frühgeschichte.md": "# Frühgeschichte\n\nDie Vorgeschichte endet mit der Schrift. Eine "
+                                            "Wandschicht aus Lehm schützte die Häuser.\n",
+    "Immunology/Complement.md": "---\nlang: en\n---\n# Innate immunity\n\n## The complement system\n\nThe "
+                                "complement system is a cascade of plasma proteins that marks pathogens.\n",
+    "Linguistik/Kommunikation.md": "# Kommunikation\n\n## Kommunikationsmodell\n\nIm Kommunikationsmodell von "
+                                   "Shannon und Weaver kodiert ein Sender eine Nachricht für einen Empfänger.\n",
+}
+
+
+def test_a_question_word_the_vault_writes_only_inside_compounds_is_found(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(VACCINES)
+    factors = answer_extractively(engine, "Welche Faktoren beeinflussen eine Impfung?")
+    assert factors.answered and "Immunstatus" in factors.text and "Adjuvanzien" in factors.text
+    costs = answer_extractively(engine, "Welche Kosten muss man bei der Preisbildung berücksichtigen?")
+    assert costs.answered and "Stückkosten" in costs.text
+
+
+def test_a_compound_holding_the_word_in_a_note_on_something_else_is_no_reading_of_it(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(VACCINES)
+    question = "Welche Schichten hat eine Impfung?"
+    concepts = {concept.word: concept for concept in question_concepts(engine, question, "de")}
+    assert "vorgeschicht" not in concepts["schichten"].terms and "wandschicht" not in concepts["schichten"].terms
+    assert not answer_extractively(engine, "Welche Faktoren beeinflussen den Wechselkurs des Euro?").answered
+
+
+def test_a_compound_and_two_words_of_the_other_language_are_one_thing(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(VACCINES)
+    complement = answer_extractively(engine, "Wie funktioniert das Komplementsystem?")
+    assert complement.answered and "cascade of plasma proteins" in complement.text
+    model = answer_extractively(engine, "What is the communication model?")
+    assert model.answered and "Sender" in model.text

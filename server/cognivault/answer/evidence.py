@@ -59,8 +59,9 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from cognivault.answer.ordinals import ordinal_of
+from cognivault.answer.ordinals import asked_count, cardinal_of, ordinal_of
 from cognivault.index.analysis import (
+    FUGEN,
     GERMAN_QUESTION_WORDS,
     SNOWBALL_BY_ISO,
     Analyzer,
@@ -69,6 +70,7 @@ from cognivault.index.analysis import (
     is_stopword,
     words,
 )
+from cognivault.index.lexical import COMPOUND_PART_CHARS, CompoundPart
 from cognivault.index.question_frame import FRAME_NOUNS, frame_words
 from cognivault.vault.markdown import CODE_FENCE_RE
 
@@ -505,7 +507,9 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
     joined = dict(lexical.read_compounds(said, lang)) if lexical is not None else {}
     genitive = dict(lexical.read_genitive_compounds(said)) if lexical is not None and lang == "de" else {}
     asking = {at for cue in answer_cues(said, lang) for at in range(cue.start, cue.end)}
+    count = asked_count(text, said)
     separable: dict[str, tuple[str, str]] = {}
+    within: dict[str, set[str]] = {}  # concept key -> the compounds holding the word (``_compounds_of``)
     if lang == "de":
         frame = _lowercase_words(text)
         separable = _separable_verbs(text)
@@ -542,15 +546,25 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
             continue
         if lang == "de" and word not in frame and lexical is not None and vocab is not None \
                 and found[0] not in vocab and at not in joined \
-                and (parts := lexical.note_compound_parts(found[:1])) is not None:  # nouns: no verb split
-            for part in parts:
-                concepts.setdefault(part.name, Concept(part.name, part.name, frozenset(part.terms), word))
+                and (parts := lexical.note_compound_parts(found[:1]) or
+                     _cognate_parts(lexical, analyzer, word, languages)) is not None:  # nouns: no verb split
+            for piece in parts:
+                concepts.setdefault(piece.name, Concept(piece.name, piece.name, frozenset(piece.terms), word))
             continue
         terms = {found[0]} | {stems[0] for code in languages[1:] if (stems := analyzer.terms_of_word(word, code))}
         if at in joined and lexical is not None and not any(lexical.document_frequency(term) for term in terms):
             terms.add(joined[at])  # "Kreislauf" the vault writes only in "Kohlenstoffkreislauf"
         if at in genitive:
             terms.add(genitive[at])
+        if lexical is not None and not any(lexical.document_frequency(term) for term in terms):
+            # "Faktoren" the vault writes only in "Einflussfaktoren", "Kosten" only in "Kostenfunktion"; "object"
+            # and "permanence" a German note writes as one word ("Objektpermanenz")
+            if lang == "de" and word not in frame:
+                within[found[0]] = _compounds_of(lexical, said, at, found[0])
+            else:
+                terms |= _joined_across(lexical, analyzer, said, at)
+        if count is not None and cardinal_of(word) == count:
+            terms.add(str(count))  # "What are the *four* stages …?": "## The 4 stages"
         if word in separable:
             terms |= {found[0] for spelling in separable[word] if (found := analyzer.terms_of_word(spelling, first))}
         key = found[0]
@@ -562,10 +576,85 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
             unindexed = any(not analyzer.terms_of_word(word, code) for code in languages)
             concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=framing, name=word in names,
                                              unindexed=unindexed))
+    if within and lexical is not None:
+        concepts = _with_compounds(lexical, concepts, within)
     scene = _scene_words(text)
     if any(c.word not in scene and not c.frame and (vocab is None or c.key in vocab) for c in concepts.values()):
         concepts = {key: replace(c, context=c.word in scene) for key, c in concepts.items()}
     return _with_slip_read(engine, list(concepts.values()))
+
+
+def _with_compounds(lexical: Any, concepts: dict[str, Concept], within: dict[str, set[str]]) -> dict[str, Concept]:
+    """``concepts`` with the compounds holding a word (``within``) among its terms, those a note holds together with
+    another thing the question names: "Faktoren" of "Welche Faktoren beeinflussen eine Impfung?" is the
+    "Einflussfaktoren" of the note on vaccination, not the "Wachstumsfaktoren" of one on cells; "Schichten" is no
+    "Vorgeschichte"."""
+    kept = dict(concepts)
+    for key, compounds in within.items():
+        others = [term for other in concepts.values() if other.key != key and not other.frame
+                  for term in other.terms if lexical.document_frequency(term)]
+        held = {compound for compound in compounds if not others or
+                any(lexical.holding_both(compound, term, True) for term in others)}
+        if key in kept and held:
+            kept[key] = replace(kept[key], terms=kept[key].terms | held)
+    return kept
+
+
+def _compounds_of(lexical: Any, said: Sequence[str], at: int, term: str) -> set[str]:
+    """The index terms of the compounds that hold the German question's noun ``said[at]`` (its index ``term``), a
+    word the vault writes only inside them: as their last part ("Faktoren": "Einflussfaktoren") or, with its joint,
+    as their first ("Kosten": "Kostenfunktion"). German joins nouns freely: a note on "Einflussfaktoren" lists
+    factors."""
+    word = said[at]
+    return {*lexical.compounds_holding(term, at_end=True), *lexical.compounds_holding(word, at_end=False),
+            *(lexical.compounds_holding(word, at_end=True) if word != term else ())} - {term}
+
+
+def _joined_across(lexical: Any, analyzer: Analyzer, said: Sequence[str], at: int) -> set[str]:
+    """The index term of the German compound that ``said[at]`` and its neighbour, two words of another language,
+    spell as the vault's German writes the same learned words ("object permanence": "Objektpermanenz",
+    "communication model": "Kommunikationsmodell", with the joint), or none."""
+    found = set()
+    for first, second in ((said[at - 1], said[at]) if at else ("", ""), (said[at], said[at + 1])
+                          if at + 1 < len(said) else ("", "")):
+        if not (first.isalpha() and second.isalpha()):
+            continue
+        for joint in FUGEN:
+            joined = first + joint + second
+            term = next((read for spelling in dict.fromkeys([joined, *analyzer.terms_of_word(joined, "de")])
+                         if (read := lexical.cognate(spelling))), None)
+            if term is not None:
+                found.add(term)
+                break
+    return found
+
+
+def _cognate_parts(lexical: Any, analyzer: Analyzer, word: str, languages: Sequence[str]
+                   ) -> tuple[CompoundPart, CompoundPart] | None:
+    """Two parts of a German question's compound the vault writes apart in its other language, one note holding
+    both, each as that language writes the same learned word ("Komplementsystem": the English note's "complement
+    system"; "Objektpermanenz": "object permanence"), or None."""
+    best: tuple[int, tuple[CompoundPart, CompoundPart] | None] = (0, None)
+    for cut in range(COMPOUND_PART_CHARS, len(word) - COMPOUND_PART_CHARS + 1):
+        heads = {_read_part(lexical, analyzer, word[:cut][:len(word[:cut]) - len(joint)], languages)
+                 for joint in FUGEN if word[:cut].endswith(joint) and cut - len(joint) >= COMPOUND_PART_CHARS}
+        head = next((term for term in heads if term), None)
+        tail = _read_part(lexical, analyzer, word[cut:], languages)
+        if head and tail and head != tail and (together := lexical.holding_both(head, tail, True)) > best[0]:
+            best = (together, (CompoundPart(head, (head,)), CompoundPart(tail, (tail,))))
+    return best[1]
+
+
+def _read_part(lexical: Any, analyzer: Analyzer, part: str, languages: Sequence[str]) -> str | None:
+    """The index term a part of a German compound is in the vault, as a word of its own or as another language
+    writes the same learned word ("komplement": "complement", "diskriminierung": "discrimin")."""
+    for code in languages:
+        for term in dict.fromkeys([*analyzer.terms_of_word(part, code)[:1], derivation_base(part)]):
+            if lexical.document_frequency(term):
+                return str(term)
+            if (read := lexical.cognate(term)) is not None:
+                return str(read)
+    return None
 
 
 def _with_slip_read(engine: Any, concepts: list[Concept]) -> list[Concept]:
@@ -742,7 +831,8 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
                     _inflection_in_index(lexical, spellings | {word}):
                 known.add(word)
                 continue
-        if "de" in languages and _german_form_known(lexical, analyzer, word):
+        if "de" in languages and (_german_form_known(lexical, analyzer, word) or concept.whole and
+                                  _cognate_parts(lexical, analyzer, word, languages) is not None):
             known.add(word)
             continue
         if (concept.frame and judged_frame) or concept.context or concept.unindexed:

@@ -73,7 +73,18 @@ from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives
 from cognivault.answer.comparison import compared_sides, names_side, side_terms
 from cognivault.answer.confidence import QuoteMeasures
 from cognivault.answer.evidence import Evidence, EvidencePack, spelled_alike, text_pairs, text_terms
-from cognivault.answer.ordinals import DIGIT_ORDINAL, asked_ordinals, heading_ordinal, numbers, ordinal_of, series
+from cognivault.answer.ordinals import (
+    COUNT_REACH,
+    DIGIT_ORDINAL,
+    asked_count,
+    asked_ordinals,
+    heading_ordinal,
+    numbers,
+    opening_ordinal,
+    ordinal_of,
+    says_count,
+    series,
+)
 from cognivault.index.analysis import words
 from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
@@ -307,6 +318,7 @@ class Unit:
     caveat: str = ""  # the warning right after its block that qualifies it ("> [!warning] Exception: …")
     # the rest of an item the passage begins inside ("  - NO-Monsun, trocken": chunks overlap), without what it is of
     cut: bool = False
+    counted: bool = False  # a list of as many things as the question counts, naming what it counts ("## 4 stages")
 
     @property
     def size(self) -> int:
@@ -761,6 +773,20 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         return set(ordinal_keys) if ordinal_keys and any(numbers(heading, asked_numbers) for heading in path) \
             else set()
 
+    # "What are the *four* stages of …?": a list of four things states the count, the note's list of five key terms
+    # does not (the count word's key: "four" or "4" in its terms)
+    weight_words = {pack.concepts[key].word for key in topic if key in pack.concepts} if pack is not None else set()
+    count = asked_count(question, weight_words)
+    count_keys = {key for key in weight if key == str(count) or pack is not None and key in pack.concepts and
+                  str(count) in pack.concepts[key].terms} if count is not None else set()
+
+    noun = _counted_words(question, count, weight_words).split()[-1].casefold() if count is not None else ""
+    counted_noun = {key for key in weight
+                    if pack is not None and key in pack.concepts and pack.concepts[key].word == noun}
+
+    def listing(unit: Unit) -> set[str]:
+        return set(count_keys) if count_keys and unit.kind == "list" and listed(unit.text) == count else set()
+
     titles = _titles(items)
     for position, units in passages.items():
         item = items[position]
@@ -778,7 +804,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             if _quotes(f"{unit.intro}\n{unit.text}", asked):
                 continue  # an example of asking this one: not an answer
             formula = formula_given(pack, unit.text) & weight.keys()
-            unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path) | formula
+            unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path) | formula | \
+                listing(unit)
             # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
             # the pack and say all it says of the question:
             # the note is quoted instead. A list of such entries is an index of notes, not an answer.
@@ -795,7 +822,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             sectioned = _concepts_in(" ".join(_sections_of(unit, item, titles[item.path])), item, weight, analyzer,
                                      pack) | numbered_keys(unit.path)
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
-            stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack) | formula
+            stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack) | formula | listing(unit)
             titled = unit.concepts - stated - sectioned
             # a section's heading says what its only block is about ("3. NF" over its list), not what each of
             # its blocks is ("Energie" over three formulas)
@@ -811,6 +838,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             if unit.share < MIN_UNIT_SHARE:
                 continue
             unit.by_heading = not stated
+            unit.counted = bool(listing(unit)) and bool(counted_noun & unit.concepts)
             unit.score = (1 - CONTEXT_WEIGHT) * unit.share + CONTEXT_WEIGHT * contexts[position]
             # the section whose heading names what is asked ("TCP three-way handshake", "Why Britain first?")
             unit.score += SECTION_WEIGHT * _weighed(sectioned, weight, total)
@@ -872,8 +900,9 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     # A unit giving the kind of answer asked for leads (expected is None: none does, the order is by score; nor does a
     # name, ``ExpectedAnswer.leads``).
     leads = expected is not None and expected.leads
-    candidates.sort(key=lambda u: (leads and not u.answers_kind, -u.score, u.kind in ("item", "sentence"),
-                                   u.position, u.order))
+    # "What are the three battle lines …?": the list of three under "Battle lines" leads the key terms that name them
+    candidates.sort(key=lambda u: (leads and not u.answers_kind, not u.counted, -u.score,
+                                   u.kind in ("item", "sentence"), u.position, u.order))
     if leads and not candidates[0].answers_kind:
         return []  # what gives it is too long to quote
 
@@ -936,6 +965,16 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         chosen.append(unit)
         covered |= unit.concepts
         used += unit.size
+    if count is not None and not any(listed(unit.text) == count for unit in chosen if unit.kind in ("list", "item")):
+        # "… gives you four maxims." and the maxims in the paragraphs after it ("[00:07:45] First, the maxim of
+        # quantity …", "Zweitens die Preispolitik …"): the things announced are the answer, the announcement leads them
+        for unit in chosen:
+            announced = _announced(unit, count, units_by_position, items)
+            size = sum(other.size for other in announced)
+            if announced and used + size <= 2 * budget:
+                chosen += [other for other in announced if all(other is not known for known in chosen)]
+                used += size
+                break
     # A question comparing two things is answered by what the notes say of each: the best unit naming a side no
     # quote names yet is quoted too ("European Council" and "Council of the EU", each by its own name), looked for
     # among all the units scored (a table's rows say more of the question than the sentence stating the difference).
@@ -988,6 +1027,33 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             used += neighbour.size
             added += 1
     return _in_note_order(lead, chosen, units_by_position, budget)
+
+
+_TOP_ITEM = re.compile(r"^(?:[-*+]|\d{1,3}[.)])[ \t]", re.MULTILINE)
+
+
+def listed(text: str) -> int:
+    """How many items a list has at its top level (nested items are parts of theirs)."""
+    return len(_TOP_ITEM.findall(text))
+
+
+def _announced(unit: Unit, count: int, units_by_position: dict[int, list[Unit]], items: Sequence[Evidence]
+               ) -> list[Unit]:
+    """The ``count`` blocks after ``unit`` in its note that give the things it announces ("Grice … gives you four
+    maxims."), each opening with its ordinal in turn ("[00:07:45] First, …", "[00:10:20] Second, …"), or []."""
+    if unit.kind not in _PROSE_KINDS or not says_count(unit.text, count):
+        return []
+    path, start = items[unit.position].path, (items[unit.position].line_start, unit.order)
+    later = [((items[position].line_start, other.order), other)
+             for position, units in units_by_position.items() if items[position].path == path for other in units
+             if other.kind in ("paragraph", "item", "quote") and (items[position].line_start, other.order) > start]
+    found: list[Unit] = []
+    for _, other in sorted(later, key=lambda entry: entry[0]):
+        if opening_ordinal(other.text) == len(found) + 1:
+            found.append(other)
+            if len(found) == count:
+                return found
+    return []
 
 
 def _same_series(text: str, other: str) -> bool:
@@ -1285,7 +1351,24 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
                              [word for word in unnamed if word.casefold() not in unheard_words])
     if _only_apart(pack, units, terms):
         return PassageAnswer([], replace(measures, refusal="the quoted passages state the question's words only apart"))
-    return PassageAnswer(quotes_of(units), measures, lacking=lacking)
+    quotes = quotes_of(units)
+    nouns = {concept.word for concept in pack.concepts.values() if not concept.frame}
+    count = asked_count(question, nouns)
+    if count is not None and not any(listed(quote.text) == count or says_count(quote.text, count) for quote in quotes):
+        # "What are the four stages of …?" answered with a list of five key terms: the nearest the notes come
+        counted = _counted_words(question, count, nouns)
+        measures = replace(measures, doubt=f"no quoted list gives {counted}")
+        lacking = lacking or (f"keine Liste zu „{counted}“" if pack.lang == "de" else f"list of {counted}")
+    return PassageAnswer(quotes, measures, lacking=lacking)
+
+
+def _counted_words(question: str, count: int, nouns: set[str]) -> str:
+    """The words of ``question`` from its count to what it counts ("four stages", "vier Instrumenten")."""
+    said = question.rstrip(" ?.!").split()
+    start = next((at for at, word in enumerate(said) if says_count(word, count)), 0)
+    end = next((at for at in range(start + 1, min(len(said), start + 1 + COUNT_REACH))
+                if said[at].casefold().strip(",;:") in nouns), start)
+    return " ".join(said[start:end + 1])
 
 
 def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:

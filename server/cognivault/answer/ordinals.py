@@ -22,13 +22,27 @@ from collections.abc import Iterable
 ORDINAL_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "en": (("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"), ("",)),
     "de": (("erst", "zweit", "dritt", "viert", "fünft", "sechst", "siebt", "acht", "neunt", "zehnt"),
-           ("e", "en", "er", "es", "em")),
+           ("e", "en", "er", "es", "em", "ens")),  # "Drittens, …" opens the third of a list
+}
+# language -> the cardinal numbers from two up ("the *four* stages", "aus *vier* Instrumenten"): a count the notes may
+# write in digits ("## The 4 stages") or the other way round
+CARDINAL_WORDS: dict[str, tuple[str, ...]] = {
+    "en": ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"),
+    "de": ("zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun", "zehn", "elf", "zwölf"),
 }
 MIN_NUMBERED = 2  # a note numbers its sections when this many of its headings open with an ordinal
 
 _WORD_NUMBER = {stem + ending: number for stems, endings in ORDINAL_WORDS.values()
                 for number, stem in enumerate(stems, start=1) for ending in endings}
+_CARDINAL_NUMBER = {word: number for cardinals in CARDINAL_WORDS.values()
+                    for number, word in enumerate(cardinals, start=2)}
 _WORD_RE = re.compile(r"[^\W\d_]+")
+_TOKEN_RE = re.compile(r"\w+")
+_LIST_MARKER = re.compile(r"^[ \t>]*\d{1,3}[.)][ \t]", re.MULTILINE)
+COUNT_REACH = 3  # a count stands this many words before what it counts at most ("the 4 main types")
+# the words a question asking for the things of a list opens with ("*What* are the four stages …?", "*Welche* vier
+# Phasen …?", "*Name* the three …"): "*Kann* ich zwei Tastenkombinationen …" asks no list
+LIST_ASKING = frozenset("what which name list welche welcher welches aus nenne nenn zähle".split())
 # "2nd", "3rd", "4th", and "2." before a word ("2. Hauptsatz", "die 4. Normalform"), never inside a date or a number
 DIGIT_ORDINAL = r"(?<![\w.])(?P<number>\d{1,2})(?:st|nd|rd|th\b|\.(?=\s+[^\W\d_]))"
 _DIGIT_RE = re.compile(DIGIT_ORDINAL, re.IGNORECASE)
@@ -79,3 +93,40 @@ def numbers(heading: str, wanted: Iterable[int]) -> bool:
 def numbered_sections(headings: Iterable[str]) -> bool:
     """Whether a note's headings number its sections (``MIN_NUMBERED`` of them open with an ordinal)."""
     return len({n for heading in headings if (n := heading_ordinal(heading)) is not None}) >= MIN_NUMBERED
+
+
+def cardinal_of(word: str) -> int | None:
+    """The number a cardinal word stands for, two and up ("four", "Vier": 4), or None."""
+    return _CARDINAL_NUMBER.get(word.casefold())
+
+
+def asked_count(question: str, nouns: Iterable[str]) -> int | None:
+    """The count ``question`` asks a list of, the number before one of ``nouns`` (casefolded words of what it asks
+    about) in a question asking what they are (``LIST_ASKING``): "What are the *four* stages of …?", "Aus welchen
+    *vier* Instrumenten …?", "Name the 3 types"; or None."""
+    wanted = set(nouns)
+    said = _TOKEN_RE.findall(question.casefold())
+    if not said or said[0] not in LIST_ASKING:
+        return None
+    for at, word in enumerate(said):
+        number = int(word) if word.isdigit() else cardinal_of(word)
+        if number is not None and 1 < number <= 12 and wanted & set(said[at + 1:at + 1 + COUNT_REACH]):
+            return number
+    return None
+
+
+def says_count(text: str, number: int) -> bool:
+    """Whether ``text`` says the count ``number``, in digits or in a word of any language ("4", "four", "vier")."""
+    text = _LIST_MARKER.sub("", text)  # "3. Type III" numbers an item, it counts nothing
+    return any(cardinal_of(word) == number for word in _WORD_RE.findall(text)) or \
+        re.search(rf"(?<![\w.,]){number}(?![\w.,]\d)", text) is not None
+
+
+_TIMESTAMP = re.compile(r"\s*(?:\*\*)?\[?\d{1,2}:\d{2}(?::\d{2})?\]?(?:\*\*)?\s*")  # "[00:07:45]", "**[02:15]**"
+
+
+def opening_ordinal(text: str) -> int | None:
+    """The number a block opens with as an ordinal, after a lecture's timestamp if any ("[00:07:45] First, the maxim
+    of quantity …", "Zweitens die Preispolitik", "2. Type II …"), or None."""
+    stamp = _TIMESTAMP.match(text)
+    return heading_ordinal(text[stamp.end():] if stamp else text.lstrip(" \t-*+"))

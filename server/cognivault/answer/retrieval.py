@@ -174,8 +174,16 @@ def _other_language_passages(engine: Any, pack: EvidencePack, query: str, scope:
         return []
     known = {result.chunk_id for result in results}
     found = complete  # found by the search read in the question's language too, below what has only some of it
+    # the words a compound is read as: the other language's words for its parts ("Wie funktioniert das
+    # Komplementsystem?": "complement system"), the other language's compound of two words ("What is the communication
+    # model?": "Kommunikationsmodell")
+    parts = " ".join(dict.fromkeys([*(concept.key for concept in pack.concepts.values() if concept.whole),
+                                    *(term for concept in pack.concepts.values() if not concept.frame
+                                      for term in sorted(concept.terms) if len(concept.terms) > 1 and
+                                      term not in (concept.key, concept.word, concept.slip) and
+                                      lexical.document_frequency(term))]))
     for lang in others:
-        for hit in lexical.search(query, lang, OTHER_LANGUAGE_DEPTH):
+        for hit in lexical.search(f"{query} {parts}".strip(), lang, OTHER_LANGUAGE_DEPTH):
             record = engine.chunk(hit.chunk_id)
             if record is None or hit.chunk_id in known or record.lang == pack.lang:
                 continue

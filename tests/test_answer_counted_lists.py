@@ -1,0 +1,72 @@
+"""A question counting what it asks for ("What are the *four* stages of …?", "Aus welchen *vier* Instrumenten …?").
+
+The count is the same in digits and words ("## The 4 types"); a list of that many things whose heading names them
+leads a list of other things that names them ("Key terms"); things a paragraph announces by their count and gives
+in the blocks after it, each opening with its ordinal ("[00:07:45] First, …", "Zweitens …"), are quoted with it;
+where no quote gives that many, the answer says it is the nearest the notes come (issue 25).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cognivault.answer.extractive import answer_extractively
+from cognivault.answer.ordinals import asked_count, cardinal_of, opening_ordinal, says_count
+from cognivault.engine import Engine
+
+NOTES = {
+    "Immunology/Hypersensitivity.md": "---\nlang: en\n---\n# Hypersensitivity reactions\n\nHypersensitivity means the "
+    "immune system damages tissue while reacting to harmless antigens.\n\n## Key terms\n\n"
+    "- allergen: an antigen that triggers an allergy\n- mast cell: tissue cell with histamine\n"
+    "- IgE: the antibody class of type I reactions\n- immune complex: antigen and antibody clumped\n"
+    "- sensitisation: the first contact\n\n## The 4 types (Gell and Coombs)\n\n1. Type I – immediate, IgE-mediated\n"
+    "2. Type II – cytotoxic\n3. Type III – immune-complex deposits\n4. Type IV – delayed, T-cell mediated\n",
+    "Rome/Army.md": "---\nlang: en\n---\n# Roman army\n\n## Key terms\n\n- legion: about 5,000 soldiers\n"
+                    "- cohort: a tenth of a legion\n- century: 80 men under a centurion\n"
+                    "- triplex acies: the three battle lines of a legion\n\n## Battle lines\n\n"
+                    "1. hastati – the youngest in front\n2. principes – men in their prime\n3. triarii – veterans\n",
+    "Linguistics/Lecture 05.md": "---\nlang: en\n---\n# Lecture 05 – Pragmatics (Transcript)\n\n"
+    "[00:04:10] The key idea comes from Paul Grice. Grice breaks the cooperative principle down and gives you four "
+    "maxims.\n\n[00:07:45] First, the maxim of quantity: be as informative as required.\n\n"
+    "[00:10:20] Second, the maxim of quality: do not say what you believe to be false.\n\n"
+    "[00:13:05] Third, the maxim of relation: be relevant.\n\n"
+    "[00:16:40] Fourth, the maxim of manner: be clear and orderly.\n\n[00:27:30] Next week: speech acts.\n",
+    "Marketing/Preispolitik.md": "# Preispolitik\n\n## Marketing-Mix\n\nDer Marketing-Mix besteht aus vier "
+    "Instrumenten.\n\nErstens die Produktpolitik: Sortiment, Qualität.\n\nZweitens die Preispolitik: Rabatte.\n\n"
+    "Drittens die Distributionspolitik: Absatzwege.\n\nViertens die Kommunikationspolitik: Werbung.\n",
+}
+
+
+def test_counts_in_words_and_digits() -> None:
+    assert cardinal_of("Four") == 4 and cardinal_of("vier") == 4 and cardinal_of("first") is None
+    assert asked_count("What are the four stages of grief?", {"stages", "grief"}) == 4
+    assert asked_count("Aus welchen vier Instrumenten besteht der Mix?", {"instrumenten", "mix"}) == 4
+    assert asked_count("Kann ich zwei Tastenkombinationen zuweisen?", {"tastenkombinationen"}) is None
+    assert says_count("## The 4 types", 4) and says_count("gives you four maxims", 4) and not says_count("1914", 4)
+    assert opening_ordinal("[00:07:45] First, the maxim") == 1 and opening_ordinal("Zweitens die Preispolitik") == 2
+    assert opening_ordinal("The maxim of manner") is None
+
+
+def test_the_list_of_as_many_things_as_asked_leads(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(NOTES)
+    types = answer_extractively(engine, "What are the four types of hypersensitivity reactions?")
+    assert types.answered and types.confidence != "low" and types.text.startswith("**The 4 types")
+    lines = answer_extractively(engine, "What were the three battle lines of a legion?")
+    assert lines.answered and lines.text.startswith("**Battle lines**\n\n1. hastati")
+
+
+def test_things_announced_by_their_count_are_quoted_with_the_announcement(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(NOTES)
+    maxims = answer_extractively(engine, "What are the four maxims of Grice?")
+    assert maxims.answered
+    assert all(f"maxim of {name}" in maxims.text for name in ("quantity", "quality", "relation", "manner"))
+    assert "speech acts" not in maxims.text
+    mix = answer_extractively(engine, "Aus welchen vier Instrumenten besteht der Marketing-Mix?")
+    assert mix.answered and "Produktpolitik" in mix.text and "Kommunikationspolitik" in mix.text
+
+
+def test_no_list_of_as_many_things_as_asked_is_said(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(NOTES)
+    answer = answer_extractively(engine, "What are the three types of hypersensitivity reactions?")
+    assert answer.confidence == "low" and answer.text.startswith("The notes give no list of three types")
