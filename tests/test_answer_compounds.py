@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cognivault.answer.evidence import question_concepts, question_language
+from cognivault.answer.evidence import consonant_skeleton, question_concepts, question_language
 from cognivault.answer.extractive import answer_extractively
 from cognivault.engine import Engine
 
@@ -103,7 +103,11 @@ VACCINES = {
     "Immunology/Complement.md": "---\nlang: en\n---\n# Innate immunity\n\n## The complement system\n\nThe "
                                 "complement system is a cascade of plasma proteins that marks pathogens.\n",
     "Linguistik/Kommunikation.md": "# Kommunikation\n\n## Kommunikationsmodell\n\nIm Kommunikationsmodell von "
-                                   "Shannon und Weaver kodiert ein Sender eine Nachricht für einen Empfänger.\n",
+                                   "Shannon und Weaver kodiert ein Sender eine Nachricht für einen Empfänger.\n\n"
+                                   "## Antigenpräsentation\n\nDendritische Zellen zeigen Bruchstücke von Erregern "
+                                   "auf MHC-Molekülen.\n",
+    "Marketing/Pricing.md": "---\nlang: en\n---\n# Pricing\n\n## Price discrimination\n\nPrice discrimination "
+                            "means charging different customers different prices for the same product.\n",
 }
 
 
@@ -132,3 +136,14 @@ def test_a_compound_and_two_words_of_the_other_language_are_one_thing(
     assert complement.answered and "cascade of plasma proteins" in complement.text
     model = answer_extractively(engine, "What is the communication model?")
     assert model.answered and "Sender" in model.text
+
+
+def test_a_compound_and_two_words_spelled_alike_by_their_consonants_are_one_thing(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    assert consonant_skeleton("preisdiskriminierung") == consonant_skeleton("price") + consonant_skeleton("discrimin")
+    assert consonant_skeleton("objektpermanenz") == consonant_skeleton("object") + consonant_skeleton("permanence")
+    engine = indexed_notes(VACCINES)
+    pricing = answer_extractively(engine, "Was versteht man unter Preisdiskriminierung?")
+    assert pricing.answered and "different prices for the same product" in pricing.text
+    presentation = answer_extractively(engine, "What is antigen presentation?")
+    assert presentation.answered and "MHC-Molekülen" in presentation.text

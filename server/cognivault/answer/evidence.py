@@ -68,6 +68,7 @@ from cognivault.index.analysis import (
     cognate_key,
     detect_language,
     is_stopword,
+    spelling_key,
     words,
 )
 from cognivault.index.lexical import COMPOUND_PART_CHARS, CompoundPart
@@ -510,6 +511,7 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
     count = asked_count(text, said)
     separable: dict[str, tuple[str, str]] = {}
     within: dict[str, set[str]] = {}  # concept key -> the compounds holding the word (``_compounds_of``)
+    across = _joined_across(lexical, analyzer, said, lang) if lexical is not None and lang != "de" else {}
     if lang == "de":
         frame = _lowercase_words(text)
         separable = _separable_verbs(text)
@@ -547,7 +549,8 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
         if lang == "de" and word not in frame and lexical is not None and vocab is not None \
                 and found[0] not in vocab and at not in joined \
                 and (parts := lexical.note_compound_parts(found[:1]) or
-                     _cognate_parts(lexical, analyzer, word, languages)) is not None:  # nouns: no verb split
+                     _cognate_parts(lexical, analyzer, word, languages) or
+                     _skeleton_parts(lexical, word)) is not None:  # nouns: no verb split
             for piece in parts:
                 concepts.setdefault(piece.name, Concept(piece.name, piece.name, frozenset(piece.terms), word))
             continue
@@ -561,8 +564,8 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
             # and "permanence" a German note writes as one word ("Objektpermanenz")
             if lang == "de" and word not in frame:
                 within[found[0]] = _compounds_of(lexical, said, at, found[0])
-            else:
-                terms |= _joined_across(lexical, analyzer, said, at)
+        if at in across:
+            terms.add(across[at])
         if count is not None and cardinal_of(word) == count:
             terms.add(str(count))  # "What are the *four* stages …?": "## The 4 stages"
         if word in separable:
@@ -610,23 +613,32 @@ def _compounds_of(lexical: Any, said: Sequence[str], at: int, term: str) -> set[
             *(lexical.compounds_holding(word, at_end=True) if word != term else ())} - {term}
 
 
-def _joined_across(lexical: Any, analyzer: Analyzer, said: Sequence[str], at: int) -> set[str]:
-    """The index term of the German compound that ``said[at]`` and its neighbour, two words of another language,
-    spell as the vault's German writes the same learned words ("object permanence": "Objektpermanenz",
-    "communication model": "Kommunikationsmodell", with the joint), or none."""
-    found = set()
-    for first, second in ((said[at - 1], said[at]) if at else ("", ""), (said[at], said[at + 1])
-                          if at + 1 < len(said) else ("", "")):
-        if not (first.isalpha() and second.isalpha()):
+def _joined_across(lexical: Any, analyzer: Analyzer, said: Sequence[str], lang: str | None) -> dict[int, str]:
+    """The index terms of the German compounds that two neighbouring words of a question in another language, one of
+    them a word no passage has, spell as the vault's German writes the same learned words ("object permanence":
+    "Objektpermanenz", "communication model": "Kommunikationsmodell", with the joint; "antigen presentation":
+    "Antigenpräsentation"), by each word's place in ``said``."""
+    unused = [not any(lexical.document_frequency(term) for term in analyzer.terms_of_word(word, lang)) for word in said]
+    found: dict[int, str] = {}
+    for at, (first, second) in enumerate(zip(said, said[1:], strict=False)):
+        if not (first.isalpha() and second.isalpha()) or not (unused[at] or unused[at + 1]) or \
+                is_stopword(first, lang) or is_stopword(second, lang):
             continue
-        for joint in FUGEN:
-            joined = first + joint + second
-            term = next((read for spelling in dict.fromkeys([joined, *analyzer.terms_of_word(joined, "de")])
-                         if (read := lexical.cognate(spelling))), None)
-            if term is not None:
-                found.add(term)
-                break
+        term = next((read for joint in FUGEN for spelling in dict.fromkeys(
+            [first + joint + second, *analyzer.terms_of_word(first + joint + second, "de")])
+                     if (read := lexical.cognate(spelling))), None) or _spelled_by(lexical, first, second)
+        if term is not None:
+            found.setdefault(at, term)
+            found.setdefault(at + 1, term)
     return found
+
+
+def _spelled_by(lexical: Any, first: str, second: str) -> str | None:
+    """The index term of the one compound whose consonants are those of ``first`` and ``second``, two words of
+    another language, the same learned words ("price discrimination": "Preisdiskriminierung"); None."""
+    head, tail = consonant_skeleton(first), consonant_skeleton(second)
+    found = _skeletons(lexical).get(head + tail, []) if len(head + tail) >= MIN_SKELETON else []
+    return found[0] if len(found) == 1 else None
 
 
 def _cognate_parts(lexical: Any, analyzer: Analyzer, word: str, languages: Sequence[str]
@@ -654,6 +666,63 @@ def _read_part(lexical: Any, analyzer: Analyzer, part: str, languages: Sequence[
                 return str(term)
             if (read := lexical.cognate(term)) is not None:
                 return str(read)
+    return None
+
+
+# Endings that make the same learned word a noun of action or of state in one language and not the other
+# ("Diskriminier*ung*"/"discrimin*ation*", "Permanen*z*"/"permanen*ce*"): left off before comparing consonants
+_LEARNED_ENDINGS = ("ierungen", "ierung", "ieren", "iert", "ier", "ations", "ation", "ence", "ance", "enz", "anz")
+_VOWELS = re.compile(r"(?<!^)[aeiouyh]+")
+MIN_SKELETON = 7  # consonants a compound keeps at least, so its two words spelled alike are no chance match
+
+
+@lru_cache(maxsize=65536)
+def consonant_skeleton(word: str) -> str:
+    """The consonants of ``word`` (casefolded) as both languages write the same learned word, its first letter
+    kept, with no ending of ``_LEARNED_ENDINGS``: "Preis" and "price" are "prs", "Diskriminierung" and "discrimin"
+    "dskrmn", "Objekt" and "object" "objkt". For telling a compound of one language from two words of the other
+    ("Preisdiskriminierung", "price discrimination"), where each word alone is too short to tell apart."""
+    key = spelling_key(word)
+    for ending in _LEARNED_ENDINGS:
+        if key.endswith(ending) and len(key) - len(ending) >= 3:
+            key = key[:-len(ending)]
+            break
+    key = _SOFT_C.sub("s", key.replace("ch", "\x00")).replace("c", "k").replace("\x00", "ch").replace("z", "s")
+    return _DOUBLE.sub(r"\1", _VOWELS.sub("", key))
+
+
+_SOFT_C = re.compile(r"c(?=[eiy])")
+_DOUBLE = re.compile(r"(.)\1+")
+_SKELETONS: dict[int, tuple[int, dict[str, list[str]]]] = {}
+
+
+def _skeletons(lexical: Any) -> dict[str, list[str]]:
+    """The index's terms by their consonant skeleton (``consonant_skeleton``), rebuilt when the vocabulary grows."""
+    with _SORTED_LOCK:
+        cached = _SKELETONS.get(id(lexical))
+        if cached is None or cached[0] != len(lexical.vocab):
+            table: dict[str, list[str]] = {}
+            for term in lexical.vocab:
+                if term.isalpha():
+                    table.setdefault(consonant_skeleton(term), []).append(term)
+            cached = (len(lexical.vocab), table)
+            _SKELETONS.clear()
+            _SKELETONS[id(lexical)] = cached
+    return cached[1]
+
+
+def _skeleton_parts(lexical: Any, word: str) -> tuple[CompoundPart, CompoundPart] | None:
+    """Two words one passage holds that spell ``word``, a compound, as the vault's other language writes the same
+    learned words ("Preisdiskriminierung": "price discrimination"), by their consonants; or None."""
+    whole = consonant_skeleton(word)
+    if len(whole) < MIN_SKELETON:
+        return None
+    table = _skeletons(lexical)
+    for cut in range(2, len(whole) - 1):
+        for head in table.get(whole[:cut], ()):
+            for tail in table.get(whole[cut:], ()):
+                if head != tail and lexical.holding_both(head, tail):
+                    return CompoundPart(head, (head,)), CompoundPart(tail, (tail,))
     return None
 
 
@@ -831,8 +900,8 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
                     _inflection_in_index(lexical, spellings | {word}):
                 known.add(word)
                 continue
-        if "de" in languages and (_german_form_known(lexical, analyzer, word) or concept.whole and
-                                  _cognate_parts(lexical, analyzer, word, languages) is not None):
+        if "de" in languages and (_german_form_known(lexical, analyzer, word) or concept.whole and (
+                _cognate_parts(lexical, analyzer, word, languages) or _skeleton_parts(lexical, word)) is not None):
             known.add(word)
             continue
         if (concept.frame and judged_frame) or concept.context or concept.unindexed:
