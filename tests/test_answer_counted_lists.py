@@ -66,6 +66,28 @@ def test_things_announced_by_their_count_are_quoted_with_the_announcement(
     assert mix.answered and "Produktpolitik" in mix.text and "Kommunikationspolitik" in mix.text
 
 
+FILLER = "He went through clippings and court records of the period and asked the room to compare them. " * 7
+FALL = "---\nlang: en\n---\n# Lecture 09 – Fall of the West (Transcript)\n\n[00:00:40] Why did the Western Empire " \
+    "fall? Historians name three causes, one by one.\n\n" + "".join(
+        f"[00:{minute}:10] {ordinal}, {cause}. {FILLER}\n\n" for minute, ordinal, cause in (
+            (10, "First", "political instability with twenty emperors in fifty years"),
+            (20, "Second", "economic decline through debased coinage"),
+            (30, "Third", "pressure on the frontiers by Goths and Huns"))) + "[00:41:10] Read chapter four.\n"
+LOANS = "---\nlang: en\n---\n# Borrowing\n\nLinguists distinguish three kinds of loanwords.\n\nThe first are " \
+    "direct loans, like kindergarten.\n\nThe second are calques, translated part by part.\n\nThe third are " \
+    "hybrids of a borrowed and a native part.\n"
+
+
+def test_announced_things_are_found_over_long_paragraphs_and_after_an_article(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes({**NOTES, "Rome/Lecture 09.md": FALL, "Linguistics/Borrowing.md": LOANS})
+    causes = answer_extractively(engine, "What are the three causes of the fall of the Western Empire?")
+    assert all(cause in causes.text for cause in ("political instability", "economic decline", "the frontiers"))
+    assert "compare them" not in causes.text  # a long paragraph's first sentence names the cause
+    kinds = answer_extractively(engine, "What are the three kinds of loanwords?")
+    assert all(kind in kinds.text for kind in ("direct loans", "calques", "hybrids"))
+
+
 def test_no_list_of_as_many_things_as_asked_is_said(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
     engine = indexed_notes(NOTES)
     answer = answer_extractively(engine, "What are the three types of hypersensitivity reactions?")

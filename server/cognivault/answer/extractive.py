@@ -969,7 +969,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         # "… gives you four maxims." and the maxims in the paragraphs after it ("[00:07:45] First, the maxim of
         # quantity …", "Zweitens die Preispolitik …"): the things announced are the answer, the announcement leads them
         for unit in chosen:
-            announced = _announced(unit, count, units_by_position, items)
+            announced = _announced(unit, count, passages, items)
             size = sum(other.size for other in announced)
             if announced and used + size <= 2 * budget:
                 chosen += [other for other in announced if all(other is not known for known in chosen)]
@@ -1001,7 +1001,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     # The block right after a chosen one is what it leads to ("this message displays as the following error:" + what
     # it means), unless it is an entry on a term of its own that says nothing of the question (a glossary's next
     # entry); the others are padding where the answer already states all the question asks.
-    around = [_neighbours(unit, units_by_position[unit.position]) for unit in chosen]
+    around = [_neighbours(unit, units_by_position.get(unit.position, [])) for unit in chosen]
     follows = [near[0] for unit, near in zip(chosen, around, strict=True) if near and near[0].order > unit.order
                and not (_ENTRY_OF_ITS_OWN.match(near[0].text) and not near[0].stated)
                and not _same_series(unit.text, near[0].text)]
@@ -1040,13 +1040,15 @@ def listed(text: str) -> int:
 def _announced(unit: Unit, count: int, units_by_position: dict[int, list[Unit]], items: Sequence[Evidence]
                ) -> list[Unit]:
     """The ``count`` blocks after ``unit`` in its note that give the things it announces ("Grice … gives you four
-    maxims."), each opening with its ordinal in turn ("[00:07:45] First, …", "[00:10:20] Second, …"), or []."""
+    maxims."), each opening with its ordinal in turn ("[00:07:45] First, …", "[00:10:20] Second, …"), or []. Of a
+    paragraph too long to quote whole, its first sentence gives the thing (a lecture's examples follow it)."""
     if unit.kind not in _PROSE_KINDS or not says_count(unit.text, count):
         return []
     path, start = items[unit.position].path, (items[unit.position].line_start, unit.order)
     later = [((items[position].line_start, other.order), other)
              for position, units in units_by_position.items() if items[position].path == path for other in units
-             if other.kind in ("paragraph", "item", "quote") and (items[position].line_start, other.order) > start]
+             if (other.kind in ("paragraph", "item", "quote") or other.kind == "sentence" and not other.order % 1000)
+             and (items[position].line_start, other.order) > start]
     found: list[Unit] = []
     for _, other in sorted(later, key=lambda entry: entry[0]):
         if opening_ordinal(other.text) == len(found) + 1:

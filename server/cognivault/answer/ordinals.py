@@ -20,7 +20,8 @@ from collections.abc import Iterable
 
 # language -> (ordinal stems from one up, endings an ordinal takes after its stem)
 ORDINAL_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "en": (("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"), ("",)),
+    "en": (("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"),
+           ("", "ly")),  # "Secondly, …"
     "de": (("erst", "zweit", "dritt", "viert", "fünft", "sechst", "siebt", "acht", "neunt", "zehnt"),
            ("e", "en", "er", "es", "em", "ens")),  # "Drittens, …" opens the third of a list
 }
@@ -126,7 +127,11 @@ _TIMESTAMP = re.compile(r"\s*(?:\*\*)?\[?\d{1,2}:\d{2}(?::\d{2})?\]?(?:\*\*)?\s*
 
 
 def opening_ordinal(text: str) -> int | None:
-    """The number a block opens with as an ordinal, after a lecture's timestamp if any ("[00:07:45] First, the maxim
-    of quantity …", "Zweitens die Preispolitik", "2. Type II …"), or None."""
+    """The number a block opens with as an ordinal, after a lecture's timestamp or an article if any ("[00:07:45]
+    First, the maxim of quantity …", "Zweitens die Preispolitik", "The second is …", "2. Type II …"), or None."""
     stamp = _TIMESTAMP.match(text)
-    return heading_ordinal(text[stamp.end():] if stamp else text.lstrip(" \t-*+"))
+    opening = text[stamp.end():] if stamp else text.lstrip(" \t-*+")
+    return heading_ordinal(_ARTICLE_FIRST.sub("", opening, count=1))
+
+
+_ARTICLE_FIRST = re.compile(r"^(?:the|die|der|das)\s+(?=[^\W\d_]+)", re.IGNORECASE)  # "The second is …"
