@@ -44,7 +44,10 @@ where the question after it asks about something the vault has, the scene's word
 vault never uses are neither for nor against its topic (``Concept.context``). A German
 verb whose particle stands apart at the clause's end ("Wie *stelle* ich sie *wieder her*?",
 "Wie *lege* ich ein Whiteboard *an*?") is also the whole verb the vault writes
-("wiederherstellen", "anlegen").
+("wiederherstellen", "anlegen"). A German question's noun the vault writes only inside compounds is those compounds
+a note holds with the question's other words ("Faktoren": "Einflussfaktoren"), and a compound of one language is two
+words of the other spelled as the same learned words ("Preisdiskriminierung": "price discrimination", by their
+consonants: ``consonant_skeleton``).
 """
 
 from __future__ import annotations

@@ -50,7 +50,10 @@ its section's title and followed by its ``[Sn]`` label, which names the heading 
 stands under (a passage that took in small sections is read and cited section by section:
 ``PassageAnswer.cited``). A question asking for a kind of answer ("how many", "wie lange",
 "when was": ``answer_kind``) is answered only by a unit that gives one next to what it asks about, and that
-unit leads. When the pack does not support an answer (see ``confidence``), no
+unit leads. A question counting the things it asks for ("What are the *four* stages …?", ``ordinals.asked_count``)
+is led by a list of that many under a heading naming them, or quotes the blocks a sentence announcing them leads to,
+each opening with its ordinal ("… gives you four maxims." / "[00:07:45] First, …"); quotes giving no such list are
+the nearest the notes come (low). When the pack does not support an answer (see ``confidence``), no
 unit passes (or none gives the kind asked for), or the quotes would state less
 than ``ANSWER_FLOOR`` of the question, or state a name it asks about only in passing, apart from the rest of
 its topic ("northern Australia" in a list of regions, "capital" in another note), or leave out what the question asks

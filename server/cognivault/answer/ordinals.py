@@ -11,6 +11,11 @@ of "1. Causes".
 
 The ordinal words are per-language data (:data:`ORDINAL_WORDS`): each language's stems, with the endings its
 ordinals take (German declines them: "dritte", "dritten", "dritter").
+
+Counts are atoms too (:data:`CARDINAL_WORDS`): a question asking for the things of a list by their count ("What are
+the *four* stages of …?", :func:`asked_count`) is answered by a list of that many, whose heading may write the count
+in digits ("## The 4 stages", :func:`says_count`), or by the blocks after a sentence announcing them, each opening with
+its ordinal ("[00:07:45] First, …", "Zweitens …", :func:`opening_ordinal`).
 """
 
 from __future__ import annotations
