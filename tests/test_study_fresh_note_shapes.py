@@ -71,6 +71,8 @@ GAMES = """# Prisoner's Dilemma
 ## Concepts
 - ==Nash equilibrium==: no player can gain by changing their strategy alone
 - ==does NOT cooperate== – the classic exam trap
+- Pareto optimum: Is (confess, confess) efficient? → no, (silent, silent) is better for both
+- Frage: ist jede Relation in 3NF auch in 2NF? → ja, jede höhere NF schließt die niedrigeren ein
 
 ## Haskell is purely functional?
 Functions have no side effects, so the same input always gives the same output.
@@ -178,6 +180,14 @@ def test_a_marked_term_with_its_meaning_and_a_bold_term_a_verb_measures_are_card
     found = described_in("The **Gini coefficient** measures how unequally income is distributed", "en")
     assert found is not None and (found.term, found.verb) == ("The Gini coefficient", "measures")
     assert described_in("Ein **Vertrag** kommt durch zwei Willenserklärungen zustande", "de") is None
+
+
+def test_the_students_own_question_after_a_label_asks_and_the_arrow_answers(tmp_path: Path) -> None:
+    cards = _cards(tmp_path, "Games.md", GAMES)
+    assert ("qa", "Concepts › Pareto optimum: Is (confess, confess) efficient?",
+            "No, (silent, silent) is better for both.") in cards, cards
+    assert ("qa", "Ist jede Relation in 3NF auch in 2NF?", "Ja, jede höhere NF schließt die niedrigeren ein.") in cards
+    assert not [back for _, _, back in cards if "? →" in back]
 
 
 def test_an_exam_task_set_as_an_order_is_a_card_without_the_students_aside(tmp_path: Path) -> None:

@@ -65,6 +65,8 @@ Shapes of a student's notes (issue 25), read with :mod:`cognivault.vault.reading
   that term; a factor's label ("Einflussfaktoren" › "Zeithorizont:") is asked as the factor, never what it means;
   a table's empty cells ("–") are no answers, and a grid of numbers that names nothing (a payoff matrix) no card;
 - a lecture's list counted in one sentence and said over the paragraphs after it ("four types …", "First, …").
+- ``faq`` also: a list item's label over the student's own question and its answer after an arrow ("Causes: Why
+  did it fall? → civil wars, …", "Frage: ist jede Relation in 3NF auch in 2NF? → ja, …").
 
 A sentence holding an embed or raw HTML gives no fact (the rest of its
 paragraph still may); Obsidian's inline icons (``![[x.svg#icon]]``) are
@@ -119,6 +121,7 @@ from cognivault.vault.reading import (
     is_bookkeeping_term,
     is_copula,
     is_formula,
+    is_question_label,
     is_spoken,
     is_transcript_title,
     leans_on_note,
@@ -703,6 +706,7 @@ _NEXT_CLAUSE_RE = re.compile(r",\s+(?!(?:which|that|who|whose|where|when|and|but
 _TAGS_AFTER_RE = re.compile(r"(?<=[.!?])(?:\s+#[^\s#]+)+$")  # tags after a sentence's end: not part of it
 _TERM_REMARK_RE = re.compile(r"\s*\([^()]*\)$")  # "The French Revolution (1789–1799)": the term is before it
 _SPACED_DASH_RE = re.compile(r"\s[—–]\s")  # "Yes — the question was whether …": two clauses, no term
+_ASKED_FIRST_RE = re.compile(r"^(?P<question>[^?→\n]{2,120}\?)\s*(?:→|->|=>)\s*(?P<answer>\S.{2,})$")
 
 
 def _short_term(raw: str) -> str:
@@ -988,6 +992,20 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             text = f"{marked.group('fact')}{text[marked.end():]}"
         if (block.kind == "item" or _BOLD_ITEM_RE.match(text)) and GAP not in text:
             match = _BOLD_ITEM_RE.match(text) or _ITEM_RE.match(text)
+            asked_first = _ASKED_FIRST_RE.match(match.group("def")) if match else None
+            if match and asked_first and len(plain(match.group("term")).split()) <= MAX_FRAME_WORDS:
+                # "Causes: Why did it fall? → civil wars, …", "Frage: ist jede Relation in 3NF auch in 2NF? → ja, …":
+                # the student's own question about the label, answered after the arrow
+                asker = plain(inline.restore(match.group("term").strip()))
+                own = inline.restore(asked_first.group("question"))
+                own = own[:1].upper() + own[1:]
+                answer = inline.restore(asked_first.group("answer"))
+                # (not "Aktivierung: Was passiert? → drei Wege" over the ways: they are the facts)
+                if (not is_bookkeeping_term(asker) or is_question_label(asker)) \
+                        and not (children and _counted(plain(answer).rstrip("."))):
+                    add("faq", own if is_question_label(asker) else f"{block.heading or source.title} › {asker}: {own}",
+                        answer, answer, "", block.heading, form="question")
+                continue
             if match:
                 term = match.group("term").strip()
                 bare = plain(term).casefold()

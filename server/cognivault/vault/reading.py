@@ -1148,6 +1148,14 @@ def qa_pair(text: str) -> tuple[str, str] | None:
     return (match.group("question"), match.group("answer")) if match else None
 
 
+def is_question_label(label: str) -> bool:
+    """A label opening a question of the student's own ("Q", "Frage")."""
+    return normal(label).strip("*_:. ") in _ALL_ASK_LABELS
+
+
+_ALL_ASK_LABELS = frozenset(word for words in WORDS.values() for word in words.asks)
+
+
 def sets_a_task(question: str, lang: str) -> bool:
     """A Q/A pair's question set as an exam task, an order instead of a question ("Define Nash equilibrium.",
     "F: Erkläre den Unterschied zwischen …"): the note asks it all the same."""
