@@ -7,7 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from cognivault.study.spoken import counted_off
-from cognivault.vault.reading import described_in, sets_a_task, states_not_asks, without_own_aside
+from cognivault.vault.reading import (
+    described_in,
+    names_factors,
+    sets_a_task,
+    states_not_asks,
+    without_own_aside,
+)
 from test_study_extractive import cards_of, generate, indexed_vault
 
 CONTRACT = """# Vertragsschluss
@@ -131,6 +137,8 @@ def test_a_label_over_a_defined_term_asks_the_term_and_a_factor_is_asked_as_itse
     fronts = [front for _, front, _ in cards]
     assert "Preiselastizität › Einflussfaktoren: Zeithorizont?" in fronts, fronts
     assert not [front for front in fronts if "Was bedeutet" in front]  # a factor's back says how it acts
+    assert names_factors("Einflussgrößen auf den Energiebedarf") and names_factors("Factors affecting demand")
+    assert not names_factors("Theorien")
 
 
 def test_a_statement_with_a_question_mark_is_no_front_and_a_question_stays(tmp_path: Path) -> None:
@@ -142,6 +150,9 @@ def test_a_statement_with_a_question_mark_is_no_front_and_a_question_stays(tmp_p
     assert not states_not_asks("Ist Schweigen Annahme?") and not states_not_asks("In welcher Phase ist das Kind?")
     assert not states_not_asks("ACE inhibitors: can you give it in pregnancy?")
     assert not states_not_asks("Verkauf von Waren auf Ziel?")  # "Waren" are goods, no verb
+    # no verb it knows, but answered yes or no: a statement all the same
+    assert states_not_asks("Ballaststoffe liefern viel Energie?", "Nein, kaum – sie fördern die Verdauung.")
+    assert not states_not_asks("Ist jede Relation in 3NF auch in 2NF?", "Ja, jede höhere NF …")
 
 
 def test_empty_cells_are_left_out_and_a_grid_of_numbers_gives_no_card(tmp_path: Path) -> None:

@@ -1670,7 +1670,7 @@ def question_for(fact: Fact) -> str:
             else f"What does “{fact.source.title}” say about “{stated}”?"
     if fact.kind == "faq" or (fact.kind == "heading" and fact.term.endswith("?")):
         # the note already asks it, unless it states its answer ("Haskell is purely functional?")
-        return "" if states_not_asks(plain(fact.term)) else fact.term
+        return "" if states_not_asks(plain(fact.term), plain(fact.definition)) else fact.term
     listing = list_question(fact.term, fact.source.title, len(fact.list_items), fact.in_order, fact.german) \
         if fact.kind == "heading" and fact.list_items and fact.term != fact.source.title else None
     if listing:

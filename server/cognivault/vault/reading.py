@@ -158,6 +158,8 @@ class LanguageWords:
     # the verbs a question opens with when it asks yes or no ("Is …?", "Ist …?"); after a subject they make the line
     # a statement with a question mark ("Haskell is purely functional?"), which no card asks
     auxiliaries: frozenset[str] = frozenset()
+    # the words a yes-or-no answer opens with ("No, `Maybe` and lists are monads too.", "Nein, kaum …")
+    yes_no: frozenset[str] = frozenset()
     # a heading's word naming what influences its subject ("Einflussfaktoren", "Factors affecting demand"): each
     # item's label below names one factor and its description says how it acts, not what the label means
     factors: tuple[str, ...] = ()
@@ -275,6 +277,7 @@ WORDS: dict[str, LanguageWords] = {
                                "would", "should", "shall", "may", "might", "must", "has", "have", "had", "isn't",
                                "aren't", "doesn't", "don't", "didn't", "can't", "won't", "wasn't", "weren't"}),
         factors=("factors", "influences", "determinants", "drivers"),
+        yes_no=frozenset({"yes", "no", "yep", "nope"}),
         overviews=frozenset({"aspects", "plot", "storyline", "story", "overview", "summary", "synopsis", "profile",
                              "key facts", "at a glance"}),
         openers=frozenset({"The", "This", "These", "That", "It", "Its", "A", "An", "In", "On", "At", "For", "But",
@@ -405,6 +408,7 @@ WORDS: dict[str, LanguageWords] = {
         auxiliaries=frozenset({"ist", "sind", "war", "waren", "hat", "haben", "hatte", "kann", "können", "wird",
                                "werden", "muss", "müssen", "darf", "soll", "gibt", "gilt"}),
         factors=("faktoren", "einflussgrößen", "determinanten", "einflüsse"),
+        yes_no=frozenset({"ja", "nein", "jein", "doch"}),
         overviews=frozenset({"aspekte", "inhalt", "inhaltsangabe", "handlung", "handlungsverlauf", "überblick",
                              "zusammenfassung", "steckbrief", "eckdaten", "auf einen blick"}),
         # "im re. Vorhof", "zw. den Wendekreisen", "Kap. 3" (rechts, zwischen, Kapitel); a law's "§ 1 Abs. 2",
@@ -1163,11 +1167,11 @@ def sets_a_task(question: str, lang: str) -> bool:
     return bool(words) and words[0].strip("*_,:") in WORDS.get(lang, WORDS["en"]).commands
 
 
-def states_not_asks(question: str) -> bool:
+def states_not_asks(question: str, answer: str = "") -> bool:
     """A statement the student closed with a question mark ("Haskell is purely functional?", "Schweigen ist
-    Annahme?"): its subject stands before the verb, and no question word opens it. On a card's front it gives the
-    answer away or asks nothing; "Is Haskell purely functional?", "Why is …?", "In which phase …?" and "Difference
-    between X and Y?" ask."""
+    Annahme?"): its subject stands before the verb, or its ``answer`` says yes or no ("Black holes emit nothing?" over
+    "No, …"), and no question word opens it. On a card's front it gives the answer away or asks nothing; "Is Haskell
+    purely functional?", "Why is …?", "In which phase …?" and "Difference between X and Y?" ask."""
     asked = question.rsplit(": ", 1)[-1]  # "ACE inhibitors: can you give it in pregnancy?" asks after its label
     said = [word.strip("*_,;:()\"“”„'?") for word in normal(asked).split()]
     said = [word for word in said if word]
@@ -1176,12 +1180,15 @@ def states_not_asks(question: str) -> bool:
             or any(word in _ALL_QUESTION_WORDS | _MORE_QUESTION_WORDS for word in (*said[:2], said[-1])):
         return False  # "In which …?", "interphase has three phases – which?"
     written = [word.strip("*_,;:()\"“”„'?") for word in asked.split()]  # "Waren" are goods, "waren" a verb
-    return any(word in _ALL_AUXILIARIES for word in written[1:MAX_SUBJECT_WORDS + 1])
+    replied = normal(answer).split()[:1]
+    return any(word in _ALL_AUXILIARIES for word in written[1:MAX_SUBJECT_WORDS + 1]) \
+        or bool(replied and replied[0].strip(",.;:!–-") in _ALL_YES_NO)
 
 
 MAX_SUBJECT_WORDS = 4  # "Caesar's army was …?": the verb of a statement stands after its subject
 _ALL_AUXILIARIES = frozenset(word for words in WORDS.values() for word in words.auxiliaries)
 _ALL_COMMANDS = frozenset(word for words in WORDS.values() for word in words.commands)
+_ALL_YES_NO = frozenset(word for words in WORDS.values() for word in words.yes_no)
 _MORE_QUESTION_WORDS = frozenset({"whose", "whom", "welcher", "welches", "welchen", "wem", "wen", "wessen"})
 _CLOSING_REMARK_RE = re.compile(r"\s*\((?P<remark>[^()]{1,80})\)\s*$")
 
@@ -1206,7 +1213,7 @@ def names_factors(heading: str) -> bool:
     return any(word.strip(":()").endswith(_ALL_FACTORS) for word in normal(heading).split())
 
 
-_ALL_FACTORS = tuple(sorted({word for words in WORDS.values() for word in words.factors}))
+_ALL_FACTORS = tuple(sorted({normal(word) for words in WORDS.values() for word in words.factors}))  # "grössen"
 
 
 def vocabulary(text: str) -> list[tuple[str, str]]:
