@@ -9,6 +9,7 @@ from pathlib import Path
 from cognivault.study.spoken import counted_off
 from cognivault.vault.reading import (
     described_in,
+    is_aspect,
     names_factors,
     sets_a_task,
     states_not_asks,
@@ -139,6 +140,7 @@ def test_a_label_over_a_defined_term_asks_the_term_and_a_factor_is_asked_as_itse
     assert not [front for front in fronts if "Was bedeutet" in front]  # a factor's back says how it acts
     assert names_factors("Einflussgrößen auf den Energiebedarf") and names_factors("Factors affecting demand")
     assert not names_factors("Theorien")
+    assert is_aspect("Bedarf") and is_aspect("daily intake") and is_aspect("Abgrenzung")  # what a label asks about
 
 
 def test_a_statement_with_a_question_mark_is_no_front_and_a_question_stays(tmp_path: Path) -> None:
