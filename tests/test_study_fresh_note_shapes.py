@@ -27,6 +27,10 @@ CONTRACT = """# Vertragsschluss
 - Frist: § 147 BGB – unter Anwesenden sofort
 - Verspätung: verspätete Annahme gilt als neuer Antrag (§ 150 I BGB)
 
+## Markenwahrnehmung
+- Abgrenzung: Marke vs. Produkt → Marke = Name, Zeichen oder Symbol, das Produkte eines Anbieters kennzeichnet
+- Image: Gesamtheit der Vorstellungen über eine Marke
+
 ## Die 3 Voraussetzungen der Geschäftsfähigkeit
 - volljährig (18 Jahre)
 - nicht dauerhaft geisteskrank
@@ -131,6 +135,8 @@ def test_a_label_over_a_defined_term_asks_the_term_and_a_factor_is_asked_as_itse
     cards = _cards(tmp_path / "a", "Jura/Vertragsschluss.md", CONTRACT)
     assert ("qa", "Angebot: invitatio ad offerendum?",
             "Aufforderung zur Abgabe eines Angebots (z.B. Schaufensterauslage)") in cards, cards
+    assert ("qa", "Markenwahrnehmung: Was bedeutet „Marke“?",
+            "Name, Zeichen oder Symbol, das Produkte eines Anbieters kennzeichnet.") in cards, cards
     assert not [front for _, front, _ in cards if "Abgrenzung" in front]
     # a label its description names again is what holds for it, not a term defined
     assert "Vertragsschluss › Annahme: Verspätung?" in [front for _, front, _ in cards], cards

@@ -1293,12 +1293,16 @@ _NEXT_LABEL_RE = re.compile(r"[^\W\d][\w'&-]*(?: [^\W\d][\w'&-]*){0,2}:\s")  # "
 
 
 MAX_INNER_TERM_WORDS = 4
+_VERSUS_RE = re.compile(r"^[^→:=]{2,60}\s(?:vs\.?|versus|und|and|oder|or)\s[^→:=]{2,60}$")
 
 
 def _defined_inside(description: str) -> tuple[str, str] | None:
     """The term the description after an aspect's label defines ("invitatio ad offerendum = Aufforderung zur Abgabe
     …" after "Abgrenzung:"), with its definition; None when it says something else (a formula "E = mc²", a sum
     "Intervall + Umkehrung = 9", a chain of labels)."""
+    compared, arrow, description = description.rpartition(" → ")
+    if arrow and not _VERSUS_RE.search(compared):
+        return None  # "Marke vs. Produkt → Marke = …" sets the term apart, then defines it
     found = _ITEM_RE.match(description.strip())
     if found is None or found.group("sep").strip() not in ("=", ":") or _CHAINED_RE.search(description):
         return None
