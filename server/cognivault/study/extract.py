@@ -50,12 +50,23 @@ Shapes of a student's notes (issue 25), read with :mod:`cognivault.vault.reading
 - ``record``: a row of a table with three columns or more, every column on one card;
 - ``task``: under a heading naming exercises, a numbered task over its one nested solution;
 - ``item`` also: a definition list (a term over ``: definition`` lines), and a list item highlighted as a whole
-  "term: definition" (what follows the highlight is the student's remark on it);
+  "term: definition" (what follows the highlight is the student's remark on it) or opening with its marked term
+  ("==object permanence==: knowing objects exist …");
 - a highlight (``==key==``) is a cloze like a term in bold; a section opening naming its section is a cloze on
   that name; a list item's cloze names the label it hangs from ("massive stars:"). A hub of links and dates,
   date stamps, tag lines and course logistics (a course's event with its date) give no fact; a section's or a
   labelled list's opening is never asked as such ("What does X say under Y?" asks about the layout), only
   steps in order, asked whole.
+- ``faq`` also: a ``Q:`` set as an order ("Define …", "Erkläre …") without the student's closing aside ("(ask
+  tutor – exam?)"); a statement closed with a question mark ("Haskell is purely functional?") asks nothing, no card;
+  ``definition`` also: a term in bold that a verb says what it captures ("Die **Preiselastizität** misst, …");
+- a heading or a list's label counting its items ("Die 5 guten Kaiser", "Die 3 Arten der Elastizität:") over as many
+  asks for them whole; an aspect's label over the term it defines ("Abgrenzung: invitatio ad offerendum = …") asks
+  that term; a factor's label ("Einflussfaktoren" › "Zeithorizont:") is asked as the factor, never what it means;
+  a table's empty cells ("–") are no answers, and a grid of numbers that names nothing (a payoff matrix) no card;
+- a lecture's list counted in one sentence and said over the paragraphs after it ("four types …", "First, …").
+- ``faq`` also: a list item's label over the student's own question and its answer after an arrow ("Causes: Why
+  did it fall? → civil wars, …", "Frage: ist jede Relation in 3NF auch in 2NF? → ja, …").
 
 A sentence holding an embed or raw HTML gives no fact (the rest of its
 paragraph still may); Obsidian's inline icons (``![[x.svg#icon]]``) are
@@ -82,6 +93,7 @@ from cognivault.study.sources import Source
 from cognivault.study.spoken import (
     Said,
     answered_question,
+    counted_off,
     leans_back_said,
     lecture_subject,
     list_card,
@@ -92,6 +104,7 @@ from cognivault.study.spoken import (
 )
 from cognivault.vault.markdown import InlinePiece, block_tokens, inline_pieces
 from cognivault.vault.reading import (
+    WORDS,
     asks_about_course,
     atom_spans,
     called_in,
@@ -100,6 +113,7 @@ from cognivault.vault.reading import (
     defines_by_condition,
     definition_in,
     definition_list,
+    described_in,
     ends_open,
     formula_word,
     is_aspect,
@@ -107,6 +121,7 @@ from cognivault.vault.reading import (
     is_bookkeeping_term,
     is_copula,
     is_formula,
+    is_question_label,
     is_spoken,
     is_transcript_title,
     leans_on_note,
@@ -114,6 +129,7 @@ from cognivault.vault.reading import (
     names_a_person,
     names_an_overview,
     names_exercises,
+    names_factors,
     names_the_session,
     note_shape,
     opens_definition,
@@ -121,12 +137,15 @@ from cognivault.vault.reading import (
     qa_pair,
     question_tail,
     said_plainly,
+    sets_a_task,
     states_a_rule,
     states_apart,
+    states_not_asks,
     vocabulary,
     without_bracketed_remarks,
     without_course_remarks,
     without_fillers,
+    without_own_aside,
     without_remarks_in_brackets,
 )
 from cognivault.vault.sentences import shield, unshield
@@ -518,7 +537,10 @@ def blocks_of(source: Source) -> list[Block]:
                     item_taken = True
                 continue
             if any(asks_about_course(line) for line in content.split("\n")):  # "Hausarbeit bis 15.7.?"
-                content = "\n".join(line for line in content.split("\n") if not asks_about_course(line))
+                # a line closing with the student's aside on the course keeps what it says before it ("Q: Explain
+                # why … (ask tutor – exam?)")
+                said = (without_own_aside(line) if asks_about_course(line) else line for line in content.split("\n"))
+                content = "\n".join(line for line in said if not asks_about_course(line))
                 if not content.strip():
                     continue
             lines = [line.strip() for line in content.split("\n") if line.strip()]
@@ -683,6 +705,8 @@ _NEXT_CLAUSE_RE = re.compile(r",\s+(?!(?:which|that|who|whose|where|when|and|but
                              r"(?:is|are|was|were|ist|sind|war|waren)\s")
 _TAGS_AFTER_RE = re.compile(r"(?<=[.!?])(?:\s+#[^\s#]+)+$")  # tags after a sentence's end: not part of it
 _TERM_REMARK_RE = re.compile(r"\s*\([^()]*\)$")  # "The French Revolution (1789–1799)": the term is before it
+_SPACED_DASH_RE = re.compile(r"\s[—–]\s")  # "Yes — the question was whether …": two clauses, no term
+_ASKED_FIRST_RE = re.compile(r"^(?P<question>[^?→\n]{2,120}\?)\s*(?:→|->|=>)\s*(?P<answer>\S.{2,})$")
 
 
 def _short_term(raw: str) -> str:
@@ -701,11 +725,26 @@ def _table_rows(content: str) -> tuple[list[str], list[list[str]]]:
         line = line.strip()
         if not line.startswith("|"):
             continue
-        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip("|"))]
+        cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip("|"))]  # "\|ε\|": |ε|
         rows.append(cells)
     if len(rows) < 3 or not all(re.fullmatch(r":?-{2,}:?", c.replace(" ", "")) for c in rows[1] if c):
         return [], []
     return rows[0], [r for r in rows[2:] if len(r) == len(rows[0])]
+
+
+_EMPTY_CELL_RE = re.compile(r"[-–—?/.]+|n/?a|k\.\s?a\.", re.IGNORECASE)
+_NUMBERS_RE = re.compile(r"[-+−–]?\d[\d\s.,;:/()%+−–-]*")  # "10, 0", "(5, 5)", "3", "-2": numbers alone
+
+
+def _number_grid(header: list[str], rows: list[list[str]]) -> bool:
+    """A grid of numbers (a payoff matrix "| | B silent | B confesses |" over "| A silent | 1, 1 | 10, 0 |", rounds
+    "| Round | 1 | 2 | 3 |"): its cells are only numbers, and neither its header nor its cells say what each number
+    is (the corner is empty, or the header counts too), so a row's card would be cryptic. "| Office | Minimum age |
+    Number |" names what its numbers are."""
+    cells = [cell for row in rows for cell in row[1:] if cell and not _EMPTY_CELL_RE.fullmatch(cell)]
+    if not cells or not all(_NUMBERS_RE.fullmatch(cell) for cell in cells):
+        return False
+    return not header[0].strip() or all(_NUMBERS_RE.fullmatch(cell) for cell in header[1:] if cell)
 
 
 def facts_of(source: Source, lang: str | None = None) -> tuple[Fact, ...]:
@@ -787,7 +826,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue
         if block.kind == "table":
             header, rows = _table_rows(block.content)
-            if len(header) < 2:
+            if len(header) < 2 or _number_grid(header, rows):
                 continue
             columns = [read_inline(cell) for cell in header]
             for row in rows:  # each row's first cell is its term; each other column under a header, one answer
@@ -798,8 +837,9 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 term = _TERM_REMARK_RE.sub("", term) or term  # "**Aktivkonto** (z.B. Bank, Kasse)": the term
                 record: list[tuple[str, str]] = []  # (column, cell) of the row, for a card on the whole row
                 for column, cell in zip(columns[1:], cells[1:], strict=False):
-                    if cell.html or cell.embed or not cell.text or not column.text:
-                        continue
+                    if cell.html or cell.embed or not cell.text or not column.text \
+                            or _EMPTY_CELL_RE.fullmatch(cell.text):
+                        continue  # "–", "-", "?": a cell left empty
                     answer = cell.restore(cell.text)
                     named = plain(column.restore(column.text))
                     record.append((named, answer))
@@ -817,8 +857,10 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue  # "`students`" over a table that the paragraph swallowed: a caption, not a sentence
         pair = qa_pair(block.content)
         if pair is not None:  # "Q: …?" over "A: …": the note's own question and its whole answer, one card
-            asked, replied = read_inline(pair[0]), read_inline(pair[1])
-            if asked.text.endswith("?") and len(plain(replied.text)) <= MAX_ANSWER_CHARS:
+            # "Q: Define Nash equilibrium." sets a task; "… (klausurrelevant? ask tutor)" is the student's aside
+            asked, replied = read_inline(without_own_aside(pair[0])), read_inline(pair[1])
+            if (asked.text.endswith("?") or sets_a_task(asked.text, lang)) \
+                    and len(plain(replied.text)) <= MAX_ANSWER_CHARS:
                 add("faq", asked.restore(asked.text), replied.restore(replied.text),
                     replied.restore(replied.text), "", block.heading, form="question")
             continue
@@ -893,6 +935,13 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     block.heading, form="question" if asked.text.endswith("?") else "statement")
             if replies or asked.text.endswith("?"):
                 continue  # a sentence in bold with no answer below may still label the list under it
+        counted = _counted(text) if block.kind == "paragraph" and text.endswith(":") and not block.first else None
+        if counted is not None:  # "Die 3 Arten der Elastizität:" over its 3 items, inside a section
+            steps, items = _list_below(blocks, position, MAX_STEPS)
+            if len(items) == counted.count and not steps.endswith("…"):
+                add("label", plain(text).rstrip(":").strip(), steps, steps, "", block.heading,
+                    in_order=blocks[position + 1].ordered, list_items=items)
+                continue
         label = _BOLD_LINE_RE.match(block.content.strip()) if block.kind == "paragraph" \
             and not block.content.rstrip().endswith("?**") else None
         if label:  # "**File explorer:**" over the steps that way
@@ -936,8 +985,27 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             # "==proaktiv: Altes stört Neues== (verwechsle ich immer!!)": the student marked a term and what it
             # means, the fact; what follows the mark is their remark on it
             text = marked.group("fact")
+        elif marked and text[marked.end():].startswith(": ") and _ITEM_RE.match(f"{marked.group('fact')}"
+                                                                                 f"{text[marked.end():]}"):
+            # "==object permanence==: knowing objects exist …": the student marked the term its item defines (after
+            # a dash, "==does NOT legislate== – the classic exam trap", their remark on it)
+            text = f"{marked.group('fact')}{text[marked.end():]}"
         if (block.kind == "item" or _BOLD_ITEM_RE.match(text)) and GAP not in text:
             match = _BOLD_ITEM_RE.match(text) or _ITEM_RE.match(text)
+            asked_first = _ASKED_FIRST_RE.match(match.group("def")) if match else None
+            if match and asked_first and len(plain(match.group("term")).split()) <= MAX_FRAME_WORDS:
+                # "Causes: Why did it fall? → civil wars, …", "Frage: ist jede Relation in 3NF auch in 2NF? → ja, …":
+                # the student's own question about the label, answered after the arrow
+                asker = plain(inline.restore(match.group("term").strip()))
+                own = inline.restore(asked_first.group("question"))
+                own = own[:1].upper() + own[1:]
+                answer = inline.restore(asked_first.group("answer"))
+                # (not "Aktivierung: Was passiert? → drei Wege" over the ways: they are the facts)
+                if (not is_bookkeeping_term(asker) or is_question_label(asker)) \
+                        and not (children and _counted(plain(answer).rstrip("."))):
+                    add("faq", own if is_question_label(asker) else f"{block.heading or source.title} › {asker}: {own}",
+                        answer, answer, "", block.heading, form="question")
+                continue
             if match:
                 term = match.group("term").strip()
                 bare = plain(term).casefold()
@@ -954,6 +1022,13 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         and "," not in _OUTSIDE_REMARKS_RE.sub("", term) \
                         and not _TERM_REMARK_RE.sub("", plain(term)).endswith(")"):  # "Costa v ENEL (1964)": a term
                     description = inline.restore(_first_labelled_fact(match.group("def"), is_aspect(plain(term))))
+                    if children and _counted(re.split(r"\s(?:→|->|=>)\s", plain(description))[-1].rstrip(".")):
+                        continue  # "Aktivierung: Was passiert? → drei Wege" over its ways: the ways are the facts
+                    inner = _defined_inside(match.group("def")) if is_aspect(plain(term)) else None
+                    if inner is not None:
+                        # "Abgrenzung: invitatio ad offerendum = Aufforderung …": the label says where the term
+                        # stands in its section, the term defined after it is what to learn
+                        term, description = inner[0], inline.restore(inner[1])
                     add("item", inline.restore(term), description, inline.restore(text), "", block.heading,
                         answer_form=form_of(description.rstrip(".")), frame=item_frame,
                         nested=block.lead in item_contents or source.continues_section)  # a list cut: depth unknown
@@ -984,12 +1059,18 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         and not defines_by_condition(term, meaning, lang) \
                         and not _names_who(term, meaning, definition.verb, german) \
                         and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning) \
-                        and _WORDLIKE_RE.search(plain(term)):
+                        and _WORDLIKE_RE.search(plain(term)) and not _SPACED_DASH_RE.search(term):
                     add("definition", inline.restore(term), inline.restore(meaning),
                         inline.restore(said if talk else unbold(sentence)), definition.verb, block.heading,
                         situated=order > 0 and not talk)
             if _leans_back(plain(sentence)):
                 continue  # "It lets you …", "To turn it off, …": what "it" is stands in another sentence
+            captured = described_in(_TAGS_AFTER_RE.sub("", sentence).rstrip("."), lang) if not talk else None
+            if captured is not None and len(plain(captured.meaning).split()) >= MIN_DEFINITION_WORDS:
+                # "Die **Preiselastizität der Nachfrage** misst, um wie viel Prozent …": what it measures, asked
+                add("definition", inline.restore(captured.term), inline.restore(captured.meaning),
+                    inline.restore(unbold(sentence)), captured.verb, block.heading, situated=order > 0)
+                continue
             for highlight in _HIGHLIGHT_RE.finditer(sentence):  # "==Widerstandsgefäße==": the student's key term
                 term = _glossed(highlight.group(1).strip(), sentence[highlight.end():], lang)
                 shown = _HIGHLIGHT_RE.sub(r"\1", sentence)
@@ -1054,7 +1135,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue
         opened = True
         if block.kind == "item" and block.first:  # a section that opens with its steps: they are its opening
-            steps, items = _steps(blocks, position)
+            steps, items = _steps(blocks, position, *((MAX_STEPS, MAX_STEPS_CHARS) if _counted(section) else ()))
             if len(items) >= 2 and not _leans_back(plain(steps)):
                 add("heading", section, steps, steps, "", section, form="question" if section.endswith("?")
                     else "heading", in_order=block.ordered, list_items=() if steps.endswith("…") else items)
@@ -1099,7 +1180,8 @@ MIN_STATED = 2 / 3  # of a list's labelled items stating something apart: the la
 
 def _structured(facts: list[Fact], lang: str) -> list[Fact]:
     """The facts with each list item marked ``structural`` whose label structures its list, not a term: under a
-    heading over aspects or a story ("Aspekte des Staates", "Inhalt", "Plot"), or stating something apart
+    heading over aspects or a story ("Aspekte des Staates", "Inhalt", "Plot") or over factors ("Einflussfaktoren":
+    "Zeithorizont: langfristig elastischer" says how it acts, not what it means), or stating something apart
     (``states_apart``) in a list of which most items do or beside an aspect's label ("Folgen:"; that one is asked
     as its aspect already). A list whose heading names what kind its items are ("4 Arten von …", "Figuren") lists
     terms."""
@@ -1112,13 +1194,28 @@ def _structured(facts: list[Fact], lang: str) -> list[Fact]:
         heading = frame or context.rsplit(" › ", 1)[-1]
         if len(items) < 2 or list_kind(heading, lang == "de") is not None:
             continue
-        overview = names_an_overview(plain(heading))
-        stated = [states_apart(plain(item.definition), lang) for item in items]
+        overview = names_an_overview(plain(heading)) or names_factors(plain(heading))
+        stated = [states_apart(plain(item.definition), lang) or _restates(item.term, item.definition)
+                  for item in items]
         aspects = [is_aspect(plain(item.term)) for item in items]
         for item, states, aspect in zip(items, stated, aspects, strict=True):
             if not aspect and (overview or (states and (sum(stated) >= MIN_STATED * len(items) or any(aspects)))):
                 marked.add(id(item))
     return [replace(fact, structural=True) if id(fact) in marked else fact for fact in facts]
+
+
+MIN_STEM = 6
+
+
+def _restates(label: str, description: str) -> bool:
+    """A description naming its own label again, in any form ("Verspätung: verspätete Annahme gilt als neuer
+    Antrag", "Substitute: Je mehr Substitute, desto elastischer"): it says what holds for the label, a definition
+    would not use the word it defines."""
+    words = plain(label).split()
+    if len(words) != 1 or len(words[0]) < MIN_STEM or not words[0].isalpha():
+        return False
+    stem = words[0][:MIN_STEM].casefold()
+    return any(word.casefold().startswith(stem) for word in re.findall(r"[^\W\d_]+", plain(description)))
 
 
 MAX_SECTION_TERM_WORDS = 4
@@ -1174,6 +1271,8 @@ def _named_kind(lead: str) -> str:
     if not last.endswith(":"):
         return ""
     words = last.rstrip(":").split()
+    if len(words) > 1 and words[0].casefold() in _ARTICLES and (words[1].isdigit() or words[1].casefold() in _COUNTS):
+        words = words[1:]  # "Die 3 Arten der Elastizität:"
     if words and (words[0].isdigit() or words[0].casefold() in _COUNTS):
         words = words[1:]
     return " ".join(words) if len(words) <= MAX_FRAME_WORDS else ""
@@ -1191,6 +1290,29 @@ MAX_FORMULA_NAME_WORDS = 6
 
 
 _NEXT_LABEL_RE = re.compile(r"[^\W\d][\w'&-]*(?: [^\W\d][\w'&-]*){0,2}:\s")  # "second: S&D (…)"
+
+
+MAX_INNER_TERM_WORDS = 4
+_VERSUS_RE = re.compile(r"^[^→:=]{2,60}\s(?:vs\.?|versus|und|and|oder|or)\s[^→:=]{2,60}$")
+
+
+def _defined_inside(description: str) -> tuple[str, str] | None:
+    """The term the description after an aspect's label defines ("invitatio ad offerendum = Aufforderung zur Abgabe
+    …" after "Abgrenzung:"), with its definition; None when it says something else (a formula "E = mc²", a sum
+    "Intervall + Umkehrung = 9", a chain of labels)."""
+    compared, arrow, description = description.rpartition(" → ")
+    if arrow and not _VERSUS_RE.search(compared):
+        return None  # "Marke vs. Produkt → Marke = …" sets the term apart, then defines it
+    found = _ITEM_RE.match(description.strip())
+    if found is None or found.group("sep").strip() not in ("=", ":") or _CHAINED_RE.search(description):
+        return None
+    term, meaning = found.group("term").strip(), found.group("def").strip()
+    words = plain(term).split()
+    if not 1 <= len(words) <= MAX_INNER_TERM_WORDS or not re.search(r"[^\W\d_]{3}", plain(term)) \
+            or re.search(r"[\ue000\d+*/<>≤≥]", term) or len(plain(meaning).split()) < 2 \
+            or " = " in meaning or is_bookkeeping_term(plain(term)) or plain(term).casefold() in _COLON_STOP:
+        return None
+    return term, meaning
 
 
 def _first_labelled_fact(description: str, aspect_label: bool) -> str:
@@ -1268,12 +1390,13 @@ def _steps(blocks: list[Block], first: int, limit: int = 4, chars: int = 300) ->
     return "; ".join(steps), tuple(steps)
 
 
-def _list_below(blocks: list[Block], position: int) -> tuple[str, tuple[str, ...]]:
-    """The list right after the paragraph ``blocks[position]`` introduces ("To do X:", "**File explorer:**")."""
+def _list_below(blocks: list[Block], position: int, limit: int = 4) -> tuple[str, tuple[str, ...]]:
+    """The list right after the paragraph ``blocks[position]`` introduces ("To do X:", "**File explorer:**"), its
+    first ``limit`` items."""
     following = blocks[position + 1] if position + 1 < len(blocks) else None
     if following is None or following.kind != "item" or following.lead != blocks[position].content:
         return "", ()
-    return _steps(blocks, position + 1)
+    return _steps(blocks, position + 1, limit)
 
 
 CLOZE_KINDS = ("bold", "code")
@@ -1289,6 +1412,7 @@ def all_facts(sources: list[Source], lang: str, placed: bool = True) -> list[Fac
     facts = [fact for source in sources if source.path not in hubs
              for fact in facts_of(source, languages.get(source.path) or source.lang or lang)
              if not (source.chunk_id in tails and tails[source.chunk_id] in _flat(plain(fact.sentence)))]
+    facts += _counted_off_aloud([source for source in sources if source.path not in hubs], languages, lang)
     facts = _placed(facts) if placed else facts
     blanks = Counter(blank_term(f.sentence, f.term) for f in facts if f.kind in CLOZE_KINDS)
     # a list item's cloze is a fragment: "Composition: ==720 MEPs== since the 2024 election" (not when the heading
@@ -1298,6 +1422,42 @@ def all_facts(sources: list[Source], lang: str, placed: bool = True) -> list[Fac
             if f.kind in CLOZE_KINDS and (place := cloze_place(f)) and f.cloze
             and (blanks[blank_term(f.sentence, f.term)] > 1 or f.listed or place != f.context) else f
             for f in facts]
+
+
+def _counted_off_aloud(sources: list[Source], languages: dict[str, str], lang: str) -> list[Fact]:
+    """Per lecture transcript among the passages, the list its lecturer counts in one sentence and says over the
+    paragraphs after it (:func:`counted_off`), passages of the note read as one talk: such a list often runs on into
+    the next passage."""
+    by_path: dict[str, list[Source]] = {}
+    for source in sorted(sources, key=lambda source: (source.path, source.line_start)):
+        by_path.setdefault(source.path, []).append(source)
+    found: list[Fact] = []
+    for passages in by_path.values():
+        first = passages[0]
+        named = first.heading_path[0] if first.heading_path and first.heading_path[0] else first.title
+        note_lang = languages.get(first.path) or first.lang or lang
+        transcript = is_transcript_title(f"{first.title} {named}")
+        said: list[tuple[list[str], Source, str]] = []  # each spoken paragraph's sentences, where it stands
+        seen: set[str] = set()
+        for source in passages:
+            for block in blocks_of(source):
+                text = unbold(read_inline(block.content).text) if block.kind == "paragraph" else ""
+                if not text or block.content in seen or not (transcript or is_spoken(text)):
+                    continue
+                seen.add(block.content)  # a paragraph two passages both hold
+                heard = sentences(without_remarks_in_brackets(text))
+                plainly = (said_plainly(sentence, note_lang) for sentence in heard)
+                said.append(([sentence for sentence in plainly if sentence and "?" not in sentence], source,
+                             block.heading))
+        counted = counted_off([sentences for sentences, _, _ in said], lecture_subject(named), note_lang)
+        if counted is None:
+            continue
+        position, noted = counted
+        _, source, heading = said[position]
+        answer = _finish(noted.text)
+        found.append(Fact("faq", noted.term, answer, answer, "", "", cited_under(source, heading, heading),
+                          note_lang, form="question", context=without_course_remarks(heading)))
+    return found
 
 
 def cloze_place(fact: Fact) -> str:
@@ -1470,7 +1630,9 @@ def display_term(term: str, text: str, german: bool) -> str:
 
 # the question each defining verb asks, in its tense ("What was …?"); other verbs: "What {verb} …?"
 _DEFINITION_QUESTIONS = {"refers to": "What does {term} refer to?", "refer to": "What do {term} refer to?",
-                         "means": "What does {term} mean?", "versteht man": "Was versteht man unter {term}?"}
+                         "means": "What does {term} mean?", "versteht man": "Was versteht man unter {term}?",
+                         **{verb: f"What does {{term}} {base}?"
+                            for verb, base in WORDS["en"].describing_verbs.items()}}
 
 
 def question_for(fact: Fact) -> str:
@@ -1511,18 +1673,23 @@ def question_for(fact: Fact) -> str:
         return f"Was sagt „{fact.source.title}“ zu „{stated}“?" if fact.german \
             else f"What does “{fact.source.title}” say about “{stated}”?"
     if fact.kind == "faq" or (fact.kind == "heading" and fact.term.endswith("?")):
-        return fact.term  # the note already asks it
+        # the note already asks it, unless it states its answer ("Haskell is purely functional?")
+        return "" if states_not_asks(plain(fact.term), plain(fact.definition)) else fact.term
     listing = list_question(fact.term, fact.source.title, len(fact.list_items), fact.in_order, fact.german) \
         if fact.kind == "heading" and fact.list_items and fact.term != fact.source.title else None
     if listing:
         return listing
-    counted = _COUNTED_HEADING_RE.match(fact.term) if fact.kind == "heading" and fact.list_items else None
-    if counted and _COUNTS.get(counted.group("count").casefold(), counted.group("count")) == str(len(fact.list_items)):
-        # "The seven institutions (Art. 13 TEU)" over 7 items: name them (they are no steps, numbered or not)
-        named = fact.term.strip()
-        named = named[0].lower() + named[1:]  # "die 3 Hauptsätze", "the seven institutions": mid-sentence
-        named = named if counted.group("article") else f"{'die' if fact.german else 'the'} {named}"
-        return f"{fact.source.title}: Nenne {named}." if fact.german else f"{fact.source.title}: name {named}."
+    counted = _counted(fact.term) if fact.kind in ("heading", "label") and fact.list_items else None
+    if counted is not None and counted.count == len(fact.list_items):
+        # "The seven institutions (Art. 13 TEU)" over 7 items, "Die 3 Arten der Elastizität:" over 3: name them (they
+        # are no steps, numbered or not; phases or stages numbered, in their order)
+        named = counted.named[0].lower() + counted.named[1:]  # "die 3 Hauptsätze", "the seven institutions"
+        named = named if counted.article else f"{'die' if fact.german else 'the'} {named}"
+        kind = list_kind(counted.kind, fact.german)
+        ordered = fact.in_order and kind is not None and kind.sequence
+        place = f"{fact.source.title} › {counted.label}" if counted.label else fact.source.title
+        return f"{place}: Nenne {named}{' in ihrer Reihenfolge' if ordered else ''}." if fact.german \
+            else f"{place}: name {named}{' in order' if ordered else ''}."
     if fact.kind in ("heading", "label") and fact.in_order and fact.list_items:
         names = [fact.source.title, *([fact.context] if fact.kind == "label" else []), fact.term]
         place = " › ".join(f"„{name}“" if fact.german else f"“{name}”" for name in dict.fromkeys(names))
@@ -1545,11 +1712,46 @@ _COUNTS = {word: str(number) for number, words in enumerate(
     (("two", "zwei"), ("three", "drei"), ("four", "vier"), ("five", "fünf"), ("six", "sechs"), ("seven", "sieben"),
      ("eight", "acht"), ("nine", "neun"), ("ten", "zehn"), ("eleven", "elf"), ("twelve", "zwölf")), start=2)
     for word in words}
-# "The seven institutions (Art. 13 TEU)", "Die 3 Hauptsätze": a heading counting its list's items
-# (a count, a plural and at most a remark: "Zwei Karten verbinden" says what to do, it counts no list)
-_COUNTED_HEADING_RE = re.compile(rf"^(?P<article>(?:The|the|Die|die|Der|der|Das|das)\s+)?"
-                                 rf"(?P<count>\d{{1,2}}|{'|'.join(_COUNTS)})\s+[^\W\d_][\w-]*"
-                                 rf"(?:\s*\([^()]*\))?\s*$", re.IGNORECASE)
+# "The seven institutions (Art. 13 TEU)", "Die 3 Hauptsätze", "The 3 Punic Wars", "Die 4 Kardinalzeichen der
+# Entzündung", "Kaufentscheidungsprozess: Die 5 Phasen": a heading or a label counting its list's items (a count, a
+# plural with at most two words before it, what they are of, a remark; "Zwei Karten verbinden" says what to do, "Two
+# ways to connect" how, they count no list)
+_LINKS = "(?:of|for|in|der|des|von|für|im|zur|zum)"
+_COUNTED_HEADING_RE = re.compile(rf"^(?:(?P<label>[^:\d]{{2,40}}):\s+)?"
+                                 rf"(?P<article>(?:The|the|Die|die|Der|der|Das|das)\s+)?"
+                                 rf"(?P<count>\d{{1,2}}|{'|'.join(_COUNTS)})\s+"
+                                 rf"(?P<kind>(?:(?!{_LINKS}\s)[^\W\d_][\w'’-]*\s+){{0,2}}[^\W\d_][\w'’-]*)"
+                                 rf"(?P<of>\s+{_LINKS}\s+[^():]{{1,50}}?)?"
+                                 rf"(?:\s*\([^()]*\))?\s*:?\s*$", re.IGNORECASE)
+_ARTICLES = {"the", "die", "der", "das"}
+_IRREGULAR_PLURALS = {"people", "children", "criteria", "phenomena", "men", "women", "data"}
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """What a heading or a list's label counts."""
+
+    count: int
+    named: str  # the counted items as the heading names them, without its label ("The 3 Punic Wars")
+    kind: str  # what they are, for "in order" ("Phasen", "stages")
+    article: bool  # the heading names them with an article
+    label: str  # what the heading's label says they belong to ("Kaufentscheidungsprozess"), "" when none
+
+
+def _counted(heading: str) -> Counted | None:
+    """What a heading or a list's label counts ("Die 5 guten Kaiser": 5 "guten Kaiser"), None when it counts no
+    list: its counted word is a plural noun (German capitalises it, English ends it in "s")."""
+    found = _COUNTED_HEADING_RE.match(plain(heading).strip())
+    if found is None:
+        return None
+    last = found.group("kind").split()[-1]
+    if not (last[:1].isupper() or last.casefold().endswith("s") or last.casefold() in _IRREGULAR_PLURALS):
+        return None
+    start = found.start("article") if found.group("article") else found.start("count")
+    shown = plain(heading).strip()
+    count = found.group("count").casefold()
+    return Counted(int(_COUNTS.get(count, count)), shown[start:].rstrip(": "), found.group("kind").split()[-1],
+                   bool(found.group("article")), (found.group("label") or "").strip())
 
 
 def _item_question(fact: Fact) -> ItemQuestion:

@@ -11,7 +11,10 @@ hesitation or tag question). Besides its definitions (read like any note's), thr
   finally …") or names an aspect of the paragraph's subject ("Side effects: bradycardia, fatigue, …"): the lead
   asks, the items answer;
 - a student's question in the recording ("[student question: can you give it in pregnancy?] No. …"): the lecturer's
-  answer, without the praise of the question.
+  answer, without the praise of the question;
+- a list counted in one sentence and said over the paragraphs after it, one each ("Durkheim distinguishes four
+  types of suicide …" and then "First, egoistic suicide: …", "Second, altruistic suicide. …", …, "And fourth,
+  fatalistic suicide, …"): the count asks, the items named after each ordinal answer.
 
 Everything else said (anecdotes, organisation, "okay, any questions?") gives nothing: a card only where the
 lecturer clearly names, lists or answers.
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 
 from cognivault.vault.reading import (
     WORDS,
+    counted_in,
     is_aspect,
     key_point,
     naming_in,
@@ -164,3 +168,52 @@ def leans_back_said(phrase: str, lang: str) -> bool:
     before, a card on it alone would not say what is named."""
     words = phrase.split()
     return not words or words[0].casefold().strip(",") in _PRONOUNS or words[-1].casefold().strip(",") in _PRONOUNS
+
+
+MAX_ITEM_WORDS = 5
+_ITEM_END_RE = re.compile(r"[:;,.!?(]|\s[—–-]\s")
+
+
+def counted_off(paragraphs: list[list[str]], lecture: str, lang: str) -> tuple[int, Said] | None:
+    """A list counted in one paragraph's sentence and said over the paragraphs right after it, each opening with its
+    place ("four types of suicide" over "First, egoistic suicide: …", …, "And fourth, fatalistic suicide, …"): as
+    many paragraphs as counted, the next one not going on counting. ``paragraphs``: each spoken paragraph's
+    sentences, said plainly; the card with the paragraph it is counted in."""
+    words = WORDS.get(lang)
+    if words is None or not words.places:
+        return None
+    for index, said in enumerate(paragraphs):
+        for sentence in said:
+            for phrase, count in counted_in(sentence, lang):
+                following = paragraphs[index + 1:index + 2 + count]
+                items = [_placed_item(paragraph[0], place, count, lang) if paragraph else ""
+                         for place, paragraph in enumerate(following[:count])]
+                if len(following) < count or not all(items) \
+                        or (len(following) > count and following[count] and _placed_item(following[count][0], count,
+                                                                                         count + 1, lang)):
+                    continue
+                asked = phrase if lang == "de" else phrase[:1].lower() + phrase[1:]
+                return index, Said("faq", f"{lecture}: {asked} – {'welche' if lang == 'de' else 'which'}?",
+                                   "; ".join(items))
+    return None
+
+
+def _placed_item(sentence: str, place: int, count: int, lang: str) -> str:
+    """What a paragraph's first sentence names after the ordinal of ``place`` (0 for "First"), up to its first
+    punctuation ("First, egoistic suicide: this happens …" → "egoistic suicide"; "Zweitens die traditionale
+    Herrschaft." → "traditionale Herrschaft"); "" when it opens otherwise or names no short item."""
+    words = WORDS[lang]
+    opening = re.sub(r"^(?:and|und)\s+", "", sentence.strip(), flags=re.IGNORECASE)
+    ordinals = (*words.places[place], *(words.last_places if place == count - 1 else ())) \
+        if place < len(words.places) else ()
+    found = next((len(ordinal) for ordinal in ordinals if opening.casefold().startswith(ordinal)
+                  and not opening[len(ordinal):len(ordinal) + 1].isalpha()), 0)
+    if not found:
+        return ""
+    item = _ITEM_END_RE.split(opening[found:].lstrip(" ,"), maxsplit=1)[0].strip()
+    named = item.split()
+    if named and named[0].casefold() in words.articles:
+        named = named[1:]
+    if not named or len(named) > MAX_ITEM_WORDS or named[0].casefold() in _PRONOUNS | set(words.subjects):
+        return ""
+    return " ".join(named)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from cognivault.vault.markdown import WIKILINK_RE, is_valid_tag
@@ -116,6 +116,13 @@ class LanguageWords:
     praise: tuple[str, ...] = ()
     # what counts a list's items off aloud ("first …, then …, and finally …", "erstens …, zweitens …")
     ordinals: tuple[str, ...] = ()
+    # verbs saying what a term in bold as a sentence's subject captures ("Die **Preiselastizität der Nachfrage**
+    # misst, um wie viel Prozent …"): the sentence defines it, as "X is …" would; English with its base form
+    describing_verbs: dict[str, str] = field(default_factory=dict)
+    # the ordinals that open the paragraphs a counted list is said in, one per place ("First, egoistic suicide: …",
+    # "Zweitens die traditionale Herrschaft."), and what may open its last one instead ("And finally, …")
+    places: tuple[tuple[str, ...], ...] = ()
+    last_places: tuple[str, ...] = ()
     # what announces that the next words matter ("and this is important", "merken Sie sich"): no part of the fact
     emphases: tuple[str, ...] = ()
     numbers: tuple[str, ...] = ()  # the counts from two on, spelled out ("three phases: …")
@@ -146,6 +153,16 @@ class LanguageWords:
     # endings of an adjective, never of a given name: a name opening with one names no one ("National Assembly",
     # "Französische Revolution", "Dreißigjähriger Krieg"; "Peter", "Georges", "Maximilien" are given names)
     adjective_endings: tuple[str, ...] = ()
+    # what opens an exam task set as an order ("Define …", "Erkläre …"): a Q/A pair's question without "?"
+    commands: frozenset[str] = frozenset()
+    # the verbs a question opens with when it asks yes or no ("Is …?", "Ist …?"); after a subject they make the line
+    # a statement with a question mark ("Haskell is purely functional?"), which no card asks
+    auxiliaries: frozenset[str] = frozenset()
+    # the words a yes-or-no answer opens with ("No, `Maybe` and lists are monads too.", "Nein, kaum …")
+    yes_no: frozenset[str] = frozenset()
+    # a heading's word naming what influences its subject ("Einflussfaktoren", "Factors affecting demand"): each
+    # item's label below names one factor and its description says how it acts, not what the label means
+    factors: tuple[str, ...] = ()
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -188,7 +205,8 @@ WORDS: dict[str, LanguageWords] = {
                            "minimum", "target", "president", "chair", "criticism", "critique", "limitation",
                            "limitations", "drawback", "drawbacks", "pitfall", "pitfalls", "caveat", "caveats",
                            "errors", "error handling", "counterexample", "speed", "rate", "evidence", "proof",
-                           "representatives"}),
+                           "representatives", "delimitation", "distinction", "prerequisites", "requirements",
+                           "requirement", "intake"}),
         function_words=frozenset({"the", "and", "is", "are", "of", "to", "in", "with", "not", "for", "this", "that",
                                   "by", "from", "or", "it", "was", "be", "on", "an", "as", "which", "when"}),
         exercises=frozenset({"examples", "exercises", "practice", "problems", "tasks", "worked"}),
@@ -233,6 +251,11 @@ WORDS: dict[str, LanguageWords] = {
         ordinals=("and first", "first", "firstly", "and second", "second", "secondly", "and third", "third",
                   "thirdly", "and then", "then", "and finally", "finally", "and lastly", "lastly", "and fourth",
                   "fourth"),
+        describing_verbs={"measures": "measure", "describes": "describe", "denotes": "denote",
+                          "quantifies": "quantify", "captures": "capture", "indicates": "indicate"},
+        places=(("first", "firstly"), ("second", "secondly"), ("third", "thirdly"), ("fourth", "fourthly"),
+                ("fifth", "fifthly"), ("sixth",), ("seventh",)),
+        last_places=("finally", "lastly"),
         emphases=("and this is important", "this is important", "and this is a classic exam question",
                   "this is a classic exam question", "and this is really important", "this is really important"),
         numbers=("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
@@ -248,6 +271,14 @@ WORDS: dict[str, LanguageWords] = {
         prepositions=frozenset({"in", "after", "before", "during", "at", "on", "with", "by", "since", "from",
                                 "until", "when", "while"}),
         adjective_endings=("al", "ial", "ical", "ive", "ous", "ern", "ish", "ible", "able"),
+        commands=frozenset({"define", "explain", "name", "list", "describe", "state", "give", "compare", "outline",
+                            "distinguish", "summarise", "summarize", "calculate", "discuss", "contrast", "identify",
+                            "justify", "derive", "sketch"}),
+        auxiliaries=frozenset({"is", "are", "was", "were", "do", "does", "did", "can", "could", "will",
+                               "would", "should", "shall", "may", "might", "must", "has", "have", "had", "isn't",
+                               "aren't", "doesn't", "don't", "didn't", "can't", "won't", "wasn't", "weren't"}),
+        factors=("factors", "influences", "determinants", "drivers"),
+        yes_no=frozenset({"yes", "no", "yep", "nope"}),
         overviews=frozenset({"aspects", "plot", "storyline", "story", "overview", "summary", "synopsis", "profile",
                              "key facts", "at a glance"}),
         openers=frozenset({"The", "This", "These", "That", "It", "Its", "A", "An", "In", "On", "At", "For", "But",
@@ -296,7 +327,8 @@ WORDS: dict[str, LanguageWords] = {
                            "unterschied", "formeln", "prinzip", "grundregel", "grundprinzip", "ziel", "ziele",
                            "motiv", "motive", "themen", "inhalt", "inhalte", "kritik", "einschränkung",
                            "einschränkungen", "fehlerbehandlung", "gegenbeispiel", "geschwindigkeit", "tempo",
-                           "beleg", "belege", "beweis", "beweise", "vertreter"}),
+                           "beleg", "belege", "beweis", "beweise", "vertreter", "abgrenzung", "voraussetzung",
+                           "voraussetzungen", "frist", "rechtsfolge", "rechtsfolgen", "bedarf"}),
         function_words=frozenset({"der", "die", "das", "und", "ist", "sind", "nicht", "mit", "von", "zu", "den",
                                   "im", "auch", "bei", "ein", "eine", "für", "wird", "oder", "nur", "nach", "dem",
                                   "des", "auf", "sich", "wie", "bzw", "wenn"}),
@@ -348,6 +380,10 @@ WORDS: dict[str, LanguageWords] = {
         ordinals=("und erstens", "erstens", "und zweitens", "zweitens", "und drittens", "drittens", "und viertens",
                   "viertens", "und dann", "dann", "und schließlich", "schließlich", "und zuletzt", "zuletzt",
                   "zum einen", "zum anderen"),
+        describing_verbs={verb: verb for verb in ("misst", "beschreibt", "erfasst", "quantifiziert")},
+        places=(("erstens", "zum ersten", "als erstes"), ("zweitens", "zum zweiten"), ("drittens", "zum dritten"),
+                ("viertens",), ("fünftens",), ("sechstens",), ("siebtens",)),
+        last_places=("schließlich", "zuletzt"),
         emphases=("und das ist wichtig", "das ist wichtig", "und das ist eine klassische klausurfrage",
                   "das ist eine klassische klausurfrage"),
         numbers=("zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun", "zehn"),
@@ -366,6 +402,14 @@ WORDS: dict[str, LanguageWords] = {
         adjective_endings=tuple(stem + ending for stem in ("sch", "ig", "al", "lich", "ell", "iert", "elt", "tet",
                                                            "en", "eu")
                                 for ending in ("e", "er", "es", "en", "em")),
+        commands=frozenset({"erkläre", "erklären", "erläutere", "erläutern", "nenne", "nennen", "definiere",
+                            "definieren", "beschreibe", "beschreiben", "vergleiche", "vergleichen", "begründe",
+                            "begründen", "grenze", "skizziere", "berechne", "bestimme", "stelle", "gib", "unterscheide",
+                            "fasse", "zähle"}),
+        auxiliaries=frozenset({"ist", "sind", "war", "waren", "hat", "haben", "hatte", "kann", "können", "wird",
+                               "werden", "muss", "müssen", "darf", "soll", "gibt", "gilt"}),
+        factors=("faktoren", "einflussgrößen", "determinanten", "einflüsse"),
+        yes_no=frozenset({"ja", "nein", "jein", "doch"}),
         overviews=frozenset({"aspekte", "inhalt", "inhaltsangabe", "handlung", "handlungsverlauf", "überblick",
                              "zusammenfassung", "steckbrief", "eckdaten", "auf einen blick"}),
         # "im re. Vorhof", "zw. den Wendekreisen", "Kap. 3" (rechts, zwischen, Kapitel); a law's "§ 1 Abs. 2",
@@ -422,6 +466,7 @@ _CLAUSE_START_RE = re.compile(r"(?:[.!?…;,]\s|\s(?:→|->|=>|←|–|—)\s|\(
 _ALL_TAILS = tuple(sorted({t for words in WORDS.values() for t in words.question_tails if t not in ("?", "??")},
                           key=len, reverse=True))
 
+_ALL_TAIL_WORDS = frozenset(tail for tail in _ALL_TAILS if " " not in tail)
 _ASKS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.asks}, key=len, reverse=True))
 _ANSWERS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.answers}, key=len, reverse=True))
 # "Q: … ?" on one line, "A: …" on the next (labels in bold or not): one question and its whole answer
@@ -684,6 +729,18 @@ def spoken_list(sentence: str, lang: str) -> tuple[str, list[str], str] | None:
         expected = WORDS[lang].numbers.index(number) + 2 if number in WORDS[lang].numbers else int(number)
         return (lead, items, said) if expected == len(items) else None
     return (lead, items, said) if len(items) >= 3 and all(len(item.split()) <= 8 for item in items) else None
+
+
+def counted_in(sentence: str, lang: str) -> list[tuple[str, int]]:
+    """The counts a spoken sentence says with what they count ("Durkheim distinguishes four types of suicide, and
+    these depend on two dimensions" → [("four types of suicide", 4), ("two dimensions", 2)])."""
+    patterns = _spoken(lang)
+    counted = []
+    for found in patterns["count"].finditer(sentence) if patterns else ():
+        number = found.group("count").casefold()
+        counted.append((found.group(0), WORDS[lang].numbers.index(number) + 2 if number in WORDS[lang].numbers
+                        else int(number)))
+    return counted
 
 
 def student_question(paragraph: str, lang: str) -> tuple[str, str] | None:
@@ -1096,6 +1153,70 @@ def qa_pair(text: str) -> tuple[str, str] | None:
     return (match.group("question"), match.group("answer")) if match else None
 
 
+def is_question_label(label: str) -> bool:
+    """A label opening a question of the student's own ("Q", "Frage")."""
+    return normal(label).strip("*_:. ") in _ALL_ASK_LABELS
+
+
+_ALL_ASK_LABELS = frozenset(word for words in WORDS.values() for word in words.asks)
+
+
+def sets_a_task(question: str, lang: str) -> bool:
+    """A Q/A pair's question set as an exam task, an order instead of a question ("Define Nash equilibrium.",
+    "F: Erkläre den Unterschied zwischen …"): the note asks it all the same."""
+    words = normal(question).split()
+    return bool(words) and words[0].strip("*_,:") in WORDS.get(lang, WORDS["en"]).commands
+
+
+def states_not_asks(question: str, answer: str = "") -> bool:
+    """A statement the student closed with a question mark ("Haskell is purely functional?", "Schweigen ist
+    Annahme?"): its subject stands before the verb, or its ``answer`` says yes or no ("Black holes emit nothing?" over
+    "No, …"), and no question word opens it. On a card's front it gives the answer away or asks nothing; "Is Haskell
+    purely functional?", "Why is …?", "In which phase …?" and "Difference between X and Y?" ask."""
+    asked = question.rsplit(": ", 1)[-1]  # "ACE inhibitors: can you give it in pregnancy?" asks after its label
+    said = [word.strip("*_,;:()\"“”„'?") for word in normal(asked).split()]
+    said = [word for word in said if word]
+    # every language's words: a note's German line in an English note ("was" asks in German: left alone)
+    if not question.rstrip().endswith("?") or len(said) < 3 or said[0] in _ALL_AUXILIARIES | _ALL_COMMANDS \
+            or any(word in _ALL_QUESTION_WORDS | _MORE_QUESTION_WORDS for word in (*said[:2], said[-1])):
+        return False  # "In which …?", "interphase has three phases – which?"
+    written = [word.strip("*_,;:()\"“”„'?") for word in asked.split()]  # "Waren" are goods, "waren" a verb
+    replied = normal(answer).split()[:1]
+    return any(word in _ALL_AUXILIARIES for word in written[1:MAX_SUBJECT_WORDS + 1]) \
+        or bool(replied and replied[0].strip(",.;:!–-") in _ALL_YES_NO)
+
+
+MAX_SUBJECT_WORDS = 4  # "Caesar's army was …?": the verb of a statement stands after its subject
+_ALL_AUXILIARIES = frozenset(word for words in WORDS.values() for word in words.auxiliaries)
+_ALL_COMMANDS = frozenset(word for words in WORDS.values() for word in words.commands)
+_ALL_YES_NO = frozenset(word for words in WORDS.values() for word in words.yes_no)
+_MORE_QUESTION_WORDS = frozenset({"whose", "whom", "welcher", "welches", "welchen", "wem", "wen", "wessen"})
+_CLOSING_REMARK_RE = re.compile(r"\s*\((?P<remark>[^()]{1,80})\)\s*$")
+
+
+def without_own_aside(line: str) -> str:
+    """``line`` without the student's aside closing it in parentheses, a question or a note on the course ("Explain
+    why … (klausurrelevant? ask tutor)", "Name the three levels … (Kotler – check slides)"); a remark of the subject
+    ("(e.g. LPS)") stays."""
+    found = _CLOSING_REMARK_RE.search(line)
+    if found is None:
+        return line
+    remark = found.group("remark")
+    said = {word.strip(".,;:!?\"'“”„–—-") for word in normal(remark).split()}
+    own = said & (_ALL_COURSE | _ALL_EVENTS | _ALL_TAIL_WORDS) or asks_about_course(f"({remark})") \
+        or remark.rstrip().endswith("?")
+    return line[:found.start()].rstrip() if own and line[:found.start()].strip() else line
+
+
+def names_factors(heading: str) -> bool:
+    """A heading over the factors that influence its subject ("Einflussfaktoren", "Factors affecting demand",
+    "Determinanten der Nachfrage"): its items' labels are factors, each described by how it acts."""
+    return any(word.strip(":()").endswith(_ALL_FACTORS) for word in normal(heading).split())
+
+
+_ALL_FACTORS = tuple(sorted({normal(word) for words in WORDS.values() for word in words.factors}))  # "grössen"
+
+
 def vocabulary(text: str) -> list[tuple[str, str]]:
     """The (word, translation) pairs of a block written ``word :: translation``, one per line; [] unless every line
     of the block is one (a prose line with "::" is no vocabulary list)."""
@@ -1252,6 +1373,21 @@ def definition_in(sentence: str, lang: str) -> Definition | None:
         if found := pattern.match(sentence):
             return Definition(found.group("term"), found.group("verb"), found.group("def"))
     return None
+
+
+def described_in(sentence: str, lang: str) -> Definition | None:
+    """``sentence`` read as a term in bold, its subject, and a verb saying what it captures ("Die **Preiselastizität
+    der Nachfrage** misst, um wie viel Prozent …", "The **Gini coefficient** measures how unequally …"): the term with
+    its article, the verb, what follows it; None otherwise."""
+    words = WORDS.get(lang)
+    if words is None or not words.describing_verbs:
+        return None
+    found = re.match(rf"^(?P<term>(?:(?:{_choice(words.articles)})\s+)?\*\*[^*\n]{{2,60}}\*\*)\s+"
+                     rf"(?P<verb>{_choice(tuple(words.describing_verbs))})\b,?\s+(?P<def>\S.{{10,}})$", sentence,
+                     re.IGNORECASE)
+    if found is None:
+        return None
+    return Definition(found.group("term").replace("**", ""), found.group("verb"), found.group("def"))
 
 
 def called_in(sentence: str, lang: str) -> Definition | None:
