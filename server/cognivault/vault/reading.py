@@ -146,6 +146,8 @@ class LanguageWords:
     # endings of an adjective, never of a given name: a name opening with one names no one ("National Assembly",
     # "Französische Revolution", "Dreißigjähriger Krieg"; "Peter", "Georges", "Maximilien" are given names)
     adjective_endings: tuple[str, ...] = ()
+    # a copula's other forms, after which a predicate stands ("must be ==exhaustive==", "wird ==fest==")
+    linking_verbs: frozenset[str] = frozenset()
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -248,6 +250,8 @@ WORDS: dict[str, LanguageWords] = {
         prepositions=frozenset({"in", "after", "before", "during", "at", "on", "with", "by", "since", "from",
                                 "until", "when", "while"}),
         adjective_endings=("al", "ial", "ical", "ive", "ous", "ern", "ish", "ible", "able"),
+        linking_verbs=frozenset({"be", "been", "being", "become", "becomes", "became", "remain", "remains", "seem",
+                                 "seems"}),
         overviews=frozenset({"aspects", "plot", "storyline", "story", "overview", "summary", "synopsis", "profile",
                              "key facts", "at a glance"}),
         openers=frozenset({"The", "This", "These", "That", "It", "Its", "A", "An", "In", "On", "At", "For", "But",
@@ -366,6 +370,7 @@ WORDS: dict[str, LanguageWords] = {
         adjective_endings=tuple(stem + ending for stem in ("sch", "ig", "al", "lich", "ell", "iert", "elt", "tet",
                                                            "en", "eu")
                                 for ending in ("e", "er", "es", "en", "em")),
+        linking_verbs=frozenset({"wird", "werden", "wurde", "wurden", "bleibt", "bleiben", "scheint"}),
         overviews=frozenset({"aspekte", "inhalt", "inhaltsangabe", "handlung", "handlungsverlauf", "überblick",
                              "zusammenfassung", "steckbrief", "eckdaten", "auf einen blick"}),
         # "im re. Vorhof", "zw. den Wendekreisen", "Kap. 3" (rechts, zwischen, Kapitel); a law's "§ 1 Abs. 2",
@@ -1359,6 +1364,14 @@ def names_a_person(term: str, description: str, lang: str, stated: bool = False)
     # "Soviet leader who …", never "commoners who …" (a group the term names)
     return any(word.casefold() in words.person_relatives and not before.endswith("s") and before != "people"
                for before, word in zip(opening, opening[1:], strict=False))
+
+
+def links_a_predicate(word: str, lang: str | None) -> bool:
+    """Whether ``word`` is a copula or another linking verb ("is", "be", "become", "wird"): what follows it is said of
+    its subject, an adjective or a noun's predicate, not a thing named."""
+    folded = word.casefold()
+    return is_copula(folded) or any(folded in words.linking_verbs for key, words in WORDS.items()
+                                    if lang in (None, key))
 
 
 def is_article(word: str, lang: str | None) -> bool:
