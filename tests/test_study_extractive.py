@@ -320,11 +320,20 @@ def test_quiz_options_are_fair(engine: Engine, note: str) -> None:
     assert max(letters.values()) <= max(2, -(-len(questions) // 3)), letters
 
 
-def test_quiz_distractors_come_from_other_notes_when_the_note_has_too_few(engine: Engine) -> None:
-    _, text = generate(engine, "quiz", "History/French Revolution.md", count=12)
+def test_quiz_distractors_come_from_other_notes_when_the_note_has_too_few(tmp_path: Path) -> None:
+    # wrong options of the key's sort: bodies written as names ("the Royal Council"), never "the guillotine"
+    america = """# American Revolution
+
+In 1787 the delegates met in the **Constitutional Convention** in Philadelphia to write a new constitution.
+Before that, each colony was run by a governor and the **Royal Council** appointed in London.
+"""
+    notes = {"History/French Revolution.md": NOTES["History/French Revolution.md"],
+             "History/American Revolution.md": america}
+    with indexed_vault(tmp_path, notes) as engine:
+        _, text = generate(engine, "quiz", "History/French Revolution.md", count=12)
     options = {o for q in parse_quiz(text).questions for o in q.options}
     french = NOTES["History/French Revolution.md"]
-    assert any(o not in french for o in options)
+    assert any(o not in french for o in options) and "Guillotine" not in options, options
 
 
 def test_rendered_examples_and_cut_sentences_are_not_study_material(engine: Engine) -> None:

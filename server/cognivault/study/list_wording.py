@@ -136,6 +136,65 @@ def unordered_kind(heading: str, german: bool) -> bool:
     return kind is not None and not kind.sequence
 
 
+# words naming a sequence, alone or as the end of a German compound ("Produktlebenszyklus", "Arbeitsschritte"):
+# a numbered list under one is asked in its order
+_ENGLISH_ORDERED = frozenset({"steps", "step", "phases", "stages", "process", "procedure", "sequence", "timeline",
+                              "chronology", "order", "cycle", "lifecycle", "workflow", "algorithm", "instructions",
+                              "recipe"})
+_GERMAN_ORDERED = ("schritte", "schritt", "phasen", "stadien", "stufen", "ablauf", "abläufe", "vorgehen",
+                   "vorgehensweise", "prozess", "zyklus", "reihenfolge", "chronologie", "zeitleiste", "zeitstrahl",
+                   "anleitung", "prüfung", "prüfschema", "verlauf", "entstehung", "algorithmus", "rezept")
+# words naming what has no order of its own besides the kinds of list: a numbered list of rules or examples
+_ENGLISH_UNORDERED = frozenset({"rules", "laws", "principles", "examples", "tips", "parts", "components", "elements",
+                                "criteria", "requirements", "conditions", "determinants", "influences", "aspects"})
+_GERMAN_UNORDERED = ("regeln", "gesetze", "prinzipien", "beispiele", "tipps", "bestandteile", "komponenten",
+                     "elemente", "kriterien", "voraussetzungen", "bedingungen", "einflüsse", "aspekte")
+# words that order what a list's items say ("then", "danach"): its items tell a course of events
+_ORDER_WORDS = frozenset({"then", "next", "afterwards", "finally", "first", "later", "dann", "danach", "zuerst",
+                          "anschließend", "schließlich", "zuletzt", "später"})
+_DESCRIBED_LABEL_RE = re.compile(r"^\s*[^\s–:]+(?:\s+[^\s–:]+){0,3}\s+[–-]\s+\S|^\s*[^\s:]+(?:\s+[^\s:]+){0,3}:\s+\S")
+_DATED_RE = re.compile(rf"^\s*(?:um |c\. )?{_YEAR}\b")
+
+
+def _words_of(text: str) -> list[str]:
+    return re.findall(r"[^\W\d_]+", text.casefold())
+
+
+def _names_ordered(text: str, german: bool) -> bool:
+    words = _words_of(text)
+    if german:
+        return any(word.endswith(_GERMAN_ORDERED) and "folgen" not in word for word in words)
+    return any(word in _ENGLISH_ORDERED for word in words)
+
+
+def _names_unordered(text: str, german: bool) -> bool:
+    """A heading or a list's lead naming a kind of list without an order (anywhere: "Factors influencing buying
+    behaviour", "Einflussfaktoren auf die Preiselastizität", "The three rules")."""
+    words = _words_of(text)
+    if german:
+        kinds = tuple(kind for kind in _GERMAN_KINDS if kind not in _GERMAN_SEQUENCES) + _GERMAN_UNORDERED
+        return any(word.endswith(kinds) and "reihenfolge" not in word for word in words)
+    kinds_en = {kind for kind in _ENGLISH_KINDS if kind not in _ENGLISH_SEQUENCES} | _ENGLISH_UNORDERED
+    return any(word in kinds_en for word in words)
+
+
+def in_sequence(heading: str, lead: str, items: list[str], german: bool) -> bool:
+    """Whether a numbered list's items come in an order of their own, so "which step comes right after" asks
+    something: its heading or lead names a sequence (steps, phases, a process, a timeline, "Ablauf",
+    "Produktlebenszyklus"), its items are dated or ordered by words ("then", "danach"), or they are no labels with
+    descriptions. Never a list its heading names as factors, reasons, types, rules or examples, nor one whose items
+    are each a label with its description ("Anteil am Budget – großer Anteil → elastischer", "Quästor –
+    Finanzverwaltung"): numbers count them, they give no order."""
+    names = [heading.rsplit(" › ", 1)[-1], lead]
+    if any(_names_unordered(name, german) for name in names):
+        return False
+    if any(_names_ordered(name, german) for name in names) \
+            or sum(bool(_DATED_RE.match(item)) for item in items) >= len(items) - 1 \
+            or sum(bool(_ORDER_WORDS & set(_words_of(item))) for item in items) >= 2:
+        return True
+    return not all(_DESCRIBED_LABEL_RE.match(item) for item in items)
+
+
 def when(term: str, german: bool) -> str | None:
     """A timeline's entry as a time in a question ("in 1769", "on 14 July 1789", "am 14. Juli 1789", "im August
     1789"), or None when the term is no date."""

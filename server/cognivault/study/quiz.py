@@ -48,15 +48,24 @@ from cognivault.study.extract import (
     sentences,
     spread,
 )
-from cognivault.study.list_wording import item_quiz_stem, labels_a_line, list_kind, lists_people, when
+from cognivault.study.list_wording import (
+    in_sequence,
+    item_quiz_stem,
+    labels_a_line,
+    list_kind,
+    lists_people,
+    when,
+)
 from cognivault.study.sources import Source, SourceSet, StudyRequest
 from cognivault.study.validate import mask_answer_words, question_problems
 from cognivault.vault.markdown import body_of, read_frontmatter
 from cognivault.vault.notewriter import update_note
 from cognivault.vault.reading import (
+    WORDS,
     is_article,
     is_aspect,
     is_copula,
+    links_a_predicate,
     names_a_person,
     names_an_action,
     names_someone,
@@ -288,6 +297,8 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
         if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()):
             continue
         option = text if other.kind in ("vocab", "formula") else _option(text)
+        if option and fact.kind in (*_DESCRIBED, "called") and _formed_otherwise(option, answer):
+            continue  # "density-dependent factors" for "r and K": two symbols stand out among terms
         if option and (_within(option, answer) or part_of(option, answer) or _inflected_alike(option, answer)):
             continue  # "Brussels" beside "Brussels (in April, June and October: Luxembourg)", "`.then()`" beside
             #           "`.then/.catch/.finally`", "Willenserklärungen" beside "Willenserklärung": both are right, or
@@ -321,13 +332,92 @@ def _case_ending(fact: Fact, answer: str) -> tuple[str, bool]:
 _COPULA = "\ue007"  # any copula before a gap: the same place for what fills it
 
 
-def _article_before(fact: Fact) -> str:
-    """The article right before a cloze's gap ("a", "the", "den"), casefolded, or a copula (``_COPULA``: "A matrix is
-    ==diagonalisable== if …" takes what a sentence says its subject is, never "eigenvector" that stood after "an");
-    "" when another word stands there."""
-    before = fact.cloze.split(f"=={fact.term}==", 1)[0].split()
+def _slot(fact: Fact) -> str:
+    """The place of a cloze's gap by the words right before it: an article ("a", "the", "den"), a copula or linking
+    verb (``_COPULA``: "A matrix is ==diagonalisable== if …", "a `match` must be ==exhaustive==" take what a sentence
+    says its subject is, never "eigenvector" that stood after "an"), a count (``_COUNTED``: "zwei übereinstimmende
+    ==Willenserklärungen==" takes a plural), or an article and the noun naming what the gap is ("The crate
+    ==anyhow==", "der Wirkstoff ==…==": only another crate fits); "" when none of these stands there."""
+    opening, _, rest = fact.cloze.partition(f"=={fact.term}==")
+    before, after = opening.split(), rest.split()
     word = before[-1] if before else ""
-    return word.casefold() if is_article(word, fact.lang) else _COPULA if is_copula(word) else ""
+    if is_article(word, fact.lang):
+        return word.casefold()
+    if links_a_predicate(word, fact.lang) or (fact.german and after and links_a_predicate(after[0].strip(".,;"),
+                                                                                          fact.lang)):
+        return _COPULA  # German puts it after the predicate too: "wenn es ==abgelehnt== wird"
+    if any(_counts(number, fact.lang) for number in before[-2:]) and all(w.islower() for w in before[-1:]):
+        return _COUNTED
+    if len(before) >= 2 and is_article(before[-2], fact.lang) and word.isalpha() \
+            and (word.islower() or (fact.german and word[1:].islower())):
+        return f"{before[-2].casefold()} {word.casefold()}"
+    return ""
+
+
+_COUNTED = "\ue008"  # a count before a gap ("zwei übereinstimmende ==…==", "three ==…=="): a plural's place
+
+
+def _counts(word: str, lang: str) -> bool:
+    """A count from two on, spelled out or in digits ("zwei", "three", "3")."""
+    folded = word.casefold()
+    return (folded.isdigit() and int(folded) >= 2) or (lang in WORDS and folded in WORDS[lang].numbers)
+
+
+_COORDINATION_RE = r"\s*(?:,|;|&|\band\b|\bor\b|\bund\b|\boder\b|\bsowie\b)\s*"
+
+
+def _among_siblings(fact: Fact) -> bool:
+    """A bold term coordinated with other bold terms ("**height**, **backness** and **rounding**"): its fitting
+    wrong options are the others, which the stem shows; the note's other terms are of another sort."""
+    term = re.escape(fact.term)
+    return re.search(rf"\*\*{term}\*\*{_COORDINATION_RE}\*\*|\*\*{_COORDINATION_RE}\*\*{term}\*\*",
+                     fact.sentence) is not None
+
+
+def _written_as_name(fact: Fact) -> bool | None:
+    """Whether an English gap's term is written as a name, capitalised inside its sentence ("Rome and
+    ==Carthage=="), or as a common noun ("the ==corvus==", "==Competitive exclusion== means …"); None where the
+    case tells nothing (German, an abbreviation, one word opening its sentence)."""
+    term = plain(fact.term)
+    words = term.split()
+    if fact.lang != "en" or not term[:1].isalpha() or words[0].isupper():
+        return None
+    if fact.cloze.find(f"=={fact.term}==") - len(_placed_at(fact)) <= 0:  # its sentence's first word: capitalised
+        return None if len(words) == 1 else all(word[:1].isupper() for word in words if word[:1].isalpha())
+    return term[0].isupper()
+
+
+def _named_around(fact: Fact) -> bool:
+    """A gap whose term the note's title or the place its stem opens with shows ("ownership" in "Rust ownership",
+    "Lotka" after "Lotka–Volterra model: "): the quiz's title or the stem gives it away."""
+    term = plain(fact.term).strip("`")
+    shown = (fact.source.title, cloze_place(fact)) if _placed_at(fact) else (fact.source.title,)
+    return len(term) >= 2 and any(_shown_in(term, plain(text)) for text in shown)
+
+
+def _code_sort(code: str) -> str:
+    """What a code span is by its form: a symbol ("`/`", "`---`"), a lifetime ("`'static`"), an option
+    ("`--force`"), a path ("`std::fmt`", "`.obsidian/plugins`") or a name (a keyword, a type, a call). A gap for a
+    lifetime takes no keyword, a key's symbol no name."""
+    text = code.strip("`").strip()
+    checks = (("symbol", not any(c.isalnum() for c in text)), ("lifetime", text.startswith("'")),
+              ("option", text.startswith("-")), ("path", "::" in text or re.search(r"\w/\w", text) is not None
+                                                    and not text.startswith(".")))
+    return next((name for name, found in checks if found), "name")
+
+
+def _adverb(text: str, lang: str) -> bool:
+    """An English adverb ("exponentially", "independently"): one word saying how, never a thing's name."""
+    words = plain(text).split()
+    return lang == "en" and len(words) == 1 and words[0].casefold().endswith("ly") and len(words[0]) > 4
+
+
+def _plural(text: str) -> bool:
+    """An English term in the plural by its last word ("lifetimes", "borrow checkers"), which a verb after the gap
+    agrees with."""
+    words = plain(text).split()
+    last = words[-1].casefold() if words else ""
+    return last.endswith("s") and not last.endswith(("ss", "us", "is", "ics")) and last[:-1].isalpha()
 
 
 def _fits_case(option: str, ending: str, adjective: bool) -> bool:
@@ -379,8 +469,8 @@ def _term_sort(term: str, lang: str) -> str:
     text = plain(term).strip()
     if when(text, lang == "de") is not None:
         return "date"
-    if text[:1].isdigit():
-        return "number"
+    if text[:1].isdigit() or (lang in WORDS and " ".join(text.split()[:1]).casefold() in WORDS[lang].numbers):
+        return "number"  # "drei Jahre" among "unverzüglich", "abgelehnt"
     if names_someone(text, lang):
         return "name"
     return "term"
@@ -394,21 +484,52 @@ def _a_stage(fact: Fact) -> bool:
 
 
 _INFLECTIONS = ("s", "e", "n", "es", "en", "er", "ern", "nen")  # plural and case endings, English and German
+_PLURAL_Y = ("y", "ies")  # "colony" and "colonies"
 MIN_INFLECTED_STEM = 4
+_JOINS_RE = re.compile(r"[-‐–—/]")
 
 
 def _inflected_alike(option: str, answer: str) -> bool:
-    """Whether two options are one answer in two forms, word by word the same up to an inflection ending
-    ("Willenserklärung" and "Willenserklärungen", "enzyme" and "enzymes")."""
-    first, second = _said(option).split(), _said(answer).split()
-    if len(first) != len(second) or first == second:
+    """Whether two options are one answer in two forms: word by word the same up to an inflection ending
+    ("Willenserklärung" and "Willenserklärungen", "enzyme" and "enzymes", "colony" and "colonies"), an article
+    ("the schwa", "schwa") or the way a compound is joined ("Cash-Cow", "Cash Cow", "cashcow")."""
+    def forms(text: str) -> list[str]:
+        return [word for word in _JOINS_RE.sub(" ", bare_name(_said(text))).split() if any(c.isalnum() for c in word)]
+
+    first, second = forms(option), forms(answer)
+    if first and "".join(first) == "".join(second):
+        return True
+    if len(first) != len(second) or not first:
         return False
     for one, other in zip(first, second, strict=True):
         short, long = sorted((one, other), key=len)
+        ending = long[len(short):]
         if one != other and not (len(short) >= MIN_INFLECTED_STEM and long.startswith(short)
-                                 and long[len(short):] in _INFLECTIONS):
+                                 and ending in _INFLECTIONS) \
+                and not (len(short) >= MIN_INFLECTED_STEM and short.endswith(_PLURAL_Y[0])
+                         and long == short[:-1] + _PLURAL_Y[1]):
             return False
     return True
+
+
+_COORDINATED_RE = re.compile(r"\s(?:and|or|und|oder|&)\s", re.IGNORECASE)
+_JOINING_WORDS = frozenset({"and", "or", "und", "oder", "&"})
+MAX_SYMBOL = 2  # "r", "K", "F1": a symbol, not a word
+
+
+def _formed_otherwise(option: str, answer: str) -> bool:
+    """Whether an option differs from the right one in its form: one joins two things ("r and K", "Angebot und
+    Annahme") and the other names one, one is symbols and the other words ("r and K", "density-dependent
+    factors"), or one opens with an article and the other not ("Ein Allel" among "Spaltungsregel"; English "the"
+    is often part of a name: "The Reign of Terror")."""
+    def form(text: str) -> tuple[bool, bool, bool]:
+        prose = re.sub(r"`[^`]*`|\$[^$]*\$", "x", plain(text))
+        words = [w.strip("()[],.;:") for w in prose.split() if w.casefold() not in _JOINING_WORDS]
+        return (_COORDINATED_RE.search(prose) is not None,
+                bool(words) and all(len(w) <= MAX_SYMBOL for w in words),
+                len(words) > 1 and is_article(words[0], None) and words[0].casefold() != "the")
+
+    return form(option) != form(answer)
 
 
 def _within(option: str, answer: str) -> bool:
@@ -521,9 +642,15 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
         return None  # "Welcher Begriff gehört zu „Hauke wird Deichgraf …“? Spannung": a label is nothing to choose
     if fact.kind == "bold" and answer.endswith(")"):
         return None  # "hedonic calculus (hedonistisches Kalkül)": a gap with its gloss stands out among terms
+    if fact.kind in CLOZE_KINDS and (_among_siblings(fact) or _named_around(fact)):
+        return None
     if fact.kind in ("definition", "called", "item") and side == "term" \
             and len(plain(fact.definition).split()) < MIN_DEFINITION_WORDS:
         return None  # "Which term matches: 'Available'?" cannot be answered
+    if side == "term" and fact.kind in ("item", *_DEFINED) and any(
+            other.source.path == fact.source.path and _said(other.definition) == _said(fact.definition)
+            and _said(other.term) != _said(fact.term) for other in pool if other.kind == fact.kind):
+        return None  # "Stichprobengröße – größer → mehr Power", "Effektstärke – größer → mehr Power": both are right
     sections = _other_sections(fact, outlines.get(fact.source.path, [])) if fact.kind == "heading" else None
     found = [_option(h) for h in sections] if sections is not None else _candidates(fact, pool, side, form, answer)
     # the note's own terms (its sections, its list's other items, its other questions) before other notes' ones;
@@ -544,9 +671,34 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     # a gap after an article takes what stood after that article in its own sentence: "unless a … acts on it" is
     # no place for "same direction" (after "the") nor "equal in magnitude, opposite in direction" (after a noun); a
     # code span names something, the article before it belongs to the noun after it ("the `/` key")
-    article = _article_before(fact) if fact.kind == "bold" else ""
-    fitting = {_option(other.term) for other in pool
-               if other.kind == "bold" and other.cloze and _article_before(other) == article} if article else set()
+    slot = _slot(fact) if fact.kind == "bold" else ""
+    slots: dict[str, set[str]] = {}
+    written: dict[str, set[bool | None]] = {}  # each bold term: written as a name or not, where it stands
+    for other in pool:
+        if other.kind == "bold" and other.cloze:
+            slots.setdefault(_option(other.term), set()).add(_slot(other))
+            written.setdefault(_option(other.term), set()).add(_written_as_name(other))
+    # a gap naming a thing is no place for a predicate ("… tell the compiler how long references are valid" takes
+    # no "exhaustive"), nor a name for a common noun's ("Rome and …": "Carthage", never "corvus"), nor an English
+    # plural for a singular's
+    name = _written_as_name(fact) if fact.kind == "bold" else None
+    plural = _plural(answer) if fact.kind == "bold" and fact.lang == "en" and slot in ("", "the") else None
+
+    def fits_slot(option: str) -> bool:
+        if fact.kind == "code":
+            return _code_sort(option) == _code_sort(answer)
+        if fact.kind != "bold":
+            return True
+        if slot and slot not in slots.get(option, set()):
+            return False
+        if not slot and (slots.get(option) == {_COPULA} or (fact.lang == "en" and bool(slots.get(option))
+                                                             and slots.get(option, set()) <= {"a", "an"})):
+            return False  # "must be ==exhaustive==", "a ==diphthong==": no place for them in "vowel …"
+        if name is not None and written.get(option, {name}) <= {not name}:
+            return False
+        if _adverb(option, fact.lang) != _adverb(answer, fact.lang):
+            return False  # "exponentially" among terms: it says how, they name what
+        return plural is None or _plural(option) == plural
     # a gap takes a term or a clause, never both: "divide by …" is no place for "assuming H₀ is true", nor "Obsidian
     # Credit … eligible for a refund" (its answer "is not") for "buy credit"
     clause = states_something(answer) if fact.kind in CLOZE_KINDS else None
@@ -554,7 +706,7 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     sort = _term_sort(answer, fact.lang) if fact.kind in (*CLOZE_KINDS, *_DEFINED) and side == "term" else None
     candidates = [c for c in dict.fromkeys(found) if c and c.casefold() != answer.casefold()
                   and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))
-                  and _fits_case(c, ending, adjective) and (not article or c in fitting)
+                  and _fits_case(c, ending, adjective) and fits_slot(c)
                   and clause in (None, states_something(c)) and sort in (None, _term_sort(c, fact.lang))]
     rng.shuffle(candidates)
     size = len(_WORDS_RE.findall(answer))
@@ -607,6 +759,18 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     return None
 
 
+def _sequences(facts: list[Fact]) -> set[int]:
+    """The steps of the numbered lists whose items come in an order of their own (``in_sequence``): "which step
+    comes right after" is no question on a numbered list of factors."""
+    lists: dict[tuple[str, str, str], list[Fact]] = {}
+    for fact in facts:
+        if fact.kind == "step":
+            lists.setdefault((fact.source.path, fact.context, fact.column), []).append(fact)
+    return {id(step) for (_, heading, lead), steps in lists.items()
+            if in_sequence(heading, plain(lead), [plain(step.term) for step in steps], steps[0].german)
+            for step in steps}
+
+
 def balance_answers(questions: list[QuizQuestion], seed: str) -> list[QuizQuestion]:
     """Place each right option on the letter used least so far (ties broken by a seeded draw), wrong ones shuffled.
 
@@ -642,7 +806,8 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
     asked: set[str] = set()  # right answers so far
     quoted: set[str] = set()  # the note's sentences the stems so far quote
     questions: list[QuizQuestion] = []
-    steps = {id(f) for f in clear_steps(facts)}
+    gaps: set[int] = set()
+    steps = {id(f) for f in clear_steps(facts) if id(f) in _sequences(facts)}
     # a term the note is named after is the quiz's own title ("The French Revolution" in "Quiz - French Revolution")
     # "which section begins like this" asks where a text stands: a section is asked about by the facts inside it
     askable = [f for f in facts if not f.names_its_note and (f.kind != "step" or id(f) in steps)
@@ -659,10 +824,26 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
                 continue  # its sentences are asked already
             question = _question_from(unquoted, pool, used, asked, rng, sources.outlines, one_note)
             if question is not None:
+                if fact.kind in CLOZE_KINDS:
+                    gaps.add(len(questions))
                 questions.append(question)
                 quoted.update(_said(part) for part in sentences(_source_text(unquoted))
                               if len(part.split()) > MIN_DEFINITION_WORDS)  # a short one may be part of many
-    return balance_answers(questions, seed)
+    return balance_answers(_not_given_away(questions, gaps), seed)
+
+
+def _not_given_away(questions: list[QuizQuestion], gaps: set[int]) -> list[QuizQuestion]:
+    """The questions less the gaps (``gaps``: their positions) another question gives away: its stem shows the
+    answer ("Lotka" beside a question quoting the "Lotka–Volterra model"), or its stem or an option the whole
+    sentence ("The main goroutine returns from `wg.Wait()`" offered as a step). Taken in turn, the quiz would answer
+    them itself."""
+    def shows(other: QuizQuestion, question: QuizQuestion) -> bool:
+        sentence = _said(question.explanation)
+        return _shown_in(plain(question.options[0]).strip("`"), plain(other.question)) \
+            or any(sentence and sentence in _said(text) for text in (other.question, *other.options))
+
+    return [question for at, question in enumerate(questions)
+            if at not in gaps or not any(shows(other, question) for other in questions if other is not question)]
 
 
 # -- rendering and reading back ----------------------------------------------------

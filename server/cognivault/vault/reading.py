@@ -163,6 +163,8 @@ class LanguageWords:
     # a heading's word naming what influences its subject ("Einflussfaktoren", "Factors affecting demand"): each
     # item's label below names one factor and its description says how it acts, not what the label means
     factors: tuple[str, ...] = ()
+    # a copula's other forms, after which a predicate stands ("must be ==exhaustive==", "wird ==fest==")
+    linking_verbs: frozenset[str] = frozenset()
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -279,6 +281,8 @@ WORDS: dict[str, LanguageWords] = {
                                "aren't", "doesn't", "don't", "didn't", "can't", "won't", "wasn't", "weren't"}),
         factors=("factors", "influences", "determinants", "drivers"),
         yes_no=frozenset({"yes", "no", "yep", "nope"}),
+        linking_verbs=frozenset({"be", "been", "being", "become", "becomes", "became", "remain", "remains", "seem",
+                                 "seems"}),
         overviews=frozenset({"aspects", "plot", "storyline", "story", "overview", "summary", "synopsis", "profile",
                              "key facts", "at a glance"}),
         openers=frozenset({"The", "This", "These", "That", "It", "Its", "A", "An", "In", "On", "At", "For", "But",
@@ -410,6 +414,7 @@ WORDS: dict[str, LanguageWords] = {
                                "werden", "muss", "müssen", "darf", "soll", "gibt", "gilt"}),
         factors=("faktoren", "einflussgrößen", "determinanten", "einflüsse"),
         yes_no=frozenset({"ja", "nein", "jein", "doch"}),
+        linking_verbs=frozenset({"wird", "werden", "wurde", "wurden", "bleibt", "bleiben", "scheint"}),
         overviews=frozenset({"aspekte", "inhalt", "inhaltsangabe", "handlung", "handlungsverlauf", "überblick",
                              "zusammenfassung", "steckbrief", "eckdaten", "auf einen blick"}),
         # "im re. Vorhof", "zw. den Wendekreisen", "Kap. 3" (rechts, zwischen, Kapitel); a law's "§ 1 Abs. 2",
@@ -1495,6 +1500,14 @@ def names_a_person(term: str, description: str, lang: str, stated: bool = False)
     # "Soviet leader who …", never "commoners who …" (a group the term names)
     return any(word.casefold() in words.person_relatives and not before.endswith("s") and before != "people"
                for before, word in zip(opening, opening[1:], strict=False))
+
+
+def links_a_predicate(word: str, lang: str | None) -> bool:
+    """Whether ``word`` is a copula or another linking verb ("is", "be", "become", "wird"): what follows it is said of
+    its subject, an adjective or a noun's predicate, not a thing named."""
+    folded = word.casefold()
+    return is_copula(folded) or any(folded in words.linking_verbs for key, words in WORDS.items()
+                                    if lang in (None, key))
 
 
 def is_article(word: str, lang: str | None) -> bool:
