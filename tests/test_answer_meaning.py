@@ -122,6 +122,13 @@ async def test_a_question_in_another_language_is_answered_from_the_passage_neare
 
 
 @needs_side
+def test_the_one_call_answer_reads_by_meaning_too(engine: Engine) -> None:
+    answer = answer_extractively(engine, "Warum breiten sich eingeschleppte Arten so stark aus?")
+    assert answer.answered and "predators" in answer.text and answer.confidence == "low"
+    assert answer.citations[0].path == "Ecology/Invasive Species.md"
+
+
+@needs_side
 async def test_a_question_in_other_words_is_answered_from_the_passage_nearest_its_meaning(engine: Engine) -> None:
     # Keywords alone: "Zu “Meer”, “Seefahrer” steht nichts im Vault"
     data = await _ask(engine, "Wie gewannen die Römer Kämpfe auf dem Meer, obwohl sie keine Seefahrer waren?")
