@@ -22,6 +22,7 @@ from cognivault.answer.request import AskRequest
 from cognivault.answer.sessions import SessionStore
 from cognivault.engine import Engine
 from cognivault.index.multilingual import MultilingualEncoder, installed
+from cognivault.index.scope import Scope
 from cognivault.models.extractive_chat import ExtractiveChat
 
 
@@ -119,6 +120,14 @@ async def test_a_question_in_another_language_is_answered_from_the_passage_neare
     assert data["answered"] and "predators" in data["answer"]
     assert data["sources"][0]["path"] == "Ecology/Invasive Species.md"
     assert data["confidence"] != "high"  # meaning alone never sounds sure
+
+
+@needs_side
+def test_meaning_passages_keep_to_the_scope(engine: Engine) -> None:
+    question = "Warum breiten sich eingeschleppte Arten so stark aus?"
+    assert engine.chunk(engine.meaning_passages(question, 1)[0]).path == "Ecology/Invasive Species.md"
+    scoped = engine.meaning_passages(question, 5, Scope(folders=["Geschichte"]))
+    assert scoped and all(engine.chunk(chunk_id).path.startswith("Geschichte/") for chunk_id in scoped)
 
 
 @needs_side
