@@ -397,10 +397,11 @@ async def test_confidence_uses_meaning_where_the_embedder_knows_the_language(tmp
         german, lang = build_pack(engine, "Wie lange backt ein Roggenbrot von einem Kilogramm?")
         assert lang == "de" and german.question_vector is None  # English-only model: words decide alone
         assert all(item.similarity is None for item in german.items)
-        envelopes = await ask(engine, "When did the Western Roman Empire end?", ExtractiveChat(engine.embedder))
+        words, _ = build_pack(engine, "When did the Western Roman Empire end?", mode="lexical")
+        assert words.question_vector is None and all(item.similarity is None for item in words.items)
+        envelopes = await ask(engine, "When did the Western Roman Empire end?", ScriptedChat(answer_citing("S1")))
     shown = next(e["data"] for e in envelopes if e["type"] == "confidence")
     assert shown["similarity"] == pytest.approx(max(item.similarity for item in english.items), abs=1e-3)
-    assert "476" in final(envelopes)["data"]["answer"]
 
 
 class HeldEmbedder(WordHashEmbedder):
@@ -418,9 +419,9 @@ class HeldEmbedder(WordHashEmbedder):
 
 async def test_the_first_envelope_waits_for_retrieval_only_and_the_quotes_label_comes_before_their_text(
         tmp_path: Path) -> None:
-    """The rule's confidence is sent as soon as retrieval is done, while the quotes (re-ranked by meaning:
-    an embedding model's work) are still being chosen; the label they cap it to is sent before their text
-    and is the done's."""
+    """The rule's confidence is sent as soon as retrieval is done, while the quotes are still being chosen (the
+    keyword pack's first, answer/meaning.py: no embedding model's work for a question keywords answer); the label
+    they cap it to is sent before their text and is the done's."""
     from cognivault.engine import Engine
 
     vault = write_vault(tmp_path / "vault")
@@ -435,7 +436,7 @@ async def test_the_first_envelope_waits_for_retrieval_only_and_the_quotes_label_
             held.release.set()  # the quote choice goes on only once the first envelope is out
     types = kinds(envelopes)
     assert types[0] == "confidence" and envelopes[0]["data"]["answer_share"] is None  # by rule, no quotes yet
-    assert held.calls, "the quotes were chosen by meaning"
+    assert not held.calls, "keywords answer it: its quotes were not re-ranked by meaning"
     shown = [e["data"] for e in envelopes if e["type"] == "confidence"]
     done = final(envelopes)["data"]
     assert len(shown) == 2 and types.index("text") > types.index("confidence", 1)

@@ -1541,22 +1541,38 @@ class ExtractiveAnswer:
 
 
 def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = None) -> ExtractiveAnswer:
-    """A complete extractive answer in one call (blocking; the streaming pipeline is ``stream_answer``)."""
-    from cognivault.answer.confidence import assess, cap_by_citations
+    """A complete extractive answer in one call (blocking; the streaming pipeline is ``stream_answer``, which chooses
+    it the same way: keywords first where meaning search is on, meaning where they leave it unanswered,
+    ``answer.meaning``)."""
+    from cognivault.answer.confidence import Confidence, assess, cap_by_citations
     from cognivault.answer.evidence import analyzer_of
+    from cognivault.answer.meaning import answered, meaning_answer, meaning_confidence, words_first
     from cognivault.answer.retrieval import build_pack
 
-    pack, lang = build_pack(engine, question, question, scope=scope, max_items=k)
-    confidence = assess(pack)
-    answer = renumbered(pack, passage_answer(pack, analyzer_of(engine), question, engine.embedder)) \
-        if confidence.supported else PassageAnswer(unnamed=unheard(pack, question))
+    def attempt(mode: str) -> tuple[EvidencePack, str | None, Confidence, PassageAnswer]:
+        pack, lang = build_pack(engine, question, question, scope=scope, max_items=k, mode=mode)
+        confidence = assess(pack)
+        answer = renumbered(pack, passage_answer(pack, analyzer_of(engine), question, engine.embedder)) \
+            if confidence.supported else PassageAnswer(unnamed=unheard(pack, question))
+        if answer.quotes:
+            confidence = cap_by_citations(confidence, pack, answer.labels(), answer.measures)
+        return pack, lang, confidence, answer
+
+    pack, lang, confidence, answer = attempt("lexical" if words_first(engine) else "hybrid")
+    if words_first(engine) and not answered(answer, confidence):
+        other = attempt("hybrid")
+        if other[3].quotes and (not answer.quotes or answered(other[3], other[2])):
+            pack, lang, confidence, answer = other
+    if not answered(answer, confidence) and not answer.lacking:
+        found = meaning_answer(engine, pack, analyzer_of(engine), question, scope)
+        if found is not None:
+            answer, confidence = renumbered(pack, found.answer), meaning_confidence(confidence, found)
     citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
                           i.snippet, i.score) for i in map(answer.cited, pack.items)]
     if not answer.quotes:
         refusal = not_in_vault(lang, answer.unnamed, answer.named_elsewhere, answer.lacking)
         return ExtractiveAnswer(question, refusal, citations, [], False, "low")
-    label = cap_by_citations(confidence, pack, answer.labels(), answer.measures).label
     text = compose(answer.quotes)
-    if label == "low":
+    if confidence.label == "low":
         text = f"{nearest_only(lang, answer.lacking)}\n\n{text}"
-    return ExtractiveAnswer(question, text, citations, answer.labels(), True, label)
+    return ExtractiveAnswer(question, text, citations, answer.labels(), True, confidence.label)

@@ -63,6 +63,7 @@ from cognivault.answer.extractive import (
     says_not_in_vault,
     unheard,
 )
+from cognivault.answer.meaning import answered, meaning_answer, meaning_confidence, words_first
 from cognivault.answer.prompts import load_prompt
 from cognivault.answer.repetition import LoopGuard
 from cognivault.answer.request import AskError, AskRequest
@@ -299,25 +300,43 @@ class _AnswerRun:
         images: list[bytes] = []
         if request.attachments:
             preset, images = await self._attachments(resolution.query, capabilities)
+        extractive = getattr(self.provider, "extractive", False)
+        # passage answers: keywords first where meaning search is on (see answer.meaning), meaning where they fail
+        mode = "lexical" if extractive and words_first(self.engine) else "hybrid"
         started = time.perf_counter()
         pack, lang = await self._blocking(
             build_pack, self.engine, question, resolution.query, request.scope, request.max_sources,
-            prior_paths=resolution.prior_paths, preset=preset)
+            prior_paths=resolution.prior_paths, preset=preset, mode=mode)
         self.timings["retrieval_ms"] = round((time.perf_counter() - started) * 1000, 2)
-        self.pack = pack
-        self.ledger.pack = pack
-        self.lang = lang
-        self.notes.extend(pack.notes)
+        self._use_pack(pack, lang)
         confidence = assess(pack)
+        await self._emit_confidence(confidence)  # progress at once: choosing the quotes may embed them
+        answer = None
+        if extractive and (pack or mode == "lexical"):
+            answer, confidence = await self._passage_answer(confidence)
+            if mode == "lexical" and not answered(answer, confidence):
+                pack, lang = await self._blocking(
+                    build_pack, self.engine, question, resolution.query, request.scope, request.max_sources,
+                    prior_paths=resolution.prior_paths, preset=preset)
+                by_meaning = assess(pack)
+                other, by_meaning = await self._passage_answer(by_meaning, pack)
+                if other.quotes and (not answer.quotes or answered(other, by_meaning)):
+                    self._use_pack(pack, lang)
+                    answer, confidence = other, by_meaning
+                    await self._emit_confidence(confidence)
+            if not answered(answer, confidence) and not answer.lacking:
+                # its words left it unanswered: a question in other words or another language is read by meaning
+                found = await self._blocking(meaning_answer, self.engine, self.pack, analyzer_of(self.engine),
+                                             self.pack.query, request.scope)
+                if found is not None:
+                    answer = renumbered(self.pack, found.answer)
+                    self.pack.items = [answer.cited(item) for item in self.pack.items]
+                    confidence = meaning_confidence(confidence, found)
+                    await self._emit_confidence(confidence)
+        pack, lang = self.pack, self.lang
         answer_filter = self._filter()
         self.answer_filter = answer_filter
-        await self._emit_confidence(confidence)  # progress at once: choosing the quotes may embed them
-        if pack and getattr(self.provider, "extractive", False):
-            answer = renumbered(pack, await self._passages(confidence))  # no label is shown yet
-            pack.items = [answer.cited(item) for item in pack.items]  # each source named where it is quoted
-            if confidence.supported:  # else it is low already, for its own reason
-                confidence = cap_by_citations(confidence, pack, answer.labels(), answer.measures)
-                await self._emit_confidence(confidence)
+        if answer is not None:
             if answer.quotes and confidence.label == "low":  # a low answer says so in its first line
                 await self._feed_events(answer_filter.quote(nearest_only(lang, answer.lacking) + "\n\n"))
             await self._feed_quotes(answer_filter, answer.quotes, answer.unnamed, answer.named_elsewhere,
@@ -407,13 +426,34 @@ class _AnswerRun:
     async def _feed(self, answer_filter: CitationFilter, text: str) -> None:
         await self._feed_events(answer_filter.feed(text))
 
-    async def _passages(self, confidence: Confidence) -> PassageAnswer:
-        """The passage answer for this request's pack (no quotes when the pack does not support one)."""
+    def _use_pack(self, pack: EvidencePack, lang: str | None) -> None:
+        """Answer from ``pack`` (before any citation is checked against it)."""
+        self.pack = pack
+        self.ledger.pack = pack
+        self.lang = lang
+        self.notes.extend(note for note in pack.notes if note not in self.notes)
+
+    async def _passage_answer(self, confidence: Confidence, pack: EvidencePack | None = None
+                              ) -> tuple[PassageAnswer, Confidence]:
+        """The passage answer from ``pack`` (default: the request's), its sources named where it quotes them, and
+        ``confidence`` capped by what it cites (sent as soon as known)."""
+        pack = self.pack if pack is None else pack
+        answer = renumbered(pack, await self._passages(confidence, pack))  # no label is shown yet
+        pack.items = [answer.cited(item) for item in pack.items]  # each source named where it is quoted
+        if confidence.supported:  # else it is low already, for its own reason
+            confidence = cap_by_citations(confidence, pack, answer.labels(), answer.measures)
+            if pack is self.pack:
+                await self._emit_confidence(confidence)
+        return answer, confidence
+
+    async def _passages(self, confidence: Confidence, pack: EvidencePack | None = None) -> PassageAnswer:
+        """The passage answer for ``pack`` (default: the request's; no quotes when it does not support one)."""
+        pack = self.pack if pack is None else pack
         if not confidence.supported:
-            return PassageAnswer(unnamed=unheard(self.pack, self.pack.query))
+            return PassageAnswer(unnamed=unheard(pack, pack.query))
         embedder = getattr(self.provider, "embedder", None) or self.engine.embedder
         # The pack has the question's vector only where the embedder knows the question's language.
-        return await self._blocking(passage_answer, self.pack, analyzer_of(self.engine), self.pack.query, embedder)
+        return await self._blocking(passage_answer, pack, analyzer_of(self.engine), pack.query, embedder)
 
     async def _feed_quotes(self, answer_filter: CitationFilter, quotes: list[Quote],
                            unnamed: Sequence[str] = (), named_elsewhere: Sequence[str] = (), lacking: str = "") -> None:

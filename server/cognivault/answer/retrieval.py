@@ -55,8 +55,10 @@ log = logging.getLogger(__name__)
 
 def build_pack(engine: Any, question: str, query: str | None = None, scope: Scope | None = None,
                max_items: int = DEFAULT_MAX_ITEMS, token_budget: int = DEFAULT_TOKEN_BUDGET,
-               prior_paths: Sequence[str] = (), preset: Sequence[Evidence] = ()) -> tuple[EvidencePack, str | None]:
-    """The evidence pack for ``question`` (searched as ``query``, e.g. a resolved follow-up).
+               prior_paths: Sequence[str] = (), preset: Sequence[Evidence] = (), mode: str = "hybrid"
+               ) -> tuple[EvidencePack, str | None]:
+    """The evidence pack for ``question`` (searched as ``query``, e.g. a resolved follow-up; ``mode``: the engine's
+    search mode, "lexical" for keywords alone, which leaves meaning out of the pack too).
 
     ``preset`` passages (attachments) come first; ``prior_paths`` (notes cited by the previous
     turn of a follow-up) contribute their best passages for the new question. Returns the pack
@@ -84,20 +86,20 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
         return pack, lang
     depth = max_items * 2
     results: list[Any] = []
-    pack.question_vector = question_vector(engine, query, lang)
+    pack.question_vector = question_vector(engine, query, lang) if mode == "hybrid" else None
     try:
         if prior_paths:
             follow = _follow_up_scope(scope, prior_paths)
             if follow is not None:
-                results += engine.search(question, k=2, mode="hybrid", scope=follow).results
-        response = engine.search(query, k=depth, mode="hybrid", scope=scope, query_vector=pack.question_vector)
+                results += engine.search(question, k=2, mode=mode, scope=follow).results
+        response = engine.search(query, k=depth, mode=mode, scope=scope, query_vector=pack.question_vector)
         pack.notes.extend(response.notes)
         own = response.results
         if not scope_names_generated(engine, scope):
             own, sources, at = _without_generated(engine, own)
             narrowed = _within(scope, sources) if sources else None
             if narrowed is not None:  # the notes they came from take the place of the first one
-                own[at:at] = engine.search(query, k=2, mode="hybrid", scope=narrowed,
+                own[at:at] = engine.search(query, k=2, mode=mode, scope=narrowed,
                                            query_vector=pack.question_vector).results
         results += own
     except EngineError as exc:
