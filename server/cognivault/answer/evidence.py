@@ -260,7 +260,10 @@ class EvidencePack:
         """Whether ``pairs`` (a text's adjacent terms) have the two concepts of ``name`` side by side, in any of
         their terms: an English passage's "INNER JOIN" is ("inner", "join"), a German question's ("inn", "join")."""
         first, second = (self.concepts[key].terms | {key} if key in self.concepts else {key} for key in name)
-        return any((a, b) in pairs or (b, a) in pairs for a in first for b in second)
+        # one word the two stand for, the other language's compound of them ("Praetorian Guard": "Prätorianergarde")
+        joined = first & second
+        return any((a, b) in pairs or (b, a) in pairs for a in first for b in second) or \
+            bool(joined) and any(a in joined or b in joined for a, b in pairs)
 
     def word_of(self, key: str) -> str:
         """The user's word for a concept key (the key itself when it names no concept)."""
@@ -640,8 +643,10 @@ def _spelled_by(lexical: Any, first: str, second: str) -> str | None:
     """The index term of the one compound whose consonants are those of ``first`` and ``second``, two words of
     another language, the same learned words ("price discrimination": "Preisdiskriminierung"); None."""
     head, tail = consonant_skeleton(first), consonant_skeleton(second)
-    found = _skeletons(lexical).get(head + tail, []) if len(head + tail) >= MIN_SKELETON else []
-    return found[0] if len(found) == 1 else None
+    if len(head + tail) < MIN_SKELETON:
+        return None
+    found = {term for joint in _JOINT_CONSONANTS for term in _skeletons(lexical).get(head + joint + tail, ())}
+    return found.pop() if len(found) == 1 else None
 
 
 def _cognate_parts(lexical: Any, analyzer: Analyzer, word: str, languages: Sequence[str]
@@ -694,6 +699,7 @@ def consonant_skeleton(word: str) -> str:
     return _DOUBLE.sub(r"\1", _VOWELS.sub("", key))
 
 
+_JOINT_CONSONANTS = ("", "s", "n", "r")  # the consonants of a German compound's joints ("Prätorian|er|garde", "-s-")
 _SOFT_C = re.compile(r"c(?=[eiy])")
 _DOUBLE = re.compile(r"(.)\1+")
 _SKELETONS: dict[int, tuple[int, dict[str, list[str]]]] = {}
@@ -722,10 +728,11 @@ def _skeleton_parts(lexical: Any, word: str) -> tuple[CompoundPart, CompoundPart
         return None
     table = _skeletons(lexical)
     for cut in range(2, len(whole) - 1):
-        for head in table.get(whole[:cut], ()):
-            for tail in table.get(whole[cut:], ()):
-                if head != tail and lexical.holding_both(head, tail):
-                    return CompoundPart(head, (head,)), CompoundPart(tail, (tail,))
+        for joint in ("", whole[cut]) if whole[cut] in _JOINT_CONSONANTS else ("",):
+            for head in table.get(whole[:cut], ()):
+                for tail in table.get(whole[cut + len(joint):], ()):
+                    if head != tail and lexical.holding_both(head, tail):
+                        return CompoundPart(head, (head,)), CompoundPart(tail, (tail,))
     return None
 
 
