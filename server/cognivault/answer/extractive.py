@@ -945,6 +945,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         completes = sum(weight[t] for t in unit.concepts - covered - framing) / total >= COMPLETING_SHARE
         if _pads(unit, lead, covered | framing, weight) or not states_own(unit):
             continue
+        if lead.counted and unit.kind in ("list", "item") and not unit.counted:
+            continue  # the three battle lines listed: the key terms' list names them among other things
         if named_section and not completes and (unit.path, items[unit.position].path) != \
                 (lead.path, items[lead.position].path):
             # the question names the lead's section: a block elsewhere saying only what it states shares its words,
