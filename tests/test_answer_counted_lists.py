@@ -88,6 +88,18 @@ def test_announced_things_are_found_over_long_paragraphs_and_after_an_article(
     assert all(kind in kinds.text for kind in ("direct loans", "calques", "hybrids"))
 
 
+PHASES = "# Spracherwerb\n\n## Die 4 Phasen des Erstspracherwerbs\n\n" + "".join(
+    f"- {phase}: {'Das Kind zeigt dabei typische Muster der Umgebungssprache, die man beobachten kann. ' * 2}\n"
+    for phase in ("Lallphase", "Einwortphase", "Zweiwortphase", "Mehrwortphase"))
+
+
+def test_a_long_list_of_as_many_things_as_asked_is_quoted_whole(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes({**NOTES, "Linguistik/Spracherwerb.md": PHASES})
+    answer = answer_extractively(engine, "Welche vier Phasen hat der Erstspracherwerb?")
+    assert all(phase in answer.text for phase in ("Lallphase", "Einwortphase", "Zweiwortphase", "Mehrwortphase"))
+
+
 def test_no_list_of_as_many_things_as_asked_is_said(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
     engine = indexed_notes(NOTES)
     answer = answer_extractively(engine, "What are the three types of hypersensitivity reactions?")
