@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from cognivault.answer.extractive import answer_extractively
 from cognivault.answer.ordinals import asked_count, cardinal_of, opening_ordinal, says_count
+from cognivault.answer.retrieval import build_pack
 from cognivault.engine import Engine
 
 NOTES = {
@@ -98,6 +99,15 @@ def test_a_long_list_of_as_many_things_as_asked_is_quoted_whole(
     engine = indexed_notes({**NOTES, "Linguistik/Spracherwerb.md": PHASES})
     answer = answer_extractively(engine, "Welche vier Phasen hat der Erstspracherwerb?")
     assert all(phase in answer.text for phase in ("Lallphase", "Einwortphase", "Zweiwortphase", "Mehrwortphase"))
+
+
+def test_how_many_things_a_question_asks_for_says_nothing_of_what_they_are(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # the vault writes "6" (a baby babbles at 6–10 months): the count is no word of the topic it knows
+    engine = indexed_notes({**NOTES, "Linguistik/Lallen.md": "# Lallen\n\nMit ca. 6–10 Monaten lallt ein Kind.\n"})
+    counted, _ = build_pack(engine, "What are the six ranks of a centurion?")
+    uncounted, _ = build_pack(engine, "What are the ranks of a centurion?")
+    assert counted.unknown == ["ranks"] and counted.unknown_share == uncounted.unknown_share
 
 
 def test_no_list_of_as_many_things_as_asked_is_said(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:

@@ -580,8 +580,10 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
         if not any(c.isalnum() for c in key) and (vocab is None or key not in vocab):
             continue  # punctuation the vault never uses (quotes, "?)") says nothing about the topic
         if len(key) > 1 or key.isdigit():  # symbol runs ("[[##", "%%") are what lexical questions hinge on
-            # an ordinal says which one of what the question names ("the *second* law"), not what about
-            framing = word in frame or word in FRAME_NOUNS or framing_words[at] or ordinal_of(word) is not None
+            # an ordinal says which one of what the question names ("the *second* law"), and a count how many ("the
+            # *four* stages"), not what about
+            framing = word in frame or word in FRAME_NOUNS or framing_words[at] or ordinal_of(word) is not None or \
+                count is not None and (cardinal_of(word) == count or word == str(count))
             unindexed = any(not analyzer.terms_of_word(word, code) for code in languages)
             concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=framing, name=word in names,
                                              unindexed=unindexed))
@@ -901,6 +903,9 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
     unheard_scene: list[str] = []
     for concept in concepts:
         word = concept.whole or concept.word
+        if (number := cardinal_of(concept.word)) is not None and str(number) in concept.terms:
+            del weight[concept.key]  # how many things a list question asks for says nothing of what they are
+            continue
         if word in known or concept.key in gaps or any(concept.key in item.terms for item in given):
             continue
         if word not in unknown:
