@@ -108,6 +108,8 @@ VACCINES = {
                                    "Shannon und Weaver kodiert ein Sender eine Nachricht für einen Empfänger.\n\n"
                                    "## Antigenpräsentation\n\nDendritische Zellen zeigen Bruchstücke von Erregern "
                                    "auf MHC-Molekülen.\n",
+    "Geschichte/Kaiserzeit.md": "# Kaiserzeit\n\n## Reformen des Augustus\n\nAugustus gründete die "
+                                "Prätorianergarde als Leibwache in Rom.\n",
     "Marketing/Pricing.md": "---\nlang: en\n---\n# Pricing\n\n## Price discrimination\n\nPrice discrimination "
                             "means charging different customers different prices for the same product.\n",
 }
@@ -120,6 +122,7 @@ VACCINES = {
     ("What is the communication model?", "Sender"),  # "Kommunikationsmodell"
     ("Was versteht man unter Preisdiskriminierung?", "different prices for the same product"),  # "price discr…"
     ("What is antigen presentation?", "MHC-Molekülen"),  # "Antigenpräsentation"
+    ("What is the Praetorian Guard?", "Leibwache"),  # "Prätorian|er|garde": a name, though one word
 ])
 def test_a_word_inside_a_compound_or_a_compound_of_other_words_is_found(
         indexed_notes: Callable[[dict[str, str]], Engine], question: str, quoted: str) -> None:

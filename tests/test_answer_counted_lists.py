@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from cognivault.answer.extractive import answer_extractively
 from cognivault.answer.ordinals import asked_count, cardinal_of, opening_ordinal, says_count
+from cognivault.answer.retrieval import build_pack
 from cognivault.engine import Engine
 
 NOTES = {
@@ -52,7 +53,7 @@ def test_the_list_of_as_many_things_as_asked_leads(indexed_notes: Callable[[dict
     types = answer_extractively(engine, "What are the four types of hypersensitivity reactions?")
     assert types.answered and types.confidence != "low" and types.text.startswith("**The 4 types")
     lines = answer_extractively(engine, "What were the three battle lines of a legion?")
-    assert lines.answered and lines.text.startswith("**Battle lines**\n\n1. hastati")
+    assert lines.answered and lines.text.startswith("**Battle lines**\n\n1. hastati") and "cohort" not in lines.text
 
 
 def test_things_announced_by_their_count_are_quoted_with_the_announcement(
@@ -86,6 +87,27 @@ def test_announced_things_are_found_over_long_paragraphs_and_after_an_article(
     assert "compare them" not in causes.text  # a long paragraph's first sentence names the cause
     kinds = answer_extractively(engine, "What are the three kinds of loanwords?")
     assert all(kind in kinds.text for kind in ("direct loans", "calques", "hybrids"))
+
+
+PHASES = "# Spracherwerb\n\n## Die 4 Phasen des Erstspracherwerbs\n\n" + "".join(
+    f"- {phase}: {'Das Kind zeigt dabei typische Muster der Umgebungssprache, die man beobachten kann. ' * 2}\n"
+    for phase in ("Lallphase", "Einwortphase", "Zweiwortphase", "Mehrwortphase"))
+
+
+def test_a_long_list_of_as_many_things_as_asked_is_quoted_whole(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes({**NOTES, "Linguistik/Spracherwerb.md": PHASES})
+    answer = answer_extractively(engine, "Welche vier Phasen hat der Erstspracherwerb?")
+    assert all(phase in answer.text for phase in ("Lallphase", "Einwortphase", "Zweiwortphase", "Mehrwortphase"))
+
+
+def test_how_many_things_a_question_asks_for_says_nothing_of_what_they_are(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # the vault writes "6" (a baby babbles at 6–10 months): the count is no word of the topic it knows
+    engine = indexed_notes({**NOTES, "Linguistik/Lallen.md": "# Lallen\n\nMit ca. 6–10 Monaten lallt ein Kind.\n"})
+    counted, _ = build_pack(engine, "What are the six ranks of a centurion?")
+    uncounted, _ = build_pack(engine, "What are the ranks of a centurion?")
+    assert counted.unknown == ["ranks"] and counted.unknown_share == uncounted.unknown_share
 
 
 def test_no_list_of_as_many_things_as_asked_is_said(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:

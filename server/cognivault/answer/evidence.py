@@ -260,7 +260,10 @@ class EvidencePack:
         """Whether ``pairs`` (a text's adjacent terms) have the two concepts of ``name`` side by side, in any of
         their terms: an English passage's "INNER JOIN" is ("inner", "join"), a German question's ("inn", "join")."""
         first, second = (self.concepts[key].terms | {key} if key in self.concepts else {key} for key in name)
-        return any((a, b) in pairs or (b, a) in pairs for a in first for b in second)
+        # one word the two stand for, the other language's compound of them ("Praetorian Guard": "Prätorianergarde")
+        joined = first & second
+        return any((a, b) in pairs or (b, a) in pairs for a in first for b in second) or \
+            bool(joined) and any(a in joined or b in joined for a, b in pairs)
 
     def word_of(self, key: str) -> str:
         """The user's word for a concept key (the key itself when it names no concept)."""
@@ -577,8 +580,10 @@ def question_concepts(engine: Any, text: str, lang: str | None) -> list[Concept]
         if not any(c.isalnum() for c in key) and (vocab is None or key not in vocab):
             continue  # punctuation the vault never uses (quotes, "?)") says nothing about the topic
         if len(key) > 1 or key.isdigit():  # symbol runs ("[[##", "%%") are what lexical questions hinge on
-            # an ordinal says which one of what the question names ("the *second* law"), not what about
-            framing = word in frame or word in FRAME_NOUNS or framing_words[at] or ordinal_of(word) is not None
+            # an ordinal says which one of what the question names ("the *second* law"), and a count how many ("the
+            # *four* stages"), not what about
+            framing = word in frame or word in FRAME_NOUNS or framing_words[at] or ordinal_of(word) is not None or \
+                count is not None and (cardinal_of(word) == count or word == str(count))
             unindexed = any(not analyzer.terms_of_word(word, code) for code in languages)
             concepts.setdefault(key, Concept(key, word, frozenset(terms), frame=framing, name=word in names,
                                              unindexed=unindexed))
@@ -640,8 +645,10 @@ def _spelled_by(lexical: Any, first: str, second: str) -> str | None:
     """The index term of the one compound whose consonants are those of ``first`` and ``second``, two words of
     another language, the same learned words ("price discrimination": "Preisdiskriminierung"); None."""
     head, tail = consonant_skeleton(first), consonant_skeleton(second)
-    found = _skeletons(lexical).get(head + tail, []) if len(head + tail) >= MIN_SKELETON else []
-    return found[0] if len(found) == 1 else None
+    if len(head + tail) < MIN_SKELETON:
+        return None
+    found = {term for joint in _JOINT_CONSONANTS for term in _skeletons(lexical).get(head + joint + tail, ())}
+    return found.pop() if len(found) == 1 else None
 
 
 def _cognate_parts(lexical: Any, analyzer: Analyzer, word: str, languages: Sequence[str]
@@ -694,6 +701,7 @@ def consonant_skeleton(word: str) -> str:
     return _DOUBLE.sub(r"\1", _VOWELS.sub("", key))
 
 
+_JOINT_CONSONANTS = ("", "s", "n", "r")  # the consonants of a German compound's joints ("Prätorian|er|garde", "-s-")
 _SOFT_C = re.compile(r"c(?=[eiy])")
 _DOUBLE = re.compile(r"(.)\1+")
 _SKELETONS: dict[int, tuple[int, dict[str, list[str]]]] = {}
@@ -722,10 +730,11 @@ def _skeleton_parts(lexical: Any, word: str) -> tuple[CompoundPart, CompoundPart
         return None
     table = _skeletons(lexical)
     for cut in range(2, len(whole) - 1):
-        for head in table.get(whole[:cut], ()):
-            for tail in table.get(whole[cut:], ()):
-                if head != tail and lexical.holding_both(head, tail):
-                    return CompoundPart(head, (head,)), CompoundPart(tail, (tail,))
+        for joint in ("", whole[cut]) if whole[cut] in _JOINT_CONSONANTS else ("",):
+            for head in table.get(whole[:cut], ()):
+                for tail in table.get(whole[cut + len(joint):], ()):
+                    if head != tail and lexical.holding_both(head, tail):
+                        return CompoundPart(head, (head,)), CompoundPart(tail, (tail,))
     return None
 
 
@@ -894,6 +903,9 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
     unheard_scene: list[str] = []
     for concept in concepts:
         word = concept.whole or concept.word
+        if (number := cardinal_of(concept.word)) is not None and str(number) in concept.terms:
+            del weight[concept.key]  # how many things a list question asks for says nothing of what they are
+            continue
         if word in known or concept.key in gaps or any(concept.key in item.terms for item in given):
             continue
         if word not in unknown:

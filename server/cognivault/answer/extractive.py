@@ -322,6 +322,7 @@ class Unit:
     # the rest of an item the passage begins inside ("  - NO-Monsun, trocken": chunks overlap), without what it is of
     cut: bool = False
     counted: bool = False  # a list of as many things as the question counts, naming what it counts ("## 4 stages")
+    long: bool = False  # a list of bullets longer than a whole list quoted otherwise: only for its count (``counted``)
 
     @property
     def size(self) -> int:
@@ -434,8 +435,10 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
     units = [u for u in units if u.kind not in _PROSE_KINDS or _says_itself(u.text) and not _only_asks(u.text)]
     for items in lists.values():
         whole = "\n".join(unit.text for unit in items)
-        # an ordered list (steps, causes 1-6) is one answer: whole up to what a first quote may take
-        limit = 2 * WHOLE_LIMIT if all(_NUMBERED_ITEM.match(unit.text) for unit in items) else WHOLE_LIMIT
+        # an ordered list (steps, causes 1-6) is one answer: whole up to what a first quote may take; so is a list of
+        # as many things as a question counts ("Welche vier Phasen …?"), whatever its marks (``Unit.long``)
+        limit = 2 * WHOLE_LIMIT
+        numbered = all(_NUMBERED_ITEM.match(unit.text) for unit in items)
         # a list of links ("- [[Newton's Laws]], [[Energy and Work]]", "- [[Thermodynamik Hauptsätze]]") points to
         # notes, as each of its items does: no answer, unless a lead-in says what they are ("There are two types of
         # variables:")
@@ -443,7 +446,7 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
             first = items[0]
             units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
                               group=first.group, heading=first.heading, section=first.section, path=first.path,
-                              caveat=first.caveat))
+                              caveat=first.caveat, long=not numbered and len(whole) > WHOLE_LIMIT))
     return units
 
 
@@ -799,8 +802,10 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         if contexts[position] < best_context * CONTEXT_SHARE and adds < COMPLETING_SHARE and not (
                 expected is not None and any(_gives(expected, unit, item, analyzer) for unit in units)):
             continue
-        signposts: list[Unit] = []
+        signposts: list[Unit] = [unit for unit in units if unit.long and not listing(unit)]
         for unit in units:
+            if unit.long and not listing(unit):
+                continue
             if unit.path and other_numbered(item.path, unit.path):
                 continue  # "the second law": the note's 1st and 3rd are other things
             said = f"{unit.heading}\n{unit.intro}\n{unit.header}\n{unit.text}"
@@ -945,6 +950,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         completes = sum(weight[t] for t in unit.concepts - covered - framing) / total >= COMPLETING_SHARE
         if _pads(unit, lead, covered | framing, weight) or not states_own(unit):
             continue
+        if lead.counted and unit.kind in ("list", "item") and not unit.counted:
+            continue  # the three battle lines listed: the key terms' list names them among other things
         if named_section and not completes and (unit.path, items[unit.position].path) != \
                 (lead.path, items[lead.position].path):
             # the question names the lead's section: a block elsewhere saying only what it states shares its words,
