@@ -146,7 +146,8 @@ _GERMAN_ORDERED = ("schritte", "schritt", "phasen", "stadien", "stufen", "ablauf
                    "anleitung", "prüfung", "prüfschema", "verlauf", "entstehung", "algorithmus", "rezept")
 # words naming what has no order of its own besides the kinds of list: a numbered list of rules or examples
 _ENGLISH_UNORDERED = frozenset({"rules", "laws", "principles", "examples", "tips", "parts", "components", "elements",
-                                "criteria", "requirements", "conditions", "determinants", "influences", "aspects"})
+                                "criteria", "requirements", "conditions", "determinants", "influences", "aspects",
+                                "tests"})
 _GERMAN_UNORDERED = ("regeln", "gesetze", "prinzipien", "beispiele", "tipps", "bestandteile", "komponenten",
                      "elemente", "kriterien", "voraussetzungen", "bedingungen", "einflüsse", "aspekte")
 # words that order what a list's items say ("then", "danach"): its items tell a course of events
