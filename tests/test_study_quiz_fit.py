@@ -249,6 +249,8 @@ def test_a_list_is_a_sequence_by_its_heading_its_dates_or_its_order_words() -> N
                                                     "Reife – Maximum"], german=True)
     assert not in_sequence("The three rules", "", ["Each value has an owner.", "One owner at a time.",
                                                    "Out of scope, dropped."], german=False)
+    assert not in_sequence("Constituency tests", "", ["Replace the group with a pronoun", "Move it to the front",
+                                                      "Join it with a similar group"], german=False)
     assert in_sequence("How a central bank fights inflation", "",
                        ["It raises the rate", "Banks then charge more", "Finally prices slow"], german=False)
     assert in_sequence("Activation of a T cell", "", ["A dendritic cell picks up antigen",

@@ -144,11 +144,19 @@ _ENGLISH_ORDERED = frozenset({"steps", "step", "phases", "stages", "process", "p
 _GERMAN_ORDERED = ("schritte", "schritt", "phasen", "stadien", "stufen", "ablauf", "abläufe", "vorgehen",
                    "vorgehensweise", "prozess", "zyklus", "reihenfolge", "chronologie", "zeitleiste", "zeitstrahl",
                    "anleitung", "prüfung", "prüfschema", "verlauf", "entstehung", "algorithmus", "rezept")
-# words naming what has no order of its own besides the kinds of list: a numbered list of rules or examples
-_ENGLISH_UNORDERED = frozenset({"rules", "laws", "principles", "examples", "tips", "parts", "components", "elements",
-                                "criteria", "requirements", "conditions", "determinants", "influences", "aspects"})
-_GERMAN_UNORDERED = ("regeln", "gesetze", "prinzipien", "beispiele", "tipps", "bestandteile", "komponenten",
-                     "elemente", "kriterien", "voraussetzungen", "bedingungen", "einflüsse", "aspekte")
+# words naming a collection without an order of its own, anywhere in a heading or a list's lead ("Factors
+# influencing buying behaviour", "Einflussfaktoren auf die Preiselastizität", "The three rules"); not the kinds a
+# procedure's lead may name ("To run a command using Slash commands:")
+_ENGLISH_UNORDERED = frozenset({"causes", "reasons", "factors", "triggers", "consequences", "effects", "outcomes",
+                                "advantages", "benefits", "disadvantages", "drawbacks", "limitations", "risks",
+                                "symptoms", "types", "kinds", "properties", "features", "characteristics",
+                                "traits", "rules", "laws", "principles", "examples", "tips", "criteria",
+                                "requirements", "determinants", "influences", "aspects", "tests"})
+_GERMAN_UNORDERED = ("ursachen", "gründe", "faktoren", "auslöser", "folgen", "auswirkungen", "vorteile", "nachteile",
+                     "risiken", "symptome", "arten", "typen", "eigenschaften", "merkmale", "regeln", "gesetze",
+                     "prinzipien", "beispiele", "tipps", "kriterien", "voraussetzungen", "einflüsse", "aspekte",
+                     "einflussgrößen")
+MIN_COMPOUND_KIND = 7
 # words that order what a list's items say ("then", "danach"): its items tell a course of events
 _ORDER_WORDS = frozenset({"then", "next", "afterwards", "finally", "first", "later", "dann", "danach", "zuerst",
                           "anschließend", "schließlich", "zuletzt", "später"})
@@ -172,10 +180,11 @@ def _names_unordered(text: str, german: bool) -> bool:
     behaviour", "Einflussfaktoren auf die Preiselastizität", "The three rules")."""
     words = _words_of(text)
     if german:
-        kinds = tuple(kind for kind in _GERMAN_KINDS if kind not in _GERMAN_SEQUENCES) + _GERMAN_UNORDERED
-        return any(word.endswith(kinds) and "reihenfolge" not in word for word in words)
-    kinds_en = {kind for kind in _ENGLISH_KINDS if kind not in _ENGLISH_SEQUENCES} | _ENGLISH_UNORDERED
-    return any(word in kinds_en for word in words)
+        # a compound ends in a long kind ("Einflussfaktoren"); a short one is a word of its own ("Karten" lists no
+        # "Arten")
+        return any(word == kind or (len(kind) >= MIN_COMPOUND_KIND and word.endswith(kind))
+                   for word in words for kind in _GERMAN_UNORDERED)
+    return any(word in _ENGLISH_UNORDERED for word in words)
 
 
 def in_sequence(heading: str, lead: str, items: list[str], german: bool) -> bool:

@@ -833,14 +833,12 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
 
 
 def _not_given_away(questions: list[QuizQuestion], gaps: set[int]) -> list[QuizQuestion]:
-    """The questions less the gaps (``gaps``: their positions) another question gives away: its stem shows the
-    answer ("Lotka" beside a question quoting the "Lotka–Volterra model"), or its stem or an option the whole
-    sentence ("The main goroutine returns from `wg.Wait()`" offered as a step). Taken in turn, the quiz would answer
-    them itself."""
+    """The questions less the gaps (``gaps``: their positions) whose whole sentence another question shows in its
+    stem or an option ("The main goroutine returns from `wg.Wait()`" offered as a step): taken in turn, the quiz
+    would answer them itself."""
     def shows(other: QuizQuestion, question: QuizQuestion) -> bool:
         sentence = _said(question.explanation)
-        return _shown_in(plain(question.options[0]).strip("`"), plain(other.question)) \
-            or any(sentence and sentence in _said(text) for text in (other.question, *other.options))
+        return any(sentence and sentence in _said(text) for text in (other.question, *other.options))
 
     return [question for at, question in enumerate(questions)
             if at not in gaps or not any(shows(other, question) for other in questions if other is not question)]
