@@ -226,7 +226,7 @@ def test_an_exam_task_set_as_an_order_is_a_card_without_the_students_aside(tmp_p
 
 def test_a_list_counted_and_then_said_paragraph_by_paragraph_is_one_card(tmp_path: Path) -> None:
     cards = _cards(tmp_path, "Soziologie/Lecture 04 - Durkheim (Transcript).md", DURKHEIM)
-    assert ("qa", "Durkheim on Suicide: four types of suicide – which?",
+    assert ("qa", "Durkheim on Suicide: Durkheim distinguishes four types of suicide – which?",
             "Egoistic suicide; altruistic suicide; anomic suicide; fatalistic suicide.") in cards, cards
     assert not [front for _, front, _ in cards if "two dimensions" in front or "the question" in front]
     said = [["Weber unterscheidet drei Typen legitimer Herrschaft."], ["Erstens die legale Herrschaft: Sie beruht …"],
