@@ -161,6 +161,10 @@ def test_a_statement_with_a_question_mark_is_no_front_and_a_question_stays(tmp_p
     # no verb it knows, but answered yes or no: a statement all the same
     assert states_not_asks("Ballaststoffe liefern viel Energie?", "Nein, kaum – sie fördern die Verdauung.")
     assert not states_not_asks("Ist jede Relation in 3NF auch in 2NF?", "Ja, jede höhere NF …")
+    # a question after a sentence setting it up asks in its last sentence; "Am I …?" asks
+    assert not states_not_asks("I have enabled 2FA. Will I be logged out of my devices?", "No. Enabling 2FA …")
+    assert not states_not_asks("Ich habe 2FA aktiviert. Werde ich abgemeldet?", "Nein. Das Aktivieren …")
+    assert not states_not_asks("Am I required to purchase a license for every employee?", "No. Obsidian is free.")
 
 
 def test_empty_cells_are_left_out_and_a_grid_of_numbers_gives_no_card(tmp_path: Path) -> None:
