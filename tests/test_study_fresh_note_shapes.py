@@ -165,6 +165,7 @@ def test_a_statement_with_a_question_mark_is_no_front_and_a_question_stays(tmp_p
     assert not states_not_asks("I have enabled 2FA. Will I be logged out of my devices?", "No. Enabling 2FA …")
     assert not states_not_asks("Ich habe 2FA aktiviert. Werde ich abgemeldet?", "Nein. Das Aktivieren …")
     assert not states_not_asks("Am I required to purchase a license for every employee?", "No. Obsidian is free.")
+    assert not states_not_asks("Verliere ich meine Daten?", "Nein, sie werden 30 Tage aufbewahrt.")  # verb first
 
 
 def test_empty_cells_are_left_out_and_a_grid_of_numbers_gives_no_card(tmp_path: Path) -> None:

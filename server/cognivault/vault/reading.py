@@ -1186,13 +1186,16 @@ def states_not_asks(question: str, answer: str = "") -> bool:
         return False  # "In which …?", "interphase has three phases – which?"
     written = [word.strip("*_,;:()\"“”„'?") for word in asked.split()]  # "Waren" are goods, "waren" a verb
     replied = normal(answer).split()[:1]
+    # "Verliere ich meine Daten?", "Braucht man …?": a verb before its subject asks, whatever the verb
+    verb_first = said[1] in _ALL_SUBJECTS | _ALL_ARTICLES | {"du", "you"}
     return any(word in _ALL_AUXILIARIES - _ALL_PREPOSITIONS for word in written[1:MAX_SUBJECT_WORDS + 1]) \
-        or bool(replied and replied[0].strip(",.;:!–-") in _ALL_YES_NO)
+        or bool(replied and replied[0].strip(",.;:!–-") in _ALL_YES_NO and not verb_first)
 
 
 MAX_SUBJECT_WORDS = 4  # "Caesar's army was …?": the verb of a statement stands after its subject
 _ALL_AUXILIARIES = frozenset(word for words in WORDS.values() for word in words.auxiliaries)
 _ALL_COMMANDS = frozenset(word for words in WORDS.values() for word in words.commands)
+_ALL_SUBJECTS = frozenset(word for words in WORDS.values() for word in words.subjects)
 _ALL_PREPOSITIONS = frozenset(word for words in WORDS.values() for word in words.prepositions)  # "Anteil am Budget"
 _ALL_YES_NO = frozenset(word for words in WORDS.values() for word in words.yes_no)
 _MORE_QUESTION_WORDS = frozenset({"whose", "whom", "welcher", "welches", "welchen", "wem", "wen", "wessen"})
