@@ -161,6 +161,11 @@ def test_a_statement_with_a_question_mark_is_no_front_and_a_question_stays(tmp_p
     # no verb it knows, but answered yes or no: a statement all the same
     assert states_not_asks("Ballaststoffe liefern viel Energie?", "Nein, kaum – sie fördern die Verdauung.")
     assert not states_not_asks("Ist jede Relation in 3NF auch in 2NF?", "Ja, jede höhere NF …")
+    # a question after a sentence setting it up asks in its last sentence; "Am I …?" asks
+    assert not states_not_asks("I have enabled 2FA. Will I be logged out of my devices?", "No. Enabling 2FA …")
+    assert not states_not_asks("Ich habe 2FA aktiviert. Werde ich abgemeldet?", "Nein. Das Aktivieren …")
+    assert not states_not_asks("Am I required to purchase a license for every employee?", "No. Obsidian is free.")
+    assert not states_not_asks("Verliere ich meine Daten?", "Nein, sie werden 30 Tage aufbewahrt.")  # verb first
 
 
 def test_empty_cells_are_left_out_and_a_grid_of_numbers_gives_no_card(tmp_path: Path) -> None:
@@ -226,7 +231,7 @@ def test_an_exam_task_set_as_an_order_is_a_card_without_the_students_aside(tmp_p
 
 def test_a_list_counted_and_then_said_paragraph_by_paragraph_is_one_card(tmp_path: Path) -> None:
     cards = _cards(tmp_path, "Soziologie/Lecture 04 - Durkheim (Transcript).md", DURKHEIM)
-    assert ("qa", "Durkheim on Suicide: four types of suicide – which?",
+    assert ("qa", "Durkheim on Suicide: Durkheim distinguishes four types of suicide – which?",
             "Egoistic suicide; altruistic suicide; anomic suicide; fatalistic suicide.") in cards, cards
     assert not [front for _, front, _ in cards if "two dimensions" in front or "the question" in front]
     said = [["Weber unterscheidet drei Typen legitimer Herrschaft."], ["Erstens die legale Herrschaft: Sie beruht …"],

@@ -171,6 +171,7 @@ def leans_back_said(phrase: str, lang: str) -> bool:
 
 
 MAX_ITEM_WORDS = 5
+MAX_LEAD_WORDS = 10
 _ITEM_END_RE = re.compile(r"[:;,.!?(]|\s[—–-]\s")
 
 
@@ -192,7 +193,10 @@ def counted_off(paragraphs: list[list[str]], lecture: str, lang: str) -> tuple[i
                         or (len(following) > count and following[count] and _placed_item(following[count][0], count,
                                                                                          count + 1, lang)):
                     continue
-                asked = phrase if lang == "de" else phrase[:1].lower() + phrase[1:]
+                # "Die Sonatenhauptsatzform besteht aus drei Teilen": what counts them, with its verb ("drei Teilen"
+                # alone is inflected by it)
+                lead = sentence[:sentence.find(phrase) + len(phrase)]
+                asked = lead if len(lead.split()) <= MAX_LEAD_WORDS else phrase
                 return index, Said("faq", f"{lecture}: {asked} – {'welche' if lang == 'de' else 'which'}?",
                                    "; ".join(items))
     return None

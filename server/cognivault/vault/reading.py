@@ -276,7 +276,7 @@ WORDS: dict[str, LanguageWords] = {
         commands=frozenset({"define", "explain", "name", "list", "describe", "state", "give", "compare", "outline",
                             "distinguish", "summarise", "summarize", "calculate", "discuss", "contrast", "identify",
                             "justify", "derive", "sketch"}),
-        auxiliaries=frozenset({"is", "are", "was", "were", "do", "does", "did", "can", "could", "will",
+        auxiliaries=frozenset({"is", "are", "was", "were", "am", "do", "does", "did", "can", "could", "will",
                                "would", "should", "shall", "may", "might", "must", "has", "have", "had", "isn't",
                                "aren't", "doesn't", "don't", "didn't", "can't", "won't", "wasn't", "weren't"}),
         factors=("factors", "influences", "determinants", "drivers"),
@@ -410,8 +410,10 @@ WORDS: dict[str, LanguageWords] = {
                             "definieren", "beschreibe", "beschreiben", "vergleiche", "vergleichen", "begründe",
                             "begründen", "grenze", "skizziere", "berechne", "bestimme", "stelle", "gib", "unterscheide",
                             "fasse", "zähle"}),
-        auxiliaries=frozenset({"ist", "sind", "war", "waren", "hat", "haben", "hatte", "kann", "können", "wird",
-                               "werden", "muss", "müssen", "darf", "soll", "gibt", "gilt"}),
+        auxiliaries=frozenset({"ist", "sind", "war", "waren", "bin", "bist", "seid", "hat", "haben", "hatte", "habe",
+                               "hast", "kann", "können", "kannst", "könnte", "könnten", "wird", "werden", "werde",
+                               "wirst", "würde", "würden", "wäre", "wären", "muss", "müssen", "darf", "dürfen", "soll",
+                               "sollen", "sollte", "sollten", "will", "gibt", "gab", "gilt", "braucht", "geht"}),
         factors=("faktoren", "einflussgrößen", "determinanten", "einflüsse"),
         yes_no=frozenset({"ja", "nein", "jein", "doch"}),
         linking_verbs=frozenset({"wird", "werden", "wurde", "wurden", "bleibt", "bleiben", "scheint"}),
@@ -1178,7 +1180,9 @@ def states_not_asks(question: str, answer: str = "") -> bool:
     Annahme?"): its subject stands before the verb, or its ``answer`` says yes or no ("Black holes emit nothing?" over
     "No, …"), and no question word opens it. On a card's front it gives the answer away or asks nothing; "Is Haskell
     purely functional?", "Why is …?", "In which phase …?" and "Difference between X and Y?" ask."""
-    asked = question.rsplit(": ", 1)[-1]  # "ACE inhibitors: can you give it in pregnancy?" asks after its label
+    # "ACE inhibitors: can you give it in pregnancy?" asks after its label, "I have enabled 2FA. Will I be logged
+    # out …?" in its last sentence
+    asked = re.split(r"[.!?]\s+(?=\S)", question.rsplit(": ", 1)[-1].strip())[-1]
     said = [word.strip("*_,;:()\"“”„'?") for word in normal(asked).split()]
     said = [word for word in said if word]
     # every language's words: a note's German line in an English note ("was" asks in German: left alone)
@@ -1187,13 +1191,17 @@ def states_not_asks(question: str, answer: str = "") -> bool:
         return False  # "In which …?", "interphase has three phases – which?"
     written = [word.strip("*_,;:()\"“”„'?") for word in asked.split()]  # "Waren" are goods, "waren" a verb
     replied = normal(answer).split()[:1]
-    return any(word in _ALL_AUXILIARIES for word in written[1:MAX_SUBJECT_WORDS + 1]) \
-        or bool(replied and replied[0].strip(",.;:!–-") in _ALL_YES_NO)
+    # "Verliere ich meine Daten?", "Braucht man …?": a verb before its subject asks, whatever the verb
+    verb_first = said[1] in _ALL_SUBJECTS | _ALL_ARTICLES | {"du", "you"}
+    return any(word in _ALL_AUXILIARIES - _ALL_PREPOSITIONS for word in written[1:MAX_SUBJECT_WORDS + 1]) \
+        or bool(replied and replied[0].strip(",.;:!–-") in _ALL_YES_NO and not verb_first)
 
 
 MAX_SUBJECT_WORDS = 4  # "Caesar's army was …?": the verb of a statement stands after its subject
 _ALL_AUXILIARIES = frozenset(word for words in WORDS.values() for word in words.auxiliaries)
 _ALL_COMMANDS = frozenset(word for words in WORDS.values() for word in words.commands)
+_ALL_SUBJECTS = frozenset(word for words in WORDS.values() for word in words.subjects)
+_ALL_PREPOSITIONS = frozenset(word for words in WORDS.values() for word in words.prepositions)  # "Anteil am Budget"
 _ALL_YES_NO = frozenset(word for words in WORDS.values() for word in words.yes_no)
 _MORE_QUESTION_WORDS = frozenset({"whose", "whom", "welcher", "welches", "welchen", "wem", "wen", "wessen"})
 _CLOSING_REMARK_RE = re.compile(r"\s*\((?P<remark>[^()]{1,80})\)\s*$")
