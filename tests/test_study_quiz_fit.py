@@ -223,7 +223,7 @@ A: You get the zero value immediately.
 def test_items_described_alike_are_not_asked_back_from_their_description(tmp_path: Path) -> None:
     note = """# Hypothesentests
 
-## Einflussgrößen auf die Teststärke
+## Teststärke
 1. Stichprobengröße – größer → mehr Power
 2. Effektstärke – größer → mehr Power
 3. Signifikanzniveau – größer → mehr Power
