@@ -676,18 +676,6 @@ class Engine:
             hits = dense.search(vector, depth, allowed_ids)
         return [hit.chunk_id for hit in hits], None
 
-    def meaning_passages(self, query: str, k: int, scope: Scope | None = None) -> list[str]:
-        """The ``k`` passages nearest ``query`` by the multilingual meaning side, in ``scope``, best first (none
-        without that side, or before it was filled), generated study notes left out: what a question in other
-        words or another language than its notes' is near (``answer.meaning``)."""
-        side, lexical = self.multilingual, self.store.lexical
-        if side is None or lexical is None:
-            return []
-        generated = self.generated_notes().paths
-        allowed = scope.resolve(self.store.reader(), lexical.paths, generated) if scope else None
-        ranked = side.search(query, k + len(generated), self._allowed_ids(allowed))
-        return [chunk_id for chunk_id in ranked if lexical.path_of(chunk_id) not in generated][:k]
-
     def _allowed_ids(self, allowed_paths: set[str] | None) -> set[str] | None:
         """The chunk ids of a search's scope (None: no scope)."""
         if allowed_paths is None:

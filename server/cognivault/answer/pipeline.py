@@ -63,7 +63,7 @@ from cognivault.answer.extractive import (
     says_not_in_vault,
     unheard,
 )
-from cognivault.answer.meaning import answered, meaning_answer, meaning_confidence, words_first
+from cognivault.answer.meaning import answered, words_first
 from cognivault.answer.prompts import load_prompt
 from cognivault.answer.repetition import LoopGuard
 from cognivault.answer.request import AskError, AskRequest
@@ -323,15 +323,6 @@ class _AnswerRun:
                 if other.quotes and (not answer.quotes or answered(other, by_meaning)):
                     self._use_pack(pack, lang)
                     answer, confidence = other, by_meaning
-                    await self._emit_confidence(confidence)
-            if not answered(answer, confidence) and not answer.lacking:
-                # its words left it unanswered: a question in other words or another language is read by meaning
-                found = await self._blocking(meaning_answer, self.engine, self.pack, analyzer_of(self.engine),
-                                             self.pack.query, request.scope)
-                if found is not None:
-                    answer = renumbered(self.pack, found.answer)
-                    self.pack.items = [answer.cited(item) for item in self.pack.items]
-                    confidence = meaning_confidence(confidence, found)
                     await self._emit_confidence(confidence)
         pack, lang = self.pack, self.lang
         answer_filter = self._filter()
