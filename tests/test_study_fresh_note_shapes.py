@@ -241,3 +241,22 @@ def test_a_list_counted_and_then_said_paragraph_by_paragraph_is_one_card(tmp_pat
     assert found[1].text == "legale Herrschaft; traditionale Herrschaft; charismatische Herrschaft"
     assert counted_off(said[:3], "Herrschaft", "de") is None  # two said of three counted: no list
     assert counted_off([*said, ["Viertens die bürokratische Herrschaft."]], "Herrschaft", "de") is None
+
+
+
+def test_a_numbered_list_its_heading_names_rules_or_factors_asks_no_step_after_another(tmp_path: Path) -> None:
+    ownership = """# Rust ownership
+
+## The three rules of ownership
+1. Each value in Rust has a variable that is its owner.
+2. There can only be one owner of a value at a time.
+3. When the owner goes out of scope, the value is dropped.
+
+## Borrowing a value step by step
+1. Create the value and bind it to its owner.
+2. Pass a reference with `&` to the function that reads it.
+3. Use the owner again once the function returns.
+"""
+    fronts = [front for _, front, _ in _cards(tmp_path, "Rust/Ownership.md", ownership)]
+    assert "“Ownership” › “Borrowing a value step by step”: which steps, in order?" in fronts, fronts
+    assert not [front for front in fronts if "what comes right after" in front], fronts  # rules: counted, no order

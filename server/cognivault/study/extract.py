@@ -88,7 +88,14 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import takewhile
 
-from cognivault.study.list_wording import ItemQuestion, item_question, list_kind, list_question, unordered_kind
+from cognivault.study.list_wording import (
+    ItemQuestion,
+    in_sequence,
+    item_question,
+    list_kind,
+    list_question,
+    unordered_kind,
+)
 from cognivault.study.sources import Source
 from cognivault.study.spoken import (
     Said,
@@ -1109,8 +1116,9 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             lists.setdefault((block.heading, block.lead), []).append(  # "" for a step that goes on below it
                 inline.restore(inline.text).rstrip(".") if whole else "")
     for (heading, lead), in_order in lists.items():
-        if unordered_kind(heading, german) or unordered_kind(_named_kind(lead), german):
-            continue  # "Methods of price control", "Drei Mechanismen:" numbered: no method comes "after" another
+        if unordered_kind(heading, german) or unordered_kind(_named_kind(lead), german) or \
+                not in_sequence(heading, plain(lead), [plain(step) for step in in_order], german):
+            continue  # "Methods of price control", "Drei Mechanismen:", factors with their effects: no order
         if len(in_order) >= 3 and all(in_order) and all(len(plain(step)) <= 120 for step in in_order):
             for before, step in zip(["", *in_order[:-1]], in_order, strict=True):  # each with the one before it
                 if (before or step).rstrip().endswith(_ARROWS) or step.rstrip().endswith(_ARROWS):

@@ -49,7 +49,6 @@ from cognivault.study.extract import (
     spread,
 )
 from cognivault.study.list_wording import (
-    in_sequence,
     item_quiz_stem,
     labels_a_line,
     list_kind,
@@ -759,18 +758,6 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     return None
 
 
-def _sequences(facts: list[Fact]) -> set[int]:
-    """The steps of the numbered lists whose items come in an order of their own (``in_sequence``): "which step
-    comes right after" is no question on a numbered list of factors."""
-    lists: dict[tuple[str, str, str], list[Fact]] = {}
-    for fact in facts:
-        if fact.kind == "step":
-            lists.setdefault((fact.source.path, fact.context, fact.column), []).append(fact)
-    return {id(step) for (_, heading, lead), steps in lists.items()
-            if in_sequence(heading, plain(lead), [plain(step.term) for step in steps], steps[0].german)
-            for step in steps}
-
-
 def balance_answers(questions: list[QuizQuestion], seed: str) -> list[QuizQuestion]:
     """Place each right option on the letter used least so far (ties broken by a seeded draw), wrong ones shuffled.
 
@@ -807,7 +794,7 @@ def extractive_questions(sources: SourceSet, count: int) -> list[QuizQuestion]:
     quoted: set[str] = set()  # the note's sentences the stems so far quote
     questions: list[QuizQuestion] = []
     gaps: set[int] = set()
-    steps = {id(f) for f in clear_steps(facts) if id(f) in _sequences(facts)}
+    steps = {id(f) for f in clear_steps(facts)}
     # a term the note is named after is the quiz's own title ("The French Revolution" in "Quiz - French Revolution")
     # "which section begins like this" asks where a text stands: a section is asked about by the facts inside it
     askable = [f for f in facts if not f.names_its_note and (f.kind != "step" or id(f) in steps)
