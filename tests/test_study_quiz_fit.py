@@ -244,6 +244,11 @@ def test_a_list_is_a_sequence_by_its_heading_its_dates_or_its_order_words() -> N
     offices = ["Quästor – Finanzverwaltung", "Ädil – Märkte, Spiele", "Prätor – Rechtsprechung"]
     assert not in_sequence("Faktoren, die die Impfantwort beeinflussen", "", factors, german=True)
     assert not in_sequence("Ämter", "", offices, german=True)  # labels with descriptions: counted, not ordered
+    # what holds at once (a model's assumptions, a theorem's conditions): numbered, never in an order
+    assert not in_sequence("Modellannahmen", "", ["Linearität in den Parametern", "Homoskedastizität",
+                                                  "Keine Autokorrelation der Residuen"], german=True)
+    solow = ["Constant returns to scale", "Exogenous saving rate", "No government"]
+    assert not in_sequence("Assumptions of the Solow model", "", solow, german=False)
     assert in_sequence("Ämter", "Die Ämter in ihrer Reihenfolge:", offices, german=True)
     assert in_sequence("Produktlebenszyklus", "", ["Einführung – wenig Umsatz", "Wachstum – Umsatz steigt",
                                                     "Reife – Maximum"], german=True)

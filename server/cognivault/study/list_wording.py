@@ -151,11 +151,12 @@ _ENGLISH_UNORDERED = frozenset({"causes", "reasons", "factors", "triggers", "con
                                 "advantages", "benefits", "disadvantages", "drawbacks", "limitations", "risks",
                                 "symptoms", "types", "kinds", "properties", "features", "characteristics",
                                 "traits", "rules", "laws", "principles", "examples", "tips", "criteria",
-                                "requirements", "determinants", "influences", "aspects", "tests"})
+                                "requirements", "determinants", "influences", "aspects", "tests", "assumptions",
+                                "conditions", "prerequisites", "premises", "axioms", "goals", "objectives"})
 _GERMAN_UNORDERED = ("ursachen", "gründe", "faktoren", "auslöser", "folgen", "auswirkungen", "vorteile", "nachteile",
                      "risiken", "symptome", "arten", "typen", "eigenschaften", "merkmale", "regeln", "gesetze",
                      "prinzipien", "beispiele", "tipps", "kriterien", "voraussetzungen", "einflüsse", "aspekte",
-                     "einflussgrößen")
+                     "einflussgrößen", "annahmen", "bedingungen", "prämissen", "axiome", "grundsätze", "ziele")
 MIN_COMPOUND_KIND = 7
 # words that order what a list's items say ("then", "danach"): its items tell a course of events
 _ORDER_WORDS = frozenset({"then", "next", "afterwards", "finally", "first", "later", "dann", "danach", "zuerst",
