@@ -269,6 +269,11 @@ def test_a_dashboard_of_exam_dates_tasks_and_queries_is_a_hub() -> None:
     # a history table's dated row says what happened: content
     assert not is_bookkeeping_line("| 15.03.44 v. Chr. | Caesar wird im Senat ermordet |")
     assert not is_bookkeeping_line("| Caesar | 15.03.44 | Rom |")
+    # a weekly timetable: a time of day beside a weekday or a room, no date
+    assert is_bookkeeping_line("| Genetik I | Mo 10–12 | HS 3 | [[Mendel]] |")
+    assert is_bookkeeping_line("| Microeconomics II | Fri 8:30 | Room 2.14 |")
+    # a range in a subject's table is no time of day
+    assert not is_bookkeeping_line("| Spannweite | 10–12 | cm |") and not is_bookkeeping_line("| pH | 7–8 | neutral |")
     # a note that runs a query beside its own content stays a note to study
     assert not note_shape("# Mendel\n\nDie **Uniformitätsregel** besagt, dass alle F1-Nachkommen gleich aussehen.\n\n"
                           "Die **Spaltungsregel** beschreibt das 3:1-Verhältnis in der F2.\n\n"

@@ -961,15 +961,19 @@ def is_task_line(line: str) -> bool:
 def is_appointment_row(line: str) -> bool:
     """A table row of dates and times ("| Statistik | 21.07.2027 | 14:00 | Audimax |"): a date and a time of day, or
     a date beside a word of course logistics, in short cells (a history table's "| 15.03.44 v. Chr. | Caesar wird
-    ermordet |" has no time and says what happened)."""
+    ermordet |" has no time and says what happened); or a weekly timetable's row, a time of day beside a weekday or a
+    room ("| Genetik I | Mo 10–12 | HS 3 |", "| Micro II | Fri 8:30 | Room 2.14 |")."""
     bare = _bare_line(line)
     if not bare.startswith("|"):
         return False
     cells = [cell.strip() for cell in bare.strip("|").split("|")]
-    if any(len(_WORD_RE.findall(cell)) > MAX_CELL_WORDS for cell in cells) or not DATE_RE.search(bare):
+    if any(len(_WORD_RE.findall(cell)) > MAX_CELL_WORDS for cell in cells):
         return False
     words = {word.casefold().rstrip(".") for word in _WORD_RE.findall(normal(bare))}
-    return _TIME_RE.search(DATE_RE.sub(" ", bare)) is not None or bool(words & _ALL_LOGISTICS)
+    timed = _TIME_RE.search(DATE_RE.sub(" ", bare)) is not None
+    if not DATE_RE.search(bare):
+        return timed and bool(words & _ALL_LOGISTICS)
+    return timed or bool(words & _ALL_LOGISTICS)
 
 
 def _files_or_plans(line: str) -> bool:
