@@ -272,6 +272,15 @@ def test_a_dashboard_of_exam_dates_tasks_and_queries_is_a_hub() -> None:
     # a weekly timetable: a time of day beside a weekday or a room, no date
     assert is_bookkeeping_line("| Genetik I | Mo 10–12 | HS 3 | [[Mendel]] |")
     assert is_bookkeeping_line("| Microeconomics II | Fri 8:30 | Room 2.14 |")
+    # a timetable whose rows link each course's note (titles of any length) is a hub's list of links
+    timetable = "\n".join([
+        "# Semester", "", "| Kurs | Wann | Raum | Notizen |", "|---|---|---|---|",
+        "| Immunology (engl.) | Di 8–10 | Bio-Zentrum 0.12 | [[Lecture 04 - Adaptive Immunity (Transcript)]] |",
+        "| Marketing I | Do 10–12 | WiWi 2 | [[Exam Prep Q&A - Marketing]] |",
+        "| Statistik II | Fr 8–10 | HS 2 | [[Lineare Regression]] |",
+        "| Macro II | Fr 12–14 | WiWi 1 | [[Monetary Policy ECB]] |", "",
+        "- [ ] Übungsblatt 5 Statistik bis Mo", "#todo #uni/sose26"])
+    assert note_shape(timetable).hub, note_shape(timetable)
     # a range in a subject's table is no time of day
     assert not is_bookkeeping_line("| Spannweite | 10–12 | cm |") and not is_bookkeeping_line("| pH | 7–8 | neutral |")
     # a note that runs a query beside its own content stays a note to study

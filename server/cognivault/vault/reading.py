@@ -967,7 +967,8 @@ def is_appointment_row(line: str) -> bool:
     if not bare.startswith("|"):
         return False
     cells = [cell.strip() for cell in bare.strip("|").split("|")]
-    if any(len(_WORD_RE.findall(cell)) > MAX_CELL_WORDS for cell in cells):
+    # a cell's link is one note named, however many words its title has ("[[Lecture 04 - Adaptive Immunity]]")
+    if any(len(_WORD_RE.findall(WIKILINK_RE.sub(" ", _MD_LINK_RE.sub(" ", cell)))) > MAX_CELL_WORDS for cell in cells):
         return False
     words = {word.casefold().rstrip(".") for word in _WORD_RE.findall(normal(bare))}
     timed = _TIME_RE.search(DATE_RE.sub(" ", bare)) is not None
@@ -1072,9 +1073,11 @@ def _table_header_rows(lines: list[str], appointments: list[bool]) -> list[bool]
 def note_shape(text: str) -> NoteShape:
     """Read a whole note (frontmatter allowed): a hub of links, dates and tags, or a note to study."""
     lines = _body_lines(text)
-    links = [is_link_line(line) or line == QUERY_MARK for line in lines]
-    link_lines = sum(links)
     appointments = [is_appointment_row(line) for line in lines]
+    # a timetable's row linking its course's note links as a line of links does
+    links = [is_link_line(line) or line == QUERY_MARK or (appointment and links_in(line) > 0)
+             for line, appointment in zip(lines, appointments, strict=True)]
+    link_lines = sum(links)
     headers = _table_header_rows(lines, appointments)
     # is_bookkeeping_line, with each line's link and appointment tests taken from above rather than run again
     bookkeeping = sum(link or appointment or header or _files_or_plans(line)
