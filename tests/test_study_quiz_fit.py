@@ -247,6 +247,13 @@ def test_a_list_is_a_sequence_by_its_heading_its_dates_or_its_order_words() -> N
     # what holds at once (a model's assumptions, a theorem's conditions): numbered, never in an order
     assert not in_sequence("Modellannahmen", "", ["Linearität in den Parametern", "Homoskedastizität",
                                                   "Keine Autokorrelation der Residuen"], german=True)
+    license_steps = ["Open the Obsidian app.", "Go to Settings → General → Commercial license.",
+                     "Click Activate and enter your license key."]
+    assert in_sequence("Apply a commercial license", "To apply a license follow the steps below. Note that it does "
+                       "not provide any functional benefits.", license_steps, german=False)
+    assert in_sequence("Eine kommerzielle Lizenz anwenden", "Folge dazu den untenstehenden Schritten. Beachte, dass "
+                       "sie keine funktionalen Vorteile bietet.", ["Öffne die Obsidian-App.", "Gehe zu Einstellungen.",
+                                                                   "Klicke auf Aktivieren."], german=True)
     solow = ["Constant returns to scale", "Exogenous saving rate", "No government"]
     assert not in_sequence("Assumptions of the Solow model", "", solow, german=False)
     assert in_sequence("Ämter", "Die Ämter in ihrer Reihenfolge:", offices, german=True)

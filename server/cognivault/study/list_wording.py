@@ -141,7 +141,7 @@ def unordered_kind(heading: str, german: bool) -> bool:
 _ENGLISH_ORDERED = frozenset({"steps", "step", "phases", "stages", "process", "procedure", "sequence", "timeline",
                               "chronology", "order", "cycle", "lifecycle", "workflow", "algorithm", "instructions",
                               "recipe"})
-_GERMAN_ORDERED = ("schritte", "schritt", "phasen", "stadien", "stufen", "ablauf", "abläufe", "vorgehen",
+_GERMAN_ORDERED = ("schritte", "schritten", "schritt", "phasen", "stadien", "stufen", "ablauf", "abläufe", "vorgehen",
                    "vorgehensweise", "prozess", "zyklus", "reihenfolge", "chronologie", "zeitleiste", "zeitstrahl",
                    "anleitung", "prüfung", "prüfschema", "verlauf", "entstehung", "algorithmus", "rezept")
 # words naming a collection without an order of its own, anywhere in a heading or a list's lead ("Factors
@@ -196,7 +196,9 @@ def in_sequence(heading: str, lead: str, items: list[str], german: bool) -> bool
     are each a label with its description ("Anteil am Budget – großer Anteil → elastischer", "Quästor –
     Finanzverwaltung"): numbers count them, they give no order."""
     names = [heading.rsplit(" › ", 1)[-1], lead]
-    if any(_names_unordered(name, german) for name in names):
+    # a lead sentence naming the steps outweighs a kind it names in passing ("follow the steps below. Note that
+    # applying a license does not provide any functional benefits")
+    if _names_unordered(names[0], german) or (_names_unordered(lead, german) and not _names_ordered(lead, german)):
         return False
     if any(_names_ordered(name, german) for name in names) \
             or sum(bool(_DATED_RE.match(item)) for item in items) >= len(items) - 1 \
