@@ -15,9 +15,10 @@ from collections.abc import Callable
 
 import pytest
 
-from cognivault.answer.evidence import consonant_skeleton, question_concepts, question_language
+from cognivault.answer.evidence import question_concepts, question_language
 from cognivault.answer.extractive import answer_extractively
 from cognivault.engine import Engine
+from cognivault.index.analysis import consonant_skeleton
 
 NOTES = {
     "Geologie/Vulkane.md": "# Vulkane\n\n## Plattengrenzen\n\n"

@@ -69,9 +69,9 @@ from cognivault.index.analysis import (
     SNOWBALL_BY_ISO,
     Analyzer,
     cognate_key,
+    consonant_skeleton,
     detect_language,
     is_stopword,
-    spelling_key,
     words,
 )
 from cognivault.index.lexical import COMPOUND_PART_CHARS, CompoundPart
@@ -679,47 +679,24 @@ def _read_part(lexical: Any, analyzer: Analyzer, part: str, languages: Sequence[
     return None
 
 
-# Endings that make the same learned word a noun of action or of state in one language and not the other
-# ("Diskriminier*ung*"/"discrimin*ation*", "Permanen*z*"/"permanen*ce*"): left off before comparing consonants
-_LEARNED_ENDINGS = ("ierungen", "ierung", "ieren", "iert", "ier", "ations", "ation", "ence", "ance", "enz", "anz")
-_VOWELS = re.compile(r"(?<!^)[aeiouyh]+")
 MIN_SKELETON = 7  # consonants a compound keeps at least, so its two words spelled alike are no chance match
 
 
-@lru_cache(maxsize=65536)
-def consonant_skeleton(word: str) -> str:
-    """The consonants of ``word`` (casefolded) as both languages write the same learned word, its first letter
-    kept, with no ending of ``_LEARNED_ENDINGS``: "Preis" and "price" are "prs", "Diskriminierung" and "discrimin"
-    "dskrmn", "Objekt" and "object" "objkt". For telling a compound of one language from two words of the other
-    ("Preisdiskriminierung", "price discrimination"), where each word alone is too short to tell apart."""
-    key = spelling_key(word)
-    for ending in _LEARNED_ENDINGS:
-        if key.endswith(ending) and len(key) - len(ending) >= 3:
-            key = key[:-len(ending)]
-            break
-    key = _SOFT_C.sub("s", key.replace("ch", "\x00")).replace("c", "k").replace("\x00", "ch").replace("z", "s")
-    return _DOUBLE.sub(r"\1", _VOWELS.sub("", key))
-
-
 _JOINT_CONSONANTS = ("", "s", "n", "r")  # the consonants of a German compound's joints ("Prätorian|er|garde", "-s-")
-_SOFT_C = re.compile(r"c(?=[eiy])")
-_DOUBLE = re.compile(r"(.)\1+")
-_SKELETONS: dict[int, tuple[int, dict[str, list[str]]]] = {}
 
 
 def _skeletons(lexical: Any) -> dict[str, list[str]]:
     """The index's terms by their consonant skeleton (``consonant_skeleton``), rebuilt when the vocabulary grows."""
-    with _SORTED_LOCK:
-        cached = _SKELETONS.get(id(lexical))
-        if cached is None or cached[0] != len(lexical.vocab):
-            table: dict[str, list[str]] = {}
-            for term in lexical.vocab:
-                if term.isalpha():
-                    table.setdefault(consonant_skeleton(term), []).append(term)
-            cached = (len(lexical.vocab), table)
-            _SKELETONS.clear()
-            _SKELETONS[id(lexical)] = cached
-    return cached[1]
+    table: dict[str, list[str]] = _per_vocabulary(lexical, "skeletons", _skeleton_table)
+    return table
+
+
+def _skeleton_table(lexical: Any) -> dict[str, list[str]]:
+    table: dict[str, list[str]] = {}
+    for term in lexical.vocab:
+        if term.isalpha():
+            table.setdefault(consonant_skeleton(term), []).append(term)
+    return table
 
 
 def _skeleton_parts(lexical: Any, word: str) -> tuple[CompoundPart, CompoundPart] | None:
@@ -943,19 +920,24 @@ def _german_form_known(lexical: Any, analyzer: Analyzer, word: str) -> bool:
     return lexical.note_compound_parts(analyzer.terms_of_word(word, "de")) is not None
 
 
-_SORTED_VOCAB: dict[int, tuple[int, list[str]]] = {}
-_SORTED_LOCK = threading.Lock()
+# a table built from an index's vocabulary, by what it is: (the index's id, its vocabulary's size, the table)
+_PER_VOCABULARY: dict[str, tuple[int, int, Any]] = {}
+_PER_VOCABULARY_LOCK = threading.Lock()
+
+
+def _per_vocabulary(lexical: Any, what: str, build: Callable[[Any], Any]) -> Any:
+    """``build(lexical)``, kept for the last index asked about until its vocabulary grows."""
+    with _PER_VOCABULARY_LOCK:
+        cached = _PER_VOCABULARY.get(what)
+        if cached is None or cached[:2] != (id(lexical), len(lexical.vocab)):
+            cached = (id(lexical), len(lexical.vocab), build(lexical))
+            _PER_VOCABULARY[what] = cached
+    return cached[2]
 
 
 def _inflection_in_index(lexical: Any, spellings: set[str]) -> bool:
     """Whether the index has a term that is an inflection of one of ``spellings`` (by shared start)."""
-    with _SORTED_LOCK:
-        cached = _SORTED_VOCAB.get(id(lexical))
-        if cached is None or cached[0] != len(lexical.vocab):
-            cached = (len(lexical.vocab), sorted(lexical.vocab))
-            _SORTED_VOCAB.clear()
-            _SORTED_VOCAB[id(lexical)] = cached
-    ordered = cached[1]
+    ordered: list[str] = _per_vocabulary(lexical, "sorted", lambda index: sorted(index.vocab))
     for spelling in spellings:
         if len(spelling) < INFLECTION_PREFIX:
             continue

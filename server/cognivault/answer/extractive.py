@@ -1553,7 +1553,7 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
     ``answer.meaning``)."""
     from cognivault.answer.confidence import Confidence, assess, cap_by_citations
     from cognivault.answer.evidence import analyzer_of
-    from cognivault.answer.meaning import answered, words_first
+    from cognivault.answer.meaning import answered, hybrid_replaces, words_first
     from cognivault.answer.retrieval import build_pack
 
     def attempt(mode: str) -> tuple[EvidencePack, str | None, Confidence, PassageAnswer]:
@@ -1568,7 +1568,7 @@ def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = Non
     pack, lang, confidence, answer = attempt("lexical" if words_first(engine) else "hybrid")
     if words_first(engine) and not answered(answer, confidence):
         other = attempt("hybrid")
-        if other[3].quotes and (not answer.quotes or answered(other[3], other[2])):
+        if hybrid_replaces(answer, other[3], other[2]):
             pack, lang, confidence, answer = other
     citations = [Citation(i.label, i.chunk_id, i.path, i.heading_path, i.line_start, i.line_end, i.locator,
                           i.snippet, i.score) for i in map(answer.cited, pack.items)]

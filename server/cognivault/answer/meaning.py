@@ -32,3 +32,9 @@ def words_first(engine: Any) -> bool:
 def answered(answer: PassageAnswer, confidence: Confidence) -> bool:
     """Whether ``answer`` answers: it quotes, and not as the nearest passages only (``low``)."""
     return bool(answer.quotes) and confidence.label != "low"
+
+
+def hybrid_replaces(keyword: PassageAnswer, hybrid: PassageAnswer, hybrid_confidence: Confidence) -> bool:
+    """Whether the hybrid pack's answer is taken instead of the keyword pack's (which did not answer): it quotes,
+    and the keyword one quoted nothing or the hybrid one answers."""
+    return bool(hybrid.quotes) and (not keyword.quotes or answered(hybrid, hybrid_confidence))

@@ -63,7 +63,7 @@ from cognivault.answer.extractive import (
     says_not_in_vault,
     unheard,
 )
-from cognivault.answer.meaning import answered, words_first
+from cognivault.answer.meaning import answered, hybrid_replaces, words_first
 from cognivault.answer.prompts import load_prompt
 from cognivault.answer.repetition import LoopGuard
 from cognivault.answer.request import AskError, AskRequest
@@ -320,7 +320,7 @@ class _AnswerRun:
                     prior_paths=resolution.prior_paths, preset=preset)
                 by_meaning = assess(pack)
                 other, by_meaning = await self._passage_answer(by_meaning, pack)
-                if other.quotes and (not answer.quotes or answered(other, by_meaning)):
+                if hybrid_replaces(answer, other, by_meaning):
                     self._use_pack(pack, lang)
                     answer, confidence = other, by_meaning
                     await self._emit_confidence(confidence)

@@ -169,6 +169,28 @@ def cognate_key(term: str) -> str | None:
     return key if len(key) >= COGNATE_MIN_CHARS else None
 
 
+# Endings that make the same learned word a noun of action or of state in one language and not the other
+# ("Diskriminier*ung*"/"discrimin*ation*", "Permanen*z*"/"permanen*ce*"): left off before comparing consonants
+_LEARNED_ENDINGS = ("ierungen", "ierung", "ieren", "iert", "ier", "ations", "ation", "ence", "ance", "enz", "anz")
+_VOWELS = re.compile(r"(?<!^)[aeiouyh]+")
+_REPEATED_CHAR = re.compile(r"(.)\1+")
+
+
+@lru_cache(maxsize=65536)
+def consonant_skeleton(word: str) -> str:
+    """The consonants of ``word`` (casefolded) as both languages write the same learned word, its first letter
+    kept, with no ending of ``_LEARNED_ENDINGS``: "Preis" and "price" are "prs", "Diskriminierung" and "discrimin"
+    "dskrmn", "Objekt" and "object" "objkt". For telling a compound of one language from two words of the other
+    ("Preisdiskriminierung", "price discrimination"), where each word alone is too short to tell apart."""
+    key = spelling_key(word)
+    for ending in _LEARNED_ENDINGS:
+        if key.endswith(ending) and len(key) - len(ending) >= 3:
+            key = key[:-len(ending)]
+            break
+    key = _SOFT_C.sub("s", key.replace("ch", "\x00")).replace("c", "k").replace("\x00", "ch").replace("z", "s")
+    return _REPEATED_CHAR.sub(r"\1", _VOWELS.sub("", key))
+
+
 @lru_cache(maxsize=64)
 def _stemmer(lang: str) -> Stemmer.Stemmer | None:
     algorithm = SNOWBALL_BY_ISO.get(lang)
