@@ -18,7 +18,7 @@ from dataclasses import replace
 from cognivault.index.analysis import is_stopword, words
 from cognivault.index.catalog import Catalog
 from cognivault.index.hybrid import FusedHit
-from cognivault.vault.reading import is_bookkeeping_term, is_label, note_shape
+from cognivault.vault.reading import is_bookkeeping_term, is_label, note_shape, sectioned_text
 
 MIN_LOGISTICS_CHARS = 3
 
@@ -37,7 +37,7 @@ class HubNotes:
             judged = self._judged.get(path)
         if judged is not None and judged[0] == digest:
             return judged[1]
-        hub = note_shape("\n".join(chunk.text for chunk in catalog.chunks_of(path))).hub
+        hub = note_shape(sectioned_text((chunk.heading_path, chunk.text) for chunk in catalog.chunks_of(path))).hub
         with self._lock:
             self._judged[path] = (digest, hub)
         return hub

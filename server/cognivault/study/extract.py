@@ -137,13 +137,16 @@ from cognivault.vault.reading import (
     names_an_overview,
     names_exercises,
     names_factors,
+    names_planning,
     names_the_session,
     note_shape,
     opens_definition,
+    opens_planning_callout,
     prose_language,
     qa_pair,
     question_tail,
     said_plainly,
+    sectioned_text,
     sets_a_task,
     states_a_rule,
     states_apart,
@@ -473,11 +476,21 @@ def blocks_of(source: Source) -> list[Block]:
     callout_title_pending = False
     section_code: list[str] = []  # the code blocks of the current section, flattened
     cut_start = source.continues_section
+    # the course's planning ("## Klausuren", "> [!todo] Diese Woche"): the heading level of a planning section the
+    # passage is in (7 when it starts inside one, of a level unknown here), and how deep in a planning callout
+    planning_level = 7 if any(names_planning(h) for h in source.heading_path if h) else 0
+    planning_quotes = quotes = 0
     for index, token in enumerate(tokens):
         kind = token.type
         if kind == "heading_open":
             in_heading = True
             section_code = []
+            level = int(token.tag[1:])
+            following = tokens[index + 1] if index + 1 < len(tokens) else None
+            if planning_level and level <= planning_level:
+                planning_level = 0
+            if not planning_level and following is not None and names_planning(following.content):
+                planning_level = level
         elif kind == "heading_close":
             in_heading = False
         elif kind in ("ordered_list_open", "bullet_list_open"):
@@ -495,6 +508,14 @@ def blocks_of(source: Source) -> list[Block]:
             following = tokens[index + 2] if index + 2 < len(tokens) else None
             callout_title_pending = bool(following is not None and following.type == "inline"
                                          and following.content.startswith("[!"))
+            quotes += 1
+            if not planning_quotes and callout_title_pending and following is not None \
+                    and opens_planning_callout("> " + following.content.split("\n", 1)[0]):
+                planning_quotes = quotes
+        elif kind == "blockquote_close":
+            if planning_quotes == quotes:
+                planning_quotes = 0
+            quotes -= 1
         elif kind in ("fence", "code_block"):
             blocks.append(Block("code", token.content, heading, "", first))
             section_code.append(_flat(token.content))
@@ -507,6 +528,9 @@ def blocks_of(source: Source) -> list[Block]:
                 blocks.append(Block("heading", content, heading, "", False))
                 first = True
                 continue
+            if planning_level or planning_quotes:
+                callout_title_pending = False
+                continue  # "- OC: 12.02., 120 min" under "## Klausuren": the student's planning, nothing to learn
             if callout_title_pending:
                 callout_title_pending = False
                 title, _, content = content.partition("\n")
@@ -1538,7 +1562,10 @@ def _note_languages(sources: list[Source]) -> dict[str, str]:
 def hub_notes(sources: list[Source]) -> dict[str, str]:
     """The notes among the passages that only link, date and tag (a semester plan): note path -> why nothing is
     asked about it. Their titles are no facts and no wrong options for another subject's quiz."""
-    shapes = {path: note_shape(text) for path, text in _texts_by_note(sources).items()}
+    passages: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for source in sources:
+        passages.setdefault(source.path, []).append((source.heading_path, source.text))
+    shapes = {path: note_shape(sectioned_text(parts)) for path, parts in passages.items()}
     return {path: shape.reason for path, shape in shapes.items() if shape.hub}
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -45,6 +46,10 @@ class LanguageWords:
     # mitbringen!!", "Projektabgabe: 15.07."), while "Lecture:", "Übung:", "Deadline:" or "Prüfung:" (an audit)
     # may label what is to learn
     events: frozenset[str] = frozenset()
+    # what a heading over the course's planning says ("Klausuren", "Deadlines", "To do", "Stundenplan"): every line
+    # under it is planning, dated or not ("- OC: 12.02., 120 min", "- Stats problem set 3 due 14 March"), where the
+    # same lines under "Timeline" would be history to learn
+    planning: frozenset[str] = frozenset()
     # what only a line on the student's own coursework says, whatever else it names: a penalty ("kostet Punkte!") or
     # agreeing on it with a lecturer ("Thema mit Dr. K. absprechen"); ``{title}`` stands for "Dr. K.", "Prof. Grant"
     coursework: tuple[str, ...] = ()
@@ -180,6 +185,8 @@ WORDS: dict[str, LanguageWords] = {
                                 "submission", "registration", "excursion"}),
         events=frozenset({"exam", "exams", "midterm", "finals", "excursion", "essay", "homework",
                           "coursework"}),
+        planning=frozenset({"exams", "deadlines", "todo", "todos", "to-do", "to-dos", "schedule", "timetable",
+                            "appointments", "admin", "logistics", "agenda", "organisational", "organizational"}),
         coursework=("costs marks", "cost marks", "lose marks", "loses marks", "costs points", "lose points",
                     "discuss{words} with {title}", "check{words} with {title}", "talk to {title}",
                     "agree{words} with {title}"),
@@ -308,6 +315,9 @@ WORDS: dict[str, LanguageWords] = {
                                 "abgeben", "testat", "kolloquium"}),
         events=frozenset({"klausur", "klausuren", "abgabe", "sprechstunde", "praktikum", "exkursion", "testat",
                           "kolloquium", "hausarbeit", "hausarbeiten", "hausaufgabe", "hausaufgaben", "referat"}),
+        planning=frozenset({"klausuren", "klausurtermine", "prüfungen", "prüfungstermine", "termine", "fristen",
+                            "abgaben", "deadlines", "todo", "todos", "to-do", "to-dos", "stundenplan",
+                            "organisatorisches", "orga", "wochenplan", "lernplan"}),
         coursework=("kostet punkte", "kosten punkte", "punktabzug", "mit {title}{words} absprechen",
                     "mit {title}{words} abklären", "mit {title}{words} besprechen", "bei {title} nachfragen"),
         labels=frozenset({"f", "frage", "antwort", "kontext", "ergebnis", "ergebnisse", "bsp", "bsp.", "beispiel",
@@ -448,6 +458,11 @@ _ALL_LOGISTICS = frozenset(w for words in WORDS.values() for w in words.logistic
 _ALL_LABELS = frozenset(w for words in WORDS.values() for w in words.labels)
 _ALL_APPOINTMENTS = frozenset(w for words in WORDS.values() for w in words.appointments)
 _ALL_EVENTS = frozenset(w for words in WORDS.values() for w in words.events)
+_ALL_PLANNING = frozenset(w for words in WORDS.values() for w in words.planning)
+_ALL_FUNCTION_WORDS = frozenset(w for words in WORDS.values() for w in words.function_words)
+PLANNING_CALLOUTS = frozenset({"todo", "task", "tasks", "deadline", "deadlines"})  # "> [!todo] Diese Woche"
+_HEADING_LINE_RE = re.compile(r"^(?P<marks>#{1,6})\s+(?P<text>.*)$")
+_CALLOUT_TYPE_RE = re.compile(r"^\s*(?:>\s*)+\[!(?P<type>[\w-]+)\][+-]?(?P<title>.*)$")
 _TITLE = r"(?:dr|prof|tutor|tutorin)\.?(?:\s+[\w.]+){1,2}?"  # "Dr. K.", "Prof. Grant", "tutor"
 _WORDS_BETWEEN = r"(?:\s+\S+){0,3}?"  # "discuss the outline with …"
 
@@ -1023,7 +1038,12 @@ class NoteShape:
         return bool(self.reason)
 
 
+PLANNING_MARK = "planning"  # a line under a heading or in a callout over the course's planning
+
+
 def _body_lines(text: str) -> list[str]:
+    """The note's lines that say something (no frontmatter, blank lines or headings); a code block as one line,
+    a query block as ``QUERY_MARK``, and each line of a planning section or callout as ``PLANNING_MARK``."""
     lines = text.replace("\r\n", "\n").split("\n")
     if lines and lines[0].strip() == "---":  # frontmatter: the note's properties, not its lines
         closing = next((i for i, line in enumerate(lines[1:], 1) if line.strip() in ("---", "...")), None)
@@ -1031,6 +1051,8 @@ def _body_lines(text: str) -> list[str]:
             lines = lines[closing + 1:]
     kept: list[str] = []
     fenced, query = False, False
+    planning_level = 0  # the level of the planning heading whose section this is (0: none)
+    in_planning_callout = False
     for line in lines:
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
@@ -1040,9 +1062,22 @@ def _body_lines(text: str) -> list[str]:
             elif not query:
                 kept.append("```")
             continue
-        if fenced or not line.strip() or line.lstrip().startswith("#") and not is_tag_line(line):
-            continue  # blank lines and headings say what follows, they are not lines of it
-        kept.append(line)
+        if fenced or not line.strip():
+            in_planning_callout = in_planning_callout and line.strip() != ""
+            continue
+        heading = _HEADING_LINE_RE.match(line)
+        if heading and not is_tag_line(line):
+            level = len(heading["marks"])
+            if planning_level and level <= planning_level:
+                planning_level = 0
+            if not planning_level and names_planning(heading["text"]):
+                planning_level = level
+            continue  # headings say what follows, they are not lines of it
+        if opens_planning_callout(line):
+            in_planning_callout = True
+        elif in_planning_callout and not line.lstrip().startswith(">"):
+            in_planning_callout = False
+        kept.append(PLANNING_MARK if planning_level or in_planning_callout else line)
     return kept
 
 
@@ -1070,6 +1105,20 @@ def _table_header_rows(lines: list[str], appointments: list[bool]) -> list[bool]
     return marks
 
 
+def sectioned_text(passages: Iterable[tuple[Sequence[str], str]]) -> str:
+    """A note's text from its indexed passages (heading path, text), each under its section's heading line where
+    the passage does not open with it: what :func:`note_shape` reads, planning headings included."""
+    parts: list[str] = []
+    last: Sequence[str] | None = None
+    for heading_path, text in passages:
+        level = max((depth for depth, heading in enumerate(heading_path, 1) if heading), default=0)
+        if level and heading_path != last and not text.lstrip().startswith("#"):
+            parts.append(f"{'#' * min(level, 6)} {heading_path[level - 1]}")
+        parts.append(text)
+        last = heading_path
+    return "\n".join(parts)
+
+
 def note_shape(text: str) -> NoteShape:
     """Read a whole note (frontmatter allowed): a hub of links, dates and tags, or a note to study."""
     lines = _body_lines(text)
@@ -1080,7 +1129,7 @@ def note_shape(text: str) -> NoteShape:
     link_lines = sum(links)
     headers = _table_header_rows(lines, appointments)
     # is_bookkeeping_line, with each line's link and appointment tests taken from above rather than run again
-    bookkeeping = sum(link or appointment or header or _files_or_plans(line)
+    bookkeeping = sum(link or appointment or header or line == PLANNING_MARK or _files_or_plans(line)
                       for line, link, appointment, header in zip(lines, links, appointments, headers, strict=True))
     hub = link_lines >= MIN_LINK_LINES and bookkeeping >= HUB_SHARE * len(lines)
     reason = "it is a list of links, dates and tags" if hub else ""
@@ -1305,6 +1354,22 @@ def names_an_overview(heading: str) -> bool:
     bare = normal(without_course_remarks(heading)).strip("*_:` ")
     words = [word.strip(".,;:()") for word in bare.split()]
     return bare in _ALL_OVERVIEWS or any(word in _ALL_OVERVIEWS for word in words)
+
+
+def names_planning(heading: str) -> bool:
+    """A heading over the course's planning ("Klausuren 📅", "Deadlines & Abgaben", "To do (this week)"): a planning
+    word, and besides it only words of course logistics or the commonest words, so that "Key dates" or
+    "Prüfungsschema" stay subject matter."""
+    bare = re.sub(r"\bto do\b", "todo", normal(without_course_remarks(heading)))
+    words = re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", bare)
+    return any(word in _ALL_PLANNING for word in words) and all(
+        word in _ALL_PLANNING or word in _ALL_LOGISTICS or word in _ALL_FUNCTION_WORDS for word in words)
+
+
+def opens_planning_callout(line: str) -> bool:
+    """The first line of a callout over the course's planning ("> [!todo] Diese Woche", "> [!info] Termine")."""
+    found = _CALLOUT_TYPE_RE.match(line)
+    return found is not None and (found["type"].casefold() in PLANNING_CALLOUTS or names_planning(found["title"]))
 
 
 def names_exercises(heading: str) -> bool:
