@@ -228,3 +228,44 @@ def test_the_across_side_is_a_third_side_of_the_note_fusion() -> None:
                           across=["m2", "k1"], across_weight=1.0)
     assert [note(hit.chunk_id) for hit in fused] == ["M.md", "M.md", "D.md", "K.md"]
     assert fused[0].score == pytest.approx(1 / 62 + 1 / 61)
+
+
+class MisreadingEmbedder(WordHashEmbedder):
+    """An English-only model that reads a German word it does not know as an English one of another subject, as a
+    subword model does."""
+
+    model_id = "test:word-hash-misreading"
+    MISREAD = {"korallenbleiche": "hormone"}
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return super().embed_documents([" ".join(self.MISREAD.get(word.strip(".,?").casefold(), word)
+                                                 for word in text.split()) for text in texts])
+
+
+class CoralEncoder(ConceptEncoder):
+    CONCEPTS = ({"korallenbleiche", "corals", "bleaching"}, {"schilddrüse", "thyroid"})
+
+
+def test_a_query_no_passage_holds_a_word_of_is_not_ranked_by_a_model_that_cannot_read_its_language(
+        tmp_path: Path) -> None:
+    notes = {
+        "Coral Reefs.md": "# Coral Reefs\n\nWhen the water is too warm, corals expel their algae and turn white: "
+                          "coral bleaching.\n",
+        "Schilddrüse.md": "---\nlang: de\n---\n# Schilddrüse\n\nDie Schilddrüse bildet das Hormone Thyroxin, und "
+                          "dafür braucht sie Jod aus der Nahrung.\n",
+        "Gezeiten.md": "---\nlang: de\n---\n# Gezeiten\n\nDie Gezeiten entstehen durch die Anziehungskraft des "
+                       "Mondes auf das Wasser der Meere.\n",
+    }
+    vault, settings = make_vault(tmp_path, notes)
+    with Engine(vault, settings, embedder=MisreadingEmbedder(), multilingual=CoralEncoder()) as engine:
+        engine.index()
+        asked = "Was ist eine Korallenbleiche?"
+        assert engine.search(asked, k=3, mode="lexical", per_note=True).results == []
+        assert engine.search(asked, k=3, mode="dense", per_note=True).results[0].path == "Schilddrüse.md"
+        # German, no word in any passage: the multilingual side decides, the English-only model has no say.
+        hybrid = engine.search(asked, k=3, per_note=True)
+        assert hybrid.language == "de" and [r.path for r in hybrid.results][:1] == ["Coral Reefs.md"]
+        assert all(r.dense_rank is None for r in hybrid.results)
+        # Without the side the English-only model is all there is.
+        engine.multilingual = None
+        assert engine.search(asked, k=3, per_note=True).results[0].path == "Schilddrüse.md"

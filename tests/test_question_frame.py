@@ -1,6 +1,7 @@
 """A question's subject decides its ranking, not its frame or a hub: "Unterschied", "Begriff", "heißt … auf
-Spanisch", "difference" weigh less than the subject's words, and a hub of links ranks below the note on the subject.
-A note about the frame word itself is still found by it. Real SQLite and BM25, keyword retrieval only."""
+Spanisch", "difference", "entsteht", "funktioniert" weigh less than the subject's words, and a hub of links ranks
+below the note on the subject. A note about the frame word itself is still found by it. Real SQLite and BM25,
+keyword retrieval only."""
 
 from __future__ import annotations
 
@@ -82,6 +83,24 @@ lang: de
 - [[Bundesrat]]
 - [[Säuren]]
 """,
+    "Geo/Gezeiten.md": f"""---
+lang: de
+---
+# Gezeiten
+
+Steht der Mond in einer Linie mit Sonne und Erde, ist der Tidenhub groß: eine Springtide. {FILLER_DE * 3}
+""",
+    "Geschichte/Burgen.md": f"""---
+lang: de
+---
+# Burgen
+
+Über den Burggraben führte eine Zugbrücke, die bei Gefahr hochgezogen wurde. {FILLER_DE * 3}
+""",
+    "Computing/Hashing.md": """# Hashing
+
+A hash function is a one-way function: the function maps any input to a digest of fixed length.
+""",
     "Writing/Examples.md": """# Beispiele
 
 Beispiele für gute Gliederungen stehen hier.
@@ -98,6 +117,8 @@ def engine(indexed_notes: Callable[[dict[str, str]], Engine]) -> Engine:
     ("Unterschied zwischen Einspruchsgesetz und Zustimmungsgesetz?", "Politik/Bundesrat.md"),  # "unterschiedlich"
     ("Wer hat den Begriff Barockmalerei geprägt?", "Kunst/Barock.md"),  # a heading "Begriffe" elsewhere
     ("Was heißt Wochenmarkt auf Französisch?", "Sprachen/Vokabeln Markt.md"),  # the language to translate into
+    ("Wie entsteht eine Springtide?", "Geo/Gezeiten.md"),  # "dabei entsteht ATP" elsewhere
+    ("Wie funktioniert eine Zugbrücke?", "Geschichte/Burgen.md"),  # read as English "function" too
 ])
 def test_the_subject_outranks_the_question_frame(engine: Engine, query: str, note: str) -> None:
     assert engine.search(query, k=3, mode="lexical", per_note=True).results[0].path == note
@@ -107,6 +128,8 @@ def test_the_subject_outranks_the_question_frame(engine: Engine, query: str, not
     ("Unterschied zwischen Einspruchsgesetz und Zustimmungsgesetz?", "Politik/Bundesrat.md"),
     ("Wer hat den Begriff Barockmalerei geprägt?", "Kunst/Barock.md"),
     ("Was heißt Wochenmarkt auf Französisch?", "Sprachen/Vokabeln Markt.md"),
+    ("Wie entsteht eine Springtide?", "Geo/Gezeiten.md"),  # "dabei entsteht ATP" elsewhere
+    ("Wie funktioniert eine Zugbrücke?", "Geschichte/Burgen.md"),  # read as English "function" too
 ])
 def test_the_frame_decided_before(engine: Engine, monkeypatch: pytest.MonkeyPatch, query: str, note: str) -> None:
     """The notes above are of the class: with frame words weighing as much as others, the frame wins."""
@@ -135,6 +158,7 @@ def test_a_question_about_planning_keeps_the_hub_first(engine: Engine) -> None:
     ("spanish verbs in the past", "en", [False, False, False, False, False]),  # the subject, not the target
     ("was heißt brot auf spanisch", "de", [False, True, False, False, True]),
     ("wie viele herzkammern hat ein frosch", "de", [False, True, False, False, False, False]),  # a count asked
+    ("wie funktioniert eine zugbrücke", "de", [False, True, False, False]),  # how it works, not the noun function
     ("unterschied mitose meiose", None, [True, False, False]),  # no clear language: every language's frame
 ])
 def test_frame_words_per_language(query: str, lang: str | None, frame: list[bool]) -> None:

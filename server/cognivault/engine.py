@@ -588,18 +588,21 @@ class Engine:
                                                                               reading=reading)]
         ranked_lexical = [chunk_id for chunk_id, _ in keyword_hits]
         ranked_multilingual: list[str] = []
-        dense_weight = self.dense_weight(lang, bool(ranked_lexical)) if mode == "hybrid" else 1.0
+        ranked_across: list[str] = []
+        side = self.multilingual if mode == "hybrid" and per_note and lexical is not None else None
+        if side is not None and reading is not None and across_languages(reading.unknown_share):
+            ranked_across = side.search(query, depth, self._allowed_ids(allowed_paths))
+        # With no keyword hit meaning search is all there is, unless the multilingual side ranked the query: then a
+        # model that cannot read the query's language gets no say ("Was ist eine Korallenbleiche?" on an English
+        # note was ranked by the English-only model beside it, which put a German note on the thyroid first).
+        dense_weight = self.dense_weight(lang, bool(ranked_lexical or ranked_across)) if mode == "hybrid" else 1.0
         if mode == "dense" or (mode == "hybrid" and dense_weight > 0):
             ranked_dense, note = self._dense_ranking(query, depth, allowed_paths, query_vector)
             if note:
                 notes.append(note)
-        ranked_across: list[str] = []
-        if mode == "hybrid" and per_note and lexical is not None and reading is not None \
-                and self.multilingual is not None:
-            if across_languages(reading.unknown_share):
-                ranked_across = self.multilingual.search(query, depth, self._allowed_ids(allowed_paths))
-            elif multilingual_wanted(lang, dense_weight, keyword_hits, lexical.path_of):
-                ranked_multilingual = self.multilingual.search(query, depth, self._allowed_ids(allowed_paths))
+        if side is not None and lexical is not None and not ranked_across \
+                and multilingual_wanted(lang, dense_weight, keyword_hits, lexical.path_of):
+            ranked_multilingual = side.search(query, depth, self._allowed_ids(allowed_paths))
         if mode == "hybrid":
             fused = fuse_rankings(ranked_lexical, ranked_dense, self.weights, dense_weight,
                                   lexical.path_of if per_note and lexical is not None else None,

@@ -16,7 +16,10 @@ left as they were: only note rankings were measured.
 A query whose words the vault mostly lacks (:func:`across_languages`: half or more of them) is taken to be
 asked across languages ("How often should I feed my sourdough starter?" on a German note "Sauerteig",
 "Was ist eine Halse beim Segeln?" on an English one): there the side is a third one of the note ranking,
-with the say of the main meaning side (:data:`ACROSS_WEIGHT`), in either query language. On notes no one
+with the say of the main meaning side (:data:`ACROSS_WEIGHT`), in either query language; where no passage holds a
+word of the query and the main model cannot read its language, the side ranks it alone (the main model's say there
+was its misreading: "Was ist eine Korallenbleiche?" put a German note on the thyroid before the English one on
+coral reefs). On notes no one
 tuned on (10 notes EN and DE, 20 questions asked in the other language than their note's) hybrid nDCG@10
 0.759 (DE 0.700, EN 0.807) to 0.887 (DE 0.887, EN 0.887); the dev questions of both vaults are unchanged
 (none of the help vault's reaches that share; the student vault's that do were first already).

@@ -26,7 +26,8 @@ FRAME_WEIGHT = 0.3
 class LanguageFrame:
     """One language's question frame (all casefolded, as :func:`cognivault.index.analysis.words` reads them)."""
 
-    words: frozenset[str]  # asking for a difference, a term, a meaning, an example, an explanation, a count
+    # asking for a difference, a term, a meaning, an example, an explanation, a count, how a thing works or comes about
+    words: frozenset[str]
     into: frozenset[str]  # what leads to the language a word is translated into ("auf", "in")
     languages: frozenset[str]  # language names, which are the frame after one of ``into`` ("auf Spanisch")
     nouns: frozenset[str]  # nouns that frame what is asked about a thing (its role, purpose, advantages)
@@ -56,7 +57,8 @@ FRAMES: dict[str, LanguageFrame] = {
             "bedeuten", "bedeutung", "genannt", "nennt", "nennen", "bezeichnet", "bezeichnung", "wort", "wörter",
             "erkläre", "erklären", "erklärt", "erklärung", "beispiel", "beispiele", "beispielen", "definition",
             "definiere", "definieren", "definiert", "übersetzt", "übersetzen", "übersetzung", "besagt", "besagen",
-            "viele", "vielen"}),
+            "viele", "vielen", "funktioniert", "funktionieren", "passiert", "passieren", "geschieht", "entsteht",
+            "entstehen"}),
         into=frozenset({"auf", "ins", "im"}),
         languages=frozenset({
             "deutsch", "deutsche", "deutschen", "englisch", "englische", "englischen", "spanisch", "spanische",
