@@ -220,3 +220,11 @@ def test_a_gap_on_the_term_a_definition_card_asks_is_not_asked_again(tmp_path: P
         cards = cards_of(generate(engine, "flashcards", path)[1])
     assert [front for kind, front, _ in cards if kind == "qa" and term in front], cards
     assert not [front for kind, front, _ in cards if kind == "cloze" and f"=={term}==" in front], cards
+
+
+def test_a_formula_heading_over_the_notes_only_formula_asks_it_by_the_note(tmp_path: Path) -> None:
+    note = ("# Dichte\n\nDie **Dichte** gibt an, wie viel Masse ein Körper je Volumen hat.\n\n"
+            "## Formel\n$$\\rho = \\frac{m}{V}$$\n")
+    with indexed_vault(tmp_path, {"Dichte.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Dichte.md")[1])
+    assert ("qa", "Dichte › Formel: Formel?", "$$\\rho = \\frac{m}{V}$$") in cards, cards

@@ -1152,9 +1152,13 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
     if section and blocks and blocks[0].kind != "heading" and not blocks[0].heading:
         section = source.title  # the note's opening, carried in front of its first section
     opened = source.continues_section  # the current section's first paragraph was read (or is elsewhere)
+    # "## Formeln" over one of the note's several equations: "Formeln: Formel?" could ask any of them
+    equations = sum("=" in block.content[start:end] for block in blocks for start, end in math_spans(block.content))
     for position, block in enumerate(blocks):
         if block.kind == "heading":
             section, opened = block.heading, False
+            continue
+        if equations >= 2 and names_no_formula(section) and block.kind == "paragraph" and is_formula(block.content):
             continue
         if opened and section and section != source.title and block.kind == "paragraph" \
                 and not (names_exercises(section) or is_bookkeeping_term(section)) \
@@ -1697,8 +1701,8 @@ def question_for(fact: Fact) -> str:
         return f"{fact.source.title}: {fact.term.rstrip('.:')}?"
     if fact.kind == "formula":
         place = fact.source.title if fact.term == fact.context else fact.context or fact.source.title
-        if "=" in place or "=" in fact.term or names_no_formula(fact.term):
-            return ""  # "2nd law – F = ma: formula?" says its answer, "Formeln: Formel?" asks none
+        if "=" in place or "=" in fact.term:
+            return ""  # "2nd law – F = ma: formula?" says its answer
         return f"{place} › {fact.term}: {formula_word(fact.lang)}?"
     if fact.kind in ("row", "record"):
         column = fact.column.rstrip("?")  # a header asking already ("Binding?") asks once
