@@ -228,3 +228,12 @@ def test_a_formula_heading_over_the_notes_only_formula_asks_it_by_the_note(tmp_p
     with indexed_vault(tmp_path, {"Dichte.md": note}) as engine:
         cards = cards_of(generate(engine, "flashcards", "Dichte.md")[1])
     assert ("qa", "Dichte › Formel: Formel?", "$$\\rho = \\frac{m}{V}$$") in cards, cards
+
+
+def test_labels_on_consecutive_lines_are_no_glossary(tmp_path: Path) -> None:
+    note = ("# Sync\n\n## Git\n\nGit is a version control system that tracks changes to your files.\n\n"
+            "## Working Copy\n\n**Recommended systems**: `iOS`\n**Requires**: [[#Git]]\n\n"
+            "**Working Copy** is a Git client for iOS that lets you clone, commit and push changes.\n")
+    with indexed_vault(tmp_path, {"Sync.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Sync.md")[1])
+    assert cards and not [front for _, front, _ in cards if "==`iOS`==" in front], cards

@@ -459,9 +459,11 @@ _STAMPED_LINE_RE = re.compile(rf"^[*_]*{TIMESTAMP_RE.pattern}")
 
 
 def _one_entry_a_line(lines: list[str]) -> bool:
-    """Lines of a paragraph that each stand alone: a transcript's timestamped lines, a glossary's entries."""
-    return len(lines) >= 2 and (all(_STAMPED_LINE_RE.match(line) for line in lines)
-                                or all(_BOLD_ITEM_RE.match(line) for line in lines))
+    """Lines of a paragraph that each stand alone: a transcript's timestamped lines, a glossary's entries, each
+    described in a phrase ("**Recommended systems**: `iOS`" over "**Requires**: [[#Git]]" are a section's labels)."""
+    entries = [_BOLD_ITEM_RE.match(line) for line in lines]
+    return len(lines) >= 2 and (all(_STAMPED_LINE_RE.match(line) for line in lines) or all(
+        entry is not None and len(plain(entry.group("def")).split()) >= MIN_DEFINITION_WORDS for entry in entries))
 
 
 def blocks_of(source: Source) -> list[Block]:
