@@ -111,12 +111,14 @@ from cognivault.study.spoken import (
 )
 from cognivault.vault.markdown import InlinePiece, block_tokens, inline_pieces
 from cognivault.vault.reading import (
+    TIMESTAMP_RE,
     WORDS,
     asks_about_course,
     atom_spans,
     called_in,
     chatter_start,
     course_aside_start,
+    dashed_qa_pair,
     defines_by_condition,
     definition_in,
     definition_list,
@@ -133,10 +135,12 @@ from cognivault.vault.reading import (
     is_transcript_title,
     leans_on_note,
     math_spans,
+    names_a_clause_after_a_sentence,
     names_a_person,
     names_an_overview,
     names_exercises,
     names_factors,
+    names_no_formula,
     names_planning,
     names_the_session,
     note_shape,
@@ -150,6 +154,7 @@ from cognivault.vault.reading import (
     sets_a_task,
     states_a_rule,
     states_apart,
+    states_its_purpose,
     states_not_asks,
     vocabulary,
     without_bracketed_remarks,
@@ -453,6 +458,17 @@ def _flat(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+_STAMPED_LINE_RE = re.compile(rf"^[*_]*{TIMESTAMP_RE.pattern}")
+
+
+def _one_entry_a_line(lines: list[str]) -> bool:
+    """Lines of a paragraph that each stand alone: a transcript's timestamped lines, a glossary's entries, each
+    described in a phrase ("**Recommended systems**: `iOS`" over "**Requires**: [[#Git]]" are a section's labels)."""
+    entries = [_BOLD_ITEM_RE.match(line) for line in lines]
+    return len(lines) >= 2 and (all(_STAMPED_LINE_RE.match(line) for line in lines) or all(
+        entry is not None and len(plain(entry.group("def")).split()) >= MIN_DEFINITION_WORDS for entry in entries))
+
+
 def blocks_of(source: Source) -> list[Block]:
     """Paragraphs, list items (first paragraph), tables, code blocks and headings of a passage, in order.
 
@@ -575,8 +591,8 @@ def blocks_of(source: Source) -> list[Block]:
                 if not content.strip():
                     continue
             lines = [line.strip() for line in content.split("\n") if line.strip()]
-            if lines and all(is_bookkeeping_line(line) for line in lines):
-                continue  # "Stand: 12.01.2025", "#uni/ws25 #exam", "Klausur 17.02.2026": the student's filing
+            if lines and all(is_bookkeeping_line(line) or states_its_purpose(line) for line in lines):
+                continue  # "Stand: 12.01.2025", "#uni/ws25 #exam", "Needed for the lab!": the student's filing
             if len(lines) >= 2 and all(line.startswith("|") for line in lines):
                 blocks.append(Block("table", content, heading, "", first))
             elif depth_items and not item_taken:
@@ -586,6 +602,12 @@ def blocks_of(source: Source) -> list[Block]:
                 blocks.append(Block("item", content, heading, parent, first, ordered=bool(numbered and numbered[-1])))
                 open_items.append(content)
                 item_taken = True
+            elif not depth_items and _one_entry_a_line(lines) and qa_pair(content) is None:
+                # "[02:10] So the protostar …", "**Chymus** – Speisebrei …" a line each, no blank line between: each
+                # line is said apart (a glossary's next entry is no part of this one's meaning)
+                for number, line in enumerate(lines):
+                    blocks.append(Block("paragraph", line, heading, "", first and not number))
+                last_paragraph = lines[-1]
             elif not depth_items:
                 blocks.append(Block("paragraph", content, heading, "", first))
                 last_paragraph = content
@@ -886,7 +908,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue
         if block.kind == "paragraph" and any(line.lstrip().startswith("|") for line in block.content.split("\n")):
             continue  # "`students`" over a table that the paragraph swallowed: a caption, not a sentence
-        pair = qa_pair(block.content)
+        pair = qa_pair(block.content) or (dashed_qa_pair(block.content) if block.kind == "item" else None)
         if pair is not None:  # "Q: …?" over "A: …": the note's own question and its whole answer, one card
             # "Q: Define Nash equilibrium." sets a task; "… (klausurrelevant? ask tutor)" is the student's aside
             asked, replied = read_inline(without_own_aside(pair[0])), read_inline(pair[1])
@@ -1068,8 +1090,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             if "?" in sentence or _UNFINISHED_RE.search(sentence) or GAP in sentence:
                 continue
             called = called_in(sentence.rstrip("."), "de" if german else "en")
-            if called and defines_by_condition(called.meaning, called.term, lang):
-                pass  # "A vector … is called an **eigenvector** of $A$ if …": its cloze asks it, no "called" card
+            if called and (defines_by_condition(called.meaning, called.term, lang)
+                           or names_a_clause_after_a_sentence(called.meaning, lang)):
+                # "A vector … is called an **eigenvector** of $A$ if …": its cloze asks it, no "called" card;
+                # "Im Glomerulus wird das Blut filtriert, das Filtrat nennt man …" names its last clause only
+                pass
             elif called and not (talk and leans_back_said(called.meaning, lang)):  # "it is often called …"
                 term = _short_term(called.term)
                 add("called", inline.restore(term), inline.restore(called.meaning), inline.restore(sentence),
@@ -1134,7 +1159,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
     lists: dict[tuple[str, str], list[str]] = {}  # the numbered lists, by what introduces them: their steps
     leads = {block.lead for block in blocks if block.kind == "item"}
     for block in blocks:
-        if block.kind == "item" and block.ordered:
+        if block.kind == "item" and block.ordered and not _asks_and_answers(block):
             inline = read_inline(block.content)
             whole = GAP not in inline.text and block.content not in leads and not inline.text.endswith(":")
             lists.setdefault((block.heading, block.lead), []).append(  # "" for a step that goes on below it
@@ -1153,9 +1178,13 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
     if section and blocks and blocks[0].kind != "heading" and not blocks[0].heading:
         section = source.title  # the note's opening, carried in front of its first section
     opened = source.continues_section  # the current section's first paragraph was read (or is elsewhere)
+    # "## Formeln" over one of the note's several equations: "Formeln: Formel?" could ask any of them
+    equations = sum("=" in block.content[start:end] for block in blocks for start, end in math_spans(block.content))
     for position, block in enumerate(blocks):
         if block.kind == "heading":
             section, opened = block.heading, False
+            continue
+        if equations >= 2 and names_no_formula(section) and block.kind == "paragraph" and is_formula(block.content):
             continue
         if opened and section and section != source.title and block.kind == "paragraph" \
                 and not (names_exercises(section) or is_bookkeeping_term(section)) \
@@ -1167,6 +1196,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue
         opened = True
         if block.kind == "item" and block.first:  # a section that opens with its steps: they are its opening
+            if _asks_and_answers(block):
+                continue  # "1. Q: … A: …": exam questions, each its own card, no steps
             steps, items = _steps(blocks, position, *((MAX_STEPS, MAX_STEPS_CHARS) if _counted(section) else ()))
             if len(items) >= 2 and not _leans_back(plain(steps)):
                 add("heading", section, steps, steps, "", section, form="question" if section.endswith("?")
@@ -1420,6 +1451,11 @@ def _steps(blocks: list[Block], first: int, limit: int = 4, chars: int = 300) ->
             return "; ".join([*steps, "…"]) if steps else "", tuple(steps)
         steps.append(step)
     return "; ".join(steps), tuple(steps)
+
+
+def _asks_and_answers(block: Block) -> bool:
+    """A list item holding a question and its answer ("1. Q: … A: …", "2. Was ist …? – …"): no step of a list."""
+    return block.kind == "item" and (qa_pair(block.content) or dashed_qa_pair(block.content)) is not None
 
 
 def _list_below(blocks: list[Block], position: int, limit: int = 4) -> tuple[str, tuple[str, ...]]:

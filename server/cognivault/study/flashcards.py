@@ -264,7 +264,7 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
     seen: set[str] = set()
     said: dict[str, set[str]] = {}  # per passage: the stems its cards already show, front and back
     stated: list[set[str]] = []  # each card's stems, front and back, for a short item the note states again
-    answered: dict[str, list[str]] = {}  # per sentence a definition card asks on: its answers
+    answered: dict[str, list[str]] = {}  # per sentence a definition card asks on: its answers and its terms
     structured = ("item", "row", "record", "definition", "called", "faq", "vocab", "formula", "task")
     for kinds in (structured, ("bold", "code"), ("heading", "label"), ("step",)):
         # a whole list standing in for its items' cards is taken with the items
@@ -305,15 +305,18 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
                 and all(len(stem) >= 3 for stem in answer) and any(asked <= card for card in stated)
             # "A generator function is a function that contains ==`yield`==; …" beside "What is a generator
             # function?::A function that contains `yield`": the gap is what the sentence's card answers already
+            # ("Die ==Michaelis-Konstante== $K_M$ ist …" beside "Was ist die Michaelis-Konstante $K_M$?": the gap is
+            # the term that card asks about, the same fact the other way round)
             gap_answered = card.kind == "cloze" and any(
-                plain(fact.term).casefold() in back for back in answered.get(_sentence_key(fact), []))
+                plain(fact.term).casefold() in side for side in answered.get(_sentence_key(fact), []))
             if keys & seen or repeats or restated or gap_answered:
                 continue  # the same fact again, or one the passage's cards already state
             seen |= keys
             shown |= stems_of(" ".join(sides), fact.lang)
             stated.append(stems_of(" ".join(sides), fact.lang))
             if fact.kind in ("definition", "called"):
-                answered.setdefault(_sentence_key(fact), []).append(plain(card.back).casefold())
+                answered.setdefault(_sentence_key(fact), []).extend(
+                    (plain(card.back).casefold(), plain(fact.term).casefold()))
             cards.append(card)
     return cards
 

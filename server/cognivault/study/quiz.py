@@ -150,7 +150,9 @@ def check_question(raw: Any, sources: SourceSet) -> QuizQuestion | None:
 OPTIONS = 4  # the right option and up to three wrong ones
 MAX_OPTION_USES = 2  # a wrong option comes back once at most, and only when no fresh one of its kind is left
 CLOSED_LISTS = ("item", "row", "vocab", "formula")  # wrong options from the same list or table when it has enough
-CLOSED_SETS = ("heading", "step")  # "which section of this note", "which step comes next": the note's own, again
+# "which section of this note", "which step comes next", "which question does this note answer so": the note's own,
+# again
+CLOSED_SETS = ("heading", "step", "faq")
 _WORDS_RE = re.compile(r"\S+")
 
 
@@ -703,7 +705,10 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     clause = states_something(answer) if fact.kind in CLOZE_KINDS else None
     # a gap's, a described term's options are of the right one's sort: a year for a year, a name for a name
     sort = _term_sort(answer, fact.lang) if fact.kind in (*CLOZE_KINDS, *_DEFINED) and side == "term" else None
+    # a closed set's own entries, however often asked: another note's questions only when it has too few of its own
+    closed = fact.kind in CLOSED_SETS and len(own - {answer}) >= 2
     candidates = [c for c in dict.fromkeys(found) if c and c.casefold() != answer.casefold()
+                  and (c in own or not closed)
                   and (used[c.casefold()] < MAX_OPTION_USES or (c in own and fact.kind in CLOSED_SETS))
                   and _fits_case(c, ending, adjective) and fits_slot(c)
                   and clause in (None, states_something(c)) and sort in (None, _term_sort(c, fact.lang))]

@@ -56,6 +56,8 @@ class LanguageWords:
     asks: frozenset[str] = frozenset()  # the label opening a question of a Q/A pair ("Q:", "Frage:")
     answers: frozenset[str] = frozenset()  # the label opening its answer ("A:", "Antwort:")
     formula: str = "formula"  # what a card calls a formula ("Power: formula?")
+    # a heading over a section's formulas, naming none ("Formeln", "Key equations"): "Formeln: Formel?" asks nothing
+    formula_headings: frozenset[str] = frozenset()
     aspects: frozenset[str] = frozenset()  # nouns naming an aspect of a section's subject ("Ursache", "unit")
     function_words: frozenset[str] = frozenset()  # the commonest words of its prose, to tell the language
     exercises: frozenset[str] = frozenset()  # a heading's first word over worked tasks, each with its solution below
@@ -84,6 +86,9 @@ class LanguageWords:
     # words that make a line's last clause the student's note on the course ("→ ask in the tutorial", "→ use both
     # sides in the essay!", "– prüfungsrelevant laut Tutor"), not on the subject
     course: frozenset[str] = frozenset()
+    # what opens the student's remark on what a note is needed for ("Needed for the ==fetch== project!", "Wichtig
+    # für das Praktikum nächste Woche!!"): coursework, no fact of the subject
+    purposes: tuple[str, ...] = ()
     # what a lecturer announces a later session with ("Next week: deflation …", "nächste Woche: …"): what follows
     # is a topic still to come, not said here
     announcements: tuple[str, ...] = ()
@@ -113,6 +118,9 @@ class LanguageWords:
     # a speaker's words between commas that add nothing to the fact ("is, basically, …", "ist, grob gesagt, …")
     hedges: tuple[str, ...] = ()
     tag_questions: tuple[str, ...] = ()  # a statement's closing ", right?", ", ne?": it asks nothing
+    # a term's abbreviation said between commas ("the glomerular filtration rate, or GFR for short, is …", "Die
+    # glomeruläre Filtrationsrate, kurz GFR, ist …"), ``{abbr}`` standing for it: the term is what is defined
+    shortenings: tuple[str, ...] = ()
     # "…, we call this X", "Wenn …, das nennt man X": the term after them names what was just said
     namings: tuple[str, ...] = ()
     resumptives: frozenset[str] = frozenset()  # "Die Einkommenselastizität, das ist …": the word taking the term up
@@ -200,6 +208,9 @@ WORDS: dict[str, LanguageWords] = {
                         "exam-relevant", "why", "how come", "really", "check", "ask", "ask prof", "ask tutor",
                         "not sure", "unsure", "??", "?"),
         asks=frozenset({"q", "question"}), answers=frozenset({"a", "answer"}),
+        formula_headings=frozenset({"formula", "formulas", "formulae", "equations", "key formulas", "key equations",
+                                    "important formulas", "important equations", "main formulas", "formula sheet",
+                                    "useful formulas", "the formulas", "the equations"}),
         aspects=frozenset({"cause", "causes", "reason", "reasons", "meaning", "significance", "importance", "unit",
                            "units", "limits", "boundaries", "location", "position", "consequence", "consequences",
                            "effect", "effects", "example", "use", "uses", "function", "purpose", "advantage",
@@ -237,6 +248,8 @@ WORDS: dict[str, LanguageWords] = {
         articles=("a", "an", "the"), definition_openers=("a", "an", "the", "one", "any", "another"),
         qualifiers=("of", "for", "in"), rules=frozenset({"always", "never"}),
         course=frozenset({"exam", "exams", "essay", "tutorial", "tutor", "prof", "professor", "lecturer"}),
+        purposes=("needed for", "need this for", "needed in", "important for", "relevant for", "required for",
+                  "useful for"),
         announcements=("next week", "next time", "next lecture", "next session", "next class", "in the next lecture",
                        "that's it for today", "that is it for today", "that's all for today"),
         conditions=("if and only if", "if", "iff", "whenever", "when", "provided that", "provided"),
@@ -251,6 +264,7 @@ WORDS: dict[str, LanguageWords] = {
         hedges=("basically", "essentially", "roughly", "roughly speaking", "so to speak", "you know", "so", "well",
                 "okay", "ok", "i mean", "kind of", "sort of", "like"),
         tag_questions=("right", "okay", "ok", "yeah", "yes", "isn't it", "you see", "correct"),
+        shortenings=("or {abbr} for short", "{abbr} for short", "short {abbr}", "abbreviated {abbr}"),
         namings=("we call this", "we call that", "we call it", "we call these", "what we call", "this is called",
                  "that is called", "this is known as", "we refer to this as"),
         resumptives=frozenset({"this", "that", "it"}),
@@ -270,7 +284,9 @@ WORDS: dict[str, LanguageWords] = {
         numbers=("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
         key_points=("the key point for the exam is this", "the key point for the exam is", "the key point is this",
                     "the key point is", "the important point is", "remember this for the exam", "remember this",
-                    "here's the trap", "here is the trap", "the trap is", "the take-home message is"),
+                    "here's the trap", "here is the trap", "the trap is", "the take-home message is",
+                    "and this is important for the exam", "this is important for the exam",
+                    "and this will be on the exam", "this will be on the exam"),
         roles=frozenset({"typical", "classic", "classical", "common", "usual", "standard", "simplest", "best",
                          "famous", "key", "important"}),
         existentials=("there are", "there is", "there were", "there was"),
@@ -330,6 +346,8 @@ WORDS: dict[str, LanguageWords] = {
                         "warum", "wieso", "weshalb", "nachfragen", "nachschauen", "prof fragen", "tutor fragen",
                         "checken", "stimmt das", "sicher", "??", "?"),
         asks=frozenset({"f", "frage"}), answers=frozenset({"a", "antwort"}), formula="Formel",
+        formula_headings=frozenset({"formel", "formeln", "gleichungen", "wichtige formeln", "wichtige gleichungen",
+                                    "formelsammlung", "die formeln", "die wichtigsten formeln"}),
         aspects=frozenset({"ursache", "ursachen", "grund", "gründe", "bedeutung", "einheit", "grenzen", "lage",
                            "folge", "folgen", "wirkung", "beispiel", "verwendung", "funktion", "zweck", "vorteil",
                            "vorteile", "nachteil", "nachteile", "ausnahme", "sonderfall", "regel", "faustregel",
@@ -370,6 +388,8 @@ WORDS: dict[str, LanguageWords] = {
         qualifiers=("von", "für", "in", "im"), rules=frozenset({"immer", "stets", "nie", "niemals"}),
         course=frozenset({"klausur", "prüfung", "prüfungsrelevant", "klausurrelevant", "tutor", "tutorium", "prof",
                           "übung", "hausarbeit", "referat"}),
+        purposes=("wichtig für", "wichtig fürs", "relevant für", "brauche ich für", "brauche ich fürs",
+                  "brauchen wir für", "nötig für", "benötigt für", "gebraucht für", "notwendig für"),
         announcements=("nächste woche", "nächstes mal", "nächste vorlesung", "in der nächsten vorlesung",
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
         conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
@@ -384,6 +404,7 @@ WORDS: dict[str, LanguageWords] = {
         hedges=("im grunde", "eigentlich", "grob gesagt", "ganz grob gesagt", "sozusagen", "quasi", "halt", "also",
                 "so", "okay", "ok", "genau", "ja"),
         tag_questions=("ne", "nicht wahr", "oder", "gell", "okay", "ok", "ja", "nich"),
+        shortenings=("oder kurz {abbr}", "kurz {abbr}", "abgekürzt {abbr}"),
         namings=("das nennt man", "das nennen wir", "man nennt das", "nennt man das", "dann nennt man das",
                  "das heißt dann", "dann heißt das", "heißt das", "das bezeichnet man als", "spricht man von"),
         resumptives=frozenset({"das", "dies"}),
@@ -402,7 +423,9 @@ WORDS: dict[str, LanguageWords] = {
                   "das ist eine klassische klausurfrage"),
         numbers=("zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun", "zehn"),
         key_points=("merken sie sich", "merken sie sich bitte", "merkt euch", "merkt euch bitte", "wichtig ist",
-                    "ganz wichtig", "das wichtigste ist", "und hier ist die falle", "die falle ist"),
+                    "ganz wichtig", "das wichtigste ist", "und hier ist die falle", "die falle ist",
+                    "und das ist wichtig für die klausur", "das ist wichtig für die klausur",
+                    "und das kommt in der klausur", "das kommt in der klausur"),
         key_point_asked="Merksatz",
         roles=frozenset({"typische", "typischer", "typisches", "klassische", "klassischer", "klassisches", "übliche",
                          "einfachste", "einfachster", "bekannteste", "häufigste", "wichtige", "wichtigste"}),
@@ -626,13 +649,19 @@ def is_transcript_title(title: str) -> bool:
     return any(said & words.transcripts for words in WORDS.values())
 
 
+_NEVER_RE = re.compile(r"(?!)")
+_ABBREVIATION = r"(?-i:[a-z]?[A-ZÄÖÜ][A-Z0-9ÄÖÜ]+s?)"  # "GFR", "mRNA", "ACEs": capitals, whatever the flags
+
+
 def _spoken_patterns(words: LanguageWords) -> dict[str, re.Pattern[str]]:
     asides = _choice(words.hedges + words.emphases)
     copulas = _choice(words.copulas)
+    shortenings = _choice(words.shortenings).replace(re.escape("{abbr}"), _ABBREVIATION)
     return {
         "hesitation": re.compile(rf"(?:,\s*)?(?<!\w)(?:{_choice(words.hesitations)})(?!\w)(?:\s*,)?", re.IGNORECASE),
         "aside": re.compile(rf"(?:,|\s[—–])\s*(?:{asides})\s*(?:,|[—–]\s)", re.IGNORECASE),
         "copula": re.compile(rf"\s*(?:{copulas})\b", re.IGNORECASE),
+        "shortening": re.compile(rf",\s*(?:{shortenings})\s*,", re.IGNORECASE) if words.shortenings else _NEVER_RE,
         # a verb right before a removed hedge ("is, basically, a …"): no comma between it and what it says
         "verb_before": re.compile(rf"(?<![\w-])(?:{_choice(words.copulas + words.meaning_verbs)})$", re.IGNORECASE),
         "tag": re.compile(rf",?\s*(?:{_choice(words.tag_questions)})\s*\?\s*$", re.IGNORECASE),
@@ -674,7 +703,7 @@ def said_plainly(sentence: str, lang: str) -> str:
             not patterns["verb_before"].search(found.string, 0, found.start()) else " "
 
     text = _SPOKEN_ASIDE_RE.sub(", ", text)  # "Right — and this is important — a prodrug …": "Right, a prodrug …"
-    for name in ("hesitation", "aside"):
+    for name in ("hesitation", "aside", "shortening"):
         text = patterns[name].sub(gap, text)
     text = " ".join(text.split()).replace(" ,", ",").replace(" .", ".")
     if (tag := patterns["tag"].search(text)) and tag.start() > 0:
@@ -1002,6 +1031,20 @@ def is_bookkeeping_line(line: str) -> bool:
     return _files_or_plans(line) or is_link_line(line) or is_appointment_row(line)
 
 
+_ALL_PURPOSES = tuple(sorted({p for words in WORDS.values() for p in words.purposes}, key=len, reverse=True))
+_EMPHASIS_RE = re.compile(r"==|\*\*|__|\[\[|\]\]")
+MAX_PURPOSE_WORDS = 12
+
+
+def states_its_purpose(line: str) -> bool:
+    """The student's exclaimed remark on what the note is needed for ("Needed for the ==fetch== project!",
+    "Wichtig für das Praktikum nächste Woche!!"), in any language: no fact to ask. "Wichtig für die Stabilität ist
+    die Doppelbindung." states one (no "!"), and so does "Important for the exam: …" (a colon introduces it)."""
+    said = normal(_EMPHASIS_RE.sub("", line)).strip(" -*>")
+    return said.endswith("!") and ":" not in said and len(said.split()) <= MAX_PURPOSE_WORDS \
+        and said.startswith(_ALL_PURPOSES)
+
+
 def is_label(term: str) -> bool:
     """A word that labels a line or item in any language ("Q", "Context", "Ergebnis", "Bsp."), not a term."""
     bare = normal(term).strip("*_:=` ")
@@ -1216,6 +1259,23 @@ def qa_pair(text: str) -> tuple[str, str] | None:
     return (match.group("question"), match.group("answer")) if match else None
 
 
+# "Was ist Photorespiration? – Die Reaktion …": a list item asking and answering on one line
+_DASHED_QA_RE = re.compile(r"^(?P<question>[^\n?]{8,200}\?)\s+[–—-]\s+(?P<answer>[^\n]{2,})$")
+
+
+def dashed_qa_pair(text: str) -> tuple[str, str] | None:
+    """A numbered exam-prep item "question? – answer" (any language's question words opening the question, the
+    answer no bare yes or no): (question, answer), else None. "Is this relevant? Yes – lecture 9" is no such pair."""
+    match = _DASHED_QA_RE.match(text.strip())
+    if match is None:
+        return None
+    opening = normal(match.group("question")).split()[0].strip("*_")
+    replied = normal(match.group("answer")).split()[0].strip("*_,.;:!")
+    if opening not in _ALL_QUESTION_WORDS | _MORE_QUESTION_WORDS or replied in _ALL_YES_NO:
+        return None
+    return match.group("question"), match.group("answer")
+
+
 def is_question_label(label: str) -> bool:
     """A label opening a question of the student's own ("Q", "Frage")."""
     return normal(label).strip("*_:. ") in _ALL_ASK_LABELS
@@ -1393,6 +1453,14 @@ def formula_word(lang: str) -> str:
     return WORDS.get(lang, WORDS["en"]).formula
 
 
+_ALL_FORMULA_HEADINGS = frozenset(heading for words in WORDS.values() for heading in words.formula_headings)
+
+
+def names_no_formula(heading: str) -> bool:
+    """A heading over formulas that names none of them ("Formeln", "Key equations:"), in any language."""
+    return normal(heading).strip(" :*_#") in _ALL_FORMULA_HEADINGS
+
+
 def is_formula(text: str) -> bool:
     """Text that is one formula and nothing else (``$$E_k = \\frac{1}{2}mv^2$$``)."""
     stripped = text.strip()
@@ -1483,6 +1551,19 @@ def called_in(sentence: str, lang: str) -> Definition | None:
     if found is None:
         return None
     return Definition(found.group("term"), found.group("called").split()[0], found.group("def"))
+
+
+MAX_NAMED_CLAUSE_WORDS = 4
+
+
+def names_a_clause_after_a_sentence(meaning: str, lang: str) -> bool:
+    """What "… nennt man X" names is its last clause alone when a sentence of its own stands before it ("Im Glomerulus
+    wird das Blut filtriert, das Filtrat nennt man Primärharn"): asked whole, the card's question runs the two
+    together ("Wie nennt man Im Glomerulus wird …, das Filtrat?")."""
+    before, comma, last = meaning.rpartition(", ")
+    words = WORDS.get(lang, WORDS["en"])
+    return bool(comma) and len(last.split()) <= MAX_NAMED_CLAUSE_WORDS \
+        and any(word.strip(",;:") in words.auxiliaries for word in normal(before).split())
 
 
 def opens_definition(meaning: str, verb: str, lang: str) -> bool:
