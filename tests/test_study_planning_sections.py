@@ -89,7 +89,11 @@ def test_a_heading_over_planning_names_it_and_a_subject_heading_does_not() -> No
                     "Was kommt in der Klausur?"):
         assert not names_planning(heading), heading
     assert opens_planning_callout("> [!todo] Diese Woche") and opens_planning_callout("> [!info] Termine")
+    assert opens_planning_callout("> [!todo]") and opens_planning_callout("> [!tip] This week")
     assert not opens_planning_callout("> [!note] Kant vs. Mill") and not opens_planning_callout("- [!todo] x")
+    # the help vault's foldable todo callouts hold a procedure's steps: content
+    assert not opens_planning_callout("> [!todo]- Bookmark a file")
+    assert not names_planning("Woche 3") and not names_planning("Week 3: Kant's ethics")
 
 
 def test_a_dashboard_of_a_timetable_exam_dates_and_todos_is_a_hub_beside_a_line_of_ideas() -> None:

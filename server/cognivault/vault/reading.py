@@ -194,7 +194,8 @@ WORDS: dict[str, LanguageWords] = {
         events=frozenset({"exam", "exams", "midterm", "finals", "excursion", "essay", "homework",
                           "coursework"}),
         planning=frozenset({"exams", "deadlines", "todo", "todos", "to-do", "to-dos", "schedule", "timetable",
-                            "appointments", "admin", "logistics", "agenda", "organisational", "organizational"}),
+                            "appointments", "admin", "logistics", "agenda", "organisational", "organizational",
+                            "this week", "next week", "to do"}),
         coursework=("costs marks", "cost marks", "lose marks", "loses marks", "costs points", "lose points",
                     "discuss{words} with {title}", "check{words} with {title}", "talk to {title}",
                     "agree{words} with {title}"),
@@ -333,7 +334,8 @@ WORDS: dict[str, LanguageWords] = {
                           "kolloquium", "hausarbeit", "hausarbeiten", "hausaufgabe", "hausaufgaben", "referat"}),
         planning=frozenset({"klausuren", "klausurtermine", "prüfungen", "prüfungstermine", "termine", "fristen",
                             "abgaben", "deadlines", "todo", "todos", "to-do", "to-dos", "stundenplan",
-                            "organisatorisches", "orga", "wochenplan", "lernplan"}),
+                            "organisatorisches", "orga", "wochenplan", "lernplan", "diese woche", "nächste woche",
+                            "to do"}),
         coursework=("kostet punkte", "kosten punkte", "punktabzug", "mit {title}{words} absprechen",
                     "mit {title}{words} abklären", "mit {title}{words} besprechen", "bei {title} nachfragen"),
         labels=frozenset({"f", "frage", "antwort", "kontext", "ergebnis", "ergebnisse", "bsp", "bsp.", "beispiel",
@@ -483,7 +485,10 @@ _ALL_APPOINTMENTS = frozenset(w for words in WORDS.values() for w in words.appoi
 _ALL_EVENTS = frozenset(w for words in WORDS.values() for w in words.events)
 _ALL_PLANNING = frozenset(w for words in WORDS.values() for w in words.planning)
 _ALL_FUNCTION_WORDS = frozenset(w for words in WORDS.values() for w in words.function_words)
-PLANNING_CALLOUTS = frozenset({"todo", "task", "tasks", "deadline", "deadlines"})  # "> [!todo] Diese Woche"
+_PLANNING_PHRASES = sorted((w for w in _ALL_PLANNING if " " in w), key=len, reverse=True)  # "this week", "to do"
+# callouts of tasks: over the student's planning when untitled or titled by it ("> [!todo] Diese Woche"); titled by
+# an action ("> [!todo]- Bookmark a file") they are a procedure's steps
+PLANNING_CALLOUTS = frozenset({"todo", "task", "tasks", "deadline", "deadlines"})
 _HEADING_LINE_RE = re.compile(r"^(?P<marks>#{1,6})\s+(?P<text>.*)$")
 _CALLOUT_TYPE_RE = re.compile(r"^\s*(?:>\s*)+\[!(?P<type>[\w-]+)\][+-]?(?P<title>.*)$")
 _TITLE = r"(?:dr|prof|tutor|tutorin)\.?(?:\s+[\w.]+){1,2}?"  # "Dr. K.", "Prof. Grant", "tutor"
@@ -1416,20 +1421,36 @@ def names_an_overview(heading: str) -> bool:
     return bare in _ALL_OVERVIEWS or any(word in _ALL_OVERVIEWS for word in words)
 
 
+def _heading_words(heading: str) -> list[str]:
+    """A heading's words, its course remarks left out and planning phrases ("to do", "diese Woche") as one word."""
+    bare = normal(without_course_remarks(heading))
+    for phrase in _PLANNING_PHRASES:
+        bare = re.sub(rf"\b{phrase}\b", phrase.replace(" ", "_"), bare)
+    return [word.replace("_", " ") for word in re.findall(r"[^\W\d]+(?:-[^\W\d]+)*", bare)]
+
+
+def _of_the_course(word: str) -> bool:
+    return word in _ALL_PLANNING or word in _ALL_LOGISTICS or word in _ALL_EVENTS or word in _ALL_FUNCTION_WORDS
+
+
 def names_planning(heading: str) -> bool:
     """A heading over the course's planning ("Klausuren 📅", "Deadlines & Abgaben", "To do (this week)"): a planning
-    word, and besides it only words of course logistics or the commonest words, so that "Key dates" or
-    "Prüfungsschema" stay subject matter."""
-    bare = re.sub(r"\bto do\b", "todo", normal(without_course_remarks(heading)))
-    words = re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", bare)
-    return any(word in _ALL_PLANNING for word in words) and all(
-        word in _ALL_PLANNING or word in _ALL_LOGISTICS or word in _ALL_FUNCTION_WORDS for word in words)
+    word, and besides it only words of the course or the commonest words, so that "Key dates" or "Prüfungsschema"
+    stay subject matter."""
+    words = _heading_words(heading)
+    return any(word in _ALL_PLANNING for word in words) and all(map(_of_the_course, words))
 
 
 def opens_planning_callout(line: str) -> bool:
-    """The first line of a callout over the course's planning ("> [!todo] Diese Woche", "> [!info] Termine")."""
+    """The first line of a callout over the course's planning ("> [!info] Termine"), or of the student's tasks
+    untitled or titled by the course ("> [!todo]", "> [!todo] Für die Hausarbeit"), not of a procedure's steps
+    ("> [!todo]- Bookmark a file")."""
     found = _CALLOUT_TYPE_RE.match(line)
-    return found is not None and (found["type"].casefold() in PLANNING_CALLOUTS or names_planning(found["title"]))
+    if found is None:
+        return False
+    title = found["title"].strip()
+    return names_planning(title) or found["type"].casefold() in PLANNING_CALLOUTS and all(
+        map(_of_the_course, _heading_words(title)))
 
 
 def names_exercises(heading: str) -> bool:
