@@ -108,3 +108,52 @@ def test_entries_of_one_series_open_with_the_same_marker() -> None:
     assert _same_series("**[02:15]** Hypertension …", "**[05:40]** ACE inhibitors …")
     assert not _same_series("On iOS, this message displays as the following error:", "It means exactly the same")
     assert not _same_series("1. Open settings", "→ in short: SYN, SYN-ACK, ACK")
+
+
+STUDENT_ASIDES = {
+    "Geschichte/Cold War.md": (
+        "# Cold War\n\n"
+        "## Berlin Blockade\n"
+        "In 1948–49 the Soviets blocked all land routes to West Berlin. The Western allies answered with the "
+        "**Berlin Airlift**, flying in food and coal for almost a year.\n\n"
+        "> [!warning] Dates\n> Blockade began June 1948, ended May 1949. Don't mix up with the Berlin Wall (1961)!\n\n"
+        "(was the Comecon the Soviet answer to this? ask in tutorial)\n\n"
+        "## Marshall Plan\n"
+        "The European Recovery Program gave about 13 billion dollars to rebuild Western Europe after the war.\n"),
+    "Literatur/Epochen.md": (
+        "# Epochen\n\n"
+        "## Sturm und Drang\n"
+        "Jugendliche Protestbewegung gegen die Vernunftbetonung der Aufklärung. Im Mittelpunkt stehen **Gefühl, "
+        "Natur und das Genie**.\n\n"
+        "(Werther hab ich in der 11 gelesen, fand ich furchtbar anstrengend)\n\n"
+        "## Weimarer Klassik\n"
+        "Beginnt mit Goethes Italienreise 1786. Ideal ist die Harmonie von Gefühl und Vernunft.\n\n"
+        "> [!warning] Klausur\n> Klassik endet mit Schillers Tod 1805 – Jahreszahl merken!\n\n"
+        "TODO: Gedichtvergleich Prometheus üben\n"),
+}
+
+
+def test_an_answer_stops_before_the_students_aside_and_callout(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(STUDENT_ASIDES)
+    airlift = answer_extractively(engine, "How did the Western allies respond to the Berlin Blockade?")
+    assert airlift.answered and "Berlin Airlift" in airlift.text
+    assert "[!warning]" not in airlift.text and "Comecon" not in airlift.text
+    genie = answer_extractively(engine, "Was steht im Mittelpunkt des Sturm und Drang?")
+    assert genie.answered and "Genie" in genie.text and "Werther" not in genie.text
+    klassik = answer_extractively(engine, "Womit beginnt die Weimarer Klassik?")
+    assert klassik.answered and "Italienreise" in klassik.text and "[!warning]" not in klassik.text
+
+
+def test_a_callout_stating_what_is_asked_is_still_quoted(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(STUDENT_ASIDES)
+    dates = answer_extractively(engine, "When did the Berlin Blockade end?")
+    assert dates.answered and "May 1949" in dates.text
+
+
+def test_an_aside_or_todo_naming_a_thing_is_no_answer_on_it(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(STUDENT_ASIDES)
+    for question in ("What was the Comecon?", "Was besagt der Gedichtvergleich Prometheus?"):
+        answer = answer_extractively(engine, question)
+        assert not answer.answered, answer.text

@@ -215,3 +215,44 @@ def test_a_german_question_names_what_the_vault_says_in_german_forms(
     assert compound.answered and "Gasdruck" in compound.text  # one note says "Vulkane" and "Ausbruch"
     apart = answer_extractively(engine, "Was kostet eine Vulkanversicherung?")
     assert not apart.answered  # "Vulkan" and "Versicherung" are two notes' subjects, not one thing
+
+
+KINDS = {
+    "Bio/Cell Respiration.md": (
+        "# Cellular Respiration\n\n"
+        "## Glycolysis\nHappens in the **cytoplasm**. One glucose is split into two pyruvate molecules.\n\n"
+        "## Krebs cycle\nAlso called the citric acid cycle. Takes place in the **mitochondrial matrix**. Each turn "
+        "releases 2 CO2 and produces 3 NADH and 1 FADH2.\n\n"
+        "(is the Cori cycle klausurrelevant?? not in slides I think)\n"),
+    "Stats/Hypothesentests.md": (
+        "# Hypothesentests\n\n"
+        "## t-Test\nDer t-Test vergleicht Mittelwerte. Beim Zweistichproben-t-Test werden zwei unabhängige Gruppen "
+        "verglichen. Voraussetzung: normalverteilte Daten.\n"),
+    "Help/Graph view.md": (
+        "# Graph view\n\nTo open graph view, click **Open graph view** in the ribbon, or run the command "
+        "*Graph view: Open graph view* from the command palette.\n"),
+    "Stats/Literatur.md": "# Literatur\n\nD'Agostino und Stephens (1986) sammeln Anpassungstests; Tabellen zum MWU "
+                          "stehen im Anhang.\n",
+    "Help/Install.md": "# Install\n\nDownload the installer for your system: Mac, Windows or Linux, and run it.\n",
+}
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    ("What happens in the Cori cycle?", "Cori"), ("Welche Gruppen vergleicht der D'Agostino-Test?", "D'Agostino"),
+    ("Welche Gruppen vergleicht der MWU-Test?", "MWU")])
+def test_a_name_telling_which_thing_of_a_kind_must_be_quoted(
+        indexed_notes: Callable[[dict[str, str]], Engine], question: str, named: str) -> None:
+    engine = indexed_notes(KINDS)
+    answer = answer_extractively(engine, question)
+    assert not answer.answered and named in answer.text
+
+
+@pytest.mark.parametrize(("question", "stated"), [
+    ("What happens in the Krebs cycle?", "NADH"), ("Was vergleicht der t-Test?", "Mittelwerte"),
+    ("How do I open graph view on a Mac?", "ribbon")])
+def test_the_thing_of_a_kind_the_notes_name_or_a_qualifier_after_it_is_answered(
+        indexed_notes: Callable[[dict[str, str]], Engine], question: str, stated: str) -> None:
+    engine = indexed_notes(KINDS)
+    answer = answer_extractively(engine, question)
+    assert answer.answered and stated in answer.text
+    assert "klausurrelevant" not in answer.text

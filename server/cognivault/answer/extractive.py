@@ -75,7 +75,14 @@ from cognivault.answer.acronyms import abbreviated
 from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives_answer
 from cognivault.answer.comparison import compared_sides, names_side, side_terms
 from cognivault.answer.confidence import QuoteMeasures
-from cognivault.answer.evidence import Evidence, EvidencePack, spelled_alike, text_pairs, text_terms
+from cognivault.answer.evidence import (
+    NOUN_CAPITALISING,
+    Evidence,
+    EvidencePack,
+    spelled_alike,
+    text_pairs,
+    text_terms,
+)
 from cognivault.answer.ordinals import (
     COUNT_REACH,
     DIGIT_ORDINAL,
@@ -104,7 +111,9 @@ from cognivault.vault.reading import (
     announcement_start,
     course_aside_start,
     definition_subject,
+    is_own_aside,
     is_spoken,
+    is_todo,
     math_spans,
     question_tail,
     vocabulary,
@@ -188,6 +197,7 @@ FORMULA_WORDS = frozenset().union(*(words.formulas for words in STRUCTURE_WORDS.
 # rule right before it (a callout on something else, "> [!warning] Mutable default arguments", does not)
 _EXCEPTIONS = "|".join(sorted((word for words in STRUCTURE_WORDS.values() for word in words.exceptions),
                               key=len, reverse=True))
+_CALLOUT = re.compile(r"\s*>\s*\[![\w-]+\]")
 _CAVEAT = re.compile(rf"\s*>\s*(?:\[![\w-]+\][-+]?\s*)?(?:\*\*|__)?(?:{_EXCEPTIONS})\b", re.IGNORECASE)
 
 _COUNT = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?\s+[^\W\d_]{3,}")  # a number with what it counts: "7 layers"
@@ -355,7 +365,9 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
             # on the next session ("[15:02] Next week: deflation and the liquidity trap.")
             said = without_course_remarks_in(without_filing(block.text))
             block = replace(block, text=said[:announcement_start(said)].rstrip().strip("\n"))
-            if not block.text.strip():
+            # nor is the student's aside in parentheses or to-do ("(is the Cori cycle klausurrelevant?)", "TODO:
+            # heapsort next week"): it names a thing the note does not explain
+            if not block.text.strip() or is_own_aside(block.text) or is_todo(block.text):
                 continue
         if block.kind == "heading":
             section = _heading_text(block)
@@ -1010,10 +1022,12 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     # first, the best unit's before the others', then the next nearest ones.
     # The block right after a chosen one is what it leads to ("this message displays as the following error:" + what
     # it means), unless it is an entry on a term of its own that says nothing of the question (a glossary's next
-    # entry); the others are padding where the answer already states all the question asks.
+    # entry) or a callout, which the student sets apart as a warning or tip of its own ("> [!tip] Memory hook: …" after
+    # what ATP synthase uses); the others are padding where the answer already states all the question asks.
     around = [_neighbours(unit, units_by_position.get(unit.position, [])) for unit in chosen]
     follows = [near[0] for unit, near in zip(chosen, around, strict=True) if near and near[0].order > unit.order
                and not (_ENTRY_OF_ITS_OWN.match(near[0].text) and not near[0].stated)
+               and not _CALLOUT.match(near[0].text)
                and not _same_series(unit.text, near[0].text)]
     added = 0
     # a block around the quotes that says only what they already state adds text, not an answer ("Die potentielle
@@ -1352,7 +1366,8 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         return PassageAnswer([], measures)  # what the passages would say is not an answer to this
     unnamed = (_names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []) + \
         _names_in_passing(pack, units, terms) + _slips_unquoted(pack, units) + _ordinals_unquoted(question, units) + \
-        _terms_unquoted(pack, units, analyzer, question, weight, measures.share)
+        _terms_unquoted(pack, units, analyzer, question, weight, measures.share) + \
+        _modifiers_unquoted(pack, units, question)
     if unnamed:
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
@@ -1413,6 +1428,46 @@ def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) ->
             missing = [word for word in missing if word not in (pack.word_of(first), pack.word_of(second))]
             missing.append(f"{pack.word_of(first)} {pack.word_of(second)}")  # "Night Watch", not "night", "watch"
     return list(dict.fromkeys(missing))
+
+
+_WRITTEN_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
+_APOSTROPHE = re.compile(r"[^\W_]['’][^\W_]")  # inside a name ("D'Hondt", "O'Neill"), not a possessive
+_ABBREVIATION = re.compile(r"(?=[^\W_]*\d)(?=[^\W_]*[^\W\d_])[^\W_]+|[^\W\d_a-zäöüß]{2,}")  # "C4", "AB0", "TPI"
+
+
+def _modifiers_unquoted(pack: EvidencePack, units: Sequence[Unit], question: str) -> list[str]:
+    """The names that tell which thing of a kind the question asks about, written right before the kind ("the *Ansoff*
+    matrix", "das *D'Hondt*-Verfahren", "the *Cori* cycle", "des *AB0*-Systems"), that no chosen unit states with its
+    headings: the quotes are on another thing of that kind (the BCG matrix, the Sainte-Laguë method, the Krebs cycle).
+    A name is an abbreviation, or a capitalised word away from a sentence's start (where every noun is capitalised,
+    one with an apostrophe inside: "Handy-App" is a compound of two nouns), rarer in the vault than the kind; a
+    possessive owns the thing ("the ECB's tools"), a name after the thing qualifies the question ("graph view on a
+    *Mac*"), neither tells which thing."""
+    said = set().union(*(unit.concepts for unit in units)) if units else set()
+    asked = {concept.word: key for key, concept in pack.concepts.items() if not concept.frame and not concept.context}
+    found = list(_WRITTEN_WORD.finditer(question))
+
+    def weight(key: str) -> float:
+        return pack.term_weights.get(key, 1.0)
+
+    missing = []
+    for at, (word, following) in enumerate(zip(found, found[1:], strict=False)):
+        joint = question[word.end():following.start()]
+        if joint.strip(" \t") not in ("", "-") or _POSSESSIVE.search(word[0]):
+            continue
+        before = question[found[at - 1].end():word.start()] if at else "."
+        opens = before.strip(" \t\"'„“”‚‘’«»(*_")[-1:] in (".", "!", "?", ":")
+        name = _ABBREVIATION.fullmatch(word[0]) is not None or word[0][:1].isupper() and not opens and (
+            pack.lang not in NOUN_CAPITALISING or _APOSTROPHE.search(word[0]) is not None)
+        keys = [asked[part] for part in words(word[0]) if part in asked]
+        heads = [asked[part] for part in words(following[0]) if part in asked]
+        # the name tells which thing where it is rarer in the vault than the kind ("Cori" beside "cycle"), not where
+        # it is the vault's own subject ("Obsidian Sync" in Obsidian's help)
+        telling = keys and heads and max(weight(key) for key in keys) >= min(weight(head) for head in heads)
+        if name and telling and not any(key in said for key in keys):
+            missing.append(word[0].casefold())
+    return missing
 
 
 def _terms_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any, question: str,

@@ -89,6 +89,8 @@ class LanguageWords:
     # what opens the student's remark on what a note is needed for ("Needed for the ==fetch== project!", "Wichtig
     # für das Praktikum nächste Woche!!"): coursework, no fact of the subject
     purposes: tuple[str, ...] = ()
+    # what opens the student's to-do ("TODO: heapsort next week"): what follows is still to learn, no fact of it
+    todos: tuple[str, ...] = ()
     # what a lecturer announces a later session with ("Next week: deflation …", "nächste Woche: …"): what follows
     # is a topic still to come, not said here
     announcements: tuple[str, ...] = ()
@@ -235,7 +237,7 @@ WORDS: dict[str, LanguageWords] = {
                          "same", "vice versa", "same as above", "as above", "see above", "ditto", "likewise", "this",
                          "these", "those", "it", "they"),
         chatter=("ok makes sense", "makes sense", "ok got it", "got it", "lol", "hmm", "i think", "i guess",
-                 "no idea", "not sure"),
+                 "no idea", "not sure", "tbh"),
         ranks=frozenset({"biggest", "largest", "smallest", "highest", "lowest", "main", "most", "least", "oldest",
                          "newest", "latest", "first", "second", "third", "last", "current", "previous", "next"}),
         interjections=("right", "good", "fine", "great"),  # not "yes": it answers a question
@@ -248,9 +250,10 @@ WORDS: dict[str, LanguageWords] = {
         called=("is called", "are called", "was called", "were called"),
         articles=("a", "an", "the"), definition_openers=("a", "an", "the", "one", "any", "another"),
         qualifiers=("of", "for", "in"), rules=frozenset({"always", "never"}),
-        course=frozenset({"exam", "exams", "essay", "tutorial", "tutor", "prof", "professor", "lecturer"}),
+        course=frozenset({"exam", "exams", "essay", "tutorial", "tutor", "prof", "professor", "lecturer", "slides"}),
         purposes=("needed for", "need this for", "needed in", "important for", "relevant for", "required for",
                   "useful for"),
+        todos=("todo", "to-do", "to do"),
         announcements=("next week", "next time", "next lecture", "next session", "next class", "in the next lecture",
                        "that's it for today", "that is it for today", "that's all for today"),
         conditions=("if and only if", "if", "iff", "whenever", "when", "provided that", "provided"),
@@ -389,9 +392,10 @@ WORDS: dict[str, LanguageWords] = {
                             "derselbe", "dieselbe", "dasselbe", "dieselben"),
         qualifiers=("von", "für", "in", "im"), rules=frozenset({"immer", "stets", "nie", "niemals"}),
         course=frozenset({"klausur", "prüfung", "prüfungsrelevant", "klausurrelevant", "tutor", "tutorium", "prof",
-                          "übung", "hausarbeit", "referat"}),
+                          "übung", "hausarbeit", "referat", "vl", "vorlesung", "folien"}),
         purposes=("wichtig für", "wichtig fürs", "relevant für", "brauche ich für", "brauche ich fürs",
                   "brauchen wir für", "nötig für", "benötigt für", "gebraucht für", "notwendig für"),
+        todos=("todo", "to-do", "noch lernen", "nacharbeiten"),
         announcements=("nächste woche", "nächstes mal", "nächste vorlesung", "in der nächsten vorlesung",
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
         conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
@@ -1335,11 +1339,40 @@ def without_own_aside(line: str) -> str:
     found = _CLOSING_REMARK_RE.search(line)
     if found is None:
         return line
-    remark = found.group("remark")
-    said = {word.strip(".,;:!?\"'“”„–—-") for word in normal(remark).split()}
-    own = said & (_ALL_COURSE | _ALL_EVENTS | _ALL_TAIL_WORDS) or asks_about_course(f"({remark})") \
-        or remark.rstrip().endswith("?")
+    own = _own_remark(found.group("remark"))
     return line[:found.start()].rstrip() if own and line[:found.start()].strip() else line
+
+
+def _own_remark(remark: str) -> bool:
+    """A remark (the text inside parentheses) that is the student's: a question, or a note on the course."""
+    said = {word.strip(".,;:!?\"'“”„–—-") for word in normal(remark).split()}
+    return bool(said & (_ALL_COURSE | _ALL_EVENTS | _ALL_TAIL_WORDS)) or asks_about_course(f"({remark})") \
+        or remark.rstrip().endswith("?")
+
+
+_WHOLE_REMARK_RE = re.compile(r"\s*\((?P<remark>[^()]*(?:\([^()]*\)[^()]*)*)\)[\s.!?]*")
+
+
+def is_own_aside(text: str) -> bool:
+    """A block that is all one remark in parentheses, the student's: on the course, a question, or chatter ("(is the
+    Ansoff matrix klausurrelevant? not in slides I think)", "(Werther hab ich in der 11 gelesen …)"). It states no
+    fact of the subject; a remark of the subject ("(also called "Council of Ministers")") is none."""
+    found = _WHOLE_REMARK_RE.fullmatch(text)
+    if found is None:
+        return False
+    remark = found.group("remark")
+    return _own_remark(remark) or _CHATTER_RE.search(remark) is not None
+
+
+_TODO_RE = re.compile(r"^\W*(?:{})\b\s*[:!–—-]".format(
+    "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.todos}, key=len, reverse=True))),
+    re.IGNORECASE)
+
+
+def is_todo(text: str) -> bool:
+    """A block opening with the student's to-do label ("TODO: heapsort next week", "To do – Blackman-Kurve
+    zeichnen"): what it names is still to learn, no fact of it."""
+    return _TODO_RE.match(text) is not None
 
 
 def names_factors(heading: str) -> bool:
