@@ -259,7 +259,10 @@ def test_a_word_the_vault_says_only_in_another_language_is_no_refusal(
     # is in many notes
     assert ask(engine, "Wie viele Basen hat die RNA?") == ""
     assert ask(engine, "Wer entdeckte 1953 die Doppelhelix?") == ""
-    assert build_pack(engine, "Wie viele Basen hat die DNA?")[0].gaps == {"bas"}
+    # "Basen" is the note's "bases" spelled alike (``evidence.short_cognate``); "Bausteine" is said in other words
+    assert build_pack(engine, "Wie viele Basen hat die DNA?")[0].concepts["bas"].cognate == "base"
+    assert "**4 bases**" in ask(engine, "Wie viele Bausteine hat die DNA?")
+    assert build_pack(engine, "Wie viele Bausteine hat die DNA?")[0].gaps == {"baustein"}
     # a note in the question's language on the same thing would say "Basen" if the vault had it
     engine.close()
     twin = indexed_notes({**DNA, "Bio/Erbgut.md": "# Erbgut\n\nDie DNA trägt den genetischen Code jeder Zelle.\n"})

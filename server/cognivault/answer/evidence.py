@@ -77,6 +77,7 @@ from cognivault.index.analysis import (
 from cognivault.index.lexical import COMPOUND_PART_CHARS, CompoundPart
 from cognivault.index.question_frame import FRAME_NOUNS, frame_words
 from cognivault.vault.markdown import CODE_FENCE_RE
+from cognivault.vault.reading import WORDS
 
 DEFAULT_MAX_ITEMS = 6
 DEFAULT_TOKEN_BUDGET = 2400
@@ -177,6 +178,8 @@ class Concept:
     name: bool = False  # written capitalised away from a sentence's start, in a language with lowercase nouns
     context: bool = False  # said only in a clause setting the scene before the question proper (``_scene_words``)
     slip: str = ""  # the vault's term this word was read as, the vault having the word in no form (``_with_slip_read``)
+    # the vault's term in its other language that this short word is spelled alike with ("Gen": gene, ``short_cognate``)
+    cognate: str = ""
     # a stopword the question quotes ("'Soll an Haben'"): the index keeps none, so cannot tell whether the vault says it
     unindexed: bool = False
     spelled: tuple[str, ...] = ()  # the words an acronym stands for, as the vault spells it out (``acronyms``)
@@ -729,8 +732,40 @@ def _with_slip_read(engine: Any, concepts: list[Concept]) -> list[Concept]:
     if (slip := lexical.read_slip(words_terms)) is not None:
         readings.setdefault(*slip)
     read = {topics[at]: term for at, term in readings.items()}
-    return [replace(concept, terms=concept.terms | {read[at]}, slip=read[at]) if at in read else concept
+    alike = {at: term for at in topics if at not in read and not any(lexical.document_frequency(t) for t in
+                                                                     concepts[at].terms)
+             and (term := short_cognate(lexical, concepts[at].word, concepts[at].terms)) is not None}
+    return [replace(concept, terms=concept.terms | {read[at]}, slip=read[at]) if at in read else
+            replace(concept, terms=concept.terms | {alike[at]}, cognate=alike[at]) if at in alike else concept
             for at, concept in enumerate(concepts)]
+
+
+SHORT_COGNATE_CHARS = 3  # a shorter term is spelled alike with too many words of the other language
+
+
+def short_cognate(lexical: Any, word: str, terms: Collection[str]) -> str | None:
+    """The index term that ``word`` (with these index ``terms``, none of which the vault has), a word too short for
+    ``analysis.cognate_key``, is as the vault's other language spells the same word: a final e more or less, a
+    German z or k where English writes c ("Gen": gene, "Zellen": cells, "cell": Zelle). None for a false friend
+    (``LanguageWords.false_friends``: "Kurs" is no curse, "Not" no note) and where no such term is in the vault."""
+    if any(word in language.false_friends for language in WORDS.values()):
+        return None
+    held: list[tuple[int, str]] = []
+    for term in terms:
+        if not term.isalpha() or len(term) < SHORT_COGNATE_CHARS or cognate_key(term) is not None:
+            continue
+        heads = [term[0], *_OTHER_INITIALS.get(term[0], ())]
+        bare = term.removesuffix("e")
+        for head in heads:
+            for spelling in (head + bare[1:], head + bare[1:] + "e"):
+                if spelling != term and len(spelling) >= SHORT_COGNATE_CHARS and \
+                        (frequency := lexical.document_frequency(spelling)):
+                    held.append((frequency, spelling))
+    return max(held)[1] if held else None
+
+
+# a German word's first letter where English writes c for the same learned word, and back ("Zelle": cell, "Kode": code)
+_OTHER_INITIALS = {"z": ("c",), "k": ("c",), "c": ("z", "k")}
 
 
 _AUXILIARIES = frozenset("do does did can could should would will may might must".split())

@@ -1356,9 +1356,10 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     lacking = ""
     if expected is not None and not kind_stated:
         lacking = expected.describe(pack.lang, lambda word: _as_written(question, word))
-        # Asked for what no passage gives, in words the vault never uses ("how much funding ... investors"):
-        # what the quotes say of the question's other words is not about it.
-        if not units or pack.unknown:
+        # Asked for what no passage gives, in words the vault never uses ("how much funding ... investors") or has
+        # only spelled alike in another language ("Wie groß ist eine Zelle?" of a note on cells dividing,
+        # ``Concept.cognate``): what the quotes say of the question's other words is not about it.
+        if not units or pack.unknown or any(concept.cognate for concept in pack.concepts.values()):
             return PassageAnswer([], replace(measures, refusal=f"the passages give no {expected.describe()}"),
                                  lacking=lacking)
         measures = replace(measures, doubt=f"the passages give no {expected.describe()}")

@@ -180,6 +180,10 @@ class LanguageWords:
     factors: tuple[str, ...] = ()
     # a copula's other forms, after which a predicate stands ("must be ==exhaustive==", "wird ==fest==")
     linking_verbs: frozenset[str] = frozenset()
+    # -- reading a question across the vault's languages --
+    # short words spelled like a word of the other language, a final e more or less or c for z or k, that mean
+    # something else ("Kurs" is no curse, "note" no "Not"): never read as that word (``answer.evidence.short_cognate``)
+    false_friends: frozenset[str] = frozenset()
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -230,6 +234,10 @@ WORDS: dict[str, LanguageWords] = {
                            "errors", "error handling", "counterexample", "speed", "rate", "evidence", "proof",
                            "representatives", "delimitation", "distinction", "prerequisites", "requirements",
                            "requirement", "intake"}),
+        false_friends=frozenset({"note", "notes", "curse", "curses", "cost", "costs", "cart", "carts", "cast", "casts",
+                                 "mad", "war", "wars", "probe", "probes", "lag", "sag", "band", "bands", "cant",
+                                 "well", "celt", "celts", "rate", "rates", "bot", "bots", "fad", "wad", "haste",
+                                 "quell", "car", "cars", "tale", "tales", "date", "dates", "sale", "sales", "lose"}),
         function_words=frozenset({"the", "and", "is", "are", "of", "to", "in", "with", "not", "for", "this", "that",
                                   "by", "from", "or", "it", "was", "be", "on", "an", "as", "which", "when"}),
         exercises=frozenset({"examples", "exercises", "practice", "problems", "tasks", "worked"}),
@@ -366,6 +374,11 @@ WORDS: dict[str, LanguageWords] = {
                            "einschränkungen", "fehlerbehandlung", "gegenbeispiel", "geschwindigkeit", "tempo",
                            "beleg", "belege", "beweis", "beweise", "vertreter", "abgrenzung", "voraussetzung",
                            "voraussetzungen", "frist", "rechtsfolge", "rechtsfolgen", "bedarf"}),
+        false_friends=frozenset({"not", "rat", "räte", "kost", "karte", "karten", "kasten", "kurs", "kurse", "kursen",
+                                 "made", "maden", "ware", "waren", "probe", "proben", "lage", "lagen", "sage",
+                                 "sagen", "bande", "banden", "mode", "kante", "kanten", "welle", "wellen", "falle",
+                                 "fallen", "zelt", "zelte", "bote", "boten", "fade", "wade", "waden", "hast",
+                                 "quelle", "quellen", "kar", "kare", "tal", "täler", "daten", "saal", "säle", "los"}),
         function_words=frozenset({"der", "die", "das", "und", "ist", "sind", "nicht", "mit", "von", "zu", "den",
                                   "im", "auch", "bei", "ein", "eine", "für", "wird", "oder", "nur", "nach", "dem",
                                   "des", "auf", "sich", "wie", "bzw", "wenn"}),
