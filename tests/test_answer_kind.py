@@ -301,3 +301,17 @@ def test_none_zero_and_one_are_amounts_too() -> None:
     assert expected is not None
     assert gives_answer(expected, "Q: How many equilibria are there?\nA: None in pure strategies; one in mixed.",
                         FALLBACK_ANALYZER, "en")
+
+
+def test_a_line_leading_into_a_list_states_its_number_of_the_items(engine: Any) -> None:
+    # "How many days after buying Publish …" was refused ("no number or span of time for buying Publish get full
+    # refund"): the days are in the lead line, Publish only in the list it leads into
+    question = "How many days after buying Publish can I still get a full refund?"
+    expected = expected_answer(question, question_concepts(engine, question, "en"), "en")
+    assert expected is not None and expected.kind == "duration"
+    lead = "We offer full refunds within 7 days of purchase for the following services:\n\n"
+    assert gives_answer(expected, lead + "- [[Introduction to Obsidian Publish|Obsidian Publish]]\n- Obsidian Sync",
+                        FALLBACK_ANALYZER, "en")
+    # items that no line leads into stay sentences of their own
+    assert not gives_answer(expected, "We offer full refunds within 7 days of purchase.\n\n- Obsidian Publish",
+                            FALLBACK_ANALYZER, "en")

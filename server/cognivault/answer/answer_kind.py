@@ -65,6 +65,9 @@ _YEAR_OR_ORDINAL = re.compile(r"\d{3,4}|\d{1,2}(?:st|nd|rd|th)")  # "476", "2020
 _PERCENT = re.compile(r"(\d)\s?%(?!%)")  # "20 %" says "percent" (while "%%" is a comment's syntax)
 _LIST_NUMBER = re.compile(r"^[ \t>]*\d{1,3}[.)][ \t]", re.MULTILINE)  # "2. Open ...": a step, not an amount
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n")  # list items, table rows and lines are sentences of their own
+# a line leading into a list ("We offer full refunds within 7 days … for the following services:") and the list's
+# items ("- Obsidian Publish"): one statement, which the items finish
+_LEAD_AND_ITEMS = re.compile(r":[ \t]*\n(?:[ \t>]*\n)?((?:[ \t>]*[-*+][ \t][^\n]*(?:\n|$))+)")
 _CAPITALISED = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-ZÄÖÜ]\w*")  # not at a sentence start
 # A counted noun in the plural, by language where nouns are not capitalised ("items", "hosts"; not "class", "basis",
 # "status"): the counted phrase ends there.
@@ -206,7 +209,7 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
     needed = len(expected.focus) / 2
     above = _concepts_in(heading, expected.focus, analyzer, lang)
     asked: set[str] = set()
-    for sentence in _SENTENCE_BREAK.split(_PERCENT.sub(r"\1 percent", _LIST_NUMBER.sub("", text))):
+    for sentence in _SENTENCE_BREAK.split(_PERCENT.sub(r"\1 percent", _joined_items(_LIST_NUMBER.sub("", text)))):
         before, asked = asked, (_concepts_in(sentence, expected.focus, analyzer, lang)
                                 if sentence.rstrip(" *_").endswith("?") else set())
         measure = MEASURES.get(expected.kind)
@@ -220,6 +223,15 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
         if len(found) >= needed and (expected.head is None or expected.head.key in found):
             return True
     return False
+
+
+def _joined_items(text: str) -> str:
+    """``text`` with each list a line leads into (ending in a colon) joined to that line, items parted by ";"."""
+    def join(found: re.Match[str]) -> str:
+        items = [re.sub(r"^[ \t>]*[-*+][ \t]", "", item).strip() for item in found[1].split("\n") if item.strip()]
+        return ": " + "; ".join(items) + "\n"
+
+    return _LEAD_AND_ITEMS.sub(join, text)
 
 
 def _fits(kind: str, word: str) -> bool:
