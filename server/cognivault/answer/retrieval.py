@@ -45,7 +45,6 @@ from cognivault.answer.evidence import (
 )
 from cognivault.answer.extractive import formula_given
 from cognivault.answer.ordinals import asked_ordinals, numbered_sections, numbers, ordinal_of
-from cognivault.answer.translation import translate_unknown
 from cognivault.index.generated import GENERATED_KEY, source_targets
 from cognivault.index.scope import Scope
 from cognivault.models.base import ModelUnavailable
@@ -135,8 +134,6 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
         item.terms = item.terms | formula_given(pack, item.text)
     _spell_out_acronyms(pack)
     _mark_names_in_note(engine, pack)
-    if mode == "hybrid":
-        translate_unknown(engine, pack, pack.items[:len(preset)])
     pack.gaps = translation_gaps(engine, pack)
     if pack.gaps:
         pack.unknown_share, pack.unknown, _ = unknown_words(engine, list(pack.concepts.values()), pack.term_weights,
