@@ -10,6 +10,8 @@ embed a note:" + its code block) and is quoted with it; an exception right after
 events …") qualifies it and is quoted with it too; a table row is quoted
 under its table's header. A long paragraph is quoted by its sentences.
 
+Text read from an image by OCR is quoted only where it reads as prose (a scanned page, a photo of notes:
+``reads_as_prose``); a screenshot's menu entries and buttons stay searchable, no answer.
 A line of bold text alone is read as the heading it stands for. A link or
 an embed alone says nothing on its own: a unit needs ``MIN_WORDS`` words a
 reader sees, most of them outside links ("More: [[A]] and [[B]]" only points).
@@ -154,6 +156,9 @@ WHOLE_LIMIT = 600  # a paragraph or list up to this long is also a unit as a who
 MIN_REPEATED = 6  # a unit of this many different words or more, nearly all in a chosen quote, repeats it
 CONTAINED_SHARE = 0.9
 MIN_WORDS = 3  # a paragraph, item or callout with fewer words (embeds aside) is not quoted alone
+OCR_LINE_TOKENS = 5  # a line of text read from an image is prose from this many tokens on (a menu entry is shorter)
+OCR_LINE_WORDS = 0.8  # ... that are nearly all words (no "©", "v0.3.0", "je]", "8.png")
+OCR_PROSE_SHARE = 0.75  # text read from an image is quoted where this share of its tokens stands on lines of prose
 MAX_INTRO = 240  # a longer paragraph ending in ":" is a passage of its own, not a lead-in
 ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answer (bench_answer_quality.py)
 # quotes stating less than this of the question, and not what it names, are no answer (bench_answer_quality.py:
@@ -459,7 +464,30 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
             units.append(Unit(first.label, first.position, first.order, "list", whole, first.intro,
                               group=first.group, heading=first.heading, section=first.section, path=first.path,
                               caveat=first.caveat, long=not numbered and len(whole) > WHOLE_LIMIT))
+    if item.locator == "image":
+        # the OCR of a screenshot (menu entries, buttons, "© ®® | Newtab x") stays searchable but is no answer;
+        # a scanned page or a photo of notes reads as lines of prose
+        units = [unit for unit in units if reads_as_prose(unit.text)] if reads_as_prose(item.text) else []
     return units
+
+
+_OCR_WORD = re.compile(r"[(\"'„“‚«]?[^\W\d_]{2,}(?:[-'’][^\W\d_]+)*[.,;:!?)\"“”»]*")
+
+
+def reads_as_prose(text: str) -> bool:
+    """Whether text read from an image reads as prose: most of its tokens stand on lines of ``OCR_LINE_TOKENS`` or
+    more, nearly all of them words of two letters or more (in any script), most longer, as a scanned page's lines do; a
+    screenshot's OCR is labels of a word or two, version numbers and stray glyphs."""
+    tokens = text.split()
+    in_prose = 0
+    for line in text.split("\n"):
+        said = line.split()
+        found = [token for token in said if _OCR_WORD.fullmatch(token)]
+        # most words of prose are longer than two letters, not "ee Se Pl RN DR"
+        if len(said) >= OCR_LINE_TOKENS and len(found) >= OCR_LINE_WORDS * len(said) and \
+                2 * sum(sum(map(str.isalpha, token)) > 2 for token in found) >= len(said):
+            in_prose += len(said)
+    return bool(tokens) and in_prose >= OCR_PROSE_SHARE * len(tokens)
 
 
 _TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
