@@ -256,3 +256,31 @@ def test_the_thing_of_a_kind_the_notes_name_or_a_qualifier_after_it_is_answered(
     answer = answer_extractively(engine, question)
     assert answer.answered and stated in answer.text
     assert "klausurrelevant" not in answer.text
+
+
+SKETCH = {
+    "Sketch/Diagrams.md": "# Diagrams\n\n## Embed an SVG\nTo embed an SVG in a diagram, drag the file onto the board. "
+                          "The SVG scales with the board and keeps its layers.\n\n## Export a diagram\n"
+                          "To export a diagram as a CSV, open the board menu and select **Export CSV**. The CSV "
+                          "lists every shape with its position.\n",
+    "Skizze/Tabellen.md": "# Tabellen\n\n## Ein PDF einbetten\nUm ein PDF in eine Tabelle einzubetten, ziehe die Datei "
+                          "in eine Zelle. Das PDF erscheint dort als kleine Vorschau.\n\n## Tabellen exportieren\n"
+                          "Um eine Tabelle als JSON zu exportieren, öffne das Menü der Tabelle und wähle **JSON "
+                          "exportieren**. Die Datei enthält jede Zeile.\n",
+}
+
+
+@pytest.mark.parametrize(("question", "form", "answered_by"), [
+    ("How do I export a diagram as an SVG?", "SVG", None),
+    ("How do I export a diagram as a CSV?", "", "Export CSV"),
+    ("Wie exportiere ich eine Tabelle als PDF?", "PDF", None),
+    ("Wie exportiere ich eine Tabelle als JSON?", "", "JSON exportieren")])
+def test_a_form_asked_for_must_be_quoted_with_what_the_question_asks_to_do(
+        indexed_notes: Callable[[dict[str, str]], Engine], question: str, form: str, answered_by: str | None) -> None:
+    """Embedding an SVG and exporting a diagram are both in the notes, exporting one as an SVG is not."""
+    answer = answer_extractively(indexed_notes(SKETCH), question)
+    assert answer.answered is (answered_by is not None)
+    if answered_by is None:
+        assert f"“{form}”" in answer.text
+    else:
+        assert answered_by in answer.text

@@ -61,7 +61,8 @@ than ``ANSWER_FLOOR`` of the question, or state a name it asks about only in pas
 its topic ("northern Australia" in a list of regions, "capital" in another note), or leave out what the question asks
 about, a word or two the vault names elsewhere, weighing more of the question than the quotes state ("What causes
 the *liquidity trap*?" answered with the causes of inflation, "What are *anticoagulants* used for?" with what
-antibiotics are used for), or state the words of what it
+antibiotics are used for), or leave out the form it asks to turn a thing into together with what it asks to do
+("export a note *as a PDF*" answered with how to embed a PDF: ``_forms_unquoted``), or state the words of what it
 asks about each apart, none two together ("telephone" in a database example, "invented" in a timeline), the answer
 says the vault does not cover it instead of guessing. Deterministic.
 """
@@ -110,6 +111,7 @@ from cognivault.vault.markdown import (
     split_blocks,
 )
 from cognivault.vault.reading import (
+    WORDS,
     announcement_start,
     course_aside_start,
     definition_subject,
@@ -1396,7 +1398,7 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     unnamed = (_names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []) + \
         _names_in_passing(pack, units, terms) + _slips_unquoted(pack, units) + _ordinals_unquoted(question, units) + \
         _terms_unquoted(pack, units, analyzer, question, weight, measures.share) + \
-        _modifiers_unquoted(pack, units, question)
+        _modifiers_unquoted(pack, units, question) + _forms_unquoted(pack, units, question)
     if unnamed:
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
@@ -1496,6 +1498,34 @@ def _modifiers_unquoted(pack: EvidencePack, units: Sequence[Unit], question: str
         telling = keys and heads and max(weight(key) for key in keys) >= min(weight(head) for head in heads)
         if name and telling and not any(key in said for key in keys):
             missing.append(word[0].casefold())
+    return missing
+
+
+_FORM = re.compile(r"\.[^\W_]{2,5}|[^\W\d_a-zäöüß]{2,}\d?|[^\W\d_]*[a-zäöüß][^\W\d_a-zäöüß][^\W\d_]*")
+
+
+def _forms_unquoted(pack: EvidencePack, units: Sequence[Unit], question: str) -> list[str]:
+    """The form the question asks to turn a thing into ("export a note *as a PDF*", "Canvas *als PNG* speichern",
+    "export to *.docx*"; a format's abbreviation, a file extension or a name such as "PowerPoint"), where no quote
+    states it together with what the question asks to do (its verbs: "export", "speichern"): quotes on embedding a
+    PDF, or on saving a canvas, do not say how to export one as the other. A plain word after the same word
+    qualifies the question ("as a present", "on a Mac") and is not judged."""
+    language = WORDS.get(pack.lang or "en")
+    if language is None or not language.target_forms:
+        return []
+    prepositions = "|".join(map(re.escape, language.target_forms))
+    articles = "|".join(map(re.escape, language.articles))
+    verbs = {key for key, concept in pack.concepts.items() if concept.frame and not concept.context}
+    by_word = {concept.word: key for key, concept in pack.concepts.items()}  # a frame's too: German ".docx"
+    missing = []
+    pattern = rf"(?<!\w)(?:{prepositions})\s+(?:(?:{articles})\s+)?(?P<form>\S+?)[?!.,;:]*(?=\s|$)"
+    for asked in re.finditer(pattern, question, re.IGNORECASE):
+        form = asked["form"]
+        key = by_word.get(form.casefold().lstrip("."))
+        if key is None or not verbs - {key} or _FORM.fullmatch(form) is None:
+            continue
+        if not any(key in unit.concepts and unit.concepts & (verbs - {key}) for unit in units):
+            missing.append(pack.concepts[key].word)
     return missing
 
 

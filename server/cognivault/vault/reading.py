@@ -97,6 +97,8 @@ class LanguageWords:
     # what opens a condition ("A vector v is called an eigenvector of A if …", "heißt linear, wenn …"): the sentence
     # defines the word before it by the condition, it does not say what its subject is
     conditions: tuple[str, ...] = ()
+    # what names the form a thing is turned into ("export a note *as* a PDF", "Canvas *als* PNG speichern")
+    target_forms: tuple[str, ...] = ()
     # words no sentence ends on: a text ending in one was cut mid-clause ("… of $A$ if.", "… wenn.")
     open_ends: frozenset[str] = frozenset()
     # what opens a relative clause ("a solution that keeps its pH constant when …"): a condition after one is part
@@ -265,6 +267,7 @@ WORDS: dict[str, LanguageWords] = {
         announcements=("next week", "next time", "next lecture", "next session", "next class", "in the next lecture",
                        "that's it for today", "that is it for today", "that's all for today"),
         conditions=("if and only if", "if", "iff", "whenever", "when", "provided that", "provided"),
+        target_forms=("as", "into"),
         open_ends=frozenset({"if", "iff", "when", "whenever", "because", "unless", "whereas", "and", "or", "but",
                              "of", "the", "an", "than"}),
         instances=("a", "an", "any", "every", "each"), relatives=("that", "which", "who", "whom", "whose"),
@@ -412,6 +415,7 @@ WORDS: dict[str, LanguageWords] = {
         announcements=("nächste woche", "nächstes mal", "nächste vorlesung", "in der nächsten vorlesung",
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
         conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
+        target_forms=("als", "ins"),
         open_ends=frozenset({"wenn", "falls", "sofern", "weil", "dass", "ob", "obwohl", "und", "oder", "aber",
                              "sondern", "des", "dem", "eine", "einer", "eines", "einem", "einen", "für", "sodass"}),
         instances=("ein", "eine", "einen", "jeder", "jede", "jedes"),
