@@ -1516,13 +1516,17 @@ def _forms_unquoted(pack: EvidencePack, units: Sequence[Unit], question: str) ->
     prepositions = "|".join(map(re.escape, language.target_forms))
     articles = "|".join(map(re.escape, language.articles))
     verbs = {key for key, concept in pack.concepts.items() if concept.frame and not concept.context}
-    by_word = {concept.word: key for key, concept in pack.concepts.items()}  # a frame's too: German ".docx"
+    # a frame's words too (a German question's lowercase ".docx"), and a compound read as its parts ("Graphansicht")
+    by_word = {word: key for key, concept in pack.concepts.items() for word in (concept.whole, concept.word) if word}
     missing = []
-    pattern = rf"(?<!\w)(?:{prepositions})\s+(?:(?:{articles})\s+)?(?P<form>\S+?)[?!.,;:]*(?=\s|$)"
+    pattern = rf"(?P<thing>[^\W_]+)\s+(?:{prepositions})\s+(?:(?:{articles})\s+)?(?P<form>\S+?)[?!.,;:]*(?=\s|$)"
     for asked in re.finditer(pattern, question, re.IGNORECASE):
-        form = asked["form"]
+        form, thing = asked["form"], by_word.get(asked["thing"].casefold())
         key = by_word.get(form.casefold().lstrip("."))
-        if key is None or not verbs - {key} or _FORM.fullmatch(form) is None:
+        # the form of a thing the question names right before it ("a *note* as a PDF"), not a verb's complement
+        # ("What *counts* as GDP?", "Was *zählt* als BIP?": what GDP is)
+        if key is None or thing is None or pack.concepts[thing].frame or not verbs - {key} or \
+                _FORM.fullmatch(form) is None:
             continue
         if not any(key in unit.concepts and unit.concepts & (verbs - {key}) for unit in units):
             missing.append(pack.concepts[key].word)
