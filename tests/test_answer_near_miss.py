@@ -273,19 +273,25 @@ SKETCH = {
 }
 
 
-@pytest.mark.parametrize(("question", "form", "answered_by"), [
+@pytest.mark.parametrize(("question", "named", "answered_by"), [
     ("How do I export a diagram as an SVG?", "SVG", None),
     ("How do I export a diagram as a CSV?", "", "Export CSV"),
     ("Wie exportiere ich eine Tabelle als PDF?", "PDF", None),
     ("Wie exportiere ich eine Tabelle als JSON?", "", "JSON exportieren"),
     # what a verb says a thing is ("zählt als"), not a form a thing named before it is turned into
-    ("Was zählt als BIP?", "", "Endprodukte")])
-def test_a_form_asked_for_must_be_quoted_with_what_the_question_asks_to_do(
-        indexed_notes: Callable[[dict[str, str]], Engine], question: str, form: str, answered_by: str | None) -> None:
-    """Embedding an SVG and exporting a diagram are both in the notes, exporting one as an SVG is not."""
+    ("Was zählt als BIP?", "", "Endprodukte"),
+    # whether a thing can do what no passage says in any form
+    ("Can I translate a diagram?", "translate", None), ("Can I export a diagram?", "", "Export CSV"),
+    ("Kann ich eine Tabelle übersetzen?", "übersetzen", None),
+    ("Kann ich eine Tabelle exportieren?", "", "JSON exportieren")])
+def test_what_a_question_asks_to_do_must_be_quoted(
+        indexed_notes: Callable[[dict[str, str]], Engine], question: str, named: str, answered_by: str | None) -> None:
+    """Embedding an SVG and exporting a diagram are both in the notes, exporting one as an SVG is not; the notes say
+    what a diagram does, not whether it can be translated."""
     answer = answer_extractively(indexed_notes(SKETCH), question)
     assert answer.answered is (answered_by is not None)
     if answered_by is None:
-        assert f"“{form}”" in answer.text
+        assert f"“{named}”" in answer.text
     else:
         assert answered_by in answer.text
+

@@ -62,7 +62,9 @@ its topic ("northern Australia" in a list of regions, "capital" in another note)
 about, a word or two the vault names elsewhere, weighing more of the question than the quotes state ("What causes
 the *liquidity trap*?" answered with the causes of inflation, "What are *anticoagulants* used for?" with what
 antibiotics are used for), or leave out the form it asks to turn a thing into together with what it asks to do
-("export a note *as a PDF*" answered with how to embed a PDF: ``_forms_unquoted``), or state the words of what it
+("export a note *as a PDF*" answered with how to embed a PDF: ``_forms_unquoted``), or, asked whether a thing
+can do something, no passage found says the doing in any form ("Can the Audio recorder *transcribe* …?":
+``_abilities_unheard``), or state the words of what it
 asks about each apart, none two together ("telephone" in a database example, "invented" in a timeline), the answer
 says the vault does not cover it instead of guessing. Deterministic.
 """
@@ -1398,7 +1400,8 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     unnamed = (_names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []) + \
         _names_in_passing(pack, units, terms) + _slips_unquoted(pack, units) + _ordinals_unquoted(question, units) + \
         _terms_unquoted(pack, units, analyzer, question, weight, measures.share) + \
-        _modifiers_unquoted(pack, units, question) + _forms_unquoted(pack, units, question)
+        _modifiers_unquoted(pack, units, question) + _forms_unquoted(pack, units, question) + \
+        _abilities_unheard(pack, question)
     if unnamed:
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
@@ -1531,6 +1534,21 @@ def _forms_unquoted(pack: EvidencePack, units: Sequence[Unit], question: str) ->
         if not any(key in unit.concepts and unit.concepts & (verbs - {key}) for unit in units):
             missing.append(pack.concepts[key].word)
     return missing
+
+
+def _abilities_unheard(pack: EvidencePack, question: str) -> list[str]:
+    """The verbs of a question asking whether a thing can do something ("Can the Audio recorder *transcribe* my
+    recording?", "Kann der Audiorekorder meine Aufnahme *transkribieren*?") where no passage found has any of them in
+    any form: the passages on the thing say what it does, not whether it can do this (a verb the vault does not use
+    is otherwise no reason to refuse: ``evidence.unknown_words``)."""
+    language = WORDS.get(pack.lang or "en")
+    said = words(question)
+    if language is None or not said or said[0] not in language.abilities:
+        return []
+    verbs = [concept for concept in pack.concepts.values() if concept.frame and not concept.context]
+    if not verbs or any(concept.found_in(item.terms, item.words) for concept in verbs for item in pack.items):
+        return []
+    return [concept.word for concept in verbs]
 
 
 def _terms_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any, question: str,

@@ -99,6 +99,8 @@ class LanguageWords:
     conditions: tuple[str, ...] = ()
     # what names the form a thing is turned into ("export a note *as* a PDF", "Canvas *als* PNG speichern")
     target_forms: tuple[str, ...] = ()
+    # what opens a question asking whether a thing can do something ("*Can* the recorder transcribe …?", "*Kann* …")
+    abilities: frozenset[str] = frozenset()
     # words no sentence ends on: a text ending in one was cut mid-clause ("… of $A$ if.", "… wenn.")
     open_ends: frozenset[str] = frozenset()
     # what opens a relative clause ("a solution that keeps its pH constant when …"): a condition after one is part
@@ -267,7 +269,7 @@ WORDS: dict[str, LanguageWords] = {
         announcements=("next week", "next time", "next lecture", "next session", "next class", "in the next lecture",
                        "that's it for today", "that is it for today", "that's all for today"),
         conditions=("if and only if", "if", "iff", "whenever", "when", "provided that", "provided"),
-        target_forms=("as", "into"),
+        target_forms=("as", "into"), abilities=frozenset({"can", "could"}),
         open_ends=frozenset({"if", "iff", "when", "whenever", "because", "unless", "whereas", "and", "or", "but",
                              "of", "the", "an", "than"}),
         instances=("a", "an", "any", "every", "each"), relatives=("that", "which", "who", "whom", "whose"),
@@ -415,7 +417,7 @@ WORDS: dict[str, LanguageWords] = {
         announcements=("nächste woche", "nächstes mal", "nächste vorlesung", "in der nächsten vorlesung",
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
         conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
-        target_forms=("als", "ins"),
+        target_forms=("als", "ins"), abilities=frozenset({"kann", "können", "könnte", "könnten"}),
         open_ends=frozenset({"wenn", "falls", "sofern", "weil", "dass", "ob", "obwohl", "und", "oder", "aber",
                              "sondern", "des", "dem", "eine", "einer", "eines", "einem", "einen", "für", "sodass"}),
         instances=("ein", "eine", "einen", "jeder", "jede", "jedes"),
