@@ -19,6 +19,11 @@ RIVERS = """# Rivers
 - Mekong: the delta feeds millions of people
 - Danube: it flows through ten countries
 
+## Seasons
+The water level changes over the year.
+
+- Spring flood: the water rises every April after the snow melts
+
 ## Terms
 - Delta: a landform of sediment where a river meets the sea
 - Meander: a loop in the channel of a river
@@ -53,6 +58,7 @@ def test_a_label_with_a_sentence_about_it_is_not_asked_as_a_meaning(tmp_path: Pa
     fronts = _fronts(tmp_path / "en", "Geo/Rivers.md", RIVERS)
     assert not [front for front in fronts if "what is “Nile”" in front or "what is “Amazon”" in front], fronts
     assert any(front.endswith("Nile?") for front in fronts), fronts
+    assert not [front for front in fronts if "what is “Spring flood”" in front], fronts  # a list of one item too
     assert "Terms: what is “Delta”?" in fronts, fronts  # "a landform of sediment …" still defines
     fronts = _fronts(tmp_path / "de", "Geo/Wälder.md", WAELDER)
     assert not [front for front in fronts if "Was bedeutet „Taiga“" in front or "„Amazonas“" in front], fronts

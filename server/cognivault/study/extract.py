@@ -1260,16 +1260,17 @@ def _structured(facts: list[Fact], lang: str) -> list[Fact]:
     marked: set[int] = set()
     for (context, frame), items in lists.items():
         heading = frame or context.rsplit(" › ", 1)[-1]
-        if len(items) < 2 or list_kind(heading, lang == "de") is not None:
+        if list_kind(heading, lang == "de") is not None:
             continue
-        overview = names_an_overview(plain(heading)) or names_factors(plain(heading))
+        overview = len(items) > 1 and (names_an_overview(plain(heading)) or names_factors(plain(heading)))
         stated = [states_apart(plain(item.definition), lang) or _restates(item.term, item.definition)
                   for item in items]
         aspects = [is_aspect(plain(item.term)) for item in items]
         for item, states, aspect in zip(items, stated, aspects, strict=True):
             # "Belize: the reef is protected …": a subject and its verb of their own say something about the label
             if not aspect and (overview or opens_with_clause(plain(item.definition), lang)
-                               or (states and (sum(stated) >= MIN_STATED * len(items) or any(aspects)))):
+                               or (states and len(items) > 1
+                                   and (sum(stated) >= MIN_STATED * len(items) or any(aspects)))):
                 marked.add(id(item))
     return [replace(fact, structural=True) if id(fact) in marked else fact for fact in facts]
 
