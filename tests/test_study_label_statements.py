@@ -1,6 +1,6 @@
 """A list item's label with a statement about it, and a lecture's sentence that only looks like "X is …", are not
 asked as what the label or X is (issue 25): "Belize: the reef is protected …" under "Regions", "Gobi: die Winter
-sind dort extrem kalt" under "Beispiele", "What's left is the core", "The Sun is about 4.6 billion years old".
+sind dort extrem kalt" under "Beispiele", "What's left is the core", "The Sun is about 4.6 billion years old", "Iron is the end, because …".
 Notes of our own, keyword-indexed for real, generated with no model."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cognivault.study.list_wording import item_question
-from cognivault.vault.reading import gives_an_estimate, is_free_relative, opens_with_clause
+from cognivault.vault.reading import gives_a_reason, gives_an_estimate, is_free_relative, opens_with_clause
 from test_study_extractive import cards_of, generate, indexed_vault
 
 RIVERS = """# Rivers
@@ -45,7 +45,7 @@ TRANSCRIPT = """# Deserts lecture transcript
 
 So, deserts. A desert is a region that receives less than 250 millimetres of rain a year. What's left after the \
 water evaporates is a salt flat, a crust of minerals. The Sahara is about nine million square kilometres in size \
-and it keeps growing. An oasis is a place where groundwater reaches the surface.
+and it keeps growing. Water is the problem, because it evaporates before it soaks in. An oasis is a place where groundwater reaches the surface.
 """
 
 
@@ -88,6 +88,9 @@ def test_a_heading_naming_examples_asks_no_meaning_and_a_term_inside_a_word_is_n
 def test_a_lecture_sentence_on_what_is_left_or_how_old_is_no_definition(tmp_path: Path) -> None:
     fronts = _fronts(tmp_path, "Geo/Deserts lecture transcript.md", TRANSCRIPT)
     assert "What is a desert?" in fronts and "What is an oasis?" in fronts, fronts
-    assert not [front for front in fronts if "what's left" in front.casefold() or "Sahara" in front], fronts
+    assert not [front for front in fronts if "what's left" in front.casefold() or "Sahara" in front
+                or "water" in front], fronts
     assert is_free_relative("Was übrig bleibt", "de") and not is_free_relative("Der Rest", "de")
     assert gives_an_estimate("ungefähr 500.000 Jahre alt", "de") and not gives_an_estimate("ein Vulkan", "de")
+    assert gives_a_reason("das Ende, weil die Fusion Energie kostet", "de")
+    assert not gives_a_reason("ein Metall, das rostet", "de")

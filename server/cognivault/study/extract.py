@@ -125,6 +125,7 @@ from cognivault.vault.reading import (
     described_in,
     ends_open,
     formula_word,
+    gives_a_reason,
     gives_an_estimate,
     is_aspect,
     is_bookkeeping_line,
@@ -709,7 +710,8 @@ def _defines(definition: str, verb: str, german: bool, spoken: bool = False) -> 
     total peripheral resistance"), so an English noun in lower case opens one too (not a participle or an adverb,
     nor a lone word before the clause ends: "France is bankrupt — …", "the king is moving troops …" say how X is)."""
     first = definition.split()[0].strip(",") if definition.split() else ""
-    if gives_an_estimate(definition, "de" if german else "en"):  # "The Sun is about 4.6 billion years old"
+    # "The Sun is about 4.6 billion years old", "Iron is the end, because fusing iron …"
+    if gives_an_estimate(definition, "de" if german else "en") or gives_a_reason(definition, "de" if german else "en"):
         return False
     if german:
         return opens_definition(definition, verb, "de")

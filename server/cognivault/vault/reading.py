@@ -168,6 +168,8 @@ class LanguageWords:
     # what opens an estimate ("about 4.6 billion years old", "ungefähr 500.000 Jahre alt"): after "X is" it gives a
     # measure of X, not what X is
     estimates: frozenset[str] = frozenset()
+    # what opens a reason ("because", "weil"): "X is the end, because …" remarks on X, a short phrase is no definition
+    causal: frozenset[str] = frozenset()
     adverbs: frozenset[str] = frozenset()  # adverbs ending like a verb ("nicht", "meist"): after a noun, no verb
     # headings over a subject's aspects or its story ("Aspekte des Staates", "Inhalt", "Plot"): the labels of a list
     # below one say which aspect or part each item is ("Verfassung:", "Spannung:"), they are no terms
@@ -312,7 +314,7 @@ WORDS: dict[str, LanguageWords] = {
         sessions=frozenset({"today", "this week", "this lecture", "this session", "this term", "next week", "the topic",
                             "today's topic", "the plan", "the exam"}),
         subjects=frozenset({"he", "she", "they", "we", "i", "both", "neither"}),
-        quantifiers=frozenset({"some", "many", "most", "all", "few"}),
+        quantifiers=frozenset({"some", "many", "most", "all", "few"}), causal=frozenset({"because", "since"}),
         adverbs=frozenset({"always", "perhaps", "sometimes", "towards", "besides", "series", "news", "alias", "across",
                            "plus", "versus", "thus", "whereas", "afterwards", "upwards", "downwards", "backwards"}),
         estimates=frozenset({"about", "around", "approximately", "roughly", "nearly", "almost", "circa"}),
@@ -464,6 +466,7 @@ WORDS: dict[str, LanguageWords] = {
                             "das heutige thema", "nächste woche", "die klausur"}),
         subjects=frozenset({"er", "sie", "es", "wir", "ich", "man", "beide"}),
         quantifiers=frozenset({"manche", "viele", "einige", "alle", "wenige", "die meisten"}),
+        causal=frozenset({"weil", "denn", "da"}),
         estimates=frozenset({"ungefähr", "etwa", "rund", "circa", "ca.", "fast", "knapp", "beinahe"}),
         adverbs=frozenset({"nicht", "meist", "erst", "fast", "selbst", "jetzt", "bereits", "zuletzt", "zuerst",
                            "seit", "insgesamt", "direkt", "kaum", "oft", "stets", "überhaupt", "zumindest"}),
@@ -1698,6 +1701,17 @@ def gives_an_estimate(meaning: str, lang: str) -> bool:
     Jahre alt"): a measure of X, not what X is."""
     first = meaning.split()[0].casefold() if meaning.split() else ""
     return first in WORDS.get(lang, WORDS["en"]).estimates
+
+
+MAX_REMARK_WORDS = 3
+
+
+def gives_a_reason(meaning: str, lang: str) -> bool:
+    """What follows "X is" as a short phrase and a reason ("the end, because fusing iron costs energy", "das Ende,
+    weil …"): a remark on X's place in a story, not what X is."""
+    head, comma, rest = meaning.partition(", ")
+    first = rest.split()[0].casefold() if rest.split() else ""
+    return bool(comma) and len(head.split()) <= MAX_REMARK_WORDS and first in WORDS.get(lang, WORDS["en"]).causal
 
 
 def is_free_relative(term: str, lang: str) -> bool:
