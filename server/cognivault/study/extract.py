@@ -125,11 +125,14 @@ from cognivault.vault.reading import (
     described_in,
     ends_open,
     formula_word,
+    gives_a_reason,
+    gives_an_estimate,
     is_aspect,
     is_bookkeeping_line,
     is_bookkeeping_term,
     is_copula,
     is_formula,
+    is_free_relative,
     is_question_label,
     is_spoken,
     is_transcript_title,
@@ -146,6 +149,7 @@ from cognivault.vault.reading import (
     note_shape,
     opens_definition,
     opens_planning_callout,
+    opens_with_clause,
     prose_language,
     qa_pair,
     question_tail,
@@ -706,6 +710,9 @@ def _defines(definition: str, verb: str, german: bool, spoken: bool = False) -> 
     total peripheral resistance"), so an English noun in lower case opens one too (not a participle or an adverb,
     nor a lone word before the clause ends: "France is bankrupt — …", "the king is moving troops …" say how X is)."""
     first = definition.split()[0].strip(",") if definition.split() else ""
+    # "The Sun is about 4.6 billion years old", "Iron is the end, because fusing iron …"
+    if gives_an_estimate(definition, "de" if german else "en") or gives_a_reason(definition, "de" if german else "en"):
+        return False
     if german:
         return opens_definition(definition, verb, "de")
     if first.casefold() in _PARTICIPLES or (first.endswith("ed") and len(first) >= 4):
@@ -1111,7 +1118,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 term = _TERM_REMARK_RE.sub("", definition.term) if definition else ""
                 # "B–D is a minor third": an example worked through (no word in its "term")
                 if definition and _defines(meaning, definition.verb, german, spoken=talk) \
-                        and not (talk and names_the_session(term, lang)) \
+                        and not (talk and names_the_session(term, lang)) and not is_free_relative(term, lang) \
                         and not defines_by_condition(term, meaning, lang) \
                         and not _names_who(term, meaning, definition.verb, german) \
                         and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning) \
@@ -1255,14 +1262,17 @@ def _structured(facts: list[Fact], lang: str) -> list[Fact]:
     marked: set[int] = set()
     for (context, frame), items in lists.items():
         heading = frame or context.rsplit(" › ", 1)[-1]
-        if len(items) < 2 or list_kind(heading, lang == "de") is not None:
+        if list_kind(heading, lang == "de") is not None:
             continue
-        overview = names_an_overview(plain(heading)) or names_factors(plain(heading))
+        overview = len(items) > 1 and (names_an_overview(plain(heading)) or names_factors(plain(heading)))
         stated = [states_apart(plain(item.definition), lang) or _restates(item.term, item.definition)
                   for item in items]
         aspects = [is_aspect(plain(item.term)) for item in items]
         for item, states, aspect in zip(items, stated, aspects, strict=True):
-            if not aspect and (overview or (states and (sum(stated) >= MIN_STATED * len(items) or any(aspects)))):
+            # "Belize: the reef is protected …": a subject and its verb of their own say something about the label
+            if not aspect and (overview or opens_with_clause(plain(item.definition), lang)
+                               or (states and len(items) > 1
+                                   and (sum(stated) >= MIN_STATED * len(items) or any(aspects)))):
                 marked.add(id(item))
     return [replace(fact, structural=True) if id(fact) in marked else fact for fact in facts]
 

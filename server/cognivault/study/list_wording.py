@@ -278,7 +278,7 @@ def item_question(term: str, description: str, heading: str, title: str, german:
     if is_aspect(term) or names:  # "Ursache: …" under "Monsun" says what causes the monsoon, not what "Ursache" means
         return ItemQuestion(f"{place}: {term}?", False)
     kind = None if nested else list_kind(heading, german)
-    if kind is not None and term.casefold() not in description.casefold():
+    if kind is not None and not _names_again(term, description):
         return ItemQuestion(f"{title} › {place}: {kind.which} ist gemeint: „{shown}“?" if german
                             else f"{title} › {place}: {kind.which} is this: “{shown}”?", True)
     if names_a_person(term, description, "de" if german else "en") and term.casefold() not in description.casefold():
@@ -306,6 +306,12 @@ _REMARK_RE = re.compile(r"\s*\([^()]*\)")
 _RELATION_RE = re.compile(r"=|<|>|\\le|\\ge|\\approx|≤|≥|≈")
 
 
+def _names_again(term: str, description: str) -> bool:
+    """The description naming its label again, at the start of a word ("Temperatur" in "Temperaturanstieg"), not
+    inside one ("Light" in "sunlight")."""
+    return re.search(rf"(?<![^\W\d_]){re.escape(term.casefold())}", description.casefold()) is not None
+
+
 def _opens_with_formula(description: str) -> bool:
     """A description opening with a formula relating quantities ("$F_R \\le \\mu_s F_N$, usually …"), not with a
     value ("$3.6 \\cdot 10^6$ J")."""
@@ -324,7 +330,8 @@ def _names_an_aspect(heading: str) -> bool:
     """A heading naming in the plural an aspect of each item below it ("Seats", "Units"): not a heading over terms
     that describe it ("Structure", "Formeln")."""
     bare = heading.strip().casefold()
-    return bare.endswith("s") and not is_aspect(bare) and is_aspect(bare[:-1])
+    # English plurals end in "s", German ones often in "e" or "n" ("Beispiele", "Folgen")
+    return bare.endswith(("s", "e", "n")) and not is_aspect(bare) and is_aspect(bare[:-1])
 
 
 def _is_name(term: str, german: bool) -> bool:

@@ -166,6 +166,15 @@ class LanguageWords:
     # label, not what the label means
     subjects: frozenset[str] = frozenset()
     prepositions: frozenset[str] = frozenset()
+    # what opens a noun phrase naming some of a kind ("manche Messstationen", "most corals"): with a verb after it,
+    # the description is a sentence about them
+    quantifiers: frozenset[str] = frozenset()
+    # what opens an estimate ("about 4.6 billion years old", "ungefähr 500.000 Jahre alt"): after "X is" it gives a
+    # measure of X, not what X is
+    estimates: frozenset[str] = frozenset()
+    # what opens a reason ("because", "weil"): "X is the end, because …" remarks on X, a short phrase is no definition
+    causal: frozenset[str] = frozenset()
+    adverbs: frozenset[str] = frozenset()  # adverbs ending like a verb ("nicht", "meist"): after a noun, no verb
     # headings over a subject's aspects or its story ("Aspekte des Staates", "Inhalt", "Plot"): the labels of a list
     # below one say which aspect or part each item is ("Verfassung:", "Spannung:"), they are no terms
     overviews: frozenset[str] = frozenset()
@@ -310,6 +319,10 @@ WORDS: dict[str, LanguageWords] = {
         sessions=frozenset({"today", "this week", "this lecture", "this session", "this term", "next week", "the topic",
                             "today's topic", "the plan", "the exam"}),
         subjects=frozenset({"he", "she", "they", "we", "i", "both", "neither"}),
+        quantifiers=frozenset({"some", "many", "most", "all", "few"}), causal=frozenset({"because", "since"}),
+        adverbs=frozenset({"always", "perhaps", "sometimes", "towards", "besides", "series", "news", "alias", "across",
+                           "plus", "versus", "thus", "whereas", "afterwards", "upwards", "downwards", "backwards"}),
+        estimates=frozenset({"about", "around", "approximately", "roughly", "nearly", "almost", "circa"}),
         prepositions=frozenset({"in", "after", "before", "during", "at", "on", "with", "by", "since", "from",
                                 "until", "when", "while"}),
         adjective_endings=("al", "ial", "ical", "ive", "ous", "ern", "ish", "ible", "able"),
@@ -458,6 +471,11 @@ WORDS: dict[str, LanguageWords] = {
         sessions=frozenset({"heute", "diese woche", "die vorlesung", "diese vorlesung", "das thema",
                             "das heutige thema", "nächste woche", "die klausur"}),
         subjects=frozenset({"er", "sie", "es", "wir", "ich", "man", "beide"}),
+        quantifiers=frozenset({"manche", "viele", "einige", "alle", "wenige", "die meisten"}),
+        causal=frozenset({"weil", "denn", "da"}),
+        estimates=frozenset({"ungefähr", "etwa", "rund", "circa", "ca.", "fast", "knapp", "beinahe"}),
+        adverbs=frozenset({"nicht", "meist", "erst", "fast", "selbst", "jetzt", "bereits", "zuletzt", "zuerst",
+                           "seit", "insgesamt", "direkt", "kaum", "oft", "stets", "überhaupt", "zumindest"}),
         prepositions=frozenset({"in", "im", "nach", "vor", "während", "mit", "bei", "seit", "durch", "am", "an",
                                 "auf", "aus", "unter", "zum", "zur", "als", "bis"}),
         # ("Französische", "Kommerzielle", "Installierte", "Verschachtelte", "Ausgeschlossene", "Neue")
@@ -1459,7 +1477,32 @@ def states_apart(description: str, lang: str) -> bool:
         return False
     first = bare[0].casefold()
     return first in words.subjects or (first in words.prepositions and len(bare) > 1
-                                       and (bare[1].casefold() in words.articles or bare[1][:1].isdigit()))
+                                       and (bare[1].casefold() in words.articles or bare[1][:1].isdigit())) \
+        or opens_with_clause(description, lang)
+
+
+MAX_CLAUSE_SUBJECT_WORDS = 3
+
+
+def opens_with_clause(description: str, lang: str) -> bool:
+    """A description opening with a subject of its own and its verb ("die Winter sind dort extrem kalt", "manche
+    Messstationen haben …", "the reef is protected …", "die Gletscherfront bricht …"): an article or a quantifier,
+    at most three words without a preposition or a comma (German: ending in its noun), then an auxiliary, or after
+    one word a verb in the third person ("the river carries …"). "the part of the cell that …", "die Lücke zwischen
+    …" define."""
+    words = WORDS.get(lang, WORDS["en"])
+    bare = [token.strip("*_„“\"'") for token in description.split()]
+    if not bare or (bare[0].casefold() not in words.articles and bare[0].casefold() not in words.quantifiers):
+        return False
+    for end in range(2, min(len(bare), MAX_CLAUSE_SUBJECT_WORDS + 2)):
+        word = bare[end - 1]
+        if not word.isalpha() or word.casefold() in words.prepositions or word.casefold() in words.articles:
+            return False
+        verb = bare[end].casefold() if end < len(bare) else ""
+        noun = lang != "de" or word[:1].isupper()
+        if noun and (verb in words.auxiliaries or (end == 2 and _verb_in_person(verb, words))):
+            return True
+    return False
 
 
 _ALL_OVERVIEWS = frozenset(word for words in WORDS.values() for word in words.overviews)
@@ -1647,6 +1690,41 @@ def opens_definition(meaning: str, verb: str, lang: str) -> bool:
     first = meaning.split()[0].strip(",") if meaning.split() else ""
     return bool(re.match(rf"(?:{_choice(words.definition_openers)})\b|[A-ZÄÖÜ\ue000]", first)) \
         or (verb in words.object_verbs and first in words.articles)
+
+
+def _verb_in_person(word: str, words: LanguageWords) -> bool:
+    """A word after a one-word subject ending as a verb in the third person ("carries", "bricht"): "s" in English
+    (not "ss", "us", "is"), "t" in German; not an adverb or a preposition ending so ("always", "nicht", "seit")."""
+    if len(word) <= 3 or not word.isalpha() or word in words.adverbs or word in words.prepositions:
+        return False
+    if words is WORDS["de"]:  # German nouns are capitalised: a word in lower case after one is no noun
+        return word.endswith("t")
+    return word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
+def gives_an_estimate(meaning: str, lang: str) -> bool:
+    """What follows "X is" opening with an estimate ("about four point six billion years old", "ungefähr 500.000
+    Jahre alt"): a measure of X, not what X is."""
+    first = meaning.split()[0].casefold() if meaning.split() else ""
+    return first in WORDS.get(lang, WORDS["en"]).estimates
+
+
+MAX_REMARK_WORDS = 3
+
+
+def gives_a_reason(meaning: str, lang: str) -> bool:
+    """What follows "X is" as a short phrase and a reason ("the end, because fusing iron costs energy", "das Ende,
+    weil …"): a remark on X's place in a story, not what X is."""
+    head, comma, rest = meaning.partition(", ")
+    first = rest.split()[0].casefold() if rest.split() else ""
+    return bool(comma) and len(head.split()) <= MAX_REMARK_WORDS and first in WORDS.get(lang, WORDS["en"]).causal
+
+
+def is_free_relative(term: str, lang: str) -> bool:
+    """A sentence's subject opening with a question word ("What's left when a glacier retreats", "Was übrig
+    bleibt"): it names no term, so "What is what's left?" asks nothing."""
+    first = term.split()[0].casefold().removesuffix("'s").removesuffix("’s") if term.split() else ""
+    return first in WORDS.get(lang, WORDS["en"]).question_words
 
 
 _ALL_ARTICLES = frozenset(article for words in WORDS.values() for article in words.articles)
