@@ -1,6 +1,7 @@
 """A list item's label with a statement about it, and a lecture's sentence that only looks like "X is …", are not
 asked as what the label or X is (issue 25): "Belize: the reef is protected …" under "Regions", "Gobi: die Winter
-sind dort extrem kalt" under "Beispiele", "What's left is the core", "The Sun is about 4.6 billion years old", "Iron is the end, because …".
+sind dort extrem kalt" under "Beispiele", "What's left is the core", "The Sun is about 4.6 billion years old",
+"Iron is the end, because …".
 Notes of our own, keyword-indexed for real, generated with no model."""
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ TRANSCRIPT = """# Deserts lecture transcript
 
 So, deserts. A desert is a region that receives less than 250 millimetres of rain a year. What's left after the \
 water evaporates is a salt flat, a crust of minerals. The Sahara is about nine million square kilometres in size \
-and it keeps growing. Water is the problem, because it evaporates before it soaks in. An oasis is a place where groundwater reaches the surface.
+and it keeps growing. Water is the problem, because it evaporates before it soaks in. An oasis is a place where \
+groundwater reaches the surface.
 """
 
 
