@@ -16,6 +16,23 @@ def test_words_are_casefolded_unicode_words():
     assert words("Größe der Datei: ÄPFEL & Birnen_2") == ["grösse", "der", "datei", "äpfel", "birnen_2"]
 
 
+def test_a_symbol_in_math_is_the_word_a_question_writes_flat():
+    # "How does a competitive inhibitor change Km and Vmax?" was refused ("nothing about Vmax") on a note writing
+    # "$V_{max}$" and "$K_M$"; "ΔG" and "delta G" met no "$\\Delta G$"
+    assert words("$V_{max}$ steigt, $K_M$ bleibt, $k_{cat}$ und $E_a$") == words("Vmax steigt, Km bleibt, kcat und Ea")
+    assert words(r"wenn $\Delta G < 0$") == words("wenn ΔG < 0") == words("wenn delta G < 0")
+    assert words(r"angle $\theta_c$ and $\varepsilon_{xy} > 0$") == words("angle θc and εxy > 0")
+    # the symbol is one word: ΔS is no ΔH, and no stemmer cuts it to "delta"
+    assert words("ΔS") != words("ΔH")
+    assert Analyzer().terms(words("ΔS"), "en") == ["δs"]
+    # a word opening with a Greek letter's name is no symbol: "NUR", "NUL" are no "νr", "νl"
+    assert words("nie NUR als Mittel, pi") == ["nie", "nur", "als", "mittel", "pi"]
+    # a product is no symbol: "$ma_x$" is m times a_x, no "max"
+    assert "max" not in words("$\\sum F_x = ma_x$")
+    # prices are no math, and underscores outside math stay as written
+    assert words("costs $5 and $10, see file_name") == ["costs", "5", "and", "10", "see", "file_name"]
+
+
 def test_unspaced_scripts_become_bigrams():
     assert words("日本語") == ["日本", "本語"]
     assert words("ok 中") == ["ok", "中"]

@@ -315,3 +315,34 @@ def test_a_line_leading_into_a_list_states_its_number_of_the_items(engine: Any) 
     # items that no line leads into stay sentences of their own
     assert not gives_answer(expected, "We offer full refunds within 7 days of purchase.\n\n- Obsidian Publish",
                             FALLBACK_ANALYZER, "en")
+
+
+def test_a_number_after_an_abbreviation_is_in_its_sentence() -> None:
+    # "Wie viele Substratmoleküle setzt die Carboanhydrase pro Sekunde um?" was refused ("keine Zahl"): "ca." ended
+    # the sentence before "$10^6$"; "d. h." as well
+    from cognivault.answer.evidence import Concept
+
+    concepts = [Concept("substratmolekul", "substratmoleküle", frozenset({"substratmolekul"})),
+                Concept("carboanhydras", "carboanhydrase", frozenset({"carboanhydras"}))]
+    expected = expected_answer("Wie viele Substratmoleküle setzt die Carboanhydrase pro Sekunde um?", concepts, "de")
+    assert expected is not None and expected.kind == "quantity"
+    lead = "Wechselzahl $k_{cat}$ = Substratmoleküle pro Sekunde:\n"
+    assert gives_answer(expected, lead + "- Carboanhydrase: ca. $10^6$ pro Sekunde!", FALLBACK_ANALYZER, "de")
+    # the lead line's counted noun reaches the plain lines right under it, not a paragraph after a blank line
+    assert gives_answer(expected, lead + "Carboanhydrase: ca. $10^6$ pro Sekunde!", FALLBACK_ANALYZER, "de")
+    assert not gives_answer(expected, lead + "\nCarboanhydrase: ca. $10^6$ pro Sekunde!", FALLBACK_ANALYZER, "de")
+    assert gives_answer(expected, "Substratmoleküle der Carboanhydrase, d. h. ca. 10 Mio.", FALLBACK_ANALYZER, "de")
+
+
+def test_a_fraction_asks_for_a_share_and_a_decimal_gives_one() -> None:
+    # "… what fraction of the people who test positive actually have the disease?" was refused on "fraction"
+    from cognivault.answer.evidence import Concept
+
+    concepts = [Concept("test", "test", frozenset({"test"})), Concept("posit", "positive", frozenset({"posit"})),
+                Concept("diseas", "disease", frozenset({"diseas"}))]
+    expected = expected_answer("What fraction of people who test positive have the disease?", concepts, "en")
+    assert expected is not None and expected.kind == "share" and expected.cue == "what fraction"
+    assert gives_answer(expected, "Of those who test positive, ≈ 0.154 have the disease.", FALLBACK_ANALYZER, "en")
+    assert gives_answer(expected, "Positive test: $0{,}15$ have the disease", FALLBACK_ANALYZER, "en")
+    assert not gives_answer(expected, "Positive test: 3 have the disease.", FALLBACK_ANALYZER, "en")
+    assert not gives_answer(expected, "Positive test, version 10.154 of the disease list.", FALLBACK_ANALYZER, "en")

@@ -7,7 +7,7 @@ many", "wie viele", "what percentage", "how long", "wann wurde") names the kind 
 
 - ``quantity``: a number (digits, or a number word: "twelve", "zwölf", "unlimited"; not the number
   of a procedure's step, "2. Open the settings");
-- ``share``: a percentage ("20 %", "half", "Hälfte");
+- ``share``: a percentage or a decimal fraction ("20 %", "half", "Hälfte", "≈ 0.15");
 - ``duration``: a unit of time ("for 12 months", "two weeks", "täglich"); "how many days" asks for one too;
 - ``date``: a year, an ordinal, a month or weekday name ("in 476", "the 5th century", "im Mai");
 - ``temperature``, ``length``, ``mass``: a number with its unit ("140 °C", "4 km", "3 t"): "how warm is the Gulf
@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from cognivault.answer.evidence import INFLECTION_PREFIX, NOUN_CAPITALISING, Concept, answer_cues, text_terms
 from cognivault.index.analysis import Analyzer, is_stopword, words
+from cognivault.vault.sentences import shield
 
 NUMBER_WORDS = frozenset(words("""
 none zero one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty
@@ -62,12 +63,16 @@ januar februar märz mai juni juli oktober dezember montag dienstag mittwoch don
 heute gestern
 """.split())
 _YEAR_OR_ORDINAL = re.compile(r"\d{3,4}|\d{1,2}(?:st|nd|rd|th)")  # "476", "2020", "5th" (a century, a day)
+# A share written as a decimal fraction: "≈ 0.154", "$0{,}38$" (a note's math writes the decimal comma in braces)
+_DECIMAL_SHARE = re.compile(r"(?<![\d.,}])0(?:[.,]|\{,\})\d")
 _PERCENT = re.compile(r"(\d)\s?%(?!%)")  # "20 %" says "percent" (while "%%" is a comment's syntax)
 _LIST_NUMBER = re.compile(r"^[ \t>]*\d{1,3}[.)][ \t]", re.MULTILINE)  # "2. Open ...": a step, not an amount
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n")  # list items, table rows and lines are sentences of their own
 # a line leading into a list ("We offer full refunds within 7 days … for the following services:") and the list's
-# items ("- Obsidian Publish"): one statement, which the items finish
-_LEAD_AND_ITEMS = re.compile(r":[ \t]*\n(?:[ \t>]*\n)?((?:[ \t>]*[-*+][ \t][^\n]*(?:\n|$))+)")
+# items ("- Obsidian Publish"), or into the lines right under it ("Wechselzahl = Substratmoleküle pro Sekunde:" over
+# "Carboanhydrase: ca. $10^6$ pro Sekunde!"): one statement, which the items finish
+_LEAD_AND_ITEMS = re.compile(r":[ \t]*\n(?:(?:[ \t>]*\n)?((?:[ \t>]*[-*+][ \t][^\n]*(?:\n|$))+)"
+                             r"|((?:[ \t>]*[^\s#|>*+-][^\n]*(?:\n|$))+))")
 _CAPITALISED = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-ZÄÖÜ]\w*")  # not at a sentence start
 # A counted noun in the plural, by language where nouns are not capitalised ("items", "hosts"; not "class", "basis",
 # "status"): the counted phrase ends there.
@@ -209,7 +214,9 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
     needed = len(expected.focus) / 2
     above = _concepts_in(heading, expected.focus, analyzer, lang)
     asked: set[str] = set()
-    for sentence in _SENTENCE_BREAK.split(_PERCENT.sub(r"\1 percent", _joined_items(_LIST_NUMBER.sub("", text)))):
+    text = _DECIMAL_SHARE.sub(r"percent \g<0>", _joined_items(_LIST_NUMBER.sub("", text)))
+    text = shield(_PERCENT.sub(r"\1 percent", text))  # "ca. $10^6$ pro Sekunde": "ca." ends no sentence
+    for sentence in _SENTENCE_BREAK.split(text):
         before, asked = asked, (_concepts_in(sentence, expected.focus, analyzer, lang)
                                 if sentence.rstrip(" *_").endswith("?") else set())
         measure = MEASURES.get(expected.kind)
@@ -226,9 +233,11 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
 
 
 def _joined_items(text: str) -> str:
-    """``text`` with each list a line leads into (ending in a colon) joined to that line, items parted by ";"."""
+    """``text`` with each list (or lines) a line leads into (ending in a colon) joined to that line, items parted
+    by ";"."""
     def join(found: re.Match[str]) -> str:
-        items = [re.sub(r"^[ \t>]*[-*+][ \t]", "", item).strip() for item in found[1].split("\n") if item.strip()]
+        items = [re.sub(r"^[ \t>]*[-*+][ \t]", "", item).strip() for item in (found[1] or found[2]).split("\n")
+                 if item.strip()]
         return ": " + "; ".join(items) + "\n"
 
     return _LEAD_AND_ITEMS.sub(join, text)

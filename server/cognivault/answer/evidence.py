@@ -403,6 +403,8 @@ ANSWER_CUES: dict[str, dict[tuple[str, ...], str]] = {
     "en": {
         ("how", "many"): "quantity", ("how", "much"): "quantity", ("what", "percentage"): "share",
         ("what", "percent"): "share", ("which", "percentage"): "share", ("what", "share"): "share",
+        ("what", "fraction"): "share", ("which", "fraction"): "share", ("what", "proportion"): "share",
+        ("which", "proportion"): "share",
         ("how", "big"): "quantity", ("how", "large"): "quantity", ("what", "number", "of"): "quantity",
         ("how", "long"): "duration", ("how", "often"): "duration",
         ("when", "was"): "date", ("when", "were"): "date", ("when", "did"): "date", ("what", "year"): "date",
@@ -417,7 +419,8 @@ ANSWER_CUES: dict[str, dict[tuple[str, ...], str]] = {
     "de": {
         ("wie", "viele"): "quantity", ("wie", "vielen"): "quantity", ("wie", "viel"): "quantity",
         ("wieviel",): "quantity", ("wieviele",): "quantity", ("wie", "groß"): "quantity", ("wie", "hoch"): "quantity",
-        ("welcher", "anteil"): "share", ("wie", "viel", "prozent"): "share", ("wie", "viele", "prozent"): "share",
+        ("welcher", "anteil"): "share", ("welchen", "anteil"): "share", ("wie", "viel", "prozent"): "share",
+        ("wie", "viele", "prozent"): "share",
         ("was", "kostet"): "quantity", ("was", "kosten"): "quantity",
         ("die", "maximale"): "quantity", ("der", "maximale"): "quantity", ("das", "maximale"): "quantity",
         ("die", "minimale"): "quantity", ("der", "minimale"): "quantity", ("das", "minimale"): "quantity",

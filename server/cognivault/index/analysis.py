@@ -53,7 +53,7 @@ FUGEN = _FUGEN  # the joints of a German compound ("Liquidität|s|falle")
 # the "Liquiditätsfalle", "der Kreislauf *des* Kohlenstoffs" the "Kohlenstoffkreislauf")
 GENITIVE_ARTICLES = frozenset({"der", "des"})
 # Bump when term production changes (stemming, stopwords, decompounding): saved BM25 indexes rebuild.
-ANALYZER_VERSION = "a4"
+ANALYZER_VERSION = "a5"
 _MIN_PART = 3  # German has short real parts: Tag, Ort, Zug, Bau (dev set: de nDCG 0.779 -> 0.810)
 
 # Accepted spelling variants, each written as its plainest form: German umlauts spelt out or not, old and new
@@ -66,6 +66,20 @@ _DOUBLED_LETTER = re.compile(r"(\w)\1+")
 _SOFT_C = re.compile(r"c(?=[eiy])")
 COGNATE_MIN_CHARS = 5  # a shorter key is shared by unrelated words of the two languages
 
+# How a note writes a symbol in math and a question writes it flat, as one word: "$V_{max}$" is "Vmax", "$K_M$" "Km",
+# "$E_a$" "Ea"; a Greek letter named with its subscript or the capital it changes is written as the letter ("delta G",
+# "$\Delta G$" are "ΔG"; "$\theta_c$" is "θc"): a word no stemmer cuts and no typing slip reads as another ("ΔS" stays
+# no "delta" any ΔH answers).
+_MATH_SPAN = re.compile(r"\$\$(?P<block>.+?)\$\$|\$(?![\s$])(?P<inline>[^$\n]+?)(?<![\s\\])\$(?!\d)", re.DOTALL)
+_SUBSCRIPT = re.compile(r"(?<![\\\w])([^\W\d_])_(?:\{([^\W_]+)\}|([^\W_]))")
+_GREEK = dict(zip((
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi chi psi "
+    "omega").split(), "αβγδεζηθικλμνξπρστυφχψω", strict=True))
+_GREEK_NAME = r"(?<![^\W\d_])\\?(?:var)?(?i:(" + "|".join(_GREEK) + r"))(?![^\W\d_])"
+_GREEK_SYMBOL = re.compile(_GREEK_NAME + r"(?:_\{([^\W_]+)\}|_([^\W_])|[ -]?([A-Z])(?![\w{]))")
+_GREEK_SYMBOL_IN_MATH = re.compile(_GREEK_NAME + r"(?:_\{([^\W_]+)\}|_([^\W_])|\s*([A-Z])(?![\w{]))")
+
+
 _detector_lock = threading.Lock()
 
 
@@ -76,8 +90,13 @@ def words(text: str) -> list[str]:
     users search for Markdown syntax, and such runs are rare enough to matter.
     """
     folded = text.casefold()
+    said = _WORD.findall(folded)
+    greek = not _GREEK.keys().isdisjoint(said)
+    if greek or "$" in text and _MATH_SPAN.search(text) is not None:
+        folded = _flat_symbols(text, greek).casefold()
+        said = _WORD.findall(folded)
     found: list[str] = [run for run in SYMBOL_RUN.findall(folded) if not _PROSE_PUNCTUATION.issuperset(run)]
-    for word in _WORD.findall(folded):
+    for word in said:
         if _UNSPACED.search(word) is None:
             found.append(word)
         elif len(word) == 1:
@@ -85,6 +104,23 @@ def words(text: str) -> list[str]:
         else:
             found.extend(word[i:i + 2] for i in range(len(word) - 1))
     return found
+
+
+def _flat_symbols(text: str, greek: bool) -> str:
+    """``text`` with its symbols written as a question writes them flat, each one word ("$V_{max}$" as "$Vmax$",
+    "$\\varepsilon_p$" as "$εp$"; with ``greek``, a text naming a Greek letter, "delta G" as "δG")."""
+    if "$" in text:
+        text = _MATH_SPAN.sub(_flat_math, text)
+    return _GREEK_SYMBOL.sub(_joined_symbol, text) if greek else text
+
+
+def _flat_math(span: re.Match[str]) -> str:
+    math = _GREEK_SYMBOL_IN_MATH.sub(_joined_symbol, span[0])
+    return _SUBSCRIPT.sub(lambda found: found[1] + (found[2] or found[3]), math)
+
+
+def _joined_symbol(found: re.Match[str]) -> str:
+    return _GREEK[found[1].casefold()] + (found[2] or found[3] or found[4])
 
 
 @lru_cache(maxsize=1)
