@@ -473,6 +473,9 @@ def _one_entry_a_line(lines: list[str]) -> bool:
         entry is not None and len(plain(entry.group("def")).split()) >= MIN_DEFINITION_WORDS for entry in entries))
 
 
+BELOW_ANY_HEADING = 7  # a heading level deeper than Markdown's six
+
+
 def blocks_of(source: Source) -> list[Block]:
     """Paragraphs, list items (first paragraph), tables, code blocks and headings of a passage, in order.
 
@@ -497,8 +500,9 @@ def blocks_of(source: Source) -> list[Block]:
     section_code: list[str] = []  # the code blocks of the current section, flattened
     cut_start = source.continues_section
     # the course's planning ("## Klausuren", "> [!todo] Diese Woche"): the heading level of a planning section the
-    # passage is in (7 when it starts inside one, of a level unknown here), and how deep in a planning callout
-    planning_level = 7 if any(names_planning(h) for h in source.heading_path if h) else 0
+    # passage is in (below any heading's when it starts inside one, of a level unknown here: the next heading ends it),
+    # and how deep in a planning callout
+    planning_level = BELOW_ANY_HEADING if any(names_planning(h) for h in source.heading_path if h) else 0
     planning_quotes = quotes = 0
     for index, token in enumerate(tokens):
         kind = token.type
@@ -1506,11 +1510,8 @@ def _counted_off_aloud(sources: list[Source], languages: dict[str, str], lang: s
     """Per lecture transcript among the passages, the list its lecturer counts in one sentence and says over the
     paragraphs after it (:func:`counted_off`), passages of the note read as one talk: such a list often runs on into
     the next passage."""
-    by_path: dict[str, list[Source]] = {}
-    for source in sorted(sources, key=lambda source: (source.path, source.line_start)):
-        by_path.setdefault(source.path, []).append(source)
     found: list[Fact] = []
-    for passages in by_path.values():
+    for passages in _passages_by_note(sorted(sources, key=_in_note_order)).values():
         first = passages[0]
         named = first.heading_path[0] if first.heading_path and first.heading_path[0] else first.title
         note_lang = languages.get(first.path) or first.lang or lang
@@ -1555,12 +1556,8 @@ def _cut_tails(sources: list[Source]) -> dict[str, str]:
     """The passages whose last line goes on in the next passage of their note ("… der Wortlaut wurde wahrsch." and
     then "– der Wortlaut wurde wahrsch. später ergänzt) → …"): chunk id -> the end of its text. A fact read from
     that line would stop mid-sentence."""
-    by_path: dict[str, list[Source]] = {}
-    for source in sources:
-        by_path.setdefault(source.path, []).append(source)
     tails: dict[str, str] = {}
-    for passages in by_path.values():
-        passages.sort(key=lambda source: source.line_start)
+    for passages in _passages_by_note(sorted(sources, key=_in_note_order)).values():
         for before, after in zip(passages, passages[1:], strict=False):
             end = before.text.rstrip()[-MIN_TAIL_CHARS:]
             found = after.text.find(end) if len(end) == MIN_TAIL_CHARS else -1
@@ -1592,11 +1589,21 @@ def _placed(facts: list[Fact]) -> list[Fact]:
             else fact for fact in facts]
 
 
-def _texts_by_note(sources: list[Source]) -> dict[str, str]:
-    texts: dict[str, list[str]] = {}
+def _in_note_order(source: Source) -> tuple[str, int]:
+    return source.path, source.line_start
+
+
+def _passages_by_note(sources: list[Source]) -> dict[str, list[Source]]:
+    """The passages of each note, in the order given."""
+    by_path: dict[str, list[Source]] = {}
     for source in sources:
-        texts.setdefault(source.path, []).append(source.text)
-    return {path: "\n".join(parts) for path, parts in texts.items()}
+        by_path.setdefault(source.path, []).append(source)
+    return by_path
+
+
+def _texts_by_note(sources: list[Source]) -> dict[str, str]:
+    return {path: "\n".join(source.text for source in passages)
+            for path, passages in _passages_by_note(sources).items()}
 
 
 def _note_languages(sources: list[Source]) -> dict[str, str]:
@@ -1608,10 +1615,8 @@ def _note_languages(sources: list[Source]) -> dict[str, str]:
 def hub_notes(sources: list[Source]) -> dict[str, str]:
     """The notes among the passages that only link, date and tag (a semester plan): note path -> why nothing is
     asked about it. Their titles are no facts and no wrong options for another subject's quiz."""
-    passages: dict[str, list[tuple[tuple[str, ...], str]]] = {}
-    for source in sources:
-        passages.setdefault(source.path, []).append((source.heading_path, source.text))
-    shapes = {path: note_shape(sectioned_text(parts)) for path, parts in passages.items()}
+    shapes = {path: note_shape(sectioned_text((source.heading_path, source.text) for source in passages))
+              for path, passages in _passages_by_note(sources).items()}
     return {path: shape.reason for path, shape in shapes.items() if shape.hub}
 
 

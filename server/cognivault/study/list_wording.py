@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cognivault.vault.reading import asks, formula_word, is_aspect, math_spans, names_a_person
+from cognivault.vault.reading import asks, formula_word, is_aspect, math_spans, names_a_person, verb_in_person
 
 # a heading's first word (plural) -> one of them (English)
 _ENGLISH_KINDS = {
@@ -79,9 +79,6 @@ _DAY_RE = re.compile(rf"^(?:\d{{1,2}}\.? {_MONTH},? {_YEAR}|{_MONTH} \d{{1,2}}, 
 _NAMED_YEAR_RE = re.compile(r"^(?P<name>[A-ZÄÖÜ][^\W\d_]*(?:[ -][A-ZÄÖÜ][^\W\d_]*){0,3})\s+\(?"
                             r"(?P<year>1\d{3}|20\d{2}|\d{3,4} (?:BC|v\. Chr\.))\)?$")
 _CODE_RE = re.compile(r"^`[^`]+`$")
-# words of four letters or more ending in "s" (not "ss", "us", "is") that open a description without being a verb
-_NOT_VERBS = {"always", "does", "alias", "perhaps", "sometimes", "towards", "besides", "series", "news"}
-_GERMAN_NOT_VERBS = {"nicht", "seit", "meist", "jetzt", "erst", "fast", "nichts", "zuerst", "zuletzt", "bereits"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,11 +239,7 @@ def says_what_it_does(term: str, description: str, german: bool) -> bool:
     words = description.split()
     if not _CODE_RE.match(term.strip()) or not words:
         return False
-    first = words[0].casefold().strip(",.;:")
-    if german:
-        return first.endswith("t") and first not in _GERMAN_NOT_VERBS and len(first) > 3
-    return first.endswith("s") and not first.endswith(("ss", "us", "is")) and first not in _NOT_VERBS \
-        and len(first) > 3
+    return verb_in_person(words[0].casefold().strip(",.;:"), "de" if german else "en")
 
 
 @dataclass(frozen=True, slots=True)

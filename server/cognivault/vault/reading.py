@@ -320,8 +320,9 @@ WORDS: dict[str, LanguageWords] = {
                             "today's topic", "the plan", "the exam"}),
         subjects=frozenset({"he", "she", "they", "we", "i", "both", "neither"}),
         quantifiers=frozenset({"some", "many", "most", "all", "few"}), causal=frozenset({"because", "since"}),
-        adverbs=frozenset({"always", "perhaps", "sometimes", "towards", "besides", "series", "news", "alias", "across",
-                           "plus", "versus", "thus", "whereas", "afterwards", "upwards", "downwards", "backwards"}),
+        adverbs=frozenset({"always", "does", "perhaps", "sometimes", "towards", "besides", "series", "news", "alias",
+                           "across", "plus", "versus", "thus", "whereas", "afterwards", "upwards", "downwards",
+                           "backwards"}),
         estimates=frozenset({"about", "around", "approximately", "roughly", "nearly", "almost", "circa"}),
         prepositions=frozenset({"in", "after", "before", "during", "at", "on", "with", "by", "since", "from",
                                 "until", "when", "while"}),
@@ -474,8 +475,8 @@ WORDS: dict[str, LanguageWords] = {
         quantifiers=frozenset({"manche", "viele", "einige", "alle", "wenige", "die meisten"}),
         causal=frozenset({"weil", "denn", "da"}),
         estimates=frozenset({"ungefähr", "etwa", "rund", "circa", "ca.", "fast", "knapp", "beinahe"}),
-        adverbs=frozenset({"nicht", "meist", "erst", "fast", "selbst", "jetzt", "bereits", "zuletzt", "zuerst",
-                           "seit", "insgesamt", "direkt", "kaum", "oft", "stets", "überhaupt", "zumindest"}),
+        adverbs=frozenset({"nicht", "nichts", "meist", "erst", "fast", "selbst", "jetzt", "bereits", "zuletzt",
+                           "zuerst", "seit", "insgesamt", "direkt", "kaum", "oft", "stets", "überhaupt", "zumindest"}),
         prepositions=frozenset({"in", "im", "nach", "vor", "während", "mit", "bei", "seit", "durch", "am", "an",
                                 "auf", "aus", "unter", "zum", "zur", "als", "bis"}),
         # ("Französische", "Kommerzielle", "Installierte", "Verschachtelte", "Ausgeschlossene", "Neue")
@@ -1151,8 +1152,9 @@ def _body_lines(text: str) -> list[str]:
             elif not query:
                 kept.append("```")
             continue
+        if not line.strip():
+            in_planning_callout = False  # a blank line ends a callout
         if fenced or not line.strip():
-            in_planning_callout = in_planning_callout and line.strip() != ""
             continue
         heading = _HEADING_LINE_RE.match(line)
         if heading and not is_tag_line(line):
@@ -1500,7 +1502,8 @@ def opens_with_clause(description: str, lang: str) -> bool:
             return False
         verb = bare[end].casefold() if end < len(bare) else ""
         noun = lang != "de" or word[:1].isupper()
-        if noun and (verb in words.auxiliaries or (end == 2 and _verb_in_person(verb, words))):
+        if noun and (verb in words.auxiliaries or (end == 2 and verb.isalpha() and verb not in words.prepositions
+                                                   and verb_in_person(verb, lang))):
             return True
     return False
 
@@ -1692,12 +1695,14 @@ def opens_definition(meaning: str, verb: str, lang: str) -> bool:
         or (verb in words.object_verbs and first in words.articles)
 
 
-def _verb_in_person(word: str, words: LanguageWords) -> bool:
-    """A word after a one-word subject ending as a verb in the third person ("carries", "bricht"): "s" in English
-    (not "ss", "us", "is"), "t" in German; not an adverb or a preposition ending so ("always", "nicht", "seit")."""
-    if len(word) <= 3 or not word.isalpha() or word in words.adverbs or word in words.prepositions:
+def verb_in_person(word: str, lang: str) -> bool:
+    """A word (casefolded) ending as a verb in the third person ("carries", "creates", "bricht", "erstellt"): "s" in
+    English (not "ss", "us", "is"), "t" in German; not an adverb ending so (``LanguageWords.adverbs``: "always",
+    "nicht")."""
+    words = WORDS.get(lang, WORDS["en"])
+    if len(word) <= 3 or word in words.adverbs:
         return False
-    if words is WORDS["de"]:  # German nouns are capitalised: a word in lower case after one is no noun
+    if lang == "de":  # German nouns are capitalised: a word in lower case after one is no noun
         return word.endswith("t")
     return word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
