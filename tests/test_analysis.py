@@ -31,6 +31,8 @@ def test_a_symbol_in_math_is_the_word_a_question_writes_flat():
     assert "max" not in words("$\\sum F_x = ma_x$")
     # prices are no math, and underscores outside math stay as written
     assert words("costs $5 and $10, see file_name") == ["costs", "5", "and", "10", "see", "file_name"]
+    # a formula is what the note reader calls one: a "$" inside code is code, written as typed
+    assert words("run `echo $V_{max}$` then $V_{max}$").count("vmax") == 1
 
 
 def test_unspaced_scripts_become_bigrams():

@@ -22,6 +22,8 @@ from functools import lru_cache
 import Stemmer
 from bm25s import stopwords as bm25s_stopwords
 
+from cognivault.vault.reading import math_spans
+
 _WORD = re.compile(r"\w+")
 SYMBOL_RUN = re.compile(r"[^\w\s]{2,}")  # Markdown syntax ("%%", "[[##") counts as a word
 # Runs made only of these are sentence punctuation ('?"', '“,', ').'), not syntax anyone searches for.
@@ -53,7 +55,7 @@ FUGEN = _FUGEN  # the joints of a German compound ("Liquidität|s|falle")
 # the "Liquiditätsfalle", "der Kreislauf *des* Kohlenstoffs" the "Kohlenstoffkreislauf")
 GENITIVE_ARTICLES = frozenset({"der", "des"})
 # Bump when term production changes (stemming, stopwords, decompounding): saved BM25 indexes rebuild.
-ANALYZER_VERSION = "a5"
+ANALYZER_VERSION = "a6"
 _MIN_PART = 3  # German has short real parts: Tag, Ort, Zug, Bau (dev set: de nDCG 0.779 -> 0.810)
 
 # Accepted spelling variants, each written as its plainest form: German umlauts spelt out or not, old and new
@@ -70,7 +72,6 @@ COGNATE_MIN_CHARS = 5  # a shorter key is shared by unrelated words of the two l
 # "$E_a$" "Ea"; a Greek letter named with its subscript or the capital it changes is written as the letter ("delta G",
 # "$\Delta G$" are "ΔG"; "$\theta_c$" is "θc"): a word no stemmer cuts and no typing slip reads as another ("ΔS" stays
 # no "delta" any ΔH answers).
-_MATH_SPAN = re.compile(r"\$\$(?P<block>.+?)\$\$|\$(?![\s$])(?P<inline>[^$\n]+?)(?<![\s\\])\$(?!\d)", re.DOTALL)
 _SUBSCRIPT = re.compile(r"(?<![\\\w])([^\W\d_])_(?:\{([^\W_]+)\}|([^\W_]))")
 _GREEK = dict(zip((
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi chi psi "
@@ -92,7 +93,7 @@ def words(text: str) -> list[str]:
     folded = text.casefold()
     said = _WORD.findall(folded)
     greek = not _GREEK.keys().isdisjoint(said)
-    if greek or "$" in text and _MATH_SPAN.search(text) is not None:
+    if greek or "$" in text and math_spans(text):
         folded = _flat_symbols(text, greek).casefold()
         said = _WORD.findall(folded)
     found: list[str] = [run for run in SYMBOL_RUN.findall(folded) if not _PROSE_PUNCTUATION.issuperset(run)]
@@ -110,13 +111,19 @@ def _flat_symbols(text: str, greek: bool) -> str:
     """``text`` with its symbols written as a question writes them flat, each one word ("$V_{max}$" as "$Vmax$",
     "$\\varepsilon_p$" as "$εp$"; with ``greek``, a text naming a Greek letter, "delta G" as "δG")."""
     if "$" in text:
-        text = _MATH_SPAN.sub(_flat_math, text)
+        text = _with_flat_math(text)
     return _GREEK_SYMBOL.sub(_joined_symbol, text) if greek else text
 
 
-def _flat_math(span: re.Match[str]) -> str:
-    math = _GREEK_SYMBOL_IN_MATH.sub(_joined_symbol, span[0])
-    return _SUBSCRIPT.sub(lambda found: found[1] + (found[2] or found[3]), math)
+def _with_flat_math(text: str) -> str:
+    """``text`` with each formula (the note reader's, so a "$" in code or a price stays text) written flat."""
+    parts: list[str] = []
+    done = 0
+    for start, end in math_spans(text):
+        math = _GREEK_SYMBOL_IN_MATH.sub(_joined_symbol, text[start:end])
+        parts += [text[done:start], _SUBSCRIPT.sub(lambda found: found[1] + (found[2] or found[3]), math)]
+        done = end
+    return "".join(parts) + text[done:]
 
 
 def _joined_symbol(found: re.Match[str]) -> str:
