@@ -103,6 +103,22 @@ def test_a_transcript_with_nothing_clearly_said_gives_no_card_and_says_why(tmp_p
     assert "read as a lecture transcript" in str(raised.value), raised.value
 
 
+@pytest.mark.parametrize("aside", ["**Student:** Is humus the same as compost?",
+                                   "*(captions garbled — something about silt? ask Mia)*"])
+def test_a_transcript_paragraph_of_only_a_students_question_or_a_remark_is_passed_over(tmp_path: Path,
+                                                                                        aside: str) -> None:
+    # such a paragraph left no sentence to read, and the whole note's cards and quiz failed with a ValueError
+    note = ("# Lecture 3 – Soil (transcript)\n\n"
+            "[00:00] **Prof. Ames:** OK let us start. Soil forms from weathered rock over thousands of years.\n\n"
+            "[02:10] **Ames:** Humus is the dark organic part of the soil, it holds water and nutrients.\n\n"
+            f"[04:00] {aside}\n\n"
+            "[05:00] **Ames:** Clay particles are smaller than 0.002 mm, we call them the ==clay fraction==.\n")
+    with indexed_vault(tmp_path, {"Soil/Lecture 3.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Soil/Lecture 3.md")[1])
+    said = " ".join(front + back for _, front, back in cards)
+    assert "clay fraction" in said and "compost" not in said and "Mia" not in said, cards
+
+
 def test_a_quiz_on_a_transcript_asks_what_the_lecturer_said(tmp_path: Path) -> None:
     with indexed_vault(tmp_path, {"Bio/Cell cycle.md": CELL_CYCLE}) as engine:
         result, quiz = generate(engine, "quiz", "Bio/Cell cycle.md")

@@ -86,7 +86,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import takewhile
+from itertools import pairwise, takewhile
 
 from cognivault.study.list_wording import (
     ItemQuestion,
@@ -958,7 +958,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             plainly = [sentence for _, sentence in said_raw]
             topic = paragraph_topic(plainly[0], lang) if plainly else ""
             stressed = [noted for raw, _ in said_raw if (noted := stressed_card(raw, topic, lecture, lang))]
-            for previous, sentence in zip(["", *plainly[:-1]], plainly, strict=True):
+            for previous, sentence in pairwise(["", *plainly]):
                 if GAP in sentence:
                     continue
                 for noted in (named_cloze(sentence, previous, lang),
