@@ -13,7 +13,7 @@ import pytest
 from cognivault.engine import Engine
 from cognivault.study.quiz import QuizQuestion, parse_quiz
 from cognivault.study.sources import GenerationError
-from cognivault.vault.reading import dashed_qa_pair, names_no_formula, said_plainly, states_its_purpose
+from cognivault.vault.reading import dashed_qa_pair, names_no_formula, qa_pair, said_plainly, states_its_purpose
 from test_study_extractive import cards_of, generate, indexed_vault
 
 NUMBERED_QA_EN = """# Network security – revision
@@ -102,6 +102,17 @@ def test_numbered_exam_questions_are_each_a_card_not_steps(tmp_path: Path, path:
     ("Why is the sky blue? — Rayleigh scattering", ("Why is the sky blue?", "Rayleigh scattering"))])
 def test_a_question_and_its_answer_after_a_dash_are_a_pair(item: str, pair: tuple[str, str]) -> None:
     assert dashed_qa_pair(item) == pair
+
+
+@pytest.mark.parametrize(("text", "pair"), [
+    ("**F: Was ist eine Primatstadt?**\nA: Eine Stadt, die viel größer ist als die zweitgrößte.",
+     ("Was ist eine Primatstadt?", "Eine Stadt, die viel größer ist als die zweitgrößte.")),
+    ("**Q:** What does a **buffer** do?\n**A:** Selects everything within a distance.",
+     ("What does a **buffer** do?", "Selects everything within a distance.")),
+    ("Q: What is **humus**?\nA: The organic part of soil.", ("What is **humus**?", "The organic part of soil."))])
+def test_a_question_line_in_bold_is_the_question_without_the_closing_bold(text: str, pair: tuple[str, str]) -> None:
+    # "**F: Was ist …?**" ended in "**", so the question did not end with "?" and the pair gave no card
+    assert qa_pair(text) == pair
 
 
 @pytest.mark.parametrize("item", ["Is lactose relevant here? Yes – lecture 9.", "Warum? – weil es so ist",

@@ -1304,7 +1304,12 @@ def course_aside_start(text: str) -> int:
 def qa_pair(text: str) -> tuple[str, str] | None:
     """A "Q: …" line with its "A: …" below it (any language's labels): (question, answer), else None."""
     match = _QA_RE.match(text.strip())
-    return (match.group("question"), match.group("answer")) if match else None
+    if match is None:
+        return None
+    question = match.group("question")
+    if question.endswith("**") and question.count("**") % 2:  # "**F: Was ist …?**": the bold opened before the label
+        question = question[:-2].rstrip()
+    return question, match.group("answer")
 
 
 # "Was ist Photorespiration? – Die Reaktion …": a list item asking and answering on one line
