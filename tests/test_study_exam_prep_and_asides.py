@@ -248,3 +248,19 @@ def test_labels_on_consecutive_lines_are_no_glossary(tmp_path: Path) -> None:
     with indexed_vault(tmp_path, {"Sync.md": note}) as engine:
         cards = cards_of(generate(engine, "flashcards", "Sync.md")[1])
     assert cards and not [front for _, front, _ in cards if "==`iOS`==" in front], cards
+
+
+def test_the_students_tasks_todos_and_exam_questions_are_on_no_card(tmp_path: Path) -> None:
+    note = ("# Bodenkunde\n\n"
+            "**F: Was ist Humus?**\n"
+            "A: Der dunkle, organische Teil des Bodens. ?? Abbau noch unklar – TODO Folie 12\n\n"
+            "## Tonminerale\n\n"
+            "- Tonteilchen: kleiner als 0,002 mm – kommt das dran?\n"
+            "- [ ] Körnungsdreieck aus VL 4 abzeichnen\n"
+            "- [x] Schluff und Sand nachlesen\n")
+    with indexed_vault(tmp_path, {"Boden.md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Boden.md")[1])
+    assert ("qa", "Was ist Humus?", "Der dunkle, organische Teil des Bodens.") in cards, cards
+    said = " ".join(front + back for _, front, back in cards)
+    assert "0,002 mm" in said and "dran" not in said and "TODO" not in said and "??" not in said, cards
+    assert "Körnungsdreieck" not in said and "nachlesen" not in said, cards

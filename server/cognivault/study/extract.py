@@ -257,7 +257,7 @@ _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s
 _KEYS = {"enter", "eingabe", "return", "escape", "esc", "tab", "space", "leertaste", "backspace", "delete", "entf",
          "alt", "shift", "umschalt", "ctrl", "strg", "cmd", "option", "up", "down", "left", "right", "home", "end",
          "pos1", "ende", "page up", "page down", "bild auf", "bild ab", "f1", "f2", "f11", "f12"}
-_TASK_RE = re.compile(r"^\[[ xX]\]\s+")
+_TASK_RE = re.compile(r"^\[[ xX]\]\s+")  # a list item's box: the student's task, planning and no fact
 _CLAUSE_WORDS = {"that", "which", "who", "your", "you", "we", "they", "it", "dass", "du", "dein", "deine", "deinen",
                  "wir", "ihr", "sie", "es", "man"}  # a "term" holding these is a clause, not a name
 _UNFINISHED_RE = re.compile(r"(?:,|\b(?:or|and|oder|und|but|aber))\s*$")
@@ -585,7 +585,8 @@ def blocks_of(source: Source) -> list[Block]:
             rendered_example = any(_flat(content) in code for code in section_code)
             started_before = cut_start and not content.lstrip()[:1].isupper()
             cut_start = False
-            if rendered_example or started_before:
+            task = bool(depth_items) and _TASK_RE.match(content) is not None  # "- [ ] redo the Z-scheme drawing"
+            if rendered_example or started_before or task:
                 if depth_items and not item_taken:  # its nested items still know their parent
                     del open_items[depth_items - 1:]
                     open_items.append(content)
@@ -604,7 +605,6 @@ def blocks_of(source: Source) -> list[Block]:
             if len(lines) >= 2 and all(line.startswith("|") for line in lines):
                 blocks.append(Block("table", content, heading, "", first))
             elif depth_items and not item_taken:
-                content = _TASK_RE.sub("", content)  # "[x] Done": the box is not text
                 del open_items[depth_items - 1:]
                 parent = open_items[-1] if open_items else last_paragraph
                 blocks.append(Block("item", content, heading, parent, first, ordered=bool(numbered and numbered[-1])))

@@ -374,9 +374,10 @@ WORDS: dict[str, LanguageWords] = {
                           "stand", "datum", "idee", "wichtig", "info", "def.", "definition", "fazit", "lösung",
                           "aufgabe", "eselsbrücke", "d.h.", "d. h.", "sonstige", "sonstiges", "andere", "weitere",
                           "übrige", "rest"}),
-        question_tails=("kommt das in der klausur", "klausurrelevant", "prüfungsrelevant", "in der klausur",
-                        "warum", "wieso", "weshalb", "nachfragen", "nachschauen", "prof fragen", "tutor fragen",
-                        "checken", "stimmt das", "sicher", "??", "?"),
+        question_tails=("kommt das in der klausur dran", "kommt das dran", "kommt das in der klausur",
+                        "klausurrelevant", "prüfungsrelevant", "in der klausur", "warum", "wieso", "weshalb",
+                        "nachfragen", "nachschauen", "prof fragen", "tutor fragen", "checken", "stimmt das", "sicher",
+                        "??", "?"),
         asks=frozenset({"f", "frage"}), answers=frozenset({"a", "antwort"}), formula="Formel",
         formula_headings=frozenset({"formel", "formeln", "gleichungen", "wichtige formeln", "wichtige gleichungen",
                                     "formelsammlung", "die formeln", "die wichtigsten formeln"}),
@@ -553,7 +554,8 @@ _BACK_REFERENCES = "|".join(sorted({re.escape(w) for words in WORDS.values() for
                                    key=len, reverse=True))
 _BACK_REFERENCE_RE = re.compile(rf"^(?:{_BACK_REFERENCES})(?!\w)")
 _CHATTERS = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.chatter}, key=len, reverse=True))
-_CHATTER_RE = re.compile(rf"(?<!\w)(?:{_CHATTERS})(?!\w)", re.IGNORECASE)
+# the student's chatter, a "TODO" in capitals or a "??" on its own opening what is still unclear to them
+_CHATTER_RE = re.compile(rf"(?<!\w)(?i:{_CHATTERS})(?!\w)|(?<!\w)TODO(?!\w)|(?<!\S)\?\?(?!\S)")
 _CLAUSE_START_RE = re.compile(r"(?:[.!?…;,]\s|\s(?:→|->|=>|←|–|—)\s|\()")  # where a clause of a line begins
 _ALL_TAILS = tuple(sorted({t for words in WORDS.values() for t in words.question_tails if t not in ("?", "??")},
                           key=len, reverse=True))
