@@ -101,6 +101,7 @@ from cognivault.answer.ordinals import (
     series,
 )
 from cognivault.index.analysis import words
+from cognivault.index.question_frame import KIND_NOUNS
 from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
@@ -837,6 +838,13 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     def listing(unit: Unit) -> set[str]:
         return set(count_keys) if count_keys and unit.kind == "list" and listed(unit.text) == count else set()
 
+    # "What *kinds* of items …?": a list a sentence announces ("… to the following:") names the kinds, in no word of it
+    kind_keys = {key for key in weight if pack is not None and key in pack.concepts and
+                 pack.concepts[key].word.casefold() in KIND_NOUNS}
+
+    def kinds_listed(unit: Unit) -> set[str]:
+        return set(kind_keys) if kind_keys and unit.kind == "list" and unit.intro else set()
+
     titles = _titles(items)
     for position, units in passages.items():
         item = items[position]
@@ -857,7 +865,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                 continue  # an example of asking this one: not an answer
             formula = formula_given(pack, unit.text) & weight.keys()
             unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path) | formula | \
-                listing(unit)
+                listing(unit) | kinds_listed(unit)
             # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
             # the pack and say all it says of the question:
             # the note is quoted instead. A list of such entries is an index of notes, not an answer.
@@ -868,13 +876,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                 continue
             # A word the unit says only as a link's text points to where it is explained ("Related:
             # [[Limiting factors]]"); it counts for less than one the unit says itself.
-            pointed = unit.concepts - _concepts_in(_unlinked(said), item, weight, analyzer, pack)
+            pointed = unit.concepts - _concepts_in(_unlinked(said), item, weight, analyzer, pack) - kinds_listed(unit)
             # A word the unit has only from its note's title (every block of the note has it) says less of
             # the question than one it states itself or its section's heading states.
             sectioned = _concepts_in(" ".join(_sections_of(unit, item, titles[item.path])), item, weight, analyzer,
                                      pack) | numbered_keys(unit.path)
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
-            stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack) | formula | listing(unit)
+            stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack) | formula | listing(unit) | \
+                kinds_listed(unit)
             titled = unit.concepts - stated - sectioned
             # a section's heading says what its only block is about ("3. NF" over its list), not what each of
             # its blocks is ("Energie" over three formulas)
@@ -981,6 +990,9 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         for unit in units_by_position[lead.position]:
             if unit.path == lead.path:
                 unit.headed = set(weight) - framing
+    asked_topic = set(weight) - framing
+    lead_titled = _weighed(topic_words[items[lead.position].path] & asked_topic, weight, total)
+    lead_states_all = asked_topic <= lead.stated and lead_titled > 0
     used = lead.size
     seen = [_words_shown(lead.text)]
     covered = set(lead.concepts)
@@ -1001,6 +1013,12 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             # the question names the lead's section: a block elsewhere saying only what it states shares its words,
             # not its answer ("1609: first and second law in Astronomia nova" under History for what the second law
             # says, the DNS answer mentioning a handshake for "TCP handshake")
+            continue
+        if lead_states_all and not completes and \
+                _weighed(topic_words[items[unit.position].path] & asked_topic, weight, total) < lead_titled:
+            # the lead's own words state all the question asks, in the note named for it: a note named for less of it
+            # saying the same words says them of something else ("the remote vaults window will pop-up … close …
+            # this window" in "Set up Obsidian Sync" after what closing a vault window does to its pop-out windows)
             continue
         if lead.defines and not unit.defines and (items[unit.position].path != items[lead.position].path or
                                                   _ENTRY_OF_ITS_OWN.match(unit.text)):
