@@ -5,7 +5,8 @@ note's passage sharing only the words the lead already states (issue 25).
 announces, not by the section "Add a bookmark" that shares the question's words ("kinds" is in no word of the
 list); "would", "could", "might" are no topic of a question ("Why *would* I use …?" matched "this would be
 equivalent …"); where the lead's own words state all the question asks, another note saying the same words says them
-of something else and is not quoted after it.
+of something else and is not quoted after it. A longer paragraph ending in ":" leads in to its list too: the list is
+quoted under it, never the paragraph without its items.
 """
 
 from __future__ import annotations
@@ -69,8 +70,42 @@ WINTERING = "# Wintering\n\nIf you close the hive for winter, the queen stops la
 SMOKER = "# Smoker\n\nA smoker calms the bees before you open the hive. Light it with dry pine needles.\n\n" \
          "In winter, close the smoker lid tight: wax moth brood in the old fuel dies off, and the hive tool stays " \
          "clean.\n"
-NOTES = {"en/Hive inspection.md": HIVE, "de/Stockkontrolle.md": STOCK, "en/Glazes.md": GLAZES,
-         "en/Wintering.md": WINTERING, "en/Smoker.md": SMOKER}
+KILN = """# Kiln firing
+
+## Bisque firing
+
+Every pot is fired twice: the bisque firing hardens the raw clay so it can be glazed without falling apart, and it
+burns out what the clay carries from the ground. Because organic matter turns to gas on the way up, the bisque runs
+slowly through the following stages:
+
+- Drying up to 120 °C
+- Burning out organics up to 600 °C
+- Quartz inversion at 573 °C
+- Sintering up to 950 °C
+
+## Glaze firing
+
+The glaze firing runs hotter and faster.
+"""
+BRENNEN = """# Ofenbrand
+
+## Schrühbrand
+
+Jedes Gefäß wird zweimal gebrannt: Der Schrühbrand härtet den rohen Ton, damit er glasiert werden kann, ohne zu
+zerfallen, und er brennt aus, was der Ton aus dem Boden mitbringt. Weil organische Stoffe beim Aufheizen zu Gas
+werden, durchläuft der Schrühbrand langsam die folgenden Phasen:
+
+- Trocknen bis 120 °C
+- Ausbrennen der organischen Stoffe bis 600 °C
+- Quarzsprung bei 573 °C
+- Sintern bis 950 °C
+
+## Glasurbrand
+
+Der Glasurbrand läuft heißer und schneller.
+"""
+NOTES = {"en/Kiln firing.md": KILN, "de/Ofenbrand.md": BRENNEN, "en/Hive inspection.md": HIVE,
+         "de/Stockkontrolle.md": STOCK, "en/Glazes.md": GLAZES, "en/Wintering.md": WINTERING, "en/Smoker.md": SMOKER}
 
 
 def test_a_question_asking_for_kinds_is_answered_by_the_announced_list(
@@ -104,3 +139,13 @@ def test_no_other_note_sharing_only_what_the_lead_states_follows_it(
     # a note adding a part of the question the lead does not state is still quoted
     both = answer_extractively(engine, "When does the queen stop laying, and what do I light the smoker with?")
     assert "the queen stops laying" in both.text and "dry pine needles" in both.text
+
+
+def test_a_long_paragraph_leading_in_to_a_list_is_quoted_with_its_items(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(NOTES)
+    stages = answer_extractively(engine, "Which stages does the bisque firing run through?")
+    assert "runs\nslowly through the following stages:\n\n- Drying up to 120 °C" in stages.text
+    assert "Sintering up to 950 °C" in stages.text
+    phasen = answer_extractively(engine, "Welche Phasen durchläuft der Schrühbrand?")
+    assert "die folgenden Phasen:\n\n- Trocknen bis 120 °C" in phasen.text and "Sintern bis 950 °C" in phasen.text

@@ -164,7 +164,7 @@ MIN_WORDS = 3  # a paragraph, item or callout with fewer words (embeds aside) is
 OCR_LINE_TOKENS = 5  # a line of text read from an image is prose from this many tokens on (a menu entry is shorter)
 OCR_LINE_WORDS = 0.8  # ... that are nearly all words (no "©", "v0.3.0", "je]", "8.png")
 OCR_PROSE_SHARE = 0.75  # text read from an image is quoted where this share of its tokens stands on lines of prose
-MAX_INTRO = 240  # a longer paragraph ending in ":" is a passage of its own, not a lead-in
+MAX_INTRO = 240  # a longer paragraph ending in ":" is also a passage of its own (its sentences), not only a lead-in
 ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answer (bench_answer_quality.py)
 # quotes stating less than this of the question, and not what it names, are no answer (bench_answer_quality.py:
 # no tune question is refused by it)
@@ -392,8 +392,10 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
             block = replace(block, kind="table")  # rows of a table the passage begins inside (no header)
         before = len(units)
         intro = ""
+        # (a longer paragraph ending in ":" is a passage of its own too: "Due to technical limitations, Obsidian cannot
+        # reliably restrict plugins … consider the following examples of what community plugins can do:")
         if previous is not None and previous.kind == "paragraph" and previous.text.rstrip().endswith(":") \
-                and len(previous.text) <= MAX_INTRO and block.kind in ("code", "item", "table"):
+                and len(previous.text) <= WHOLE_LIMIT and block.kind in ("code", "item", "table"):
             intro = previous.text.strip()
         if block.kind == "item":  # every item of a list is introduced by what introduces the list
             intro = list_intros.setdefault(block.group, intro)
@@ -435,7 +437,9 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
             for number, line in enumerate(line for line in block.text.split("\n") if line.strip()):
                 units.append(Unit(item.label, position, order + number, "sentence", line.strip(), group=group))
         elif block.kind == "paragraph" and not (block.text.rstrip().endswith(":") and len(block.text) <= MAX_INTRO):
-            if len(block.text) <= WHOLE_LIMIT:
+            leads_in = block.text.rstrip().endswith(":") and index + 1 < len(blocks) and \
+                blocks[index + 1].kind in ("code", "item", "table")
+            if len(block.text) <= WHOLE_LIMIT and not leads_in:  # (else it is quoted whole with what it leads to)
                 units.append(Unit(item.label, position, order, "paragraph", block.text, group=group))
             if len(block.text) > LONG_PROSE:
                 for number, sentence in enumerate(_with_referents(_sentences_of(block.text))):
@@ -1253,7 +1257,8 @@ def _neighbours(lead: Unit, units: Sequence[Unit]) -> list[Unit]:
 def _overlaps(unit: Unit, other: Unit) -> bool:
     """Whether one unit quotes the other (a list and its item, a paragraph and its sentence)."""
     return unit.position == other.position and (unit.text in other.text or other.text in unit.text or
-                                                unit.text == other.caveat or other.text == unit.caveat)
+                                                unit.text == other.caveat or other.text == unit.caveat or
+                                                unit.text.strip() == other.intro or other.text.strip() == unit.intro)
 
 
 def _by_meaning(candidates: list[Unit], question_vector: Any, embedder: Any) -> list[Unit]:
