@@ -63,7 +63,11 @@ Potters mix the following:
 
 ## Mix a glaze
 
-When you mix a glaze, sieve it twice so no lumps reach the pot.
+To mix a glaze:
+
+1. Weigh the dry powders.
+2. Stir them into water.
+3. Sieve it twice so no lumps reach the pot.
 """
 WINTERING = "# Wintering\n\nIf you close the hive for winter, the queen stops laying and the brood dies out; the " \
             "cluster keeps warm around her until February.\n"
@@ -119,7 +123,7 @@ def test_a_question_asking_for_kinds_is_answered_by_the_announced_list(
     assert "Du kannst folgende Teile kontrollieren:\n\n- Brutwaben" in stock.text and "Wachsmotten" not in stock.text
     glazes = answer_extractively(engine, "Which types of glazes do potters mix?")
     assert glazes.answered and "- Celadon glazes" in glazes.text and "Ash glazes" in glazes.text
-    assert "sieve it twice" not in glazes.text
+    assert "Sieve it twice" not in glazes.text  # numbered items are steps, no kinds
 
 
 def test_a_modal_verb_is_no_topic_of_the_question(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:

@@ -842,12 +842,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     def listing(unit: Unit) -> set[str]:
         return set(count_keys) if count_keys and unit.kind == "list" and listed(unit.text) == count else set()
 
-    # "What *kinds* of items …?": a list a sentence announces ("… to the following:") names the kinds, in no word of it
+    # "What *kinds* of items …?": a list of bullets a sentence announces ("… to the following:") names the kinds, in no
+    # word of it (numbered items are steps: "To convert all notes in your vault: 1. …")
     kind_keys = {key for key in weight if pack is not None and key in pack.concepts and
                  pack.concepts[key].word.casefold() in KIND_NOUNS}
 
     def kinds_listed(unit: Unit) -> set[str]:
-        return set(kind_keys) if kind_keys and unit.kind == "list" and unit.intro else set()
+        return set(kind_keys) if kind_keys and unit.kind == "list" and unit.intro and \
+            not _NUMBERED_ITEM.match(unit.text) else set()
 
     titles = _titles(items)
     for position, units in passages.items():
