@@ -387,6 +387,7 @@ QUESTION_FILLERS = frozenset("""
 many much look tell explain describe define want need know possible way ways thing things something anything
 somewhere anywhere elsewhere else someone anyone somebody anybody irgendwo woanders sonst irgendwas jemand
 please exactly actually really happen happens happened happening work works mean means say says
+would could might must shall
 bitte genau eigentlich möchte möchten brauche wissen erkläre erklären beschreibe beschreiben erläutere erläutern
 definiere lautet besagt besagen versteht gibt viele vielen wieviel wieviele passiert
 geschieht funktioniert funktionieren bedeutet darf dürfen muss müssen beim zum zur vom ins

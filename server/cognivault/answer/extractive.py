@@ -101,6 +101,7 @@ from cognivault.answer.ordinals import (
     series,
 )
 from cognivault.index.analysis import words
+from cognivault.index.question_frame import KIND_NOUNS
 from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
@@ -163,7 +164,7 @@ MIN_WORDS = 3  # a paragraph, item or callout with fewer words (embeds aside) is
 OCR_LINE_TOKENS = 5  # a line of text read from an image is prose from this many tokens on (a menu entry is shorter)
 OCR_LINE_WORDS = 0.8  # ... that are nearly all words (no "©", "v0.3.0", "je]", "8.png")
 OCR_PROSE_SHARE = 0.75  # text read from an image is quoted where this share of its tokens stands on lines of prose
-MAX_INTRO = 240  # a longer paragraph ending in ":" is a passage of its own, not a lead-in
+MAX_INTRO = 240  # a longer paragraph ending in ":" is also a passage of its own (its sentences), not only a lead-in
 ANSWER_FLOOR = 0.25  # quotes stating less of the question than this are no answer (bench_answer_quality.py)
 # quotes stating less than this of the question, and not what it names, are no answer (bench_answer_quality.py:
 # no tune question is refused by it)
@@ -391,8 +392,10 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
             block = replace(block, kind="table")  # rows of a table the passage begins inside (no header)
         before = len(units)
         intro = ""
+        # (a longer paragraph ending in ":" is a passage of its own too: "Due to technical limitations, Obsidian cannot
+        # reliably restrict plugins … consider the following examples of what community plugins can do:")
         if previous is not None and previous.kind == "paragraph" and previous.text.rstrip().endswith(":") \
-                and len(previous.text) <= MAX_INTRO and block.kind in ("code", "item", "table"):
+                and len(previous.text) <= WHOLE_LIMIT and block.kind in ("code", "item", "table"):
             intro = previous.text.strip()
         if block.kind == "item":  # every item of a list is introduced by what introduces the list
             intro = list_intros.setdefault(block.group, intro)
@@ -434,7 +437,9 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
             for number, line in enumerate(line for line in block.text.split("\n") if line.strip()):
                 units.append(Unit(item.label, position, order + number, "sentence", line.strip(), group=group))
         elif block.kind == "paragraph" and not (block.text.rstrip().endswith(":") and len(block.text) <= MAX_INTRO):
-            if len(block.text) <= WHOLE_LIMIT:
+            leads_in = block.text.rstrip().endswith(":") and index + 1 < len(blocks) and \
+                blocks[index + 1].kind in ("code", "item", "table")
+            if len(block.text) <= WHOLE_LIMIT and not leads_in:  # (else it is quoted whole with what it leads to)
                 units.append(Unit(item.label, position, order, "paragraph", block.text, group=group))
             if len(block.text) > LONG_PROSE:
                 for number, sentence in enumerate(_with_referents(_sentences_of(block.text))):
@@ -837,6 +842,15 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     def listing(unit: Unit) -> set[str]:
         return set(count_keys) if count_keys and unit.kind == "list" and listed(unit.text) == count else set()
 
+    # "What *kinds* of items …?": a list of bullets a sentence announces ("… to the following:") names the kinds, in no
+    # word of it (numbered items are steps: "To convert all notes in your vault: 1. …")
+    kind_keys = {key for key in weight if pack is not None and key in pack.concepts and
+                 pack.concepts[key].word.casefold() in KIND_NOUNS}
+
+    def kinds_listed(unit: Unit) -> set[str]:
+        return set(kind_keys) if kind_keys and unit.kind == "list" and unit.intro and \
+            not _NUMBERED_ITEM.match(unit.text) else set()
+
     titles = _titles(items)
     for position, units in passages.items():
         item = items[position]
@@ -857,7 +871,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                 continue  # an example of asking this one: not an answer
             formula = formula_given(pack, unit.text) & weight.keys()
             unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path) | formula | \
-                listing(unit)
+                listing(unit) | kinds_listed(unit)
             # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
             # the pack and say all it says of the question:
             # the note is quoted instead. A list of such entries is an index of notes, not an answer.
@@ -868,13 +882,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                 continue
             # A word the unit says only as a link's text points to where it is explained ("Related:
             # [[Limiting factors]]"); it counts for less than one the unit says itself.
-            pointed = unit.concepts - _concepts_in(_unlinked(said), item, weight, analyzer, pack)
+            pointed = unit.concepts - _concepts_in(_unlinked(said), item, weight, analyzer, pack) - kinds_listed(unit)
             # A word the unit has only from its note's title (every block of the note has it) says less of
             # the question than one it states itself or its section's heading states.
             sectioned = _concepts_in(" ".join(_sections_of(unit, item, titles[item.path])), item, weight, analyzer,
                                      pack) | numbered_keys(unit.path)
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
-            stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack) | formula | listing(unit)
+            stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack) | formula | listing(unit) | \
+                kinds_listed(unit)
             titled = unit.concepts - stated - sectioned
             # a section's heading says what its only block is about ("3. NF" over its list), not what each of
             # its blocks is ("Energie" over three formulas)
@@ -981,6 +996,9 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         for unit in units_by_position[lead.position]:
             if unit.path == lead.path:
                 unit.headed = set(weight) - framing
+    asked_topic = set(weight) - framing
+    lead_titled = _weighed(topic_words[items[lead.position].path] & asked_topic, weight, total)
+    lead_states_all = asked_topic <= lead.stated and lead_titled > 0
     used = lead.size
     seen = [_words_shown(lead.text)]
     covered = set(lead.concepts)
@@ -1001,6 +1019,12 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             # the question names the lead's section: a block elsewhere saying only what it states shares its words,
             # not its answer ("1609: first and second law in Astronomia nova" under History for what the second law
             # says, the DNS answer mentioning a handshake for "TCP handshake")
+            continue
+        if lead_states_all and not completes and \
+                _weighed(topic_words[items[unit.position].path] & asked_topic, weight, total) < lead_titled:
+            # the lead's own words state all the question asks, in the note named for it: a note named for less of it
+            # saying the same words says them of something else ("the remote vaults window will pop-up … close …
+            # this window" in "Set up Obsidian Sync" after what closing a vault window does to its pop-out windows)
             continue
         if lead.defines and not unit.defines and (items[unit.position].path != items[lead.position].path or
                                                   _ENTRY_OF_ITS_OWN.match(unit.text)):
@@ -1235,7 +1259,8 @@ def _neighbours(lead: Unit, units: Sequence[Unit]) -> list[Unit]:
 def _overlaps(unit: Unit, other: Unit) -> bool:
     """Whether one unit quotes the other (a list and its item, a paragraph and its sentence)."""
     return unit.position == other.position and (unit.text in other.text or other.text in unit.text or
-                                                unit.text == other.caveat or other.text == unit.caveat)
+                                                unit.text == other.caveat or other.text == unit.caveat or
+                                                unit.text.strip() == other.intro or other.text.strip() == unit.intro)
 
 
 def _by_meaning(candidates: list[Unit], question_vector: Any, embedder: Any) -> list[Unit]:

@@ -31,6 +31,8 @@ class LanguageFrame:
     into: frozenset[str]  # what leads to the language a word is translated into ("auf", "in")
     languages: frozenset[str]  # language names, which are the frame after one of ``into`` ("auf Spanisch")
     nouns: frozenset[str]  # nouns that frame what is asked about a thing (its role, purpose, advantages)
+    # nouns asking for the kinds of a thing ("What *kinds* of items …?"): a list answers, not a passage saying "kinds"
+    kinds: frozenset[str] = frozenset()
 
 
 FRAMES: dict[str, LanguageFrame] = {
@@ -49,6 +51,7 @@ FRAMES: dict[str, LanguageFrame] = {
             "difference", "differences", "advantage", "advantages", "disadvantage", "disadvantages", "benefit",
             "benefits", "drawback", "drawbacks", "meaning", "reason", "reasons", "term", "terms", "concept",
             "concepts"}),
+        kinds=frozenset({"kind", "kinds", "type", "types", "sort", "sorts"}),
     ),
     "de": LanguageFrame(
         words=frozenset({
@@ -70,9 +73,11 @@ FRAMES: dict[str, LanguageFrame] = {
             "rolle", "rollen", "zweck", "funktion", "funktionen", "aufgabe", "aufgaben", "bedeutung", "unterschied",
             "unterschiede", "vorteil", "vorteile", "nachteil", "nachteile", "sinn", "grund", "gründe", "begriff",
             "begriffe", "konzept", "konzepte"}),
+        kinds=frozenset({"art", "arten", "typ", "typen", "sorte", "sorten"}),
     ),
 }
-FRAME_NOUNS = frozenset().union(*(frame.nouns for frame in FRAMES.values()))  # in any language, casefolded
+KIND_NOUNS = frozenset().union(*(frame.kinds for frame in FRAMES.values()))  # in any language, casefolded
+FRAME_NOUNS = KIND_NOUNS.union(*(frame.nouns for frame in FRAMES.values()))  # in any language, casefolded
 
 
 def frame_words(query_words: Sequence[str], languages: Sequence[str | None]) -> list[bool]:
