@@ -648,6 +648,20 @@ def test_a_line_of_links_is_no_unit() -> None:
     assert any(unit.startswith("See [[Calvin cycle]]") for unit in quoted)  # mostly its own words
 
 
+def test_a_blocks_id_is_not_quoted() -> None:
+    from cognivault.answer.evidence import Evidence
+    from cognivault.answer.extractive import units_of
+
+    # Obsidian hides "^id" closing a paragraph or on a line after a callout; answers showed it
+    text = ("Du kannst Dateien mit einer Größe von **bis zu 50 MB** hochladen. ^publish-media-limit\n\n"
+            "> [!abstract] Regionen\n> **Europa**: Frankfurt\n\n^sync-regions")
+    item = Evidence(label="S1", chunk_id="c", path="Limits.md", title="Limits", heading_path=[], line_start=1,
+                    line_end=9, locator="", text=text, snippet="", score=1.0, lang="de")
+    quoted = "\n".join(unit.text for unit in units_of(item, 0))
+    assert "hochladen." in quoted and "Frankfurt" in quoted and "^publish-media-limit" not in quoted, quoted
+    assert "^sync-regions" not in quoted, quoted
+
+
 async def test_a_kind_of_answer_no_passage_gives_asked_in_words_the_vault_never_uses_is_refused(
         signpost_engine: Any) -> None:
     # "funding", "raised" and "company" are in the vault; "investors" is not, and no passage gives an amount.

@@ -215,6 +215,8 @@ _ORDINAL = re.compile(DIGIT_ORDINAL + r"\s+(?P<noun>[^\W\d_][\w-]*)")  # with wh
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 # Hidden in the rendered note (citation markers, review schedules): never quoted outside code.
 _HTML_COMMENT = re.compile(r"[ \t]*" + HTML_COMMENT_RE.pattern, re.DOTALL)  # with the blanks before it
+# a block's id, closing its last line or on a line of its own ("… hochladen. ^publish-media-limit"): Obsidian hides it
+_BLOCK_ID = re.compile(r"(?:[ \t]+|^)\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
 _WORDS = re.compile(r"\w+")
 _BOLD = re.compile(r"(\*\*|__)(?P<text>[^*_\n]+)\1")
 _BOLD_LINE = re.compile(_BOLD.pattern + ":?")
@@ -369,7 +371,7 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
     heading = " ".join([item.title, *item.aliases, *path])
     for index, block in enumerate(blocks):
         if block.kind != "code":
-            block = replace(block, text=_HTML_COMMENT.sub("", block.text))
+            block = replace(block, text=_BLOCK_ID.sub("", _HTML_COMMENT.sub("", block.text)))
         if block.kind in _PROSE_KINDS:
             # the student's tag lines, date stamps and remarks on the exam are no evidence, nor a lecturer's words
             # on the next session ("[15:02] Next week: deflation and the liquidity trap.")
