@@ -662,6 +662,23 @@ def test_a_blocks_id_is_not_quoted() -> None:
     assert "^sync-regions" not in quoted, quoted
 
 
+def test_the_rest_of_a_sentence_or_row_a_passage_begins_inside_is_no_whole_unit() -> None:
+    from cognivault.answer.evidence import Evidence
+    from cognivault.answer.extractive import units_of
+
+    # chunks overlap: a passage may begin inside a sentence or a table row
+    def passage(text: str) -> Evidence:
+        return Evidence(label="S1", chunk_id="c", path="Notion.md", title="Notion", heading_path=[], line_start=4,
+                        line_end=9, locator="", text=text, snippet="", score=1.0, lang="de")
+
+    units = units_of(passage("der Notion-API sind Datenbanken nicht exportierbar.\n\nExporte laufen über die API."), 0)
+    assert [unit.cut for unit in units] == [True, False], units
+    torn = "dienen soll. |\n| Logo | Eingabe | Das Bild der Website. |\n| Domain | Schalter | Eigene |"
+    rows = units_of(passage(torn), 0)
+    assert [unit.text for unit in rows] == ["| Logo | Eingabe | Das Bild der Website. |",
+                                            "| Domain | Schalter | Eigene |"], rows
+
+
 async def test_a_kind_of_answer_no_passage_gives_asked_in_words_the_vault_never_uses_is_refused(
         signpost_engine: Any) -> None:
     # "funding", "raised" and "company" are in the vault; "investors" is not, and no passage gives an amount.

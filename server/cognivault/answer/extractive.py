@@ -341,7 +341,8 @@ class Unit:
     # what the question asks about, where its headings (note title, sections) name all of it: the section asked for
     headed: set[str] = field(default_factory=set)
     caveat: str = ""  # the warning right after its block that qualifies it ("> [!warning] Exception: …")
-    # the rest of an item the passage begins inside ("  - NO-Monsun, trocken": chunks overlap), without what it is of
+    # the rest of an item or a sentence the passage begins inside ("  - NO-Monsun, trocken", "der Notion-API sind …":
+    # chunks overlap), without what it is of
     cut: bool = False
     counted: bool = False  # a list of as many things as the question counts, naming what it counts ("## 4 stages")
     long: bool = False  # a list of bullets longer than a whole list quoted otherwise: only for its count (``counted``)
@@ -390,6 +391,10 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
             block = replace(block, kind="heading", text=block.text.strip().strip("*_").strip())
             section = block.text
             heading = " ".join([item.title, *item.aliases, *path, section])
+        lines = block.text.split("\n")
+        if index == 0 and block.kind == "paragraph" and len(lines) > 1 and lines[0].rstrip().endswith("|") \
+                and not lines[0].lstrip().startswith("|"):
+            block = replace(block, text="\n".join(lines[1:]))  # "dienen soll. |": the end of a row the passage cut
         if block.kind == "paragraph" and all(line.lstrip().startswith("|") for line in block.text.split("\n")):
             block = replace(block, kind="table")  # rows of a table the passage begins inside (no header)
         before = len(units)
@@ -441,11 +446,14 @@ def units_of(item: Evidence, position: int, headers: Sequence[str] = ()) -> list
         elif block.kind == "paragraph" and not (block.text.rstrip().endswith(":") and len(block.text) <= MAX_INTRO):
             leads_in = block.text.rstrip().endswith(":") and index + 1 < len(blocks) and \
                 blocks[index + 1].kind in ("code", "item", "table")
+            # the rest of a sentence the passage begins inside ("der Notion-API sind …": chunks overlap)
+            cut = index == 0 and block.text[:1].islower()
             if len(block.text) <= WHOLE_LIMIT and not leads_in:  # (else it is quoted whole with what it leads to)
-                units.append(Unit(item.label, position, order, "paragraph", block.text, group=group))
+                units.append(Unit(item.label, position, order, "paragraph", block.text, group=group, cut=cut))
             if len(block.text) > LONG_PROSE:
                 for number, sentence in enumerate(_with_referents(_sentences_of(block.text))):
-                    units.append(Unit(item.label, position, order + number, "sentence", sentence, group=group))
+                    units.append(Unit(item.label, position, order + number, "sentence", sentence, group=group,
+                                      cut=cut and number == 0))
         for unit in units[before:]:
             unit.heading, unit.section, unit.path = heading, section, path
         if len(units) > before:
