@@ -1599,6 +1599,10 @@ def subject_then_verb(description: str, lang: str) -> bool:
         else 0
     if lang == "de":
         return _german_subject_then_verb(tokens, opening, words)
+    if len(tokens) > opening and tokens[opening].casefold().endswith("ing"):
+        return False  # "selling goods abroad below …": an activity, what the label means
+    # "most cases end with …": a subject naming some of a kind is no term defined, whatever follows its verb
+    quantified = opening > 0 and tokens[0].casefold() in words.quantifiers
     for end in range(opening + 1, min(len(tokens) - 1, opening + OPENING_SUBJECT_WORDS[lang] + 1)):
         subject = [token.casefold() for token in tokens[opening:end]]
         if not all(token.replace("-", "").replace("'", "").isalnum() for token in subject) \
@@ -1610,9 +1614,11 @@ def subject_then_verb(description: str, lang: str) -> bool:
             continue
         if verb in words.auxiliaries:
             return True
-        if after.casefold() in words.phrase_links or after.endswith(("ing", "ed")) or after[:1].isupper() \
-                or verb in words.phrase_links or verb in words.joiners or verb in words.adverbs:
-            continue
+        if (after.casefold() in words.phrase_links and not quantified) or after.endswith(("ing", "ed")) \
+                or after[:1].isupper() \
+                or verb in words.phrase_links or verb in words.joiners or verb in words.adverbs \
+                or verb.endswith(_POSTPOSED_ADJECTIVE_ENDINGS):
+            continue  # "numbers divisible only by 1 …"
         if verb_in_person(verb, lang) and not verb_in_person(subject[-1], lang):
             return True  # "the barrier reef protects mangroves …"
         if verb_in_person(subject[-1], lang) and not verb_in_person(verb, lang) and not verb.endswith(("ing", "ly")) \
@@ -1621,6 +1627,7 @@ def subject_then_verb(description: str, lang: str) -> bool:
     return False
 
 
+_POSTPOSED_ADJECTIVE_ENDINGS = ("ible", "able", "ous", "ical", "ial")
 _CLAUSE_BREAK_RE = re.compile(r"[,;:()=→]|\s[–—-]\s")
 
 
