@@ -85,14 +85,17 @@ def test_a_subject_and_its_finite_verb_state_something_a_noun_phrase_defines() -
     for stated in ("the oldest islands lie furthest from the hotspot", "most islands sit less than 1 m above sea level",
                    "lower pH makes it harder for corals", "the barrier reef protects mangroves",
                    "reefs need 10–15 years without heat stress", "some individuals cross the Pacific nonstop",
-                   "most cases end with a negotiated settlement"):
+                   "most cases end with a negotiated settlement", "on the Big Island the volcanoes are still active",
+                   "in the older islands, the lava is weathered",
+                   "for over a decade the EU and the US were in conflict over import rules"):
         assert subject_then_verb(stated, "en"), stated
     for defined in ("the part of the cell that is filled with fluid", "a ring-shaped reef around a central lagoon",
                     "symbiotic algae living in coral tissue", "the apparent deflection of moving objects",
                     "species endemic to one island", "patterns found in nature", "the gas giants Jupiter and Saturn",
                     "two or more atoms bonded together", "a reef separated from the coast by a deep lagoon",
                     "numbers divisible only by 1 and themselves", "debt securities issued by governments",
-                    "selling goods abroad below their home price"):
+                    "selling goods abroad below their home price",
+                    "at the mouth of a river where sediment is deposited"):
         assert not subject_then_verb(defined, "en"), defined
 
 

@@ -1599,6 +1599,8 @@ def subject_then_verb(description: str, lang: str) -> bool:
         else 0
     if lang == "de":
         return _german_subject_then_verb(tokens, opening, words)
+    if _placed_then_stated(description, words):
+        return True
     if len(tokens) > opening and tokens[opening].casefold().endswith("ing"):
         return False  # "selling goods abroad below …": an activity, what the label means
     # "most cases end with …": a subject naming some of a kind is no term defined, whatever follows its verb
@@ -1624,6 +1626,28 @@ def subject_then_verb(description: str, lang: str) -> bool:
         if verb_in_person(subject[-1], lang) and not verb_in_person(verb, lang) and not verb.endswith(("ing", "ly")) \
                 and not (verb.endswith("ed") and not verb.endswith("eed")):
             return True  # "most islands sit less than 1 m …", "reefs need 10–15 years …"
+    return False
+
+
+MAX_PLACED_WORDS = 10
+_PLACED_END_RE = re.compile(r"[;:()=→]|\s[–—-]\s")
+
+
+def _placed_then_stated(description: str, words: LanguageWords) -> bool:
+    """An English description opening with a preposition and an article or a number, then a clause with its
+    auxiliary ("on the Big Island the volcanoes are still active", "for over a decade the EU and the US were …"): it
+    says what holds there, no relative or subordinate word ("at the mouth of a river where sediment is deposited") in
+    between."""
+    tokens = [token.strip("*_„“\"'`,").casefold() for token in _PLACED_END_RE.split(description, maxsplit=1)[0].split()]
+    if len(tokens) < 4 or tokens[0] not in words.phrase_links or tokens[0] in words.subordinators \
+            or tokens[0] in words.relatives \
+            or not any(token in words.articles or token[:1].isdigit() for token in tokens[1:3]):
+        return False  # ("for over a decade", "in 2019")
+    for token in tokens[2:MAX_PLACED_WORDS]:
+        if token in words.subordinators or token in words.relatives:
+            return False
+        if token in words.auxiliaries:
+            return True
     return False
 
 
