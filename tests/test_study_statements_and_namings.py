@@ -80,6 +80,8 @@ def test_a_subject_and_its_finite_verb_state_something_a_noun_phrase_defines() -
         assert subject_then_verb(stated, "de"), stated
     for defined in ("Bereich des Gletschers, in dem mehr Schnee fällt", "Vom Gletscher abgelagertes Gesteinsmaterial",
                     "kleinste bedeutungstragende Einheit der Sprache", "Grenze zwischen Nähr- und Zehrgebiet",
+                    "Inhalt an die heutige Notiz anhängen oder voranstellen", "Ansichten erstellen, bearbeiten",
+                    "zeigt Eigenschaften oben in der Notiz an",
                     "vom Wind abgelagerten Sand", "der Teil nicht sichtbar", "Lehre vom Satzbau"):
         assert not subject_then_verb(defined, "de"), defined
     for stated in ("the oldest islands lie furthest from the hotspot", "most islands sit less than 1 m above sea level",
@@ -95,7 +97,8 @@ def test_a_subject_and_its_finite_verb_state_something_a_noun_phrase_defines() -
                     "two or more atoms bonded together", "a reef separated from the coast by a deep lagoon",
                     "numbers divisible only by 1 and themselves", "debt securities issued by governments",
                     "selling goods abroad below their home price",
-                    "at the mouth of a river where sediment is deposited"):
+                    "at the mouth of a river where sediment is deposited", "adds an `id` property to each note",
+                    "studies how speakers use language"):
         assert not subject_then_verb(defined, "en"), defined
 
 

@@ -515,7 +515,8 @@ WORDS: dict[str, LanguageWords] = {
         causal=frozenset({"weil", "denn", "da"}),
         estimates=frozenset({"ungefähr", "etwa", "rund", "circa", "ca.", "fast", "knapp", "beinahe"}),
         adverbs=frozenset({"nicht", "nichts", "meist", "erst", "fast", "selbst", "jetzt", "bereits", "zuletzt",
-                           "zuerst", "seit", "insgesamt", "direkt", "kaum", "oft", "stets", "überhaupt", "zumindest"}),
+                           "zuerst", "seit", "insgesamt", "direkt", "kaum", "oft", "stets", "überhaupt", "zumindest",
+                           "oben", "unten", "innen", "außen", "hinten", "morgen", "gestern"}),
         prepositions=frozenset({"in", "im", "nach", "vor", "während", "mit", "bei", "seit", "durch", "am", "an",
                                 "auf", "aus", "unter", "zum", "zur", "als", "bis"}),
         phrase_links=frozenset({"in", "im", "ins", "nach", "vor", "vorm", "während", "mit", "bei", "beim", "seit",
@@ -1609,11 +1610,13 @@ def subject_then_verb(description: str, lang: str) -> bool:
         subject = [token.casefold() for token in tokens[opening:end]]
         if not all(token.replace("-", "").replace("'", "").isalnum() for token in subject) \
                 or any(token in words.phrase_links or token in words.auxiliaries or token in words.articles
-                       for token in subject):
+                       or token in words.subordinators for token in subject):
             return False
         verb, after = tokens[end], tokens[end + 1]
-        if subject[-1] in words.joiners or not verb.isalpha() or not verb.islower():
-            continue
+        if subject[-1] in words.joiners or not verb.isalpha() or not verb.islower() or verb in words.articles \
+                or verb in words.subordinators or verb in words.subjects or verb in words.resumptives \
+                or verb in words.quantifiers:
+            continue  # "adds an `airtable-id` property", "studies how speakers …": a verb opens, no subject
         if verb in words.auxiliaries:
             return True
         if (after.casefold() in words.phrase_links and not quantified) or after.endswith(("ing", "ed")) \
@@ -1673,8 +1676,10 @@ def _german_subject_then_verb(tokens: list[str], opening: int, words: LanguageWo
             return True
         elif bare in words.adverbs:
             return False
-        else:
-            return verb_in_person(bare, "de") or (bare.endswith("en") and not following[:1].isupper())
+        else:  # "-en" before a noun is an adjective; at the clause's end, or before "und", an infinitive
+            return verb_in_person(bare, "de") or (bare.endswith("en") and bool(following)
+                                                  and not following[:1].isupper()
+                                                  and following.casefold() not in words.joiners)
     return False
 
 
