@@ -160,6 +160,7 @@ from cognivault.vault.reading import (
     states_apart,
     states_its_purpose,
     states_not_asks,
+    subject_then_verb,
     vocabulary,
     without_bracketed_remarks,
     without_course_remarks,
@@ -298,6 +299,9 @@ class Fact:
     # a list item whose label structures its list ("Spannung:" in a plot, "Verfassung:" among a state's aspects):
     # no term, asked as that aspect of its section
     structural: bool = False
+    # a list item whose description is a statement of its own about the label ("Maldives: most islands sit …"): the
+    # card asks for the label plainly ("Maldives?"), not what it means; a quiz may still ask which label it is about
+    stated: bool = False
 
     @property
     def german(self) -> bool:
@@ -700,8 +704,12 @@ def _opens_with(words: list[str], pronouns: set[str]) -> bool:
 
 def _points_elsewhere(meaning: str) -> bool:
     """A definition naming something of the sentences around it ("a graph that shows this relationship", "the
-    steps below"): read alone on a card, it does not say what the term is."""
-    return any(word.casefold().strip(",.;:()") in _DEMONSTRATIVES | _DEICTIC for word in plain(meaning).split())
+    steps below", "one consequence of it"): read alone on a card, it does not say what the term is."""
+    words = [word.casefold().strip(",.;:()") for word in plain(meaning).split()]
+    return any(word in _DEMONSTRATIVES | _DEICTIC for word in words) or bool(words) and words[-1] in _ENDING_BACK
+
+
+_ENDING_BACK = {"it", "them", "ihm", "ihn", "ihr", "ihnen", "davon", "daraus", "dafür", "dazu", "damit", "daran"}
 
 
 _CLAUSE_END_RE = re.compile(r"\s*(?:[,;:]|\s[–—-]\s)")
@@ -1258,12 +1266,14 @@ def _structured(facts: list[Fact], lang: str) -> list[Fact]:
     "Zeithorizont: langfristig elastischer" says how it acts, not what it means), or stating something apart
     (``states_apart``) in a list of which most items do or beside an aspect's label ("Folgen:"; that one is asked
     as its aspect already). A list whose heading names what kind its items are ("4 Arten von …", "Figuren") lists
-    terms."""
+    terms. Any other item whose description is a subject and its verb (``subject_then_verb``: "Maldives: most
+    islands sit …") is marked ``stated``."""
     lists: dict[tuple[str, str], list[Fact]] = {}
     for fact in facts:
         if fact.kind == "item":
             lists.setdefault((fact.context, fact.frame), []).append(fact)
     marked: set[int] = set()
+    sentences_about: set[int] = set()  # (a list whose heading names its kind asks "which phase is this" already)
     for (context, frame), items in lists.items():
         heading = frame or context.rsplit(" › ", 1)[-1]
         if list_kind(heading, lang == "de") is not None:
@@ -1278,7 +1288,10 @@ def _structured(facts: list[Fact], lang: str) -> list[Fact]:
                                or (states and len(items) > 1
                                    and (sum(stated) >= MIN_STATED * len(items) or any(aspects)))):
                 marked.add(id(item))
-    return [replace(fact, structural=True) if id(fact) in marked else fact for fact in facts]
+            elif not aspect and subject_then_verb(plain(item.definition), lang):
+                sentences_about.add(id(item))
+    return [replace(fact, structural=True) if id(fact) in marked
+            else replace(fact, stated=True) if id(fact) in sentences_about else fact for fact in facts]
 
 
 MIN_STEM = 6
@@ -1845,7 +1858,7 @@ def _item_question(fact: Fact) -> ItemQuestion:
     if fact.structural and fact.context and fact.context != fact.source.title:
         place = f"{fact.source.title} › {place}"  # "Der Schimmelreiter › Inhalt: Spannung?"
     return item_question(fact.term, fact.definition, place, fact.source.title, fact.german, fact.nested,
-                         names=_labels_a_name(fact) or fact.structural)
+                         names=_labels_a_name(fact) or fact.structural or fact.stated)
 
 
 def _labels_a_name(fact: Fact) -> bool:

@@ -129,6 +129,14 @@ class LanguageWords:
     shortenings: tuple[str, ...] = ()
     # "…, we call this X", "Wenn …, das nennt man X": the term after them names what was just said
     namings: tuple[str, ...] = ()
+    # "that kind of circulation we call X", "diesen Vorgang bezeichnen wir als X": a demonstrative, what it points
+    # at in a few words, and a verb naming it; the term after them names what was just said
+    # who speaks in a transcript's line ("Prof. Lindqvist:", "Dr. Brandt:", "Dozentin:"): a title before a name, or
+    # the speaker's role; the label is no part of what is said
+    speaker_titles: tuple[str, ...] = ()
+    speaker_roles: tuple[str, ...] = ()
+    naming_demonstratives: tuple[str, ...] = ()
+    naming_verbs: tuple[str, ...] = ()
     resumptives: frozenset[str] = frozenset()  # "Die Einkommenselastizität, das ist …": the word taking the term up
     # a student's question in the recording ("[student question: …]", "Student: …?") and the lecturer's praise of it
     student_questions: tuple[str, ...] = ()
@@ -166,6 +174,13 @@ class LanguageWords:
     # label, not what the label means
     subjects: frozenset[str] = frozenset()
     prepositions: frozenset[str] = frozenset()
+    # what goes on a noun phrase after its noun, every preposition ("the river *of* …", "Unterschiede *zwischen* Tag
+    # und Nacht"), and what joins two nouns ("Teilung *und* Absterben"): never the verb after the phrase
+    phrase_links: frozenset[str] = frozenset()
+    joiners: frozenset[str] = frozenset()
+    # what opens a clause that is no sentence of its own ("was der Körper mit dem Arzneistoff macht", "how much …"):
+    # its verb comes at its end and says nothing about a subject of the description
+    subordinators: frozenset[str] = frozenset()
     # what opens a noun phrase naming some of a kind ("manche Messstationen", "most corals"): with a verb after it,
     # the description is a sentence about them
     quantifiers: frozenset[str] = frozenset()
@@ -292,7 +307,14 @@ WORDS: dict[str, LanguageWords] = {
         tag_questions=("right", "okay", "ok", "yeah", "yes", "isn't it", "you see", "correct"),
         shortenings=("or {abbr} for short", "{abbr} for short", "short {abbr}", "abbreviated {abbr}"),
         namings=("we call this", "we call that", "we call it", "we call these", "what we call", "this is called",
-                 "that is called", "this is known as", "we refer to this as"),
+                 "that is called", "this is known as", "we refer to this as", "this is what's known as",
+                 "this is what’s known as", "this is what is known as", "this is the so-called", "that's the so-called",
+                 "that is the so-called", "these are the so-called"),
+        speaker_titles=("prof", "dr", "mr", "mrs", "ms"),
+        speaker_roles=("lecturer", "professor", "prof", "instructor", "teacher", "tutor", "speaker", "host",
+                       "moderator", "interviewer"),
+        naming_demonstratives=("this", "that", "these", "those"),
+        naming_verbs=("we call", "we'd call", "is called", "are called", "is known as", "are known as"),
         resumptives=frozenset({"this", "that", "it"}),
         student_questions=("student question", "question from a student", "question from the audience", "student asks",
                            "a student asks", "student", "question"),
@@ -326,6 +348,16 @@ WORDS: dict[str, LanguageWords] = {
         estimates=frozenset({"about", "around", "approximately", "roughly", "nearly", "almost", "circa"}),
         prepositions=frozenset({"in", "after", "before", "during", "at", "on", "with", "by", "since", "from",
                                 "until", "when", "while"}),
+        phrase_links=frozenset({"of", "in", "at", "on", "with", "by", "from", "to", "for", "into", "onto", "over",
+                                "under", "between", "among", "about", "around", "as", "than", "through", "without",
+                                "within", "across", "against", "along", "behind", "below", "above", "beyond", "via",
+                                "per", "like", "near", "toward", "towards", "upon", "after", "before", "during",
+                                "until", "since", "off", "up", "down", "out", "such", "versus", "vs", "plus", "that",
+                                "which", "who", "whom", "whose", "where", "when", "while", "whereas", "if", "because",
+                                "not", "no"}),
+        joiners=frozenset({"and", "or", "&"}),
+        subordinators=frozenset({"what", "how", "when", "where", "whether", "if", "why", "who", "which", "that",
+                                 "because", "whatever", "wherever"}),
         adjective_endings=("al", "ial", "ical", "ive", "ous", "ern", "ish", "ible", "able"),
         commands=frozenset({"define", "explain", "name", "list", "describe", "state", "give", "compare", "outline",
                             "distinguish", "summarise", "summarize", "calculate", "discuss", "contrast", "identify",
@@ -446,7 +478,14 @@ WORDS: dict[str, LanguageWords] = {
         tag_questions=("ne", "nicht wahr", "oder", "gell", "okay", "ok", "ja", "nich"),
         shortenings=("oder kurz {abbr}", "kurz {abbr}", "abgekürzt {abbr}"),
         namings=("das nennt man", "das nennen wir", "man nennt das", "nennt man das", "dann nennt man das",
-                 "das heißt dann", "dann heißt das", "heißt das", "das bezeichnet man als", "spricht man von"),
+                 "das heißt dann", "dann heißt das", "heißt das", "das bezeichnet man als", "spricht man von",
+                 "das ist der sogenannte", "das ist die sogenannte", "das ist das sogenannte",
+                 "das sind die sogenannten"),
+        speaker_titles=("prof", "dr", "herr", "frau"),
+        speaker_roles=("dozent", "dozentin", "professor", "professorin", "prof", "lehrer", "lehrerin", "tutor",
+                       "tutorin", "sprecher", "sprecherin", "moderator", "moderatorin"),
+        naming_demonstratives=("diesen", "diese", "dieser", "dieses", "diesem", "das", "dies"),
+        naming_verbs=("nennt man", "nennen wir", "bezeichnen wir als", "bezeichnet man als"),
         resumptives=frozenset({"das", "dies"}),
         student_questions=("frage aus dem publikum", "frage einer studentin", "frage eines studenten",
                            "eine studentin fragt", "ein student fragt", "studentin fragt", "student fragt",
@@ -477,9 +516,19 @@ WORDS: dict[str, LanguageWords] = {
         causal=frozenset({"weil", "denn", "da"}),
         estimates=frozenset({"ungefähr", "etwa", "rund", "circa", "ca.", "fast", "knapp", "beinahe"}),
         adverbs=frozenset({"nicht", "nichts", "meist", "erst", "fast", "selbst", "jetzt", "bereits", "zuletzt",
-                           "zuerst", "seit", "insgesamt", "direkt", "kaum", "oft", "stets", "überhaupt", "zumindest"}),
+                           "zuerst", "seit", "insgesamt", "direkt", "kaum", "oft", "stets", "überhaupt", "zumindest",
+                           "oben", "unten", "innen", "außen", "hinten", "morgen", "gestern"}),
         prepositions=frozenset({"in", "im", "nach", "vor", "während", "mit", "bei", "seit", "durch", "am", "an",
                                 "auf", "aus", "unter", "zum", "zur", "als", "bis"}),
+        phrase_links=frozenset({"in", "im", "ins", "nach", "vor", "vorm", "während", "mit", "bei", "beim", "seit",
+                                "durch", "am", "an", "ans", "auf", "aufs", "aus", "unter", "zum", "zur", "zu", "als",
+                                "bis", "von", "vom", "zwischen", "über", "übers", "ohne", "für", "gegen", "um", "statt",
+                                "anstatt", "samt", "nebst", "außer", "innerhalb", "außerhalb", "entlang", "gegenüber",
+                                "hinter", "neben", "wegen", "trotz", "pro", "je", "wie", "per", "bzw", "bzw.", "plus",
+                                "inkl", "inkl.", "z.", "b.", "z.b.", "ca.", "nicht", "kein", "keine"}),
+        joiners=frozenset({"und", "oder", "sowie", "&"}),
+        subordinators=frozenset({"was", "wie", "wo", "wer", "wenn", "dass", "ob", "weil", "warum", "wodurch",
+                                 "womit", "wozu", "woraus", "nachdem", "bevor", "sobald", "falls", "obwohl"}),
         # ("Französische", "Kommerzielle", "Installierte", "Verschachtelte", "Ausgeschlossene", "Neue")
         adjective_endings=tuple(stem + ending for stem in ("sch", "ig", "al", "lich", "ell", "iert", "elt", "tet",
                                                            "en", "eu")
@@ -718,8 +767,11 @@ def _spoken_patterns(words: LanguageWords) -> dict[str, re.Pattern[str]]:
         "dislocated": re.compile(rf"^(?P<term>(?:(?!\b(?:{copulas})\b)[^,;:]){{2,60}})"
                                  rf"(?:,\s+(?:{_choice(words.resumptives)})|,?\s+(?P=term))"
                                  rf"\s+(?=(?:{copulas})\b)", re.IGNORECASE),
-        "naming": re.compile(rf"(?:^|(?<=[\s,]))(?P<naming>{_choice(words.namings)})\s+(?P<term>[^,;:.!?()—–]+?)"
-                             rf"\s*(?=[,;:.!?()—–]|$)", re.IGNORECASE),
+        "speaker": re.compile(rf"^(?:(?:{_choice(words.speaker_titles)})\.?\s+[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*)?"
+                              rf"|(?:{_choice(words.speaker_roles)})(?:\s+\d)?)\s*:\s+", re.IGNORECASE)
+        if words.speaker_titles else _NEVER_RE,
+        "naming": re.compile(rf"(?:^|(?<=[\s,]))(?P<naming>{_choice(words.namings)}|{_pointed_naming(words)})\s+"
+                             rf"(?P<term>[^,;:.!?()—–]+?)\s*(?=[,;:.!?()—–]|$)", re.IGNORECASE),
         "ordinal": re.compile(rf"(?:^|,\s*|\s+)(?:{_choice(words.ordinals)})(?!\w)[\s,]*", re.IGNORECASE),
         "count": re.compile(rf"(?<!\w)(?P<count>{'|'.join(words.numbers)}|[2-9])\s+(?:[^\W\d_][\w-]*\s+){{0,2}}"
                             rf"[^\W\d_][\w-]*", re.IGNORECASE),
@@ -728,6 +780,18 @@ def _spoken_patterns(words: LanguageWords) -> dict[str, re.Pattern[str]]:
         "asked": re.compile(rf"^(?:\[\s*(?:{_choice(words.student_questions)})\s*:\s*(?P<bracketed>[^\]]+\?)\s*\]"
                             rf"|(?:{_choice(words.student_questions)})\s*:\s*(?P<said>[^?]+\?))\s*", re.IGNORECASE),
     } if words.namings else {}
+
+
+MAX_POINTED_WORDS = 3
+
+
+def _pointed_naming(words: LanguageWords) -> str:
+    """The pattern of a naming that points at what was said in a few words of its own ("that kind of circulation we
+    call", "those we call", "That process is called", "diesen Vorgang bezeichnen wir als")."""
+    if not words.naming_demonstratives or not words.naming_verbs:
+        return "(?!)"
+    return rf"(?:{_choice(words.naming_demonstratives)})(?:\s+[^\W\d_][\w'’-]*){{0,{MAX_POINTED_WORDS}}}?\s+" \
+        rf"(?:{_choice(words.naming_verbs)})"
 
 
 @cache
@@ -744,6 +808,7 @@ def said_plainly(sentence: str, lang: str) -> str:
     text = _SAID_AT_RE.sub("", sentence.strip())
     if not patterns:
         return without_fillers(text)
+    text = patterns["speaker"].sub("", text, count=1)  # "Dr. Brandt: Wenn warme Luft …"
     def gap(found: re.Match[str]) -> str:
         """"A, um, and B" keeps its comma; "Containment, basically, is …" and "is, basically, a …" none (while
         "Wenn der Wasserstoff aufgebraucht ist, bläht …" keeps the comma that ends its clause)."""
@@ -759,7 +824,8 @@ def said_plainly(sentence: str, lang: str) -> str:
         text = text[:tag.start()].rstrip(" ,") + "."
     while (found := _FILLER_RE.match(text)) and found.end() < len(text) and not _verb_second(text[found.end():], lang):
         text = text[found.end():]
-    text = patterns["dislocated"].sub(r"\g<term> ", text)
+    if not patterns["naming"].search(text):  # "Der Bereich …, das ist der sogenannte Warmsektor" names, keeps "das"
+        text = patterns["dislocated"].sub(r"\g<term> ", text)
     first = text.split()[0].strip(",.;:").replace("-", "") if text.split() else ""  # "p53", "mRNA" stay as said
     return text[:1].upper() + text[1:] if first.isalpha() and first.islower() else text
 
@@ -797,8 +863,9 @@ def naming_in(sentence: str, lang: str) -> Naming | None:
         start += len(term.split()[0]) + 1
         term = term.split(None, 1)[1] if len(term.split()) > 1 else ""
     words = term.split()
-    if not words or len(words) > 5 or any(word.casefold() in WORDS[lang].copulas for word in words):
-        return None
+    if not words or len(words) > 5 or any(word.casefold() in WORDS[lang].copulas for word in words) \
+            or words[0].casefold() in WORDS[lang].phrase_links:
+        return None  # "That theory is called into question": no term named
     before = sentence[:found.start()].strip(" ,—–")
     said_before = len(_WORD_RE.findall(before)) >= 3
     return Naming(start, start + len(term), said_before)
@@ -1512,6 +1579,114 @@ def opens_with_clause(description: str, lang: str) -> bool:
         if noun and (verb in words.auxiliaries or (end == 2 and verb.isalpha() and verb not in words.prepositions
                                                    and verb_in_person(verb, lang))):
             return True
+    return False
+
+
+OPENING_SUBJECT_WORDS = {"en": 3, "de": 6}  # German capitalises its nouns: a longer subject still shows where it ends
+
+
+def subject_then_verb(description: str, lang: str) -> bool:
+    """A description whose first clause is a subject of its own and then its finite verb, with or without an
+    article: "die ältesten Inseln liegen im Nordwesten", "Enzyme sättigen bei hohem [S]", "große Unterschiede
+    zwischen Tag und Nacht sprengen das Gestein", "the oldest islands lie furthest from …", "most islands sit less
+    than …", "lower pH makes it harder …", "the barrier reef protects mangroves …". German: after a capitalised noun
+    (and what links more nouns to it) a word in lower case that is an auxiliary or ends as a verb ("-t"; "-en" not
+    before a noun, where it is an adjective). English: after at most three words, an auxiliary; a verb in "-s" after
+    a singular; after a plural in "-s", a plain word not ending as a participle; either way not before a
+    preposition ("species endemic to …", "patterns found in …") or a name. "Bereich des Gletschers, in dem …", "the
+    probability of a result …", "symbiotic algae living in …" name what a term is."""
+    words = WORDS.get(lang)
+    if words is None or lang not in OPENING_SUBJECT_WORDS:
+        return False
+    clause = _CLAUSE_BREAK_RE.split(description, maxsplit=1)[0]
+    tokens = [token.strip("*_„“\"'`") for token in clause.split()]
+    tokens = [token for token in tokens if token]
+    if not tokens or tokens[0].casefold() in words.subordinators:
+        return False  # "„was der Körper mit dem Arzneistoff macht“: LADME"
+    opening = 1 if tokens and (tokens[0].casefold() in words.articles or tokens[0].casefold() in words.quantifiers) \
+        else 0
+    if lang == "de":
+        return _german_subject_then_verb(tokens, opening, words)
+    if _placed_then_stated(description, words):
+        return True
+    if len(tokens) > opening and tokens[opening].casefold().endswith("ing"):
+        return False  # "selling goods abroad below …": an activity, what the label means
+    # "most cases end with …": a subject naming some of a kind is no term defined, whatever follows its verb
+    quantified = opening > 0 and tokens[0].casefold() in words.quantifiers
+    for end in range(opening + 1, min(len(tokens) - 1, opening + OPENING_SUBJECT_WORDS[lang] + 1)):
+        subject = [token.casefold() for token in tokens[opening:end]]
+        if not all(token.replace("-", "").replace("'", "").isalnum() for token in subject) \
+                or any(token in words.phrase_links or token in words.auxiliaries or token in words.articles
+                       or token in words.subordinators for token in subject):
+            return False
+        verb, after = tokens[end], tokens[end + 1]
+        if subject[-1] in words.joiners or not verb.isalpha() or not verb.islower() or verb in words.articles \
+                or verb in words.subordinators or verb in words.subjects or verb in words.resumptives \
+                or verb in words.quantifiers:
+            continue  # "adds an `airtable-id` property", "studies how speakers …": a verb opens, no subject
+        if verb in words.auxiliaries:
+            return True
+        if (after.casefold() in words.phrase_links and not quantified) or after.endswith(("ing", "ed")) \
+                or after[:1].isupper() \
+                or verb in words.phrase_links or verb in words.joiners or verb in words.adverbs \
+                or verb.endswith(_POSTPOSED_ADJECTIVE_ENDINGS):
+            continue  # "numbers divisible only by 1 …"
+        if verb_in_person(verb, lang) and not verb_in_person(subject[-1], lang):
+            return True  # "the barrier reef protects mangroves …"
+        if verb_in_person(subject[-1], lang) and not verb_in_person(verb, lang) and not verb.endswith(("ing", "ly")) \
+                and not (verb.endswith("ed") and not verb.endswith("eed")):
+            return True  # "most islands sit less than 1 m …", "reefs need 10–15 years …"
+    return False
+
+
+MAX_PLACED_WORDS = 10
+_PLACED_END_RE = re.compile(r"[;:()=→]|\s[–—-]\s")
+
+
+def _placed_then_stated(description: str, words: LanguageWords) -> bool:
+    """An English description opening with a preposition and an article or a number, then a clause with its
+    auxiliary ("on the Big Island the volcanoes are still active", "for over a decade the EU and the US were …"): it
+    says what holds there, no relative or subordinate word ("at the mouth of a river where sediment is deposited") in
+    between."""
+    tokens = [token.strip("*_„“\"'`,").casefold() for token in _PLACED_END_RE.split(description, maxsplit=1)[0].split()]
+    if len(tokens) < 4 or tokens[0] not in words.phrase_links or tokens[0] in words.subordinators \
+            or tokens[0] in words.relatives \
+            or not any(token in words.articles or token[:1].isdigit() for token in tokens[1:3]):
+        return False  # ("for over a decade", "in 2019")
+    for token in tokens[2:MAX_PLACED_WORDS]:
+        if token in words.subordinators or token in words.relatives:
+            return False
+        if token in words.auxiliaries:
+            return True
+    return False
+
+
+_POSTPOSED_ADJECTIVE_ENDINGS = ("ible", "able", "ous", "ical", "ial")
+_CLAUSE_BREAK_RE = re.compile(r"[,;:()=→]|\s[–—-]\s")
+
+
+def _german_subject_then_verb(tokens: list[str], opening: int, words: LanguageWords) -> bool:
+    """The German side of :func:`subject_then_verb`: ``tokens`` from the ``opening`` word on, the noun phrase read by
+    its capitals."""
+    noun = False  # a noun was read, the next word in lower case goes on its phrase or is its verb
+    for index in range(opening, min(len(tokens), opening + OPENING_SUBJECT_WORDS["de"] + 1)):
+        token = tokens[index]
+        bare = token.casefold()
+        following = tokens[index + 1] if index + 1 < len(tokens) else ""
+        if token[:1].isupper() or not token.replace("-", "").isalpha():
+            noun = noun or token[:1].isupper()  # a noun, a name; a number or a formula stays inside the phrase
+        elif not noun or bare in words.articles or bare in words.quantifiers:
+            continue  # an adjective before its noun, an article after one ("Bereich des Gletschers")
+        elif bare in words.phrase_links or bare in words.joiners:
+            noun = False
+        elif bare in words.auxiliaries:
+            return True
+        elif bare in words.adverbs:
+            return False
+        else:  # "-en" before a noun is an adjective; at the clause's end, or before "und", an infinitive
+            return verb_in_person(bare, "de") or (bare.endswith("en") and bool(following)
+                                                  and not following[:1].isupper()
+                                                  and following.casefold() not in words.joiners)
     return False
 
 
