@@ -53,7 +53,7 @@ FUGEN = _FUGEN  # the joints of a German compound ("Liquidität|s|falle")
 # the "Liquiditätsfalle", "der Kreislauf *des* Kohlenstoffs" the "Kohlenstoffkreislauf")
 GENITIVE_ARTICLES = frozenset({"der", "des"})
 # Bump when term production changes (stemming, stopwords, decompounding): saved BM25 indexes rebuild.
-ANALYZER_VERSION = "a5"
+ANALYZER_VERSION = "a6"
 _MIN_PART = 3  # German has short real parts: Tag, Ort, Zug, Bau (dev set: de nDCG 0.779 -> 0.810)
 
 # Accepted spelling variants, each written as its plainest form: German umlauts spelt out or not, old and new
@@ -71,7 +71,11 @@ COGNATE_MIN_CHARS = 5  # a shorter key is shared by unrelated words of the two l
 # "$\Delta G$" are "ΔG"; "$\theta_c$" is "θc"): a word no stemmer cuts and no typing slip reads as another ("ΔS" stays
 # no "delta" any ΔH answers).
 _MATH_SPAN = re.compile(r"\$\$(?P<block>.+?)\$\$|\$(?![\s$])(?P<inline>[^$\n]+?)(?<![\s\\])\$(?!\d)", re.DOTALL)
-_SUBSCRIPT = re.compile(r"(?<![\\\w])([^\W\d_])_(?:\{([^\W_]+)\}|([^\W_]))")
+# a subscript to a letter, or to a small letter before a capital ("$pK_a$" is "pKa"), as written or in upright type
+# ("$k_\text{cat}$", "$K_{\mathrm{M}}$")
+_UPRIGHT = r"\\(?:text|mathrm|rm)\{"
+_SUBSCRIPT = re.compile(r"(?<![\\\w])([a-z]?[A-Z]|[^\W\d_])_(?:\{(?:" + _UPRIGHT + r"([^\W_]+)\}|([^\W_]+))\}|"
+                        + _UPRIGHT + r"([^\W_]+)\}|([^\W_]))")
 _GREEK = dict(zip((
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi chi psi "
     "omega").split(), "αβγδεζηθικλμνξπρστυφχψω", strict=True))
@@ -116,7 +120,7 @@ def _flat_symbols(text: str, greek: bool) -> str:
 
 def _flat_math(span: re.Match[str]) -> str:
     math = _GREEK_SYMBOL_IN_MATH.sub(_joined_symbol, span[0])
-    return _SUBSCRIPT.sub(lambda found: found[1] + (found[2] or found[3]), math)
+    return _SUBSCRIPT.sub(lambda found: found[1] + next(part for part in found.groups()[1:] if part), math)
 
 
 def _joined_symbol(found: re.Match[str]) -> str:
