@@ -6,7 +6,9 @@ on unseen vaults, while unanswerable ones stay refused).
 - a name or substance the vault has in no form that is part of what a number is asked of ("… nach
   *Nowgorod*?", "… of *lysozyme*"), not a kind of thing after an article ("eine *Reise*": the note says "Fahrt")
   nor the verb it asks with ("How long does X *require* …?"), keeps a passage giving the number of something
-  else from answering.
+  else from answering;
+- a word the vault may say only in its other language ("calculator" of a note writing "Rechner") does not make
+  a name the answer states ("von Neumann") a mention in passing.
 """
 
 from __future__ import annotations
@@ -186,3 +188,13 @@ async def test_the_verb_a_how_long_question_asks_with_is_no_thing_it_asks_about(
     # time is of
     done = await ask(engine, "How long does carbonic anhydrase require for a single catalytic cycle?")
     assert done["answered"] and "about 1 µs" in done["answer"], done["answer"]
+
+
+async def test_a_word_said_in_the_other_language_leaves_the_name_the_answer(engine: Any) -> None:
+    # "calculator" is in no note (the note says "Rechner"); "von Neumann" is, and its paragraph is the nearest the
+    # notes come (before: "The vault doesn't say this about “Neumann”")
+    done = await ask(engine, "What does a calculator after von Neumann have?")
+    assert done["answered"] and "Ein Rechner nach von Neumann hat Steuerwerk" in done["answer"], done["answer"]
+    # a name the vault never uses stays refused
+    done = await ask(engine, "What does a calculator after Harvard have?")
+    assert not done["answered"]

@@ -1607,8 +1607,11 @@ def _names_in_passing(pack: EvidencePack, units: Sequence[Unit], terms: Sequence
     """The names the question asks about ("Australia") that the quotes state only apart from every other word of
     its topic ("northern Australia" in a list of monsoon regions, "capital" in another note): a mention in
     passing, not an answer on it. A unit on the rest of the topic in a note that states the name elsewhere is on
-    it (``Evidence.names_in_note``: a lecture transcript on the ECB, its paragraph on the corridor)."""
-    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
+    it (``Evidence.names_in_note``: a lecture transcript on the ECB, its paragraph on the corridor). The words the
+    vault may say only in another language (``EvidencePack.gaps``) are no part of the topic a quote must state
+    ("What does a *calculator* after von Neumann consist of?" of a German note: "Ein Rechner nach von Neumann
+    …")."""
+    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame and key not in pack.gaps}
     missing = []
     for key in topic:
         concept = pack.concepts[key]
