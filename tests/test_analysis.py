@@ -29,6 +29,14 @@ def test_a_symbol_in_math_is_the_word_a_question_writes_flat():
     assert words("nie NUR als Mittel, pi") == ["nie", "nur", "als", "mittel", "pi"]
     # a product is no symbol: "$ma_x$" is m times a_x, no "max"
     assert "max" not in words("$\\sum F_x = ma_x$")
+    # a small letter before a capital is one base with it ("$pK_a$": "pKa", "$pK_{S}$": "pKS"), and a subscript in
+    # upright type is the same subscript ("$k_\\text{cat}$", "$K_{\\mathrm{M}}$"): "What is the pKa of acetic
+    # acid?" was refused ("nothing about “pKa”") on a note writing "Acetic acid has a $pK_a$ of 4.76"
+    assert words("$pK_a$ of 4.76") == words("pKa of 4.76")
+    assert "pks" in words("der $pK_{S}$-Wert")
+    assert words(r"$k_\text{cat}$ und $K_{\mathrm{M}}$ und $K_\mathrm{M}$") == words("kcat und KM und KM")
+    # two small letters are no base: "$dx_i$" stays as written, no "dxi"
+    assert "dxi" not in words("$dx_i$")
     # prices are no math, and underscores outside math stay as written
     assert words("costs $5 and $10, see file_name") == ["costs", "5", "and", "10", "see", "file_name"]
     # a formula is what the note reader calls one: a "$" inside code is code, written as typed

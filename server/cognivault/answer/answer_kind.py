@@ -8,7 +8,7 @@ many", "wie viele", "what percentage", "how long", "wann wurde") names the kind 
 - ``quantity``: a number (digits, or a number word: "twelve", "zwölf", "unlimited"; not the number
   of a procedure's step, "2. Open the settings");
 - ``share``: a percentage or a decimal fraction ("20 %", "half", "Hälfte", "≈ 0.15");
-- ``duration``: a unit of time ("for 12 months", "two weeks", "täglich"); "how many days" asks for one too;
+- ``duration``: a unit of time ("for 12 months", "two weeks", "täglich", "100 ns"); "how many days" asks for one too;
 - ``date``: a year, an ordinal, a month or weekday name ("in 476", "the 5th century", "im Mai");
 - ``temperature``, ``length``, ``mass``: a number with its unit ("140 °C", "4 km", "3 t"): "how warm is the Gulf
   Stream?" is not answered by the number of Sverdrups it carries, "what temperature" not by a temperature's word;
@@ -67,7 +67,9 @@ _YEAR_OR_ORDINAL = re.compile(r"\d{3,4}|\d{1,2}(?:st|nd|rd|th)")  # "476", "2020
 _DECIMAL_SHARE = re.compile(r"(?<![\d.,}])0(?:[.,]|\{,\})\d")
 _PERCENT = re.compile(r"(\d)\s?%(?!%)")  # "20 %" says "percent" (while "%%" is a comment's syntax)
 _LIST_NUMBER = re.compile(r"^[ \t>]*\d{1,3}[.)][ \t]", re.MULTILINE)  # "2. Open ...": a step, not an amount
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n")  # list items, table rows and lines are sentences of their own
+# list items, table rows and lines are sentences of their own, unless a line opens in lower case: it goes on with the
+# sentence of the line above ("Die Vorwarnzeit beträgt meist\nsieben Tage oder weniger.")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n(?![ \t]*[a-zäöüß])")
 # a line leading into a list ("We offer full refunds within 7 days … for the following services:") and the list's
 # items ("- Obsidian Publish"), or into the lines right under it ("Wechselzahl = Substratmoleküle pro Sekunde:" over
 # "Carboanhydrase: ca. $10^6$ pro Sekunde!"): one statement, which the items finish
@@ -120,6 +122,8 @@ MEASURES = {
     "mass": re.compile(_NUMBER + r"(?:(?:kg|g|mg|µg|t|lbs?|oz)\b|kilogram|gram|tonnen?\b|tons?\b|tonnes?\b|"
                        r"pounds?\b|pfund)", re.IGNORECASE),
 }
+# a span of time written with its unit's symbol ("100 ns", "10 ms", "24 h", "90 min")
+_TIME_SYMBOL = re.compile(_NUMBER + r"(?:ns|µs|μs|ms|s|min|h|std)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +228,8 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
             if not _names_someone(sentence, expected.focus, lang):
                 continue
         elif not (measure.search(sentence) if measure is not None else
-                  any(_fits(expected.kind, word) for word in words(sentence))):
+                  any(_fits(expected.kind, word) for word in words(sentence)) or
+                  expected.kind == "duration" and _TIME_SYMBOL.search(sentence)):
             continue
         found = above | before | _concepts_in(sentence, expected.focus, analyzer, lang)
         if len(found) >= needed and (expected.head is None or expected.head.key in found):

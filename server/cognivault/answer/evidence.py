@@ -819,6 +819,13 @@ def _english_main_verb(said: Sequence[str], known: Callable[[str], bool]) -> str
     return None
 
 
+def verb_asked_with(said: Sequence[str], cue: str, known: Callable[[str], bool]) -> str | None:
+    """The main verb of an English question whose answer cue stands before its auxiliary ("How long do worker bees
+    *survive*?", ``_english_main_verb`` read without the cue's other words: "how do worker bees survive")."""
+    cue_words = set(cue.split()) - _WH_WORDS
+    return _english_main_verb([word for word in said if word not in cue_words], known)
+
+
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n])\s*[\"'„“‚‘(»«]*$")
 
 

@@ -64,7 +64,8 @@ the *liquidity trap*?" answered with the causes of inflation, "What are *anticoa
 antibiotics are used for), or leave out the form it asks to turn a thing into together with what it asks to do
 ("export a note *as a PDF*" answered with how to embed a PDF: ``_forms_unquoted``), or, asked whether a thing
 can do something, no passage found says the doing in any form ("Can the Audio recorder *transcribe* …?":
-``_abilities_unheard``), or state the words of what it
+``_abilities_unheard``), or, asked for a number or a span of time, what it is asked of has a word the vault never
+uses ("… von Lübeck nach *Nowgorod*?": ``_focus_unheard``), or state the words of what it
 asks about each apart, none two together ("telephone" in a database example, "invented" in a timeline), the answer
 says the vault does not cover it instead of guessing. Deterministic.
 """
@@ -87,6 +88,7 @@ from cognivault.answer.evidence import (
     spelled_alike,
     text_pairs,
     text_terms,
+    verb_asked_with,
 )
 from cognivault.answer.ordinals import (
     COUNT_REACH,
@@ -1430,6 +1432,12 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
             return PassageAnswer([], replace(measures, refusal=f"the passages give no {expected.describe()}"),
                                  lacking=lacking)
         measures = replace(measures, doubt=f"the passages give no {expected.describe()}")
+    unheard_focus = _focus_unheard(pack, expected, question) if kind_stated else []
+    if unheard_focus:
+        # "Wie lange dauerte eine Fahrt von Lübeck nach *Nowgorod*?": the span of time the quotes give is of the
+        # journey they name (to Bergen), not of one to a place the vault never names
+        return PassageAnswer([], replace(measures, refusal="no passage names " + ", ".join(unheard_focus)),
+                             [_as_written(question, word) for word in unheard_focus])
     if measures.share < ANSWER_FLOOR:
         return PassageAnswer([], measures)  # what the passages would say is not an answer to this
     unnamed = (_names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []) + \
@@ -1456,6 +1464,26 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         measures = replace(measures, doubt=f"no quoted list gives {counted}")
         lacking = lacking or (f"keine Liste zu „{counted}“" if pack.lang == "de" else f"list of {counted}")
     return PassageAnswer(quotes, measures, lacking=lacking)
+
+
+def _focus_unheard(pack: EvidencePack, expected: ExpectedAnswer | None, question: str) -> list[str]:
+    """The names and substances of what a question asks a number, a date or a span of time of
+    (``ExpectedAnswer.focus``) that the vault never uses in any form (``EvidencePack.unknown``): a passage giving
+    such an answer gives it of something else ("… von Lübeck nach *Nowgorod*?", "the catalytic cycle of
+    *lysozyme*"). A word after an article names a kind of thing the vault may call otherwise ("eine *Reise*" of a
+    note saying "Fahrt"); neither is the verb the question asks with ("How long do worker bees *survive*?"), nor a
+    word the vault may say only in another language."""
+    if expected is None:
+        return []
+    unheard = set(pack.unknown)
+    said = words(question)
+    verb = verb_asked_with(said, expected.cue, lambda word: word not in unheard) \
+        if pack.lang not in NOUN_CAPITALISING else None
+    articles = set().union(*(language.articles for language in WORDS.values()))
+    after_article = {word for at, word in enumerate(said) if articles.intersection(said[max(0, at - 2):at])}
+    return [concept.whole or concept.word for concept in expected.focus
+            if (concept.whole or concept.word) in unheard - after_article and concept.word != verb and
+            not concept.frame and not concept.context and concept.key not in pack.gaps]
 
 
 def _counted_words(question: str, count: int, nouns: set[str]) -> str:
@@ -1614,8 +1642,11 @@ def _names_in_passing(pack: EvidencePack, units: Sequence[Unit], terms: Sequence
     """The names the question asks about ("Australia") that the quotes state only apart from every other word of
     its topic ("northern Australia" in a list of monsoon regions, "capital" in another note): a mention in
     passing, not an answer on it. A unit on the rest of the topic in a note that states the name elsewhere is on
-    it (``Evidence.names_in_note``: a lecture transcript on the ECB, its paragraph on the corridor)."""
-    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
+    it (``Evidence.names_in_note``: a lecture transcript on the ECB, its paragraph on the corridor). The words the
+    vault may say only in another language (``EvidencePack.gaps``) are no part of the topic a quote must state
+    ("What does a *calculator* after von Neumann consist of?" of a German note: "Ein Rechner nach von Neumann
+    …")."""
+    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame and key not in pack.gaps}
     missing = []
     for key in topic:
         concept = pack.concepts[key]

@@ -72,7 +72,11 @@ COGNATE_MIN_CHARS = 5  # a shorter key is shared by unrelated words of the two l
 # "$E_a$" "Ea"; a Greek letter named with its subscript or the capital it changes is written as the letter ("delta G",
 # "$\Delta G$" are "ΔG"; "$\theta_c$" is "θc"): a word no stemmer cuts and no typing slip reads as another ("ΔS" stays
 # no "delta" any ΔH answers).
-_SUBSCRIPT = re.compile(r"(?<![\\\w])([^\W\d_])_(?:\{([^\W_]+)\}|([^\W_]))")
+# a subscript to a letter, or to a small letter before a capital ("$pK_a$" is "pKa"), as written or in upright type
+# ("$k_\text{cat}$", "$K_{\mathrm{M}}$")
+_UPRIGHT = r"\\(?:text|mathrm|rm)\{"
+_SUBSCRIPT = re.compile(r"(?<![\\\w])([a-z]?[A-Z]|[^\W\d_])_(?:\{(?:" + _UPRIGHT + r"([^\W_]+)\}|([^\W_]+))\}|"
+                        + _UPRIGHT + r"([^\W_]+)\}|([^\W_]))")
 _GREEK = dict(zip((
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi chi psi "
     "omega").split(), "αβγδεζηθικλμνξπρστυφχψω", strict=True))
@@ -121,7 +125,8 @@ def _with_flat_math(text: str) -> str:
     done = 0
     for start, end in math_spans(text):
         math = _GREEK_SYMBOL_IN_MATH.sub(_joined_symbol, text[start:end])
-        parts += [text[done:start], _SUBSCRIPT.sub(lambda found: found[1] + (found[2] or found[3]), math)]
+        flat = _SUBSCRIPT.sub(lambda found: found[1] + next(part for part in found.groups()[1:] if part), math)
+        parts += [text[done:start], flat]
         done = end
     return "".join(parts) + text[done:]
 

@@ -73,7 +73,8 @@ MIN_CHARS = 100
 # another version (``index.pipeline``), even when the note itself did not change.
 # 2: a chunk that took in small sections keeps its own heading line after them.
 # 3: the frontmatter's lead line (description, aliases) is a paragraph of its own.
-CHUNKER_VERSION = 3
+# 4: a passage's words read a symbol written in math as one word ("$pK_a$", "$k_\text{cat}$": ``index.analysis``).
+CHUNKER_VERSION = 4
 
 # The aliases part of a first passage's lead line (``_lead_line``): the note's other names, not its text.
 LEAD_ALIASES_RE = re.compile(r"\s*\(aliases: [^)]*\)|^aliases:.*$", re.IGNORECASE | re.MULTILINE)
