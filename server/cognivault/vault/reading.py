@@ -101,6 +101,12 @@ class LanguageWords:
     target_forms: tuple[str, ...] = ()
     # what opens a question asking whether a thing can do something ("*Can* the recorder transcribe …?", "*Kann* …")
     abilities: frozenset[str] = frozenset()
+    # what bounds an amount ("*up to* 50 MB", "*höchstens* zehn"): a question saying one ("What is the *maximum*
+    # number of tabs?", "Wie viele Gruppen *höchstens*?") asks for a bound, which a bare count ("3 tabs") does not give
+    limits: tuple[str, ...] = ()
+    # what says an amount has no bound ("*unlimited*", "*keine Begrenzung*"): an answer to such a question without a
+    # number
+    no_limits: tuple[str, ...] = ()
     # words no sentence ends on: a text ending in one was cut mid-clause ("… of $A$ if.", "… wenn.")
     open_ends: frozenset[str] = frozenset()
     # what opens a relative clause ("a solution that keeps its pH constant when …"): a condition after one is part
@@ -279,6 +285,10 @@ WORDS: dict[str, LanguageWords] = {
                        "that's it for today", "that is it for today", "that's all for today"),
         conditions=("if and only if", "if", "iff", "whenever", "when", "provided that", "provided"),
         target_forms=("as", "into"), abilities=frozenset({"can", "could"}),
+        limits=("maximum", "maximal", "max", "minimum", "minimal", "min", "limit", "limits", "limited", "up to",
+                "at most", "at least", "no more than", "no fewer than", "less than", "fewer than", "more than",
+                "smaller than", "larger than", "bigger than", "exceed", "exceeds", "exceeding", "cap", "capped"),
+        no_limits=("unlimited", "no limit", "no limits", "no maximum", "without limit", "without any limit"),
         open_ends=frozenset({"if", "iff", "when", "whenever", "because", "unless", "whereas", "and", "or", "but",
                              "of", "the", "an", "than"}),
         instances=("a", "an", "any", "every", "each"), relatives=("that", "which", "who", "whom", "whose"),
@@ -432,6 +442,12 @@ WORDS: dict[str, LanguageWords] = {
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
         conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
         target_forms=("als", "ins"), abilities=frozenset({"kann", "können", "könnte", "könnten"}),
+        limits=("höchstens", "maximal", "maximale", "maximalen", "maximum", "max", "mindestens", "minimal",
+                "minimale", "minimalen", "minimum", "limit", "limits", "grenze", "obergrenze", "begrenzt", "bis zu",
+                "weniger als", "mehr als", "kleiner als", "größer als", "überschreiten", "überschreitet",
+                "übersteigen", "übersteigt"),
+        no_limits=("unbegrenzt", "unbegrenzte", "unbegrenzten", "unbeschränkt", "keine begrenzung", "kein limit",
+                   "keine grenze", "ohne begrenzung", "ohne limit"),
         open_ends=frozenset({"wenn", "falls", "sofern", "weil", "dass", "ob", "obwohl", "und", "oder", "aber",
                              "sondern", "des", "dem", "eine", "einer", "eines", "einem", "einen", "für", "sodass"}),
         instances=("ein", "eine", "einen", "jeder", "jede", "jedes"),
