@@ -295,3 +295,24 @@ def test_what_a_question_asks_to_do_must_be_quoted(
     else:
         assert answered_by in answer.text
 
+
+
+@pytest.mark.parametrize(("question", "named", "answered_by"), [
+    # an action turning the thing into something outside the app, which no passage on the thing has
+    ("How do I print a diagram?", "print", None), ("Can I print a diagram?", "print", None),
+    ("Wie drucke ich eine Tabelle aus?", "drucke", None), ("Kann ich eine Tabelle ausdrucken?", "ausdrucken", None),
+    ("How do I print a letter?", "", "Ctrl+P"), ("Wie exportiere ich eine Tabelle?", "", "JSON exportieren"),
+    ("How do I export a diagram?", "", "Export CSV"),
+    # another verb no passage has is the user's own word for what the notes say ("put" for "embed", "drag")
+    ("How do I put an SVG in a diagram?", "", "drag the file onto the board"),
+    ("Wie bekomme ich ein PDF in eine Tabelle?", "", "ziehe die Datei")])
+def test_an_action_out_of_the_app_must_be_said_with_the_thing(
+        indexed_notes: Callable[[dict[str, str]], Engine], question: str, named: str, answered_by: str | None) -> None:
+    """The notes say what a diagram does and how to print a letter, not how to print a diagram."""
+    notes = {**SKETCH, "Office/Letters.md": "# Letters\n\nTo print a letter, open it and press Ctrl+P.\n"}
+    answer = answer_extractively(indexed_notes(notes), question)
+    assert answer.answered is (answered_by is not None), answer.text
+    if answered_by is None:
+        assert f"“{named}”" in answer.text
+    else:
+        assert answered_by in answer.text

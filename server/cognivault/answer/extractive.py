@@ -1401,7 +1401,7 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         _names_in_passing(pack, units, terms) + _slips_unquoted(pack, units) + _ordinals_unquoted(question, units) + \
         _terms_unquoted(pack, units, analyzer, question, weight, measures.share) + \
         _modifiers_unquoted(pack, units, question) + _forms_unquoted(pack, units, question) + \
-        _abilities_unheard(pack, question)
+        _abilities_unheard(pack, question) + _outputs_unheard(pack, question, analyzer)
     if unnamed:
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
@@ -1549,6 +1549,23 @@ def _abilities_unheard(pack: EvidencePack, question: str) -> list[str]:
     if not verbs or any(concept.found_in(item.terms, item.words) for concept in verbs for item in pack.items):
         return []
     return [concept.word for concept in verbs]
+
+
+def _outputs_unheard(pack: EvidencePack, question: str, analyzer: Any) -> list[str]:
+    """The action of a question asking how to, or whether one can, turn a thing into something outside the app
+    (``LanguageWords.outputs``: "How do I *print* the graph view?", "Wie *exportiere* ich meine Lesezeichen nach
+    Firefox?") where no passage found has it together with what the question asks about: the passages on the graph
+    view say what it does, not how to print it."""
+    language = WORDS.get(pack.lang or "en")
+    said = words(question)
+    if language is None or not said or said[0] not in language.abilities | language.procedures:
+        return []
+    actions = {term for word in language.outputs for term in analyzer.terms_of_word(word, pack.lang)}
+    topic = [concept for concept in pack.concepts.values() if not concept.frame and not concept.context]
+    return [concept.word for key, concept in pack.concepts.items()
+            if concept.frame and not concept.context and key in actions and
+            not any(concept.found_in(item.terms, item.words) and
+                    any(other.found_in(item.terms, item.words) for other in topic) for item in pack.items)]
 
 
 def _terms_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any, question: str,
