@@ -316,3 +316,37 @@ def test_an_action_out_of_the_app_must_be_said_with_the_thing(
         assert f"“{named}”" in answer.text
     else:
         assert answered_by in answer.text
+
+
+def _apart_pack(lang: str, texts: list[str], words: list[tuple[str, str, bool]], gaps: frozenset[str] = frozenset()
+                ) -> EvidencePack:
+    items = [Evidence(f"S{at}", f"S{at}", f"N{at}.md", f"N{at}.md", [], 1, 3, "", text, "", 0.0, lang=lang,
+                      terms=text_terms(FALLBACK_ANALYZER, text, lang), pairs=text_pairs(FALLBACK_ANALYZER, text, lang))
+             for at, text in enumerate(texts, start=1)]
+    concepts = {key: Concept(key, word, frozenset({key}), frame=frame) for key, word, frame in words}
+    return EvidencePack(items=items, question_terms=list(concepts), concepts=concepts, lang=lang, gaps=set(gaps),
+                        term_weights=dict(zip(concepts, (6.4, 6.0, 4.3), strict=False)))
+
+
+ENGLISH_APART = (["Reader view cleans web pages of clutter.", "Keep a copy of your vault on your laptop."],
+                 [("clean", "clean", True), ("laptop", "laptop", False), ("keyboard", "keyboard", False)])
+GERMAN_APART = (["Reinige Webseiten mit der Leseansicht von Ballast.",
+                 "Bewahre eine Kopie deines Vaults auf dem Laptop auf."],
+                [("reinig", "reinige", True), ("laptop", "laptops", False), ("tastatur", "tastatur", False)])
+
+
+@pytest.mark.parametrize(("lang", "notes", "question", "more"), [
+    ("en", ENGLISH_APART, "How do I clean my laptop keyboard?", "Clean the keyboard of your laptop with a soft cloth."),
+    ("de", GERMAN_APART, "Wie reinige ich die Tastatur meines Laptops?",
+     "Reinige die Tastatur des Laptops mit einem weichen Tuch.")])
+def test_a_question_whose_words_no_passage_has_together_is_refused_though_the_quotes_lack_some(
+        lang: str, notes: tuple[list[str], list[tuple[str, str, bool]]], question: str, more: str) -> None:
+    # "clean" in the reader's passage, "laptop" in the backup's, "keyboard" in none found: the quotes state the
+    # question's heavier words, each on something else; a passage with two of its words together answers
+    texts, words = notes
+    assert passage_answer(_apart_pack(lang, texts, words), FALLBACK_ANALYZER, question).quotes == []
+    answered = passage_answer(_apart_pack(lang, [*texts, more], words), FALLBACK_ANALYZER, question)
+    assert any(more in quote.text for quote in answered.quotes)
+    # a word the vault may say only in another language is not judged: one word of the topic is left
+    assert passage_answer(_apart_pack(lang, texts, words, gaps=frozenset({words[2][0]})), FALLBACK_ANALYZER,
+                          question).quotes

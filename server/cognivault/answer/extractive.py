@@ -1433,14 +1433,20 @@ def _counted_words(question: str, count: int, nouns: set[str]) -> str:
 
 
 def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:
-    """Whether the quotes state every word of what the question asks about, but each apart, none two of them
-    together ("Who invented the telephone?": a database note's example `Telefon = '0176…'`, and "invented" in the
-    textiles timeline), and so does every passage found: each is a mention on some other topic, and together they
-    are no answer. (Words the quotes do not state at all, such as those a note says in another language, are not
-    judged here; nor is a pack where some passage has two together, which the quotes may have passed over.)"""
-    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
-    return len(topic) >= 2 and topic <= set().union(*(unit.concepts for unit in units)) and \
-        all(len(unit.concepts & topic) < 2 for unit in units) and \
+    """Whether the quotes state every word of what the question asks about, or two of its words or more, but each
+    apart, none two of them together ("Who invented the telephone?": a database note's example `Telefon =
+    '0176…'`, and "invented" in the textiles timeline; "How do I clean my laptop keyboard?": "clean" in the reader
+    view's passage, "laptop" in one on backups, "keyboard" in none quoted), and so does every passage found: each is
+    a mention on some other topic, and together they are no answer. (Quotes all stating the same one word are judged
+    by how much of the question they state; words the vault may say only in another language,
+    ``EvidencePack.gaps``, are not judged here; nor is a pack where some passage has two together, which the quotes
+    may have passed over.)"""
+    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame and key not in pack.gaps}
+    asked = set(terms)
+    stated = set().union(*(unit.concepts & asked for unit in units))
+    # a collage: every word of the topic quoted, or two words of the question or more, each in a quote of its own
+    scattered = topic <= stated or len(stated) >= 2 and all(len(unit.concepts & asked) < 2 for unit in units)
+    return len(topic) >= 2 and scattered and all(len(unit.concepts & topic) < 2 for unit in units) and \
         all(len(item.terms & topic) < 2 for item in pack.items)
 
 
