@@ -11,6 +11,7 @@ quote states, weighing more of the question than the quotes state, is what the q
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -297,6 +298,15 @@ def test_what_a_question_asks_to_do_must_be_quoted(
 
 
 
+def assert_judged(answer: Any, named: str, answered_by: str | None) -> None:
+    """``answer`` is refused naming ``named``, or (``answered_by``) answered quoting that."""
+    assert answer.answered is (answered_by is not None), answer.text
+    if answered_by is None:
+        assert f"“{named}”" in answer.text
+    else:
+        assert answered_by in answer.text
+
+
 @pytest.mark.parametrize(("question", "named", "answered_by"), [
     # an action turning the thing into something outside the app, which no passage on the thing has
     ("How do I print a diagram?", "print", None), ("Can I print a diagram?", "print", None),
@@ -310,12 +320,23 @@ def test_an_action_out_of_the_app_must_be_said_with_the_thing(
         indexed_notes: Callable[[dict[str, str]], Engine], question: str, named: str, answered_by: str | None) -> None:
     """The notes say what a diagram does and how to print a letter, not how to print a diagram."""
     notes = {**SKETCH, "Office/Letters.md": "# Letters\n\nTo print a letter, open it and press Ctrl+P.\n"}
-    answer = answer_extractively(indexed_notes(notes), question)
-    assert answer.answered is (answered_by is not None), answer.text
-    if answered_by is None:
-        assert f"“{named}”" in answer.text
-    else:
-        assert answered_by in answer.text
+    assert_judged(answer_extractively(indexed_notes(notes), question), named, answered_by)
+
+
+@pytest.mark.parametrize(("question", "named", "answered_by"), [
+    ("Wie exportiere ich eine Tabelle als PDF-Datei?", "PDF", None),
+    ("Wie exportiere ich eine Tabelle mit jeder Zeile aus dem Menü als Excel-Tabelle?", "Excel", None),
+    ("How do I export a diagram with every shape and its position as an Excel sheet?", "Excel", None),
+    ("Wie exportiere ich eine Tabelle als JSON-Datei?", "", "JSON exportieren"),
+    ("How do I export a diagram as a CSV file?", "", "Export CSV"),
+    # the vault's own subject names no form ("Obsidian links" are links)
+    ("How do I export a diagram into Obsidian links?", "", "Export CSV")])
+def test_a_form_named_by_a_compounds_first_part_or_a_name_must_be_quoted(
+        indexed_notes: Callable[[dict[str, str]], Engine], question: str, named: str, answered_by: str | None) -> None:
+    """"als *PDF*-Datei", "als *Excel*-Tabelle", "as an *Excel* sheet": the form is the name before the kind of file
+    (a format's abbreviation, or a capitalised word the vault never uses)."""
+    notes = {**SKETCH, "Obsidian.md": "# Obsidian\n\nObsidian links join notes. Obsidian stores notes as files.\n"}
+    assert_judged(answer_extractively(indexed_notes(notes), question), named, answered_by)
 
 
 def _apart_pack(lang: str, texts: list[str], words: list[tuple[str, str, bool]], gaps: frozenset[str] = frozenset()

@@ -1515,10 +1515,11 @@ _FORM = re.compile(r"\.[^\W_]{2,5}|[^\W\d_a-zäöüß]{2,}\d?|[^\W\d_]*[a-zäö�
 
 def _forms_unquoted(pack: EvidencePack, units: Sequence[Unit], question: str) -> list[str]:
     """The form the question asks to turn a thing into ("export a note *as a PDF*", "Canvas *als PNG* speichern",
-    "export to *.docx*"; a format's abbreviation, a file extension or a name such as "PowerPoint"), where no quote
-    states it together with what the question asks to do (its verbs: "export", "speichern"): quotes on embedding a
-    PDF, or on saving a canvas, do not say how to export one as the other. A plain word after the same word
-    qualifies the question ("as a present", "on a Mac") and is not judged."""
+    "export to *.docx*"; a format's abbreviation, a file extension or a name such as "PowerPoint", also as a
+    compound's first part, "als *PDF*-Datei", or a capitalised word the vault never uses, "als *Excel*-Tabelle"), where
+    no quote states it together with what the question asks to do (its verbs: "export", "speichern"): quotes on
+    embedding a PDF, or on saving a canvas, do not say how to export one as the other. A plain word after the same
+    word qualifies the question ("as a present", "on a Mac") and is not judged."""
     language = WORDS.get(pack.lang or "en")
     if language is None or not language.target_forms:
         return []
@@ -1527,15 +1528,22 @@ def _forms_unquoted(pack: EvidencePack, units: Sequence[Unit], question: str) ->
     verbs = {key for key, concept in pack.concepts.items() if concept.frame and not concept.context}
     # a frame's words too (a German question's lowercase ".docx"), and a compound read as its parts ("Graphansicht")
     by_word = {word: key for key, concept in pack.concepts.items() for word in (concept.whole, concept.word) if word}
+    unheard_words = {word.casefold() for word in pack.unknown}
     missing = []
-    pattern = rf"(?P<thing>[^\W_]+)\s+(?:{prepositions})\s+(?:(?:{articles})\s+)?(?P<form>\S+?)[?!.,;:]*(?=\s|$)"
+    pattern = (rf"(?P<thing>[^\W_]+(?:-[^\W_]+)*)\s+(?:{prepositions})\s+(?:(?:{articles})\s+)?"
+               rf"(?P<form>\S+?)[?!.,;:]*(?=\s|$)")
     for asked in re.finditer(pattern, question, re.IGNORECASE):
-        form, thing = asked["form"], by_word.get(asked["thing"].casefold())
+        form = asked["form"]
+        thing = by_word.get(asked["thing"].casefold()) or by_word.get(asked["thing"].rsplit("-", 1)[-1].casefold())
+        if "-" in form and by_word.get(form.casefold()) is None:
+            form = form.split("-", 1)[0]  # a compound naming the form by its first part ("als *CSV*-Datei")
+        # a format's name, or a capitalised word the vault never uses ("as an *Excel* sheet", "als *Excel*-Tabelle";
+        # not "into *Obsidian* links", the vault's own subject)
+        named = _FORM.fullmatch(form) is not None or form[:1].isupper() and form.casefold() in unheard_words
         key = by_word.get(form.casefold().lstrip("."))
         # the form of a thing the question names right before it ("a *note* as a PDF"), not a verb's complement
         # ("What *counts* as GDP?", "Was *zählt* als BIP?": what GDP is)
-        if key is None or thing is None or pack.concepts[thing].frame or not verbs - {key} or \
-                _FORM.fullmatch(form) is None:
+        if key is None or thing is None or pack.concepts[thing].frame or not verbs - {key} or not named:
             continue
         if not any(key in unit.concepts and unit.concepts & (verbs - {key}) for unit in units):
             missing.append(pack.concepts[key].word)
