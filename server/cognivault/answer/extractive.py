@@ -1441,13 +1441,16 @@ def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str])
     by how much of the question they state; words the vault may say only in another language,
     ``EvidencePack.gaps``, are not judged here; nor is a pack where some passage has two together, which the quotes
     may have passed over.)"""
-    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame and key not in pack.gaps}
+    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
     asked = set(terms)
     stated = set().union(*(unit.concepts & asked for unit in units))
-    # a collage: every word of the topic quoted, or two words of the question or more, each in a quote of its own
-    scattered = topic <= stated or len(stated) >= 2 and all(len(unit.concepts & asked) < 2 for unit in units)
+    # a collage: every word of the topic quoted, or two words of the question or more, each in a quote of its own, in
+    # the question's language, where the vault has every word of the topic in it (a note in another language may say
+    # the other words in its own)
+    scattered = topic <= stated or len(stated) >= 2 and all(len(unit.concepts & asked) < 2 for unit in units) and \
+        all(pack.items[unit.position].lang in (None, pack.lang) for unit in units) and not topic & pack.gaps
     return len(topic) >= 2 and scattered and all(len(unit.concepts & topic) < 2 for unit in units) and \
-        all(len(item.terms & topic) < 2 for item in pack.items)
+        all(len(pack.concepts_in(item.terms, item.words) & topic) < 2 for item in pack.items)
 
 
 def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) -> list[str]:
