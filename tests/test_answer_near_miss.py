@@ -371,3 +371,32 @@ def test_a_question_whose_words_no_passage_has_together_is_refused_though_the_qu
     # a word the vault may say only in another language is not judged: one word of the topic is left
     assert passage_answer(_apart_pack(lang, texts, words, gaps=frozenset({words[2][0]})), FALLBACK_ANALYZER,
                           question).quotes
+
+
+def _unheard_pack(lang: str, text: str, words: list[tuple[str, str, bool, float]], unknown: list[str]) -> EvidencePack:
+    item = Evidence("S1", "S1", "N1.md", "N1.md", [], 1, 3, "", text, "", 0.0, lang=lang,
+                    terms=text_terms(FALLBACK_ANALYZER, text, lang), pairs=text_pairs(FALLBACK_ANALYZER, text, lang))
+    concepts = {key: Concept(key, word, frozenset({key}), frame=frame) for key, word, frame, _ in words}
+    return EvidencePack(items=[item], question_terms=list(concepts), concepts=concepts, lang=lang,
+                        term_weights={key: weight for key, _, _, weight in words}, unknown=unknown)
+
+
+@pytest.mark.parametrize(("lang", "question", "text", "words", "unknown"), [
+    ("en", "How do I change the oil filter of my car?", "Filters narrow a search to the notes that match.",
+     [("chang", "change", True, 2.0), ("oil", "oil", False, 8.8), ("filter", "filter", False, 6.5),
+      ("car", "car", False, 6.8)], "oil"),
+    ("en", "How do I book a table in a restaurant?", "The restaurant example shows a map with icons.",
+     [("book", "book", True, 5.0), ("tabl", "table", False, 8.8), ("restaur", "restaurant", False, 7.7)], "table"),
+    ("de", "Wie reserviere ich einen Tisch im Restaurant?", "Das Restaurant zeigt die Karte mit Symbolen.",
+     [("reservi", "reserviere", True, 7.1), ("tisch", "tisch", False, 8.8), ("restaurant", "restaurant", False, 7.7)],
+     "Tisch"),
+    ("de", "Wie setze ich meinen Router auf Werkseinstellungen zurück?", "Setze die Einstellungen zurück.",
+     [("zurucksetz", "setze", True, 4.2), ("rout", "router", False, 6.6), ("werk", "werks", False, 8.8),
+      ("einstell", "einstellungen", False, 2.2)], "Werkseinstellungen")])
+def test_quotes_stating_one_word_beside_the_heaviest_the_vault_never_uses_are_no_answer(
+        lang: str, question: str, text: str, words: list[tuple[str, str, bool, float]], unknown: str) -> None:
+    # the quotes are about "filter" (a search's), the question about an oil filter of a car: the vault never says
+    # "oil"; a word it knows, or quotes stating two words of the topic, are judged as before
+    refused = passage_answer(_unheard_pack(lang, text, words, [unknown]), FALLBACK_ANALYZER, question)
+    assert refused.quotes == [] and refused.unnamed == [unknown]
+    assert passage_answer(_unheard_pack(lang, text, words, []), FALLBACK_ANALYZER, question).quotes

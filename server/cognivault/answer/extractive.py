@@ -1410,6 +1410,9 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         refusal = replace(measures, refusal="no quoted passage names " + ", ".join(unnamed))
         return PassageAnswer([], refusal, [word for word in unnamed if word.casefold() in unheard_words],
                              [word for word in unnamed if word.casefold() not in unheard_words])
+    if _beside_the_unheard(pack, units, terms):
+        refusal = replace(measures, refusal="the quotes state one word beside what the vault never uses")
+        return PassageAnswer([], refusal, unheard(pack, question))
     if _only_apart(pack, units, terms):
         return PassageAnswer([], replace(measures, refusal="the quoted passages state the question's words only apart"))
     quotes = quotes_of(units)
@@ -1430,6 +1433,20 @@ def _counted_words(question: str, count: int, nouns: set[str]) -> str:
     end = next((at for at in range(start + 1, min(len(said), start + 1 + COUNT_REACH))
                 if said[at].casefold().strip(",;:") in nouns), start)
     return " ".join(said[start:end + 1])
+
+
+def _beside_the_unheard(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:
+    """Whether the question's heaviest topic word is one the vault never uses (``EvidencePack.unknown``: "How do I
+    change the *oil* filter of my car?") and the quotes state one word of its topic at most ("filter" in a note on
+    search filters): they are about that one word, not about what the question asks."""
+    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
+    unknown = {word.casefold() for word in pack.unknown}
+    if len(topic) < 2 or not unknown:
+        return False
+    heaviest = max(topic, key=lambda key: pack.term_weights.get(key, 0.0))
+    stated = set().union(*(unit.concepts for unit in units)) & topic if units else set()
+    word = pack.word_of(heaviest).casefold()  # also a part of a compound ("Werks" of "Werkseinstellungen")
+    return any(word in other for other in unknown) and len(stated) <= 1
 
 
 def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:
