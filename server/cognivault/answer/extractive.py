@@ -1435,6 +1435,9 @@ def _counted_words(question: str, count: int, nouns: set[str]) -> str:
     return " ".join(said[start:end + 1])
 
 
+MIN_COMPOUND_PART = 4  # a shorter word at a compound's start or end is no part of it ("car" of "cardigan")
+
+
 def _beside_the_unheard(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:
     """Whether the question's heaviest topic word is one the vault never uses (``EvidencePack.unknown``: "How do I
     change the *oil* filter of my car?") and the quotes state one word of its topic at most ("filter" in a note on
@@ -1445,8 +1448,9 @@ def _beside_the_unheard(pack: EvidencePack, units: Sequence[Unit], terms: Sequen
         return False
     heaviest = max(topic, key=lambda key: pack.term_weights.get(key, 0.0))
     stated = set().union(*(unit.concepts for unit in units)) & topic if units else set()
-    word = pack.word_of(heaviest).casefold()  # also a part of a compound ("Werks" of "Werkseinstellungen")
-    return any(word in other for other in unknown) and len(stated) <= 1
+    word = pack.word_of(heaviest).casefold()  # also a compound's first or last part ("Werks" of "Werkseinstellungen")
+    return len(stated) <= 1 and any(other == word or len(word) >= MIN_COMPOUND_PART and
+                                    (other.startswith(word) or other.endswith(word)) for other in unknown)
 
 
 def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:
