@@ -40,6 +40,18 @@ To install community plugins:
 2. Choose community plugins.
 3. Install the plugins you want.
 """,
+    "Workspace/Tab groups.md": """# Tab groups
+
+To bookmark a tab group, select **Bookmark 3 tabs** in its menu, where 3 is the number of tabs in the tab group.
+""",
+    "Workspace/Tab-Gruppen.md": """---
+lang: de
+---
+# Tab-Gruppen
+
+Um eine Tab-Gruppe als Lesezeichen zu setzen, wähle **3 Tabs als Lesezeichen setzen**, wobei 3 die Anzahl der Tabs in
+der Tab-Gruppe ist.
+""",
     "History/Printing press.md": """# Printing press
 
 Johannes Gutenberg built a printing press with movable metal type in Mainz around 1450.
@@ -234,18 +246,65 @@ def test_a_weaker_passage_that_gives_the_number_is_not_left_out() -> None:
 
 
 async def test_the_maximum_or_minimum_of_something_asks_for_an_amount(engine: Any) -> None:
-    # "What is the maximum …" asks for a number as "how many" does: the note giving it answers, a note that only
+    # "What is the maximum …" asks for a number, bounded ("up to"): the note giving it answers, a note that only
     # talks about the thing (monthly reports, no size given) does not.
     for question in ("What is the maximum number of people I can share a remote vault with?",
-                     "Was ist die maximale Anzahl von Personen in einem Tresor?"):
+                     "Was ist die maximale Anzahl von Personen in einem Tresor?",
+                     "Mit wie vielen Personen kann ich einen Tresor höchstens teilen?"):
         expected = expected_answer(question, question_concepts(engine, question, None), None)
-        assert expected is not None and expected.kind == "quantity", question
-    done, confidence = await ask(engine, "What is the maximum number of people I can share a remote vault with?")
-    assert done["answered"] and "up to 20 people" in done["answer"] and confidence["kind_stated"] is True
+        assert expected is not None and expected.kind == "limit", question
+    for question, stated in (("What is the maximum number of people I can share a remote vault with?",
+                              "up to 20 people"),
+                             ("Mit wie vielen Personen kann ich einen Tresor höchstens teilen?", "bis zu 20 Personen")):
+        done, confidence = await ask(engine, question)
+        assert done["answered"] and stated in done["answer"] and confidence["kind_stated"] is True, question
     for question in ("What is the maximum number of monthly reports?",
                      "Was ist die maximale Anzahl monatlicher Berichte?"):
         done, confidence = await ask(engine, question)
-        assert not done["answered"] and "no number for" in confidence["reason"], question
+        assert not done["answered"] and "no limit for" in confidence["reason"], question
+
+
+@pytest.mark.parametrize(("question", "lacking"), [
+    ("What is the maximum number of tabs in a tab group?", "The vault doesn't say: the notes give no limit for"),
+    ("What is the minimum number of tabs in a tab group?", "The vault doesn't say: the notes give no limit for"),
+    ("Wie viele Tabs darf eine Tab-Gruppe höchstens haben?", "die Notizen nennen keine Grenze für"),
+    ("Wie viele Tabs braucht eine Tab-Gruppe mindestens?", "die Notizen nennen keine Grenze für"),
+])
+async def test_a_count_is_no_bound(engine: Any, question: str, lacking: str) -> None:
+    # "Bookmark 3 tabs, where 3 is the number of tabs in the group" counts the tabs of one group; it does not say how
+    # many a group may have: refused, and the refusal says what the notes lack. How many tabs there are is answered.
+    done, confidence = await ask(engine, question)
+    assert not done["answered"] and confidence["kind_stated"] is False, question
+    assert lacking in done["answer"]
+    done, _ = await ask(engine, "How many tabs does the tab group have?" if "tabs" in question else
+                        "Wie viele Tabs hat die Tab-Gruppe?")
+    assert done["answered"] and ("3 tabs" in done["answer"] or "3 Tabs" in done["answer"])
+
+
+def test_a_bound_is_a_number_said_with_a_word_bounding_it() -> None:
+    from cognivault.answer.evidence import Concept
+
+    tokens = [Concept("token", "tokens", frozenset({"token"}))]
+    expected = expected_answer("What is the maximum number of tokens?", tokens, "en")
+    assert expected is not None and expected.kind == "limit"
+    for text in ("A message may have up to 2048 tokens.", "Messages have at most twenty tokens.",
+                 "There is no limit on the tokens of a message.", "Messages may use unlimited tokens.",
+                 # the number in the sentence before the bound: "This is the maximum"
+                 "The context window defaults to 2048 tokens. This is the maximum number of tokens."):
+        assert gives_answer(expected, text, FALLBACK_ANALYZER, "en"), text
+    for text in ("A message of 2048 tokens took 3 seconds.", "The maximum number of tokens depends on the model.",
+                 "Tokens are counted per message."):
+        assert not gives_answer(expected, text, FALLBACK_ANALYZER, "en"), text
+    personen = [Concept("person", "Personen", frozenset({"person"}))]
+    expected = expected_answer("Wie viele Personen dürfen höchstens teilnehmen?", personen, "de")
+    assert expected is not None and expected.kind == "limit"
+    assert gives_answer(expected, "Es dürfen maximal 12 Personen teilnehmen.", FALLBACK_ANALYZER, "de")
+    assert gives_answer(expected, "Es können unbegrenzt viele Personen teilnehmen.", FALLBACK_ANALYZER, "de")
+    assert not gives_answer(expected, "Gestern nahmen 12 Personen teil.", FALLBACK_ANALYZER, "de")
+    # without a bounding word, "how many" still asks for a count, which a count gives
+    expected = expected_answer("Wie viele Personen nahmen teil?", personen, "de")
+    assert expected is not None and expected.kind == "quantity"
+    assert gives_answer(expected, "Gestern nahmen 12 Personen teil.", FALLBACK_ANALYZER, "de")
 
 
 @pytest.mark.parametrize("question", ["Wie viele Personen können standardmäßig einen Remote-Tresor teilen?",

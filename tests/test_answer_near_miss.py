@@ -11,6 +11,7 @@ quote states, weighing more of the question than the quotes state, is what the q
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -295,3 +296,107 @@ def test_what_a_question_asks_to_do_must_be_quoted(
     else:
         assert answered_by in answer.text
 
+
+
+def assert_judged(answer: Any, named: str, answered_by: str | None) -> None:
+    """``answer`` is refused naming ``named``, or (``answered_by``) answered quoting that."""
+    assert answer.answered is (answered_by is not None), answer.text
+    if answered_by is None:
+        assert f"“{named}”" in answer.text
+    else:
+        assert answered_by in answer.text
+
+
+@pytest.mark.parametrize(("question", "named", "answered_by"), [
+    # an action turning the thing into something outside the app, which no passage on the thing has
+    ("How do I print a diagram?", "print", None), ("Can I print a diagram?", "print", None),
+    ("Wie drucke ich eine Tabelle aus?", "drucke", None), ("Kann ich eine Tabelle ausdrucken?", "ausdrucken", None),
+    ("How do I print a letter?", "", "Ctrl+P"), ("Wie exportiere ich eine Tabelle?", "", "JSON exportieren"),
+    ("How do I export a diagram?", "", "Export CSV"),
+    # another verb no passage has is the user's own word for what the notes say ("put" for "embed", "drag")
+    ("How do I put an SVG in a diagram?", "", "drag the file onto the board"),
+    ("Wie bekomme ich ein PDF in eine Tabelle?", "", "ziehe die Datei")])
+def test_an_action_out_of_the_app_must_be_said_with_the_thing(
+        indexed_notes: Callable[[dict[str, str]], Engine], question: str, named: str, answered_by: str | None) -> None:
+    """The notes say what a diagram does and how to print a letter, not how to print a diagram."""
+    notes = {**SKETCH, "Office/Letters.md": "# Letters\n\nTo print a letter, open it and press Ctrl+P.\n"}
+    assert_judged(answer_extractively(indexed_notes(notes), question), named, answered_by)
+
+
+@pytest.mark.parametrize(("question", "named", "answered_by"), [
+    ("Wie exportiere ich eine Tabelle als PDF-Datei?", "PDF", None),
+    ("Wie exportiere ich eine Tabelle mit jeder Zeile aus dem Menü als Excel-Tabelle?", "Excel", None),
+    ("How do I export a diagram with every shape and its position as an Excel sheet?", "Excel", None),
+    ("Wie exportiere ich eine Tabelle als JSON-Datei?", "", "JSON exportieren"),
+    ("How do I export a diagram as a CSV file?", "", "Export CSV"),
+    # the vault's own subject names no form ("Obsidian links" are links)
+    ("How do I export a diagram into Obsidian links?", "", "Export CSV")])
+def test_a_form_named_by_a_compounds_first_part_or_a_name_must_be_quoted(
+        indexed_notes: Callable[[dict[str, str]], Engine], question: str, named: str, answered_by: str | None) -> None:
+    """"als *PDF*-Datei", "als *Excel*-Tabelle", "as an *Excel* sheet": the form is the name before the kind of file
+    (a format's abbreviation, or a capitalised word the vault never uses)."""
+    notes = {**SKETCH, "Obsidian.md": "# Obsidian\n\nObsidian links join notes. Obsidian stores notes as files.\n"}
+    assert_judged(answer_extractively(indexed_notes(notes), question), named, answered_by)
+
+
+def _apart_pack(lang: str, texts: list[str], words: list[tuple[str, str, bool]], gaps: frozenset[str] = frozenset()
+                ) -> EvidencePack:
+    items = [Evidence(f"S{at}", f"S{at}", f"N{at}.md", f"N{at}.md", [], 1, 3, "", text, "", 0.0, lang=lang,
+                      terms=text_terms(FALLBACK_ANALYZER, text, lang), pairs=text_pairs(FALLBACK_ANALYZER, text, lang))
+             for at, text in enumerate(texts, start=1)]
+    concepts = {key: Concept(key, word, frozenset({key}), frame=frame) for key, word, frame in words}
+    return EvidencePack(items=items, question_terms=list(concepts), concepts=concepts, lang=lang, gaps=set(gaps),
+                        term_weights=dict(zip(concepts, (6.4, 6.0, 4.3), strict=False)))
+
+
+ENGLISH_APART = (["Reader view cleans web pages of clutter.", "Keep a copy of your vault on your laptop."],
+                 [("clean", "clean", True), ("laptop", "laptop", False), ("keyboard", "keyboard", False)])
+GERMAN_APART = (["Reinige Webseiten mit der Leseansicht von Ballast.",
+                 "Bewahre eine Kopie deines Vaults auf dem Laptop auf."],
+                [("reinig", "reinige", True), ("laptop", "laptops", False), ("tastatur", "tastatur", False)])
+
+
+@pytest.mark.parametrize(("lang", "notes", "question", "more"), [
+    ("en", ENGLISH_APART, "How do I clean my laptop keyboard?", "Clean the keyboard of your laptop with a soft cloth."),
+    ("de", GERMAN_APART, "Wie reinige ich die Tastatur meines Laptops?",
+     "Reinige die Tastatur des Laptops mit einem weichen Tuch.")])
+def test_a_question_whose_words_no_passage_has_together_is_refused_though_the_quotes_lack_some(
+        lang: str, notes: tuple[list[str], list[tuple[str, str, bool]]], question: str, more: str) -> None:
+    # "clean" in the reader's passage, "laptop" in the backup's, "keyboard" in none found: the quotes state the
+    # question's heavier words, each on something else; a passage with two of its words together answers
+    texts, words = notes
+    assert passage_answer(_apart_pack(lang, texts, words), FALLBACK_ANALYZER, question).quotes == []
+    answered = passage_answer(_apart_pack(lang, [*texts, more], words), FALLBACK_ANALYZER, question)
+    assert any(more in quote.text for quote in answered.quotes)
+    # a word the vault may say only in another language is not judged: one word of the topic is left
+    assert passage_answer(_apart_pack(lang, texts, words, gaps=frozenset({words[2][0]})), FALLBACK_ANALYZER,
+                          question).quotes
+
+
+def _unheard_pack(lang: str, text: str, words: list[tuple[str, str, bool, float]], unknown: list[str]) -> EvidencePack:
+    item = Evidence("S1", "S1", "N1.md", "N1.md", [], 1, 3, "", text, "", 0.0, lang=lang,
+                    terms=text_terms(FALLBACK_ANALYZER, text, lang), pairs=text_pairs(FALLBACK_ANALYZER, text, lang))
+    concepts = {key: Concept(key, word, frozenset({key}), frame=frame) for key, word, frame, _ in words}
+    return EvidencePack(items=[item], question_terms=list(concepts), concepts=concepts, lang=lang,
+                        term_weights={key: weight for key, _, _, weight in words}, unknown=unknown)
+
+
+@pytest.mark.parametrize(("lang", "question", "text", "words", "unknown"), [
+    ("en", "How do I change the oil filter of my car?", "Filters narrow a search to the notes that match.",
+     [("chang", "change", True, 2.0), ("oil", "oil", False, 8.8), ("filter", "filter", False, 6.5),
+      ("car", "car", False, 6.8)], "oil"),
+    ("en", "How do I book a table in a restaurant?", "The restaurant example shows a map with icons.",
+     [("book", "book", True, 5.0), ("tabl", "table", False, 8.8), ("restaur", "restaurant", False, 7.7)], "table"),
+    ("de", "Wie reserviere ich einen Tisch im Restaurant?", "Das Restaurant zeigt die Karte mit Symbolen.",
+     [("reservi", "reserviere", True, 7.1), ("tisch", "tisch", False, 8.8), ("restaurant", "restaurant", False, 7.7)],
+     "Tisch"),
+    ("de", "Wie setze ich meinen Router auf Werkseinstellungen zurück?", "Setze die Einstellungen zurück.",
+     [("zurucksetz", "setze", True, 4.2), ("rout", "router", False, 6.6), ("werk", "werks", False, 8.8),
+      ("einstell", "einstellungen", False, 2.2)], "Werkseinstellungen")])
+def test_quotes_stating_one_word_beside_the_heaviest_the_vault_never_uses_are_no_answer(
+        lang: str, question: str, text: str, words: list[tuple[str, str, bool, float]], unknown: str) -> None:
+    # the quotes are about "filter" (a search's), the question about an oil filter of a car: the vault never says
+    # "oil"; a word it knows, or quotes stating two words of the topic, are judged as before
+    refused = passage_answer(_unheard_pack(lang, text, words, [unknown]), FALLBACK_ANALYZER, question)
+    assert refused.quotes == [] and refused.unnamed == [unknown]
+    assert passage_answer(_unheard_pack(lang, text, words, []), FALLBACK_ANALYZER, question).quotes

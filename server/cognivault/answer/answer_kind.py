@@ -7,6 +7,10 @@ many", "wie viele", "what percentage", "how long", "wann wurde") names the kind 
 
 - ``quantity``: a number (digits, or a number word: "twelve", "zwölf", "unlimited"; not the number
   of a procedure's step, "2. Open the settings");
+- ``limit``: a bound, for a quantity question saying one ("What is the *maximum* number of tabs?", "Wie viele
+  Gruppen kann ich *höchstens* anlegen?"): a number said with a word bounding it ("*up to* 50 MB", "*höchstens* 10",
+  ``LanguageWords.limits``), or a word saying there is none ("unlimited", ``LanguageWords.no_limits``); a passage
+  counting the thing ("Bookmark 3 tabs") says how many there are, not how many there may be;
 - ``share``: a percentage or a decimal fraction ("20 %", "half", "Hälfte", "≈ 0.15");
 - ``duration``: a unit of time ("for 12 months", "two weeks", "täglich", "100 ns"); "how many days" asks for one too;
 - ``date``: a year, an ordinal, a month or weekday name ("in 476", "the 5th century", "im Mai");
@@ -39,6 +43,7 @@ from dataclasses import dataclass
 
 from cognivault.answer.evidence import INFLECTION_PREFIX, NOUN_CAPITALISING, Concept, answer_cues, text_terms
 from cognivault.index.analysis import Analyzer, is_stopword, words
+from cognivault.vault.reading import WORDS
 from cognivault.vault.sentences import shield
 
 NUMBER_WORDS = frozenset(words("""
@@ -91,12 +96,13 @@ DEGREE_CUES = frozenset(cue.casefold() for cue in (  # as a question's words are
 # What the notes lack, by kind of answer, in the words of a refusal ("the notes give no *number*", "die Notizen
 # nennen *keine Zahl*")
 LACKING = {
-    "en": {"quantity": "number", "share": "percentage", "duration": "number or span of time", "date": "date",
-           "temperature": "temperature", "length": "length or distance", "mass": "weight", "age": "age or date",
-           "person": "name"},
-    "de": {"quantity": "keine Zahl", "share": "keinen Anteil", "duration": "keine Zahl oder Zeitspanne",
-           "date": "kein Datum", "temperature": "keine Temperatur", "length": "keine Länge oder Entfernung",
-           "mass": "kein Gewicht", "age": "kein Alter oder Datum", "person": "keinen Namen"},
+    "en": {"quantity": "number", "limit": "limit", "share": "percentage", "duration": "number or span of time",
+           "date": "date", "temperature": "temperature", "length": "length or distance", "mass": "weight",
+           "age": "age or date", "person": "name"},
+    "de": {"quantity": "keine Zahl", "limit": "keine Grenze", "share": "keinen Anteil",
+           "duration": "keine Zahl oder Zeitspanne", "date": "kein Datum", "temperature": "keine Temperatur",
+           "length": "keine Länge oder Entfernung", "mass": "kein Gewicht", "age": "kein Alter oder Datum",
+           "person": "keinen Namen"},
 }
 # A question for a person opens with these; it asks for a name where its verb is one of making something first
 # (``MAKING``: "Who *discovered* X?", "Wer hat den Begriff *geprägt*?"), not of a role ("Who sits in the Council?",
@@ -130,7 +136,7 @@ _TIME_SYMBOL = re.compile(_NUMBER + r"(?:ns|µs|μs|ms|s|min|h|std)\b")
 class ExpectedAnswer:
     """The kind of answer a question asks for, the words that ask it, and what it must be about."""
 
-    kind: str  # quantity | share | duration | date | temperature | length | mass | age
+    kind: str  # quantity | limit | share | duration | date | temperature | length | mass | age | person
     cue: str  # the user's words that ask for it ("how many")
     focus: tuple[Concept, ...]  # the question's concepts the answer must stand next to
     head: Concept | None = None  # of a counted noun phrase, its last word: what the number counts
@@ -182,10 +188,25 @@ def expected_answer(question: str, concepts: Sequence[Concept], lang: str | None
             # "how many days does Sync keep versions?": a span of time (in days or months), of what follows
             focus = [concept for concept in in_clause if concept not in counted]
             return ExpectedAnswer("duration", cue.words, tuple(focus or concepts))
+        kind = "limit" if cue.kind == "quantity" and any(_bounds(words(question), cue.lang)) else cue.kind
         if counted:
-            return ExpectedAnswer(cue.kind, cue.words, tuple(counted), counted[-1])
-        return ExpectedAnswer(cue.kind, cue.words, tuple(in_clause) or tuple(concepts))
+            return ExpectedAnswer(kind, cue.words, tuple(counted), counted[-1])
+        return ExpectedAnswer(kind, cue.words, tuple(in_clause) or tuple(concepts))
     return None
+
+
+def _bounds(said: Sequence[str], lang: str | None) -> tuple[bool, bool]:
+    """Whether ``said`` (a text's words) has a word bounding an amount in ``lang`` (``LanguageWords.limits``: "up
+    to"), and whether one saying there is no bound (``LanguageWords.no_limits``: "unlimited")."""
+    language = WORDS.get(lang or "en")
+    if language is None:
+        return False, False
+    text = f" {' '.join(said)} "
+
+    def says(phrases: Sequence[str]) -> bool:
+        return any(f" {' '.join(words(phrase))} " in text for phrase in phrases)
+
+    return says(language.limits), says(language.no_limits)
 
 
 def _counted(after: Sequence[str], by_word: dict[str, list[Concept]], nouns: set[str],
@@ -218,6 +239,7 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
     needed = len(expected.focus) / 2
     above = _concepts_in(heading, expected.focus, analyzer, lang)
     asked: set[str] = set()
+    last: list[str] = []  # of a bound, the sentence before may give its number ("… 2048 tokens. This is the maximum …")
     text = _DECIMAL_SHARE.sub(r"percent \g<0>", _joined_items(_LIST_NUMBER.sub("", text)))
     text = shield(_PERCENT.sub(r"\1 percent", text))  # "ca. $10^6$ pro Sekunde": "ca." ends no sentence
     for sentence in _SENTENCE_BREAK.split(text):
@@ -226,6 +248,12 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
         measure = MEASURES.get(expected.kind)
         if expected.kind == "person":
             if not _names_someone(sentence, expected.focus, lang):
+                continue
+        elif expected.kind == "limit":
+            said, counted = words(sentence), last
+            bounded, unbounded = _bounds(said, lang)
+            last = said
+            if not (unbounded or bounded and any(_fits("quantity", word) for word in said + counted)):
                 continue
         elif not (measure.search(sentence) if measure is not None else
                   any(_fits(expected.kind, word) for word in words(sentence)) or

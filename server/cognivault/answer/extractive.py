@@ -1444,7 +1444,7 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         _names_in_passing(pack, units, terms) + _slips_unquoted(pack, units) + _ordinals_unquoted(question, units) + \
         _terms_unquoted(pack, units, analyzer, question, weight, measures.share) + \
         _modifiers_unquoted(pack, units, question) + _forms_unquoted(pack, units, question) + \
-        _abilities_unheard(pack, question)
+        _abilities_unheard(pack, question) + _outputs_unheard(pack, question, analyzer)
     if unnamed:
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
@@ -1453,6 +1453,9 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         refusal = replace(measures, refusal="no quoted passage names " + ", ".join(unnamed))
         return PassageAnswer([], refusal, [word for word in unnamed if word.casefold() in unheard_words],
                              [word for word in unnamed if word.casefold() not in unheard_words])
+    if _beside_the_unheard(pack, units, terms):
+        refusal = replace(measures, refusal="the quotes state one word beside what the vault never uses")
+        return PassageAnswer([], refusal, unheard(pack, question))
     if _only_apart(pack, units, terms):
         return PassageAnswer([], replace(measures, refusal="the quoted passages state the question's words only apart"))
     quotes = quotes_of(units)
@@ -1495,16 +1498,43 @@ def _counted_words(question: str, count: int, nouns: set[str]) -> str:
     return " ".join(said[start:end + 1])
 
 
-def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:
-    """Whether the quotes state every word of what the question asks about, but each apart, none two of them
-    together ("Who invented the telephone?": a database note's example `Telefon = '0176…'`, and "invented" in the
-    textiles timeline), and so does every passage found: each is a mention on some other topic, and together they
-    are no answer. (Words the quotes do not state at all, such as those a note says in another language, are not
-    judged here; nor is a pack where some passage has two together, which the quotes may have passed over.)"""
+MIN_COMPOUND_PART = 4  # a shorter word at a compound's start or end is no part of it ("car" of "cardigan")
+
+
+def _beside_the_unheard(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:
+    """Whether the question's heaviest topic word is one the vault never uses (``EvidencePack.unknown``: "How do I
+    change the *oil* filter of my car?") and the quotes state one word of its topic at most ("filter" in a note on
+    search filters): they are about that one word, not about what the question asks."""
     topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
-    return len(topic) >= 2 and topic <= set().union(*(unit.concepts for unit in units)) and \
-        all(len(unit.concepts & topic) < 2 for unit in units) and \
-        all(len(item.terms & topic) < 2 for item in pack.items)
+    unknown = {word.casefold() for word in pack.unknown}
+    if len(topic) < 2 or not unknown:
+        return False
+    heaviest = max(topic, key=lambda key: pack.term_weights.get(key, 0.0))
+    stated = set().union(*(unit.concepts for unit in units)) & topic if units else set()
+    word = pack.word_of(heaviest).casefold()  # also a compound's first or last part ("Werks" of "Werkseinstellungen")
+    return len(stated) <= 1 and any(other == word or len(word) >= MIN_COMPOUND_PART and
+                                    (other.startswith(word) or other.endswith(word)) for other in unknown)
+
+
+def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:
+    """Whether the quotes state every word of what the question asks about, or two of its words or more, but each
+    apart, none two of them together ("Who invented the telephone?": a database note's example `Telefon =
+    '0176…'`, and "invented" in the textiles timeline; "How do I clean my laptop keyboard?": "clean" in the reader
+    view's passage, "laptop" in one on backups, "keyboard" in none quoted), and so does every passage found: each is
+    a mention on some other topic, and together they are no answer. (Quotes all stating the same one word are judged
+    by how much of the question they state; words the vault may say only in another language,
+    ``EvidencePack.gaps``, are not judged here; nor is a pack where some passage has two together, which the quotes
+    may have passed over.)"""
+    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
+    asked = set(terms)
+    stated = set().union(*(unit.concepts & asked for unit in units))
+    # a collage: every word of the topic quoted, or two words of the question or more, each in a quote of its own, in
+    # the question's language, where the vault has every word of the topic in it (a note in another language may say
+    # the other words in its own)
+    scattered = topic <= stated or len(stated) >= 2 and all(len(unit.concepts & asked) < 2 for unit in units) and \
+        all(pack.items[unit.position].lang in (None, pack.lang) for unit in units) and not topic & pack.gaps
+    return len(topic) >= 2 and scattered and all(len(unit.concepts & topic) < 2 for unit in units) and \
+        all(len(pack.concepts_in(item.terms, item.words) & topic) < 2 for item in pack.items)
 
 
 def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) -> list[str]:
@@ -1572,10 +1602,11 @@ _FORM = re.compile(r"\.[^\W_]{2,5}|[^\W\d_a-zäöüß]{2,}\d?|[^\W\d_]*[a-zäö�
 
 def _forms_unquoted(pack: EvidencePack, units: Sequence[Unit], question: str) -> list[str]:
     """The form the question asks to turn a thing into ("export a note *as a PDF*", "Canvas *als PNG* speichern",
-    "export to *.docx*"; a format's abbreviation, a file extension or a name such as "PowerPoint"), where no quote
-    states it together with what the question asks to do (its verbs: "export", "speichern"): quotes on embedding a
-    PDF, or on saving a canvas, do not say how to export one as the other. A plain word after the same word
-    qualifies the question ("as a present", "on a Mac") and is not judged."""
+    "export to *.docx*"; a format's abbreviation, a file extension or a name such as "PowerPoint", also as a
+    compound's first part, "als *PDF*-Datei", or a capitalised word the vault never uses, "als *Excel*-Tabelle"), where
+    no quote states it together with what the question asks to do (its verbs: "export", "speichern"): quotes on
+    embedding a PDF, or on saving a canvas, do not say how to export one as the other. A plain word after the same
+    word qualifies the question ("as a present", "on a Mac") and is not judged."""
     language = WORDS.get(pack.lang or "en")
     if language is None or not language.target_forms:
         return []
@@ -1584,15 +1615,22 @@ def _forms_unquoted(pack: EvidencePack, units: Sequence[Unit], question: str) ->
     verbs = {key for key, concept in pack.concepts.items() if concept.frame and not concept.context}
     # a frame's words too (a German question's lowercase ".docx"), and a compound read as its parts ("Graphansicht")
     by_word = {word: key for key, concept in pack.concepts.items() for word in (concept.whole, concept.word) if word}
+    unheard_words = {word.casefold() for word in pack.unknown}
     missing = []
-    pattern = rf"(?P<thing>[^\W_]+)\s+(?:{prepositions})\s+(?:(?:{articles})\s+)?(?P<form>\S+?)[?!.,;:]*(?=\s|$)"
+    pattern = (rf"(?P<thing>[^\W_]+(?:-[^\W_]+)*)\s+(?:{prepositions})\s+(?:(?:{articles})\s+)?"
+               rf"(?P<form>\S+?)[?!.,;:]*(?=\s|$)")
     for asked in re.finditer(pattern, question, re.IGNORECASE):
-        form, thing = asked["form"], by_word.get(asked["thing"].casefold())
+        form = asked["form"]
+        thing = by_word.get(asked["thing"].casefold()) or by_word.get(asked["thing"].rsplit("-", 1)[-1].casefold())
+        if "-" in form and by_word.get(form.casefold()) is None:
+            form = form.split("-", 1)[0]  # a compound naming the form by its first part ("als *CSV*-Datei")
+        # a format's name, or a capitalised word the vault never uses ("as an *Excel* sheet", "als *Excel*-Tabelle";
+        # not "into *Obsidian* links", the vault's own subject)
+        named = _FORM.fullmatch(form) is not None or form[:1].isupper() and form.casefold() in unheard_words
         key = by_word.get(form.casefold().lstrip("."))
         # the form of a thing the question names right before it ("a *note* as a PDF"), not a verb's complement
         # ("What *counts* as GDP?", "Was *zählt* als BIP?": what GDP is)
-        if key is None or thing is None or pack.concepts[thing].frame or not verbs - {key} or \
-                _FORM.fullmatch(form) is None:
+        if key is None or thing is None or pack.concepts[thing].frame or not verbs - {key} or not named:
             continue
         if not any(key in unit.concepts and unit.concepts & (verbs - {key}) for unit in units):
             missing.append(pack.concepts[key].word)
@@ -1612,6 +1650,23 @@ def _abilities_unheard(pack: EvidencePack, question: str) -> list[str]:
     if not verbs or any(concept.found_in(item.terms, item.words) for concept in verbs for item in pack.items):
         return []
     return [concept.word for concept in verbs]
+
+
+def _outputs_unheard(pack: EvidencePack, question: str, analyzer: Any) -> list[str]:
+    """The action of a question asking how to, or whether one can, turn a thing into something outside the app
+    (``LanguageWords.outputs``: "How do I *print* the graph view?", "Wie *exportiere* ich meine Lesezeichen nach
+    Firefox?") where no passage found has it together with what the question asks about: the passages on the graph
+    view say what it does, not how to print it."""
+    language = WORDS.get(pack.lang or "en")
+    said = words(question)
+    if language is None or not said or said[0] not in language.abilities | language.procedures:
+        return []
+    actions = {term for word in language.outputs for term in analyzer.terms_of_word(word, pack.lang)}
+    topic = [concept for concept in pack.concepts.values() if not concept.frame and not concept.context]
+    return [concept.word for key, concept in pack.concepts.items()
+            if concept.frame and not concept.context and key in actions and
+            not any(concept.found_in(item.terms, item.words) and
+                    any(other.found_in(item.terms, item.words) for other in topic) for item in pack.items)]
 
 
 def _terms_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any, question: str,

@@ -101,6 +101,18 @@ class LanguageWords:
     target_forms: tuple[str, ...] = ()
     # what opens a question asking whether a thing can do something ("*Can* the recorder transcribe …?", "*Kann* …")
     abilities: frozenset[str] = frozenset()
+    # what opens a question asking how to do something ("*How* do I print …?", "*Wie* drucke ich …?")
+    procedures: frozenset[str] = frozenset()
+    # what asks to turn a thing into something outside the app ("*print* the graph", "die Lesezeichen *exportieren*"):
+    # a passage on the thing without the action does not say how (other verbs are often the user's own word for
+    # what the notes say otherwise: "get rid of" for "remove")
+    outputs: tuple[str, ...] = ()
+    # what bounds an amount ("*up to* 50 MB", "*höchstens* zehn"): a question saying one ("What is the *maximum*
+    # number of tabs?", "Wie viele Gruppen *höchstens*?") asks for a bound, which a bare count ("3 tabs") does not give
+    limits: tuple[str, ...] = ()
+    # what says an amount has no bound ("*unlimited*", "*keine Begrenzung*"): an answer to such a question without a
+    # number
+    no_limits: tuple[str, ...] = ()
     # words no sentence ends on: a text ending in one was cut mid-clause ("… of $A$ if.", "… wenn.")
     open_ends: frozenset[str] = frozenset()
     # what opens a relative clause ("a solution that keeps its pH constant when …"): a condition after one is part
@@ -293,7 +305,12 @@ WORDS: dict[str, LanguageWords] = {
         announcements=("next week", "next time", "next lecture", "next session", "next class", "in the next lecture",
                        "that's it for today", "that is it for today", "that's all for today"),
         conditions=("if and only if", "if", "iff", "whenever", "when", "provided that", "provided"),
-        target_forms=("as", "into"), abilities=frozenset({"can", "could"}),
+        target_forms=("as", "into"), abilities=frozenset({"can", "could"}), procedures=frozenset({"how"}),
+        outputs=("print", "export", "download", "upload", "convert", "email"),
+        limits=("maximum", "maximal", "max", "minimum", "minimal", "min", "limit", "limits", "limited", "up to",
+                "at most", "at least", "no more than", "no fewer than", "less than", "fewer than", "more than",
+                "smaller than", "larger than", "bigger than", "exceed", "exceeds", "exceeding", "cap", "capped"),
+        no_limits=("unlimited", "no limit", "no limits", "no maximum", "without limit", "without any limit"),
         open_ends=frozenset({"if", "iff", "when", "whenever", "because", "unless", "whereas", "and", "or", "but",
                              "of", "the", "an", "than"}),
         instances=("a", "an", "any", "every", "each"), relatives=("that", "which", "who", "whom", "whose"),
@@ -465,6 +482,15 @@ WORDS: dict[str, LanguageWords] = {
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
         conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
         target_forms=("als", "ins"), abilities=frozenset({"kann", "können", "könnte", "könnten"}),
+        procedures=frozenset({"wie"}),
+        outputs=("drucken", "ausdrucken", "exportieren", "herunterladen", "hochladen", "konvertieren", "umwandeln",
+                 "mailen"),
+        limits=("höchstens", "maximal", "maximale", "maximalen", "maximum", "max", "mindestens", "minimal",
+                "minimale", "minimalen", "minimum", "limit", "limits", "grenze", "obergrenze", "begrenzt", "bis zu",
+                "weniger als", "mehr als", "kleiner als", "größer als", "überschreiten", "überschreitet",
+                "übersteigen", "übersteigt"),
+        no_limits=("unbegrenzt", "unbegrenzte", "unbegrenzten", "unbeschränkt", "keine begrenzung", "kein limit",
+                   "keine grenze", "ohne begrenzung", "ohne limit"),
         open_ends=frozenset({"wenn", "falls", "sofern", "weil", "dass", "ob", "obwohl", "und", "oder", "aber",
                              "sondern", "des", "dem", "eine", "einer", "eines", "einem", "einen", "für", "sodass"}),
         instances=("ein", "eine", "einen", "jeder", "jede", "jedes"),
