@@ -1453,7 +1453,9 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         refusal = replace(measures, refusal="no quoted passage names " + ", ".join(unnamed))
         return PassageAnswer([], refusal, [word for word in unnamed if word.casefold() in unheard_words],
                              [word for word in unnamed if word.casefold() not in unheard_words])
-    if _beside_the_unheard(pack, units, terms):
+    # (where the quotes give the kind of answer asked for, a span of time of "eine Harddisk" for the note's
+    # "Festplatte", what it is of was judged above by the words around it)
+    if not kind_stated and _beside_the_unheard(pack, units, terms):
         refusal = replace(measures, refusal="the quotes state one word beside what the vault never uses")
         return PassageAnswer([], refusal, unheard(pack, question))
     if _only_apart(pack, units, terms):
