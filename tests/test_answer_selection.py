@@ -112,6 +112,8 @@ def test_a_cached_answer_is_keyed_on_the_answering_code(tmp_path: Path, monkeypa
     before = cache.source_digest(package)
     (package / "extractive.py").write_text("BUDGET = 900\n", "utf-8")
     assert cache.source_digest(package) != before
+    # the note reader and the analyzer decide what an answer quotes too: the whole package keys it
+    assert cache.ANSWER_CODE == cache.source_digest(Path(cache.__file__).resolve().parent.parent)
     key = cache.cache_key("How do I embed a note?", None, "", 3, "extractive", "extractive")
     monkeypatch.setattr(cache, "ANSWER_CODE", "another build of the answerer")
     assert cache.cache_key("How do I embed a note?", None, "", 3, "extractive", "extractive") != key

@@ -53,7 +53,9 @@ def source_digest(package: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-ANSWER_CODE = source_digest(Path(__file__).resolve().parent)  # the answer package's source, as it runs
+# the package's source, as it runs: an answer is read from notes by the note reader, the analyzer and the study
+# extractors too, not only by the answer package ("kommt das dran?" in vault/reading.py changes which lines are quoted)
+ANSWER_CODE = source_digest(Path(__file__).resolve().parent.parent)
 
 
 def cache_key(question: str, scope: dict[str, Any] | None, session_context: str, generation: int,
