@@ -18,6 +18,8 @@ Anaphora (repetition at the start): The repetition of a word at the beginning of
 
 Litotes: An understatement that affirms something by denying its opposite.
 
+**Chiasmus** (reversed order): Two phrases whose key words appear in reversed order.
+
 ## Workshop on speeches
 
 Example: The coach read out a speech by a former mayor of the town.
@@ -49,6 +51,11 @@ TEXTILES = """# Textilkunde
 ==Leinwandbindung== = einfachste Bindung, Kett- und Schussfaden kreuzen sich abwechselnd.
 **Köperbindung** = Bindung mit schräg verlaufendem Grat, zum Beispiel bei Jeansstoff.
 
+## Fasern
+
+- ==Viskose== = aus Zellulose hergestellte Chemiefaser mit seidigem Glanz
+- ==nicht heiß bügeln== – steht so auf dem Etikett der Jacke
+
 ## Walken
 = Verdichten von Wollgewebe durch Feuchtigkeit, Wärme und Druck
 
@@ -67,6 +74,13 @@ SAFETY = """# Laborsicherheit
 2. Nichts mit dem Mund pipettieren.
     - stattdessen einen ==Peleusball== benutzen
 3. Abfälle getrennt entsorgen.
+
+## Ablauf einer Titration
+
+1. Bürette mit Maßlösung füllen.
+2. Indikator zur Probe geben.
+    1. bei ==Phenolphthalein== auf den Farbumschlag nach Rosa achten
+3. Maßlösung langsam zutropfen lassen.
 """
 
 TABLES = """# Nutrition basics
@@ -97,7 +111,7 @@ def test_a_glossary_in_prose_gives_a_card_per_term_and_a_report_labelled_alike_n
     # a heading naming the kind of its terms asks for the term
     assert ("qa", "Rhetoric › Figures of speech: which figure is this: “An understatement that affirms something by "
             "denying its opposite”?", "Litotes") in cards, cards
-    assert "Anaphora" in [back for _, _, back in cards], cards
+    assert {"Anaphora", "Chiasmus"} <= {back for _, _, back in cards}, cards  # a term in bold too
     fronts = [front for _, front, _ in cards]
     assert not [front for front in fronts if "Example" in front or "Result" in front or "Step" in front], fronts
     # no gloss, but a heading naming the subject's terms; an outing's labels under another heading are no terms
@@ -115,6 +129,9 @@ def test_a_marked_term_said_equal_to_its_meaning_is_a_card_a_sum_or_a_list_none(
             "Einfachste Bindung, Kett- und Schussfaden kreuzen sich abwechselnd.") in cards, cards
     assert ("qa", "Bindungen: Was bedeutet „Köperbindung“?",
             "Bindung mit schräg verlaufendem Grat, zum Beispiel bei Jeansstoff.") in cards, cards
+    assert ("qa", "Fasern: Was bedeutet „Viskose“?", "Aus Zellulose hergestellte Chemiefaser mit seidigem Glanz.") \
+        in cards, cards
+    assert not [front for _, front, _ in cards if "bügeln" in front], cards  # after a dash: the student's remark
     # the heading is the term: asked in its note, not "Walken: … „Walken“"
     assert ("qa", "Textilkunde: Was bedeutet „Walken“?",
             "Verdichten von Wollgewebe durch Feuchtigkeit, Wärme und Druck.") in cards, cards
@@ -127,6 +144,8 @@ def test_a_counted_rule_list_keeps_a_highlighted_detail_nested_under_a_rule(tmp_
     assert ("qa", "Laborsicherheit: Nenne die 3 Grundregeln im Labor.",
             "Immer eine Schutzbrille tragen; Nichts mit dem Mund pipettieren (stattdessen einen Peleusball "
             "benutzen); Abfälle getrennt entsorgen.") in cards, cards
+    # a numbered sub-step is a step of its own: no part of the step above it
+    assert not [back for _, _, back in cards if "Indikator zur Probe geben (" in back], cards
 
 
 def test_a_row_keyed_by_one_letter_is_asked_with_its_column_header(tmp_path: Path) -> None:

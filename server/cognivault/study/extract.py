@@ -258,10 +258,10 @@ _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s
 # a line opening with its term in bold or highlighted, said equal to its meaning ("**Anlassen** = erneutes Erwärmen
 # …", "==Martensit== = sehr hartes Gefüge", "==Leading==: the vertical distance …")
 _EQUATED_LINE_RE = re.compile(r"^(?P<mark>\*\*|==)(?P<term>[^*=\n]{2,60})(?P=mark)(?:\s+=|(?<===):)\s+(?P<def>.{6,})$")
-# a paragraph of a glossary in prose: "Verlustaversion (loss aversion): Verluste wiegen …" (a term, maybe its gloss,
-# and a sentence)
-_PROSE_ENTRY_RE = re.compile(r"^(?P<term>[A-ZÄÖÜ][^:()\n*=`]{1,50}?)(?P<gloss> \([^()\n]{2,60}\))?:\s+"
-                             r"(?P<def>[A-ZÄÖÜ].{15,}[.!])$")
+# a paragraph of a glossary in prose: "Verlustaversion (loss aversion): Verluste wiegen …" (a term, maybe marked,
+# maybe its gloss, and a sentence)
+_PROSE_ENTRY_RE = re.compile(r"^(?P<mark>\*\*|==)?(?P<term>[A-ZÄÖÜ][^:()\n*=`]{1,50}?)(?(mark)(?P=mark))"
+                             r"(?P<gloss> \([^()\n]{2,60}\))?:\s+(?P<def>[A-ZÄÖÜ].{15,}[.!])$")
 _KEYS = {"enter", "eingabe", "return", "escape", "esc", "tab", "space", "leertaste", "backspace", "delete", "entf",
          "alt", "shift", "umschalt", "ctrl", "strg", "cmd", "option", "up", "down", "left", "right", "home", "end",
          "pos1", "ende", "page up", "page down", "bild auf", "bild ab", "f1", "f2", "f11", "f12"}
@@ -1019,13 +1019,14 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     block.heading, form="question" if asked.text.endswith("?") else "statement")
             if replies or asked.text.endswith("?"):
                 continue  # a sentence in bold with no answer below may still label the list under it
-        entry = glossary.get(position) if not talk else None
-        if entry is not None:  # "Survivorship bias: We only look at the cases …" among a glossary's paragraphs
-            add("item", inline.restore(entry[0]), inline.restore(entry[1]), inline.restore(text), "", block.heading)
+        glossed = glossary.get(position) if not talk else None
+        if glossed is not None:  # "Survivorship bias: We only look at the cases …" among a glossary's paragraphs
+            add("item", inline.restore(glossed[0]), inline.restore(glossed[1]), inline.restore(text), "",
+                block.heading)
             continue
-        equated = _EQUATED_LINE_RE.match(text) if block.kind == "paragraph" and GAP not in text else None
-        if equated is not None and _equals_a_meaning(equated.group("def")):  # "**Anlassen** = erneutes Erwärmen …"
-            add("item", inline.restore(equated.group("term").strip()), inline.restore(equated.group("def")),
+        equal_line = _EQUATED_LINE_RE.match(text) if block.kind == "paragraph" and GAP not in text else None
+        if equal_line is not None and _equals_a_meaning(equal_line.group("def")):  # "**Anlassen** = erneutes …"
+            add("item", inline.restore(equal_line.group("term").strip()), inline.restore(equal_line.group("def")),
                 inline.restore(text), "", block.heading)
             continue
         counted = _counted(text) if block.kind == "paragraph" and text.endswith(":") and not block.first else None
@@ -1240,9 +1241,9 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 and not names_planning(section) and not names_exercises(section) and _counted(section) is None \
                 and _equals_a_meaning(equal.group("def")):
             # "## Vergüten" over "= Härten + Anlassen, gibt zähes Gefüge": the section's term and what it means
-            said = read_inline(block.content)
-            add("item", section, said.restore(equal.group("def")), f"{section} {said.restore(said.text)}", "",
-                section)
+            opening_line = read_inline(block.content)
+            add("item", section, opening_line.restore(equal.group("def")),
+                f"{section} {opening_line.restore(opening_line.text)}", "", section)
             continue
         if block.kind == "item" and block.first:  # a section that opens with its steps: they are its opening
             if _asks_and_answers(block):
@@ -1561,18 +1562,20 @@ MAX_DETAIL_CHARS = 100
 
 
 def _key_detail(blocks: list[Block], index: int) -> str:
-    """The one item nested under ``blocks[index]`` when it states its key fact, a term of it highlighted ("nur bei
+    """The one bullet nested under ``blocks[index]`` when it states its key fact, a term of it highlighted ("nur bei
     ==Verätzungen== mit Wasser spülen"), as plain text; "" when there are several, deeper ones, or none (a task's
-    solution below it, "- **BGA** 1.000 € an Bank", is no part of the task)."""
+    solution below it, "- **BGA** 1.000 € an Bank", is no part of the task, a numbered sub-step is a step)."""
     parent = blocks[index].content
     nested = [block for block in blocks[index + 1:index + 3] if block.kind == "item" and block.lead == parent]
     child = nested[0] if len(nested) == 1 else None
     after = blocks[index + 2] if index + 2 < len(blocks) else None
-    if child is None or child is not blocks[index + 1] or (after is not None and after.lead == child.content):
+    if child is None or child is not blocks[index + 1] or child.ordered \
+            or (after is not None and after.lead == child.content):
         return ""
     shown = read_inline(child.content)
     detail = plain(shown.restore(shown.text)).rstrip(".")
-    return detail if _HIGHLIGHT_RE.search(shown.text) and GAP not in shown.text and len(detail) <= MAX_DETAIL_CHARS else ""
+    marked = _HIGHLIGHT_RE.search(shown.text) is not None and GAP not in shown.text
+    return detail if marked and len(detail) <= MAX_DETAIL_CHARS else ""
 
 
 def _asks_and_answers(block: Block) -> bool:
