@@ -145,6 +145,7 @@ from cognivault.vault.reading import (
     names_factors,
     names_no_formula,
     names_planning,
+    names_terms,
     names_the_session,
     note_shape,
     opens_definition,
@@ -255,6 +256,13 @@ _NAMED_START_RE = re.compile(r"^(?:\*\*|`|\[)")  # a list item opening with a na
 # a highlight opening a list item ("==verspätete Annahme = neuer Antrag==": a single "=" may stand inside)
 _MARKED_ITEM_RE = re.compile(r"^==(?=\S)(?P<fact>(?:[^=\n]|=(?!=))+?)(?<=\S)==(?![=\w])")
 _BOLD_ITEM_RE = re.compile(r"^\*\*(?P<term>[^*]{2,60})\*\*\s*(?::|\s[–—-])\s*(?P<def>.{6,})$")
+# a line opening with its term in bold or highlighted, said equal to its meaning ("**Anlassen** = erneutes Erwärmen
+# …", "==Martensit== = sehr hartes Gefüge", "==Leading==: the vertical distance …")
+_EQUATED_LINE_RE = re.compile(r"^(?P<mark>\*\*|==)(?P<term>[^*=\n]{2,60})(?P=mark)(?:\s+=|(?<===):)\s+(?P<def>.{6,})$")
+# a paragraph of a glossary in prose: "Verlustaversion (loss aversion): Verluste wiegen …" (a term, maybe marked,
+# maybe its gloss, and a sentence)
+_PROSE_ENTRY_RE = re.compile(r"^(?P<mark>\*\*|==)?(?P<term>[A-ZÄÖÜ][^:()\n*=`]{1,50}?)(?(mark)(?P=mark))"
+                             r"(?P<gloss> \([^()\n]{2,60}\))?:\s+(?P<def>[A-ZÄÖÜ].{15,}[.!])$")
 _KEYS = {"enter", "eingabe", "return", "escape", "esc", "tab", "space", "leertaste", "backspace", "delete", "entf",
          "alt", "shift", "umschalt", "ctrl", "strg", "cmd", "option", "up", "down", "left", "right", "home", "end",
          "pos1", "ende", "page up", "page down", "bild auf", "bild ab", "f1", "f2", "f11", "f12"}
@@ -472,7 +480,7 @@ _STAMPED_LINE_RE = re.compile(rf"^[*_]*{TIMESTAMP_RE.pattern}")
 def _one_entry_a_line(lines: list[str]) -> bool:
     """Lines of a paragraph that each stand alone: a transcript's timestamped lines, a glossary's entries, each
     described in a phrase ("**Recommended systems**: `iOS`" over "**Requires**: [[#Git]]" are a section's labels)."""
-    entries = [_BOLD_ITEM_RE.match(line) for line in lines]
+    entries = [_BOLD_ITEM_RE.match(line) or _EQUATED_LINE_RE.match(line) for line in lines]
     return len(lines) >= 2 and (all(_STAMPED_LINE_RE.match(line) for line in lines) or all(
         entry is not None and len(plain(entry.group("def")).split()) >= MIN_DEFINITION_WORDS for entry in entries))
 
@@ -808,6 +816,16 @@ _EMPTY_CELL_RE = re.compile(r"[-–—?/.]+|n/?a|k\.\s?a\.", re.IGNORECASE)
 _NUMBERS_RE = re.compile(r"[-+−–]?\d[\d\s.,;:/()%+−–-]*")  # "10, 0", "(5, 5)", "3", "-2": numbers alone
 
 
+_KEY_COLUMN_RE = re.compile(r"[^\W\d_]{3,}(?: [^\W\d_]{3,})?")  # "Vitamin", "Blood group": not "Nr", "#"
+
+
+def _keyed(key: str, column: str) -> str:
+    """A row's key of one letter or digit read with its column's header ("C" under "Vitamin" is "Vitamin C", "2"
+    under "Phase" is "Phase 2"): alone, "“C” – Deficiency disease?" names nothing a student could learn."""
+    bare, named = plain(key).strip(), plain(column).strip()
+    return f"{named} {bare}" if len(bare) == 1 and bare.isalnum() and _KEY_COLUMN_RE.fullmatch(named) else key
+
+
 def _number_grid(header: list[str], rows: list[list[str]]) -> bool:
     """A grid of numbers (a payoff matrix "| | B silent | B confesses |" over "| A silent | 1, 1 | 10, 0 |", rounds
     "| Round | 1 | 2 | 3 |"): its cells are only numbers, and neither its header nor its cells say what each number
@@ -893,6 +911,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                        and (stated := _FAQ_RE.match(block.content.strip())) is not None
                        and not stated.group("question").endswith("?")
                        and len(plain(stated.group("question")).split()) >= MIN_STATEMENT_WORDS)
+    glossary = _prose_glossary(blocks, lang)
     for position, block in enumerate(blocks):
         if block.kind in ("heading", "code"):
             continue
@@ -907,6 +926,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     continue
                 term = cells[0].restore(cells[0].text)
                 term = _TERM_REMARK_RE.sub("", term) or term  # "**Aktivkonto** (z.B. Bank, Kasse)": the term
+                term = _keyed(term, columns[0].restore(columns[0].text))  # "C" under "Vitamin": "Vitamin C"
                 record: list[tuple[str, str]] = []  # (column, cell) of the row, for a card on the whole row
                 for column, cell in zip(columns[1:], cells[1:], strict=False):
                     if cell.html or cell.embed or not cell.text or not column.text \
@@ -1007,6 +1027,16 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     block.heading, form="question" if asked.text.endswith("?") else "statement")
             if replies or asked.text.endswith("?"):
                 continue  # a sentence in bold with no answer below may still label the list under it
+        glossed = glossary.get(position) if not talk else None
+        if glossed is not None:  # "Survivorship bias: We only look at the cases …" among a glossary's paragraphs
+            add("item", inline.restore(glossed[0]), inline.restore(glossed[1]), inline.restore(text), "",
+                block.heading)
+            continue
+        equal_line = _EQUATED_LINE_RE.match(text) if block.kind == "paragraph" and GAP not in text else None
+        if equal_line is not None and _equals_a_meaning(equal_line.group("def")):  # "**Anlassen** = erneutes …"
+            add("item", inline.restore(equal_line.group("term").strip()), inline.restore(equal_line.group("def")),
+                inline.restore(text), "", block.heading)
+            continue
         counted = _counted(text) if block.kind == "paragraph" and text.endswith(":") and not block.first else None
         if counted is not None:  # "Die 3 Arten der Elastizität:" over its 3 items, inside a section
             steps, items = _list_below(blocks, position, MAX_STEPS)
@@ -1057,7 +1087,7 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             # "==proaktiv: Altes stört Neues== (verwechsle ich immer!!)": the student marked a term and what it
             # means, the fact; what follows the mark is their remark on it
             text = marked.group("fact")
-        elif marked and text[marked.end():].startswith(": ") and _ITEM_RE.match(f"{marked.group('fact')}"
+        elif marked and text[marked.end():].startswith((": ", " = ")) and _ITEM_RE.match(f"{marked.group('fact')}"
                                                                                  f"{text[marked.end():]}"):
             # "==object permanence==: knowing objects exist …": the student marked the term its item defines (after
             # a dash, "==does NOT legislate== – the classic exam trap", their remark on it)
@@ -1214,6 +1244,15 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         if opened or not section:
             continue
         opened = True
+        equal = _SAID_EQUAL_RE.match(read_inline(block.content).text) if block.kind == "paragraph" else None
+        if equal is not None and section != source.title and _names_a_concept(section) \
+                and not names_planning(section) and not names_exercises(section) and _counted(section) is None \
+                and _equals_a_meaning(equal.group("def")):
+            # "## Vergüten" over "= Härten + Anlassen, gibt zähes Gefüge": the section's term and what it means
+            opening_line = read_inline(block.content)
+            add("item", section, opening_line.restore(equal.group("def")),
+                f"{section} {opening_line.restore(opening_line.text)}", "", section)
+            continue
         if block.kind == "item" and block.first:  # a section that opens with its steps: they are its opening
             if _asks_and_answers(block):
                 continue  # "1. Q: … A: …": exam questions, each its own card, no steps
@@ -1473,11 +1512,83 @@ def _steps(blocks: list[Block], first: int, limit: int = 4, chars: int = 300) ->
         step = inline.restore(inline.text).rstrip(".")
         nested = index + 1 < len(blocks) and blocks[index + 1].kind == "item" \
             and blocks[index + 1].lead == block.content
+        detail = _key_detail(blocks, index) if nested else ""
+        if detail:  # "2. Wunde nicht auswaschen" over "- nur bei ==Verätzungen== spülen": the rule's exception
+            step, nested = f"{step} ({detail})", False
         if len(steps) == limit or GAP in inline.text or not step or nested \
                 or (len(steps) >= 2 and len("; ".join([*steps, step])) > chars):
             return "; ".join([*steps, "…"]) if steps else "", tuple(steps)
         steps.append(step)
     return "; ".join(steps), tuple(steps)
+
+
+MIN_LISTED_PARTS = 3
+_SAID_EQUAL_RE = re.compile(r"^=\s+(?P<def>[^=\ue004]{6,})$")  # "= Härten + Anlassen, …" under its term
+
+
+def _equals_a_meaning(said: str) -> bool:
+    """What a term is said equal to is a meaning in words ("= erneutes Erwärmen nach dem Härten"), not a sum
+    ("**Gesamt** = 250 g + 300 g"), one side of a chain of equations, or what a list holds ("## Einkaufsliste" over
+    "= Zwiebeln, Rinderbrühe, Lorbeer": three or more parts of two words at most)."""
+    parts = plain(said).rstrip(".").split(", ")
+    listed = len(parts) >= MIN_LISTED_PARTS and all(len(part.split()) <= 2 for part in parts)
+    return len(_WORDLIKE_RE.findall(plain(said))) >= MIN_DEFINITION_WORDS and " = " not in said and not listed
+
+
+def _names_a_concept(label: str) -> bool:
+    """A paragraph's label naming a term of the subject ("Soziale Rolle", "Straw man"), not one structuring a text
+    ("Beispiel", "Ergebnis", "Phase 2", "Step 3") or naming an aspect ("Ursache")."""
+    bare = plain(label).strip()
+    return 1 <= len(bare.split()) <= MAX_SECTION_TERM_WORDS and not re.search(r"\d", bare) \
+        and bare.casefold() not in _COLON_STOP and not is_bookkeeping_term(bare) \
+        and not (" " not in bare and is_aspect(bare)) and not states_a_rule(bare.casefold())
+
+
+def _prose_glossary(blocks: list[Block], lang: str) -> dict[int, tuple[str, str]]:
+    """The paragraphs of a glossary written in prose, by position: (term, sentence). Two or more
+    paragraphs in a row, each "Term (gloss): Sentence.", are one when a term carries a gloss ("Verlustaversion (loss
+    aversion): …"; one word only as the term's abbreviation, not a speaker's role: "Prof (lecturer):") or the
+    heading names terms ("Zentrale Begriffe"), and every label names a concept: a run with "Beispiel:", "Phase 2:"
+    or "Result:" reports a study or an outing, where "Treffpunkt:" is no term either."""
+    found: dict[int, tuple[str, str]] = {}
+    run: list[tuple[int, re.Match[str]]] = []
+
+    def close() -> None:
+        glossed = any(m.group("gloss") and _glossed(m.group("term"), m.group("gloss"), lang) != m.group("term")
+                      for _, m in run)
+        if len(run) >= 2 and all(_names_a_concept(m.group("term")) for _, m in run) \
+                and (glossed or names_terms(blocks[run[0][0]].heading)):
+            found.update((index, (m.group("term").strip(), m.group("def"))) for index, m in run)
+        run.clear()
+
+    for index, block in enumerate(blocks):
+        entry = _PROSE_ENTRY_RE.match(read_inline(block.content).text) if block.kind == "paragraph" else None
+        if entry is None or (run and blocks[run[-1][0]].heading != block.heading):
+            close()
+        if entry is not None:
+            run.append((index, entry))
+    close()
+    return found
+
+
+MAX_DETAIL_CHARS = 100
+
+
+def _key_detail(blocks: list[Block], index: int) -> str:
+    """The one bullet nested under ``blocks[index]`` when it states its key fact, a term of it highlighted ("nur bei
+    ==Verätzungen== mit Wasser spülen"), as plain text; "" when there are several, deeper ones, or none (a task's
+    solution below it, "- **BGA** 1.000 € an Bank", is no part of the task, a numbered sub-step is a step)."""
+    parent = blocks[index].content
+    nested = [block for block in blocks[index + 1:index + 3] if block.kind == "item" and block.lead == parent]
+    child = nested[0] if len(nested) == 1 else None
+    after = blocks[index + 2] if index + 2 < len(blocks) else None
+    if child is None or child is not blocks[index + 1] or child.ordered \
+            or (after is not None and after.lead == child.content):
+        return ""
+    shown = read_inline(child.content)
+    detail = plain(shown.restore(shown.text)).rstrip(".")
+    marked = _HIGHLIGHT_RE.search(shown.text) is not None and GAP not in shown.text
+    return detail if marked and len(detail) <= MAX_DETAIL_CHARS else ""
 
 
 def _asks_and_answers(block: Block) -> bool:
@@ -1854,7 +1965,9 @@ def _counted(heading: str) -> Counted | None:
 
 
 def _item_question(fact: Fact) -> ItemQuestion:
-    place = " › ".join(filter(None, (fact.context or fact.source.title, fact.frame)))
+    # "## Vergüten" over "= Härten + Anlassen": the section is the term, the note is where it stands
+    context = fact.context if plain(fact.context) != plain(fact.term) else ""
+    place = " › ".join(filter(None, (context or fact.source.title, fact.frame)))
     if fact.structural and fact.context and fact.context != fact.source.title:
         place = f"{fact.source.title} › {place}"  # "Der Schimmelreiter › Inhalt: Spannung?"
     return item_question(fact.term, fact.definition, place, fact.source.title, fact.german, fact.nested,

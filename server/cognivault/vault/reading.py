@@ -61,6 +61,9 @@ class LanguageWords:
     aspects: frozenset[str] = frozenset()  # nouns naming an aspect of a section's subject ("Ursache", "unit")
     function_words: frozenset[str] = frozenset()  # the commonest words of its prose, to tell the language
     exercises: frozenset[str] = frozenset()  # a heading's first word over worked tasks, each with its solution below
+    # a heading's word over the subject's terms ("Zentrale Begriffe", "Key terms"): its "Term: sentence" paragraphs
+    # are a glossary written in prose
+    glossaries: frozenset[str] = frozenset()
     # what opens a description that only means something beside the lines around it ("the other way round")
     back_references: tuple[str, ...] = ()
     chatter: tuple[str, ...] = ()  # the student talking to themself ("ok makes sense", "lol"): no fact of the subject
@@ -281,6 +284,7 @@ WORDS: dict[str, LanguageWords] = {
         function_words=frozenset({"the", "and", "is", "are", "of", "to", "in", "with", "not", "for", "this", "that",
                                   "by", "from", "or", "it", "was", "be", "on", "an", "as", "which", "when"}),
         exercises=frozenset({"examples", "exercises", "practice", "problems", "tasks", "worked"}),
+        glossaries=frozenset({"terms", "terminology", "definitions", "glossary", "concepts", "vocabulary"}),
         back_references=("the other way round", "the other way around", "the opposite", "the reverse", "the same",
                          "same", "vice versa", "same as above", "as above", "see above", "ditto", "likewise", "this",
                          "these", "those", "it", "they"),
@@ -452,6 +456,8 @@ WORDS: dict[str, LanguageWords] = {
                                   "im", "auch", "bei", "ein", "eine", "für", "wird", "oder", "nur", "nach", "dem",
                                   "des", "auf", "sich", "wie", "bzw", "wenn"}),
         exercises=frozenset({"beispiele", "übungen", "aufgaben", "übungsaufgaben", "rechenbeispiele"}),
+        glossaries=frozenset({"begriffe", "grundbegriffe", "fachbegriffe", "schlüsselbegriffe", "definitionen",
+                              "glossar", "fachwörter", "konzepte"}),
         back_references=("umgekehrt", "andersherum", "das gegenteil", "wie oben", "siehe oben", "s. o.", "s.o.",
                          "dito", "ebenso", "genauso", "dasselbe", "das gleiche", "gleiches", "dies", "diese",
                          "dieser", "dieses"),
@@ -624,6 +630,7 @@ _COURSEWORK_RE = re.compile("|".join(_coursework_pattern(phrase) for words in WO
 _LINE_LABEL_RE = re.compile(r"^(?P<label>[^:–—]{2,40}?)\s*(?::|\s[–—-]\s)")
 _ALL_ASPECTS = frozenset(w.casefold() for words in WORDS.values() for w in words.aspects)  # read "größe" as "grösse"
 _ALL_EXERCISES = frozenset(w for words in WORDS.values() for w in words.exercises)
+_ALL_GLOSSARIES = frozenset(w for words in WORDS.values() for w in words.glossaries)
 _ALL_RANKS = frozenset(w.casefold() for words in WORDS.values() for w in words.ranks)
 _BACK_REFERENCES = "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.back_references},
                                    key=len, reverse=True))
@@ -1764,6 +1771,12 @@ def names_exercises(heading: str) -> bool:
     nested below it."""
     words = normal(heading).split()
     return bool(words) and words[0].strip(":") in _ALL_EXERCISES
+
+
+def names_terms(heading: str) -> bool:
+    """A heading over the subject's terms ("Zentrale Begriffe", "Key terms", "Glossar"), not over a study or an
+    outing whose lines are labelled the same way ("Durkheims Studie", "Observation night")."""
+    return any(word.strip(":") in _ALL_GLOSSARIES for word in normal(heading).split())
 
 
 def prose_language(text: str) -> str | None:
