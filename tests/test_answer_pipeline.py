@@ -420,7 +420,7 @@ class HeldEmbedder(WordHashEmbedder):
 async def test_the_first_envelope_waits_for_retrieval_only_and_the_quotes_label_comes_before_their_text(
         tmp_path: Path) -> None:
     """The rule's confidence is sent as soon as retrieval is done, while the quotes are still being chosen (the
-    keyword pack's first, answer/meaning.py: no embedding model's work for a question keywords answer); the label
+    keyword pack's first, answer/words_first.py: no embedding model's work for a question keywords answer); the label
     they cap it to is sent before their text and is the done's."""
     from cognivault.engine import Engine
 

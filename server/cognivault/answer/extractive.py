@@ -1809,11 +1809,11 @@ class ExtractiveAnswer:
 def answer_extractively(engine: Any, question: str, k: int = 5, scope: Any = None) -> ExtractiveAnswer:
     """A complete extractive answer in one call (blocking; the streaming pipeline is ``stream_answer``, which chooses
     it the same way: keywords first where meaning search is on, meaning where they leave it unanswered,
-    ``answer.meaning``)."""
+    ``answer.words_first``)."""
     from cognivault.answer.confidence import Confidence, assess, cap_by_citations
     from cognivault.answer.evidence import analyzer_of
-    from cognivault.answer.meaning import answered, hybrid_replaces, words_first
     from cognivault.answer.retrieval import build_pack
+    from cognivault.answer.words_first import answered, hybrid_replaces, words_first
 
     def attempt(mode: str) -> tuple[EvidencePack, str | None, Confidence, PassageAnswer]:
         pack, lang = build_pack(engine, question, question, scope=scope, max_items=k, mode=mode)

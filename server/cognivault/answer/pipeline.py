@@ -63,7 +63,6 @@ from cognivault.answer.extractive import (
     says_not_in_vault,
     unheard,
 )
-from cognivault.answer.meaning import answered, hybrid_replaces, words_first
 from cognivault.answer.prompts import load_prompt
 from cognivault.answer.repetition import LoopGuard
 from cognivault.answer.request import AskError, AskRequest
@@ -71,6 +70,7 @@ from cognivault.answer.retrieval import build_pack
 from cognivault.answer.sessions import Memory, Resolution, SessionStore, Turn, resolve_follow_up
 from cognivault.answer.state import CitationLedger, request_ledger, request_scope
 from cognivault.answer.tools import MAX_CALLS_PER_STEP, MAX_TOOL_STEPS, TOOL_LOOP_BUDGET_S, TOOL_SPECS, VaultTools
+from cognivault.answer.words_first import answered, hybrid_replaces, words_first
 from cognivault.models.chat import ChatCapabilities, ChatError, ChatMessage, ChatOptions, ChatProvider, ChatUsage
 from cognivault.threads import run_on
 
@@ -301,7 +301,7 @@ class _AnswerRun:
         if request.attachments:
             preset, images = await self._attachments(resolution.query, capabilities)
         extractive = getattr(self.provider, "extractive", False)
-        # passage answers: keywords first where meaning search is on (see answer.meaning), meaning where they fail
+        # passage answers: keywords first where meaning search is on (see answer.words_first), meaning where they fail
         mode = "lexical" if extractive and words_first(self.engine) else "hybrid"
         started = time.perf_counter()
         pack, lang = await self._blocking(

@@ -1,5 +1,6 @@
-"""Which reading answers a question without a model (answer/meaning.py): where meaning search is on, the keyword pack
-first, read as with no embedding model at all; the hybrid pack only where keywords leave the question unanswered."""
+"""Which reading answers a question without a model (answer/words_first.py): where meaning search is on, the keyword
+pack first, read as with no embedding model at all; the hybrid pack only where keywords leave the question
+unanswered."""
 
 from __future__ import annotations
 
