@@ -19,55 +19,116 @@ from dataclasses import dataclass
 
 from cognivault.vault.reading import asks, formula_word, is_aspect, math_spans, names_a_person, verb_in_person
 
-# a heading's first word (plural) -> one of them (English)
-_ENGLISH_KINDS = {
-    "causes": "cause", "reasons": "reason", "factors": "factor", "triggers": "trigger",
-    "consequences": "consequence", "effects": "effect", "outcomes": "outcome", "impacts": "impact",
-    "methods": "method", "techniques": "technique", "approaches": "approach", "strategies": "strategy",
-    "functions": "function", "roles": "role", "tasks": "task", "uses": "use", "applications": "application",
-    "properties": "property", "features": "feature", "characteristics": "characteristic", "traits": "trait",
-    "advantages": "advantage", "benefits": "benefit", "disadvantages": "disadvantage", "drawbacks": "drawback",
-    "limitations": "limitation", "problems": "problem", "risks": "risk", "challenges": "challenge",
-    "crises": "crisis", "symptoms": "symptom", "types": "type", "kinds": "kind", "forms": "form",
-    "phases": "phase", "stages": "stage", "steps": "step", "characters": "character", "people": "person",
-    "figures": "figure", "themes": "theme", "motifs": "motif", "symbols": "symbol", "commands": "command",
-    "clauses": "clause", "operators": "operator", "keywords": "keyword", "mechanisms": "mechanism",
-    "artists": "artist", "painters": "painter",
-    "composers": "composer", "authors": "author", "writers": "writer", "philosophers": "philosopher",
-    "scientists": "scientist", "inventors": "inventor", "rulers": "ruler", "researchers": "researcher",
-    "leaders": "leader", "politicians": "politician",
+
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    """One kind of list item, as a heading's first word (a plural) names it."""
+
+    one: str  # one item: "cause", "Ursache"
+    which: str  # asking for one, in its gender: "which", "Welche"
+    sequence: bool = False  # its items come in an order of their own (steps, phases)
+    people: bool = False  # its items are people: a person is offered among people only
+
+
+@dataclass(frozen=True, slots=True)
+class _ListWords:
+    """A language's words for what a list is a list of."""
+
+    kinds: dict[str, _Kind]  # a heading's first word (plural) -> one of its items
+    links: frozenset[str]  # what ties a kind to what it belongs to ("Causes *of* …", "Folgen *für* …")
+    # words naming a sequence, anywhere in a heading or a list's lead (German: also a compound's end,
+    # "Produktlebenszyklus", "Arbeitsschritte"): a numbered list under one is asked in its order
+    ordered: tuple[str, ...]
+    # words naming a collection without an order of its own, anywhere in a heading or a list's lead ("Factors
+    # influencing buying behaviour", "Einflussfaktoren auf die Preiselastizität", "The three rules"); not the kinds a
+    # procedure's lead may name ("To run a command using Slash commands:")
+    unordered: tuple[str, ...]
+
+
+_LIST_WORDS: dict[str, _ListWords] = {
+    "en": _ListWords(
+        kinds={
+            "causes": _Kind("cause", "which"), "reasons": _Kind("reason", "which"), "factors": _Kind("factor", "which"),
+            "triggers": _Kind("trigger", "which"), "consequences": _Kind("consequence", "which"),
+            "effects": _Kind("effect", "which"), "outcomes": _Kind("outcome", "which"),
+            "impacts": _Kind("impact", "which"), "methods": _Kind("method", "which"),
+            "techniques": _Kind("technique", "which"), "approaches": _Kind("approach", "which"),
+            "strategies": _Kind("strategy", "which"), "functions": _Kind("function", "which"),
+            "roles": _Kind("role", "which"), "tasks": _Kind("task", "which"), "uses": _Kind("use", "which"),
+            "applications": _Kind("application", "which"), "properties": _Kind("property", "which"),
+            "features": _Kind("feature", "which"), "characteristics": _Kind("characteristic", "which"),
+            "traits": _Kind("trait", "which"), "advantages": _Kind("advantage", "which"),
+            "benefits": _Kind("benefit", "which"), "disadvantages": _Kind("disadvantage", "which"),
+            "drawbacks": _Kind("drawback", "which"), "limitations": _Kind("limitation", "which"),
+            "problems": _Kind("problem", "which"), "risks": _Kind("risk", "which"),
+            "challenges": _Kind("challenge", "which"), "crises": _Kind("crisis", "which"),
+            "symptoms": _Kind("symptom", "which"), "types": _Kind("type", "which"), "kinds": _Kind("kind", "which"),
+            "forms": _Kind("form", "which"), "phases": _Kind("phase", "which", sequence=True),
+            "stages": _Kind("stage", "which", sequence=True), "steps": _Kind("step", "which", sequence=True),
+            "characters": _Kind("character", "which", people=True), "people": _Kind("person", "which", people=True),
+            "figures": _Kind("figure", "which", people=True), "themes": _Kind("theme", "which"),
+            "motifs": _Kind("motif", "which"), "symbols": _Kind("symbol", "which"),
+            "commands": _Kind("command", "which"), "clauses": _Kind("clause", "which"),
+            "operators": _Kind("operator", "which"), "keywords": _Kind("keyword", "which"),
+            "mechanisms": _Kind("mechanism", "which"), "artists": _Kind("artist", "which", people=True),
+            "painters": _Kind("painter", "which", people=True), "composers": _Kind("composer", "which", people=True),
+            "authors": _Kind("author", "which", people=True), "writers": _Kind("writer", "which", people=True),
+            "philosophers": _Kind("philosopher", "which", people=True),
+            "scientists": _Kind("scientist", "which", people=True),
+            "inventors": _Kind("inventor", "which", people=True), "rulers": _Kind("ruler", "which", people=True),
+            "researchers": _Kind("researcher", "which", people=True), "leaders": _Kind("leader", "which", people=True),
+            "politicians": _Kind("politician", "which", people=True),
+        },
+        links=frozenset({"of", "for", "in", "to", "on"}),
+        ordered=("algorithm", "chronology", "cycle", "instructions", "lifecycle", "order", "phases", "procedure",
+                 "process", "recipe", "sequence", "stages", "step", "steps", "timeline", "workflow"),
+        unordered=("advantages", "aspects", "assumptions", "axioms", "benefits", "causes", "characteristics",
+                   "conditions", "consequences", "criteria", "determinants", "disadvantages", "drawbacks", "effects",
+                   "examples", "factors", "features", "goals", "influences", "kinds", "laws", "limitations",
+                   "objectives", "outcomes", "premises", "prerequisites", "principles", "properties", "reasons",
+                   "requirements", "risks", "rules", "symptoms", "tests", "tips", "traits", "triggers", "types"),
+    ),
+    "de": _ListWords(
+        kinds={
+            "ursachen": _Kind("Ursache", "Welche"), "gründe": _Kind("Grund", "Welcher"),
+            "faktoren": _Kind("Faktor", "Welcher"), "auslöser": _Kind("Auslöser", "Welcher"),
+            "folgen": _Kind("Folge", "Welche"), "auswirkungen": _Kind("Auswirkung", "Welche"),
+            "methoden": _Kind("Methode", "Welche"), "verfahren": _Kind("Verfahren", "Welches"),
+            "techniken": _Kind("Technik", "Welche"), "strategien": _Kind("Strategie", "Welche"),
+            "funktionen": _Kind("Funktion", "Welche"), "aufgaben": _Kind("Aufgabe", "Welche"),
+            "rollen": _Kind("Rolle", "Welche"), "eigenschaften": _Kind("Eigenschaft", "Welche"),
+            "merkmale": _Kind("Merkmal", "Welches"), "vorteile": _Kind("Vorteil", "Welcher"),
+            "nachteile": _Kind("Nachteil", "Welcher"), "probleme": _Kind("Problem", "Welches"),
+            "risiken": _Kind("Risiko", "Welches"), "krisen": _Kind("Krise", "Welche"),
+            "symptome": _Kind("Symptom", "Welches"), "arten": _Kind("Art", "Welche"), "typen": _Kind("Typ", "Welcher"),
+            "formen": _Kind("Form", "Welche"), "phasen": _Kind("Phase", "Welche", sequence=True),
+            "stadien": _Kind("Stadium", "Welches", sequence=True), "stufen": _Kind("Stufe", "Welche", sequence=True),
+            "schritte": _Kind("Schritt", "Welcher", sequence=True), "personen": _Kind("Person", "Welche", people=True),
+            "figuren": _Kind("Figur", "Welche", people=True), "themen": _Kind("Thema", "Welches"),
+            "motive": _Kind("Motiv", "Welches"), "symbole": _Kind("Symbol", "Welches"),
+            "befehle": _Kind("Befehl", "Welcher"), "operatoren": _Kind("Operator", "Welcher"),
+            "mechanismen": _Kind("Mechanismus", "Welcher"), "einschränkungen": _Kind("Einschränkung", "Welche"),
+            "herausforderungen": _Kind("Herausforderung", "Welche"),
+            "künstler": _Kind("Künstler", "Welcher", people=True), "maler": _Kind("Maler", "Welcher", people=True),
+            "komponisten": _Kind("Komponist", "Welcher", people=True),
+            "autoren": _Kind("Autor", "Welcher", people=True),
+            "philosophen": _Kind("Philosoph", "Welcher", people=True),
+            "erfinder": _Kind("Erfinder", "Welcher", people=True),
+            "herrscher": _Kind("Herrscher", "Welcher", people=True),
+            "forscher": _Kind("Forscher", "Welcher", people=True),
+            "wissenschaftler": _Kind("Wissenschaftler", "Welcher", people=True),
+            "politiker": _Kind("Politiker", "Welcher", people=True),
+        },
+        links=frozenset({"der", "des", "von", "für", "im", "in", "bei", "zur", "zum", "auf"}),
+        ordered=("schritte", "schritten", "schritt", "phasen", "stadien", "stufen", "ablauf", "abläufe", "vorgehen",
+                 "vorgehensweise", "prozess", "zyklus", "reihenfolge", "chronologie", "zeitleiste", "zeitstrahl",
+                 "anleitung", "prüfung", "prüfschema", "verlauf", "entstehung", "algorithmus", "rezept"),
+        unordered=("ursachen", "gründe", "faktoren", "auslöser", "folgen", "auswirkungen", "vorteile", "nachteile",
+                   "risiken", "symptome", "arten", "typen", "eigenschaften", "merkmale", "regeln", "gesetze",
+                   "prinzipien", "beispiele", "tipps", "kriterien", "voraussetzungen", "einflüsse", "aspekte",
+                   "einflussgrößen", "annahmen", "bedingungen", "prämissen", "axiome", "grundsätze", "ziele"),
+    ),
 }
-# a heading's first word (plural) -> (one of them, "which" in its gender)
-_GERMAN_KINDS = {
-    "ursachen": ("Ursache", "Welche"), "gründe": ("Grund", "Welcher"), "faktoren": ("Faktor", "Welcher"),
-    "auslöser": ("Auslöser", "Welcher"), "folgen": ("Folge", "Welche"), "auswirkungen": ("Auswirkung", "Welche"),
-    "methoden": ("Methode", "Welche"), "verfahren": ("Verfahren", "Welches"), "techniken": ("Technik", "Welche"),
-    "strategien": ("Strategie", "Welche"), "funktionen": ("Funktion", "Welche"), "aufgaben": ("Aufgabe", "Welche"),
-    "rollen": ("Rolle", "Welche"), "eigenschaften": ("Eigenschaft", "Welche"), "merkmale": ("Merkmal", "Welches"),
-    "vorteile": ("Vorteil", "Welcher"), "nachteile": ("Nachteil", "Welcher"), "probleme": ("Problem", "Welches"),
-    "risiken": ("Risiko", "Welches"), "krisen": ("Krise", "Welche"), "symptome": ("Symptom", "Welches"),
-    "arten": ("Art", "Welche"), "typen": ("Typ", "Welcher"), "formen": ("Form", "Welche"),
-    "phasen": ("Phase", "Welche"), "stadien": ("Stadium", "Welches"), "stufen": ("Stufe", "Welche"),
-    "schritte": ("Schritt", "Welcher"), "personen": ("Person", "Welche"), "figuren": ("Figur", "Welche"),
-    "themen": ("Thema", "Welches"), "motive": ("Motiv", "Welches"), "symbole": ("Symbol", "Welches"),
-    "befehle": ("Befehl", "Welcher"), "operatoren": ("Operator", "Welcher"),
-    "mechanismen": ("Mechanismus", "Welcher"),
-    "einschränkungen": ("Einschränkung", "Welche"), "herausforderungen": ("Herausforderung", "Welche"),
-    "künstler": ("Künstler", "Welcher"), "maler": ("Maler", "Welcher"), "komponisten": ("Komponist", "Welcher"),
-    "autoren": ("Autor", "Welcher"), "philosophen": ("Philosoph", "Welcher"), "erfinder": ("Erfinder", "Welcher"),
-    "herrscher": ("Herrscher", "Welcher"), "forscher": ("Forscher", "Welcher"),
-    "wissenschaftler": ("Wissenschaftler", "Welcher"), "politiker": ("Politiker", "Welcher"),
-}
-# the kinds of list whose items are people: a person is offered among people only
-_PEOPLE = frozenset({"person", "character", "figure", "artist", "painter", "composer", "author", "writer",
-                     "philosopher", "scientist", "inventor", "ruler", "researcher", "leader", "politician", "Person",
-                     "Figur", "Künstler", "Maler", "Komponist", "Autor", "Philosoph", "Erfinder", "Herrscher",
-                     "Forscher", "Wissenschaftler", "Politiker"})
-# the words that tie a kind to what it belongs to ("Causes of …", "Folgen für …")
-_ENGLISH_LINKS = {"of", "for", "in", "to", "on"}
-_GERMAN_LINKS = {"der", "des", "von", "für", "im", "in", "bei", "zur", "zum", "auf"}
-_ENGLISH_SEQUENCES = {"phases", "stages", "steps"}
-_GERMAN_SEQUENCES = {"phasen", "stadien", "stufen", "schritte"}
 _YEAR = r"\d{3,4}(?:\s*(?:–|-|/|bis|to)\s*\d{2,4})?(?: (?:BC|AD|v\. Chr\.))?"  # "1521/22": a span of two
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Januar|Februar|"
           r"März|Mai|Juni|Juli|Oktober|Dezember)")
@@ -89,12 +150,13 @@ class ListKind:
     which: str  # asking for one: "which cause", "Welche Ursache"
     all_of: str  # the heading as the object of "name the N …": "causes of a demand shift", "Ursachen der Inflation"
     sequence: bool  # its items come in an order of their own (steps, phases), not just numbered
+    people: bool = False  # its items are people ("Key people", "Forscher"): a person is offered among people only
 
 
 def lists_people(heading: str, german: bool) -> bool:
     """Whether the list under ``heading`` names people ("Key people", "Forscher", "Philosophen der Aufklärung")."""
     kind = list_kind(heading, german)
-    return kind is not None and kind.one in _PEOPLE
+    return kind is not None and kind.people
 
 
 def list_kind(heading: str, german: bool) -> ListKind | None:
@@ -105,25 +167,20 @@ def list_kind(heading: str, german: bool) -> ListKind | None:
     if len(words) > 1 and words[0].isdigit():  # "4 Arten von Bestandsveränderungen": the count is said again
         words = words[1:]
         heading = " ".join(words)
-    if len(words) == 2 and words[1].casefold() in (_GERMAN_KINDS if german else _ENGLISH_KINDS) \
-            and words[0].casefold() not in (_GERMAN_LINKS if german else _ENGLISH_LINKS):
+    said = _LIST_WORDS["de" if german else "en"]
+    if len(words) == 2 and words[1].casefold() in said.kinds and words[0].casefold() not in said.links:
         # "Social consequences", "Wirtschaftliche Folgen": a word before the kind says which ones
         kind = list_kind(words[1], german)
         if kind is not None:
             return ListKind(kind.one, kind.which, heading if german else heading[0].lower() + heading[1:],
-                            kind.sequence)
-    if not words or (len(words) > 1 and words[1].casefold() not in (_GERMAN_LINKS if german else _ENGLISH_LINKS)):
+                            kind.sequence, kind.people)
+    if not words or (len(words) > 1 and words[1].casefold() not in said.links):
         return None
-    first = words[0].casefold()
-    if german:
-        if first not in _GERMAN_KINDS:
-            return None
-        one, which = _GERMAN_KINDS[first]
-        return ListKind(one, f"{which} {one}", heading, first in _GERMAN_SEQUENCES)
-    if first not in _ENGLISH_KINDS:
+    named = said.kinds.get(words[0].casefold())
+    if named is None:
         return None
-    one = _ENGLISH_KINDS[first]
-    return ListKind(one, f"which {one}", heading[0].lower() + heading[1:], first in _ENGLISH_SEQUENCES)
+    return ListKind(named.one, f"{named.which} {named.one}", heading if german else heading[0].lower() + heading[1:],
+                    named.sequence, named.people)
 
 
 def unordered_kind(heading: str, german: bool) -> bool:
@@ -133,27 +190,6 @@ def unordered_kind(heading: str, german: bool) -> bool:
     return kind is not None and not kind.sequence
 
 
-# words naming a sequence, alone or as the end of a German compound ("Produktlebenszyklus", "Arbeitsschritte"):
-# a numbered list under one is asked in its order
-_ENGLISH_ORDERED = frozenset({"steps", "step", "phases", "stages", "process", "procedure", "sequence", "timeline",
-                              "chronology", "order", "cycle", "lifecycle", "workflow", "algorithm", "instructions",
-                              "recipe"})
-_GERMAN_ORDERED = ("schritte", "schritten", "schritt", "phasen", "stadien", "stufen", "ablauf", "abläufe", "vorgehen",
-                   "vorgehensweise", "prozess", "zyklus", "reihenfolge", "chronologie", "zeitleiste", "zeitstrahl",
-                   "anleitung", "prüfung", "prüfschema", "verlauf", "entstehung", "algorithmus", "rezept")
-# words naming a collection without an order of its own, anywhere in a heading or a list's lead ("Factors
-# influencing buying behaviour", "Einflussfaktoren auf die Preiselastizität", "The three rules"); not the kinds a
-# procedure's lead may name ("To run a command using Slash commands:")
-_ENGLISH_UNORDERED = frozenset({"causes", "reasons", "factors", "triggers", "consequences", "effects", "outcomes",
-                                "advantages", "benefits", "disadvantages", "drawbacks", "limitations", "risks",
-                                "symptoms", "types", "kinds", "properties", "features", "characteristics",
-                                "traits", "rules", "laws", "principles", "examples", "tips", "criteria",
-                                "requirements", "determinants", "influences", "aspects", "tests", "assumptions",
-                                "conditions", "prerequisites", "premises", "axioms", "goals", "objectives"})
-_GERMAN_UNORDERED = ("ursachen", "gründe", "faktoren", "auslöser", "folgen", "auswirkungen", "vorteile", "nachteile",
-                     "risiken", "symptome", "arten", "typen", "eigenschaften", "merkmale", "regeln", "gesetze",
-                     "prinzipien", "beispiele", "tipps", "kriterien", "voraussetzungen", "einflüsse", "aspekte",
-                     "einflussgrößen", "annahmen", "bedingungen", "prämissen", "axiome", "grundsätze", "ziele")
 MIN_COMPOUND_KIND = 7
 # words that order what a list's items say ("then", "danach"): its items tell a course of events
 _ORDER_WORDS = frozenset({"then", "next", "afterwards", "finally", "first", "later", "dann", "danach", "zuerst",
@@ -169,8 +205,8 @@ def _words_of(text: str) -> list[str]:
 def _names_ordered(text: str, german: bool) -> bool:
     words = _words_of(text)
     if german:
-        return any(word.endswith(_GERMAN_ORDERED) and "folgen" not in word for word in words)
-    return any(word in _ENGLISH_ORDERED for word in words)
+        return any(word.endswith(_LIST_WORDS["de"].ordered) and "folgen" not in word for word in words)
+    return any(word in _LIST_WORDS["en"].ordered for word in words)
 
 
 def _names_unordered(text: str, german: bool) -> bool:
@@ -181,8 +217,8 @@ def _names_unordered(text: str, german: bool) -> bool:
         # a compound ends in a long kind ("Einflussfaktoren"); a short one is a word of its own ("Karten" lists no
         # "Arten")
         return any(word == kind or (len(kind) >= MIN_COMPOUND_KIND and word.endswith(kind))
-                   for word in words for kind in _GERMAN_UNORDERED)
-    return any(word in _ENGLISH_UNORDERED for word in words)
+                   for word in words for kind in _LIST_WORDS["de"].unordered)
+    return any(word in _LIST_WORDS["en"].unordered for word in words)
 
 
 def in_sequence(heading: str, lead: str, items: list[str], german: bool) -> bool:
