@@ -153,3 +153,37 @@ def test_a_long_paragraph_leading_in_to_a_list_is_quoted_with_its_items(
     assert "Sintering up to 950 °C" in stages.text
     phasen = answer_extractively(engine, "Welche Phasen durchläuft der Schrühbrand?")
     assert "die folgenden Phasen:\n\n- Trocknen bis 120 °C" in phasen.text and "Sintern bis 950 °C" in phasen.text
+
+
+TEMPERING = """# Wärmebehandlung
+
+## Härten
+
+1. Austenitisieren: auf etwa 850 °C erwärmen
+2. Halten, bis das Gefüge durchgewärmt ist
+3. Abschrecken in Wasser oder Öl
+4. Anlassen auf 200 bis 600 °C
+
+## Glühen
+
+Glühen baut Spannungen im Gefüge ab.
+"""
+MORTAR = """# Mixing mortar
+
+Mortar binds the bricks of a wall.
+
+1. Pour three parts of sand into the tub
+2. Add one part of cement and mix it dry
+3. Add water slowly until the mix holds its shape
+"""
+
+
+def test_a_question_asking_for_the_steps_is_not_refused_for_a_word_the_list_does_not_say(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # "Schritte"/"steps" frame what is asked, a list in order: a vault listing the steps without the word was
+    # refused ("Zu “Schritte” steht nichts im Vault")
+    engine = indexed_notes({"Werkstoffe/Wärmebehandlung.md": TEMPERING, "Garden/Mortar.md": MORTAR})
+    german = answer_extractively(engine, "Welche Schritte umfasst das Härten?")
+    assert german.answered and "Abschrecken" in german.text, german.text
+    english = answer_extractively(engine, "What are the steps of mixing mortar?")
+    assert english.answered and "Add one part of cement" in english.text, english.text

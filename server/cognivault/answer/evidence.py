@@ -75,7 +75,7 @@ from cognivault.index.analysis import (
     words,
 )
 from cognivault.index.lexical import COMPOUND_PART_CHARS, CompoundPart
-from cognivault.index.question_frame import FRAME_NOUNS, frame_words
+from cognivault.index.question_frame import FRAME_NOUNS, SEQUENCE_NOUNS, frame_words
 from cognivault.vault.markdown import CODE_FENCE_RE
 from cognivault.vault.reading import WORDS
 
@@ -900,7 +900,8 @@ def topic_weight(concept: Concept | None, weight: float) -> float:
 class UnknownWords(NamedTuple):
     share: float  # of the question's weight, in words the vault never uses in any form
     words: list[str]  # those words, as the user wrote them
-    unheard_scene: list[str]  # keys of the scene's words the vault never uses (``Concept.context``): no measure
+    # keys of the scene's words (``Concept.context``) and the sequence nouns the vault never uses: no measure
+    unheard_scene: list[str]
 
 
 def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, float],
@@ -942,9 +943,12 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
                 _cognate_parts(lexical, analyzer, word, languages) or _skeleton_parts(lexical, word)) is not None):
             known.add(word)
             continue
-        if (concept.frame and judged_frame) or concept.context or concept.unindexed:
+        # "Welche *Schritte* umfasst das Härten?" on a note numbering them without the word: a course is asked for,
+        # and the vault never saying "Schritte" is not what the question is about
+        sequence = word.casefold() in SEQUENCE_NOUNS
+        if (concept.frame and judged_frame) or concept.context or concept.unindexed or sequence:
             del weight[concept.key]  # neither for nor against the question's topic
-            if concept.context:
+            if concept.context or sequence:
                 unheard_scene.append(concept.key)
             continue
         unknown[word] = unknown.get(word, 0.0) + weight[concept.key]
@@ -1016,7 +1020,8 @@ def add_unknown_names(pack: EvidencePack, names: Sequence[tuple[str, str]], lang
     unknown_weight = pack.unknown_share * total
     for name in names:
         keys = [key for key in name if key in weight and pack.word_of(key) not in already
-                and not ((concept := pack.concepts.get(key)) is not None and concept.context)]
+                and not ((concept := pack.concepts.get(key)) is not None and concept.context)
+                and pack.word_of(key).casefold() not in SEQUENCE_NOUNS]
         if not keys:
             continue
         unknown_weight += sum(weight[key] for key in keys)

@@ -103,7 +103,7 @@ from cognivault.answer.ordinals import (
     series,
 )
 from cognivault.index.analysis import words
-from cognivault.index.question_frame import KIND_NOUNS
+from cognivault.index.question_frame import KIND_NOUNS, SEQUENCE_NOUNS
 from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
@@ -863,6 +863,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         return set(kind_keys) if kind_keys and unit.kind == "list" and unit.intro and \
             not _NUMBERED_ITEM.match(unit.text) else set()
 
+    # "What are the *steps* of …?", "Welche *Schritte* …?": a numbered list names them, in no word of it
+    sequence_keys = {key for key in weight if pack is not None and key in pack.concepts and
+                     pack.concepts[key].word.casefold() in SEQUENCE_NOUNS}
+
+    def in_sequence(unit: Unit) -> set[str]:
+        return set(sequence_keys) if sequence_keys and unit.kind == "list" and _NUMBERED_ITEM.match(unit.text) \
+            else set()
+
     titles = _titles(items)
     for position, units in passages.items():
         item = items[position]
@@ -883,7 +891,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                 continue  # an example of asking this one: not an answer
             formula = formula_given(pack, unit.text) & weight.keys()
             unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path) | formula | \
-                listing(unit) | kinds_listed(unit)
+                listing(unit) | kinds_listed(unit) | in_sequence(unit)
             # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
             # the pack and say all it says of the question:
             # the note is quoted instead. A list of such entries is an index of notes, not an answer.
@@ -894,14 +902,15 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                 continue
             # A word the unit says only as a link's text points to where it is explained ("Related:
             # [[Limiting factors]]"); it counts for less than one the unit says itself.
-            pointed = unit.concepts - _concepts_in(_unlinked(said), item, weight, analyzer, pack) - kinds_listed(unit)
+            pointed = unit.concepts - _concepts_in(_unlinked(said), item, weight, analyzer, pack) - \
+                kinds_listed(unit) - in_sequence(unit)
             # A word the unit has only from its note's title (every block of the note has it) says less of
             # the question than one it states itself or its section's heading states.
             sectioned = _concepts_in(" ".join(_sections_of(unit, item, titles[item.path])), item, weight, analyzer,
                                      pack) | numbered_keys(unit.path)
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
             stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack) | formula | listing(unit) | \
-                kinds_listed(unit)
+                kinds_listed(unit) | in_sequence(unit)
             titled = unit.concepts - stated - sectioned
             # a section's heading says what its only block is about ("3. NF" over its list), not what each of
             # its blocks is ("Energie" over three formulas)

@@ -33,6 +33,9 @@ class LanguageFrame:
     nouns: frozenset[str]  # nouns that frame what is asked about a thing (its role, purpose, advantages)
     # nouns asking for the kinds of a thing ("What *kinds* of items …?"): a list answers, not a passage saying "kinds"
     kinds: frozenset[str] = frozenset()
+    # nouns asking for the course of a thing ("What are the *steps* of …?", "Welche *Schritte* …?"): a numbered list
+    # answers, which need not say "steps"
+    sequences: frozenset[str] = frozenset()
 
 
 FRAMES: dict[str, LanguageFrame] = {
@@ -52,6 +55,7 @@ FRAMES: dict[str, LanguageFrame] = {
             "benefits", "drawback", "drawbacks", "meaning", "reason", "reasons", "term", "terms", "concept",
             "concepts"}),
         kinds=frozenset({"kind", "kinds", "type", "types", "sort", "sorts"}),
+        sequences=frozenset({"step", "steps", "phase", "phases", "stage", "stages"}),
     ),
     "de": LanguageFrame(
         words=frozenset({
@@ -74,10 +78,12 @@ FRAMES: dict[str, LanguageFrame] = {
             "unterschiede", "vorteil", "vorteile", "nachteil", "nachteile", "sinn", "grund", "gründe", "begriff",
             "begriffe", "konzept", "konzepte"}),
         kinds=frozenset({"art", "arten", "typ", "typen", "sorte", "sorten"}),
+        sequences=frozenset({"schritt", "schritte", "phase", "phasen", "stufe", "stufen", "stadium", "stadien"}),
     ),
 }
 KIND_NOUNS = frozenset().union(*(frame.kinds for frame in FRAMES.values()))  # in any language, casefolded
 FRAME_NOUNS = KIND_NOUNS.union(*(frame.nouns for frame in FRAMES.values()))  # in any language, casefolded
+SEQUENCE_NOUNS = frozenset().union(*(frame.sequences for frame in FRAMES.values()))  # in any language, casefolded
 
 
 def frame_words(query_words: Sequence[str], languages: Sequence[str | None]) -> list[bool]:
