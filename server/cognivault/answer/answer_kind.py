@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from cognivault.answer.evidence import INFLECTION_PREFIX, NOUN_CAPITALISING, Concept, answer_cues, text_terms
 from cognivault.index.analysis import Analyzer, is_stopword, words
@@ -198,15 +199,23 @@ def expected_answer(question: str, concepts: Sequence[Concept], lang: str | None
 def _bounds(said: Sequence[str], lang: str | None) -> tuple[bool, bool]:
     """Whether ``said`` (a text's words) has a word bounding an amount in ``lang`` (``LanguageWords.limits``: "up
     to"), and whether one saying there is no bound (``LanguageWords.no_limits``: "unlimited")."""
-    language = WORDS.get(lang or "en")
-    if language is None:
-        return False, False
+    limits, no_limits = _bound_phrases(lang or "en")
     text = f" {' '.join(said)} "
+    return any(phrase in text for phrase in limits), any(phrase in text for phrase in no_limits)
 
-    def says(phrases: Sequence[str]) -> bool:
-        return any(f" {' '.join(words(phrase))} " in text for phrase in phrases)
 
-    return says(language.limits), says(language.no_limits)
+@cache
+def _bound_phrases(lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``lang``'s words bounding an amount and saying there is none, each as its words between spaces (read once: a
+    sentence of every passage is judged by them)."""
+    language = WORDS.get(lang)
+    if language is None:
+        return (), ()
+
+    def spaced(phrases: Sequence[str]) -> tuple[str, ...]:
+        return tuple(f" {' '.join(words(phrase))} " for phrase in phrases)
+
+    return spaced(language.limits), spaced(language.no_limits)
 
 
 def _counted(after: Sequence[str], by_word: dict[str, list[Concept]], nouns: set[str],

@@ -1020,8 +1020,7 @@ def add_unknown_names(pack: EvidencePack, names: Sequence[tuple[str, str]], lang
     unknown_weight = pack.unknown_share * total
     for name in names:
         keys = [key for key in name if key in weight and pack.word_of(key) not in already
-                and not ((concept := pack.concepts.get(key)) is not None and concept.context)
-                and pack.word_of(key).casefold() not in SEQUENCE_NOUNS]
+                and not ((concept := pack.concepts.get(key)) is not None and concept.context)]
         if not keys:
             continue
         unknown_weight += sum(weight[key] for key in keys)

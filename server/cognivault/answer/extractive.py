@@ -116,6 +116,7 @@ from cognivault.vault.markdown import (
     split_blocks,
 )
 from cognivault.vault.reading import (
+    ALL_ARTICLES,
     WORDS,
     announcement_start,
     course_aside_start,
@@ -854,22 +855,21 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     def listing(unit: Unit) -> set[str]:
         return set(count_keys) if count_keys and unit.kind == "list" and listed(unit.text) == count else set()
 
-    # "What *kinds* of items …?": a list of bullets a sentence announces ("… to the following:") names the kinds, in no
-    # word of it (numbered items are steps: "To convert all notes in your vault: 1. …")
-    kind_keys = {key for key in weight if pack is not None and key in pack.concepts and
-                 pack.concepts[key].word.casefold() in KIND_NOUNS}
+    def keys_of(nouns: frozenset[str]) -> set[str]:
+        return {key for key in weight if pack is not None and key in pack.concepts and
+                pack.concepts[key].word.casefold() in nouns}
 
-    def kinds_listed(unit: Unit) -> set[str]:
-        return set(kind_keys) if kind_keys and unit.kind == "list" and unit.intro and \
-            not _NUMBERED_ITEM.match(unit.text) else set()
+    kind_keys, sequence_keys = keys_of(KIND_NOUNS), keys_of(SEQUENCE_NOUNS)
 
-    # "What are the *steps* of …?", "Welche *Schritte* …?": a numbered list names them, in no word of it
-    sequence_keys = {key for key in weight if pack is not None and key in pack.concepts and
-                     pack.concepts[key].word.casefold() in SEQUENCE_NOUNS}
-
-    def in_sequence(unit: Unit) -> set[str]:
-        return set(sequence_keys) if sequence_keys and unit.kind == "list" and _NUMBERED_ITEM.match(unit.text) \
-            else set()
+    def named_by_list(unit: Unit) -> set[str]:
+        """The question's nouns a list names by its shape, in no word of it: the *steps* a numbered list gives
+        ("What are the *steps* of …?", "Welche *Schritte* …?"), the *kinds* a list of bullets a sentence announces
+        gives ("What *kinds* of items …?": "… to the following:")."""
+        if unit.kind != "list":
+            return set()
+        if _NUMBERED_ITEM.match(unit.text):
+            return set(sequence_keys)
+        return set(kind_keys) if unit.intro else set()
 
     titles = _titles(items)
     for position, units in passages.items():
@@ -890,8 +890,9 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             if _quotes(f"{unit.intro}\n{unit.text}", asked):
                 continue  # an example of asking this one: not an answer
             formula = formula_given(pack, unit.text) & weight.keys()
+            by_shape = named_by_list(unit)
             unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path) | formula | \
-                listing(unit) | kinds_listed(unit) | in_sequence(unit)
+                listing(unit) | by_shape
             # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
             # the pack and say all it says of the question:
             # the note is quoted instead. A list of such entries is an index of notes, not an answer.
@@ -902,15 +903,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                 continue
             # A word the unit says only as a link's text points to where it is explained ("Related:
             # [[Limiting factors]]"); it counts for less than one the unit says itself.
-            pointed = unit.concepts - _concepts_in(_unlinked(said), item, weight, analyzer, pack) - \
-                kinds_listed(unit) - in_sequence(unit)
+            pointed = unit.concepts - _concepts_in(_unlinked(said), item, weight, analyzer, pack) - by_shape
             # A word the unit has only from its note's title (every block of the note has it) says less of
             # the question than one it states itself or its section's heading states.
             sectioned = _concepts_in(" ".join(_sections_of(unit, item, titles[item.path])), item, weight, analyzer,
                                      pack) | numbered_keys(unit.path)
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
             stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack) | formula | listing(unit) | \
-                kinds_listed(unit) | in_sequence(unit)
+                by_shape
             titled = unit.concepts - stated - sectioned
             # a section's heading says what its only block is about ("3. NF" over its list), not what each of
             # its blocks is ("Energie" over three formulas)
@@ -1493,8 +1493,7 @@ def _focus_unheard(pack: EvidencePack, expected: ExpectedAnswer | None, question
     said = words(question)
     verb = verb_asked_with(said, expected.cue, lambda word: word not in unheard) \
         if pack.lang not in NOUN_CAPITALISING else None
-    articles = set().union(*(language.articles for language in WORDS.values()))
-    after_article = {word for at, word in enumerate(said) if articles.intersection(said[max(0, at - 2):at])}
+    after_article = {word for at, word in enumerate(said) if ALL_ARTICLES.intersection(said[max(0, at - 2):at])}
     return [concept.whole or concept.word for concept in expected.focus
             if (concept.whole or concept.word) in unheard - after_article and concept.word != verb and
             not concept.frame and not concept.context and concept.key not in pack.gaps]

@@ -97,8 +97,9 @@ def words(text: str) -> list[str]:
     folded = text.casefold()
     said = _WORD.findall(folded)
     greek = not _GREEK.keys().isdisjoint(said)
-    if greek or "$" in text and math_spans(text):
-        folded = _flat_symbols(text, greek).casefold()
+    formulas = math_spans(text) if "$" in text else []
+    if greek or formulas:
+        folded = _flat_symbols(text, greek, formulas).casefold()
         said = _WORD.findall(folded)
     found: list[str] = [run for run in SYMBOL_RUN.findall(folded) if not _PROSE_PUNCTUATION.issuperset(run)]
     for word in said:
@@ -111,19 +112,21 @@ def words(text: str) -> list[str]:
     return found
 
 
-def _flat_symbols(text: str, greek: bool) -> str:
+def _flat_symbols(text: str, greek: bool, formulas: list[tuple[int, int]]) -> str:
     """``text`` with its symbols written as a question writes them flat, each one word ("$V_{max}$" as "$Vmax$",
-    "$\\varepsilon_p$" as "$εp$"; with ``greek``, a text naming a Greek letter, "delta G" as "δG")."""
-    if "$" in text:
-        text = _with_flat_math(text)
+    "$\\varepsilon_p$" as "$εp$"; with ``greek``, a text naming a Greek letter, "delta G" as "δG"); ``formulas``: its
+    math spans."""
+    if formulas:
+        text = _with_flat_math(text, formulas)
     return _GREEK_SYMBOL.sub(_joined_symbol, text) if greek else text
 
 
-def _with_flat_math(text: str) -> str:
-    """``text`` with each formula (the note reader's, so a "$" in code or a price stays text) written flat."""
+def _with_flat_math(text: str, formulas: list[tuple[int, int]]) -> str:
+    """``text`` with each formula (the note reader's ``math_spans``, so a "$" in code or a price stays text) written
+    flat."""
     parts: list[str] = []
     done = 0
-    for start, end in math_spans(text):
+    for start, end in formulas:
         math = _GREEK_SYMBOL_IN_MATH.sub(_joined_symbol, text[start:end])
         flat = _SUBSCRIPT.sub(lambda found: found[1] + next(part for part in found.groups()[1:] if part), math)
         parts += [text[done:start], flat]

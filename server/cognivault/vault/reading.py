@@ -1463,7 +1463,7 @@ def states_not_asks(question: str, answer: str = "") -> bool:
     written = [word.strip("*_,;:()\"“”„'?") for word in asked.split()]  # "Waren" are goods, "waren" a verb
     replied = normal(answer).split()[:1]
     # "Verliere ich meine Daten?", "Braucht man …?": a verb before its subject asks, whatever the verb
-    verb_first = said[1] in _ALL_SUBJECTS | _ALL_ARTICLES | {"du", "you"}
+    verb_first = said[1] in _ALL_SUBJECTS | ALL_ARTICLES | {"du", "you"}
     return any(word in _ALL_AUXILIARIES - _ALL_PREPOSITIONS for word in written[1:MAX_SUBJECT_WORDS + 1]) \
         or bool(replied and replied[0].strip(",.;:!–-") in _ALL_YES_NO and not verb_first)
 
@@ -1953,7 +1953,7 @@ def is_free_relative(term: str, lang: str) -> bool:
     return first in WORDS.get(lang, WORDS["en"]).question_words
 
 
-_ALL_ARTICLES = frozenset(article for words in WORDS.values() for article in words.articles)
+ALL_ARTICLES = frozenset(article for words in WORDS.values() for article in words.articles)
 
 
 _ALL_COPULAS = frozenset(copula for words in WORDS.values() for copula in words.copulas)
@@ -2051,7 +2051,7 @@ def links_a_predicate(word: str, lang: str | None) -> bool:
 def is_article(word: str, lang: str | None) -> bool:
     """Whether ``word`` is an article of ``lang`` ("a", "the", "den"), of any language when ``lang`` is unknown."""
     folded = word.casefold()
-    return folded in WORDS[lang].articles if lang in WORDS else folded in _ALL_ARTICLES
+    return folded in WORDS[lang].articles if lang in WORDS else folded in ALL_ARTICLES
 
 
 def _definition_opening() -> re.Pattern[str]:
@@ -2160,7 +2160,7 @@ def naming_words(text: str) -> tuple[str, ...]:
     """The words of a term or an option in order, casefolded, a leading article left out (a code span's or formula's
     words count): "Ein Plasmid" → (plasmid,), "`.then/.catch/.finally`" → (then, catch, finally)."""
     words = _NAMING_WORD_RE.findall(text.casefold())
-    return tuple(words[1:] if len(words) > 1 and words[0] in _ALL_ARTICLES else words)
+    return tuple(words[1:] if len(words) > 1 and words[0] in ALL_ARTICLES else words)
 
 
 def part_of(first: str, second: str) -> bool:
