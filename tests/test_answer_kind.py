@@ -307,6 +307,34 @@ def test_a_bound_is_a_number_said_with_a_word_bounding_it() -> None:
     assert gives_answer(expected, "Gestern nahmen 12 Personen teil.", FALLBACK_ANALYZER, "de")
 
 
+def test_a_bound_in_the_question_is_not_what_the_amount_is_of() -> None:
+    # "Wie lange durfte ein Diktator *höchstens* im Amt bleiben?" of "Diktator: nur in Notlagen, max. 6 Monate": the
+    # bound says which span is asked for; the line gives it of the dictator in the section on offices ("Ämter"). The
+    # question's asking verbs ("durfte", "bleiben") need not be said again for half of what it is about to be there.
+    from cognivault.answer.evidence import Concept
+
+    def concept(word: str, lang: str, frame: bool = False) -> Concept:
+        return Concept(word, word, frozenset(FALLBACK_ANALYZER.terms_of_word(word, lang)), frame=frame)
+
+    german = [concept(word, "de", frame) for word, frame in (("durfte", True), ("diktator", False), ("rom", False),
+                                                              ("höchstens", True), ("amt", False), ("bleiben", True))]
+    expected = expected_answer("Wie lange durfte ein Diktator in Rom höchstens im Amt bleiben?", german, "de")
+    assert expected is not None and expected.kind == "duration"
+    assert "höchstens" not in [each.word for each in expected.focus]
+    line = "- Diktator: nur in Notlagen, max. **6 Monate**"
+    assert gives_answer(expected, line, FALLBACK_ANALYZER, "de", heading="Römische Republik Ämter")
+    assert not gives_answer(expected, line.replace("Diktator", "Konsul"), FALLBACK_ANALYZER, "de",
+                            heading="Römische Republik Ämter")
+    english = [concept("tribune", "en"), concept("stay", "en", True), concept("office", "en"),
+               concept("most", "en")]
+    expected = expected_answer("How long could a tribune stay in office at most?", english, "en")
+    assert expected is not None and expected.kind == "duration"
+    line = "Tribunes: elected by the plebs, max. 1 year"
+    assert gives_answer(expected, line, FALLBACK_ANALYZER, "en", heading="Roman offices")
+    assert not gives_answer(expected, "Consuls: two, elected every year", FALLBACK_ANALYZER, "en",
+                            heading="Roman offices")
+
+
 @pytest.mark.parametrize("question", ["Wie viele Personen können standardmäßig einen Remote-Tresor teilen?",
                                       "Wie viele Personen können typischerweise einen Remote-Tresor teilen?",
                                       "How many people can usually share a remote vault?"])

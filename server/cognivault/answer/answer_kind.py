@@ -133,6 +133,10 @@ MEASURES = {
 _TIME_SYMBOL = re.compile(_NUMBER + r"(?:ns|µs|μs|ms|s|min|h|std)\b")
 
 
+# the kinds of answer that are an amount, which a word like "at most" / "höchstens" bounds (a date or a person is none)
+AMOUNT_KINDS = frozenset({"quantity", "limit", "share", "duration", "temperature", "length", "mass", "age"})
+
+
 @dataclass(frozen=True, slots=True)
 class ExpectedAnswer:
     """The kind of answer a question asks for, the words that ask it, and what it must be about."""
@@ -184,7 +188,11 @@ def expected_answer(question: str, concepts: Sequence[Concept], lang: str | None
         after = said[cue.end:]
         nouns = {word.casefold() for word in _CAPITALISED.findall(clause)} if cue.lang == "de" else set()
         counted = _counted(after, by_word, nouns, _PLURALS.get(cue.lang))
-        in_clause = list(dict.fromkeys(concept for word in after for concept in by_word.get(word, ())))
+        # a word bounding the amount ("Wie lange durfte ein Diktator *höchstens* im Amt bleiben?") says which amount
+        # is asked for, not what it is of: "max. 6 Monate" bounds it in other words
+        bounding = _bound_words(cue.lang) if cue.kind in AMOUNT_KINDS else frozenset()
+        in_clause = list(dict.fromkeys(concept for word in after if word not in bounding
+                                       for concept in by_word.get(word, ())))
         if counted and all(concept.word in TIME_UNITS for concept in counted):
             # "how many days does Sync keep versions?": a span of time (in days or months), of what follows
             focus = [concept for concept in in_clause if concept not in counted]
@@ -218,6 +226,15 @@ def _bound_phrases(lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return spaced(language.limits), spaced(language.no_limits)
 
 
+@cache
+def _bound_words(lang: str | None) -> frozenset[str]:
+    """``lang``'s one-word bounds of an amount ("höchstens", "maximum": ``LanguageWords.limits``)."""
+    language = WORDS.get(lang or "en")
+    if language is None:
+        return frozenset()
+    return frozenset(said[0] for said in map(words, language.limits) if len(said) == 1)
+
+
 def _counted(after: Sequence[str], by_word: dict[str, list[Concept]], nouns: set[str],
              plural: re.Pattern[str] | None = None) -> list[Concept]:
     """The noun phrase a cue counts: the content words right after it, up to a function word ("how many
@@ -245,7 +262,8 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
     A question in the text is part of the sentence answering it: "Q: How many Nash equilibria …? / A: Two in pure
     strategies plus one in mixed" counts equilibria.
     """
-    needed = len(expected.focus) / 2
+    # half of what the question is about; the words it asks with ("durfte", "bleiben") may be said otherwise
+    needed = len([concept for concept in expected.focus if not concept.frame] or expected.focus) / 2
     above = _concepts_in(heading, expected.focus, analyzer, lang)
     asked: set[str] = set()
     last: list[str] = []  # of a bound, the sentence before may give its number ("… 2048 tokens. This is the maximum …")
