@@ -729,6 +729,37 @@ def test_a_short_timeline_restating_a_card_and_a_span_of_years_as_a_time(tmp_pat
     assert "Timeline (short version): what happened in 1771?" not in fronts, fronts  # the 1769 card says it
 
 
+def test_a_timeline_before_the_common_era_is_asked_by_its_dates(tmp_path: Path) -> None:
+    # "776 v. Chr.", "c. 3100 BC", "30 BC": a date with its era (a short year says it) is a time to ask about; the
+    # era's periods end no clause, and an ordinal opening the event ("1. Triumvirat", "2nd Punic War") is which one,
+    # not an amount
+    notes = {"Geschichte/Antike.md": """# Griechische Antike
+
+## Zeitstrahl
+- **776 v. Chr.** – erste Olympische Spiele in Olympia
+- 490 v. Chr. – Schlacht bei Marathon
+- 60 v. Chr. – 1. Triumvirat: Caesar, Pompeius, Crassus
+""", "History/Egypt.md": """# Ancient Egypt
+
+## Timeline
+- **c. 3100 BC** – Narmer unifies Upper and Lower Egypt
+- 1274 BC – Battle of Kadesh between Ramesses II and the Hittites
+- 218–201 BC – 2nd Punic War, Hannibal crosses the Alps
+- 30 BC – Cleopatra dies, Egypt becomes a Roman province
+"""}
+    with indexed_vault(tmp_path, notes) as engine:
+        german = [front for _, front, _ in cards_of(generate(engine, "flashcards", "Geschichte/Antike.md")[1])]
+        english = [front for _, front, _ in cards_of(generate(engine, "flashcards", "History/Egypt.md")[1])]
+        quiz = parse_quiz(generate(engine, "quiz", "Geschichte/Antike.md")[1])
+    assert {"Zeitstrahl: Was geschah 776 v. Chr.?", "Zeitstrahl: Was geschah 490 v. Chr.?",
+            "Zeitstrahl: Was geschah 60 v. Chr.?"} <= set(german), german
+    assert {"Timeline: what happened in c. 3100 BC?", "Timeline: what happened in 218–201 BC?",
+            "Timeline: what happened in 30 BC?"} <= set(english), english
+    dated = [question for question in quiz.questions if "776 v. Chr." in question.options]
+    assert dated and all(question.question.startswith("Zeitstrahl: Wann war das") for question in dated), \
+        [question.question for question in quiz.questions]
+
+
 def test_a_label_pointing_back_is_no_card(tmp_path: Path) -> None:
     note = """# Councils
 

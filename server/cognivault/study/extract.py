@@ -95,6 +95,7 @@ from cognivault.study.list_wording import (
     list_kind,
     list_question,
     unordered_kind,
+    when,
 )
 from cognivault.study.sources import Source
 from cognivault.study.spoken import (
@@ -687,6 +688,8 @@ def _term_ok(term: str, german: bool, max_words: int = 6) -> bool:
     if any(word.casefold() in _DEICTIC or word.casefold() in _CLAUSE_WORDS for word in words) \
             or plain(term).casefold() in _COLON_STOP or is_bookkeeping_term(plain(term)):
         return False  # "the examples above" points elsewhere; "Q", "Bsp.", "Klausur" label a line
+    if when(term, german) is not None:
+        return True  # "776 v. Chr.", "c. 3100 BC": a date's abbreviations end no clause
     return not re.search(r"[.!?;:]", _PLACEHOLDER_RE.sub("", term).rstrip(")"))
 
 

@@ -129,10 +129,12 @@ _LIST_WORDS: dict[str, _ListWords] = {
                    "einflussgrößen", "annahmen", "bedingungen", "prämissen", "axiome", "grundsätze", "ziele"),
     ),
 }
-_YEAR = r"\d{3,4}(?:\s*(?:–|-|/|bis|to)\s*\d{2,4})?(?: (?:BC|AD|v\. Chr\.))?"  # "1521/22": a span of two
+_ERA = r"(?:BC|BCE|AD|CE|[vn]\. ?Chr\.)"
+_SPAN = r"(?:\s*(?:–|-|/|bis|to)\s*\d{2,4})?"  # "1521/22": a span of two
+_YEAR = rf"(?:\d{{3,4}}{_SPAN}(?: {_ERA})?|\d{{1,4}}{_SPAN} {_ERA})"  # "30 BC": a short year says its era
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Januar|Februar|"
           r"März|Mai|Juni|Juli|Oktober|Dezember)")
-_YEAR_RE = re.compile(rf"^(?:um |c\. )?{_YEAR}$")
+_YEAR_RE = re.compile(rf"^(?:um |ca\. |c\. )?{_YEAR}$")
 _MONTH_RE = re.compile(rf"^{_MONTH} {_YEAR}$")
 _DAY_RE = re.compile(rf"^(?:\d{{1,2}}\.? {_MONTH},? {_YEAR}|{_MONTH} \d{{1,2}}, {_YEAR})$")
 # a label naming who or what with its year ("Alfred Wegener 1915", "Irving Fisher 1911"): a year of the era, not a
@@ -195,7 +197,7 @@ MIN_COMPOUND_KIND = 7
 _ORDER_WORDS = frozenset({"then", "next", "afterwards", "finally", "first", "later", "dann", "danach", "zuerst",
                           "anschließend", "schließlich", "zuletzt", "später"})
 _DESCRIBED_LABEL_RE = re.compile(r"^\s*[^\s–:]+(?:\s+[^\s–:]+){0,3}\s+[–-]\s+\S|^\s*[^\s:]+(?:\s+[^\s:]+){0,3}:\s+\S")
-_DATED_RE = re.compile(rf"^\s*(?:um |c\. )?{_YEAR}\b")
+_DATED_RE = re.compile(rf"^\s*(?:um |ca\. |c\. )?{_YEAR}(?!\w)")
 
 
 def _words_of(text: str) -> list[str]:
@@ -258,6 +260,8 @@ _AMOUNT_OPENING_RE = re.compile(r"^\s*(?:≈|~|ca\.|approx\.|rund|etwa|[€$£]|
 _CLAUSE_END_RE = re.compile(r"[,;+→(]")
 _ENDS_IN_NUMBER_RE = re.compile(r"\d[\d.,]*\s*%?$")
 _COUNTED_WORDS_RE = re.compile(r"^\d+\s+[^\W\d_]+\s+[^\W\d_]")  # "30 years war ends": a count in an event's words
+# "1. Triumvirat", "2nd Punic War": which one, not how many
+_ORDINAL_OPENING_RE = re.compile(r"^\d{1,2}(?:\.|st|nd|rd|th)\s+[^\W\d_]")
 
 
 def states_amounts(description: str) -> bool:
@@ -265,7 +269,7 @@ def states_amounts(description: str) -> bool:
     ≈ €1.074 trillion"): its first clause opens with an amount, or is a name and a number of at most three words.
     "What happened in 2024?" would ask for something that did not happen."""
     first = _CLAUSE_END_RE.split(description, maxsplit=1)[0].strip().rstrip(".")
-    if _AMOUNT_OPENING_RE.match(first) and not _COUNTED_WORDS_RE.match(first):
+    if _AMOUNT_OPENING_RE.match(first) and not (_COUNTED_WORDS_RE.match(first) or _ORDINAL_OPENING_RE.match(first)):
         return True
     return bool(first) and len(first.split()) <= 3 and bool(_ENDS_IN_NUMBER_RE.search(first))
 

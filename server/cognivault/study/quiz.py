@@ -163,6 +163,8 @@ def _option(text: str) -> str:
     """An option as shown: emphasis gone, no closing period (code spans kept verbatim), no "the term" before a
     term ("The term sans-culottes refers to …" offers "sans-culottes")."""
     text = _NAMING_RE.sub("", plain(text))
+    if when(text, german=False) is not None:
+        return text  # "509 v. Chr.": the period is its era's
     return text[:-1] if text.endswith(".") and not text.endswith("..") else text
 
 
