@@ -302,7 +302,8 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
         option = text if other.kind in ("vocab", "formula") else _option(text)
         if option and fact.kind in (*_DESCRIBED, "called") and _formed_otherwise(option, answer):
             continue  # "density-dependent factors" for "r and K": two symbols stand out among terms
-        if option and (_within(option, answer) or part_of(option, answer) or _inflected_alike(option, answer)):
+        if option and (_within(option, answer) or part_of(option, answer) or _inflected_alike(option, answer)
+                       or _one_call(option, answer)):
             continue  # "Brussels" beside "Brussels (in April, June and October: Luxembourg)", "`.then()`" beside
             #           "`.then/.catch/.finally`", "Willenserklärungen" beside "Willenserklärung": both are right, or
             #           they differ only in form
@@ -542,6 +543,16 @@ def _within(option: str, answer: str) -> bool:
         return False
     shorter, longer = sorted((first, second), key=len)
     return bool(shorter) and re.search(rf"(?<!\w){re.escape(shorter)}(?!\w)", longer) is not None
+
+
+_CALL_RE = re.compile(r"^`?\.?(?P<name>[^`()\s]+)(?:\(\))?`?$")
+
+
+def _one_call(option: str, answer: str) -> bool:
+    """Whether two options name one function or method, with and without its call's brackets or its dot ("`.then`",
+    "`.then()`", "`then()`"): both are right."""
+    first, second = _CALL_RE.match(option.strip()), _CALL_RE.match(answer.strip())
+    return first is not None and second is not None and first["name"] == second["name"] and option != answer
 
 
 def _names_an_aspect(fact: Fact) -> bool:
