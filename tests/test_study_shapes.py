@@ -334,6 +334,19 @@ def test_a_small_section_carried_into_the_next_leaves_it_its_own_text(engine: En
     assert not [front for _, front, _ in cards(engine, note) if "say under" in front]  # no layout prompt
 
 
+def test_an_option_going_by_the_short_name_the_stem_spells_out_is_given_away() -> None:
+    # "International Phonetic Alphabet, …" in the stem and "IPA?" among the options: the initials point at it
+    spelled = "Which question does the note answer like this: “International Phonetic Alphabet, one symbol per sound”?"
+    assert "answer_in_stem" in question_problems(spelled, ["IPA?", "Minimal pair?", "Allophone?"], 0, "")
+    german = "Welcher Begriff gehört zu „Bürgerliches Recht, seit 1900 im Bürgerlichen Gesetz Buch“?"
+    assert "answer_in_stem" in question_problems(german, ["BGB", "StGB", "HGB"], 0, "", "de")
+    # initials that are no run of capitalised words say nothing: "does not answer" is no "DNA"
+    unspelled = "Which molecule does not answer to the enzyme, unlike the Ribosome?"
+    assert "answer_in_stem" not in question_problems(unspelled, ["DNA", "RNA", "ATP"], 0, "")
+    # a short name every option goes by (or none) points at no one option
+    assert "answer_in_stem" not in question_problems(spelled, ["IPA chart?", "IPA vowels?", "IPA symbols?"], 0, "")
+
+
 def test_a_cloze_whose_hidden_text_stays_in_its_sentence_is_rejected() -> None:
     source = "A site with the ID `my-site` is available from publish.obsidian.md/my-site."
     assert cloze_problems("A site with the ID ==`my-site`== is available from publish.obsidian.md/my-site.",

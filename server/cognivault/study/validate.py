@@ -143,7 +143,26 @@ def _shares_answer(stem: str, answer: str, wrong: list[str], lang: str | None) -
     # the short name the answer goes by, given in the stem ("…; Vd = Dosis / c₀" for "Verteilungsvolumen (Vd)")
     glosses = [g for g in _GLOSS_RE.findall(_outside_code(answer)[0])
                if re.search(rf"(?<!\w){re.escape(g)}(?!\w)", stem) and not any(g in option for option in wrong)]
-    return bool(glosses) or bool(shared) and (len(words) <= 4 or len(shared) * 2 >= len(words))
+    return bool(glosses) or bool(shared) and (len(words) <= 4 or len(shared) * 2 >= len(words)) \
+        or any(_spelled_out(acronym, stem) and not any(acronym in option for option in wrong)
+               for acronym in _ACRONYM_RE.findall(_outside_code(answer)[0]))
+
+
+_ACRONYM_RE = re.compile(r"(?<![^\W_])[A-ZÄÖÜ]{2,6}(?![^\W_])")  # "IPA", "ATP", "BGB"
+_CAPITALISED_RE = re.compile(r"(?<![^\W_])[A-ZÄÖÜ][^\W_]*")
+
+
+def _spelled_out(acronym: str, text: str) -> bool:
+    """Whether ``text`` has capitalised words in a row whose initials spell ``acronym`` ("International Phonetic
+    Alphabet" for "IPA"): an option going by that short name is given away."""
+    capitalised = [(match.start(), match.group()) for match in _CAPITALISED_RE.finditer(text)]
+    for at in range(len(capitalised) - len(acronym) + 1):
+        run = capitalised[at:at + len(acronym)]
+        in_a_row = all(re.fullmatch(r"[\s-]+", text[start + len(word):following])
+                       for (start, word), (following, _) in zip(run, run[1:], strict=False))
+        if in_a_row and "".join(word[0] for _, word in run) == acronym:
+            return True
+    return False
 
 
 _COMPOUND_RE = re.compile(r"(?:`[^`\n]+`|[^\W_])+(?:-(?:`[^`\n]+`|[^\W_])+)+")  # five-carbon, `base`-Block
