@@ -306,3 +306,32 @@ def test_a_predicate_or_a_name_fills_no_other_gap(tmp_path: Path) -> None:
         for stem, options, right in _questions(tmp_path / path, path, law):
             # "wenn es … wird" takes a participle, "zwei übereinstimmende …" a plural: no noun, no "drei Jahre"
             assert right not in ("abgelehnt", "Willenserklärungen"), (stem, options)
+
+
+def test_a_german_gap_takes_options_declined_as_its_answer(tmp_path: Path) -> None:
+    # "Viele Anbieter, aber ==heterogene== Güter": an adjective before its noun; "gegenseitiger Abhängigkeit" or
+    # "vollkommenen Marktes" cannot stand there, nor can "vollkommenen Marktes" after "mit" for "gegenseitiger
+    # Abhängigkeit": a question left with no such option is not asked
+    note = """# Wettbewerbsformen
+
+## Monopolistische Konkurrenz
+Viele Anbieter, aber ==heterogene== Güter → jeder Anbieter hat einen kleinen Preisspielraum.
+
+## Oligopol
+Wenige Anbieter mit ==gegenseitiger Abhängigkeit== → Preiskämpfe oder Absprachen (Kartell).
+
+## Polypol
+Voraussetzungen des ==vollkommenen Marktes==: homogene Güter, vollständige Markttransparenz, keine Präferenzen.
+
+## Vollkommener Markt
+Im Polypol auf dem vollkommenen Markt gibt es ==homogene== Güter, und alle Anbieter sind Mengenanpasser.
+
+## Heterogenes Oligopol
+Im heterogenen Oligopol verkaufen wenige Anbieter ==differenzierte== Produkte mit Markennamen.
+"""
+    questions = _questions(tmp_path, "Mikro/Wettbewerb.md", {"Mikro/Wettbewerb.md": note})
+    assert any("… Güter" in stem for stem, _, _ in questions), questions
+    for stem, options, _ in questions:
+        assert len({len(option.split()) for option in options}) == 1, (stem, options)
+        if "… Güter" in stem or "… Produkte" in stem:
+            assert all(option.islower() and option.endswith("e") for option in options), (stem, options)

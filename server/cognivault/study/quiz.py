@@ -300,6 +300,9 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
         if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()):
             continue
         option = text if other.kind in ("vocab", "formula") else _option(text)
+        if option and fact.german and fact.kind in CLOZE_KINDS and not _declined_alike(option, answer,
+                                                                                     _opens_sentence(fact)):
+            continue  # "Viele Anbieter, aber ==heterogene== Güter": "gegenseitiger Abhängigkeit" fits no such gap
         if option and fact.kind in (*_DESCRIBED, "called") and _formed_otherwise(option, answer):
             continue  # "density-dependent factors" for "r and K": two symbols stand out among terms
         if option and (_within(option, answer) or part_of(option, answer) or _inflected_alike(option, answer)
@@ -310,6 +313,34 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
         if option and option.casefold() != answer.casefold() and len(option) <= 120:
             found.append(option)
     return list(dict.fromkeys(found))
+
+
+_ADJECTIVE_ENDINGS = ("em", "en", "er", "es", "e")
+
+
+def _ending(word: str) -> str:
+    return next((ending for ending in _ADJECTIVE_ENDINGS if word.endswith(ending)), "")
+
+
+def _declined_alike(option: str, answer: str, opens_sentence: bool) -> bool:
+    """Whether a German option fills the right one's gap in its form: as many words, each a noun (capitalised) where
+    the right one's is, and each adjective with its ending ("homogene" for "heterogene" before "Güter", never
+    "gegenseitiger Abhängigkeit"; "vollkommenen Marktes" is no "gegenseitiger Abhängigkeit" after "mit").
+    ``opens_sentence``: the gap opens its sentence, so its first word's capital says nothing."""
+    words, keys = option.split(), answer.split()
+    if len(words) != len(keys):
+        return False
+    for at, (word, key) in enumerate(zip(words, keys, strict=True)):
+        if not (word.isalpha() and key.isalpha()) or (at == 0 and opens_sentence):
+            continue
+        if word[0].isupper() != key[0].isupper() or (key.islower() and _ending(word) != _ending(key)):
+            return False
+    return True
+
+
+def _opens_sentence(fact: Fact) -> bool:
+    before = plain(fact.cloze.split(f"=={fact.term}==", 1)[0]).rstrip()
+    return not before or before.endswith((".", "!", "?", ":", "→"))
 
 
 # words before a gap that make a German noun or adjective in it show its case ("eines ==Zeitraums==", "in einem
