@@ -396,14 +396,28 @@ def _named_around(fact: Fact) -> bool:
     return len(term) >= 2 and any(_shown_in(term, plain(text)) for text in shown)
 
 
+_CALL_RE = re.compile(r"^[\w.$]+\(.*\)$")  # "`map(fn)`", "`Promise.all(iterable)`"
+_NUMBER_RE = re.compile(r"^[-+]?\d[\d.,_]*$")
+_CODE_SPAN_RE = re.compile(r"`[^`]+`")
+_PHRASE_RE = re.compile(r"[^\W\d_]{2,}:? [^\W\d_]{2,}")  # words in a row ("in promise", "Error: Cannot"), not "T, E"
+# the constants code languages share: a value, not a name one could call or write ("`undefined`" among methods)
+_CODE_CONSTANTS = frozenset({"null", "undefined", "true", "false", "none", "nil", "nan", "nullptr"})
+
+
 def _code_sort(code: str) -> str:
-    """What a code span is by its form: a symbol ("`/`", "`---`"), a lifetime ("`'static`"), an option
-    ("`--force`"), a path ("`std::fmt`", "`.obsidian/plugins`") or a name (a keyword, a type, a call). A gap for a
-    lifetime takes no keyword, a key's symbol no name."""
+    """What a code span is by its form: a symbol ("`/`", "`---`"), a value ("`-1`", "`undefined`"), a lifetime
+    ("`'static`"), an option ("`--force`"), a path ("`std::fmt`", "`.obsidian/plugins`"), a call with its arguments
+    ("`map(fn)`"), a message in words ("`Uncaught (in promise)`", "`TypeError: …`") or a name (a keyword, a type,
+    "`Result<T, E>`"). A gap for a lifetime takes no keyword, a key's symbol no name, a method's signature no error
+    message."""
     text = code.strip("`").strip()
-    checks = (("symbol", not any(c.isalnum() for c in text)), ("lifetime", text.startswith("'")),
+    checks = (("symbol", not any(c.isalnum() for c in text)),
+              ("value", _NUMBER_RE.match(text) is not None or text.casefold() in _CODE_CONSTANTS
+               or text[:1] in "\"'" and text[-1:] == text[:1] and len(text) > 1),
+              ("lifetime", text.startswith("'")),
               ("option", text.startswith("-")), ("path", "::" in text or re.search(r"\w/\w", text) is not None
-                                                    and not text.startswith(".")))
+                                                    and not text.startswith(".")),
+              ("call", _CALL_RE.match(text) is not None), ("message", _PHRASE_RE.search(text) is not None))
     return next((name for name, found in checks if found), "name")
 
 
@@ -688,6 +702,9 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     def fits_slot(option: str) -> bool:
         if fact.kind == "code":
             return _code_sort(option) == _code_sort(answer)
+        if _CODE_SPAN_RE.fullmatch(answer):
+            # an item's code is offered among code of its sort ("`map(fn)`" among calls), never beside words
+            return _CODE_SPAN_RE.fullmatch(option) is not None and _code_sort(option) == _code_sort(answer)
         if fact.kind != "bold":
             return True
         if slot and slot not in slots.get(option, set()):
