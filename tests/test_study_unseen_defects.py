@@ -234,6 +234,11 @@ def test_a_stem_naming_the_keys_own_part_is_no_question(tmp_path: Path) -> None:
     assert "answer_in_stem" in question_problems(stem, ["Lithosphere", "Asthenosphere", "Hydrosphere"], 0, "", "en")
     stem = "Which layer is meant: “Rigid outer shell, broken into plates”?"
     assert question_problems(stem, ["Lithosphere", "Asthenosphere", "Hydrosphere"], 0, "", "en") == []
+    # a step is a sentence: one compound it shares with the step before gives nothing away
+    stem = "Welcher Schritt folgt auf „Klicke auf Seiteneinstellungen ändern“?"
+    steps = ["Klicke neben Passwörter auf Verwalten und dann auf Seiteneinstellungen speichern",
+             "Öffne die Veröffentlichungseinstellungen im Menü", "Klicke auf das Kreuz neben dem Passwort"]
+    assert "answer_in_stem" not in question_problems(stem, steps, 0, "", "de")
 
 
 def test_what_the_student_has_not_covered_yet_gives_no_card(tmp_path: Path) -> None:
@@ -245,6 +250,7 @@ def test_what_the_student_has_not_covered_yet_gives_no_card(tmp_path: Path) -> N
     assert any("Time horizon" in text for text in said), said
     assert is_todo("fehlt noch: Superkondensator") and is_todo("Rolle von IFN-γ – fehlt noch")
     assert is_todo("Thevenin equivalent (not covered yet)") and not is_todo("Folienkondensator: sehr langlebig")
+    assert not is_todo("**TODO-Elemente**: Konvertiert `{{[[TODO]]}}` zu `[ ]`")  # a feature named after to-dos
 
 
 def test_a_list_of_properties_is_asked_plainly_not_as_a_meaning(tmp_path: Path) -> None:

@@ -153,7 +153,7 @@ def _shares_answer(stem: str, answer: str, wrong: list[str], lang: str | None) -
     glosses = [g for g in _GLOSS_RE.findall(_outside_code(answer)[0])
                if re.search(rf"(?<!\w){re.escape(g)}(?!\w)", stem) and not any(g in option for option in wrong)]
     return bool(glosses) or bool(shared) and (len(words) <= 4 or len(shared) * 2 >= len(words)) \
-        or _head_in_stem(stem_words, words, others)
+        or len(words) <= 4 and _head_in_stem(stem_words, words, others)
 
 
 MIN_HEAD = 4  # "Klimax" of "Klimaxstadium", "Pionier" of "Pionierstadium": a compound's own part

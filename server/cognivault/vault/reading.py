@@ -1532,7 +1532,8 @@ def is_own_aside(text: str) -> bool:
     return _own_remark(remark) or _CHATTER_RE.search(remark) is not None
 
 
-_TODO_RE = re.compile(r"^\W*(?:{})\b\s*[:!–—-]".format(
+# "TODO: …", "To do – …", "TODO - …"; not a compound naming to-dos ("TODO-Elemente: Konvertiert …")
+_TODO_RE = re.compile(r"^\W*(?:{})\b(?:\s*[:!–—]|\s+-)".format(
     "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.todos}, key=len, reverse=True))),
     re.IGNORECASE)
 
