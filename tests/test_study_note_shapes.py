@@ -231,6 +231,7 @@ Appending is amortised O(1); inserting at the front with `insert(0, x)` is O(n).
 
 - `append(x)` – adds `x` to the end of the list
 - `pop()` – removes and returns the last item
+- `sort()` – puts the items in order, in place
 """
 
 

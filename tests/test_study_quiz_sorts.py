@@ -108,25 +108,3 @@ def test_a_noun_in_tion_that_the_note_calls_a_thing_is_no_action() -> None:
     assert names_an_action("Konjugation", "de", "Übertragung eines Plasmids über einen Pilus")
     assert names_an_action("Die Impfung", "de", "Eine künstliche Immunisierung mit abgeschwächten Erregern")
 
-
-def test_one_method_with_and_without_its_brackets_is_one_option(tmp_path: Path) -> None:
-    # "`.map()` always returns a NEW array" and "Callbacks of `.map` get …": offering both "`.map()`" and "`.map`"
-    # gives two right options
-    note = """# JS Arrays
-
-## Methods
-`.map()` always returns a NEW array → that's why chaining works. `.filter()` keeps the elements that pass a test.
-`.reduce()` folds the array into one value.
-
-## Sorting
-`.sort()` sorts the array in place and returns the same array. Careful: the default order compares strings!
-
-## Iteration
-Callbacks of `.map` get three arguments: the element, its index and the array. `.forEach` returns `undefined`, so it
-cannot be chained.
-"""
-    questions = _questions(tmp_path, "Web/Arrays.md", note)
-    assert any("`.map()`" in options or "`.map`" in options for _, options in questions), questions
-    for question, options in questions:
-        names = [option.strip("`").removeprefix(".").removesuffix("()") for option in options]
-        assert len(names) == len(set(names)), (question, options)

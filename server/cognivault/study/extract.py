@@ -94,6 +94,7 @@ from cognivault.study.list_wording import (
     item_question,
     list_kind,
     list_question,
+    lists_properties,
     unordered_kind,
     when,
 )
@@ -128,6 +129,7 @@ from cognivault.vault.reading import (
     formula_word,
     gives_a_reason,
     gives_an_estimate,
+    identifies,
     is_aspect,
     is_bookkeeping_line,
     is_bookkeeping_term,
@@ -136,18 +138,22 @@ from cognivault.vault.reading import (
     is_free_relative,
     is_question_label,
     is_spoken,
+    is_todo,
     is_transcript_title,
     leans_on_note,
     math_spans,
+    month_alone,
     names_a_clause_after_a_sentence,
     names_a_person,
     names_an_overview,
     names_exercises,
     names_factors,
     names_no_formula,
+    names_no_subject,
     names_planning,
     names_terms,
     names_the_session,
+    names_worked_example,
     note_shape,
     opens_definition,
     opens_planning_callout,
@@ -169,6 +175,7 @@ from cognivault.vault.reading import (
     without_fillers,
     without_own_aside,
     without_remarks_in_brackets,
+    works_out,
 )
 from cognivault.vault.sentences import shield, unshield
 
@@ -801,6 +808,19 @@ def _short_term(raw: str) -> str:
     return cut.strip().rstrip(".")
 
 
+def _holds_a_number(text: str) -> bool:
+    """A digit outside the text's formulas and code spans ("2 mA", "p* = 30"), not inside one ("$U_{out}$")."""
+    spans = atom_spans(text)
+    return any(char.isdigit() and not any(start <= index < end for start, end in spans)
+               for index, char in enumerate(text))
+
+
+def _marked(sentence: str, term: str) -> bool:
+    """The term's noun in bold or highlighted in the sentence ("Die **Kapazität** ist …"): the student's own term."""
+    noun = re.escape(term.split()[-1])
+    return re.search(rf"(?:\*\*|==){noun}(?:\*\*|==)", sentence) is not None
+
+
 def _table_rows(content: str) -> tuple[list[str], list[list[str]]]:
     """(header cells, body rows) of a pipe table; empty when it is not one."""
     rows = []
@@ -875,6 +895,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         sentence = _finish(sentence)
         if GAP in term + definition + sentence:
             return  # an embed or raw HTML stood there: the text is not what Obsidian shows
+        if kind not in ("formula", "code", "example", "vocab") and (
+                works_out(sentence) or (names_worked_example(heading) and _holds_a_number(definition))):
+            return  # "df = n − 1 = 24", "n: 30" under "Worked example": the values of one exercise, not the subject's
+        if kind == "item" and month_alone(plain(term)):
+            return  # "Nov: Hitlerputsch" under a year a line above: "Nov?" asks no year
         if kind not in _VERBATIM_KINDS and kind != "step" \
                 and (ends_open(definition, lang) or ends_open(sentence, lang)):
             return  # "… an eigenvector of $A$ if.": cut mid-clause, it says something else
@@ -918,6 +943,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
     for position, block in enumerate(blocks):
         if block.kind in ("heading", "code"):
             continue
+        if block.kind in ("item", "paragraph") and is_todo(block.content):
+            continue  # "fehlt noch: Superkondensator", "Thevenin – not covered yet": still to learn, no fact of it
         if block.kind == "table":
             header, rows = _table_rows(block.content)
             if len(header) < 2 or _number_grid(header, rows):
@@ -1161,12 +1188,20 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 meaning = meaning[:next_clause.start()] if (next_clause := _NEXT_CLAUSE_RE.search(meaning)) else meaning
                 meaning = without_fillers(meaning) if talk else meaning  # "is basically …"
                 term = _TERM_REMARK_RE.sub("", definition.term) if definition else ""
+                about = " ".join((source.title, *source.heading_path, block.heading))  # what the note is about
+                if definition and is_copula(definition.verb) and names_no_subject(plain(term), about) \
+                        and not _marked(sentence, term) and not names_terms(block.heading) \
+                        and identifies(plain(definition.meaning)):
+                    # "The enzyme is the C3 convertase", "The receptor is CR1": which enzyme, the card would not say
+                    # ("Der Zellkern ist der Speicher der Erbinformation" defines; under "Begriffe" any term does)
+                    definition = None
                 # "B–D is a minor third": an example worked through (no word in its "term")
                 if definition and _defines(meaning, definition.verb, german, spoken=talk) \
                         and not (talk and names_the_session(term, lang)) and not is_free_relative(term, lang) \
                         and not defines_by_condition(term, meaning, lang) \
                         and not _names_who(term, meaning, definition.verb, german) \
                         and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning) \
+                        and not lists_properties(meaning, german) \
                         and _WORDLIKE_RE.search(plain(term)) and not _SPACED_DASH_RE.search(term):
                     add("definition", inline.restore(term), inline.restore(meaning),
                         inline.restore(said if talk else unbold(sentence)), definition.verb, block.heading,

@@ -43,6 +43,7 @@ class _ListWords:
     # influencing buying behaviour", "Einflussfaktoren auf die Preiselastizität", "The three rules"); not the kinds a
     # procedure's lead may name ("To run a command using Slash commands:")
     unordered: tuple[str, ...]
+    joins: tuple[str, ...] = ()  # what joins a list's last part ("hot, dry *and* windy", "`a`, `b` *oder* `c`")
 
 
 _LIST_WORDS: dict[str, _ListWords] = {
@@ -80,6 +81,7 @@ _LIST_WORDS: dict[str, _ListWords] = {
             "politicians": _Kind("politician", "which", people=True),
         },
         links=frozenset({"of", "for", "in", "to", "on"}),
+        joins=("and", "or"),
         ordered=("algorithm", "chronology", "cycle", "instructions", "lifecycle", "order", "phases", "procedure",
                  "process", "recipe", "sequence", "stages", "step", "steps", "timeline", "workflow"),
         unordered=("advantages", "aspects", "assumptions", "axioms", "benefits", "causes", "characteristics",
@@ -120,6 +122,7 @@ _LIST_WORDS: dict[str, _ListWords] = {
             "politiker": _Kind("Politiker", "Welcher", people=True),
         },
         links=frozenset({"der", "des", "von", "für", "im", "in", "bei", "zur", "zum", "auf"}),
+        joins=("und", "oder"),
         ordered=("schritte", "schritten", "schritt", "phasen", "stadien", "stufen", "ablauf", "abläufe", "vorgehen",
                  "vorgehensweise", "prozess", "zyklus", "reihenfolge", "chronologie", "zeitleiste", "zeitstrahl",
                  "anleitung", "prüfung", "prüfschema", "verlauf", "entstehung", "algorithmus", "rezept"),
@@ -325,12 +328,14 @@ def item_question(term: str, description: str, heading: str, title: str, german:
         # variable force is
         return ItemQuestion(f"{place} › {term}: {formula_word('de' if german else 'en')}?", False)
     if not _names_a_term(term, german) or asks(heading) or _QUOTED_RE.match(description) \
-            or ((nested or "(" in term) and _is_name(term, german)) or _names_an_aspect(heading):
+            or ((nested or "(" in term) and _is_name(term, german)) or _names_an_aspect(heading) \
+            or lists_properties(description, german):
         # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term; under "Why Britain first?" or "When
         # to use" each item ("Resources", "pipelines") is one of the answers, not a term to define; "Bramante – plans
         # for …" under an item of "Phases" is a person of that phase, "Dürer (Nuremberg)" a person with a remark, no
         # term to define;
-        # under "Seats" each item gives its seat ("Parliament: Strasbourg"), it does not say what "Parliament" is
+        # under "Seats" each item gives its seat ("Parliament: Strasbourg"), it does not say what "Parliament" is;
+        # "Elektrolytkondensator: hohe Kapazität, gepolt" gives its properties, not what the word means
         return ItemQuestion(f"{place}: {term}?", False)
     return ItemQuestion(f"{place}: Was bedeutet „{term}“?" if german else f"{place}: what is “{term}”?", False)
 
@@ -343,6 +348,18 @@ def _names_again(term: str, description: str) -> bool:
     """The description naming its label again, at the start of a word ("Temperatur" in "Temperaturanstieg"), not
     inside one ("Light" in "sunlight")."""
     return re.search(rf"(?<![^\W\d_]){re.escape(term.casefold())}", description.casefold()) is not None
+
+
+MAX_PROPERTY_WORDS = 2
+
+
+def lists_properties(description: str, german: bool) -> bool:
+    """A description that is a list of short properties or values ("hohe Kapazität, gepolt", "small, unpolarised",
+    "`pending`, `fulfilled` or `rejected`"): what the thing is like or may be, not what its name means."""
+    joins = "|".join(_LIST_WORDS["de" if german else "en"].joins)
+    parts = [part.split() for part in re.split(rf",\s*(?:(?:{joins})\s+)?|\s(?:{joins})\s",
+                                                _REMARK_RE.sub("", description).rstrip(". "))]
+    return len(parts) >= 2 and all(0 < len(words) <= MAX_PROPERTY_WORDS for words in parts)
 
 
 def _opens_with_formula(description: str) -> bool:

@@ -305,8 +305,7 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
             continue  # "Viele Anbieter, aber ==heterogene== Güter": "gegenseitiger Abhängigkeit" fits no such gap
         if option and fact.kind in (*_DESCRIBED, "called") and _formed_otherwise(option, answer):
             continue  # "density-dependent factors" for "r and K": two symbols stand out among terms
-        if option and (_within(option, answer) or part_of(option, answer) or _inflected_alike(option, answer)
-                       or _one_call(option, answer)):
+        if option and (_within(option, answer) or part_of(option, answer) or _inflected_alike(option, answer)):
             continue  # "Brussels" beside "Brussels (in April, June and October: Luxembourg)", "`.then()`" beside
             #           "`.then/.catch/.finally`", "Willenserklärungen" beside "Willenserklärung": both are right, or
             #           they differ only in form
@@ -430,14 +429,28 @@ def _named_around(fact: Fact) -> bool:
     return len(term) >= 2 and any(_shown_in(term, plain(text)) for text in shown)
 
 
+_CALL_RE = re.compile(r"^[\w.$]+\(.*\)$")  # "`map(fn)`", "`Promise.all(iterable)`"
+_NUMBER_RE = re.compile(r"^[-+]?\d[\d.,_]*$")
+_CODE_SPAN_RE = re.compile(r"`[^`]+`")
+_PHRASE_RE = re.compile(r"[^\W\d_]{2,}:? [^\W\d_]{2,}")  # words in a row ("in promise", "Error: Cannot"), not "T, E"
+# the constants code languages share: a value, not a name one could call or write ("`undefined`" among methods)
+_CODE_CONSTANTS = frozenset({"null", "undefined", "true", "false", "none", "nil", "nan", "nullptr"})
+
+
 def _code_sort(code: str) -> str:
-    """What a code span is by its form: a symbol ("`/`", "`---`"), a lifetime ("`'static`"), an option
-    ("`--force`"), a path ("`std::fmt`", "`.obsidian/plugins`") or a name (a keyword, a type, a call). A gap for a
-    lifetime takes no keyword, a key's symbol no name."""
+    """What a code span is by its form: a symbol ("`/`", "`---`"), a value ("`-1`", "`undefined`"), a lifetime
+    ("`'static`"), an option ("`--force`"), a path ("`std::fmt`", "`.obsidian/plugins`"), a call with its arguments
+    ("`map(fn)`"), a message in words ("`Uncaught (in promise)`", "`TypeError: …`") or a name (a keyword, a type,
+    "`Result<T, E>`"). A gap for a lifetime takes no keyword, a key's symbol no name, a method's signature no error
+    message."""
     text = code.strip("`").strip()
-    checks = (("symbol", not any(c.isalnum() for c in text)), ("lifetime", text.startswith("'")),
+    checks = (("symbol", not any(c.isalnum() for c in text)),
+              ("value", _NUMBER_RE.match(text) is not None or text.casefold() in _CODE_CONSTANTS
+               or text[:1] in "\"'" and text[-1:] == text[:1] and len(text) > 1),
+              ("lifetime", text.startswith("'")),
               ("option", text.startswith("-")), ("path", "::" in text or re.search(r"\w/\w", text) is not None
-                                                    and not text.startswith(".")))
+                                                    and not text.startswith(".")),
+              ("call", _CALL_RE.match(text) is not None), ("message", _PHRASE_RE.search(text) is not None))
     return next((name for name, found in checks if found), "name")
 
 
@@ -574,16 +587,6 @@ def _within(option: str, answer: str) -> bool:
         return False
     shorter, longer = sorted((first, second), key=len)
     return bool(shorter) and re.search(rf"(?<!\w){re.escape(shorter)}(?!\w)", longer) is not None
-
-
-_CALL_RE = re.compile(r"^`?\.?(?P<name>[^`()\s]+)(?:\(\))?`?$")
-
-
-def _one_call(option: str, answer: str) -> bool:
-    """Whether two options name one function or method, with and without its call's brackets or its dot ("`.then`",
-    "`.then()`", "`then()`"): both are right."""
-    first, second = _CALL_RE.match(option.strip()), _CALL_RE.match(answer.strip())
-    return first is not None and second is not None and first["name"] == second["name"] and option != answer
 
 
 def _names_an_aspect(fact: Fact) -> bool:
@@ -732,6 +735,9 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
     def fits_slot(option: str) -> bool:
         if fact.kind == "code":
             return _code_sort(option) == _code_sort(answer)
+        if _CODE_SPAN_RE.fullmatch(answer):
+            # an item's code is offered among code of its sort ("`map(fn)`" among calls), never beside words
+            return _CODE_SPAN_RE.fullmatch(option) is not None and _code_sort(option) == _code_sort(answer)
         if fact.kind != "bold":
             return True
         if slot and slot not in slots.get(option, set()):

@@ -25,6 +25,7 @@ Generators drop items with problems (so what is written passes), and
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 
@@ -128,6 +129,14 @@ def _same_word(first: str, second: str, lang: str | None = None) -> bool:
     return bool(stems) and all(stems) and _same_form(stems[0][0], stems[1][0])
 
 
+_CODE_NAME_RE = re.compile(r"[^\W\d_]{3,}")
+
+
+def _code_names(text: str) -> set[str]:
+    """The names inside the text's code spans ("sort" of "`sort()`"): "Sorts the list in place" names `sort()`."""
+    return {name.casefold() for code in _outside_code(text)[1] for name in _CODE_NAME_RE.findall(code)}
+
+
 def _shares_answer(stem: str, answer: str, wrong: list[str], lang: str | None) -> bool:
     """The stem gives the answer away: it holds the whole answer, or words only the answer has (no wrong option
     has them too): any such word of a short answer (up to four content words), half the words of a longer one."""
@@ -136,8 +145,8 @@ def _shares_answer(stem: str, answer: str, wrong: list[str], lang: str | None) -
     if bare and re.search(r"(?<!\w)" + re.escape(bare) + r"(?!\w)", stem_folded):
         return True
     stem_words = content_words(stem)
-    others = {w for option in wrong for w in content_words(option)}
-    words = content_words(answer)
+    others = {w for option in wrong for w in content_words(option) | _code_names(option)}
+    words = content_words(answer) | _code_names(answer)
     shared = [w for w in words if any(_same_word(w, s, lang) for s in stem_words)
               and not any(_same_word(w, o, lang) for o in others)]
     # the short name the answer goes by, given in the stem ("…; Vd = Dosis / c₀" for "Verteilungsvolumen (Vd)")
@@ -145,7 +154,8 @@ def _shares_answer(stem: str, answer: str, wrong: list[str], lang: str | None) -
                if re.search(rf"(?<!\w){re.escape(g)}(?!\w)", stem) and not any(g in option for option in wrong)]
     return bool(glosses) or bool(shared) and (len(words) <= 4 or len(shared) * 2 >= len(words)) \
         or any(_spelled_out(acronym, stem) and not any(acronym in option for option in wrong)
-               for acronym in _ACRONYM_RE.findall(_outside_code(answer)[0]))
+               for acronym in _ACRONYM_RE.findall(_outside_code(answer)[0])) \
+        or len(words) <= 4 and _head_in_stem(stem_words, words, others)
 
 
 _ACRONYM_RE = re.compile(r"(?<![^\W_])[A-ZÄÖÜ]{2,6}(?![^\W_])")  # "IPA", "ATP", "BGB"
@@ -161,6 +171,22 @@ def _spelled_out(acronym: str, text: str) -> bool:
         in_a_row = all(re.fullmatch(r"[\s-]+", text[start + len(word):following])
                        for (start, word), (following, _) in zip(run, run[1:], strict=False))
         if in_a_row and "".join(word[0] for _, word in run) == acronym:
+            return True
+    return False
+
+
+MIN_HEAD = 4  # "Klimax" of "Klimaxstadium", "Pionier" of "Pionierstadium": a compound's own part
+
+
+def _head_in_stem(stem_words: set[str], words: set[str], others: set[str]) -> bool:
+    """A compound answer whose own part (what it does not share with the wrong options' words: "klimax" of
+    "klimaxstadium" among "folgestadium", "pionierstadium") opens a word of the stem ("Klimaxgesellschaft = …"): the
+    stem names the answer's part that tells it apart."""
+    for word in words:
+        shared = max((len(os.path.commonprefix([word[::-1], other[::-1]])) for other in others), default=0)
+        head = word[:len(word) - shared]
+        if shared >= MIN_HEAD and len(head) >= MIN_HEAD and not any(other.startswith(head) for other in others) \
+                and any(said.startswith(head) for said in stem_words):
             return True
     return False
 

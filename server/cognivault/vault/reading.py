@@ -94,6 +94,16 @@ class LanguageWords:
     purposes: tuple[str, ...] = ()
     # what opens the student's to-do ("TODO: heapsort next week"): what follows is still to learn, no fact of it
     todos: tuple[str, ...] = ()
+    # what closes a line the student has not covered yet ("Halbschluss – fehlt noch", "Thevenin (not covered yet)"):
+    # what it names is still to learn, no fact of it
+    pending: tuple[str, ...] = ()
+    # the definite articles: "the enzyme", "die Zellen" with no more words point back at what a paragraph is about
+    definite_articles: frozenset[str] = frozenset()
+    # the months, written out and abbreviated ("Nov", "Okt."): a timeline's entry dated by one alone has no year
+    months: frozenset[str] = frozenset()
+    # a heading's words over one calculation worked through ("Worked example", "Rechenbeispiel"): its numbers are
+    # that exercise's values, not the subject's
+    worked: frozenset[str] = frozenset()
     # what a lecturer announces a later session with ("Next week: deflation …", "nächste Woche: …"): what follows
     # is a topic still to come, not said here
     announcements: tuple[str, ...] = ()
@@ -305,7 +315,13 @@ WORDS: dict[str, LanguageWords] = {
         course=frozenset({"exam", "exams", "essay", "tutorial", "tutor", "prof", "professor", "lecturer", "slides"}),
         purposes=("needed for", "need this for", "needed in", "important for", "relevant for", "required for",
                   "useful for"),
-        todos=("todo", "to-do", "to do"),
+        todos=("todo", "to-do", "to do", "still missing", "not covered yet", "tbd"),
+        pending=("not covered yet", "still missing", "still to do", "to be added", "todo", "tbd"),
+        definite_articles=frozenset({"the"}),
+        months=frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
+                          "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
+                          "sept", "oct", "nov", "dec"}),
+        worked=frozenset({"worked", "example"}),
         announcements=("next week", "next time", "next lecture", "next session", "next class", "in the next lecture",
                        "that's it for today", "that is it for today", "that's all for today"),
         conditions=("if and only if", "if", "iff", "whenever", "when", "provided that", "provided"),
@@ -483,7 +499,13 @@ WORDS: dict[str, LanguageWords] = {
                           "übung", "hausarbeit", "referat", "vl", "vorlesung", "folien"}),
         purposes=("wichtig für", "wichtig fürs", "relevant für", "brauche ich für", "brauche ich fürs",
                   "brauchen wir für", "nötig für", "benötigt für", "gebraucht für", "notwendig für"),
-        todos=("todo", "to-do", "noch lernen", "nacharbeiten"),
+        todos=("todo", "to-do", "noch lernen", "nacharbeiten", "fehlt noch", "noch offen"),
+        pending=("fehlt noch", "noch offen", "kommt noch", "noch lernen", "nacharbeiten", "todo"),
+        definite_articles=frozenset({"der", "die", "das", "den", "dem", "des"}),
+        months=frozenset({"januar", "februar", "märz", "april", "mai", "juni", "juli", "august", "september",
+                          "oktober", "november", "dezember", "jan", "feb", "mär", "mrz", "apr", "jun", "jul", "aug",
+                          "sep", "sept", "okt", "nov", "dez"}),
+        worked=frozenset({"rechenbeispiel", "beispielrechnung", "beispiel", "übungsaufgabe"}),
         announcements=("nächste woche", "nächstes mal", "nächste vorlesung", "in der nächsten vorlesung",
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
         conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
@@ -1510,15 +1532,98 @@ def is_own_aside(text: str) -> bool:
     return _own_remark(remark) or _CHATTER_RE.search(remark) is not None
 
 
-_TODO_RE = re.compile(r"^\W*(?:{})\b\s*[:!–—-]".format(
+# "TODO: …", "To do – …", "TODO - …"; not a compound naming to-dos ("TODO-Elemente: Konvertiert …")
+_TODO_RE = re.compile(r"^\W*(?:{})\b(?:\s*[:!–—]|\s+-)".format(
     "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.todos}, key=len, reverse=True))),
+    re.IGNORECASE)
+
+
+_PENDING_RE = re.compile(r"(?:[:–—(]|\s-)\s*(?:{})\W*$".format(
+    "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.pending}, key=len, reverse=True))),
     re.IGNORECASE)
 
 
 def is_todo(text: str) -> bool:
     """A block opening with the student's to-do label ("TODO: heapsort next week", "To do – Blackman-Kurve
-    zeichnen"): what it names is still to learn, no fact of it."""
-    return _TODO_RE.match(text) is not None
+    zeichnen", "fehlt noch: Superkondensator") or closing on it ("Halbschluss – fehlt noch", "Thevenin (not covered
+    yet)"): what it names is still to learn, no fact of it."""
+    return _TODO_RE.match(text) is not None or _PENDING_RE.search(text.strip()) is not None
+
+
+_ALL_DEFINITE = frozenset(w for words in WORDS.values() for w in words.definite_articles)
+_ALL_MONTHS = frozenset(w for words in WORDS.values() for w in words.months)
+_ALL_WORKED = frozenset(w for words in WORDS.values() for w in words.worked)
+_COMMON_NOUN_RE = re.compile(r"[^\W\d_][^\W\d_A-ZÄÖÜ]+")  # "enzyme", "Zellen": no "C3", "GuV-Konto", "IgM"
+
+
+def names_no_subject(term: str, text: str) -> bool:
+    """A term that is a definite article and one common noun ("the enzyme", "Die Zellen", "der Akkord") which
+    ``text`` (the note's title and the headings above it) does not name: it points back at what its paragraph is
+    about, and a card asking "What is the enzyme?" does not say which one."""
+    words = term.split()
+    if len(words) != 2 or words[0].casefold() not in _ALL_DEFINITE or not _COMMON_NOUN_RE.fullmatch(words[1]):
+        return False
+    stem = words[1].casefold()[:max(4, len(words[1]) - 2)]  # "Enzym" in "Enzyme", "Zelle" in "Zellen"
+    return re.search(rf"(?<![^\W\d_]){re.escape(stem)}", text.casefold()) is None
+
+
+MAX_NAME_WORDS = 2
+_NAME_END_RE = re.compile(r"[,;(]|\s[–—-]\s")
+
+
+_ALL_RELATIVES = frozenset(w for words in WORDS.values() for w in words.relatives)
+_SYMBOL_RE = re.compile(r"\w*\d|\w[\w-]*[A-ZÄÖÜ]|`|\ue000")  # "CR1", "B-Zellen", "IgM", a code span
+
+
+def identifies(meaning: str) -> bool:
+    """What a copula says its subject is, when that is a name rather than a description ("the C3 convertase, which
+    …", "die AID (…)", "`forEach`, sie …", "CR1 on phagocytes"): no indefinite article, and at most two words before
+    a comma or a remark, or a symbol first."""
+    head, *rest = _NAME_END_RE.split(meaning, maxsplit=1)
+    words = head.split()
+    if words and words[0].casefold() in _ALL_DEFINITE:
+        words = words[1:]
+    if not words or words[0].casefold() in ALL_ARTICLES:
+        return False
+    if _SYMBOL_RE.match(words[0]):
+        return True
+    after = rest[0].split()[:1] if rest else []
+    # "die Hülle, die die Zelle abgrenzt": a noun its relative clause describes (German's is the article's form)
+    return len(words) <= MAX_NAME_WORDS and not (after and after[0].casefold() in _ALL_RELATIVES | _ALL_DEFINITE)
+
+
+_MONTH_DATE_RE = re.compile(r"^(?:\d{1,2}\.?\s*)?(?P<month>[^\W\d_]{3,9})\.?(?:\s*\d{1,2}\.?)?$")
+
+
+def month_alone(term: str) -> bool:
+    """A timeline's entry dated by its month (and day) without a year ("Nov", "Okt.", "3. Oct"): asked alone, the
+    month says nothing of when."""
+    found = _MONTH_DATE_RE.match(term.strip(" *_=:"))
+    return found is not None and found["month"].casefold() in _ALL_MONTHS
+
+
+def names_worked_example(heading: str) -> bool:
+    """A heading over one calculation worked through ("Worked example", "Example calculation", "Rechenbeispiel",
+    "Beispielrechnung"): its numbers are that exercise's values."""
+    return any(word.strip(":()") in _ALL_WORKED for word in normal(heading).split()[:2])
+
+
+_NUMBER_END_RE = re.compile(r"=\s*[-−+]?\d[\d.,\s]*(?:[^\W\d_]{1,3}[²³]?)?\s*\.?$")  # "= 24", "= 2 mA", "= 400"
+_ARITHMETIC_RE = re.compile(r"\d\s*[-−+·×*/]\s*\w|\w\s*[-−+·×*/]\s*\d")  # "100 − 2p", "½ · 40"
+
+
+def works_out(text: str) -> bool:
+    """A calculation worked through ("df = n − 1 = 24", "I = U / R = 12 V / 6 kΩ = 2 mA", "100 − 2p = 3p − 50"),
+    formulas and code aside: the values of one exercise, no fact of the subject."""
+    spans = atom_spans(text)
+    outside = "".join(text[end:start] for (_, end), (start, _) in zip([(0, 0), *spans], [*spans, (len(text), 0)],
+                                                                      strict=True))
+    sides = outside.split("=")
+    if len(sides) < 2:
+        return False
+    if len(sides) >= 3 and _NUMBER_END_RE.search(outside.rstrip()):
+        return True
+    return _ARITHMETIC_RE.search(sides[0]) is not None and _ARITHMETIC_RE.search(sides[1]) is not None
 
 
 def names_factors(heading: str) -> bool:
