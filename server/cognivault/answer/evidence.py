@@ -25,7 +25,9 @@ A question about something the vault never mentions ("the boiling point on
 Mount Everest") has words no note uses in any form: ``unknown_words`` finds
 them (no term of the word, nor an inflection of it, is in the index), and the
 share of the question's weight they carry is what the confidence rule uses to
-refuse what the vault does not cover. A compound the vault never uses whole
+refuse what the vault does not cover. Such a word weighs less the more common it is in the question's language
+(``unheard_weight``): a small vault lacks most everyday words ("Where do the reactions take *place*?"), while a rare
+one names what the question is about ("RuBisCO"). A compound the vault never uses whole
 ("Smartwatch") is unknown as a whole, even when its parts are known, and so is
 a name of two capitalised words ("Apple Watch") that no passage has side by
 side (``add_unknown_names``). A verb the vault never uses does not make a question
@@ -76,6 +78,7 @@ from cognivault.index.analysis import (
 )
 from cognivault.index.lexical import COMPOUND_PART_CHARS, CompoundPart
 from cognivault.index.question_frame import FRAME_NOUNS, SEQUENCE_NOUNS, frame_words
+from cognivault.index.word_rarity import rarity
 from cognivault.vault.markdown import CODE_FENCE_RE
 from cognivault.vault.reading import WORDS
 
@@ -897,6 +900,14 @@ def topic_weight(concept: Concept | None, weight: float) -> float:
     return max(weight, 0.05) * (NAME_WEIGHT if concept is not None and concept.name else 1.0)
 
 
+def unheard_weight(concept: Concept, weight: float, lang: str | None) -> float:
+    """What a word of the question that no note uses weighs towards the off-topic share (``weight``: its topic
+    weight): less the more common it is in the question's language (``word_rarity.rarity``). A small vault lacks most
+    everyday words ("Where do the reactions take *place*?"); a rare word, a name or a compound the vault never uses
+    whole says what the question is about, which the vault does not cover ("RuBisCO", "Kindle", "Smartwatch")."""
+    return weight if concept.name or concept.whole else weight * rarity(concept.word, lang)
+
+
 class UnknownWords(NamedTuple):
     share: float  # of the question's weight, in words the vault never uses in any form
     words: list[str]  # those words, as the user wrote them
@@ -951,6 +962,7 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
             if concept.context or sequence:
                 unheard_scene.append(concept.key)
             continue
+        weight[concept.key] = unheard_weight(concept, weight[concept.key], lang)
         unknown[word] = unknown.get(word, 0.0) + weight[concept.key]
     # A question in a language the vault is not written in keeps its function words as concepts ("wie",
     # "ich"): they count towards the share, but naming them as what "the vault never mentions" reads as nonsense.
@@ -1015,6 +1027,9 @@ def add_unknown_names(pack: EvidencePack, names: Sequence[tuple[str, str]], lang
     if not names or not pack.question_terms:
         return
     weight = {t: topic_weight(pack.concepts.get(t), pack.term_weights.get(t, 1.0)) for t in pack.question_terms}
+    for key, unheard in pack.concepts.items():  # as ``unknown_words`` weighed them
+        if key in weight and (unheard.whole or unheard.word) in pack.unknown:
+            weight[key] = unheard_weight(unheard, weight[key], lang)
     total = sum(weight.values())
     already = set(pack.unknown)
     unknown_weight = pack.unknown_share * total
