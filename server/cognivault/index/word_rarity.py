@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from wordfreq import available_languages, zipf_frequency
-
 # A word at least this common in its language (Zipf 6; "place" and "another" are 5.7) weighs ``LEAST`` of what an
 # unseen word weighs, one at most this rare (Zipf 4; "photosynthesis" is 3.0, "Bundeskanzler" 3.9) all of it, linearly
 # between. Chosen on the tune halves of both dev vaults (the unanswerable questions' off-topic shares kept
@@ -22,14 +20,23 @@ from wordfreq import available_languages, zipf_frequency
 COMMON_ZIPF, RARE_ZIPF = 6.0, 4.0
 LEAST = 0.1
 
-_LANGUAGES = frozenset(available_languages())
+
+
+@lru_cache(maxsize=1)
+def _languages() -> frozenset[str]:
+    # imported on first use: the package and each language's table take about a second to load
+    from wordfreq import available_languages
+
+    return frozenset(available_languages())
 
 
 @lru_cache(maxsize=8192)
 def rarity(word: str, lang: str | None) -> float:
     """The share of an unseen word's weight that ``word`` (as written, casefolded) keeps in language ``lang``: 1
     for a rare word or one of a language without word frequencies, down to ``LEAST`` for the most common ones."""
-    if lang not in _LANGUAGES or not word.isalpha():
+    if lang is None or not word.isalpha() or lang not in _languages():
         return 1.0
+    from wordfreq import zipf_frequency
+
     zipf = zipf_frequency(word, lang)
     return min(1.0, max(LEAST, (COMMON_ZIPF - zipf) / (COMMON_ZIPF - RARE_ZIPF)))
