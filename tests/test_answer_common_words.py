@@ -5,7 +5,9 @@ A small vault lacks most everyday words: "Why do all the lights go off when a *s
 with "The vault doesn't say anything about “single”, “breaks”" although the note on circuits says why all bulbs go
 dark. Such a word now weighs little (``word_rarity.rarity``); a rare one (a term of a subject, "Chandrasekhar")
 weighs all an unseen word does, a question made of words the vault never uses stays refused however ordinary they
-are, and so does one whose common word the vault lacks beside the one word of it the quotes state.
+are, and so does one whose common word the vault lacks beside the one word of it the quotes state. A word of a note's
+title, aliases or tags is the vault's subject, though its text may never say it ("What is a fuse in *electronics*?"
+of a note tagged #electronics).
 """
 
 from __future__ import annotations
@@ -190,8 +192,21 @@ async def test_an_everyday_word_the_vault_never_uses_does_not_refuse(engine: Any
     assert done["answered"] and stated in " ".join(done["answer"].split()), done["answer"]
 
 
+@pytest.mark.parametrize(("question", "stated"), [
+    # before: "The vault doesn't say anything about “electronics”: no note covers it."
+    ("What is a fuse in electronics?", "its thin wire melts"),
+    # before: "Zu “Ökologie” steht nichts im Vault: keine Notiz behandelt es."
+    ("Was ist in der Ökologie eine Schlüsselart?", "viel größeren Einfluss"),
+])
+async def test_a_word_a_note_is_tagged_with_is_the_vaults_subject(engine: Any, question: str, stated: str) -> None:
+    # the notes are tagged #electronics and #ökologie; their text never says either word
+    done = await ask(engine, question)
+    assert done["answered"] and stated in " ".join(done["answer"].split()), done["answer"]
+
+
 @pytest.mark.parametrize("question", [
     "How do I change the oil filter of my car?",  # everyday words, none of them in the vault
+    "Where is the best electronics shop in Berlin?",  # a tag's word beside what the vault never mentions
     "How much money does a pilot earn?",
     "Wie backe ich ein Sauerteigbrot?",
     "What is the Chandrasekhar limit of a white dwarf?",  # a term of the subject the vault never names

@@ -936,6 +936,7 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
     # Spaltöffnungen?") does not make it a question on something else (unless it has nothing but such words).
     judged_frame = not all(c.frame for c in concepts)
     unheard_scene: list[str] = []
+    named: set[str] = set()
     for concept in concepts:
         word = concept.whole or concept.word
         if (number := cardinal_of(concept.word)) is not None and str(number) in concept.terms:
@@ -950,6 +951,8 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
                     _inflection_in_index(lexical, spellings | {word}):
                 known.add(word)
                 continue
+            if any(spellings & _named_in_frontmatter(engine, lexical, analyzer, code) for code in languages):
+                named.add(word)
         if "de" in languages and (_german_form_known(lexical, analyzer, word) or concept.whole and (
                 _cognate_parts(lexical, analyzer, word, languages) or _skeleton_parts(lexical, word)) is not None):
             known.add(word)
@@ -957,9 +960,12 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
         # "Welche *Schritte* umfasst das Härten?" on a note numbering them without the word: a course is asked for,
         # and the vault never saying "Schritte" is not what the question is about
         sequence = word.casefold() in SEQUENCE_NOUNS
-        if (concept.frame and judged_frame) or concept.context or concept.unindexed or sequence:
+        # "Was ist in der *Ökologie* eine Schlüsselart?" of a note tagged #ökologie: the vault's subject, which no
+        # passage need say
+        in_frontmatter = word in named
+        if (concept.frame and judged_frame) or concept.context or concept.unindexed or sequence or in_frontmatter:
             del weight[concept.key]  # neither for nor against the question's topic
-            if concept.context or sequence:
+            if concept.context or sequence or in_frontmatter:
                 unheard_scene.append(concept.key)
             continue
         weight[concept.key] = unheard_weight(concept, weight[concept.key], lang)
@@ -967,7 +973,24 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
     # A question in a language the vault is not written in keeps its function words as concepts ("wie",
     # "ich"): they count towards the share, but naming them as what "the vault never mentions" reads as nonsense.
     shown = [word for word in unknown if not any(is_stopword(word.casefold(), code) for code in SNOWBALL_BY_ISO)]
-    return UnknownWords(sum(unknown.values()) / sum(weight.values()), shown, unheard_scene)
+    total = sum(weight.values())  # none left: a question only on what notes are titled or tagged
+    return UnknownWords(sum(unknown.values()) / total if total else 0.0, shown, unheard_scene)
+
+
+def _named_in_frontmatter(engine: Any, lexical: Any, analyzer: Analyzer, code: str) -> frozenset[str]:
+    """The terms (read in language ``code``) of the words of every note's title, aliases and tags: a note tagged
+    ``#ökologie`` is on that subject though its text may never say so ("Was ist in der Ökologie eine Schlüsselart?",
+    "What is a fuse in electronics?")."""
+    def build(_: Any) -> frozenset[str]:
+        reader = getattr(getattr(engine, "store", None), "reader", None)
+        if reader is None:
+            return frozenset()
+        named = {word for _, title, aliases, tags in reader().notes() for text in (title, *aliases, *tags)
+                 for word in words(text)}
+        return frozenset(found[0] for word in named if (found := analyzer.terms_of_word(word, code)))
+
+    terms: frozenset[str] = _per_vocabulary(lexical, "frontmatter " + code, build)
+    return terms
 
 
 def _german_form_known(lexical: Any, analyzer: Analyzer, word: str) -> bool:
