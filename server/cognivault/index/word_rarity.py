@@ -14,9 +14,9 @@ from functools import lru_cache
 
 # A word at least this common in its language (Zipf 6; "place" and "another" are 5.7) weighs ``LEAST`` of what an
 # unseen word weighs, one at most this rare (Zipf 4; "photosynthesis" is 3.0, "Bundeskanzler" 3.9) all of it, linearly
-# between. Chosen on the tune halves of both dev vaults (the unanswerable questions' off-topic shares kept
-# farthest above the threshold) among the settings answering as many questions in everyday words on notes unlike the
-# dev vaults' (5 to 6.5 and 3 to 4.5 tried; the dev questions' answers are the same for all of them).
+# between. Chosen on the tune halves of both dev vaults (the unanswerable questions' off-topic shares kept farthest
+# above the threshold; no dev answerable question is refused for an everyday word) among the settings answering as
+# many questions in everyday words on notes unlike the dev vaults' (common 5 to 6.5, rare 3 to 4.5 tried).
 COMMON_ZIPF, RARE_ZIPF = 6.0, 4.0
 LEAST = 0.1
 
