@@ -272,6 +272,19 @@ def streamed_text(envelopes: list[dict[str, Any]]) -> str:
     return "".join(e["data"]["text"] for e in envelopes if e["type"] == "text")
 
 
+async def ask_offline(engine: Any, question: str) -> dict[str, Any]:
+    """The ``done`` data of one question answered by the extractive answerer (no model, no cache, no session)."""
+    from cognivault.answer.pipeline import stream_answer
+    from cognivault.answer.request import AskRequest
+    from cognivault.answer.sessions import SessionStore
+    from cognivault.models.extractive_chat import ExtractiveChat
+
+    envelopes = await collect(stream_answer(engine, AskRequest(question, use_cache=False), ExtractiveChat(),
+                                            SessionStore(None), cache=None))
+    data: dict[str, Any] = final(envelopes)["data"]
+    return data
+
+
 # -- fixtures (import them into a test module to use them) ----------------------------------------
 
 

@@ -17,14 +17,11 @@ from typing import Any
 
 import pytest
 
-from answer_support import collect, final, make_vault
+from answer_support import ask_offline as ask
+from answer_support import make_vault
 from cognivault.answer.answer_kind import expected_answer, gives_answer
 from cognivault.answer.evidence import FALLBACK_ANALYZER, Concept
-from cognivault.answer.pipeline import stream_answer
-from cognivault.answer.request import AskRequest
-from cognivault.answer.sessions import SessionStore
 from cognivault.engine import Engine
-from cognivault.models.extractive_chat import ExtractiveChat
 
 NOTES = {
     "Tech/Rechnerarchitektur.md": """---
@@ -112,13 +109,6 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
     vault, settings = make_vault(tmp_path_factory.mktemp("refusal-words"), NOTES)
     with Engine(vault, settings, embedder=None, writable=False) as opened:
         yield opened
-
-
-async def ask(engine: Any, question: str) -> dict[str, Any]:
-    envelopes = await collect(stream_answer(engine, AskRequest(question, use_cache=False), ExtractiveChat(),
-                                            SessionStore(None), cache=None))
-    data: dict[str, Any] = final(envelopes)["data"]
-    return data
 
 
 def _duration(question: str, *words: str) -> Any:

@@ -48,7 +48,7 @@ def test_keywords_answer_first_as_without_meaning_search_and_meaning_is_read_whe
         assert first.answered and "476" in first.text and first.confidence == "high"
         assert (first.text, first.cited) == (alone.text, alone.cited)
         assert (counting.queries, counting.documents) == (0, 0)  # neither the pack nor its quotes read by meaning
-        refused = answer_extractively(hybrid, "How long should dough rest?")  # no keyword passage answers it
+        refused = answer_extractively(hybrid, "How long should dough autolyse?")  # no keyword passage answers it
         assert not refused.answered and counting.queries == 1  # so the hybrid pack was read, and has no answer either
 
 
@@ -64,6 +64,6 @@ async def test_the_stream_answers_from_the_keyword_pack_first(tmp_path: Path) ->
         assert data["answered"] and "476" in data["answer"] and data["confidence"] == "high"
         assert all(e["data"]["similarity"] is None for e in envelopes if e["type"] == "confidence")
         assert (counting.queries, counting.documents) == (0, 0)
-        envelopes = await collect(stream_answer(engine, AskRequest("How long should dough rest?"),
+        envelopes = await collect(stream_answer(engine, AskRequest("How long should dough autolyse?"),
                                                 ExtractiveChat(counting), SessionStore(None), None))
         assert not final(envelopes)["data"]["answered"] and counting.queries == 1

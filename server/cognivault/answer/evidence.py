@@ -25,7 +25,9 @@ A question about something the vault never mentions ("the boiling point on
 Mount Everest") has words no note uses in any form: ``unknown_words`` finds
 them (no term of the word, nor an inflection of it, is in the index), and the
 share of the question's weight they carry is what the confidence rule uses to
-refuse what the vault does not cover. A compound the vault never uses whole
+refuse what the vault does not cover. Such a word weighs less the more common it is in the question's language
+(``unheard_weight``): a small vault lacks most everyday words ("Where do the reactions take *place*?"), while a rare
+one names what the question is about ("RuBisCO"). A compound the vault never uses whole
 ("Smartwatch") is unknown as a whole, even when its parts are known, and so is
 a name of two capitalised words ("Apple Watch") that no passage has side by
 side (``add_unknown_names``). A verb the vault never uses does not make a question
@@ -76,6 +78,7 @@ from cognivault.index.analysis import (
 )
 from cognivault.index.lexical import COMPOUND_PART_CHARS, CompoundPart
 from cognivault.index.question_frame import FRAME_NOUNS, SEQUENCE_NOUNS, frame_words
+from cognivault.index.word_rarity import rarity
 from cognivault.vault.markdown import CODE_FENCE_RE
 from cognivault.vault.reading import WORDS
 
@@ -897,6 +900,14 @@ def topic_weight(concept: Concept | None, weight: float) -> float:
     return max(weight, 0.05) * (NAME_WEIGHT if concept is not None and concept.name else 1.0)
 
 
+def unheard_weight(concept: Concept, weight: float, lang: str | None) -> float:
+    """What a word of the question that no note uses weighs towards the off-topic share (``weight``: its topic
+    weight): less the more common it is in the question's language (``word_rarity.rarity``). A small vault lacks most
+    everyday words ("Where do the reactions take *place*?"); a rare word, a name or a compound the vault never uses
+    whole says what the question is about, which the vault does not cover ("RuBisCO", "Kindle", "Smartwatch")."""
+    return weight if concept.name or concept.whole else weight * rarity(concept.word, lang)
+
+
 class UnknownWords(NamedTuple):
     share: float  # of the question's weight, in words the vault never uses in any form
     words: list[str]  # those words, as the user wrote them
@@ -925,6 +936,7 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
     # Spaltöffnungen?") does not make it a question on something else (unless it has nothing but such words).
     judged_frame = not all(c.frame for c in concepts)
     unheard_scene: list[str] = []
+    named: set[str] = set()
     for concept in concepts:
         word = concept.whole or concept.word
         if (number := cardinal_of(concept.word)) is not None and str(number) in concept.terms:
@@ -939,6 +951,8 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
                     _inflection_in_index(lexical, spellings | {word}):
                 known.add(word)
                 continue
+            if any(spellings & _named_in_frontmatter(engine, lexical, analyzer, code) for code in languages):
+                named.add(word)
         if "de" in languages and (_german_form_known(lexical, analyzer, word) or concept.whole and (
                 _cognate_parts(lexical, analyzer, word, languages) or _skeleton_parts(lexical, word)) is not None):
             known.add(word)
@@ -946,16 +960,37 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
         # "Welche *Schritte* umfasst das Härten?" on a note numbering them without the word: a course is asked for,
         # and the vault never saying "Schritte" is not what the question is about
         sequence = word.casefold() in SEQUENCE_NOUNS
-        if (concept.frame and judged_frame) or concept.context or concept.unindexed or sequence:
+        # "Was ist in der *Ökologie* eine Schlüsselart?" of a note tagged #ökologie: the vault's subject, which no
+        # passage need say
+        in_frontmatter = word in named
+        if (concept.frame and judged_frame) or concept.context or concept.unindexed or sequence or in_frontmatter:
             del weight[concept.key]  # neither for nor against the question's topic
-            if concept.context or sequence:
+            if concept.context or sequence or in_frontmatter:
                 unheard_scene.append(concept.key)
             continue
+        weight[concept.key] = unheard_weight(concept, weight[concept.key], lang)
         unknown[word] = unknown.get(word, 0.0) + weight[concept.key]
     # A question in a language the vault is not written in keeps its function words as concepts ("wie",
     # "ich"): they count towards the share, but naming them as what "the vault never mentions" reads as nonsense.
     shown = [word for word in unknown if not any(is_stopword(word.casefold(), code) for code in SNOWBALL_BY_ISO)]
-    return UnknownWords(sum(unknown.values()) / sum(weight.values()), shown, unheard_scene)
+    total = sum(weight.values())  # none left: a question only on what notes are titled or tagged
+    return UnknownWords(sum(unknown.values()) / total if total else 0.0, shown, unheard_scene)
+
+
+def _named_in_frontmatter(engine: Any, lexical: Any, analyzer: Analyzer, code: str) -> frozenset[str]:
+    """The terms (read in language ``code``) of the words of every note's title, aliases and tags: a note tagged
+    ``#ökologie`` is on that subject though its text may never say so ("Was ist in der Ökologie eine Schlüsselart?",
+    "What is a fuse in electronics?")."""
+    def build(_: Any) -> frozenset[str]:
+        reader = getattr(getattr(engine, "store", None), "reader", None)
+        if reader is None:
+            return frozenset()
+        named = {word for _, title, aliases, tags in reader().notes() for text in (title, *aliases, *tags)
+                 for word in words(text)}
+        return frozenset(found[0] for word in named if (found := analyzer.terms_of_word(word, code)))
+
+    terms: frozenset[str] = _per_vocabulary(lexical, "frontmatter " + code, build)
+    return terms
 
 
 def _german_form_known(lexical: Any, analyzer: Analyzer, word: str) -> bool:
@@ -1015,6 +1050,9 @@ def add_unknown_names(pack: EvidencePack, names: Sequence[tuple[str, str]], lang
     if not names or not pack.question_terms:
         return
     weight = {t: topic_weight(pack.concepts.get(t), pack.term_weights.get(t, 1.0)) for t in pack.question_terms}
+    for key, unheard in pack.concepts.items():  # as ``unknown_words`` weighed them
+        if key in weight and (unheard.whole or unheard.word) in pack.unknown:
+            weight[key] = unheard_weight(unheard, weight[key], lang)
     total = sum(weight.values())
     already = set(pack.unknown)
     unknown_weight = pack.unknown_share * total
