@@ -3,10 +3,11 @@
 For every question of the dev sets (help vault, student vault) and, with ``--own DIR``, of a folder of one's own
 (``DIR/vault``, ``DIR/questions.jsonl``, ``DIR/unanswerable.jsonl``), the pack ``answer.retrieval.build_pack``
 builds with meaning on (``--embedded`` of ``bench_answer_quality.py``: its index cache is reused) is read with
-``answer.across.MEANT_FLOOR`` off: a question its words call off-topic gets the cosine of its nearest passage in
-another language (USE-multilingual v3). Prints one JSON document: per set and half, those cosines of answerable and
-of unanswerable questions, and the floor chosen on the tune halves (the least of the grid above every tune
-unanswerable question's cosine: refusing them all, it answers the most) with what it answers and refuses per half.
+``answer.across.MEANT_FLOOR`` and ``MEANT_MARGIN`` off: a question its words call off-topic gets the cosine
+(USE-multilingual v3) of its nearest passage in another language and by how much it is nearer than the nearest in
+its own. Prints one JSON document: the (floor, margin) chosen on the tune halves of all sets together (answering the
+most answerable questions and no unanswerable one; the least floor, the middle margin) next to the shipped pair, and
+per set and half the (cosine, margin) of answerable and unanswerable questions and what the chosen pair answers.
 
     .venv/bin/python bench/bench_across.py [--vaults help student] [--own /tmp/my-notes]
 """

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from answer_support import WordHashEmbedder, vault_settings, write_vault
+from cognivault.answer import across
 from cognivault.answer.extractive import ExtractiveAnswer, answer_extractively
 from cognivault.engine import Engine
 from cognivault.index.multilingual import MultilingualEncoder
@@ -79,3 +80,19 @@ def test_without_the_multilingual_side_the_question_is_refused_as_before(vault: 
     answer = _answer(vault, tmp_path / "index", "Welche Rolle spielt der Mond bei den Gezeiten?", None)
     assert not answer.answered
     assert "steht nichts im Vault" in answer.text
+
+
+TWIN = {"Ebbe und Flut.md": "# Ebbe und Flut\n\n## Ursache\n\nEbbe und Flut entstehen vor allem durch die "
+                            "Anziehungskraft des Erdtrabanten, die das Meerwasser zu sich zieht.\n\n## Springflut\n\n"
+                            "Die höchsten Fluten gibt es bei Vollmond und Neumond, wenn Sonne und Erdtrabant in einer "
+                            "Linie ziehen.\n"}
+
+
+def test_a_question_as_near_a_passage_in_its_own_language_is_not_judged_across_languages(
+        tmp_path: Path, encoder: MultilingualEncoder, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the German note says it too: the English one being near is no sign the question was asked across languages
+    vault = write_vault(tmp_path / "vault", {**NOTES, **TWIN})
+    question = "Welche Rolle spielt der Mond bei den Gezeiten?"
+    assert "gravity of the moon" not in _answer(vault, tmp_path / "index", question, encoder).text
+    monkeypatch.setattr(across, "MEANT_MARGIN", 0.0)
+    assert "gravity of the moon" in _answer(vault, tmp_path / "index", question, encoder).text
