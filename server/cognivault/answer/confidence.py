@@ -23,11 +23,12 @@ fixed numbers, never the model's opinion. The label:
 - ``medium``: coverage >= 0.5 and best >= 0.35;
 - ``low``: anything less, an empty pack, a question with no key terms, or a question about
   something the vault never mentions: at least ``OFF_TOPIC_SHARE`` of its weight is in words no
-  note uses in any form (``EvidencePack.unknown_share``).
+  note uses in any form (``EvidencePack.unknown_share``), unless passages in another language mean what it asks
+  (``answer.across``: then it is answered, ``medium`` at most, by meaning alone).
 
 An empty or weak pack is therefore never ``high``, whatever its meaning.
 ``supported`` (not off-topic, and at least ``SUPPORT_FLOOR`` of the question
-found as words: meaning alone never is) is what the
+found as words: meaning alone never is, but for a question asked across languages) is what the
 extractive answerer needs to answer at all: it refuses only what the vault
 does not cover, while the label says how sure the answer may sound. ``covered``, ``missing`` and the reason name the
 question's concepts by the user's own words (``EvidencePack.word_of``), not
@@ -82,14 +83,15 @@ class Confidence:
     kind_stated: bool | None = None  # the kind of answer asked for ("how many": a number) is quoted
     block_share: float | None = None  # of the question's weight, stated together by its best quoted block alone
     kind_refused: bool = False  # refused because no passage gives that kind of answer (whatever the thresholds)
+    across: float | None = None  # asked across languages: the meant passages' best cosine (``answer.across``)
 
     @property
     def off_topic(self) -> bool:
-        return self.unknown_share >= OFF_TOPIC_SHARE
+        return self.unknown_share >= OFF_TOPIC_SHARE and self.across is None
 
     @property
     def supported(self) -> bool:
-        return self.keyword_coverage >= SUPPORT_FLOOR and not self.off_topic
+        return (self.keyword_coverage >= SUPPORT_FLOOR or self.across is not None) and not self.off_topic
 
     def to_dict(self) -> dict[str, Any]:
         return {"label": self.label, "reason": self.reason, "coverage": round(self.coverage, 3),
@@ -185,12 +187,15 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
     missing = [pack.word_of(t) for t in sorted((t for t in terms if t not in union), key=lambda t: -weight[t])]
     missing += [" ".join(pack.word_of(t) for t in p) for p in absent]
     what = "key terms" if coverage == keyword_coverage else "key terms and meaning"
-    if pack.unknown_share >= OFF_TOPIC_SHARE:
+    if pack.unknown_share >= OFF_TOPIC_SHARE and pack.across is None:
         never = ("the vault never mentions: " + ", ".join(pack.unknown[:5])) if pack.unknown \
             else "the vault uses none of the question's words"
         return Confidence("low", never, coverage, best, covered, missing, keyword_coverage, similarity,
                           pack.unknown_share)
-    if coverage >= HIGH_COVERAGE and best >= HIGH_BEST:
+    if pack.across is not None:  # its words are not the vault's: passages of another language mean it
+        reason = f"a passage in another language means what the question asks ({pack.across.best:.2f} similar)"
+        label = "medium" if coverage >= MEDIUM_COVERAGE and best >= MEDIUM_BEST else "low"
+    elif coverage >= HIGH_COVERAGE and best >= HIGH_BEST:
         label = "high"
         reason = f"the passages cover the question's {what} ({coverage:.0%}), mostly in one place"
     elif coverage >= MEDIUM_COVERAGE and best >= MEDIUM_BEST:
@@ -202,7 +207,7 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
     if missing:
         reason += "; not found: " + ", ".join(missing[:5])
     return Confidence(label, reason, coverage, best, covered, missing, keyword_coverage, similarity,
-                      pack.unknown_share)
+                      pack.unknown_share, across=pack.across.best if pack.across is not None else None)
 
 
 _RANK = {"low": 0, "medium": 1, "high": 2}
@@ -222,7 +227,7 @@ def cap_by_citations(confidence: Confidence, pack: EvidencePack, cited: list[str
     narrowed = EvidencePack(items=[_under_its_names(item, pack) for item in pack.items if item.label in labels],
                             question_terms=pack.question_terms, term_weights=pack.term_weights,
                             question_phrases=pack.question_phrases, concepts=pack.concepts,
-                            unknown_share=pack.unknown_share, unknown=pack.unknown)
+                            unknown_share=pack.unknown_share, unknown=pack.unknown, across=pack.across)
     by_citations = _stating(assess(narrowed), quoted)
     if _RANK[by_citations.label] > _RANK[confidence.label]:  # a subset never covers more; kept for safety
         by_citations.label = confidence.label

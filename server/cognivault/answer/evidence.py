@@ -257,6 +257,8 @@ class EvidencePack:
     unknown: list[str] = field(default_factory=list)  # those words, as the user wrote them
     gaps: set[str] = field(default_factory=set)  # concept keys the vault may say only in another language
     lang: str | None = None  # the question's language
+    # the passages of another language meaning a question its words call off-topic (``answer.across.Across``)
+    across: Any = None
 
     def concepts_in(self, terms: frozenset[str] | set[str], text_words: frozenset[str] | set[str]) -> set[str]:
         """The keys of the question's concepts that a text with these terms and words has."""

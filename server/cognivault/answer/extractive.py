@@ -1402,6 +1402,10 @@ def renumbered(pack: EvidencePack, answer: PassageAnswer) -> PassageAnswer:
 
 def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedder: Any = None) -> PassageAnswer:
     """The passage answer to the pack's question (no quotes: the pack does not answer it)."""
+    if pack.across is not None:  # its words are not the vault's: passages of another language mean it
+        from cognivault.answer.across import answer_by_meaning
+
+        return answer_by_meaning(pack)
     question = question or pack.query
     expected = expected_answer(question, list(pack.concepts.values()), pack.lang) if pack.concepts else None
     if expected is not None and expected.head is not None and expected.head.key in pack.gaps:

@@ -9,7 +9,8 @@ never uses in a question on a note of another language is no sign of another top
 the question (``translation_gaps``: "Wie viele *Schichten* hat das OSI-Modell?" on the English "OSI Model"). The
 search reads the question in its own language; a passage of another language of the vault that a search reading it
 in that language finds, and that has all the question asks about where no passage found does, comes first ("Welche
-Phasen hat die Renaissance?": the English "Renaissance" note's "Phases").
+Phasen hat die Renaissance?": the English "Renaissance" note's "Phases"). A question its words call off-topic that
+passages of another language mean (``answer.across``, meaning search on) has those passages first.
 
 Answers come from the user's own notes: study notes CogniVault generated (frontmatter key
 ``cognivault``) never enter the pack unless the request's scope names them (the study folder, one of
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from cognivault.answer.acronyms import acronyms_written, spelled_out
+from cognivault.answer.across import Across, meant_across
 from cognivault.answer.evidence import (
     DEFAULT_MAX_ITEMS,
     DEFAULT_TOKEN_BUDGET,
@@ -142,7 +144,28 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
         _measure_similarity(engine, pack)
     add_unknown_names(pack, [name for name in pack.question_phrases if not _said_together(engine, pack, name, scope)],
                       lang)
+    # a question its words call off-topic that passages of another language mean is answered from those
+    across = meant_across(engine, pack, query, scope) if mode == "hybrid" else None
+    if across is not None:
+        _meant_first(engine, pack, across, len(preset))
     return pack, lang
+
+
+def _meant_first(engine: Any, pack: EvidencePack, across: Across, preset: int) -> None:
+    """The pack answering by meaning (``EvidencePack.across``) from the passages of the user's own notes its question
+    means, first after its ``preset`` ones."""
+    own = {result.chunk_id for result in _without_generated(engine, [_as_result(record, "")
+                                                                     for record in across.records])[0]}
+    records = [record for record in across.records if record.id in own]
+    if not records:
+        return
+    pack.across = across
+    titles = engine.store.reader().titles([record.path for record in records])
+    meant = [evidence_from_record(engine, record, titles.get(record.path, ""), source="vault") for record in records]
+    rest = [item for item in pack.items[preset:] if item.chunk_id not in pack.across.similarity]
+    items, pack.items, pack.tokens_used = pack.items[:preset] + meant + rest, [], 0
+    for item in items:
+        pack.add(item)
 
 
 OTHER_LANGUAGE_DEPTH = 3  # passages a keyword search finds with the question read as another language of the vault

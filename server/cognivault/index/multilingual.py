@@ -23,6 +23,8 @@ coral reefs). On notes no one
 tuned on (10 notes EN and DE, 20 questions asked in the other language than their note's) hybrid nDCG@10
 0.759 (DE 0.700, EN 0.807) to 0.887 (DE 0.887, EN 0.887); the dev questions of both vaults are unchanged
 (none of the help vault's reaches that share; the student vault's that do were first already).
+Answers read the side too: a question its words call off-topic is judged by how near its passages of another
+language are (:meth:`MultilingualSide.nearest`, ``answer.across``).
 
 Its vectors cost time (about 60 passages of 700 characters per second on 2 cores, growing with a
 passage's length), so it embeds only the first :data:`PASSAGE_CHARS` characters of each passage's
@@ -46,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from cognivault.index.catalog import Catalog
-from cognivault.index.dense import DenseIndex
+from cognivault.index.dense import DenseHit, DenseIndex
 from cognivault.index.lexical import CorruptIndex
 from cognivault.index.pipeline import Progress, ProgressCallback, embedding_input
 from cognivault.index.store import IndexStore
@@ -208,15 +210,22 @@ class MultilingualSide:
         self.index.write(saved, self.path)
         self._saved_generation = generation
 
-    def search(self, query: str, k: int, allowed: set[str] | None = None) -> list[str]:
-        """Chunk ids nearest to ``query``, best first (none until the side was filled)."""
+    def ready(self) -> bool:
+        """Whether the side was filled (and so can be searched)."""
         if not self.filled and not self.store.writable and self.path.exists():
             self._load()  # another process writes the index: it finished the fill
-        if not self.filled:
+        return self.filled
+
+    def search(self, query: str, k: int, allowed: set[str] | None = None) -> list[str]:
+        """Chunk ids nearest to ``query``, best first (none until the side was filled)."""
+        if not self.ready():
             return []
-        vector = self.encoder.encode([query])[0]
+        return [hit.chunk_id for hit in self.nearest(self.encoder.encode([query])[0], k, allowed)]
+
+    def nearest(self, vector: np.ndarray, k: int, allowed: set[str] | None = None) -> list[DenseHit]:
+        """The passages nearest to ``vector`` (of :data:`MODEL_ID`) with their cosines, best first."""
         with self.store.lock:
-            return [hit.chunk_id for hit in self.index.search(vector, k, allowed)]
+            return self.index.search(vector, k, allowed)
 
 
 def side_path(folder: Path) -> Path:

@@ -1,0 +1,110 @@
+"""A question asked across languages, judged by meaning: German on an English note, English on a German one.
+
+The off-topic gate (``confidence.OFF_TOPIC_SHARE`` over ``EvidencePack.unknown_share``) refuses a question much of
+whose weight is in words no note uses: "When do we dream most vividly?" on a German note on sleep ("im REM-Schlaf …
+träumen wir am lebhaftesten") has no word the vault holds, so it was refused before any meaning was consulted, and
+so were "Wie endet ein Stern wie unsere Sonne?" on an English note on the life of stars and "How long does one sleep
+cycle last?" on "Eine Nacht besteht aus vier bis sechs Zyklen von je etwa 90 Minuten". Where the multilingual
+meaning side is filled (``index.multilingual``: USE-multilingual v3, beside an embedding model), such a question is
+read by meaning before it is refused: the passages in another language than the question's whose vector is at
+least :data:`MEANT_FLOOR` near the question's (cosine), and :data:`MEANT_MARGIN` nearer than any passage in the
+question's language, are *meant* by it, and a question with a meant passage is not off-topic for want of words
+(``EvidencePack.across``). The margin keeps out what is only near the vault's subjects: a vault of docs in both
+languages lies as near a question it does not answer in either language ("Can I install Obsidian on an Apple
+Watch?": 0.60 to a German passage, 0.59 to an English one). The question is answered from
+the meant passages alone: their block nearest to the question by meaning is quoted. Its words state little of the
+question, so the usual rules hedge it (``confidence.assess``; never ``high`` on meaning alone). Without the side
+(keyword mode, the extra not installed, its fill not done) nothing changes.
+
+Both chosen on the tune halves (``bench/bench_across.py``: the dev vaults, and 37 questions of our own, 26 asked in
+the other language than their note's and 11 unanswerable, on 10 notes EN and DE unlike the dev vaults): the pair
+answering the most answerable questions and no unanswerable one, the least floor, the middle margin. Off-topic
+questions lie below 0.2 of every passage in another language or as near one in their own language (every help-vault
+one: margins -0.08 to 0.02); a near-miss may come as near as questions answered ("Welche Impfung braucht man gegen
+Tollwut?" of an English note on vaccines that never names rabies: 0.381, margin 0.25), and the floor lies above it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cognivault.answer.confidence import OFF_TOPIC_SHARE, QuoteMeasures
+from cognivault.answer.evidence import EvidencePack
+from cognivault.index.multilingual import MultilingualEncoder
+from cognivault.index.scope import Scope
+
+if TYPE_CHECKING:
+    from cognivault.answer.extractive import PassageAnswer
+
+MEANT_FLOOR = 0.385  # the least cosine of a passage's vector to the question's for it to be meant
+MEANT_MARGIN = 0.1  # ... and by how much more than the nearest passage in the question's language
+DEPTH = 20  # passages of the side searched for meant ones
+MEANT_PASSAGES = 2  # meant passages put into the pack, nearest first
+QUOTED_KINDS = frozenset({"paragraph", "sentence", "item", "list", "quote", "row"})
+
+
+@dataclass(slots=True)
+class Across:
+    """The meant passages of a question asked across languages, and how near the question each is."""
+
+    vector: np.ndarray  # the question's vector of the side's model
+    encoder: MultilingualEncoder
+    similarity: dict[str, float] = field(default_factory=dict)  # chunk id -> cosine, of the meant passages
+    records: list[Any] = field(default_factory=list)  # their chunk records, nearest first
+    same: float = 0.0  # the cosine of the nearest passage in the question's language (0: none among those searched)
+
+    @property
+    def best(self) -> float:
+        return max(self.similarity.values(), default=0.0)
+
+
+def meant_across(engine: Any, pack: EvidencePack, query: str, scope: Scope | None) -> Across | None:
+    """The meant passages of a question its words call off-topic; None where the side is missing or not filled,
+    the question's words are the vault's, or no passage in another language is meant."""
+    side = getattr(engine, "multilingual", None)
+    if side is None or pack.lang is None or pack.unknown_share < OFF_TOPIC_SHARE or not side.ready():
+        return None
+    allowed = _allowed_paths(engine, scope)
+    vector = side.encoder.encode([query])[0]
+    across = Across(vector, side.encoder)
+    hits = []
+    for hit in side.nearest(vector, DEPTH):
+        record = engine.chunk(hit.chunk_id)
+        if record is None or (allowed is not None and record.path not in allowed):
+            continue
+        if record.lang == pack.lang:
+            across.same = max(across.same, hit.score)
+        elif record.lang is not None:
+            hits.append((hit.score, record))
+    for score, record in hits[:MEANT_PASSAGES]:
+        # a passage of the question's language as near says the question is near the vault's subjects, not about
+        # what a passage of the other says (a vault of docs in both languages is near any question on software)
+        if score >= MEANT_FLOOR and score - across.same >= MEANT_MARGIN:
+            across.similarity[record.id] = score
+            across.records.append(record)
+    return across if across.records else None
+
+
+def _allowed_paths(engine: Any, scope: Scope | None) -> set[str] | None:
+    """The notes a scope allows (None: every note)."""
+    if scope is None or scope.is_empty():
+        return None
+    lexical = engine.store.lexical
+    return scope.resolve(engine.store.reader(), lexical.paths if lexical else [], engine.generated_notes().paths)
+
+
+def answer_by_meaning(pack: EvidencePack) -> PassageAnswer:
+    """The passage answer of a question asked across languages (``EvidencePack.across``): the block of the meant
+    passages nearest to the question by meaning, quoted whole."""
+    from cognivault.answer.extractive import PassageAnswer, quotes_of, units_of
+
+    across = pack.across
+    units = [unit for position, item in enumerate(pack.items) if item.chunk_id in across.similarity
+             for unit in units_of(item, position) if unit.kind in QUOTED_KINDS and not unit.cut and unit.text.strip()]
+    if not units:
+        return PassageAnswer()
+    vectors = across.encoder.encode([f"{unit.intro} {unit.text}".strip() for unit in units])
+    return PassageAnswer(quotes_of([units[int(np.argmax(vectors @ across.vector))]]), QuoteMeasures())
