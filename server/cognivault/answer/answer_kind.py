@@ -12,6 +12,10 @@ many", "wie viele", "what percentage", "how long", "wann wurde") names the kind 
   ``LanguageWords.limits``), or a word saying there is none ("unlimited", ``LanguageWords.no_limits``); a passage
   counting the thing ("Bookmark 3 tabs") says how many there are, not how many there may be;
 - ``share``: a percentage or a decimal fraction ("20 %", "half", "Hälfte", "≈ 0.15");
+- ``price``: an amount of money or a word saying there is none to pay ("$8 per month", "4 €", "free", "kostenlos"),
+  for a quantity question on what something costs ("How much does Sync Plus *cost*?", "Wie hoch ist die *Gebühr*?",
+  ``PRICE_WORDS``) or a cue asking for a price ("wie teuer", "was kostet"): a number of vaults or megabytes in a note
+  listing a plan's features is no price of it;
 - ``duration``: a unit of time ("for 12 months", "two weeks", "täglich", "100 ns"); "how many days" asks for one too;
 - ``date``: a year, an ordinal, a month or weekday name ("in 476", "the 5th century", "im Mai");
 - ``temperature``, ``length``, ``mass``: a number with its unit ("140 °C", "4 km", "3 t"): "how warm is the Gulf
@@ -62,6 +66,16 @@ sekunde sekunden minute minuten stunde stunden tag tage tagen täglich woche woc
 monatlich jahr jahre jahren jährlich unbegrenzt
 """.split())
 SHARE_WORDS = frozenset("percent percentage half prozent hälfte viertel drittel".split())
+# What a quantity question asks the price of something with ("how much does it *cost*", "wie hoch ist die *Gebühr*")
+PRICE_WORDS = frozenset("""
+cost costs price prices priced pricing fee fees pay paid
+kostet kosten preis preise gebühr gebühren bezahlen bezahlt zahlen
+""".split())
+# An amount of money ("$8", "4,99 €", "10 USD", "5 dollars"), or a word saying nothing is to pay (or a number in a
+# sentence on what something costs: "Grenzkosten: 12 GE")
+_MONEY = re.compile(r"[$€£¥]\s?\d|\d(?:[\d.,]*\d)?\s?(?:[$€£¥]|(?:usd|eur|gbp|chf|dollars?|euros?|cents?)\b)",
+                    re.IGNORECASE)
+FREE_WORDS = frozenset("free kostenlos kostenlose kostenlosen gratis umsonst unentgeltlich".split())
 DATE_WORDS = frozenset("""
 january february march april june july august september october november december
 monday tuesday wednesday thursday friday saturday sunday today yesterday
@@ -97,10 +111,10 @@ DEGREE_CUES = frozenset(cue.casefold() for cue in (  # as a question's words are
 # What the notes lack, by kind of answer, in the words of a refusal ("the notes give no *number*", "die Notizen
 # nennen *keine Zahl*")
 LACKING = {
-    "en": {"quantity": "number", "limit": "limit", "share": "percentage", "duration": "number or span of time",
-           "date": "date", "temperature": "temperature", "length": "length or distance", "mass": "weight",
-           "age": "age or date", "person": "name"},
-    "de": {"quantity": "keine Zahl", "limit": "keine Grenze", "share": "keinen Anteil",
+    "en": {"quantity": "number", "limit": "limit", "share": "percentage", "price": "price",
+           "duration": "number or span of time", "date": "date", "temperature": "temperature",
+           "length": "length or distance", "mass": "weight", "age": "age or date", "person": "name"},
+    "de": {"quantity": "keine Zahl", "limit": "keine Grenze", "share": "keinen Anteil", "price": "keinen Preis",
            "duration": "keine Zahl oder Zeitspanne", "date": "kein Datum", "temperature": "keine Temperatur",
            "length": "keine Länge oder Entfernung", "mass": "kein Gewicht", "age": "kein Alter oder Datum",
            "person": "keinen Namen"},
@@ -137,7 +151,7 @@ _TIME_SYMBOL = re.compile(_NUMBER + r"(?:ns|µs|μs|ms|s|min|h|std)\b")
 class ExpectedAnswer:
     """The kind of answer a question asks for, the words that ask it, and what it must be about."""
 
-    kind: str  # quantity | limit | share | duration | date | temperature | length | mass | age | person
+    kind: str  # quantity | limit | share | price | duration | date | temperature | length | mass | age | person
     cue: str  # the user's words that ask for it ("how many")
     focus: tuple[Concept, ...]  # the question's concepts the answer must stand next to
     head: Concept | None = None  # of a counted noun phrase, its last word: what the number counts
@@ -145,8 +159,8 @@ class ExpectedAnswer:
     @property
     def required(self) -> bool:
         """Whether passages without such an answer leave the question unanswered ("how many" does; "how much"
-        may ask for a degree, see ``DEGREE_CUES``)."""
-        return self.cue not in DEGREE_CUES
+        may ask for a degree, see ``DEGREE_CUES``, unless what it asks the amount of is a price)."""
+        return self.kind == "price" or self.cue not in DEGREE_CUES
 
     @property
     def leads(self) -> bool:
@@ -189,7 +203,8 @@ def expected_answer(question: str, concepts: Sequence[Concept], lang: str | None
             # "how many days does Sync keep versions?": a span of time (in days or months), of what follows
             focus = [concept for concept in in_clause if concept not in counted]
             return ExpectedAnswer("duration", cue.words, tuple(focus or concepts))
-        kind = "limit" if cue.kind == "quantity" and any(_bounds(words(question), cue.lang)) else cue.kind
+        kind = "limit" if cue.kind == "quantity" and any(_bounds(words(question), cue.lang)) else \
+            "price" if cue.words in DEGREE_CUES and PRICE_WORDS.intersection(words(question)) else cue.kind
         if counted:
             return ExpectedAnswer(kind, cue.words, tuple(counted), counted[-1])
         return ExpectedAnswer(kind, cue.words, tuple(in_clause) or tuple(concepts))
@@ -237,15 +252,19 @@ def _counted(after: Sequence[str], by_word: dict[str, list[Concept]], nouns: set
     return [] if nouns else counted
 
 
-def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: str | None, heading: str = "") -> bool:
+def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: str | None, heading: str = "",
+                 named_in_note: frozenset[str] = frozenset()) -> bool:
     """Whether a sentence (or line) of ``text`` has an expression of the expected kind, the counted noun (the
     focus's head) and at least half the focus's words.
 
     ``heading``: what ``text`` is under (its note's title and headings, a table's header), part of every sentence.
+    A name the question gives what it asks of ("Sync Plus") must be in the sentence too, or in its note elsewhere
+    (``named_in_note``: a transcript on Prussia names it once, at its start): a price of Publish is none of Sync Plus.
     A question in the text is part of the sentence answering it: "Q: How many Nash equilibria …? / A: Two in pure
     strategies plus one in mixed" counts equilibria.
     """
     needed = len(expected.focus) / 2
+    named = {concept.key for concept in expected.focus if concept.name} - named_in_note
     above = _concepts_in(heading, expected.focus, analyzer, lang)
     asked: set[str] = set()
     last: list[str] = []  # of a bound, the sentence before may give its number ("… 2048 tokens. This is the maximum …")
@@ -264,12 +283,17 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
             last = said
             if not (unbounded or bounded and any(_fits("quantity", word) for word in said + counted)):
                 continue
+        elif expected.kind == "price":
+            said = words(sentence)
+            if not (_MONEY.search(sentence) or FREE_WORDS.intersection(said) or
+                    PRICE_WORDS.intersection(said) and any(char.isdigit() for char in sentence)):
+                continue
         elif not (measure.search(sentence) if measure is not None else
                   any(_fits(expected.kind, word) for word in words(sentence)) or
                   expected.kind == "duration" and _TIME_SYMBOL.search(sentence)):
             continue
         found = above | before | _concepts_in(sentence, expected.focus, analyzer, lang)
-        if len(found) >= needed and (expected.head is None or expected.head.key in found):
+        if len(found) >= needed and named <= found and (expected.head is None or expected.head.key in found):
             return True
     return False
 

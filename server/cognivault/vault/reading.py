@@ -94,6 +94,12 @@ class LanguageWords:
     purposes: tuple[str, ...] = ()
     # what opens the student's to-do ("TODO: heapsort next week"): what follows is still to learn, no fact of it
     todos: tuple[str, ...] = ()
+    # what says a section is not written yet, a line of its own or closing one after a colon or dash ("TODO", "not
+    # covered yet", "Kartelle: fehlt noch"): what it names the notes do not cover
+    unfinished: tuple[str, ...] = ()
+    # what a sentence naming a thing only in passing says of it: that it exists, is related or like another, is
+    # contained in something ("Promise.allSettled also exists.", "Viele Totimpfstoffe enthalten Adjuvanzien.")
+    passing: frozenset[str] = frozenset()
     # what a lecturer announces a later session with ("Next week: deflation …", "nächste Woche: …"): what follows
     # is a topic still to come, not said here
     announcements: tuple[str, ...] = ()
@@ -104,6 +110,8 @@ class LanguageWords:
     target_forms: tuple[str, ...] = ()
     # what opens a question asking whether a thing can do something ("*Can* the recorder transcribe …?", "*Kann* …")
     abilities: frozenset[str] = frozenset()
+    # what opens a question asking whether a thing does something ("*Can* the recorder pause …?", "*Does* it work …?")
+    whether: frozenset[str] = frozenset()
     # what opens a question asking how to do something ("*How* do I print …?", "*Wie* drucke ich …?")
     procedures: frozenset[str] = frozenset()
     # what asks to turn a thing into something outside the app ("*print* the graph", "die Lesezeichen *exportieren*"):
@@ -305,11 +313,17 @@ WORDS: dict[str, LanguageWords] = {
         course=frozenset({"exam", "exams", "essay", "tutorial", "tutor", "prof", "professor", "lecturer", "slides"}),
         purposes=("needed for", "need this for", "needed in", "important for", "relevant for", "required for",
                   "useful for"),
-        todos=("todo", "to-do", "to do"),
+        todos=("todo", "to-do", "to do", "tbd", "still missing"),
+        unfinished=("todo", "to-do", "to do", "tbd", "not covered yet", "not covered", "not done yet",
+                    "not written yet", "still missing", "coming soon", "to be continued"),
+        passing=frozenset({"exists", "exist", "existed", "also", "too", "related", "similar", "another", "other",
+                           "others", "mentioned", "see", "contain", "contains", "contained", "include", "includes",
+                           "included", "including", "many", "some", "several", "various", "etc"}),
         announcements=("next week", "next time", "next lecture", "next session", "next class", "in the next lecture",
                        "that's it for today", "that is it for today", "that's all for today"),
         conditions=("if and only if", "if", "iff", "whenever", "when", "provided that", "provided"),
         target_forms=("as", "into"), abilities=frozenset({"can", "could"}), procedures=frozenset({"how"}),
+        whether=frozenset({"can", "could", "does", "do", "is", "are", "will"}),
         outputs=("print", "export", "download", "upload", "convert", "email"),
         limits=("maximum", "maximal", "max", "minimum", "minimal", "min", "limit", "limits", "limited", "up to",
                 "at most", "at least", "no more than", "no fewer than", "less than", "fewer than", "more than",
@@ -483,11 +497,19 @@ WORDS: dict[str, LanguageWords] = {
                           "übung", "hausarbeit", "referat", "vl", "vorlesung", "folien"}),
         purposes=("wichtig für", "wichtig fürs", "relevant für", "brauche ich für", "brauche ich fürs",
                   "brauchen wir für", "nötig für", "benötigt für", "gebraucht für", "notwendig für"),
-        todos=("todo", "to-do", "noch lernen", "nacharbeiten"),
+        todos=("todo", "to-do", "noch lernen", "nacharbeiten", "fehlt noch", "noch offen", "tbd"),
+        unfinished=("todo", "to-do", "tbd", "fehlt noch", "noch offen", "kommt noch", "folgt noch",
+                    "noch nicht behandelt", "noch nicht fertig", "noch ausarbeiten", "noch ergänzen"),
+        passing=frozenset({"gibt", "existiert", "existieren", "auch", "verwandt", "verwandte", "verwandtes",
+                           "ähnlich", "ähnliche", "ähnliches", "weitere", "weiteres", "andere", "anderes", "erwähnt",
+                           "siehe", "enthalten", "enthält", "beinhalten", "beinhaltet", "viele", "einige", "manche",
+                           "mehrere", "usw"}),
         announcements=("nächste woche", "nächstes mal", "nächste vorlesung", "in der nächsten vorlesung",
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
         conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
         target_forms=("als", "ins"), abilities=frozenset({"kann", "können", "könnte", "könnten"}),
+        whether=frozenset({"kann", "können", "könnte", "könnten", "unterstützt", "funktioniert", "gibt", "lässt",
+                           "geht", "ist"}),
         procedures=frozenset({"wie"}),
         outputs=("drucken", "ausdrucken", "exportieren", "herunterladen", "hochladen", "konvertieren", "umwandeln",
                  "mailen"),
@@ -1515,10 +1537,17 @@ _TODO_RE = re.compile(r"^\W*(?:{})\b\s*[:!–—-]".format(
     re.IGNORECASE)
 
 
+_UNFINISHED_RE = re.compile(r"^(?:.*[:–—(-]\s*)?\W*(?:{})\W*$".format(
+    "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.unfinished}, key=len, reverse=True))),
+    re.IGNORECASE)
+
+
 def is_todo(text: str) -> bool:
     """A block opening with the student's to-do label ("TODO: heapsort next week", "To do – Blackman-Kurve
-    zeichnen"): what it names is still to learn, no fact of it."""
-    return _TODO_RE.match(text) is not None
+    zeichnen"), or a line saying a section is not written yet ("fehlt noch", "Class switching – not covered yet"):
+    what it names is still to learn, no fact of it."""
+    return _TODO_RE.match(text) is not None or "\n" not in text.strip() and \
+        _UNFINISHED_RE.match(text.strip()) is not None
 
 
 def names_factors(heading: str) -> bool:
