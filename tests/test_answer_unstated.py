@@ -55,6 +55,12 @@ NOTES = {
                                 "Im Oligopol hängen die Entscheidungen der Anbieter voneinander ab. Modelle: Cournot "
                                 "(Mengenwettbewerb) und Bertrand (Preiswettbewerb).\n\n"
                                 "Fehlt noch: Kartelle und Preisabsprachen\n",
+    "Pharma/Schmerzmittel.md": "---\nlang: de\n---\n# Schmerzmittel\n\n## NSAR\n\n"
+                               "NSAR hemmen die Cyclooxygenase und wirken schmerzlindernd und entzündungshemmend.\n\n"
+                               "Beispiele: Ibuprofen, Diclofenac, Naproxen.\n\n"
+                               "Typische Nebenwirkungen von Diclofenac sind Magenbeschwerden.\n\n"
+                               "## Kondensatoren\n\nEs gibt Keramikkondensatoren und Folienkondensatoren. "
+                               "Auch Superkondensatoren existieren.\n",
     "JS/Promises.md": "# Promises\n\n"
                       "A promise is pending, fulfilled or rejected.\n\n"
                       "## Combinators\n\n"
@@ -109,7 +115,7 @@ def test_a_line_saying_a_section_is_not_written_yet_is_a_todo(text: str, marked:
 
 def test_what_the_student_marked_unfinished_is_not_in_the_vault(engine: Engine) -> None:
     # the note's other sections answer the question's other words ("antibodies"), not what it marks still to write
-    assert "“switching”" in refused(engine, "How does class switching work in antibodies?")
+    assert "switching”" in refused(engine, "How does class switching work in antibodies?")
     assert "„Kartelle“" in refused(engine, "Wie funktionieren Kartelle im Oligopol?")
     refused(engine, "Wie entstehen Pulsare?")  # a heading over nothing but "fehlt noch"
     answer = answer_extractively(engine, "How does affinity maturation work?")
@@ -123,6 +129,11 @@ def test_what_the_student_marked_unfinished_is_not_in_the_vault(engine: Engine) 
 def test_a_thing_the_notes_name_only_in_passing_is_not_described_by_them(engine: Engine) -> None:
     assert "allSettled" in refused(engine, "Does Promise.allSettled reject when one promise rejects?")
     assert "„Adjuvanzien“ nur beiläufig" in refused(engine, "Wie wirken Adjuvanzien?")
+    # listed among others ("Beispiele: Ibuprofen, …"), or asked how it works of a sentence saying it exists
+    assert "„Ibuprofen“ nur beiläufig" in refused(engine, "Welche Nebenwirkungen hat Ibuprofen?")
+    assert "„Superkondensatoren“ nur beiläufig" in refused(engine, "Wie funktionieren Superkondensatoren?")
+    answer = answer_extractively(engine, "Welche Nebenwirkungen hat Diclofenac?")
+    assert answer.answered and "Magenbeschwerden" in answer.text
     answer = answer_extractively(engine, "Does Promise.all reject when one promise rejects?")
     assert answer.answered and "rejects as soon as one rejects" in answer.text
     answer = answer_extractively(engine, "Was enthalten Totimpfstoffe?")

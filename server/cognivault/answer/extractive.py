@@ -1460,21 +1460,6 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         _modifiers_unquoted(pack, units, question) + _forms_unquoted(pack, units, question) + \
         _abilities_unheard(pack, question) + _outputs_unheard(pack, question, analyzer) + \
         _unheard_of_the_subject(pack, question, analyzer)
-    unfinished = _marked_unfinished(pack, terms, analyzer)
-    passing = [] if unfinished else _named_only_in_passing(pack, terms, analyzer, question)
-    if passing:
-        # "Wie wirken Adjuvanzien?" of a note saying only "Viele Totimpfstoffe enthalten Adjuvanzien.": it names them,
-        # it does not say how they work
-        named = ", ".join(f"„{_as_written(question, word)}“" if pack.lang == "de" else
-                          f"“{_as_written(question, word)}”" for word in passing)
-        return PassageAnswer([], replace(measures, refusal="the notes name " + ", ".join(passing) + " only in passing"),
-                             lacking=(IN_PASSING_DE if pack.lang == "de" else IN_PASSING).format(named))
-    if unfinished:
-        # "Wie entstehen Pulsare?" of a note closing with "Fehlt noch: Pulsare": the note says it is still to write
-        marked = ", ".join(f"„{_as_written(question, word)}“" if pack.lang == "de" else
-                           f"“{_as_written(question, word)}”" for word in unfinished)
-        return PassageAnswer([], replace(measures, refusal="the notes mark " + ", ".join(unfinished) + " unfinished"),
-                             lacking=(UNFINISHED_DE if pack.lang == "de" else UNFINISHED).format(marked))
     if unnamed:
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
@@ -1483,6 +1468,19 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         refusal = replace(measures, refusal="no quoted passage names " + ", ".join(unnamed))
         return PassageAnswer([], refusal, [word for word in unnamed if word.casefold() in unheard_words],
                              [word for word in unnamed if word.casefold() not in unheard_words])
+    unfinished = _marked_unfinished(pack, terms, analyzer)
+    if unfinished:
+        # "Wie entstehen Pulsare?" of a note closing with "Fehlt noch: Pulsare": the note says it is still to write
+        return PassageAnswer([], replace(measures, refusal="the notes mark " + ", ".join(unfinished) + " unfinished"),
+                             lacking=(UNFINISHED_DE if pack.lang == "de" else UNFINISHED).format(
+                                 _quoted(question, unfinished, pack.lang)))
+    passing = _named_only_in_passing(pack, terms, analyzer, question)
+    if passing:
+        # "Wie wirken Adjuvanzien?" of a note saying only "Viele Totimpfstoffe enthalten Adjuvanzien.": it names them,
+        # it does not say how they work
+        return PassageAnswer([], replace(measures, refusal="the notes name " + ", ".join(passing) + " only in passing"),
+                             lacking=(IN_PASSING_DE if pack.lang == "de" else IN_PASSING).format(
+                                 _quoted(question, passing, pack.lang)))
     # (where the quotes give the kind of answer asked for, a span of time of "eine Harddisk" for the note's
     # "Festplatte", what it is of was judged above by the words around it)
     if not kind_stated and _beside_the_unheard(pack, units, terms):
@@ -1499,6 +1497,12 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         measures = replace(measures, doubt=f"no quoted list gives {counted}")
         lacking = lacking or (f"keine Liste zu „{counted}“" if pack.lang == "de" else f"list of {counted}")
     return PassageAnswer(quotes, measures, lacking=lacking)
+
+
+def _quoted(question: str, said: Sequence[str], lang: str | None) -> str:
+    """Words of the question (``said``), as it writes them, each in the quotation marks of ``lang``."""
+    return ", ".join(f"„{_as_written(question, word)}“" if lang == "de" else f"“{_as_written(question, word)}”"
+                     for word in said)
 
 
 _HEADING_LINE = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(?P<text>.+)")
@@ -1542,43 +1546,78 @@ def _marked_unfinished(pack: EvidencePack, terms: Sequence[str], analyzer: Any) 
 
 
 _STATEMENT_BREAK = re.compile(r"(?<=[.!?])\s+")
-_JOINED = re.compile(r"[^\W_]+(?:[.-][^\W_]+)+")  # one thing in joined words ("Promise.allSettled", "cross-price")
+# a sentence listing things ("Beispiele: Ibuprofen, Diclofenac, Naproxen."): each of a few words, after its label
+_LISTING = re.compile(r"[^:]{1,40}:\s*(?P<items>[^,;:]{1,40}(?:(?:,|;|\s(?:and|or|und|oder)\s)[^,;:]{1,40}){2,})")
 PASSING = frozenset().union(*(language.passing for language in WORDS.values()))
 MAX_PASSING_WORDS = 1  # what a mention in passing says of a thing besides the question's words and ``PASSING``
+MAX_LISTED_WORDS = 3  # an item of a listing naming a thing, not saying something of it
 
 
 def _named_only_in_passing(pack: EvidencePack, terms: Sequence[str], analyzer: Any, question: str) -> list[str]:
     """The question's topic words that every passage found states only in passing, while the question asks something
-    more of it: each sentence naming it says that it exists, is related, or is part of something
-    (``LanguageWords.passing``), with at most ``MAX_PASSING_WORDS`` other words of its own ("Cross-price elasticity is
-    a related measure.", "Viele Totimpfstoffe enthalten Adjuvanzien."), and none of the question's other words, nor
-    do its headings ("Does Promise.allSettled reject when one promise rejects?" of a note closing with
-    "Promise.allSettled also exists."). A heading naming the word is a section on it, a table's row gives its
-    values: neither is a mention in passing."""
+    more of it (another of its words, or how or why of it alone: "Wie funktionieren Superkondensatoren?"): each
+    sentence naming it says that it exists, is related, or is part of something (``LanguageWords.passing``), with at
+    most ``MAX_PASSING_WORDS`` other words of its own ("Cross-price elasticity is a related measure.", "Viele
+    Totimpfstoffe enthalten Adjuvanzien."), or lists it among other things ("Beispiele: Ibuprofen, Diclofenac,
+    Naproxen."), and none of the question's other words but those it writes side by side with it, nor do its
+    headings ("Does Promise.allSettled reject when one promise rejects?" of a note closing with "Promise.allSettled
+    also exists."). A heading naming the word is a section on it, a table's row gives its values, a line of the word
+    alone is a label or a term the next line explains: none is a mention in passing; nor is a word after a
+    preposition one the question asks of ("… graph view *on a Mac*?": a listing of systems is no answer, nor needed)."""
     asked = {key for key, concept in pack.concepts.items() if not concept.context and key not in pack.gaps}
-    topic = {key for key in terms if key in asked and not pack.concepts[key].frame}
-    joined = [set(words(token[0])) for token in _JOINED.finditer(question)]
-    # the word with the question's words written joined to it ("Promise" of "Promise.allSettled"): one thing
-    one_thing = {key: {other for other in asked if any({pack.word_of(key), pack.word_of(other)} <= part
-                                                       for part in joined)} | {key} for key in topic}
+    language = WORDS.get(pack.lang or "en")
+    said = words(question)
+    if language is None or not said:
+        return []
+    how = said[0] in language.procedures | WHY_WORDS
+    # a word after a preposition sets the scene ("How do I open graph view *on a Mac*?"): what the question asks of
+    # is before it
+    scene = {word for at, word in enumerate(said) if at and (said[at - 1] in language.prepositions or at > 1 and
+             said[at - 1] in language.articles and said[at - 2] in language.prepositions)}
+    topic = {key for key in terms if key in asked and not pack.concepts[key].frame and
+             (pack.concepts[key].whole or pack.concepts[key].word) not in scene}
+    phrases = text_pairs(analyzer, question, pack.lang)
     in_passing: dict[str, bool] = {}  # the word: whether every sentence naming it does so in passing
+    beyond: dict[str, set[str]] = {}  # the word: what else the question asks of it
     for item in pack.items:
         def found(text: str, lang: str | None = item.lang) -> set[str]:
             return pack.concepts_in(text_terms(analyzer, text, lang), frozenset(words(text)))
 
         above = found(" ".join(item.heading_path))
-        for heading, lines in _text_sections(item.text, ""):
+        for heading, lines in _text_sections(item.text, item.heading):
             for key in found(heading) & topic:
                 in_passing[key] = False
             for sentence in (part for line in lines if not line.lstrip().startswith("|")
-                             for part in _STATEMENT_BREAK.split(line)):
+                             for part in _STATEMENT_BREAK.split(line.strip(" \t-*+>"))):
                 stated = found(sentence)
                 for key in stated & topic:
+                    one = _written_with(pack, key, phrases, text_pairs(analyzer, sentence, item.lang))
+                    beyond[key] = beyond.get(key, asked) - one
+                    listing = _LISTING.fullmatch(sentence.rstrip(" .!"))
+                    listed = listing is not None and any(
+                        key in found(part) and len(words(part)) <= MAX_LISTED_WORDS
+                        for part in re.split(r",|;|\s(?:and|or|und|oder)\s", listing["items"]))
                     own = [word for word in words(sentence) if not is_stopword(word, item.lang) and
                            word not in PASSING and not found(word)]
-                    in_passing[key] = in_passing.get(key, True) and not (stated | above) - one_thing[key] and \
-                        len(own) <= MAX_PASSING_WORDS
-    return [pack.word_of(key) for key, passing in in_passing.items() if passing and asked - one_thing[key]]
+                    # (a line of the word alone is a label, or the term a next line explains: no mention)
+                    said_of = listed or len(own) <= MAX_PASSING_WORDS and bool(PASSING.intersection(words(sentence)))
+                    in_passing[key] = in_passing.get(key, True) and not (stated | above) - one and said_of
+    return [pack.word_of(key) for key, passing in in_passing.items()
+            if passing and (beyond[key] or how and topic == {key})]
+
+
+def _written_with(pack: EvidencePack, key: str, asked: frozenset[tuple[str, str]],
+                  pairs: frozenset[tuple[str, str]]) -> set[str]:
+    """``key`` with the question's words it writes side by side with it (``asked``: the question's pairs) that a
+    sentence (its ``pairs``) writes so too, as one thing ("postal rule", "Promise.allSettled", "cross-price
+    elasticity")."""
+    one = {key}
+    while True:
+        joined = {other for first, second in asked for other, known in ((first, second), (second, first))
+                  if known in one and other not in one and pack.side_by_side((first, second), pairs)}
+        if not joined:
+            return one
+        one |= joined
 
 
 def _focus_unheard(pack: EvidencePack, expected: ExpectedAnswer | None, question: str) -> list[str]:
