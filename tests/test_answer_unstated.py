@@ -18,8 +18,10 @@ from collections.abc import Callable
 import pytest
 
 from cognivault.answer.answer_kind import expected_answer
-from cognivault.answer.extractive import answer_extractively, says_not_in_vault
+from cognivault.answer.evidence import FALLBACK_ANALYZER, Concept, Evidence, EvidencePack, text_terms
+from cognivault.answer.extractive import _unheard_of_the_subject, answer_extractively, says_not_in_vault
 from cognivault.engine import Engine
+from cognivault.index.analysis import is_stopword, words
 from cognivault.vault.reading import is_todo
 
 NOTES = {
@@ -149,3 +151,21 @@ def test_whether_a_thing_does_what_its_notes_never_say_is_not_in_the_vault(engin
     assert answer.answered and "saves the recording to your vault" in answer.text
     answer = answer_extractively(engine, "Kann der Audio-Rekorder die Aufnahme im Vault speichern?")
     assert answer.answered and "speichert die Aufnahme" in answer.text
+
+
+def _titled(title: str, text: str) -> Evidence:
+    return Evidence("S1", "S1", f"Plugins/{title}.md", title, [], 1, 3, "", text, "", 0.0, lang="en",
+                    terms=text_terms(FALLBACK_ANALYZER, text, "en"), words=frozenset(words(text)))
+
+
+@pytest.mark.parametrize(("question", "title", "text", "unheard"), [
+    ("Can the Audio recorder pause a recording?", "Audio recorder", "Click the icon to start recording.", ["pause"]),
+    # the thing asked of is Slides, not the keyboard shortcuts the found note's title names
+    ("Are there keyboard shortcuts for Slides?", "Keyboard shortcuts", "Set keyboard shortcuts for any command.", []),
+])
+def test_whether_asks_of_the_thing_named_right_after_its_first_word(question: str, title: str, text: str,
+                                                                     unheard: list[str]) -> None:
+    said = [word for word in words(question) if not is_stopword(word, "en")]
+    concepts = {word: Concept(word, word, frozenset(text_terms(FALLBACK_ANALYZER, word, "en"))) for word in said}
+    pack = EvidencePack(items=[_titled(title, text)], question_terms=list(concepts), concepts=concepts, lang="en")
+    assert _unheard_of_the_subject(pack, question, FALLBACK_ANALYZER) == unheard

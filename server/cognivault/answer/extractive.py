@@ -1803,8 +1803,9 @@ def _abilities_unheard(pack: EvidencePack, question: str) -> list[str]:
 
 
 def _unheard_of_the_subject(pack: EvidencePack, question: str, analyzer: Any) -> list[str]:
-    """What a question asking whether a thing does something asks besides the thing, the words the titles of the
-    notes found name ("Can the Audio recorder *pause* a recording?", "Does the Audio recorder work on *mobile*?"),
+    """What a question asking whether a thing does something asks besides the thing, which it names right after its
+    first word, in words the titles of the notes found name ("Can the Audio recorder *pause* a recording?", "Does
+    the Audio recorder work on *mobile*?"),
     where no passage found on the thing has any of it in any form: the notes on the thing say what it does, not
     whether it does this (a passage on something else with the word, "Bildschirm" in a note on plans, is no
     answer either)."""
@@ -1819,8 +1820,11 @@ def _unheard_of_the_subject(pack: EvidencePack, question: str, analyzer: Any) ->
     asked = [concept for key, concept in pack.concepts.items()
              if not concept.frame and not concept.context and key not in pack.gaps and key not in subject]
     on_it = [item for item in pack.items if pack.concepts_in(item.terms, item.words) & subject]
-    if not subject or not asked or any(concept.found_in(item.terms, item.words) for concept in asked
-                                       for item in on_it):
+    # the thing is what the question asks of, right after its first word ("Can *the Audio recorder* …"; not "Are
+    # *there* keyboard shortcuts for Slides?", "Can *I* …")
+    first = next((word for word in said[1:] if word not in language.articles), "")
+    if not any(first in (pack.concepts[key].word, pack.concepts[key].whole) for key in subject) or not asked or \
+            any(concept.found_in(item.terms, item.words) for concept in asked for item in on_it):
         return []
     return [concept.word for concept in asked]
 
