@@ -6,7 +6,8 @@ stated in a quote with what it is about, otherwise the vault doesn't say.
 - a thing the notes name only in passing ("Promise.allSettled also exists.", "Viele Totimpfstoffe enthalten
   Adjuvanzien."), asked what it does;
 - whether a thing does something ("Can the Audio recorder pause a recording?") that the notes on it never say in
-  any form.
+  any form;
+- when a course's event is ("When is the Astronomy exam?") of a hub listing other modules' exam dates.
 
 Each near-miss has an answerable twin on the same notes that is still answered.
 """
@@ -169,3 +170,25 @@ def test_whether_asks_of_the_thing_named_right_after_its_first_word(question: st
     concepts = {word: Concept(word, word, frozenset(text_terms(FALLBACK_ANALYZER, word, "en"))) for word in said}
     pack = EvidencePack(items=[_titled(title, text)], question_terms=list(concepts), concepts=concepts, lang="en")
     assert _unheard_of_the_subject(pack, question, FALLBACK_ANALYZER) == unheard
+
+
+HUB = {
+    "Semester hub.md": "# Semester hub\n\n## Exams\n\n- Statistics exam: 14.02.2026, room B12\n"
+                       "- Microeconomics exam: 18.02.2026, Audimax\n\nThe Astronomy exam is an oral exam.\n\n"
+                       "## Lectures\n\n- Astronomy lecture (Thu 14–16, Observatory)\n\n"
+                       "## Registration\n\nRegister for exams in the portal two weeks before the exam.\n",
+    "Analysis/Stetigkeit.md": "# Continuity\n\nA function is continuous when small changes of x give small changes "
+                              "of f(x).\n",
+}
+
+
+def test_when_a_course_event_is_needs_its_own_date(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(HUB)
+    # the hub dates the other modules' exams and the astronomy lecture's hours, not the astronomy exam
+    assert "no date for “Astronomy exam”" in refused(engine, "When is the Astronomy exam?")
+    for question, stated in [("When is the Statistics exam?", "14.02.2026"),
+                             ("When is the Astronomy lecture?", "Thu 14–16"),
+                             ("When do I have to register for exams?", "two weeks before"),  # no event's date asked
+                             ("When is a function continuous?", "small changes")]:  # a condition, no event
+        answer = answer_extractively(engine, question)
+        assert answer.answered and stated in answer.text, question

@@ -76,6 +76,15 @@ kostet kosten preis preise gebühr gebühren bezahlen bezahlt zahlen
 _MONEY = re.compile(r"[$€£¥]\s?\d|\d(?:[\d.,]*\d)?\s?(?:[$€£¥]|(?:usd|eur|gbp|chf|dollars?|euros?|cents?)\b)",
                     re.IGNORECASE)
 FREE_WORDS = frozenset("free kostenlos kostenlose kostenlosen gratis umsonst unentgeltlich".split())
+# what asks when an event takes place ("*When is* the exam?", "*Wann findet* die Klausur statt?")
+WHEN_IS = frozenset({("when", "is"), ("when", "are"), ("wann", "ist"), ("wann", "sind"), ("wann", "findet"),
+                     ("wann", "finden")})
+WHEN_WORDS = frozenset(when for when, _ in WHEN_IS)
+# a date written in digits ("10.02.2026", "12.02.", "2026-02-10")
+_NUMERIC_DATE = re.compile(r"(?<![\d.])\d{1,2}\.\s?\d{1,2}\.(?:\d{2,4})?(?![\d])|\d{4}-\d{2}-\d{2}")
+# a time of day or a span of hours, of a weekly event ("Mo 10–12", "14:15", "9 Uhr")
+_CLOCK = re.compile(r"(?<![\d.])\d{1,2}(?::\d{2})?\s?[–-]\s?\d{1,2}(?::\d{2})?(?![\d.])|\b\d{1,2}:\d{2}\b|"
+                    r"\b\d{1,2}\s?(?:uhr|h|am|pm)\b", re.IGNORECASE)
 DATE_WORDS = frozenset("""
 january february march april june july august september october november december
 monday tuesday wednesday thursday friday saturday sunday today yesterday
@@ -155,6 +164,7 @@ class ExpectedAnswer:
     cue: str  # the user's words that ask for it ("how many")
     focus: tuple[Concept, ...]  # the question's concepts the answer must stand next to
     head: Concept | None = None  # of a counted noun phrase, its last word: what the number counts
+    which: frozenset[str] = frozenset()  # keys of the focus the answer's sentence must state: which one is asked of
 
     @property
     def required(self) -> bool:
@@ -208,7 +218,21 @@ def expected_answer(question: str, concepts: Sequence[Concept], lang: str | None
         if counted:
             return ExpectedAnswer(kind, cue.words, tuple(counted), counted[-1])
         return ExpectedAnswer(kind, cue.words, tuple(in_clause) or tuple(concepts))
-    return None
+    return _appointment_date(question, concepts, lang)
+
+
+def _appointment_date(question: str, concepts: Sequence[Concept], lang: str | None) -> ExpectedAnswer | None:
+    """A question asking when one of the course's dated events is ("When is the Rechnernetze exam?", "Wann ist die
+    Klausur in Astronomie?", ``LanguageWords.appointments``) asks for its date or its hours, stated with every word of
+    the question telling which event it is: a hub listing the dates of other modules' exams, or the hours of the same
+    module's lecture, does not give it. ("When is a function continuous?" asks for a condition, "When do I have to
+    register?" may be answered "two weeks before the exam".)"""
+    said = words(question)
+    language = WORDS.get(lang or "en")
+    if language is None or tuple(said[:2]) not in WHEN_IS or not language.appointments.intersection(said):
+        return None
+    about = tuple(concept for concept in concepts if not concept.frame)
+    return ExpectedAnswer("date", said[0], about, which=frozenset(concept.key for concept in about)) if about else None
 
 
 def _bounds(said: Sequence[str], lang: str | None) -> tuple[bool, bool]:
@@ -264,7 +288,7 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
     strategies plus one in mixed" counts equilibria.
     """
     needed = len(expected.focus) / 2
-    named = {concept.key for concept in expected.focus if concept.name} - named_in_note
+    named = ({concept.key for concept in expected.focus if concept.name} - named_in_note) | expected.which
     above = _concepts_in(heading, expected.focus, analyzer, lang)
     asked: set[str] = set()
     last: list[str] = []  # of a bound, the sentence before may give its number ("… 2048 tokens. This is the maximum …")
@@ -290,7 +314,9 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
                 continue
         elif not (measure.search(sentence) if measure is not None else
                   any(_fits(expected.kind, word) for word in words(sentence)) or
-                  expected.kind == "duration" and _TIME_SYMBOL.search(sentence)):
+                  expected.kind == "duration" and _TIME_SYMBOL.search(sentence) or
+                  expected.kind == "date" and (_NUMERIC_DATE.search(sentence) or
+                                               expected.cue in WHEN_WORDS and _CLOCK.search(sentence))):
             continue
         found = above | before | _concepts_in(sentence, expected.focus, analyzer, lang)
         if len(found) >= needed and named <= found and (expected.head is None or expected.head.key in found):
