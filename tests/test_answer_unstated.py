@@ -88,6 +88,11 @@ def refused(engine: Engine, question: str) -> str:
     return answer.text
 
 
+def answers(engine: Engine, question: str, stated: str) -> None:
+    answer = answer_extractively(engine, question)
+    assert answer.answered and stated in answer.text, answer.text
+
+
 @pytest.mark.parametrize(("question", "kind"), [
     ("How much does Sync Plus cost per month?", "price"), ("How expensive is Sync Plus?", "price"),
     ("Was kostet Sync Plus?", "price"), ("Wie hoch ist die Gebühr für Sync Plus?", "price"),
@@ -101,10 +106,8 @@ def test_a_price_the_notes_never_give_is_not_in_the_vault(engine: Engine) -> Non
     # the plan's note gives numbers (vaults, megabytes, months), none of them a price
     assert "no price for" in refused(engine, "How much does Sync Plus cost per month?")
     assert "keinen Preis" in refused(engine, "Was kostet Sync Plus?")
-    answer = answer_extractively(engine, "How much does Obsidian Publish cost per month?")
-    assert answer.answered and "$8 per month" in answer.text
-    answer = answer_extractively(engine, "Was kostet Publish im Monat?")
-    assert answer.answered and "8 € im Monat" in answer.text
+    answers(engine, "How much does Obsidian Publish cost per month?", "$8 per month")
+    answers(engine, "Was kostet Publish im Monat?", "8 € im Monat")
 
 
 @pytest.mark.parametrize(("text", "marked"), [
@@ -121,12 +124,9 @@ def test_what_the_student_marked_unfinished_is_not_in_the_vault(engine: Engine) 
     assert "switching”" in refused(engine, "How does class switching work in antibodies?")
     assert "„Kartelle“" in refused(engine, "Wie funktionieren Kartelle im Oligopol?")
     refused(engine, "Wie entstehen Pulsare?")  # a heading over nothing but "fehlt noch"
-    answer = answer_extractively(engine, "How does affinity maturation work?")
-    assert answer.answered and "germinal centres" in answer.text
-    answer = answer_extractively(engine, "Welche Modelle gibt es für das Oligopol?")
-    assert answer.answered and "Cournot" in answer.text
-    answer = answer_extractively(engine, "Wie enden massereiche Sterne?")
-    assert answer.answered and "Supernova" in answer.text
+    answers(engine, "How does affinity maturation work?", "germinal centres")
+    answers(engine, "Welche Modelle gibt es für das Oligopol?", "Cournot")
+    answers(engine, "Wie enden massereiche Sterne?", "Supernova")
 
 
 def test_a_thing_the_notes_name_only_in_passing_is_not_described_by_them(engine: Engine) -> None:
@@ -135,12 +135,9 @@ def test_a_thing_the_notes_name_only_in_passing_is_not_described_by_them(engine:
     # listed among others ("Beispiele: Ibuprofen, …"), or asked how it works of a sentence saying it exists
     assert "„Ibuprofen“ nur beiläufig" in refused(engine, "Welche Nebenwirkungen hat Ibuprofen?")
     assert "„Superkondensatoren“ nur beiläufig" in refused(engine, "Wie funktionieren Superkondensatoren?")
-    answer = answer_extractively(engine, "Welche Nebenwirkungen hat Diclofenac?")
-    assert answer.answered and "Magenbeschwerden" in answer.text
-    answer = answer_extractively(engine, "Does Promise.all reject when one promise rejects?")
-    assert answer.answered and "rejects as soon as one rejects" in answer.text
-    answer = answer_extractively(engine, "Was enthalten Totimpfstoffe?")
-    assert answer.answered and "abgetötete Erreger" in answer.text
+    answers(engine, "Welche Nebenwirkungen hat Diclofenac?", "Magenbeschwerden")
+    answers(engine, "Does Promise.all reject when one promise rejects?", "rejects as soon as one rejects")
+    answers(engine, "Was enthalten Totimpfstoffe?", "abgetötete Erreger")
 
 
 def test_whether_a_thing_does_what_its_notes_never_say_is_not_in_the_vault(engine: Engine) -> None:
@@ -148,10 +145,8 @@ def test_whether_a_thing_does_what_its_notes_never_say_is_not_in_the_vault(engin
     assert "“pause”" in refused(engine, "Can the Audio recorder pause a recording?")
     assert "“mobile”" in refused(engine, "Does the Audio recorder work on mobile?")
     assert "“Bildschirm”" in refused(engine, "Kann der Audio-Rekorder den Bildschirm speichern?")
-    answer = answer_extractively(engine, "Can the Audio recorder save the recording to my vault?")
-    assert answer.answered and "saves the recording to your vault" in answer.text
-    answer = answer_extractively(engine, "Kann der Audio-Rekorder die Aufnahme im Vault speichern?")
-    assert answer.answered and "speichert die Aufnahme" in answer.text
+    answers(engine, "Can the Audio recorder save the recording to my vault?", "saves the recording to your vault")
+    answers(engine, "Kann der Audio-Rekorder die Aufnahme im Vault speichern?", "speichert die Aufnahme")
 
 
 def _titled(title: str, text: str) -> Evidence:
@@ -190,5 +185,4 @@ def test_when_a_course_event_is_needs_its_own_date(indexed_notes: Callable[[dict
                              ("When is the Astronomy lecture?", "Thu 14–16"),
                              ("When do I have to register for exams?", "two weeks before"),  # no event's date asked
                              ("When is a function continuous?", "small changes")]:  # a condition, no event
-        answer = answer_extractively(engine, question)
-        assert answer.answered and stated in answer.text, question
+        answers(engine, question, stated)
