@@ -96,7 +96,8 @@ def answers(engine: Engine, question: str, stated: str) -> None:
 @pytest.mark.parametrize(("question", "kind"), [
     ("How much does Sync Plus cost per month?", "price"), ("How expensive is Sync Plus?", "price"),
     ("Was kostet Sync Plus?", "price"), ("Wie hoch ist die Gebühr für Sync Plus?", "price"),
-    ("How much storage does Sync Plus include?", "quantity"), ("How many vaults can I sync?", "quantity")])
+    ("How much storage does Sync Plus include?", "quantity"), ("How many vaults can I sync?", "quantity"),
+    ("How much does demand fall when the price rises?", "quantity")])
 def test_a_question_on_what_something_costs_asks_for_a_price(question: str, kind: str) -> None:
     expected = expected_answer(question, [], "de" if question.startswith(("Was", "Wie")) else "en")
     assert expected is not None and expected.kind == kind

@@ -14,8 +14,8 @@ many", "wie viele", "what percentage", "how long", "wann wurde") names the kind 
 - ``share``: a percentage or a decimal fraction ("20 %", "half", "Hälfte", "≈ 0.15");
 - ``price``: an amount of money or a word saying there is none to pay ("$8 per month", "4 €", "free", "kostenlos"),
   for a quantity question on what something costs ("How much does Sync Plus *cost*?", "Wie hoch ist die *Gebühr*?",
-  ``PRICE_WORDS``) or a cue asking for a price ("wie teuer", "was kostet"): a number of vaults or megabytes in a note
-  listing a plan's features is no price of it;
+  ``PRICE_WORDS``) or a cue asking for a price ("how expensive", "wie teuer", "was kostet"): a number of vaults or
+  megabytes in a note listing a plan's features is no price of it;
 - ``duration``: a unit of time ("for 12 months", "two weeks", "täglich", "100 ns"); "how many days" asks for one too;
 - ``date``: a year, an ordinal, a month or weekday name ("in 476", "the 5th century", "im Mai");
 - ``temperature``, ``length``, ``mass``: a number with its unit ("140 °C", "4 km", "3 t"): "how warm is the Gulf
@@ -66,10 +66,11 @@ sekunde sekunden minute minuten stunde stunden tag tage tagen täglich woche woc
 monatlich jahr jahre jahren jährlich unbegrenzt
 """.split())
 SHARE_WORDS = frozenset("percent percentage half prozent hälfte viertel drittel".split())
-# What a quantity question asks the price of something with ("how much does it *cost*", "wie hoch ist die *Gebühr*")
+# What a quantity question asks the price of something with ("how much does it *cost*", "wie hoch ist die *Gebühr*"),
+# not "price" ("How much does demand fall when the *price* rises?" asks for a quantity)
 PRICE_WORDS = frozenset("""
-cost costs price prices priced pricing fee fees pay paid
-kostet kosten preis preise gebühr gebühren bezahlen bezahlt zahlen
+cost costs fee fees pay
+kostet kosten gebühr gebühren bezahlen zahlen
 """.split())
 # An amount of money ("$8", "4,99 €", "10 USD", "5 dollars"), or a word saying nothing is to pay (or a number in a
 # sentence on what something costs: "Grenzkosten: 12 GE")

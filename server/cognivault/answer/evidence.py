@@ -416,8 +416,7 @@ ANSWER_CUES: dict[str, dict[tuple[str, ...], str]] = {
         ("what", "temperature"): "temperature", ("which", "temperature"): "temperature",
         ("how", "deep"): "length", ("how", "far"): "length", ("how", "tall"): "length", ("how", "wide"): "length",
         ("how", "heavy"): "mass", ("how", "old"): "age",
-        ("how", "expensive"): "price", ("what", "is", "the", "price"): "price",
-        ("what", "are", "the", "prices"): "price", ("what", "is", "the", "fee"): "price",
+        ("how", "expensive"): "price",
     },
     "de": {
         ("wie", "viele"): "quantity", ("wie", "vielen"): "quantity", ("wie", "viel"): "quantity",
