@@ -115,7 +115,7 @@ def test_a_price_the_notes_never_give_is_not_in_the_vault(engine: Engine) -> Non
     ("TODO: class switching not covered yet", True), ("Fehlt noch: Pulsare", True), ("fehlt noch", True),
     ("Class switching – not covered yet", True), ("Kartelle (TODO)", True),
     ("- Zellkern: fehlt", False), ("The details of the proof are missing from the script.", False),
-    ("Die Formel fehlt.", False)])
+    ("Die Formel fehlt.", False), ("> [!todo]-", False)])
 def test_a_line_saying_a_section_is_not_written_yet_is_a_todo(text: str, marked: bool) -> None:
     assert is_todo(text) is marked
 

@@ -1545,8 +1545,8 @@ _UNFINISHED_RE = re.compile(r"^(?:.*[:–—(-]\s*)?\W*(?:{})\W*$".format(
 def is_todo(text: str) -> bool:
     """A block opening with the student's to-do label ("TODO: heapsort next week", "To do – Blackman-Kurve
     zeichnen"), or a line saying a section is not written yet ("fehlt noch", "Class switching – not covered yet"):
-    what it names is still to learn, no fact of it."""
-    return _TODO_RE.match(text) is not None or "\n" not in text.strip() and \
+    what it names is still to learn, no fact of it. (A callout's type, "> [!todo]-", marks nothing unfinished.)"""
+    return _TODO_RE.match(text) is not None or "\n" not in text.strip() and "[!" not in text and \
         _UNFINISHED_RE.match(text.strip()) is not None
 
 
