@@ -163,13 +163,13 @@ def test_the_focus_is_what_the_cue_counts(engine: Any) -> None:
 
 
 def test_a_german_price_question_is_answered_by_the_row_with_the_amount(engine: Any) -> None:
-    # "Wie viel kostet …" and "Was kostet …" ask for an amount; the verb is no noun the amount must count, so the
+    # "Wie viel kostet …" and "Was kostet …" ask for a price; the verb is no noun the amount must count, so the
     # price row under the tiers' header answers (before: "kostet" had to be in the row, and only the rows
     # without a price were quoted, at low).
     header = "Catalyst-Stufen\n| Vorteile | Insider | Supporter | VIP |\n|---|---|---|---|"
     for question in ("Wie viel kostet die Supporter-Stufe?", "Was kostet die Supporter-Stufe?"):
         expected = expected_answer(question, question_concepts(engine, question, "de"), "de")
-        assert expected is not None and expected.kind == "quantity" and expected.head is None
+        assert expected is not None and expected.kind == "price" and expected.head is None
         assert gives_answer(expected, "| **Beitrag (USD)** | **$25** | **$50** | **$100** |", FALLBACK_ANALYZER,
                             "de", header)
         assert not gives_answer(expected, "| Frühzeitiger Zugang zu neuen Versionen | ✓ | ✓ | ✓ |",

@@ -12,6 +12,10 @@ many", "wie viele", "what percentage", "how long", "wann wurde") names the kind 
   ``LanguageWords.limits``), or a word saying there is none ("unlimited", ``LanguageWords.no_limits``); a passage
   counting the thing ("Bookmark 3 tabs") says how many there are, not how many there may be;
 - ``share``: a percentage or a decimal fraction ("20 %", "half", "Hälfte", "≈ 0.15");
+- ``price``: an amount of money or a word saying there is none to pay ("$8 per month", "4 €", "free", "kostenlos"),
+  for a quantity question on what something costs ("How much does Sync Plus *cost*?", "Wie hoch ist die *Gebühr*?",
+  ``PRICE_WORDS``) or a cue asking for a price ("how expensive", "wie teuer", "was kostet"): a number of vaults or
+  megabytes in a note listing a plan's features is no price of it;
 - ``duration``: a unit of time ("for 12 months", "two weeks", "täglich", "100 ns"); "how many days" asks for one too;
 - ``date``: a year, an ordinal, a month or weekday name ("in 476", "the 5th century", "im Mai");
 - ``temperature``, ``length``, ``mass``: a number with its unit ("140 °C", "4 km", "3 t"): "how warm is the Gulf
@@ -62,6 +66,26 @@ sekunde sekunden minute minuten stunde stunden tag tage tagen täglich woche woc
 monatlich jahr jahre jahren jährlich unbegrenzt
 """.split())
 SHARE_WORDS = frozenset("percent percentage half prozent hälfte viertel drittel".split())
+# What a quantity question asks the price of something with ("how much does it *cost*", "wie hoch ist die *Gebühr*"),
+# not "price" ("How much does demand fall when the *price* rises?" asks for a quantity)
+PRICE_WORDS = frozenset("""
+cost costs fee fees pay
+kostet kosten gebühr gebühren bezahlen zahlen
+""".split())
+# An amount of money ("$8", "4,99 €", "10 USD", "5 dollars"), or a word saying nothing is to pay (or a number in a
+# sentence on what something costs: "Grenzkosten: 12 GE")
+_MONEY = re.compile(r"[$€£¥]\s?\d|\d(?:[\d.,]*\d)?\s?(?:[$€£¥]|(?:usd|eur|gbp|chf|dollars?|euros?|cents?)\b)",
+                    re.IGNORECASE)
+FREE_WORDS = frozenset("free kostenlos kostenlose kostenlosen gratis umsonst unentgeltlich".split())
+# what asks when an event takes place ("*When is* the exam?", "*Wann findet* die Klausur statt?")
+WHEN_IS = frozenset({("when", "is"), ("when", "are"), ("wann", "ist"), ("wann", "sind"), ("wann", "findet"),
+                     ("wann", "finden")})
+WHEN_WORDS = frozenset(when for when, _ in WHEN_IS)
+# a date written in digits ("10.02.2026", "12.02.", "2026-02-10")
+_NUMERIC_DATE = re.compile(r"(?<![\d.])\d{1,2}\.\s?\d{1,2}\.(?:\d{2,4})?(?![\d])|\d{4}-\d{2}-\d{2}")
+# a time of day or a span of hours, of a weekly event ("Mo 10–12", "14:15", "9 Uhr")
+_CLOCK = re.compile(r"(?<![\d.])\d{1,2}(?::\d{2})?\s?[–-]\s?\d{1,2}(?::\d{2})?(?![\d.])|\b\d{1,2}:\d{2}\b|"
+                    r"\b\d{1,2}\s?(?:uhr|h|am|pm)\b", re.IGNORECASE)
 DATE_WORDS = frozenset("""
 january february march april june july august september october november december
 monday tuesday wednesday thursday friday saturday sunday today yesterday
@@ -97,10 +121,10 @@ DEGREE_CUES = frozenset(cue.casefold() for cue in (  # as a question's words are
 # What the notes lack, by kind of answer, in the words of a refusal ("the notes give no *number*", "die Notizen
 # nennen *keine Zahl*")
 LACKING = {
-    "en": {"quantity": "number", "limit": "limit", "share": "percentage", "duration": "number or span of time",
-           "date": "date", "temperature": "temperature", "length": "length or distance", "mass": "weight",
-           "age": "age or date", "person": "name"},
-    "de": {"quantity": "keine Zahl", "limit": "keine Grenze", "share": "keinen Anteil",
+    "en": {"quantity": "number", "limit": "limit", "share": "percentage", "price": "price",
+           "duration": "number or span of time", "date": "date", "temperature": "temperature",
+           "length": "length or distance", "mass": "weight", "age": "age or date", "person": "name"},
+    "de": {"quantity": "keine Zahl", "limit": "keine Grenze", "share": "keinen Anteil", "price": "keinen Preis",
            "duration": "keine Zahl oder Zeitspanne", "date": "kein Datum", "temperature": "keine Temperatur",
            "length": "keine Länge oder Entfernung", "mass": "kein Gewicht", "age": "kein Alter oder Datum",
            "person": "keinen Namen"},
@@ -141,16 +165,17 @@ AMOUNT_KINDS = frozenset({"quantity", "limit", "share", "duration", "temperature
 class ExpectedAnswer:
     """The kind of answer a question asks for, the words that ask it, and what it must be about."""
 
-    kind: str  # quantity | limit | share | duration | date | temperature | length | mass | age | person
+    kind: str  # quantity | limit | share | price | duration | date | temperature | length | mass | age | person
     cue: str  # the user's words that ask for it ("how many")
     focus: tuple[Concept, ...]  # the question's concepts the answer must stand next to
     head: Concept | None = None  # of a counted noun phrase, its last word: what the number counts
+    which: frozenset[str] = frozenset()  # keys of the focus the answer's sentence must state: which one is asked of
 
     @property
     def required(self) -> bool:
         """Whether passages without such an answer leave the question unanswered ("how many" does; "how much"
-        may ask for a degree, see ``DEGREE_CUES``)."""
-        return self.cue not in DEGREE_CUES
+        may ask for a degree, see ``DEGREE_CUES``, unless what it asks the amount of is a price)."""
+        return self.kind == "price" or self.cue not in DEGREE_CUES
 
     @property
     def leads(self) -> bool:
@@ -197,11 +222,26 @@ def expected_answer(question: str, concepts: Sequence[Concept], lang: str | None
             # "how many days does Sync keep versions?": a span of time (in days or months), of what follows
             focus = [concept for concept in in_clause if concept not in counted]
             return ExpectedAnswer("duration", cue.words, tuple(focus or concepts))
-        kind = "limit" if cue.kind == "quantity" and any(_bounds(words(question), cue.lang)) else cue.kind
+        kind = "limit" if cue.kind == "quantity" and any(_bounds(words(question), cue.lang)) else \
+            "price" if cue.words in DEGREE_CUES and PRICE_WORDS.intersection(words(question)) else cue.kind
         if counted:
             return ExpectedAnswer(kind, cue.words, tuple(counted), counted[-1])
         return ExpectedAnswer(kind, cue.words, tuple(in_clause) or tuple(concepts))
-    return None
+    return _appointment_date(question, concepts, lang)
+
+
+def _appointment_date(question: str, concepts: Sequence[Concept], lang: str | None) -> ExpectedAnswer | None:
+    """A question asking when one of the course's dated events is ("When is the Rechnernetze exam?", "Wann ist die
+    Klausur in Astronomie?", ``LanguageWords.appointments``) asks for its date or its hours, stated with every word of
+    the question telling which event it is: a hub listing the dates of other modules' exams, or the hours of the same
+    module's lecture, does not give it. ("When is a function continuous?" asks for a condition, "When do I have to
+    register?" may be answered "two weeks before the exam".)"""
+    said = words(question)
+    language = WORDS.get(lang or "en")
+    if language is None or tuple(said[:2]) not in WHEN_IS or not language.appointments.intersection(said):
+        return None
+    about = tuple(concept for concept in concepts if not concept.frame)
+    return ExpectedAnswer("date", said[0], about, which=frozenset(concept.key for concept in about)) if about else None
 
 
 def _bounds(said: Sequence[str], lang: str | None) -> tuple[bool, bool]:
@@ -254,16 +294,20 @@ def _counted(after: Sequence[str], by_word: dict[str, list[Concept]], nouns: set
     return [] if nouns else counted
 
 
-def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: str | None, heading: str = "") -> bool:
+def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: str | None, heading: str = "",
+                 named_in_note: frozenset[str] = frozenset()) -> bool:
     """Whether a sentence (or line) of ``text`` has an expression of the expected kind, the counted noun (the
     focus's head) and at least half the focus's words.
 
     ``heading``: what ``text`` is under (its note's title and headings, a table's header), part of every sentence.
+    A name the question gives what it asks of ("Sync Plus") must be in the sentence too, or in its note elsewhere
+    (``named_in_note``: a transcript on Prussia names it once, at its start): a price of Publish is none of Sync Plus.
     A question in the text is part of the sentence answering it: "Q: How many Nash equilibria …? / A: Two in pure
     strategies plus one in mixed" counts equilibria.
     """
     # half of what the question is about; the words it asks with ("durfte", "bleiben") may be said otherwise
     needed = len([concept for concept in expected.focus if not concept.frame] or expected.focus) / 2
+    named = ({concept.key for concept in expected.focus if concept.name} - named_in_note) | expected.which
     above = _concepts_in(heading, expected.focus, analyzer, lang)
     asked: set[str] = set()
     last: list[str] = []  # of a bound, the sentence before may give its number ("… 2048 tokens. This is the maximum …")
@@ -282,12 +326,19 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
             last = said
             if not (unbounded or bounded and any(_fits("quantity", word) for word in said + counted)):
                 continue
+        elif expected.kind == "price":
+            said = words(sentence)
+            if not (_MONEY.search(sentence) or FREE_WORDS.intersection(said) or
+                    PRICE_WORDS.intersection(said) and any(char.isdigit() for char in sentence)):
+                continue
         elif not (measure.search(sentence) if measure is not None else
                   any(_fits(expected.kind, word) for word in words(sentence)) or
-                  expected.kind == "duration" and _TIME_SYMBOL.search(sentence)):
+                  expected.kind == "duration" and _TIME_SYMBOL.search(sentence) or
+                  expected.kind == "date" and (_NUMERIC_DATE.search(sentence) or
+                                               expected.cue in WHEN_WORDS and _CLOCK.search(sentence))):
             continue
         found = above | before | _concepts_in(sentence, expected.focus, analyzer, lang)
-        if len(found) >= needed and (expected.head is None or expected.head.key in found):
+        if len(found) >= needed and named <= found and (expected.head is None or expected.head.key in found):
             return True
     return False
 

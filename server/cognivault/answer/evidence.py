@@ -421,13 +421,14 @@ ANSWER_CUES: dict[str, dict[tuple[str, ...], str]] = {
         ("what", "temperature"): "temperature", ("which", "temperature"): "temperature",
         ("how", "deep"): "length", ("how", "far"): "length", ("how", "tall"): "length", ("how", "wide"): "length",
         ("how", "heavy"): "mass", ("how", "old"): "age",
+        ("how", "expensive"): "price",
     },
     "de": {
         ("wie", "viele"): "quantity", ("wie", "vielen"): "quantity", ("wie", "viel"): "quantity",
         ("wieviel",): "quantity", ("wieviele",): "quantity", ("wie", "groß"): "quantity", ("wie", "hoch"): "quantity",
         ("welcher", "anteil"): "share", ("welchen", "anteil"): "share", ("wie", "viel", "prozent"): "share",
         ("wie", "viele", "prozent"): "share",
-        ("was", "kostet"): "quantity", ("was", "kosten"): "quantity",
+        ("was", "kostet"): "price", ("was", "kosten"): "price", ("wie", "teuer"): "price",
         ("die", "maximale"): "quantity", ("der", "maximale"): "quantity", ("das", "maximale"): "quantity",
         ("die", "minimale"): "quantity", ("der", "minimale"): "quantity", ("das", "minimale"): "quantity",
         ("die", "maximale", "anzahl"): "quantity", ("die", "minimale", "anzahl"): "quantity",
@@ -448,7 +449,7 @@ class AnswerCue:
 
     start: int
     end: int
-    kind: str  # quantity | share | duration | date | temperature | length | mass | age
+    kind: str  # quantity | share | price | duration | date | temperature | length | mass | age
     lang: str
     words: str
 

@@ -102,7 +102,7 @@ from cognivault.answer.ordinals import (
     says_count,
     series,
 )
-from cognivault.index.analysis import words
+from cognivault.index.analysis import is_stopword, words
 from cognivault.index.question_frame import KIND_NOUNS, SEQUENCE_NOUNS
 from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
@@ -248,6 +248,11 @@ NOT_GIVEN = "The vault doesn't say: the notes give no {}."
 NOT_GIVEN_DE = "Dazu steht nichts im Vault: die Notizen nennen {}."
 NEAREST_LACKING = "The notes give no {}; the nearest they come:"
 NEAREST_LACKING_DE = "Die Notizen nennen {}; am nächsten kommen sie hier:"
+# what the notes lack where the student marked it still to write (``NOT_GIVEN``: "the notes give no …")
+UNFINISHED = "account of {} yet (marked unfinished)"
+UNFINISHED_DE = "nichts zu {} (als noch offen vermerkt)"
+IN_PASSING = "account of {}, which they only mention"
+IN_PASSING_DE = "{} nur beiläufig"
 
 
 def nearest_only(lang: str | None, lacking: str = "") -> str:
@@ -1209,7 +1214,7 @@ def _compares(table: Unit, item: Evidence, weight: dict[str, float], topic: set[
 def _gives(expected: ExpectedAnswer, unit: Unit, item: Evidence, analyzer: Any) -> bool:
     """Whether ``unit`` (with its headings) gives the kind of answer the question asks for."""
     return gives_answer(expected, _visible(f"{unit.intro}\n{unit.text}"), analyzer, item.lang,
-                        f"{unit.heading}\n{unit.header}")
+                        f"{unit.heading}\n{unit.header}", item.names_in_note)
 
 
 _NUMBERED_ITEM = re.compile(r"\s*\d{1,3}[.)]\s")
@@ -1457,7 +1462,8 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         _names_in_passing(pack, units, terms) + _slips_unquoted(pack, units) + _ordinals_unquoted(question, units) + \
         _terms_unquoted(pack, units, analyzer, question, weight, measures.share) + \
         _modifiers_unquoted(pack, units, question) + _forms_unquoted(pack, units, question) + \
-        _abilities_unheard(pack, question) + _outputs_unheard(pack, question, analyzer)
+        _abilities_unheard(pack, question) + _outputs_unheard(pack, question, analyzer) + \
+        _unheard_of_the_subject(pack, question, analyzer)
     if unnamed:
         # "Who painted *The Night Watch*?" answered from the Renaissance note: the topic is near, but what is
         # asked about is in none of the quotes, so they do not answer it
@@ -1466,6 +1472,19 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         refusal = replace(measures, refusal="no quoted passage names " + ", ".join(unnamed))
         return PassageAnswer([], refusal, [word for word in unnamed if word.casefold() in unheard_words],
                              [word for word in unnamed if word.casefold() not in unheard_words])
+    unfinished = _marked_unfinished(pack, terms, analyzer)
+    if unfinished:
+        # "Wie entstehen Pulsare?" of a note closing with "Fehlt noch: Pulsare": the note says it is still to write
+        return PassageAnswer([], replace(measures, refusal="the notes mark " + ", ".join(unfinished) + " unfinished"),
+                             lacking=(UNFINISHED_DE if pack.lang == "de" else UNFINISHED).format(
+                                 _quoted(question, unfinished, pack.lang)))
+    passing = _named_only_in_passing(pack, terms, analyzer, question)
+    if passing:
+        # "Wie wirken Adjuvanzien?" of a note saying only "Viele Totimpfstoffe enthalten Adjuvanzien.": it names them,
+        # it does not say how they work
+        return PassageAnswer([], replace(measures, refusal="the notes name " + ", ".join(passing) + " only in passing"),
+                             lacking=(IN_PASSING_DE if pack.lang == "de" else IN_PASSING).format(
+                                 _quoted(question, passing, pack.lang)))
     # (where the quotes give the kind of answer asked for, a span of time of "eine Harddisk" for the note's
     # "Festplatte", what it is of was judged above by the words around it)
     if not kind_stated and _beside_the_unheard(pack, units, terms):
@@ -1482,6 +1501,127 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         measures = replace(measures, doubt=f"no quoted list gives {counted}")
         lacking = lacking or (f"keine Liste zu „{counted}“" if pack.lang == "de" else f"list of {counted}")
     return PassageAnswer(quotes, measures, lacking=lacking)
+
+
+def _quoted(question: str, said: Sequence[str], lang: str | None) -> str:
+    """Words of the question (``said``), as it writes them, each in the quotation marks of ``lang``."""
+    return ", ".join(f"„{_as_written(question, word)}“" if lang == "de" else f"“{_as_written(question, word)}”"
+                     for word in said)
+
+
+_HEADING_LINE = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(?P<text>.+)")
+
+
+def _text_sections(text: str, heading: str) -> list[tuple[str, list[str]]]:
+    """The sections of a passage's ``text`` (under ``heading`` where it opens without a heading line of its own):
+    each heading with its lines of text, code left out."""
+    sections: list[tuple[str, list[str]]] = [(heading, [])]
+    in_code = False
+    for line in text.split("\n"):
+        if CODE_FENCE_RE.match(line):
+            in_code = not in_code
+        elif (opened := _HEADING_LINE.fullmatch(line)) is not None and not in_code:
+            sections.append((opened["text"], []))
+        elif line.strip() and not in_code:
+            sections[-1][1].append(line)
+    return sections
+
+
+def _marked_unfinished(pack: EvidencePack, terms: Sequence[str], analyzer: Any) -> list[str]:
+    """The question's topic words that the passages found have only where the student marks the notes unfinished
+    (``is_todo``: "TODO: class switching not covered yet", "Fehlt noch: Kartelle und Preisabsprachen", or a heading
+    over nothing but such a line): the notes say they do not cover it yet, whatever they say of the question's other
+    words ("How does class switching work in antibodies?" answered with the list of antibody classes)."""
+    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame and
+             not pack.concepts[key].context and key not in pack.gaps}
+    marked: set[str] = set()
+    stated: set[str] = set()
+    for item in pack.items:
+        def found(text: str, lang: str | None = item.lang) -> set[str]:
+            return pack.concepts_in(text_terms(analyzer, text, lang), frozenset(words(text))) & topic
+
+        for heading, lines in _text_sections(item.text, item.heading):
+            todo = [line for line in lines if is_todo(line.strip(" \t-*+>"))]
+            rest = [line for line in lines if line not in todo]
+            marked.update(*(found(line) for line in todo))
+            stated.update(*(found(line) for line in rest))
+            (marked if todo and not rest else stated).update(found(heading))
+    return [pack.word_of(key) for key in terms if key in marked - stated]
+
+
+_STATEMENT_BREAK = re.compile(r"(?<=[.!?])\s+")
+# a sentence listing things ("Beispiele: Ibuprofen, Diclofenac, Naproxen."): each of a few words, after its label
+_LISTING = re.compile(r"[^:]{1,40}:\s*(?P<items>[^,;:]{1,40}(?:(?:,|;|\s(?:and|or|und|oder)\s)[^,;:]{1,40}){2,})")
+PASSING = frozenset().union(*(language.passing for language in WORDS.values()))
+MAX_PASSING_WORDS = 1  # what a mention in passing says of a thing besides the question's words and ``PASSING``
+MAX_LISTED_WORDS = 3  # an item of a listing naming a thing, not saying something of it
+
+
+def _named_only_in_passing(pack: EvidencePack, terms: Sequence[str], analyzer: Any, question: str) -> list[str]:
+    """The question's topic words that every passage found states only in passing, while the question asks something
+    more of it (another of its words, or how or why of it alone: "Wie funktionieren Superkondensatoren?"): each
+    sentence naming it says that it exists, is related, or is part of something (``LanguageWords.passing``), with at
+    most ``MAX_PASSING_WORDS`` other words of its own ("Cross-price elasticity is a related measure.", "Viele
+    Totimpfstoffe enthalten Adjuvanzien."), or lists it among other things ("Beispiele: Ibuprofen, Diclofenac,
+    Naproxen."), and none of the question's other words but those it writes side by side with it, nor do its
+    headings ("Does Promise.allSettled reject when one promise rejects?" of a note closing with "Promise.allSettled
+    also exists."). A heading naming the word is a section on it, a table's row gives its values, a line of the word
+    alone is a label or a term the next line explains: none is a mention in passing; nor is a word after a
+    preposition one the question asks of ("… graph view *on a Mac*?": a listing of systems is no answer, nor needed)."""
+    asked = {key for key, concept in pack.concepts.items() if not concept.context and key not in pack.gaps}
+    language = WORDS.get(pack.lang or "en")
+    said = words(question)
+    if language is None or not said:
+        return []
+    how = said[0] in language.procedures | WHY_WORDS
+    # a word after a preposition sets the scene ("How do I open graph view *on a Mac*?"): what the question asks of
+    # is before it
+    scene = {word for at, word in enumerate(said) if at and (said[at - 1] in language.prepositions or at > 1 and
+             said[at - 1] in language.articles and said[at - 2] in language.prepositions)}
+    topic = {key for key in terms if key in asked and not pack.concepts[key].frame and
+             (pack.concepts[key].whole or pack.concepts[key].word) not in scene}
+    phrases = text_pairs(analyzer, question, pack.lang)
+    in_passing: dict[str, bool] = {}  # the word: whether every sentence naming it does so in passing
+    beyond: dict[str, set[str]] = {}  # the word: what else the question asks of it
+    for item in pack.items:
+        def found(text: str, lang: str | None = item.lang) -> set[str]:
+            return pack.concepts_in(text_terms(analyzer, text, lang), frozenset(words(text)))
+
+        above = found(" ".join(item.heading_path))
+        for heading, lines in _text_sections(item.text, item.heading):
+            for key in found(heading) & topic:
+                in_passing[key] = False
+            for sentence in (part for line in lines if not line.lstrip().startswith("|")
+                             for part in _STATEMENT_BREAK.split(line.strip(" \t-*+>"))):
+                stated = found(sentence)
+                for key in stated & topic:
+                    one = _written_with(pack, key, phrases, text_pairs(analyzer, sentence, item.lang))
+                    beyond[key] = beyond.get(key, asked) - one
+                    listing = _LISTING.fullmatch(sentence.rstrip(" .!"))
+                    listed = listing is not None and any(
+                        key in found(part) and len(words(part)) <= MAX_LISTED_WORDS
+                        for part in re.split(r",|;|\s(?:and|or|und|oder)\s", listing["items"]))
+                    own = [word for word in words(sentence) if not is_stopword(word, item.lang) and
+                           word not in PASSING and not found(word)]
+                    # (a line of the word alone is a label, or the term a next line explains: no mention)
+                    said_of = listed or len(own) <= MAX_PASSING_WORDS and bool(PASSING.intersection(words(sentence)))
+                    in_passing[key] = in_passing.get(key, True) and not (stated | above) - one and said_of
+    return [pack.word_of(key) for key, passing in in_passing.items()
+            if passing and (beyond[key] or how and topic == {key})]
+
+
+def _written_with(pack: EvidencePack, key: str, asked: frozenset[tuple[str, str]],
+                  pairs: frozenset[tuple[str, str]]) -> set[str]:
+    """``key`` with the question's words it writes side by side with it (``asked``: the question's pairs) that a
+    sentence (its ``pairs``) writes so too, as one thing ("postal rule", "Promise.allSettled", "cross-price
+    elasticity")."""
+    one = {key}
+    while True:
+        joined = {other for first, second in asked for other, known in ((first, second), (second, first))
+                  if known in one and other not in one and pack.side_by_side((first, second), pairs)}
+        if not joined:
+            return one
+        one |= joined
 
 
 def _focus_unheard(pack: EvidencePack, expected: ExpectedAnswer | None, question: str) -> list[str]:
@@ -1664,6 +1804,33 @@ def _abilities_unheard(pack: EvidencePack, question: str) -> list[str]:
     if not verbs or any(concept.found_in(item.terms, item.words) for concept in verbs for item in pack.items):
         return []
     return [concept.word for concept in verbs]
+
+
+def _unheard_of_the_subject(pack: EvidencePack, question: str, analyzer: Any) -> list[str]:
+    """What a question asking whether a thing does something asks besides the thing, which it names right after its
+    first word, in words the titles of the notes found name ("Can the Audio recorder *pause* a recording?", "Does
+    the Audio recorder work on *mobile*?"),
+    where no passage found on the thing has any of it in any form: the notes on the thing say what it does, not
+    whether it does this (a passage on something else with the word, "Bildschirm" in a note on plans, is no
+    answer either)."""
+    language = WORDS.get(pack.lang or "en")
+    said = words(question)
+    if language is None or not said or said[0] not in language.whether:
+        return []
+    subject: set[str] = set()
+    for item in pack.items:
+        names = " ".join([item.title, *item.aliases])
+        subject |= pack.concepts_in(text_terms(analyzer, names, item.lang), frozenset(words(names)))
+    asked = [concept for key, concept in pack.concepts.items()
+             if not concept.frame and not concept.context and key not in pack.gaps and key not in subject]
+    on_it = [item for item in pack.items if pack.concepts_in(item.terms, item.words) & subject]
+    # the thing is what the question asks of, right after its first word ("Can *the Audio recorder* …"; not "Are
+    # *there* keyboard shortcuts for Slides?", "Can *I* …")
+    first = next((word for word in said[1:] if word not in language.articles), "")
+    if not any(first in (pack.concepts[key].word, pack.concepts[key].whole) for key in subject) or not asked or \
+            any(concept.found_in(item.terms, item.words) for concept in asked for item in on_it):
+        return []
+    return [concept.word for concept in asked]
 
 
 def _outputs_unheard(pack: EvidencePack, question: str, analyzer: Any) -> list[str]:

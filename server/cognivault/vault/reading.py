@@ -94,9 +94,12 @@ class LanguageWords:
     purposes: tuple[str, ...] = ()
     # what opens the student's to-do ("TODO: heapsort next week"): what follows is still to learn, no fact of it
     todos: tuple[str, ...] = ()
-    # what closes a line the student has not covered yet ("Halbschluss – fehlt noch", "Thevenin (not covered yet)"):
-    # what it names is still to learn, no fact of it
-    pending: tuple[str, ...] = ()
+    # what says a section is not written yet, a line of its own or closing one after a colon, a dash or in brackets
+    # ("TODO", "Halbschluss – fehlt noch", "Thevenin (not covered yet)"): what it names the notes do not cover
+    unfinished: tuple[str, ...] = ()
+    # what a sentence naming a thing only in passing says of it: that it exists, is related or like another, is
+    # contained in something ("Promise.allSettled also exists.", "Viele Totimpfstoffe enthalten Adjuvanzien.")
+    passing: frozenset[str] = frozenset()
     # the definite articles: "the enzyme", "die Zellen" with no more words point back at what a paragraph is about
     definite_articles: frozenset[str] = frozenset()
     # the months, written out and abbreviated ("Nov", "Okt."): a timeline's entry dated by one alone has no year
@@ -114,6 +117,8 @@ class LanguageWords:
     target_forms: tuple[str, ...] = ()
     # what opens a question asking whether a thing can do something ("*Can* the recorder transcribe …?", "*Kann* …")
     abilities: frozenset[str] = frozenset()
+    # what opens a question asking whether a thing does something ("*Can* the recorder pause …?", "*Does* it work …?")
+    whether: frozenset[str] = frozenset()
     # what opens a question asking how to do something ("*How* do I print …?", "*Wie* drucke ich …?")
     procedures: frozenset[str] = frozenset()
     # what asks to turn a thing into something outside the app ("*print* the graph", "die Lesezeichen *exportieren*"):
@@ -316,7 +321,12 @@ WORDS: dict[str, LanguageWords] = {
         purposes=("needed for", "need this for", "needed in", "important for", "relevant for", "required for",
                   "useful for"),
         todos=("todo", "to-do", "to do", "still missing", "not covered yet", "tbd"),
-        pending=("not covered yet", "still missing", "still to do", "to be added", "todo", "tbd"),
+        # ("not covered" alone is no mark: "Flood damage: not covered" states a fact)
+        unfinished=("todo", "to-do", "to do", "tbd", "not covered yet", "not done yet", "not written yet",
+                    "still missing", "still to do", "to be added", "coming soon", "to be continued"),
+        passing=frozenset({"exists", "exist", "existed", "also", "too", "related", "similar", "another", "other",
+                           "others", "mentioned", "see", "contain", "contains", "contained", "include", "includes",
+                           "included", "including", "many", "some", "several", "various", "etc"}),
         definite_articles=frozenset({"the"}),
         months=frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
                           "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
@@ -326,6 +336,7 @@ WORDS: dict[str, LanguageWords] = {
                        "that's it for today", "that is it for today", "that's all for today"),
         conditions=("if and only if", "if", "iff", "whenever", "when", "provided that", "provided"),
         target_forms=("as", "into"), abilities=frozenset({"can", "could"}), procedures=frozenset({"how"}),
+        whether=frozenset({"can", "could", "does", "do", "is", "are", "will"}),
         outputs=("print", "export", "download", "upload", "convert", "email"),
         limits=("maximum", "maximal", "max", "minimum", "minimal", "min", "limit", "limits", "limited", "up to",
                 "at most", "at least", "no more than", "no fewer than", "less than", "fewer than", "more than",
@@ -499,8 +510,13 @@ WORDS: dict[str, LanguageWords] = {
                           "übung", "hausarbeit", "referat", "vl", "vorlesung", "folien"}),
         purposes=("wichtig für", "wichtig fürs", "relevant für", "brauche ich für", "brauche ich fürs",
                   "brauchen wir für", "nötig für", "benötigt für", "gebraucht für", "notwendig für"),
-        todos=("todo", "to-do", "noch lernen", "nacharbeiten", "fehlt noch", "noch offen"),
-        pending=("fehlt noch", "noch offen", "kommt noch", "noch lernen", "nacharbeiten", "todo"),
+        todos=("todo", "to-do", "noch lernen", "nacharbeiten", "fehlt noch", "noch offen", "tbd"),
+        unfinished=("todo", "to-do", "tbd", "fehlt noch", "noch offen", "kommt noch", "folgt noch", "noch lernen",
+                    "nacharbeiten", "noch nicht behandelt", "noch nicht fertig", "noch ausarbeiten", "noch ergänzen"),
+        passing=frozenset({"gibt", "existiert", "existieren", "auch", "verwandt", "verwandte", "verwandtes",
+                           "ähnlich", "ähnliche", "ähnliches", "weitere", "weiteres", "andere", "anderes", "erwähnt",
+                           "siehe", "enthalten", "enthält", "beinhalten", "beinhaltet", "viele", "einige", "manche",
+                           "mehrere", "usw"}),
         definite_articles=frozenset({"der", "die", "das", "den", "dem", "des"}),
         months=frozenset({"januar", "februar", "märz", "april", "mai", "juni", "juli", "august", "september",
                           "oktober", "november", "dezember", "jan", "feb", "mär", "mrz", "apr", "jun", "jul", "aug",
@@ -510,6 +526,8 @@ WORDS: dict[str, LanguageWords] = {
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
         conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
         target_forms=("als", "ins"), abilities=frozenset({"kann", "können", "könnte", "könnten"}),
+        whether=frozenset({"kann", "können", "könnte", "könnten", "unterstützt", "funktioniert", "gibt", "lässt",
+                           "geht", "ist"}),
         procedures=frozenset({"wie"}),
         outputs=("drucken", "ausdrucken", "exportieren", "herunterladen", "hochladen", "konvertieren", "umwandeln",
                  "mailen"),
@@ -1538,16 +1556,18 @@ _TODO_RE = re.compile(r"^\W*(?:{})\b(?:\s*[:!–—]|\s+-)".format(
     re.IGNORECASE)
 
 
-_PENDING_RE = re.compile(r"(?:[:–—(]|\s-)\s*(?:{})\W*$".format(
-    "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.pending}, key=len, reverse=True))),
+_UNFINISHED_RE = re.compile(r"^(?:.*[:–—(-]\s*)?\W*(?:{})\W*$".format(
+    "|".join(sorted({re.escape(w) for words in WORDS.values() for w in words.unfinished}, key=len, reverse=True))),
     re.IGNORECASE)
 
 
 def is_todo(text: str) -> bool:
     """A block opening with the student's to-do label ("TODO: heapsort next week", "To do – Blackman-Kurve
-    zeichnen", "fehlt noch: Superkondensator") or closing on it ("Halbschluss – fehlt noch", "Thevenin (not covered
-    yet)"): what it names is still to learn, no fact of it."""
-    return _TODO_RE.match(text) is not None or _PENDING_RE.search(text.strip()) is not None
+    zeichnen", "fehlt noch: Superkondensator"), or a line saying what it names is not written yet ("fehlt noch",
+    "Halbschluss – fehlt noch", "Thevenin (not covered yet)"): still to learn, no fact of it. (A callout's type,
+    "> [!todo]-", marks nothing unfinished.)"""
+    return _TODO_RE.match(text) is not None or "\n" not in text.strip() and "[!" not in text and \
+        _UNFINISHED_RE.match(text.strip()) is not None
 
 
 _ALL_DEFINITE = frozenset(w for words in WORDS.values() for w in words.definite_articles)
