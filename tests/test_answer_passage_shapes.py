@@ -47,6 +47,27 @@ NOTES = {
     "| Gästekarten | keine | 2 |\n",
 }
 
+SCHRITTE = "".join(f"{number}. {step}\n   1. {detail}\n" for number, (step, detail) in enumerate([
+    ("Stecke die Sonde senkrecht zehn Zentimeter tief in den Boden neben der Markierung.",
+     "Meide Steine und Wurzeln, sie verfälschen den Wert."),
+    ("Warte dreißig Sekunden, bis sich die Anzeige des Messgeräts nicht mehr ändert.",
+     "Bei Frost ist keine Messung möglich, brich dann ab."),
+    ("Lies den Wert in Volumenprozent ab und trage ihn in das Messprotokoll ein.", "Schreibe die Uhrzeit dazu."),
+    ("Wiederhole die Messung an den vier Ecken der Probefläche.", "Nimm für jede Ecke eine neue Zeile."),
+    ("Reinige die Sonde mit Wasser und trockne sie mit einem Tuch ab.", "Lege sie zurück in den grünen Koffer."),
+], start=1))
+
+NOTIZEN = {
+    "Recht/Kaufvertrag.md": "Ein Kaufvertrag kommt durch zwei übereinstimmende Willenserklärungen zustande, "
+    "Angebot und Annahme; für Alltagsgeschäfte genügt dabei schon schlüssiges Verhalten.\n\n"
+    "## Pflichten aus dem Kaufvertrag\n\nAus dem Kaufvertrag muss der Verkäufer die Sache übergeben und "
+    "übereignen, der Käufer muss den Kaufpreis zahlen.\n",
+    "Recht/Glossar.md": "## Kaufvertrag\n\nDer Kaufvertrag ist im BGB in § 433 geregelt und der häufigste "
+    "Vertrag im Alltag.\n\n## Werkvertrag\n\nBeim Werkvertrag schuldet der Unternehmer einen Erfolg.\n",
+    "Ökologie/Bodenfeuchte.md": "## Bodenfeuchte messen\n\nFür die Bodenfeuchte im Schulgarten brauchst du das "
+    f"Messgerät aus dem Geräteraum und gehst dann so vor, wie es hier beschrieben ist.\n\n{SCHRITTE}",
+}
+
 
 def test_the_opening_answers_what_the_note_is_about(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
     engine = indexed_notes(NOTES)
@@ -55,6 +76,12 @@ def test_the_opening_answers_what_the_note_is_about(indexed_notes: Callable[[dic
     # asked how, the steps answer, not the opening
     how = answer_extractively(engine, "How do I open the observatory dome?")
     assert how.answered and "1. Switch on the dome power" in how.text and "night key" not in how.text
+
+
+def test_die_einleitung_beantwortet_wovon_die_notiz_handelt(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    kauf = answer_extractively(indexed_notes(NOTIZEN), "Was braucht man für einen Kaufvertrag?")
+    assert kauf.answered and kauf.text.startswith("Ein Kaufvertrag kommt durch zwei übereinstimmende")
 
 
 def test_one_row_answers_without_the_rows_beside_it(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
@@ -74,6 +101,12 @@ def test_a_long_procedure_is_quoted_with_its_steps(indexed_notes: Callable[[dict
     steps = answer_extractively(engine, "How do I collimate the telescope when stars look like comets?")
     assert steps.answered and "following steps" in steps.text
     assert "1. Point the telescope" in steps.text and "6. Tighten the three locking screws" in steps.text
+
+
+def test_ein_langes_verfahren_wird_mit_seinen_schritten_zitiert(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    messen = answer_extractively(indexed_notes(NOTIZEN), "Wie messe ich die Bodenfeuchte im Schulgarten?")
+    assert messen.answered and "1. Stecke die Sonde" in messen.text and "5. Reinige die Sonde" in messen.text
 
 
 def test_another_note_saying_the_same_words_does_not_pad_a_full_answer(
