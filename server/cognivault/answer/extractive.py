@@ -354,6 +354,7 @@ class Unit:
     cut: bool = False
     counted: bool = False  # a list of as many things as the question counts, naming what it counts ("## 4 stages")
     long: bool = False  # a list of bullets longer than a whole list quoted otherwise: only for its count (``counted``)
+    opening: bool = False  # stands in its note's opening, before the first heading (headed by the note's title)
 
     @property
     def size(self) -> int:
@@ -825,6 +826,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     units_by_position: dict[int, list[Unit]] = {}
     said_words = set(_WORDS.findall(question.casefold()))
     asks_why, compares = bool(WHY_WORDS & said_words), bool(COMPARE_WORDS & said_words)
+    language, first = WORDS.get(lang or "en"), words(question)[:1]
+    asks_how = expected is None and language is not None and bool(first) and first[0] in language.procedures
     topic = {key for key in weight if pack is None or key not in pack.concepts or not pack.concepts[key].frame}
     asked_numbers = asked_ordinals(question)
     ordinal_keys = {key for key in weight if pack is not None and key in pack.concepts and
@@ -911,8 +914,13 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             pointed = unit.concepts - _concepts_in(_unlinked(said), item, weight, analyzer, pack) - by_shape
             # A word the unit has only from its note's title (every block of the note has it) says less of
             # the question than one it states itself or its section's heading states.
-            sectioned = _concepts_in(" ".join(_sections_of(unit, item, titles[item.path])), item, weight, analyzer,
-                                     pack) | numbered_keys(unit.path)
+            sections = _sections_of(unit, item, titles[item.path])
+            sectioned = _concepts_in(" ".join(sections), item, weight, analyzer, pack) | numbered_keys(unit.path)
+            unit.opening = not sections and not (unit.section and unit.section.casefold() not in titles[item.path])
+            # the note's opening is headed by its title as a section is by its heading (not for a question asking how
+            # to do a thing: the steps answer it, not what the note is about)
+            headed = _concepts_in(" ".join([item.title, *item.aliases]), item, weight, analyzer, pack) \
+                if unit.opening and not asks_how else sectioned
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
             stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack) | formula | listing(unit) | \
                 by_shape
@@ -934,7 +942,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             unit.counted = bool(listing(unit)) and bool(counted_noun & unit.concepts)
             unit.score = (1 - CONTEXT_WEIGHT) * unit.share + CONTEXT_WEIGHT * contexts[position]
             # the section whose heading names what is asked ("TCP three-way handshake", "Why Britain first?")
-            unit.score += SECTION_WEIGHT * _weighed(sectioned, weight, total)
+            unit.score += SECTION_WEIGHT * _weighed(headed, weight, total)
             if asks_why and unit.path and REASON_HEADINGS & set(_WORDS.findall(unit.path[-1].casefold())):
                 unit.score += SECTION_WEIGHT
             if phrases:
@@ -994,7 +1002,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     # name, ``ExpectedAnswer.leads``).
     leads = expected is not None and expected.leads
     # "What are the three battle lines …?": the list of three under "Battle lines" leads the key terms that name them
-    candidates.sort(key=lambda u: (leads and not u.answers_kind, not u.counted, -u.score,
+    # On a tie the note's opening, what it says of its subject first, goes before a section of it or of another note.
+    candidates.sort(key=lambda u: (leads and not u.answers_kind, not u.counted, -u.score, not u.opening,
                                    u.kind in ("item", "sentence"), u.position, u.order))
     if leads and not candidates[0].answers_kind:
         return []  # what gives it is too long to quote
@@ -1056,6 +1065,18 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                                                   _ENTRY_OF_ITS_OWN.match(unit.text)):
             # "What is X?" answered by X's definition: another note's mention of X says what X does there, and so
             # does a glossary's entry on another term ("**First-Pass-Effekt** – … senkt die Bioverfügbarkeit")
+            continue
+        if lead.kind == unit.kind == "row" and unit.header == lead.header and not compares and \
+                _concepts_in(unit.text, items[unit.position], weight, analyzer, pack) <= covered:
+            # a table's row is about what its own cells say: the rows beside the one answering share its header's
+            # words, not its answer ("| Maximum file size | 5 MB |" under "| | Sync Standard | Sync Plus |" for how
+            # many vaults Sync Plus syncs), unless their cells state a part of the question it does not
+            continue
+        if not completes and asked_topic <= lead.stated and (lead.answers_kind or lead.kind == "row") and \
+                items[unit.position].path != items[lead.position].path:
+            # the lead's own words state all the question asks about and give what it asks for (a number, a table's
+            # cell): another note's block adding none of it shares its words, not more of the answer ("The maximum
+            # number of collaborators on a shared vault is 20" after the row giving how many vaults Sync Plus syncs)
             continue
         if not completes and (unit.score < lead.score * SCORE_SHARE or (
                 items[unit.position].path != items[lead.position].path and unit.share < best_share * OTHER_NOTE_SHARE)):
@@ -1231,7 +1252,8 @@ def _in_note_order(lead: Unit, chosen: list[Unit], units_by_position: dict[int, 
     answering row first).
 
     Items of a list chosen apart (steps 2, 1 and 4 of a procedure), or one step of a numbered list, are
-    quoted as the whole list where it fits the budget, so no step is skipped or out of place.
+    quoted as the whole list where it fits the budget (a procedure in the lead's section: twice the budget, as much
+    as a first quote may take), so no step is skipped or out of place.
     """
     groups: dict[tuple[int, int], list[Unit]] = {}
     for unit in chosen:
@@ -1248,8 +1270,13 @@ def _in_note_order(lead: Unit, chosen: list[Unit], units_by_position: dict[int, 
         members.sort(key=lambda u: (u is not lead or items, u.order))
         steps = items and (len(members) > 1 or _NUMBERED_ITEM.match(members[0].text))
         whole = next((u for u in units_by_position.get(position, ()) if u.kind == "list" and u.group == group), None)
+        # a procedure in the lead's section (its steps after "… perform the following steps.") may take what a first
+        # quote may (``ANSWER_BUDGET``): quoted up to its first step only, it does not say how
+        procedure = all(_NUMBERED_ITEM.match(u.text) for u in members) and \
+            (position, members[0].heading) == (lead.position, lead.heading)
+        limit = 2 * budget if procedure else budget
         if steps and whole is not None:
-            room = budget - used + sum(u.size for u in members)  # what the whole list may take in their place
+            room = limit - used + sum(u.size for u in members)  # what the whole list may take in their place
             if whole.size > room and all(u is not lead for u in members):
                 # a step of a procedure the lead leads to ("Der Weg eines CO₂-Moleküls: 1. …") is quoted with its
                 # other steps: the blocks of its passage chosen after it give way to the whole list (where even then
@@ -1264,6 +1291,20 @@ def _in_note_order(lead: Unit, chosen: list[Unit], units_by_position: dict[int, 
                 used += whole.size - sum(u.size for u in members)
                 whole.concepts = set().union(whole.concepts, *(u.concepts for u in members))
                 members = [whole]
+        elif steps and whole is None and procedure:
+            # one too long to be one unit ("1. Open Obsidian" of seven steps with sub-steps): its steps in order from
+            # the first, as far as they fit
+            series = sorted((u for u in units_by_position.get(position, ()) if u.kind == "item" and u.group == group
+                             and not u.cut), key=lambda u: u.order)
+            room = limit - used + sum(u.size for u in members)
+            taken: list[Unit] = []
+            for step in series:
+                if sum(len(u.text) for u in [*taken, step]) + len(step.intro) > room:
+                    break
+                taken.append(step)
+            if len(taken) > len(members) and all(any(u is step for step in taken) for u in members):
+                used += sum(len(u.text) for u in taken) + len(taken[0].intro) - sum(u.size for u in members)
+                members = taken
         ordered.append(members)
     ordered = [kept for block in ordered if (kept := [u for u in block if id(u) not in dropped])]
     lead_group = (lead.position, lead.group)
