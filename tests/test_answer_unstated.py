@@ -187,3 +187,23 @@ def test_when_a_course_event_is_needs_its_own_date(indexed_notes: Callable[[dict
                              ("When do I have to register for exams?", "two weeks before"),  # no event's date asked
                              ("When is a function continuous?", "small changes")]:  # a condition, no event
         answers(engine, question, stated)
+
+
+def test_a_word_in_passing_in_one_language_is_no_refusal_of_quotes_in_another(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # "… wo verzerrt sie die Fläche?" of an English glossary ("distorts area near the poles") while a German note
+    # names "Fläche" only in passing: the English quotes may state it in their words
+    engine = indexed_notes({
+        "Geo/Cartography glossary.md": """# Cartography glossary
+
+## Projections
+- **Map projection** – method to transfer the curved surface of the Earth onto a plane; always distorts something
+- **Mercator projection** – conformal (keeps angles), distorts area strongly towards the poles
+- **Peters projection** – equal-area, distorts shapes
+""",
+        "Geo/Stadtplanung.md": "# Stadtplanung\n\nViele Parks enthalten auch eine Fläche.\n",
+        "Bio/Zellen.md": "# Zellen\n\nJede Zelle hat eine Membran. Die Teilung ist eine Eigenschaft lebender Zellen.\n",
+        "Stats/Prognosen.md": "# Prognosen\n\nEine Prognose schätzt die künftige Entwicklung, etwa als Projektion der "
+                              "Bevölkerung.\n",
+    })
+    answers(engine, "Welche Eigenschaft hat die Mercator-Projektion und wo verzerrt sie die Fläche?", "conformal")

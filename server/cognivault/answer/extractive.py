@@ -1519,7 +1519,9 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         return PassageAnswer([], replace(measures, refusal="the notes mark " + ", ".join(unfinished) + " unfinished"),
                              lacking=(UNFINISHED_DE if pack.lang == "de" else UNFINISHED).format(
                                  _quoted(question, unfinished, pack.lang)))
-    passing = _named_only_in_passing(pack, terms, analyzer, question)
+    # (quotes in another language than the question's may state the word in theirs: "Fläche" as "area")
+    across = any(pack.items[unit.position].lang not in (None, pack.lang) for unit in units)
+    passing = [] if across else _named_only_in_passing(pack, terms, analyzer, question)
     if passing:
         # "Wie wirken Adjuvanzien?" of a note saying only "Viele Totimpfstoffe enthalten Adjuvanzien.": it names them,
         # it does not say how they work
