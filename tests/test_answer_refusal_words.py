@@ -180,6 +180,13 @@ async def test_the_verb_a_how_long_question_asks_with_is_no_thing_it_asks_about(
     assert done["answered"] and "about 1 µs" in done["answer"], done["answer"]
 
 
+async def test_an_everyday_word_of_an_amounts_question_is_no_thing_it_asks_about(engine: Any) -> None:
+    # "makes" is in no note, but a word this common in its language names no thing the span could be of ("Nowgorod",
+    # "lysozyme" do, above)
+    done = await ask(engine, "How long does a catalytic cycle of carbonic anhydrase actually take when it gets going?")
+    assert done["answered"] and "about 1 µs" in done["answer"], done["answer"]
+
+
 async def test_a_word_said_in_the_other_language_leaves_the_name_the_answer(engine: Any) -> None:
     # "calculator" is in no note (the note says "Rechner"); "von Neumann" is, and its paragraph is the nearest the
     # notes come (before: "The vault doesn't say this about “Neumann”")

@@ -104,6 +104,7 @@ from cognivault.answer.ordinals import (
 )
 from cognivault.index.analysis import is_stopword, words
 from cognivault.index.question_frame import KIND_NOUNS, SEQUENCE_NOUNS
+from cognivault.index.word_rarity import rarity
 from cognivault.study.extract import cited_under
 from cognivault.study.sources import Source
 from cognivault.vault.chunking import LEAD_ALIASES_RE
@@ -1683,7 +1684,13 @@ def _focus_unheard(pack: EvidencePack, expected: ExpectedAnswer | None, question
     after_article = {word for at, word in enumerate(said) if ALL_ARTICLES.intersection(said[max(0, at - 2):at])}
     return [concept.whole or concept.word for concept in expected.focus
             if (concept.whole or concept.word) in unheard - after_article and concept.word != verb and
-            not concept.frame and not concept.context and concept.key not in pack.gaps]
+            not concept.frame and not concept.context and concept.key not in pack.gaps and
+            (concept.name or concept.whole or rarity(concept.word, pack.lang) > EVERYDAY_RARITY)]
+
+
+# an unheard word of a question's focus this common in its language (Zipf 5 and more: "makes", "gets") is no name
+# or substance its number could be of ("How much of the energy actually *makes* it to the next level?")
+EVERYDAY_RARITY = 0.5
 
 
 def _counted_words(question: str, count: int, nouns: set[str]) -> str:
