@@ -300,9 +300,11 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
         if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()):
             continue
         option = text if other.kind in ("vocab", "formula") else _option(text)
-        if option and fact.german and fact.kind in CLOZE_KINDS and not _declined_alike(option, answer,
-                                                                                     _opens_sentence(fact)):
-            continue  # "Viele Anbieter, aber ==heterogene== Güter": "gegenseitiger Abhängigkeit" fits no such gap
+        if option and fact.german and fact.kind == "bold" and answer[:1].islower() and "`" not in option + answer \
+                and not _declined_alike(option, answer, _opens_sentence(fact)):
+            # "Viele Anbieter, aber ==heterogene== Güter": "gegenseitiger Abhängigkeit" fits no such gap (a gap opening
+            # with an adjective; a name or a label's capital says nothing of its form)
+            continue
         if option and fact.kind in (*_DESCRIBED, "called") and _formed_otherwise(option, answer):
             continue  # "density-dependent factors" for "r and K": two symbols stand out among terms
         if option and (_within(option, answer) or part_of(option, answer) or _inflected_alike(option, answer)):
