@@ -212,3 +212,25 @@ def test_a_german_students_question_is_answered_without_the_lecturers_praise(tmp
     assert fronts.get("Wie lange bleibt die Sonne auf der Hauptreihe?", "").startswith(
         "Ungefähr zehn Milliarden Jahre"), cards
     assert fronts.get("Was ist ein Roter Riese?", "").startswith("Ein Stern, der sich"), cards
+
+
+def test_a_term_the_lecturer_glosses_as_they_say_it_is_a_gap(tmp_path: Path) -> None:
+    # "the **asthenosphere** – a weak, partly molten layer": the term in bold, its gloss after a dash, said; "That's
+    # **subduction** – and it builds …" goes on about it instead, and the speaker's label is no term
+    note = """# Lecture 3 – Plate tectonics (transcript)
+
+[02:10] **Prof. Lind:** The lithosphere is broken into about fifteen major plates. Below them lies the
+**asthenosphere** – a weak, partly molten layer of the upper mantle.
+
+[05:30] **Prof. Lind:** At **divergent boundaries** – plates move apart and new crust forms, like the Mid-Atlantic
+Ridge.
+
+[09:45] **Prof. Lind:** When oceanic crust meets continental crust, the denser oceanic plate sinks under the other.
+That's **subduction** – and it builds volcanic arcs like the Andes.
+"""
+    with indexed_vault(tmp_path, {"Geo/Lecture 3 - Plate Tectonics (Transcript).md": note}) as engine:
+        cards = cards_of(generate(engine, "flashcards", "Geo/Lecture 3 - Plate Tectonics (Transcript).md")[1])
+    clozes = [text for kind, text, _ in cards if kind == "cloze"]
+    assert any("==asthenosphere== – a weak, partly molten layer" in text for text in clozes), cards
+    assert any("==divergent boundaries== – plates move apart" in text for text in clozes), cards
+    assert not [text for text in clozes if "==subduction==" in text or "==Prof. Lind" in text], cards

@@ -186,6 +186,10 @@ _ICON_RE = re.compile(r"!\[\[[^\[\]|#]+\.svg#icon(?:\|[^\[\]]*)?\]\]")  # Obsidi
 # after a full stop, also one inside quotation marks ('… into the past." The last line …')
 _SENTENCE_SPLIT_RE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"”“’»]))\s+(?=[\"“„(*\ue000]*[A-ZÄÖÜ0-9¹²³\ue000])")
 _BOLD_RE = re.compile(r"(?<![\w*])\*\*(?=\S)([^*\n]{2,80}?)(?<=\S)\*\*(?![\w*])")  # not "**S**ave **c**urrent"
+# a term in bold glossed after a dash as it is said ("the **asthenosphere** – a weak, partly molten layer"; not "That's
+# **subduction** – and it builds …", which goes on about it)
+_SAID_GLOSS_RE = re.compile(r"(?<![\w*])\*\*(?P<term>[^*\n:]{2,60}?)\*\*\s+[–—-]\s+(?P<gloss>[^–—\n]+)")
+MIN_GLOSS_WORDS = 3
 _HIGHLIGHT_RE = re.compile(r"(?<![=\w])==(?=\S)([^=\n]{2,80}?)(?<=\S)==(?![=\w])")
 # "**hedonic calculus** (hedonistisches Kalkül)", "**European Investment Bank** (EIB)": a remark right after a key
 # term that says the term again (a translation or paraphrase of two words or more, an abbreviation of its initials),
@@ -1025,6 +1029,17 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         add(noted.kind, inline.restore(noted.term), inline.restore(noted.text),
                             inline.restore(noted.text), "", block.heading,
                             form="question" if noted.kind == "faq" else None)
+            for raw in sentences(without_remarks_in_brackets(inline.text)):
+                said_gloss = _SAID_GLOSS_RE.search(raw)
+                said = said_plainly(unbold(raw), lang)
+                gloss = said_gloss.group("gloss").split() if said_gloss else []
+                if said_gloss and gloss and said and "?" not in said and GAP not in said \
+                        and len(gloss) >= MIN_GLOSS_WORDS \
+                        and gloss[0].casefold().strip(",") not in _PRONOUNS | WORDS[lang].open_ends:
+                    # "They float on the **asthenosphere** – a weak, partly molten layer …": the term the lecturer
+                    # glosses as they say it, a gap in what they said
+                    add("bold", inline.restore(said_gloss.group("term").strip()), inline.restore(said),
+                        inline.restore(said), "", block.heading)
             last_topic = topic or last_topic
             text = " ".join(plainly)
         else:
