@@ -269,10 +269,8 @@ def _bound_phrases(lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 @cache
 def _bound_words(lang: str | None) -> frozenset[str]:
     """``lang``'s one-word bounds of an amount ("höchstens", "maximum": ``LanguageWords.limits``)."""
-    language = WORDS.get(lang or "en")
-    if language is None:
-        return frozenset()
-    return frozenset(said[0] for said in map(words, language.limits) if len(said) == 1)
+    limits, _ = _bound_phrases(lang or "en")
+    return frozenset(phrase.strip() for phrase in limits if phrase.count(" ") == 2)  # " höchstens ", not " bis zu "
 
 
 def _counted(after: Sequence[str], by_word: dict[str, list[Concept]], nouns: set[str],

@@ -1668,6 +1668,11 @@ def _written_with(pack: EvidencePack, key: str, asked: frozenset[tuple[str, str]
         one |= joined
 
 
+# an unheard word of a question's focus this common in its language (Zipf 5 and more: "makes", "gets") is no name
+# or substance its number could be of ("How much of the energy actually *makes* it to the next level?")
+EVERYDAY_RARITY = 0.5
+
+
 def _focus_unheard(pack: EvidencePack, expected: ExpectedAnswer | None, question: str) -> list[str]:
     """The names and substances of what a question asks a number, a date or a span of time of
     (``ExpectedAnswer.focus``) that the vault never uses in any form (``EvidencePack.unknown``): a passage giving
@@ -1686,11 +1691,6 @@ def _focus_unheard(pack: EvidencePack, expected: ExpectedAnswer | None, question
             if (concept.whole or concept.word) in unheard - after_article and concept.word != verb and
             not concept.frame and not concept.context and concept.key not in pack.gaps and
             (concept.name or concept.whole or rarity(concept.word, pack.lang) > EVERYDAY_RARITY)]
-
-
-# an unheard word of a question's focus this common in its language (Zipf 5 and more: "makes", "gets") is no name
-# or substance its number could be of ("How much of the energy actually *makes* it to the next level?")
-EVERYDAY_RARITY = 0.5
 
 
 def _counted_words(question: str, count: int, nouns: set[str]) -> str:

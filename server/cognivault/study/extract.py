@@ -1014,8 +1014,11 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                 add("faq", inline.restore(answered.term), inline.restore(answered.text),
                     inline.restore(answered.text), "", block.heading, form="question")
                 continue
-            heard = [unbold(sentence) for sentence in sentences(without_remarks_in_brackets(inline.text))]
+            spoken = sentences(without_remarks_in_brackets(inline.text))  # bold kept: a term glossed as said
+            heard = [unbold(sentence) for sentence in spoken]
             said_raw = [(raw, said_plainly(raw, lang)) for raw in heard]  # as said (for its emphasis) and written
+            said_glosses = [(_SAID_GLOSS_RE.search(marked), said)
+                            for marked, (_, said) in zip(spoken, said_raw, strict=True)]
             said_raw = [(raw, sentence) for raw, sentence in said_raw if sentence and "?" not in sentence]
             plainly = [sentence for _, sentence in said_raw]
             topic = paragraph_topic(plainly[0], lang) if plainly else ""
@@ -1029,12 +1032,9 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                         add(noted.kind, inline.restore(noted.term), inline.restore(noted.text),
                             inline.restore(noted.text), "", block.heading,
                             form="question" if noted.kind == "faq" else None)
-            for raw in sentences(without_remarks_in_brackets(inline.text)):
-                said_gloss = _SAID_GLOSS_RE.search(raw)
-                said = said_plainly(unbold(raw), lang)
+            for said_gloss, said in said_glosses:
                 gloss = said_gloss.group("gloss").split() if said_gloss else []
-                if said_gloss and gloss and said and "?" not in said and GAP not in said \
-                        and len(gloss) >= MIN_GLOSS_WORDS \
+                if said_gloss and said and "?" not in said and GAP not in said and len(gloss) >= MIN_GLOSS_WORDS \
                         and gloss[0].casefold().strip(",") not in _PRONOUNS | WORDS[lang].open_ends:
                     # "They float on the **asthenosphere** – a weak, partly molten layer …": the term the lecturer
                     # glosses as they say it, a gap in what they said

@@ -262,6 +262,10 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
     # a gap opening its list item ("==Zeilen vertauschen==, sodass …") is the item's own point: the list's other
     # items' gaps are its options ("Click ==New note== at the top …" names a thing, any of the note's may do)
     listed_gap = fact.kind in CLOZE_KINDS and fact.listed and fact.cloze.startswith("==", len(_placed_at(fact)))
+    # "Viele Anbieter, aber ==heterogene== Güter": a German gap opening with an adjective takes options declined as its
+    # answer ("gegenseitiger Abhängigkeit" fits no such gap; a name or a label's capital says nothing of its form)
+    declined = fact.german and fact.kind == "bold" and answer[:1].islower() and "`" not in answer
+    opens_sentence = declined and _opens_sentence(fact)
     for other in pool:
         same_note = other.source.path == fact.source.path
         same_section = same_note and other.context == fact.context
@@ -300,10 +304,7 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
         if other_form != form or (fact.kind == "row" and other.column.casefold() != fact.column.casefold()):
             continue
         option = text if other.kind in ("vocab", "formula") else _option(text)
-        if option and fact.german and fact.kind == "bold" and answer[:1].islower() and "`" not in option + answer \
-                and not _declined_alike(option, answer, _opens_sentence(fact)):
-            # "Viele Anbieter, aber ==heterogene== Güter": "gegenseitiger Abhängigkeit" fits no such gap (a gap opening
-            # with an adjective; a name or a label's capital says nothing of its form)
+        if option and declined and "`" not in option and not _declined_alike(option, answer, opens_sentence):
             continue
         if option and fact.kind in (*_DESCRIBED, "called") and _formed_otherwise(option, answer):
             continue  # "density-dependent factors" for "r and K": two symbols stand out among terms
