@@ -121,3 +121,57 @@ def test_the_asking_word_is_no_part_of_what_is_compared(indexed_notes: Callable[
     assert "Zustand der Atmosphäre an einem Ort zu einem Zeitpunkt" in answer.text
     assert "mittlere Zustand" in answer.text
     assert "Passat" not in answer.text
+
+
+BEES = {
+    "Imkern/Bienenvolk.md": "---\nlang: de\n---\n# Bienenvolk\n\n## Arbeiterin\n- unfruchtbares Weibchen\n"
+                            "- lebt im Sommer ca. 6 Wochen\n- sammelt Nektar und Pollen, baut Waben\n\n"
+                            "## Königin\nEinzige fruchtbare Biene im Volk, legt bis zu 2000 Eier am Tag, lebt 3–5 "
+                            "Jahre.\n\n## Drohne\n- männliche Biene, aus unbefruchtetem Ei\n- hat keinen Stachel\n"
+                            "- einzige Aufgabe: Begattung der Königin\n"
+                            "- wird im Spätsommer aus dem Stock vertrieben (Drohnenschlacht)\n",
+}
+
+MANOEUVRES = {
+    "Sailing/Manoeuvres.md": "---\nlang: en\n---\n# Sailing manoeuvres\n\n## Tacking\n"
+                             "- the bow turns through the wind\n- command: \"Ready about?\" – \"Lee-ho!\"\n"
+                             "- safe, the boat keeps some speed\n\n## Gybing\n- the stern turns through the wind\n"
+                             "- the boom swings across fast, riskier than tacking\n"
+                             "- command: \"Ready to gybe?\" – \"Gybe-ho!\"\n\n"
+                             "## Heaving to\nBacking the jib to stop the boat, e.g. for a break or reefing.\n",
+}
+
+GRAINS = {
+    "Backen/Getreide.md": "---\nlang: de\n---\n# Getreidesorten fürs Backen\n\n## Roggen\n"
+                          "Roggenmehl bildet kaum ein Klebergerüst, weil seine Pentosane viel Wasser binden und das "
+                          "Gluten nicht vernetzt. Roggenteige müssen deshalb mit Sauerteig versäuert werden, sonst "
+                          "bleibt die Krume klitschig. Das Brot wird dunkel, kräftig im Geschmack und bleibt lange "
+                          "frisch.\n\n"
+                          "## Mahlgrade\nTypenzahl = Mineralstoffgehalt in mg pro 100 g Mehl. Je höher die Type, desto "
+                          "mehr Schale ist im Mehl. Type 405 ist sehr hell, Type 1050 dunkel, Vollkornmehl hat keine "
+                          "Type.\n\n## Dinkel\nDinkel ist mit dem Weizen verwandt und hat viel, aber empfindliches "
+                          "Gluten. Dinkelteige überkneten leicht und reißen dann, deshalb kurz und langsam kneten und "
+                          "eher weich führen. Das Brot schmeckt nussig und trocknet schneller aus.\n\n"
+                          "## Lagerung\nMehl kühl, trocken und dunkel lagern, Vollkornmehl innerhalb weniger Monate "
+                          "verbrauchen.\n",
+}
+
+
+@pytest.mark.parametrize(("notes", "question", "said", "unsaid"), [
+    # "Begattung der Königin" in the drone's section says nothing of what the queen is; the heading says which is which
+    (BEES, "Was ist der Unterschied zwischen Königin und Drohne?",
+     ("männliche Biene", "Einzige fruchtbare Biene", "**Drohne**"), ()),
+    # the section on gybing names tacking too: the one on tacking still is what the notes say of it
+    (MANOEUVRES, "What is the difference between tacking and gybing?",
+     ("the stern turns through the wind", "the bow turns through the wind"), ("Backing the jib",)),
+    # each in a section of its own, the two things are quoted apart: no collage to refuse
+    (GRAINS, "Was ist der Unterschied zwischen Roggen und Dinkel?",
+     ("kaum ein Klebergerüst", "empfindliches"), ("Typenzahl",)),
+])
+def test_each_thing_compared_is_quoted_from_the_section_on_it(
+        indexed_notes: Callable[[dict[str, str]], Engine], notes: dict[str, str], question: str,
+        said: tuple[str, ...], unsaid: tuple[str, ...]) -> None:
+    answer = answer_extractively(indexed_notes(notes), question)
+    assert answer.answered
+    assert all(text in answer.text for text in said)
+    assert not any(text in answer.text for text in unsaid)

@@ -138,3 +138,28 @@ def test_what_gives_a_measure_or_a_name(kind: str, text: str, lang: str, gives: 
 def test_only_a_question_for_who_made_something_asks_for_a_name(question: str, lang: str, person: bool) -> None:
     expected = expected_answer(question, [], lang)
     assert (expected is not None and expected.kind == "person") is person
+
+
+SIBLINGS = {
+    "Photo/Camera support.md": "---\nlang: en\n---\n# Camera support\n\n## Tripod\n- three legs, very stable\n"
+                               "- allows long exposures at night and sharp landscapes\n\n## Monopod\n- one leg\n"
+                               "- advantages: much lighter than a tripod, quick to move\n"
+                               "- not stable enough for exposures longer than about 1/15 s\n\n"
+                               "## Gimbal\nMotorised, keeps video smooth while walking.\n",
+    "Backen/Zutaten.md": "---\nlang: de\n---\n# Brotzutaten\n\n## Salz\n"
+                         "- Aufgaben: Geschmack, stärkt das Klebergerüst, bremst die Hefe\n- ca. 2 % vom Mehl\n\n"
+                         "## Hefe\n- lockert den Teig durch CO₂\n- bildet Aromastoffe\n"
+                         "- arbeitet am besten bei 26–32 °C\n",
+}
+
+
+@pytest.mark.parametrize(("question", "said", "unsaid"), [
+    ("What are the advantages of a tripod?", "very stable", "much lighter"),
+    ("Welche Aufgaben hat die Hefe?", "lockert den Teig", "stärkt das Klebergerüst"),
+])
+def test_the_section_named_for_the_thing_asked_about_answers_not_its_sibling_saying_the_asking_word(
+        indexed_notes: Callable[[dict[str, str]], Engine], question: str, said: str, unsaid: str) -> None:
+    answer = answer_extractively(indexed_notes(SIBLINGS), question)
+    assert answer.answered
+    assert said in answer.text
+    assert unsaid not in answer.text  # the monopod's advantages, the salt's tasks

@@ -46,7 +46,11 @@ nearest block of each first), within
 ``ANSWER_BUDGET`` characters; a whole short list or paragraph goes before its
 item or sentence (an ordered list, steps or causes 1-6, is whole up to twice as long; a table is whole for a
 question comparing what its columns are: "| | SN1 | SN2 |" for "the difference between SN1 and SN2"; asked to compare
-two things, ``comparison``, the answer quotes a passage naming each by its own name, one naming both first).
+two things, ``comparison``, the answer quotes a passage naming each by its own name, one naming both first, and where
+each has a section of its own, that section, not the other's mention of it). Asked when a term applies ("When is demand
+called elastic?", ``conditions``), a line naming the term with its condition leads, and the note's other mentions of
+the term are left out. The section named for what a question asks about ("## Worker bee") leads its sibling sections
+on other things ("## Drone: only role …"), which only share the asking word.
 Quotes follow the lead in the order of the notes, each led by
 its section's title and followed by its ``[Sn]`` label, which names the heading the quote
 stands under (a passage that took in small sections is read and cited section by section:
@@ -80,6 +84,7 @@ from typing import Any
 from cognivault.answer.acronyms import abbreviated
 from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives_answer
 from cognivault.answer.comparison import compared_sides, names_side, side_terms
+from cognivault.answer.conditions import asked_condition, names_term, states_condition
 from cognivault.answer.confidence import QuoteMeasures
 from cognivault.answer.evidence import (
     NOUN_CAPITALISING,
@@ -347,6 +352,8 @@ class Unit:
     stated: set[str] = field(default_factory=set)  # the question's concepts its own text states (not its headings)
     own: set[str] = field(default_factory=set)  # those it states itself (its text, its own section's heading)
     defines: bool = False  # defines the term the question asks about ("What is X?": "**X** – …", "X is …")
+    conditional: bool = False  # states when the term a question asks the condition of applies ("elastic: |ε| > 1")
+    side_heading: bool = False  # stands under the section on one of two things compared: its quote shows the heading
     # what the question asks about, where its headings (note title, sections) name all of it: the section asked for
     headed: set[str] = field(default_factory=set)
     caveat: str = ""  # the warning right after its block that qualifies it ("> [!warning] Exception: …")
@@ -821,12 +828,24 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     asked_term = _asked_term(question)
     named_term = _named_term(asked_term or question, items, passages, analyzer)
     term = asked_term or named_term
+    condition_term = asked_condition(question)
     # A passage naming the term the query is made of says it word for word: that is no quoted question.
     asked = [] if named_term else _WORDS.findall(question.casefold())
     candidates: list[Unit] = []
     units_by_position: dict[int, list[Unit]] = {}
     said_words = set(_WORDS.findall(question.casefold()))
     asks_why, compares = bool(WHY_WORDS & said_words), bool(COMPARE_WORDS & said_words)
+    sides = compared_sides(question) if compares else None
+    # two things compared, each in a section of its own ("## Tacking", "## Gybing"), unless a table's columns compare
+    # them ("| | TCP | UDP |"): its rows say it side by side
+    by_section = sides if sides is not None and not any(
+        unit.header and all(_names(side, replace(unit, text=unit.header), items, analyzer, {}, weight)
+                            for side in sides)
+        for units in passages.values() for unit in units) and all(
+        any(_headed_by(side, unit, items, analyzer) for units in passages.values() for unit in units)
+        for side in sides) else None
+    framing = {key for key, concept in pack.concepts.items() if concept.frame} if pack is not None else set()
+    asked_things = set(weight) - framing
     language, first = WORDS.get(lang or "en"), words(question)[:1]
     asks_how = expected is None and language is not None and bool(first) and first[0] in language.procedures
     topic = {key for key in weight if pack is None or key not in pack.concepts or not pack.concepts[key].frame}
@@ -886,8 +905,16 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         adds = sum(weight[t] for t in weight if t in named[position] and t not in best_terms) / total
         # A passage much weaker than the best is left out, unless it covers a part of the question the best does
         # not, or gives the kind of answer the question asks for ("1 vault" for "how many vaults").
+        # (nor a passage under a heading naming one of two things compared: "## Tacking" is what the notes say of it,
+        # though the section on gybing names tacking too; nor one saying when the term a question asks about applies)
         if contexts[position] < best_context * CONTEXT_SHARE and adds < COMPLETING_SHARE and not (
-                expected is not None and any(_gives(expected, unit, item, analyzer) for unit in units)):
+                expected is not None and any(_gives(expected, unit, item, analyzer) for unit in units)) and not (
+                by_section is not None and any(_headed_by(side, unit, items, analyzer) for side in by_section
+                                               for unit in units)
+        ) and not (condition_term and any(states_condition(unit.text, condition_term, analyzer, item.lang)
+                                          for unit in units)) and not (
+                sides is None and asked_things and any(asked_things <= _concepts_in(
+                    unit.path[-1], item, weight, analyzer, pack) for unit in units if unit.path)):
             continue
         signposts: list[Unit] = [unit for unit in units if unit.long and not listing(unit)]
         for unit in units:
@@ -957,7 +984,28 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     best_share = max(unit.share for unit in candidates)
     # The rest of an item cut by the passage's start is quoted only where no whole block says as much.
     whole_share = max((unit.share for unit in candidates if not unit.cut), default=0.0)
-    candidates = [unit for unit in candidates if unit.share >= best_share * RELATIVE_SHARE and
+    if condition_term:
+        # "When is demand called elastic?": the line saying when ("elastic: |ε| > 1") answers, though it leaves out
+        # the question's other words (what the note's list of determinants names beside "elastic"); of a list, the
+        # item saying it, not its neighbours
+        for unit in candidates:
+            unit.conditional = states_condition(unit.text, condition_term, analyzer, items[unit.position].lang)
+        conditional_groups = {(unit.position, unit.group) for unit in candidates
+                              if unit.conditional and unit.kind in ("item", "sentence")}
+        for unit in candidates:
+            if unit.kind in ("list", "paragraph") and (unit.position, unit.group) in conditional_groups:
+                unit.conditional = False
+    # "What roles does a worker bee have?" of a note with a section on each kind of bee: the section named for the
+    # worker bee says what it does (though in words of its own); its sibling on the drone ("only role: mating"), its
+    # heading naming no word of the question, says the asking word of another thing, and one naming the worker bee in
+    # passing says it of its own subject (a sibling named for the question's verb, "## Format" for "Wie formatiere ich
+    # ein Datum?", is what it asks)
+    def named_for_asked(unit: Unit) -> bool:
+        return sides is None and not condition_term and bool(unit.path) and bool(asked_things) and \
+            asked_things <= _concepts_in(unit.path[-1], items[unit.position], weight, analyzer, pack)
+
+    candidates = [unit for unit in candidates if (unit.share >= best_share * RELATIVE_SHARE or unit.conditional or
+                                                  named_for_asked(unit)) and
                   not (unit.cut and unit.share <= whole_share)]
     if expected is not None:
         in_own_words = expected.kind == "quantity" and expected.head is None and pack is not None and bool(pack.gaps)
@@ -991,7 +1039,6 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     candidates = [unit for unit in candidates if not (unit.kind == "list" and _is_glossary(unit.text) and any(
         other.kind == "item" and other.position == unit.position and other.group == unit.group and other.stated and
         other.stated >= unit.stated for other in candidates))]
-    sides = compared_sides(question) if compares else None
     if sides is not None and not any(unit.kind == "table" for unit in candidates):
         # one passage saying what each of the two things compared is answers whole (unless a table compares them:
         # its rows say it side by side)
@@ -1004,12 +1051,18 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     leads = expected is not None and expected.leads
     # "What are the three battle lines …?": the list of three under "Battle lines" leads the key terms that name them
     # On a tie the note's opening, what it says of its subject first, goes before a section of it or of another note.
-    candidates.sort(key=lambda u: (leads and not u.answers_kind, not u.counted, -u.score, not u.opening,
-                                   u.kind in ("item", "sentence"), u.position, u.order))
+    parents = {(items[unit.position].path, unit.path[:-1]) for unit in candidates if named_for_asked(unit)}
+
+    def of_a_sibling(unit: Unit) -> bool:
+        return bool(unit.path) and (items[unit.position].path, unit.path[:-1]) in parents and \
+            not _concepts_in(unit.path[-1], items[unit.position], weight, analyzer, pack)
+
+    # A unit saying when the term asked about applies leads the ones mentioning it.
+    candidates.sort(key=lambda u: (leads and not u.answers_kind, not u.conditional, of_a_sibling(u), not u.counted,
+                                   -u.score, not u.opening, u.kind in ("item", "sentence"), u.position, u.order))
     if leads and not candidates[0].answers_kind:
         return []  # what gives it is too long to quote
 
-    framing = {key for key, concept in pack.concepts.items() if concept.frame} if pack is not None else set()
     # A block quoted after the lead states a part of the question in its own words, not only its note's topic
     # (the exam Q&A's next pair on the birthday problem after the one on Bayes' formula; the transcript's next
     # timestamp): every block of the note shares the topic words, so they say nothing of what is asked.
@@ -1035,6 +1088,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     asked_topic = set(weight) - framing
     lead_titled = _weighed(topic_words[items[lead.position].path] & asked_topic, weight, total)
     lead_states_all = asked_topic <= lead.stated and lead_titled > 0
+    sectioned_sides = by_section if by_section is not None and all(
+        any(_headed_by(side, unit, items, analyzer) for unit in scored) for side in by_section) else ()
     used = lead.size
     seen = [_words_shown(lead.text)]
     covered = set(lead.concepts)
@@ -1062,6 +1117,13 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             # saying the same words says them of something else ("the remote vaults window will pop-up … close …
             # this window" in "Set up Obsidian Sync" after what closing a vault window does to its pop-out windows)
             continue
+        if of_a_sibling(unit) and not of_a_sibling(lead):
+            continue  # the section on another thing, beside the one on what is asked
+        if sectioned_sides and not any(_headed_by(side, unit, items, analyzer) for side in sectioned_sides) and \
+                not all(_names(side, unit, items, analyzer, acronyms) for side in sectioned_sides):
+            continue  # each thing compared has its section: a block elsewhere naming one of them mentions it
+        if lead.conditional and not unit.conditional:
+            continue  # "When is demand called elastic?" answered by when: what else the notes say of it is no answer
         if lead.defines and not unit.defines and (items[unit.position].path != items[lead.position].path or
                                                   _ENTRY_OF_ITS_OWN.match(unit.text)):
             # "What is X?" answered by X's definition: another note's mention of X says what X does there, and so
@@ -1110,6 +1172,14 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
         if not naming:
             naming = [unit for unit in scored if unit.kind != "table" and _names(side, unit, items, analyzer,
                                                                                  acronyms, weight)]
+        on_side = sorted((unit for unit in scored if by_section and unit.kind != "table" and
+                          _headed_by(side, unit, items, analyzer)),
+                         key=lambda unit: (-unit.score, unit.kind in ("item", "sentence")))
+        if on_side:
+            # the section on a side says what it is; the other side's section naming it ("Drohne: … Begattung der
+            # Königin") says it in passing
+            naming = on_side + [unit for unit in naming if all(unit is not known for known in on_side) and not any(
+                _headed_by(other, unit, items, analyzer) for other in compared if other != side)]
         if any(unit is other for unit in naming for other in chosen):
             continue
         # one unit naming both sides ("**European Council** = … / **Council of the European Union** = …") first
@@ -1145,6 +1215,10 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             continue
         if lead.defines and not neighbour.defines and _ENTRY_OF_ITS_OWN.match(neighbour.text):
             continue  # the glossary's next entry, on a term of its own, though it names the one defined
+        if lead.conditional and not neighbour.conditional and (
+                neighbour.kind in ("item", "row") or
+                names_term(neighbour.text, condition_term, analyzer, items[neighbour.position].lang)):
+            continue  # beside the line saying when the term applies: the next entry, or a mention of the term
         if not neighbour.concepts and any(is_spoken(unit.text) for unit in chosen if unit.heading == neighbour.heading):
             # in a lecture transcript the next paragraph is the next thing said ("[00:00:12] Okay, let's get
             # started."), not what the quoted one leads to: only what states part of the question is quoted
@@ -1154,7 +1228,12 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             chosen.append(neighbour)
             used += neighbour.size
             added += 1
-    return _in_note_order(lead, chosen, units_by_position, budget)
+    in_order = _in_note_order(lead, chosen, units_by_position, budget)
+    for unit in in_order:
+        # "Foragers are the oldest workers" beside "The queen is …": the heading says which thing compared it is of
+        unit.side_heading = by_section is not None and any(_headed_by(side, unit, items, analyzer)
+                                                            for side in by_section)
+    return in_order
 
 
 _TOP_ITEM = re.compile(r"^(?:[-*+]|\d{1,3}[.)])[ \t]", re.MULTILINE)
@@ -1216,6 +1295,13 @@ def _names(side: str, unit: Unit, items: Sequence[Evidence], analyzer: Any, acro
     if weight is not None:
         terms = [max(terms, key=lambda term: weight.get(term[1], 0.0))] if terms else []
     return names_side(analyzer, abbreviated(f"{unit.intro}\n{unit.text}", acronyms), terms, lang)
+
+
+def _headed_by(side: str, unit: Unit, items: Sequence[Evidence], analyzer: Any) -> bool:
+    """Whether the heading right above ``unit`` names ``side`` of a comparison ("## Königin" over what the queen
+    is)."""
+    lang = items[unit.position].lang
+    return bool(unit.section) and names_side(analyzer, unit.section, side_terms(analyzer, side, lang), lang)
 
 
 def _pads(unit: Unit, lead: Unit, stated: set[str], weight: dict[str, float]) -> bool:
@@ -1398,7 +1484,7 @@ def quotes_of(units: Sequence[Unit]) -> list[Quote]:
                 body = f"{unit.intro}\n\n{body}"
             new_section = last is None or (last.label, last.section) != (unit.label, unit.section)
             if new_section and unit.section and unit.section.casefold() not in titled and \
-                    unit.section.casefold() not in body.casefold():
+                    (unit.side_heading or unit.section.casefold() not in body.casefold()):
                 body = f"**{unit.section}**\n\n{body}"  # the section's title leads its quote
             titled.add(unit.section.casefold())
             quotes.append(Quote(unit.label, body, unit.path))
@@ -1534,7 +1620,10 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     if not kind_stated and _beside_the_unheard(pack, units, terms):
         refusal = replace(measures, refusal="the quotes state one word beside what the vault never uses")
         return PassageAnswer([], refusal, unheard(pack, question))
-    if _only_apart(pack, units, terms):
+    sides = compared_sides(question)
+    # (two things compared, each quoted from the section named for it, are apart by the notes' design)
+    if _only_apart(pack, units, terms) and not (sides is not None and all(
+            any(_headed_by(side, unit, pack.items, analyzer) for unit in units) for side in sides)):
         return PassageAnswer([], replace(measures, refusal="the quoted passages state the question's words only apart"))
     quotes = quotes_of(units)
     nouns = {concept.word for concept in pack.concepts.values() if not concept.frame}

@@ -113,6 +113,13 @@ class LanguageWords:
     # what opens a condition ("A vector v is called an eigenvector of A if …", "heißt linear, wenn …"): the sentence
     # defines the word before it by the condition, it does not say what its subject is
     conditions: tuple[str, ...] = ()
+    # what opens a question asking when a term applies ("*When* is demand called elastic?", "*Ab wann* gilt …"), and
+    # what names the term after it ("called", "counts … as", "spricht man von", "gilt … als"; "…" stands for the
+    # words of the thing in between): the answer is the condition, a threshold or an if-clause, not a mention
+    condition_openers: tuple[str, ...] = ()
+    condition_namings: tuple[str, ...] = ()
+    # words bounding a number in a condition besides ``limits`` ("*from* force 8", "*ab* Bft 8", "30 *or more*")
+    thresholds: tuple[str, ...] = ()
     # what names the form a thing is turned into ("export a note *as* a PDF", "Canvas *als* PNG speichern")
     target_forms: tuple[str, ...] = ()
     # what opens a question asking whether a thing can do something ("*Can* the recorder transcribe …?", "*Kann* …")
@@ -335,6 +342,12 @@ WORDS: dict[str, LanguageWords] = {
         announcements=("next week", "next time", "next lecture", "next session", "next class", "in the next lecture",
                        "that's it for today", "that is it for today", "that's all for today"),
         conditions=("if and only if", "if", "iff", "whenever", "when", "provided that", "provided"),
+        condition_openers=("when", "at what point", "at which point", "from what", "from which", "at what", "at which"),
+        condition_namings=("considered to be", "considered", "called", "labelled", "labeled", "classed as",
+                           "classified as", "regarded as", "referred to as", "described as", "said to be", "deemed",
+                           "termed", "count … as", "counts … as"),
+        thresholds=("above", "below", "over", "under", "from", "or more", "or less", "or higher", "or lower",
+                    "or above", "or below", "upwards", "greater than", "higher than", "lower than"),
         target_forms=("as", "into"), abilities=frozenset({"can", "could"}), procedures=frozenset({"how"}),
         whether=frozenset({"can", "could", "does", "do", "is", "are", "will"}),
         outputs=("print", "export", "download", "upload", "convert", "email"),
@@ -525,6 +538,12 @@ WORDS: dict[str, LanguageWords] = {
         announcements=("nächste woche", "nächstes mal", "nächste vorlesung", "in der nächsten vorlesung",
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
         conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
+        condition_openers=("wann", "ab wann", "ab welcher", "ab welchem", "ab welchen", "bei welcher", "bei welchem",
+                           "bei welchen", "unter welchen bedingungen", "unter welcher bedingung"),
+        condition_namings=("spricht man von", "spricht man vom", "redet man von", "gilt … als", "gelten … als",
+                           "zählt … als", "zählen … als", "bezeichnet man … als"),
+        thresholds=("ab", "über", "unter", "oberhalb", "unterhalb", "oder mehr", "oder weniger", "oder darüber",
+                    "oder darunter", "oder höher", "oder niedriger", "höher als", "niedriger als"),
         target_forms=("als", "ins"), abilities=frozenset({"kann", "können", "könnte", "könnten"}),
         whether=frozenset({"kann", "können", "könnte", "könnten", "unterstützt", "funktioniert", "gibt", "lässt",
                            "geht", "ist"}),
