@@ -163,3 +163,45 @@ def test_the_section_named_for_the_thing_asked_about_answers_not_its_sibling_say
     assert answer.answered
     assert said in answer.text
     assert unsaid not in answer.text  # the monopod's advantages, the salt's tasks
+
+
+LONG_LISTS = {
+    "Segeln/SBF.md": "---\nlang: de\n---\n# Segelschein\n\n## Voraussetzungen für den SBF See\n"
+                     "- Mindestalter 16 Jahre am Tag der Prüfung, bei Minderjährigen ist die schriftliche Zustimmung "
+                     "der Eltern nötig\n"
+                     "- ein ärztliches Zeugnis über ausreichendes Seh- und Hörvermögen, nicht älter als zwölf Monate "
+                     "bei Antragstellung\n"
+                     "- ein Führungszeugnis oder ein gültiger Führerschein als Nachweis der Zuverlässigkeit des "
+                     "Bewerbers\n"
+                     "- ein Lichtbild in Passbildgröße, aktuell und ohne Kopfbedeckung, für den Bootsführerschein\n"
+                     "- die Anmeldung beim Prüfungsausschuss mindestens vier Wochen vor dem gewünschten "
+                     "Prüfungstermin\n"
+                     "- bestandene theoretische Prüfung vor der praktischen Prüfung auf dem Wasser, beide beim selben "
+                     "Ausschuss\n\n## Prüfungsablauf\nErst Theorie (Fragebogen, 30 Fragen), dann Praxis.\n",
+    "Photo/Night.md": "---\nlang: en\n---\n# Night photography\n\n## Checklist before a night shoot\n"
+                      "- charge two spare batteries, because long exposures and the cold drain a battery much faster "
+                      "than daytime shooting\n"
+                      "- pack a sturdy tripod and a remote release or use the two-second self-timer so that pressing "
+                      "the button does not shake the camera\n"
+                      "- switch off image stabilisation on the lens when the camera sits on the tripod, otherwise it "
+                      "may add blur of its own\n"
+                      "- bring a headlamp with a red light mode so that your eyes stay adapted to the dark while you "
+                      "change settings\n"
+                      "- set manual focus on a bright star or a distant light in live view and tape the focus ring so "
+                      "it does not move\n"
+                      "- check the moon phase and the weather forecast, since a full moon or clouds wash out the stars "
+                      "in the sky\n\n## Settings\nf/2.8, 20 s, ISO 3200 as a starting point.\n",
+}
+
+
+@pytest.mark.parametrize(("question", "first", "last"), [
+    ("Welche Voraussetzungen gelten für den SBF See?", "Mindestalter 16", "bestandene theoretische Prüfung"),
+    ("What is on the checklist before a night shoot?", "spare batteries", "moon phase"),
+])
+def test_a_long_list_under_the_heading_the_question_names_is_quoted_whole(
+        indexed_notes: Callable[[dict[str, str]], Engine], question: str, first: str, last: str) -> None:
+    # too long to be one unit, the list was quoted by three of its six items
+    answer = answer_extractively(indexed_notes(LONG_LISTS), question)
+    assert answer.answered
+    assert first in answer.text and last in answer.text
+    assert answer.text.count("\n- ") == 6  # its six items, each once

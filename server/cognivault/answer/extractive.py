@@ -1361,6 +1361,10 @@ def _in_note_order(lead: Unit, chosen: list[Unit], units_by_position: dict[int, 
         # quote may (``ANSWER_BUDGET``): quoted up to its first step only, it does not say how
         procedure = all(_NUMBERED_ITEM.match(u.text) for u in members) and \
             (position, members[0].heading) == (lead.position, lead.heading)
+        # so may a list of bullets under the lead's heading where it names all the question asks about ("Welche
+        # Voraussetzungen gelten für den SBF See?" of "## Voraussetzungen für den SBF See"): three of its six items
+        # are part of the answer
+        named_list = items and bool(lead.headed) and (position, members[0].heading) == (lead.position, lead.heading)
         limit = 2 * budget if procedure else budget
         if steps and whole is not None:
             room = limit - used + sum(u.size for u in members)  # what the whole list may take in their place
@@ -1378,12 +1382,12 @@ def _in_note_order(lead: Unit, chosen: list[Unit], units_by_position: dict[int, 
                 used += whole.size - sum(u.size for u in members)
                 whole.concepts = set().union(whole.concepts, *(u.concepts for u in members))
                 members = [whole]
-        elif steps and whole is None and procedure:
+        elif steps and whole is None and (procedure or named_list):
             # one too long to be one unit ("1. Open Obsidian" of seven steps with sub-steps): its steps in order from
             # the first, as far as they fit
             series = sorted((u for u in units_by_position.get(position, ()) if u.kind == "item" and u.group == group
                              and not u.cut), key=lambda u: u.order)
-            room = limit - used + sum(u.size for u in members)
+            room = 2 * budget - used + sum(u.size for u in members)
             taken: list[Unit] = []
             for step in series:
                 if sum(len(u.text) for u in [*taken, step]) + len(step.intro) > room:
