@@ -95,6 +95,7 @@ from cognivault.study.list_wording import (
     list_kind,
     list_question,
     lists_properties,
+    states_amounts,
     unordered_kind,
     when,
 )
@@ -146,6 +147,7 @@ from cognivault.vault.reading import (
     names_a_clause_after_a_sentence,
     names_a_person,
     names_an_overview,
+    names_by_pro_form,
     names_exercises,
     names_factors,
     names_no_formula,
@@ -158,12 +160,14 @@ from cognivault.vault.reading import (
     opens_definition,
     opens_planning_callout,
     opens_with_clause,
+    opens_with_symbol,
     prose_language,
     qa_pair,
     question_tail,
     said_plainly,
     sectioned_text,
     sets_a_task,
+    spoken_meaning,
     states_a_rule,
     states_apart,
     states_its_purpose,
@@ -731,6 +735,24 @@ def _points_elsewhere(meaning: str) -> bool:
     return any(word in _DEMONSTRATIVES | _DEICTIC for word in words) or bool(words) and words[-1] in _ENDING_BACK
 
 
+def _only_pronouns(term: str, lang: str) -> bool:
+    """A definition's subject that is only an article or a pronoun ("Die ist eigentlich eine Legemaschine", "Das ist
+    die natürliche Vermehrung"): what it stands for was said before, "Was ist Die?" asks nothing."""
+    words = [word.casefold() for word in term.split()]
+    return all(word in _PRONOUNS or word in WORDS[lang].articles for word in words)
+
+
+def _names_a_value(meaning: str, lang: str) -> bool:
+    """What a bare noun is said to be, when that is a code or a model ("APS-C", "ein XF 35mm"), or in English a name
+    ("Fujifilm, based in Tokyo"): a value, no description."""
+    words = meaning.split()
+    if words and words[0].casefold() in WORDS[lang].articles and lang == "de":
+        words = words[1:]
+    return opens_with_symbol(" ".join(words)) or (lang != "de" and bool(words) and words[0][:1].isupper()
+                                                  and identifies(meaning))
+
+
+_BARE_NOUN_RE = re.compile(r"[A-ZÄÖÜ][^\W\d_]+")  # a German noun without its article ("Sensor", "Anbieter")
 _ENDING_BACK = {"it", "them", "ihm", "ihn", "ihr", "ihnen", "davon", "daraus", "dafür", "dazu", "damit", "daran"}
 
 
@@ -1162,7 +1184,9 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     or plain(match.group("def")).casefold().split()[:1] == bare.split()[:1])
                 example = match.group("def").startswith("*") and not match.group("def").startswith("**")
                 example = example or bool(_INITIAL_RE.match(term))  # "**A**ction": a mnemonic's letter, no term
-                if bare not in _COLON_STOP and not is_bookkeeping_term(bare) and not states_a_rule(bare) \
+                # ("dort: Reifung der T-Zellen": where, the line above says; "Bildung & Reifung: dort?" asks nothing)
+                if bare not in _COLON_STOP and bare not in _BACK_POINTERS | _DEICTIC \
+                        and not is_bookkeeping_term(bare) and not states_a_rule(bare) \
                         and plain(match.group("def")).split() \
                         and not _CHAINED_RE.search(match.group("def")) and not equated and not example \
                         and len(plain(term).split()) <= 5 and _TERM_REMARK_RE.sub("", plain(term)) \
@@ -1196,7 +1220,13 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             else:
                 said = _TAGS_AFTER_RE.sub("", unbold(sentence)).rstrip(".")  # "… monarchy. #history" ends at "."
                 said = without_fillers(said) if talk else said  # "So, quick recap — blood pressure is …"
-                definition = definition_in(said, "de" if german else "en")
+                meant = spoken_meaning(said, lang) if talk else None
+                if meant is not None and len(plain(meant.meaning).split()) >= MIN_DEFINITION_WORDS \
+                        and not _points_elsewhere(meant.meaning) and not names_by_pro_form(meant.meaning, lang):
+                    # "A lahar, that means a mudflow of …", "Also Fianchetto heißt, der Läufer wird …": said plainly
+                    add("definition", inline.restore(meant.term), inline.restore(meant.meaning), inline.restore(said),
+                        meant.verb, block.heading)
+                definition = definition_in(said, "de" if german else "en") if meant is None else None
                 # "X is A; Y is B": the clause after the semicolon says something else (about Y)
                 meaning = definition.meaning.split("; ")[0] if definition else ""
                 # "B–D is a minor third, D–F is a minor third": the clause after the comma states another fact
@@ -1210,13 +1240,20 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
                     # "The enzyme is the C3 convertase", "The receptor is CR1": which enzyme, the card would not say
                     # ("Der Zellkern ist der Speicher der Erbinformation" defines; under "Begriffe" any term does)
                     definition = None
+                if definition and is_copula(definition.verb) and _BARE_NOUN_RE.fullmatch(plain(term)) \
+                        and plain(term).casefold() not in about.casefold() \
+                        and _names_a_value(plain(definition.meaning), lang):
+                    # "Sensor ist APS-C, …", "Objektiv ist ein XF 35mm", "Provider is Fujifilm, based in …": a value
+                    # of the thing the note is on, "Was ist Sensor?" asks none
+                    definition = None
                 # "B–D is a minor third": an example worked through (no word in its "term")
                 if definition and _defines(meaning, definition.verb, german, spoken=talk) \
                         and not (talk and names_the_session(term, lang)) and not is_free_relative(term, lang) \
                         and not defines_by_condition(term, meaning, lang) \
                         and not _names_who(term, meaning, definition.verb, german) \
                         and len(plain(meaning).split()) >= MIN_DEFINITION_WORDS and not _points_elsewhere(meaning) \
-                        and not lists_properties(meaning, german) \
+                        and not lists_properties(meaning, german) and not names_by_pro_form(meaning, lang) \
+                        and not _only_pronouns(plain(term), lang) \
                         and _WORDLIKE_RE.search(plain(term)) and not _SPACED_DASH_RE.search(term):
                     add("definition", inline.restore(term), inline.restore(meaning),
                         inline.restore(said if talk else unbold(sentence)), definition.verb, block.heading,
@@ -1672,7 +1709,7 @@ def all_facts(sources: list[Source], lang: str, placed: bool = True) -> list[Fac
              for fact in facts_of(source, languages.get(source.path) or source.lang or lang)
              if not (source.chunk_id in tails and tails[source.chunk_id] in _flat(plain(fact.sentence)))]
     facts += _counted_off_aloud([source for source in sources if source.path not in hubs], languages, lang)
-    facts = _placed(facts) if placed else facts
+    facts = _labels_of_values(_placed(facts) if placed else facts)
     blanks = Counter(blank_term(f.sentence, f.term) for f in facts if f.kind in CLOZE_KINDS)
     # a list item's cloze is a fragment: "Composition: ==720 MEPs== since the 2024 election" (not when the heading
     # holds its answer)
@@ -1681,6 +1718,50 @@ def all_facts(sources: list[Source], lang: str, placed: bool = True) -> list[Fac
             if f.kind in CLOZE_KINDS and (place := cloze_place(f)) and f.cloze
             and (blanks[blank_term(f.sentence, f.term)] > 1 or f.listed or place != f.context) else f
             for f in facts]
+
+
+MAX_VALUE_NAME_WORDS = 2
+_LABEL_WORDS_RE = re.compile(r"[^\W\d_]+(?: [^\W\d_]+)?")  # "Anbieter", "Price tag": words, no figure or remark
+MAX_VALUE_WORDS = 7  # "Empfehlung (DGE): 0,8 g pro kg Körpergewicht am Tag"; a longer description says more
+
+
+def _labels_of_values(facts: list[Fact]) -> list[Fact]:
+    """The facts with each list item marked ``structural`` whose label, not in bold, names a value of its section,
+    not a term: one its note gives under two sections or more ("Energie: 4 kcal/g" under "Kohlenhydrate",
+    "Energie: 9 kcal/g" under "Fette"), or one labelling an amount ("Empfehlung (DGE): 0,8 g pro kg …"). "Was
+    bedeutet „Energie“?" would ask what the word means; the card asks "Kohlenhydrate: Energie?", and no quiz offers
+    the label among terms. A term in bold ("**Maxime** = …"), a date ("1769:") and code ("`Enter`") label no
+    value."""
+    sections: dict[tuple[str, str], set[str]] = {}
+    for fact in facts:
+        if fact.kind == "item":
+            sections.setdefault((fact.source.path, plain(fact.term).casefold()), set()).add(fact.context)
+
+    def value(fact: Fact) -> bool:
+        described = plain(fact.definition).rstrip(".")
+        words = described.split()
+        # "Anbieter: DATEV eG", "Provider: Fujifilm" (capitalised as the note writes it): a word's name, no
+        # description ("major 7th (Cmaj7): C–E–G–B" names a term by what it is made of)
+        named = len(words) <= MAX_VALUE_NAME_WORDS and _LABEL_WORDS_RE.fullmatch(plain(fact.term)) is not None \
+            and (opens_with_symbol(described) or not fact.german and all(
+                word[:1].isupper() and re.search(rf"(?<!\w){re.escape(word)}", fact.sentence) for word in words))
+        return "$" not in described and (named or len(words) <= MAX_VALUE_WORDS and states_amounts(described))
+
+    return [replace(fact, structural=True)
+            if fact.kind == "item" and not fact.structural and not is_aspect(plain(fact.term))
+            and not written_in_bold(fact) and when(plain(fact.term), fact.german) is None
+            and not fact.term.startswith("`")  # "`Enter`" under two sections: a key, asked what it does
+            and not _restates(fact.term, fact.definition)  # "Filter: Filter files" says its label again
+            and (len(sections[(fact.source.path, plain(fact.term).casefold())]) >= 2 or value(fact))
+            else fact for fact in facts]
+
+
+_REMARK_AFTER_RE = re.compile(r"\s*\([^()]*\)$")  # "**Staging area** (index)" is the item "Staging area (index)"
+
+
+def written_in_bold(fact: Fact) -> bool:
+    """A list item whose label the note writes in bold ("- **Transfette**: …"): a term the student marked."""
+    return "**" + _REMARK_AFTER_RE.sub("", plain(fact.term)) in fact.source.text
 
 
 def _counted_off_aloud(sources: list[Source], languages: dict[str, str], lang: str) -> list[Fact]:

@@ -282,7 +282,8 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
             # structure, suffix, example; "ketone: C=O in the middle of the chain")
             term = f"{plain(fact.term)} | {fact.column}" if fact.kind == "row" \
                 else f"{plain(fact.term)} | table" if fact.kind == "record" \
-                else f"{plain(fact.term)} | {fact.context}" if is_aspect(plain(fact.term)) else plain(fact.term)
+                else f"{plain(fact.term)} | {fact.context}" if is_aspect(plain(fact.term)) or fact.structural \
+                else plain(fact.term)
             # (an aspect, "term of office", is one per section it describes)
             keys = ({term.casefold()} if fact.kind not in ("heading", "label", "faq") else set()) \
                 | {side.casefold().rstrip(". ") for side in sides}  # "Frankfurt am Main." is "Frankfurt am Main"
@@ -300,7 +301,8 @@ def extractive_cards(sources: SourceSet, count: int) -> list[Flashcard]:
             # Arkwright: water frame … → 1771 Cromford Mill …": a short item that one card says whole already
             asked = stems_of(plain(fact.term), fact.lang) | answer
             # ("… in 1833?::Factory Act.": one word long enough to judge, asked by a name of its own, not "Formeln")
-            restated = fact.kind == "item" and 1 <= len(answer) <= MAX_RESTATED and len(asked) >= 2 \
+            restated = fact.kind == "item" and not fact.structural and 1 <= len(answer) <= MAX_RESTATED \
+                and len(asked) >= 2 \
                 and (len(answer) >= 2 or not is_aspect(plain(fact.term))) \
                 and all(len(stem) >= 3 for stem in answer) and any(asked <= card for card in stated)
             # "A generator function is a function that contains ==`yield`==; …" beside "What is a generator

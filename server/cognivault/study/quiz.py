@@ -47,6 +47,7 @@ from cognivault.study.extract import (
     read_inline,
     sentences,
     spread,
+    written_in_bold,
 )
 from cognivault.study.list_wording import (
     item_quiz_stem,
@@ -56,7 +57,7 @@ from cognivault.study.list_wording import (
     when,
 )
 from cognivault.study.sources import Source, SourceSet, StudyRequest
-from cognivault.study.validate import mask_answer_words, question_problems
+from cognivault.study.validate import mask_answer_words, question_problems, stems_of
 from cognivault.vault.markdown import body_of, read_frontmatter
 from cognivault.vault.notewriter import update_note
 from cognivault.vault.reading import (
@@ -627,6 +628,14 @@ def _other_sections(fact: Fact, outline: list[tuple[int, str]]) -> list[str] | N
             and text.endswith("?") == fact.term.endswith("?")]  # a question heading among questions
 
 
+def _written_alike(option: str, answer: str, lang: str) -> bool:
+    """A term written as the right one is: of its sort (a name, a date, a term), capitalised alike, with a remark
+    in parentheses where it has one ("Costa v ENEL (1964)" for "Van Gend en Loos (1963)", never "EP first
+    reading")."""
+    return _term_sort(option, lang) == _term_sort(answer, lang) and option[:1].isupper() == answer[:1].isupper() \
+        and option.rstrip().endswith(")") == answer.rstrip().endswith(")")
+
+
 def _shape(text: str) -> str:
     """The punctuation skeleton of an option: "`![[Internal links]]`" → "`![[a a]]`"."""
     return re.sub(r"[^\W_]+", "a", text)
@@ -712,7 +721,25 @@ def _question_from(fact: Fact, pool: list[Fact], used: Counter[str], asked: set[
         found = [c for c in found if c in own]  # a list's, a table's own entries: no other subject's terms
         section = set(_candidates(fact, [f for f in pool if f.source.path == fact.source.path
                                          and f.context == fact.context], side, form, answer))
-        if len(section - {answer}) >= 2 or fact.kind == "item":
+        # a profile's one term in bold (its other items label the subject's values: "Energie: 4 kcal/g",
+        # "Funktion: …") asks for it among the terms the note's other profiles define so ("Transfette" for
+        # "Essentielle Aminosäuren", each under its nutrient; not "Chartres" under "Bauten" for "Tonnengewölbe", nor
+        # a button's name in bold among a manual's)
+        profiles = {(f.source.path, f.context, f.frame) for f in pool if f.source.path == fact.source.path
+                    and f.kind == "item" and _names_an_aspect(f)} \
+            if fact.kind == "item" and side == "term" and len(section - {answer}) < 2 and written_in_bold(fact) \
+            else set()
+        # (not one described in a word of the right one's description: "Max – Largest value" for "The largest/most
+        # recent date" fits too)
+        described = stems_of(plain(fact.definition), fact.lang)
+        alike = {option for option in _candidates(fact, [f for f in pool if written_in_bold(f) and (
+            f.source.path, f.context, f.frame) in profiles and not stems_of(plain(f.definition), fact.lang)
+                                                          & described], side, form, answer)
+                 if _written_alike(option, answer, fact.lang)} \
+            if (fact.source.path, fact.context, fact.frame) in profiles else set()
+        if len(alike - {answer}) >= 2:
+            found = [c for c in found if c in alike]
+        elif len(section - {answer}) >= 2 or fact.kind == "item":
             # the artists of "Künstler", not the features of "Merkmale"; a list too short for two wrong options from
             # itself is asked on a card, not in the quiz
             found = [c for c in found if c in section]

@@ -175,6 +175,17 @@ class LanguageWords:
     naming_demonstratives: tuple[str, ...] = ()
     naming_verbs: tuple[str, ...] = ()
     resumptives: frozenset[str] = frozenset()  # "Die Einkommenselastizität, das ist …": the word taking the term up
+    # how a lecturer says what a term means without "X is a …" ("A lahar, that means a mudflow …", "Tacking is
+    # basically when you turn …", "What we call viscosity is …", "Also Fianchetto heißt, der Läufer wird …", "Ein
+    # Ableger, das heißt ein kleines Volk …"): ``{term}`` and ``{meaning}`` in the sentence said plainly, each frame
+    # with the verb its card asks by
+    spoken_meanings: tuple[tuple[str, str], ...] = ()
+    # what goes on after a spoken meaning with a remark of its own ("the resistance of a liquid to flow, so honey
+    # has …"): the meaning ends before it
+    spoken_sequels: tuple[str, ...] = ()
+    # words standing for a noun said before ("the classic one", "the dangerous ones"): a description whose head is
+    # one says nothing alone ("Mauna Loa is the classic one")
+    pro_forms: frozenset[str] = frozenset()
     # a student's question in the recording ("[student question: …]", "Student: …?") and the lecturer's praise of it
     student_questions: tuple[str, ...] = ()
     praise: tuple[str, ...] = ()
@@ -364,7 +375,7 @@ WORDS: dict[str, LanguageWords] = {
         transcripts=frozenset({"transcript", "transcription", "transcribed"}),
         hesitations=frozenset({"um", "uh", "uhm", "erm", "er", "hm", "hmm"}),
         hedges=("basically", "essentially", "roughly", "roughly speaking", "so to speak", "you know", "so", "well",
-                "okay", "ok", "i mean", "kind of", "sort of", "like"),
+                "on the other hand", "okay", "ok", "i mean", "kind of", "sort of", "like"),
         tag_questions=("right", "okay", "ok", "yeah", "yes", "isn't it", "you see", "correct"),
         shortenings=("or {abbr} for short", "{abbr} for short", "short {abbr}", "abbreviated {abbr}"),
         namings=("we call this", "we call that", "we call it", "we call these", "what we call", "this is called",
@@ -372,11 +383,16 @@ WORDS: dict[str, LanguageWords] = {
                  "this is what’s known as", "this is what is known as", "this is the so-called", "that's the so-called",
                  "that is the so-called", "these are the so-called"),
         speaker_titles=("prof", "dr", "mr", "mrs", "ms"),
-        speaker_roles=("lecturer", "professor", "prof", "instructor", "teacher", "tutor", "speaker", "host",
-                       "moderator", "interviewer"),
+        speaker_roles=("lecturer", "professor", "prof", "instructor", "teacher", "tutor", "coach", "trainer",
+                       "speaker", "host", "moderator", "interviewer"),
         naming_demonstratives=("this", "that", "these", "those"),
         naming_verbs=("we call", "we'd call", "is called", "are called", "is known as", "are known as"),
         resumptives=frozenset({"this", "that", "it"}),
+        spoken_meanings=(("{term}, that means {meaning}", "means"), ("{term} is basically when {meaning}", "is"),
+                         ("{term} is essentially when {meaning}", "is"), ("{term} is when {meaning}", "is"),
+                         ("what we call {term} is {meaning}", "is"), ("{term} is what we call {meaning}", "is")),
+        spoken_sequels=(", so ",),
+        pro_forms=frozenset({"one", "ones"}),
         student_questions=("student question", "question from a student", "question from the audience", "student asks",
                            "a student asks", "student", "question"),
         praise=("good question", "great question", "very good question", "good point"),
@@ -574,10 +590,17 @@ WORDS: dict[str, LanguageWords] = {
                  "das sind die sogenannten"),
         speaker_titles=("prof", "dr", "herr", "frau"),
         speaker_roles=("dozent", "dozentin", "professor", "professorin", "prof", "lehrer", "lehrerin", "tutor",
-                       "tutorin", "sprecher", "sprecherin", "moderator", "moderatorin"),
+                       "tutorin", "trainer", "trainerin", "kursleiter", "kursleiterin", "sprecher", "sprecherin",
+                       "moderator", "moderatorin"),
         naming_demonstratives=("diesen", "diese", "dieser", "dieses", "diesem", "das", "dies"),
         naming_verbs=("nennt man", "nennen wir", "bezeichnen wir als", "bezeichnet man als"),
         resumptives=frozenset({"das", "dies"}),
+        spoken_meanings=(("{term}, das heißt, {meaning}", "heißt"), ("{term}, das heißt {meaning}", "heißt"),
+                         ("{term} heißt, {meaning}", "heißt"), ("{term}, das bedeutet, {meaning}", "bedeutet"),
+                         ("{term} bedeutet, {meaning}", "bedeutet"), ("{term} ist, wenn {meaning}", "ist"),
+                         ("was wir {term} nennen, ist {meaning}", "ist"),
+                         ("was man {term} nennt, ist {meaning}", "ist")),
+        spoken_sequels=(", also ",),
         student_questions=("frage aus dem publikum", "frage einer studentin", "frage eines studenten",
                            "eine studentin fragt", "ein student fragt", "studentin fragt", "student fragt",
                            "zwischenfrage", "studentin", "student", "frage"),
@@ -1614,6 +1637,13 @@ _ALL_RELATIVES = frozenset(w for words in WORDS.values() for w in words.relative
 _SYMBOL_RE = re.compile(r"\w*\d|\w[\w-]*[A-ZÄÖÜ]|`|\ue000")  # "CR1", "B-Zellen", "IgM", a code span
 
 
+def opens_with_symbol(text: str) -> bool:
+    """A text opening with a code, a number or letters in capitals ("APS-C, also kleiner …", "DATEV", "G2"): a
+    value or a name, no description."""
+    words = text.split()
+    return bool(words) and _SYMBOL_RE.match(words[0]) is not None
+
+
 def identifies(meaning: str) -> bool:
     """What a copula says its subject is, when that is a name rather than a description ("the C3 convertase, which
     …", "die AID (…)", "`forEach`, sie …", "CR1 on phagocytes"): no indefinite article, and at most two words before
@@ -2010,6 +2040,73 @@ def definition_in(sentence: str, lang: str) -> Definition | None:
         if found := pattern.match(sentence):
             return Definition(found.group("term"), found.group("verb"), found.group("def"))
     return None
+
+
+MAX_SPOKEN_TERM_WORDS = 4
+
+
+@cache
+def _spoken_meaning_patterns(lang: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    words = WORDS.get(lang)
+    if words is None:
+        return ()
+    patterns = []
+    for frame, verb in words.spoken_meanings:
+        pattern = re.escape(frame).replace(re.escape("{term}"), r"(?P<term>[^,;:]{2,60}?)") \
+            .replace(re.escape("{meaning}"), r"(?P<def>\S.{5,})")
+        patterns.append((re.compile(rf"^{pattern}$", re.IGNORECASE), verb))
+    return tuple(patterns)
+
+
+def _frame_condition(frame: str, lang: str) -> str:
+    """The condition word a spoken meaning's frame ends on before its meaning ("is basically when {meaning}"): it
+    opens what the card answers ("When you turn the bow through the wind …")."""
+    before = frame.split("{meaning}")[0].split()
+    return before[-1] if before and before[-1] in WORDS[lang].conditions else ""
+
+
+def spoken_meaning(sentence: str, lang: str) -> Definition | None:
+    """What a lecturer says a term means in one of ``LanguageWords.spoken_meanings`` ("A lahar, that means a mudflow
+    of volcanic debris and water" → "A lahar" means "a mudflow …"; "Also Fianchetto heißt, der Läufer wird …"; "What
+    we call viscosity is the resistance of a liquid to flow, so honey …" → up to its sequel), in ``sentence`` said
+    plainly, without its full stop; None when none, or when what stands for the term is no short noun phrase ("We
+    did it, that means …", "Die Königin paart sich einmal, das heißt …")."""
+    words = WORDS.get(lang)
+    if words is None:
+        return None
+    for (pattern, verb), (frame, _) in zip(_spoken_meaning_patterns(lang), words.spoken_meanings, strict=True):
+        found = pattern.match(sentence.strip())
+        if found is None:
+            continue
+        term, meaning = found.group("term").strip(), found.group("def").strip()
+        named = [word.casefold() for word in term.split()]
+        unarticled = named[1:] if named and named[0] in words.articles else named
+        if not unarticled or len(named) > MAX_SPOKEN_TERM_WORDS \
+                or not all(re.fullmatch(r"[^\W\d_]+(?:-[^\W\d_]+)*", word) for word in unarticled) \
+                or unarticled[0] in words.subjects | words.prepositions | words.quantifiers | words.resumptives \
+                or unarticled[0] in words.naming_demonstratives \
+                or any(word in words.copulas or word in words.articles for word in unarticled) \
+                or (lang == "de" and not term.split()[-1][:1].isupper()):
+            return None
+        for sequel in words.spoken_sequels:
+            meaning = meaning.split(sequel, 1)[0]
+        condition = _frame_condition(frame, lang)
+        clause = condition or frame.split("{meaning}")[0].rstrip().endswith(",")  # "heißt, der Läufer wird …"
+        opening = meaning.split()[0].casefold() if meaning.split() and not clause else ""
+        # "A lahar, that means a mudflow …" says what a lahar is: "What is a lahar?", not "What does a lahar mean?"
+        asked = words.copulas[0] if opening in words.definition_openers or opening in words.articles else verb
+        return Definition(term, asked, f"{condition} {meaning}".strip(" ,"))
+    return None
+
+
+def names_by_pro_form(meaning: str, lang: str) -> bool:
+    """A description whose head word stands for a noun said before ("the classic one", "one, it's filled with water
+    now", "the one that hurts"): alone on a card it says nothing of what the term is."""
+    words = WORDS.get(lang)
+    if words is None or not words.pro_forms:
+        return False
+    head = re.split(rf"[,;:(]|\s(?:{_choice(words.relatives)})\s", normal(meaning), maxsplit=1)[0].split()
+    return bool(head) and head[-1].strip(".!?") in words.pro_forms
 
 
 def described_in(sentence: str, lang: str) -> Definition | None:
