@@ -165,6 +165,33 @@ def test_the_section_named_for_the_thing_asked_about_answers_not_its_sibling_say
     assert unsaid not in answer.text  # the monopod's advantages, the salt's tasks
 
 
+DEEDS = {
+    "Bienen/Drohnen und Arbeiterinnen.md": "---\nlang: de\n---\n# Kasten\n\n"
+                                          "## Entwicklung\n"
+                                          "- beide schlüpfen aus Waben im Brutnest\n"
+                                          "- Arbeiterinnen entwickeln sich in 21 Tagen aus befruchteten Eiern\n"
+                                          "- Drohnen entwickeln sich in 24 Tagen aus unbefruchteten Eiern\n\n"
+                                          "## Drohnen\n- einzige Aufgabe: Begattung einer Königin\n"
+                                          "- im Herbst aus dem Stock gedrängt\n",
+    "Pilze/Speisepilze.md": "---\nlang: de\n---\n# Speisepilze\n\n## Anbau & Reifung\n"
+                            "- Champignons reifen in 12 bis 14 Tagen auf Kompost\n"
+                            "- Austernpilze reifen auf Stroh in etwa 3 Wochen\n\n"
+                            "## Austernpilze\n- wachsen an Laubholz, fächerförmige Hüte\n"
+                            "- vertragen Kälte, Ernte auch im Winter\n",
+}
+
+
+@pytest.mark.parametrize(("question", "said"), [
+    ("Woraus entwickeln sich Drohnen?", "unbefruchteten Eiern"),
+    ("Worauf reifen Austernpilze?", "auf Stroh"),
+])
+def test_a_section_named_for_the_deed_of_the_question_verb_is_what_it_asks(
+        indexed_notes: Callable[[dict[str, str]], Engine], question: str, said: str) -> None:
+    answer = answer_extractively(indexed_notes(DEEDS), question)
+    assert answer.answered
+    assert said in answer.text
+
+
 LONG_LISTS = {
     "Segeln/SBF.md": "---\nlang: de\n---\n# Segelschein\n\n## Voraussetzungen für den SBF See\n"
                      "- Mindestalter 16 Jahre am Tag der Prüfung, bei Minderjährigen ist die schriftliche Zustimmung "

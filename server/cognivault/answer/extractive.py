@@ -699,6 +699,19 @@ def _concepts_in(text: str, item: Evidence, weight: dict[str, float], analyzer: 
     return {t for t in weight if t in found}
 
 
+def _names_deed(heading: str, item: Evidence, weight: dict[str, float], analyzer: Any) -> bool:
+    """Whether ``heading`` names the deed of a verb of the question by a noun the stemmer does not bring back to the
+    verb ("Reifung" of "reifen", "Entwicklung" of "entwickeln": ``LanguageWords.deed_suffixes``)."""
+    language = WORDS.get(item.lang or "en")
+    if language is None:
+        return False
+    roots = [word[:-len(suffix)] for word in words(heading) for suffix in language.deed_suffixes
+             if word.casefold().endswith(suffix) and len(word) - len(suffix) >= 3]
+    # a verb in -eln/-ern drops its e in the noun ("entwickeln" → "Entwicklung")
+    roots += [root[:-1] + "e" + root[-1] for root in roots if root[-1] in "lr"]
+    return not weight.keys().isdisjoint(analyzer.terms(roots, item.lang))
+
+
 def _unlinked(text: str) -> str:
     """``text`` without its links and embeds (what it says itself, not what it points to)."""
     kept, at = [], 0
@@ -999,7 +1012,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     # worker bee says what it does (though in words of its own); its sibling on the drone ("only role: mating"), its
     # heading naming no word of the question, says the asking word of another thing, and one naming the worker bee in
     # passing says it of its own subject (a sibling named for the question's verb, "## Format" for "Wie formatiere ich
-    # ein Datum?", is what it asks)
+    # ein Datum?", is what it asks, as is one naming its deed, "## Bildung & Reifung" for "Wo reifen T-Zellen?")
     def named_for_asked(unit: Unit) -> bool:
         return sides is None and not condition_term and bool(unit.path) and bool(asked_things) and \
             asked_things <= _concepts_in(unit.path[-1], items[unit.position], weight, analyzer, pack)
@@ -1055,7 +1068,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
 
     def of_a_sibling(unit: Unit) -> bool:
         return bool(unit.path) and (items[unit.position].path, unit.path[:-1]) in parents and \
-            not _concepts_in(unit.path[-1], items[unit.position], weight, analyzer, pack)
+            not _concepts_in(unit.path[-1], items[unit.position], weight, analyzer, pack) and \
+            not _names_deed(unit.path[-1], items[unit.position], weight, analyzer)
 
     # A unit saying when the term asked about applies leads the ones mentioning it.
     candidates.sort(key=lambda u: (leads and not u.answers_kind, not u.conditional, of_a_sibling(u), not u.counted,

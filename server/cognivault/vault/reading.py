@@ -118,6 +118,9 @@ class LanguageWords:
     # words of the thing in between): the answer is the condition, a threshold or an if-clause, not a mention
     condition_openers: tuple[str, ...] = ()
     condition_namings: tuple[str, ...] = ()
+    # what turns a verb into the noun of its deed where the stemmer does not undo it ("reifen" → "Reifung"): a
+    # heading "Bildung & Reifung" names what "Wo reifen T-Zellen?" asks
+    deed_suffixes: tuple[str, ...] = ()
     # words bounding a number in a condition besides ``limits`` ("*from* force 8", "*ab* Bft 8", "30 *or more*")
     thresholds: tuple[str, ...] = ()
     # what names the form a thing is turned into ("export a note *as* a PDF", "Canvas *als* PNG speichern")
@@ -554,6 +557,7 @@ WORDS: dict[str, LanguageWords] = {
         announcements=("nächste woche", "nächstes mal", "nächste vorlesung", "in der nächsten vorlesung",
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
         conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
+        deed_suffixes=("ung",),
         condition_openers=("wann", "ab wann", "ab welcher", "ab welchem", "ab welchen", "bei welcher", "bei welchem",
                            "bei welchen", "unter welchen bedingungen", "unter welcher bedingung"),
         condition_namings=("spricht man von", "spricht man vom", "redet man von", "gilt … als", "gelten … als",
