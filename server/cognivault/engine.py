@@ -378,16 +378,17 @@ class Engine:
                     report.multilingual_chunks = side.fill(track, indexer.pause, lambda: indexer.stopping)
                     report.interrupted = indexer.stopping
                     report.timings["multilingual"] = time.perf_counter() - started
-                if self.word_bridge is not None and not report.interrupted:
-                    started = time.perf_counter()
-                    self.word_bridge.prepare()  # search bridges words only once their vectors are there
-                    report.timings["word_bridge"] = time.perf_counter() - started
             finally:
                 self._indexer = None
                 self._progress = None
             if self.embedder_error:
                 report.messages.append(f"no embeddings: {self.embedder_error}")
-            return report
+        if self.word_bridge is not None and not report.interrupted:
+            # outside the index lock: edits are read meanwhile (search bridges words once their vectors are there)
+            started = time.perf_counter()
+            self.word_bridge.prepare()
+            report.timings["word_bridge"] = time.perf_counter() - started
+        return report
 
     def update_files(self, paths: Iterable[str], *, texts: Mapping[str, str] | None = None) -> FileUpdates:
         """The files at these vault paths changed (written, created or deleted; a rename is its old
