@@ -47,6 +47,7 @@ from cognivault.index.query_language import QueryLanguage, query_language
 from cognivault.index.scope import Scope, query_tags, tagged_paths
 from cognivault.index.snippets import make_snippet
 from cognivault.index.store import IndexStore
+from cognivault.index.word_bridge import WordBridge, bridged_reading
 from cognivault.models.base import EmbeddingProvider, ModelUnavailable
 from cognivault.paths import index_dir_for
 from cognivault.vault.links import LinkResolver
@@ -279,6 +280,7 @@ class Engine:
         self.store = IndexStore(self.index_dir, model_id, dimension, writable=writable)
         self.store.load_derived()
         self.multilingual = self._make_multilingual(multilingual)
+        self.word_bridge = self._make_word_bridge(multilingual)
         self._index_lock = threading.Lock()
         self._indexer: Indexer | None = None
         self._languages: frozenset[str] | None = None
@@ -311,6 +313,16 @@ class Engine:
             on = self.settings.embedding.multilingual and self._embedder is not None and multilingual_installed()
             encoder = MultilingualEncoder() if on else None
         return MultilingualSide(self.store, encoder) if isinstance(encoder, MultilingualEncoder) else None
+
+    def _make_word_bridge(self, encoder: MultilingualEncoder | None | str) -> WordBridge | None:
+        """The word bridge (:mod:`cognivault.index.word_bridge`): with ``embedding.multilingual`` on and its extra
+        installed, with or without a meaning model (keyword search reads a question across languages by it)."""
+        if self.multilingual is not None:
+            encoder = self.multilingual.encoder
+        elif encoder == "auto":
+            encoder = MultilingualEncoder() if self.settings.embedding.multilingual and multilingual_installed() \
+                else None
+        return WordBridge(self.store, encoder) if isinstance(encoder, MultilingualEncoder) else None
 
     @property
     def keyword_only(self) -> bool:
@@ -371,7 +383,12 @@ class Engine:
                 self._progress = None
             if self.embedder_error:
                 report.messages.append(f"no embeddings: {self.embedder_error}")
-            return report
+        if self.word_bridge is not None and not report.interrupted:
+            # outside the index lock: edits are read meanwhile (search bridges words once their vectors are there)
+            started = time.perf_counter()
+            self.word_bridge.prepare()
+            report.timings["word_bridge"] = time.perf_counter() - started
+        return report
 
     def update_files(self, paths: Iterable[str], *, texts: Mapping[str, str] | None = None) -> FileUpdates:
         """The files at these vault paths changed (written, created or deleted; a rename is its old
@@ -581,16 +598,19 @@ class Engine:
         keyword_hits: list[tuple[str, float]] = []
         ranked_dense: list[str] = []
         depth = max(CANDIDATES, k * 5)
-        reading = None
+        reading = asked_reading = None
         if mode in ("hybrid", "lexical") and lexical is not None:
-            reading = lexical.read_query(query, lang)
+            reading = asked_reading = lexical.read_query(query, lang)
+            if self.word_bridge is not None and across_languages(reading.unknown_share):
+                # asked across languages: also by the vault's words its unknown words are bridged to
+                reading = bridged_reading(self.word_bridge, lexical, query, lang, reading)
             keyword_hits = [(hit.chunk_id, hit.score) for hit in lexical.search(query, lang, depth, allowed_paths,
                                                                               reading=reading)]
         ranked_lexical = [chunk_id for chunk_id, _ in keyword_hits]
         ranked_multilingual: list[str] = []
         ranked_across: list[str] = []
         side = self.multilingual if mode == "hybrid" and per_note and lexical is not None else None
-        if side is not None and reading is not None and across_languages(reading.unknown_share):
+        if side is not None and asked_reading is not None and across_languages(asked_reading.unknown_share):
             ranked_across = side.search(query, depth, self._allowed_ids(allowed_paths))
         # With no keyword hit meaning search is all there is, unless the multilingual side ranked the query: then a
         # model that cannot read the query's language gets no say ("Was ist eine Korallenbleiche?" on an English

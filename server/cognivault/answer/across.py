@@ -26,15 +26,17 @@ Tollwut?" of an English note on vaccines that never names rabies: 0.381, margin 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cognivault.answer.confidence import OFF_TOPIC_SHARE, QuoteMeasures
-from cognivault.answer.evidence import EvidencePack
+from cognivault.answer.evidence import EvidencePack, analyzer_of
 from cognivault.index.multilingual import MultilingualEncoder
 from cognivault.index.scope import Scope
+from cognivault.index.word_bridge import letter_words
+from cognivault.index.word_rarity import rarity
 
 if TYPE_CHECKING:
     from cognivault.answer.extractive import PassageAnswer
@@ -86,6 +88,33 @@ def meant_across(engine: Any, pack: EvidencePack, query: str, scope: Scope | Non
             across.similarity[record.id] = score
             across.records.append(record)
     return across if across.records else None
+
+
+def bridged(engine: Any, pack: EvidencePack) -> bool:
+    """Read a question its words call off-topic through the word bridge (``index.word_bridge``, keyword search too):
+    each concept whose word the vault never uses and that is bridged to a vault word of another language has that
+    word's terms among its own (a passage stating the word states the concept) and is no longer unheard
+    (``Concept.bridged``), where every unheard word but everyday ones is bridged. Whether any concept was bridged
+    (then the pack's unknown words are to be read again)."""
+    bridge = getattr(engine, "word_bridge", None)
+    if bridge is None or pack.unknown_share < OFF_TOPIC_SHARE or not pack.unknown:
+        return False
+    from cognivault.answer.extractive import EVERYDAY_RARITY
+
+    written = {word.casefold(): word for word in letter_words(pack.query)}
+    unheard = {word: written.get(word, word) for word in pack.unknown}
+    bridges = bridge.bridge(unheard.values(), pack.lang)
+    # a word naming its subject left unread says the vault lacks it in every language ("Which *vaccines* should a
+    # mother get during pregnancy?" of a German note on a mother's antibodies): the question stays off-topic
+    if not bridges or any(word not in bridges and rarity(word, pack.lang) > EVERYDAY_RARITY for word in unheard):
+        return False
+    analyzer = analyzer_of(engine)
+    for key, concept in list(pack.concepts.items()):
+        found = bridges.get(concept.whole or concept.word)
+        if found is not None:
+            terms = analyzer.terms_of_word(found.target.casefold(), found.lang)
+            pack.concepts[key] = replace(concept, terms=concept.terms | frozenset(terms), bridged=found.target)
+    return True
 
 
 def _allowed_paths(engine: Any, scope: Scope | None) -> set[str] | None:

@@ -192,8 +192,13 @@ def assess(pack: EvidencePack, terms: list[str] | None = None, weights: dict[str
             else "the vault uses none of the question's words"
         return Confidence("low", never, coverage, best, covered, missing, keyword_coverage, similarity,
                           pack.unknown_share)
+    bridged = [concept for concept in pack.concepts.values() if concept.bridged]
     if pack.across is not None:  # its words are not the vault's: passages of another language mean it
         reason = f"a passage in another language means what the question asks ({pack.across.best:.2f} similar)"
+        label = "medium" if coverage >= MEDIUM_COVERAGE and best >= MEDIUM_BEST else "low"
+    elif bridged:  # its words are read as the vault's of another language: as sure as a translation, no more
+        reason = "the question's words read as the vault's in another language: " + \
+            ", ".join(f"{concept.word} as {concept.bridged}" for concept in bridged[:5])
         label = "medium" if coverage >= MEDIUM_COVERAGE and best >= MEDIUM_BEST else "low"
     elif coverage >= HIGH_COVERAGE and best >= HIGH_BEST:
         label = "high"

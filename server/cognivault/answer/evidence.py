@@ -181,6 +181,8 @@ class Concept:
     name: bool = False  # written capitalised away from a sentence's start, in a language with lowercase nouns
     context: bool = False  # said only in a clause setting the scene before the question proper (``_scene_words``)
     slip: str = ""  # the vault's term this word was read as, the vault having the word in no form (``_with_slip_read``)
+    # the vault's word of another language this word is read as, the vault having it in no form (``across.bridged``)
+    bridged: str = ""
     # the vault's term in its other language that this short word is spelled alike with ("Gen": gene, ``short_cognate``)
     cognate: str = ""
     # a stopword the question quotes ("'Soll an Haben'"): the index keeps none, so cannot tell whether the vault says it
@@ -945,7 +947,7 @@ def unknown_words(engine: Any, concepts: Sequence[Concept], weights: dict[str, f
         if (number := cardinal_of(concept.word)) is not None and str(number) in concept.terms:
             del weight[concept.key]  # how many things a list question asks for says nothing of what they are
             continue
-        if word in known or concept.key in gaps or any(concept.key in item.terms for item in given):
+        if word in known or concept.key in gaps or concept.bridged or any(concept.key in item.terms for item in given):
             continue
         if word not in unknown:
             spellings = set(concept.terms) if not concept.whole else \

