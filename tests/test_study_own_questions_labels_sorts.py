@@ -67,7 +67,8 @@ def _quiz(engine: Engine, path: str) -> list[QuizQuestion]:
 
 @pytest.mark.parametrize("line", ["> [!question] Kommt das in der Hausarbeit dran?", "Hausarbeit bis 15.7.?",
                                   "(is this on the exam?)", "- Wird Art. 48 in der Klausur gefragt?",
-                                  "Ist die Rahmenerzählung klausurrelevant?", "Essay due 15.7.?"])
+                                  "Ist die Rahmenerzählung klausurrelevant?", "Essay due 15.7.?",
+                                  "> [!question] kommt das dran?", "> [!faq] Is this on the exam?", "Stimmt das??"])
 def test_a_question_on_the_course_is_the_students_own(line: str) -> None:
     assert asks_about_course(line)
 

@@ -1445,7 +1445,9 @@ def asks_about_course(text: str) -> bool:
     words = [word.strip(".,;:!?()[]\"'“”„*_→–-") for word in normal(bare).split()]
     if len(words) > MAX_OWN_QUESTION_WORDS:
         return False
-    return bool(set(words) & (_ALL_COURSE | _ALL_EVENTS)) \
+    # "> [!question] kommt das dran?", "is this on the exam?": a whole question that only asks what a student's own
+    # question closing a line asks (``LanguageWords.question_tails``) names no subject of its own
+    return " ".join(word for word in words if word) in _ALL_TAILS or bool(set(words) & (_ALL_COURSE | _ALL_EVENTS)) \
         or (DATE_RE.search(bare) is not None and bare.rstrip(")]! ").endswith("?"))
 
 
