@@ -89,3 +89,14 @@ ENDS = ["Der Hellenismus endet 30 v. Chr.", "Danach kam das Römische Reich.", "
 def test_a_sentence_goes_past_any_abbreviation_but_ends_before_an_opening_word(
         split: Callable[[str], list[str]]) -> None:
     assert split(" ".join([*ABBREVIATED, *ENDS])) == [*ABBREVIATED, *ENDS]
+
+
+@pytest.mark.parametrize("split", [sentences, split_sentences])
+def test_a_german_adjective_cut_short_before_its_noun_ends_no_sentence(split: Callable[[str], list[str]]) -> None:
+    clipped = ["Die Frist läuft ab Zugang der schriftl. Kündigung beim Arbeitnehmer.",
+               "Große Teile der europ. Bevölkerung starben an der Pest."]
+    # a clause closing with a pronoun's verb or an adverb after "die"/"das" still ends its sentence
+    closing = ["Es gibt eine Regel, die gilt.", "Ich mache das auch.", "Er war der erste.", "Füge bitte eine hinzu.",
+               "Beschreibungen braucht jede Seite."]
+    pieces = split(" ".join(clipped + closing))
+    assert pieces == clipped + closing

@@ -82,6 +82,11 @@ class LanguageWords:
     frames: tuple[str, ...] = ()  # "Unter {term} versteht man …": the term inside, what it means after
     frame_idioms: frozenset[str] = frozenset()  # a frame's words as an idiom ("unter Umständen"): no term inside
     articles: tuple[str, ...] = ()  # the articles, any case or gender
+    # the endings an adjective takes between an article and its noun ("der schriftlich*en* Kündigung"): a lower-case
+    # word there without one is cut short, an abbreviation ("der schriftl. Kündigung", "der europ. Länder")
+    inflections: tuple[str, ...] = ()
+    # a separable verb's particle, closing its clause after a pronoun ("füge bitte eine *hinzu*."): no abbreviation
+    verb_particles: frozenset[str] = frozenset()
     definition_openers: tuple[str, ...] = ()  # what may open what a term is besides a noun ("a", "one", "kein")
     qualifiers: tuple[str, ...] = ()  # what joins what a term is of or for ("A backlink for a note is …")
     # words that make a label a rule to keep ("immer angeben:", "T immer in Kelvin:", "never stop:"), no term
@@ -535,6 +540,11 @@ WORDS: dict[str, LanguageWords] = {
         called=("nennt man", "nannte man"), frames=("Unter {term} versteht man",),
         frame_idioms=frozenset({"Umständen"}),
         articles=("der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines"),
+        inflections=("e", "en", "er", "es", "em"),
+        verb_particles=frozenset({"ab", "an", "auf", "aus", "bei", "dar", "dazu", "durch", "ein", "fest", "fort",
+                                  "frei", "her", "heraus", "herein", "herum", "hin", "hinaus", "hinein", "hinzu",
+                                  "hoch", "los", "mit", "nach", "vor", "voran", "vorbei", "weg", "weiter", "wieder",
+                                  "zu", "zurück", "zusammen", "um", "über", "unter", "statt", "teil"}),
         definition_openers=("der", "die", "das", "ein", "eine", "einer", "eines", "einem", "einen", "kein", "keine",
                             "derselbe", "dieselbe", "dasselbe", "dieselben"),
         qualifiers=("von", "für", "in", "im"), rules=frozenset({"immer", "stets", "nie", "niemals"}),

@@ -2,8 +2,9 @@
 
 A period is no sentence end after a date's ordinal ("am 9. November 1918", "im 19. Jahrhundert", "the 4. of
 July"), an abbreviation (a language's own: "z. B.", "bzw.", "Mio.", "e.g.", "Dr."; a lower-case letter and the
-short words after it: "Alexander d. Gr.", "i. d. R."; a short word before its number: "Nr. 5", "Art. 48") or a
-name's initial ("J. S. Bach"): study cards,
+short words after it: "Alexander d. Gr.", "i. d. R."; a short word before its number: "Nr. 5", "Art. 48"; a German
+adjective cut short between its article and its noun: "der schriftl. Kündigung") or a name's initial ("J. S. Bach"):
+study cards,
 quiz stems and quoted answers split a paragraph into sentences, and cutting there gave a card whose back was
 "Nach der Novemberrevolution rief Philipp Scheidemann am 9." The splitters keep their own patterns;
 ``shield`` hides the periods that end nothing behind a character none of them splits at (same length, so
@@ -33,6 +34,13 @@ _ABBREVIATIONS = "|".join(_written(word) for word in sorted({word for words in W
                                                              for word in words.abbreviations}, key=len, reverse=True))
 _OPENERS = "|".join(sorted({word for words in WORDS.values() for word in words.openers}, key=len, reverse=True))
 _NO_OPENER = rf"(?!\s+(?-i:{_OPENERS})\b)"  # "… 30 v. Chr. Danach kam Rom": there a sentence ends
+# an uninflected lower-case word between an article and a noun, cut short: "nach Zugang der schriftl. Kündigung"
+# (not a pronoun's verb, adverb or verb particle closing a clause: "…, die kommt. Sie", "Ich mache das auch. Aber",
+# "füge eine hinzu. Die …")
+_CLIPPED_RE = re.compile("|".join(
+    rf"(?<!\w)(?i:{'|'.join(words.articles)})\s+(?P<{lang}>[a-zäöüß]{{3,}})"
+    + "".join(f"(?<!{re.escape(ending)})" for ending in words.inflections) + rf"(?<!t)\.{_NO_OPENER}(?=\s+[A-ZÄÖÜ])"
+    for lang, words in WORDS.items() if words.inflections))
 _NOT_AN_END = re.compile(
     rf"(?<!\w)(?:{_ABBREVIATIONS})\.{_NO_OPENER}(?=[\s),;:])"  # a language's abbreviation, "(ca. 5 Mio.):" too
     # a lower-case letter's period and the short words' after it: "Alexander d. Gr.", "i. d. R.", "u. U.",
@@ -50,7 +58,14 @@ def shield(text: str) -> str:
     """``text`` with the periods that end no sentence hidden (the same length)."""
     if "." not in text:
         return text
-    return _NOT_AN_END.sub(lambda match: match.group(0).replace(".", _SHIELDED), text)
+    text = _NOT_AN_END.sub(lambda match: match.group(0).replace(".", _SHIELDED), text)
+    return _CLIPPED_RE.sub(_shield_clipped, text)
+
+
+def _shield_clipped(match: re.Match[str]) -> str:
+    lang, word = next((lang, word) for lang, word in match.groupdict().items() if word)
+    closes = word in WORDS[lang].function_words or word in WORDS[lang].verb_particles
+    return match.group(0) if closes else match.group(0)[:-1] + _SHIELDED
 
 
 def unshield(text: str) -> str:
