@@ -205,6 +205,7 @@ def test_a_query_whose_words_the_vault_mostly_lacks_is_ranked_by_the_multilingua
     vault, settings = make_vault(tmp_path, notes)
     encoder = ConceptEncoder()
     with Engine(vault, settings, embedder=WordHashEmbedder(), multilingual=encoder) as engine:
+        engine.word_bridge = None  # the multilingual side alone (the bridge reads words: tests/test_word_bridge.py)
         engine.index()
         encoder.queries.clear()
         # German, about the English note: of oft, füttert, Anstellgut, hält, Kühlschrank only the last two are
@@ -258,6 +259,7 @@ def test_a_query_no_passage_holds_a_word_of_is_not_ranked_by_a_model_that_cannot
     }
     vault, settings = make_vault(tmp_path, notes)
     with Engine(vault, settings, embedder=MisreadingEmbedder(), multilingual=CoralEncoder()) as engine:
+        engine.word_bridge = None  # the multilingual side alone (the bridge reads words: tests/test_word_bridge.py)
         engine.index()
         asked = "Was ist eine Korallenbleiche?"
         assert engine.search(asked, k=3, mode="lexical", per_note=True).results == []
