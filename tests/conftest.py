@@ -14,6 +14,7 @@ import pytest
 
 from cognivault.config import Settings
 from cognivault.engine import Engine
+from cognivault.index.multilingual import MultilingualEncoder
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_EVAL = REPO_ROOT.parent / "shared" / "eval"
@@ -117,6 +118,13 @@ def indexed_notes(tmp_path: Path) -> Iterator[Callable[[dict[str, str]], Engine]
     yield index
     for engine in engines:
         engine.close()
+
+
+@pytest.fixture(scope="session")
+def encoder() -> MultilingualEncoder:
+    """USE-multilingual v3 (``index.multilingual``), loaded once for the session (1-2 s); the modules using it skip
+    where the ``multilingual`` extra is not installed."""
+    return MultilingualEncoder()
 
 
 @pytest.fixture(scope="session")

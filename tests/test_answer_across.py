@@ -32,11 +32,6 @@ NOTES = {
 
 
 @pytest.fixture(scope="module")
-def encoder() -> MultilingualEncoder:
-    return MultilingualEncoder()  # loaded once: 1-2 s
-
-
-@pytest.fixture(scope="module")
 def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_vault(tmp_path_factory.mktemp("across") / "vault", NOTES)
 

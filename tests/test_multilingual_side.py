@@ -34,11 +34,6 @@ NEAR_TIE_QUERY = "Wie arbeiten Mitochondrien in der Zelle?"
 CLEAR_QUERY = "Was machen Ribosomen?"
 
 
-@pytest.fixture(scope="module")
-def encoder() -> MultilingualEncoder:
-    return MultilingualEncoder()  # loaded once: 1-2 s
-
-
 def _vault(root: Path, notes: dict[str, str]) -> tuple[Path, Settings]:
     vault = root / "vault"
     vault.mkdir(exist_ok=True)

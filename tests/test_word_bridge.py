@@ -38,11 +38,6 @@ def _short_everyday_list(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="module")
-def encoder() -> MultilingualEncoder:
-    return MultilingualEncoder()  # loaded once: 1-2 s
-
-
-@pytest.fixture(scope="module")
 def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_vault(tmp_path_factory.mktemp("bridge") / "vault", NOTES)
 
