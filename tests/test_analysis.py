@@ -5,8 +5,10 @@ from collections import Counter
 from cognivault.index.analysis import (
     Analyzer,
     cognate_key,
+    declared_languages,
     detect_language,
     normalize_language,
+    passage_language,
     spelling_key,
     words,
 )
@@ -146,3 +148,14 @@ def test_a_learned_word_stemmed_in_english_and_in_german_shares_a_cognate_key():
         assert cognate_key(english_term) == cognate_key(german_term) is not None
     assert cognate_key("zell") is None  # too short to tell unrelated words apart
     assert cognate_key("mitos") != cognate_key("osmos")
+
+
+def test_a_note_in_several_languages_reads_each_passage_in_its_own():
+    assert declared_languages("de/en") == {"de", "en"}
+    assert declared_languages("Deutsch und Englisch") == {"de", "en"}
+    assert declared_languages("en, de-DE") == {"en", "de"}
+    assert normalize_language("de/en") is None
+    assert passage_language("de/en", "Die Glykolyse ist der Abbau von Glucose im Zytoplasma der Zelle.", "en") == "de"
+    assert passage_language("de/en", "The electron transport chain pumps protons across the membrane.", "de") == "en"
+    assert passage_language("de-DE", "The electron transport chain pumps protons.", None) == "de"
+    assert passage_language(None, "The electron transport chain pumps protons.", "en") == "en"

@@ -260,3 +260,22 @@ def test_a_numbered_list_its_heading_names_rules_or_factors_asks_no_step_after_a
     fronts = [front for _, front, _ in _cards(tmp_path, "Rust/Ownership.md", ownership)]
     assert "“Ownership” › “Borrowing a value step by step”: which steps, in order?" in fronts, fronts
     assert not [front for front in fronts if "what comes right after" in front], fronts  # rules: counted, no order
+
+
+def test_a_note_declared_in_two_languages_gets_cards_and_a_quiz_in_each(tmp_path: Path) -> None:
+    """``lang: de/en`` in the frontmatter (a note that mixes its languages) once crashed generation with a
+    KeyError; each passage is now read in the language it is written in."""
+    note = ("---\nlang: de/en\n---\n# Stoffwechsel\n\n"
+            "- **Glykolyse** ist der Abbau von Glucose zu Pyruvat im Zytoplasma.\n"
+            "- **Citratzyklus**: läuft in der Mitochondrienmatrix ab und liefert NADH und FADH2.\n\n"
+            "## Respiration\n\n"
+            "The **electron transport chain** is the series of protein complexes in the inner mitochondrial "
+            "membrane that pumps protons.\n")
+    with indexed_vault(tmp_path, {"Stoffwechsel.md": note}) as engine:
+        languages = {chunk.lang for chunk in engine.store.catalog.chunks_of("Stoffwechsel.md")}
+        _, flashcards = generate(engine, "flashcards", "Stoffwechsel.md")
+        quiz, _ = generate(engine, "quiz", "Stoffwechsel.md")
+    assert languages == {"de", "en"}
+    backs = " ".join(back or front for _, front, back in cards_of(flashcards))
+    assert "Pyruvat" in backs and "pumps protons" in backs
+    assert quiz.produced >= 1

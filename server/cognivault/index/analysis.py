@@ -180,16 +180,38 @@ def detect_language(text: str, candidates: frozenset[str] | None = None) -> str 
     return str(language)
 
 
+_LANGUAGE_NAMES = {name: iso for iso, name in SNOWBALL_BY_ISO.items()} | {"deutsch": "de", "englisch": "en"}
+_LANGUAGE_LIST_RE = re.compile(r"\s*[/,;+&|]\s*|\s+(?:and|und)\s+")
+
+
+def declared_languages(value: str | None) -> frozenset[str]:
+    """The languages a note's ``lang`` names: ``"de/en"``, ``"en, de"``, ``"Deutsch und Englisch"`` ->
+    ``{"de", "en"}``; ``"de-DE"`` -> ``{"de"}``; an unknown code stays as given (lower-cased)."""
+    if not value:
+        return frozenset()
+    found = set()
+    for part in _LANGUAGE_LIST_RE.split(value.strip().lower().replace("_", "-")):
+        part = part.strip()
+        if part:
+            found.add(_LANGUAGE_NAMES.get(part) or part.split("-")[0])
+    return frozenset(code for code in found if code)
+
+
 def normalize_language(lang: str | None) -> str | None:
-    """``"de-DE"``, ``"German"`` -> ``"de"``; unknown stays as given (lower-cased)."""
-    if not lang:
-        return None
-    lowered = lang.strip().lower().replace("_", "-")
-    names = {name: iso for iso, name in SNOWBALL_BY_ISO.items()}
-    names.update({"deutsch": "de", "englisch": "en"})
-    if lowered in names:
-        return names[lowered]
-    return lowered.split("-")[0] or None
+    """``"de-DE"``, ``"German"`` -> ``"de"``; unknown stays as given (lower-cased); a value naming several
+    languages (``"de/en"``) is none of them: such a note's passages are read each in its own language."""
+    declared = declared_languages(lang)
+    return next(iter(declared)) if len(declared) == 1 else None
+
+
+def passage_language(declared: str | None, text: str, note_lang: str | None) -> str | None:
+    """A passage's language: its note's, or where the note names several (``lang: de/en``) the one of those its
+    text reads as."""
+    single = normalize_language(declared)
+    if single:
+        return single
+    known = frozenset(code for code in declared_languages(declared) if code in SNOWBALL_BY_ISO)
+    return (detect_language(text, known) if len(known) > 1 else None) or note_lang
 
 
 def is_stopword(word: str, lang: str | None) -> bool:

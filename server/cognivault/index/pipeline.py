@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from cognivault.config import Settings
-from cognivault.index.analysis import detect_language, normalize_language, words
+from cognivault.index.analysis import detect_language, passage_language, words
 from cognivault.index.catalog import ChunkRecord, FileRecord
 from cognivault.index.isolation import AttachmentResult, IsolatedExtractor
 from cognivault.index.lexical import join_words
@@ -138,7 +138,7 @@ def make_chunk_records(path: str, title: str, lang: str | None,
             id=chunk_id(path, anchor), path=path, ord=len(records), heading_path=tuple(draft.heading_path),
             line_start=draft.line_start, line_end=draft.line_end, locator=draft.locator, text=draft.text,
             content_hash=hashlib.sha256(text_input.encode()).hexdigest(),
-            lang=normalize_language(draft.lang) or lang,
+            lang=passage_language(draft.lang, draft.text, lang),
             words=join_words(words(breadcrumb(title, draft.heading_path)), words(draft.text))))
     return records
 
@@ -149,10 +149,8 @@ def _keep(draft: ChunkDraft) -> bool:
 
 
 def _file_language(note_lang: str | None, drafts: Sequence[ChunkDraft]) -> str | None:
-    if note_lang:
-        return normalize_language(note_lang)
     sample = "\n".join(d.text for d in drafts)[:1500]
-    return detect_language(sample)
+    return passage_language(note_lang, sample, None) or detect_language(sample)
 
 
 def _reader_versions() -> dict[str, tuple[str, str, str | None]]:

@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from cognivault.errors import CogniVaultError
+from cognivault.index.analysis import normalize_language
 from cognivault.index.scope import Scope
 from cognivault.study.citations import CitedPassage, one_line
 
@@ -168,7 +169,8 @@ def _make_sources(engine: Engine, records: list[Any], *, budget: bool = True) ->
         total += len(text)
         sources.append(Source(record.id, record.path, titles[record.path], tuple(record.heading_path),
                               record.content_hash, record.line_start, record.line_end, len(sources) + 1, text,
-                              record.lang, record.id in continuations[record.path],
+                              # an index built before "de/en" was read as two languages holds it as one
+                              normalize_language(record.lang), record.id in continuations[record.path],
                               record.id == openings[record.path]))
     return sources
 
