@@ -26,6 +26,8 @@ Tollwut?" of an English note on vaccines that never names rabies: 0.381, margin 
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +41,7 @@ from cognivault.index.word_bridge import letter_words
 from cognivault.index.word_rarity import rarity
 
 if TYPE_CHECKING:
-    from cognivault.answer.extractive import PassageAnswer
+    from cognivault.answer.extractive import PassageAnswer, Unit
 
 MEANT_FLOOR = 0.385  # the least cosine of a passage's vector to the question's for it to be meant
 MEANT_MARGIN = 0.1  # ... and by how much more than the nearest passage in the question's language
@@ -137,3 +139,25 @@ def answer_by_meaning(pack: EvidencePack) -> PassageAnswer:
         return PassageAnswer()
     vectors = across.encoder.encode([f"{unit.intro} {unit.text}".strip() for unit in units])
     return PassageAnswer(quotes_of([units[int(np.argmax(vectors @ across.vector))]]), QuoteMeasures())
+
+
+def located_quotes(units: Sequence[Unit], pack: EvidencePack) -> list[Unit]:
+    """The quotes of an answer asked across languages (one quote at least in another language than the question's)
+    from the notes that state the most of what it asks about, by weight: the note its words, read in the other
+    language, locate. "Which cells form the myelin sheath in the CNS?" on a German note on nerve cells ("im ZNS von
+    Oligodendrozyten") was answered with that note's list and a line of an English note on volcanoes ("Caldera =
+    large depression *formed* when …"), which shares one word of the question and states nothing of its subject: a
+    question whose words are read through a translation matches stray words of other notes, and a collage of them
+    is no answer. Several notes stating as much stay (two notes on the subject); a question in the language of
+    every quote keeps every quote (``choose_units`` judged them)."""
+    if not any(pack.items[unit.position].lang not in (None, pack.lang) for unit in units):
+        return list(units)
+    topic = {key for key, concept in pack.concepts.items() if not concept.frame}
+    stated: dict[str, set[str]] = defaultdict(set)
+    for unit in units:
+        stated[pack.items[unit.position].path] |= unit.concepts & topic
+    if len(stated) < 2:
+        return list(units)
+    weight = {path: sum(pack.term_weights.get(key, 1.0) for key in keys) for path, keys in stated.items()}
+    most = max(weight.values())
+    return [unit for unit in units if weight[pack.items[unit.position].path] >= most]
