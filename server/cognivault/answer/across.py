@@ -37,7 +37,7 @@ from cognivault.answer.confidence import OFF_TOPIC_SHARE, QuoteMeasures
 from cognivault.answer.evidence import EvidencePack, analyzer_of
 from cognivault.index.multilingual import MultilingualEncoder
 from cognivault.index.scope import Scope
-from cognivault.index.word_bridge import letter_words
+from cognivault.index.word_bridge import Bridge, letter_words
 from cognivault.index.word_rarity import rarity
 
 if TYPE_CHECKING:
@@ -110,13 +110,44 @@ def bridged(engine: Any, pack: EvidencePack) -> bool:
     # mother get during pregnancy?" of a German note on a mother's antibodies): the question stays off-topic
     if not bridges or any(word not in bridges and rarity(word, pack.lang) > EVERYDAY_RARITY for word in unheard):
         return False
+    _read_as_bridged(engine, pack, bridges, set(pack.concepts))
+    return True
+
+
+def bridged_gaps(engine: Any, pack: EvidencePack) -> None:
+    """Read through the word bridge the question's words that no passage of the pack states, where its first passage
+    is in another language than the question's: a question asked across languages that shares a word or two with the
+    vault is no off-topic one, so :func:`bridged` leaves it, and the rest of its words went unread ("What does the
+    sodium-potassium *pump* do?" of "Natrium-Kalium-Pumpe: pumpt 3 Na⁺ raus", "Wann wurde die Berliner *Mauer*
+    gebaut?" of "Berlin Wall built 13 Aug 1961": quoted as the nearest the notes come, though they state it). A
+    passage stating the word a concept is bridged to states the concept (``Concept.bridged``: the answer is as sure
+    as a translation, no more); a word bridged to no vault word stays missing."""
+    bridge = getattr(engine, "word_bridge", None)
+    first = next((item for item in pack.items if item.source == "vault"), None)
+    if bridge is None or first is None or first.lang in (None, pack.lang):
+        return
+    stated = set().union(*(pack.concepts_in(item.terms, item.words) for item in pack.items))
+    missing = {concept.whole or concept.word: key for key, concept in pack.concepts.items()
+               if key not in stated and not concept.bridged}
+    written = {word.casefold(): word for word in letter_words(pack.query)}
+    bridges = bridge.bridge([written[word] for word in missing if word in written], pack.lang)
+    if _read_as_bridged(engine, pack, bridges, set(missing.values())):
+        for item in pack.items:  # a passage has a concept it states (``EvidencePack.add``), now in either language
+            item.terms = item.terms | pack.concepts_in(item.terms, item.words)
+
+
+def _read_as_bridged(engine: Any, pack: EvidencePack, bridges: dict[str, Bridge], keys: set[str]) -> bool:
+    """The concepts ``keys`` names whose word is bridged with the terms of the vault word it is bridged to among their
+    own (``Concept.bridged``); whether any was."""
     analyzer = analyzer_of(engine)
+    read = False
     for key, concept in list(pack.concepts.items()):
         found = bridges.get(concept.whole or concept.word)
-        if found is not None:
+        if found is not None and key in keys:
             terms = analyzer.terms_of_word(found.target.casefold(), found.lang)
             pack.concepts[key] = replace(concept, terms=concept.terms | frozenset(terms), bridged=found.target)
-    return True
+            read = True
+    return read
 
 
 def _allowed_paths(engine: Any, scope: Scope | None) -> set[str] | None:
