@@ -11,7 +11,9 @@ import pytest
 
 from answer_support import WordHashEmbedder, vault_settings, write_vault
 from cognivault.answer import across
-from cognivault.answer.extractive import ExtractiveAnswer, answer_extractively
+from cognivault.answer.across import located_quotes
+from cognivault.answer.evidence import Concept, Evidence, EvidencePack
+from cognivault.answer.extractive import ExtractiveAnswer, Unit, answer_extractively
 from cognivault.engine import Engine
 from cognivault.index.multilingual import MultilingualEncoder
 
@@ -91,3 +93,37 @@ def test_a_question_as_near_a_passage_in_its_own_language_is_not_judged_across_l
     assert "gravity of the moon" not in _answer(vault, tmp_path / "index", question, encoder).text
     monkeypatch.setattr(across, "MEANT_MARGIN", 0.0)
     assert "gravity of the moon" in _answer(vault, tmp_path / "index", question, encoder).text
+
+
+def _passage(label: str, path: str, lang: str) -> Evidence:
+    return Evidence(label, label, path, path[:-3], [], 1, 2, "", "", "", 1.0, lang=lang)
+
+
+def _unit(position: int, concepts: set[str]) -> Unit:
+    return Unit(f"S{position + 1}", position, 0, "item", "text", concepts=concepts)
+
+
+def _asked_across(*passages: Evidence) -> EvidencePack:
+    concepts = {key: Concept(key, key, frozenset({key})) for key in ("cell", "cns", "myelin")}
+    concepts["form"] = Concept("form", "form", frozenset({"form"}), frame=True)
+    return EvidencePack(items=list(passages), concepts=concepts, lang="en",
+                        term_weights={"cell": 3.0, "cns": 3.0, "myelin": 4.0, "form": 3.0})
+
+
+def test_an_answer_across_languages_quotes_only_the_note_its_words_locate() -> None:
+    # "Which cells form the myelin sheath in the CNS?" on a German note: a line of an English note on volcanoes
+    # ("Caldera = large depression formed when …") shares a word of the question, not its subject
+    pack = _asked_across(_passage("S1", "Bio/Nervenzelle.md", "de"), _passage("S2", "Geo/Volcanoes.md", "en"))
+    units = [_unit(0, {"cell", "cns"}), _unit(1, {"myelin"})]
+    assert [unit.position for unit in located_quotes(units, pack)] == [0]
+    units = [_unit(1, {"myelin", "form"}), _unit(0, {"cell", "cns", "form"})]  # what frames it locates nothing
+    assert [unit.position for unit in located_quotes(units, pack)] == [0]
+
+
+def test_notes_stating_as_much_and_answers_in_the_questions_language_keep_every_quote() -> None:
+    pack = _asked_across(_passage("S1", "Bio/Nervenzelle.md", "de"), _passage("S2", "Bio/Gliazellen.md", "de"))
+    units = [_unit(0, {"cell", "cns"}), _unit(1, {"cell", "cns"})]
+    assert located_quotes(units, pack) == units
+    pack = _asked_across(_passage("S1", "Bio/Neurons.md", "en"), _passage("S2", "Geo/Volcanoes.md", "en"))
+    units = [_unit(0, {"cell", "cns"}), _unit(1, {"myelin"})]
+    assert located_quotes(units, pack) == units  # asked in the notes' language: choose_units judged them

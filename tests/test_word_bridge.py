@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from answer_support import vault_settings, write_vault
+from cognivault.answer import retrieval
 from cognivault.answer.extractive import ExtractiveAnswer, answer_extractively
 from cognivault.engine import Engine
 from cognivault.index import word_bridge
@@ -160,3 +161,21 @@ def test_without_the_extra_there_is_no_bridge(vault: Path, tmp_path: Path, monke
     with _engine(vault, tmp_path / "index", True) as engine:
         assert engine.word_bridge is None
     assert not _answer(vault, tmp_path / "index", "How do antibodies get from the mother to the unborn child?").answered
+
+
+GIT = {"Git.md": "# Git\n\n## Finding bugs\n\n`git bisect` runs a binary search over the history to find the commit "
+                 "that introduced a bug.\n\n## Undo\n\n`git revert` makes a new commit that undoes an old one.\n",
+       "Zellen.md": "# Zellen\n\nDie Zelle ist die kleinste Einheit des Lebens. Mitochondrien liefern der Zelle ATP.\n"}
+
+
+def test_the_words_of_a_question_sharing_some_with_a_note_of_the_other_language_are_bridged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # "Git" and "Commit" are the note's words too, so the question is no off-topic one; "Fehler" and "eingeführt" are
+    # read as its "bug" and "introduced": the note states what is asked, and the answer says so without a hedge
+    vault = write_vault(tmp_path / "vault", GIT)
+    question = "Wie finde ich mit Git den Commit, der einen Fehler eingeführt hat?"
+    answer = _answer(vault, tmp_path / "index", question)
+    assert answer.answered and "binary search" in answer.text
+    assert answer.confidence == "medium"  # read through a translation: as sure as one
+    monkeypatch.setattr(retrieval, "bridged_gaps", lambda engine, pack: None)
+    assert _answer(vault, tmp_path / "index", question).confidence == "low"

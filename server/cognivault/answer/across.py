@@ -26,6 +26,8 @@ Tollwut?" of an English note on vaccines that never names rabies: 0.381, margin 
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -35,11 +37,11 @@ from cognivault.answer.confidence import OFF_TOPIC_SHARE, QuoteMeasures
 from cognivault.answer.evidence import EvidencePack, analyzer_of
 from cognivault.index.multilingual import MultilingualEncoder
 from cognivault.index.scope import Scope
-from cognivault.index.word_bridge import letter_words
+from cognivault.index.word_bridge import Bridge, letter_words
 from cognivault.index.word_rarity import rarity
 
 if TYPE_CHECKING:
-    from cognivault.answer.extractive import PassageAnswer
+    from cognivault.answer.extractive import PassageAnswer, Unit
 
 MEANT_FLOOR = 0.385  # the least cosine of a passage's vector to the question's for it to be meant
 MEANT_MARGIN = 0.1  # ... and by how much more than the nearest passage in the question's language
@@ -108,13 +110,44 @@ def bridged(engine: Any, pack: EvidencePack) -> bool:
     # mother get during pregnancy?" of a German note on a mother's antibodies): the question stays off-topic
     if not bridges or any(word not in bridges and rarity(word, pack.lang) > EVERYDAY_RARITY for word in unheard):
         return False
+    _read_as_bridged(engine, pack, bridges, set(pack.concepts))
+    return True
+
+
+def bridged_gaps(engine: Any, pack: EvidencePack) -> None:
+    """Read through the word bridge the question's words that no passage of the pack states, where its first passage
+    is in another language than the question's: a question asked across languages that shares a word or two with the
+    vault is no off-topic one, so :func:`bridged` leaves it, and the rest of its words went unread ("What does the
+    sodium-potassium *pump* do?" of "Natrium-Kalium-Pumpe: pumpt 3 Na⁺ raus", "Wann wurde die Berliner *Mauer*
+    gebaut?" of "Berlin Wall built 13 Aug 1961": quoted as the nearest the notes come, though they state it). A
+    passage stating the word a concept is bridged to states the concept (``Concept.bridged``: the answer is as sure
+    as a translation, no more); a word bridged to no vault word stays missing."""
+    bridge = getattr(engine, "word_bridge", None)
+    first = next((item for item in pack.items if item.source == "vault"), None)
+    if bridge is None or first is None or first.lang in (None, pack.lang):
+        return
+    stated = set().union(*(pack.concepts_in(item.terms, item.words) for item in pack.items))
+    missing = {concept.whole or concept.word: key for key, concept in pack.concepts.items()
+               if key not in stated and not concept.bridged}
+    written = {word.casefold(): word for word in letter_words(pack.query)}
+    bridges = bridge.bridge([written[word] for word in missing if word in written], pack.lang)
+    if _read_as_bridged(engine, pack, bridges, set(missing.values())):
+        for item in pack.items:  # a passage has a concept it states (``EvidencePack.add``), now in either language
+            item.terms = item.terms | pack.concepts_in(item.terms, item.words)
+
+
+def _read_as_bridged(engine: Any, pack: EvidencePack, bridges: dict[str, Bridge], keys: set[str]) -> bool:
+    """The concepts ``keys`` names whose word is bridged with the terms of the vault word it is bridged to among their
+    own (``Concept.bridged``); whether any was."""
     analyzer = analyzer_of(engine)
+    read = False
     for key, concept in list(pack.concepts.items()):
         found = bridges.get(concept.whole or concept.word)
-        if found is not None:
+        if found is not None and key in keys:
             terms = analyzer.terms_of_word(found.target.casefold(), found.lang)
             pack.concepts[key] = replace(concept, terms=concept.terms | frozenset(terms), bridged=found.target)
-    return True
+            read = True
+    return read
 
 
 def _allowed_paths(engine: Any, scope: Scope | None) -> set[str] | None:
@@ -137,3 +170,25 @@ def answer_by_meaning(pack: EvidencePack) -> PassageAnswer:
         return PassageAnswer()
     vectors = across.encoder.encode([f"{unit.intro} {unit.text}".strip() for unit in units])
     return PassageAnswer(quotes_of([units[int(np.argmax(vectors @ across.vector))]]), QuoteMeasures())
+
+
+def located_quotes(units: Sequence[Unit], pack: EvidencePack) -> list[Unit]:
+    """The quotes of an answer asked across languages (one quote at least in another language than the question's)
+    from the notes that state the most of what it asks about, by weight: the note its words, read in the other
+    language, locate. "Which cells form the myelin sheath in the CNS?" on a German note on nerve cells ("im ZNS von
+    Oligodendrozyten") was answered with that note's list and a line of an English note on volcanoes ("Caldera =
+    large depression *formed* when …"), which shares one word of the question and states nothing of its subject: a
+    question whose words are read through a translation matches stray words of other notes, and a collage of them
+    is no answer. Several notes stating as much stay (two notes on the subject); a question in the language of
+    every quote keeps every quote (``choose_units`` judged them)."""
+    if not any(pack.items[unit.position].lang not in (None, pack.lang) for unit in units):
+        return list(units)
+    topic = {key for key, concept in pack.concepts.items() if not concept.frame}
+    stated: dict[str, set[str]] = defaultdict(set)
+    for unit in units:
+        stated[pack.items[unit.position].path] |= unit.concepts & topic
+    if len(stated) < 2:
+        return list(units)
+    weight = {path: sum(pack.term_weights.get(key, 1.0) for key in keys) for path, keys in stated.items()}
+    most = max(weight.values())
+    return [unit for unit in units if weight[pack.items[unit.position].path] >= most]

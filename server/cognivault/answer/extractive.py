@@ -82,6 +82,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from cognivault.answer.acronyms import abbreviated
+from cognivault.answer.across import located_quotes
 from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives_answer
 from cognivault.answer.comparison import compared_sides, names_side, side_terms
 from cognivault.answer.conditions import asked_condition, names_term, states_condition
@@ -1572,6 +1573,7 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     if expected is not None and not units and not expected.required:  # "how much control ...": maybe a degree
         units = choose_units(pack.items, terms, pack.term_weights, analyzer, question,
                              pack.question_vector, embedder, pack)
+    units = located_quotes(units, pack)
     weight = {t: max(pack.term_weights.get(t, 1.0), 0.05) for t in terms}
     total = sum(weight.values())
 

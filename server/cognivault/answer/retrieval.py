@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from cognivault.answer.acronyms import acronyms_written, spelled_out
-from cognivault.answer.across import Across, bridged, meant_across
+from cognivault.answer.across import Across, bridged, bridged_gaps, meant_across
 from cognivault.answer.evidence import (
     DEFAULT_MAX_ITEMS,
     DEFAULT_TOKEN_BUDGET,
@@ -143,6 +143,7 @@ def build_pack(engine: Any, question: str, query: str | None = None, scope: Scop
     if pack.gaps:
         pack.unknown_share, pack.unknown, _ = unknown_words(engine, list(pack.concepts.values()), pack.term_weights,
                                                             lang, pack.items[:len(preset)], pack.gaps)
+    bridged_gaps(engine, pack)  # asked across languages in words the vault has some of: the rest read as its own
     if pack.question_vector is not None:
         _measure_similarity(engine, pack)
     add_unknown_names(pack, [name for name in pack.question_phrases if not _said_together(engine, pack, name, scope)],
