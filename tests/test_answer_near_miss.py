@@ -81,6 +81,27 @@ def test_a_numbered_thing_no_quote_numbers_is_refused(indexed_notes: Callable[[d
     assert answered.answered and "transitiven" in answered.text
 
 
+LAW = {
+    "Jura/Notwehr.md": "# Notwehr (§ 32 StGB)\n\n- Notwehr = erforderliche Verteidigung gegen einen gegenwärtigen "
+                       "rechtswidrigen Angriff\n\n## Abgrenzung\n- Notwehrexzess § 33: Überschreitung aus Furcht "
+                       "oder Schrecken → entschuldigt\n- anders als beim Notstand (§ 34) keine Güterabwägung\n",
+    "Geschichte/Weimar.md": "# Weimarer Republik\n\n## Verfassung\n- **Art. 48**: Notverordnungsrecht des "
+                            "Reichspräsidenten\n",
+}
+
+
+def test_a_numbered_provision_no_quote_numbers_is_refused(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    engine = indexed_notes(LAW)
+    refused = answer_extractively(engine, "Wann greift der entschuldigende Notstand nach § 35 StGB?")
+    assert not refused.answered and "§ 35" in refused.text
+    assert not answer_extractively(engine, "Was regelte Art. 49 der Weimarer Verfassung?").answered
+    # numbered as the question numbers it, in the quote or its note's title
+    named = answer_extractively(engine, "Was ist ein Notwehrexzess nach §33?")
+    assert named.answered and "Furcht" in named.text
+    assert answer_extractively(engine, "Was regelte Art. 48 der Weimarer Verfassung?").answered
+    assert answer_extractively(engine, "Was ist Notwehr nach § 32 StGB?").answered
+
+
 ART = {
     "Kunst/Renaissance.md": "# Renaissance\n\n## Painters\n- Leonardo painted the Mona Lisa in oil\n"
                             "- Raphael painted The School of Athens\n- the style: balance, perspective, harmony\n",

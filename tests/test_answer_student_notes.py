@@ -403,6 +403,18 @@ def test_a_question_whose_words_the_notes_say_only_apart_is_refused(
     assert "Hargreaves" in ask(engine, "Who invented the spinning jenny?")
 
 
+def test_a_question_whose_words_one_note_says_in_two_sections_is_answered_from_it(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    # "Parteien" only in the section on the constitution's weaknesses, "Reichstag" only in the one on its founding:
+    # one note on the subject, its sections each saying a part, is on what the student asks in their own words
+    engine = indexed_notes({
+        "Geschichte/Weimar.md": "# Weimarer Republik\n\n## Entstehung\n- 9. Nov 1918: Scheidemann ruft vom "
+                                "Reichstag die Republik aus\n\n## Schwächen der Verfassung\n"
+                                "- Verhältniswahlrecht ohne Sperrklausel → viele Splitterparteien\n",
+        "Bio/Zelle.md": "# Zelle\n\n- Mitochondrien = Kraftwerke der Zelle\n"})
+    assert "ohne Sperrklausel" in ask(engine, "Warum saßen damals so viele winzige Parteien im Reichstag?")
+
+
 def test_a_german_verb_made_from_a_noun_finds_the_noun(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
     # "formatiere" is "Format" with a verb's ending: the section on the date's format answers, not the one that
     # only shares "Datum"

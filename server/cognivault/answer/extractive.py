@@ -69,9 +69,10 @@ antibiotics are used for), or leave out the form it asks to turn a thing into to
 ("export a note *as a PDF*" answered with how to embed a PDF: ``_forms_unquoted``), or, asked whether a thing
 can do something, no passage found says the doing in any form ("Can the Audio recorder *transcribe* …?":
 ``_abilities_unheard``), or, asked for a number or a span of time, what it is asked of has a word the vault never
-uses ("… von Lübeck nach *Nowgorod*?": ``_focus_unheard``), or state the words of what it
-asks about each apart, none two together ("telephone" in a database example, "invented" in a timeline), the answer
-says the vault does not cover it instead of guessing. Deterministic.
+uses ("… von Lübeck nach *Nowgorod*?": ``_focus_unheard``), or number no provision the question asks about ("§ 35"
+answered with §§ 32-34: ``_references_unquoted``), or state the words of what it
+asks about each apart, none two together ("telephone" in a database example, "invented" in a timeline; not one
+note's sections, each saying a part), the answer says the vault does not cover it instead of guessing. Deterministic.
 """
 
 from __future__ import annotations
@@ -222,6 +223,10 @@ _CAVEAT = re.compile(rf"\s*>\s*(?:\[![\w-]+\][-+]?\s*)?(?:\*\*|__)?(?:{_EXCEPTIO
 
 _COUNT = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?\s+[^\W\d_]{3,}")  # a number with what it counts: "7 layers"
 _ORDINAL = re.compile(DIGIT_ORDINAL + r"\s+(?P<noun>[^\W\d_][\w-]*)")  # with what it numbers: "4. Normalform"
+# a provision numbered after one of the languages' markers ("§ 35", "Art. 48", "Artikel 48", "§35")
+_REFERENCE_MARK = "|".join(sorted({re.escape(mark) for language in WORDS.values() for mark in language.references},
+                                  key=len, reverse=True))
+_REFERENCE = re.compile(rf"(?<![\w.])(?:{_REFERENCE_MARK})\s*(?P<number>\d+[a-z]?)(?![\w.,]\d)", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_`]?[A-ZÄÖÜ0-9])")
 # Hidden in the rendered note (citation markers, review schedules): never quoted outside code.
 _HTML_COMMENT = re.compile(r"[ \t]*" + HTML_COMMENT_RE.pattern, re.DOTALL)  # with the blanks before it
@@ -1609,6 +1614,7 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     unnamed = (_names_unquoted(pack, units, analyzer) if measures.share < NAME_FLOOR else []) + \
         _names_in_passing(pack, units, terms) + _slips_unquoted(pack, units) + _ordinals_unquoted(question, units) + \
         _terms_unquoted(pack, units, analyzer, question, weight, measures.share) + \
+        _references_unquoted(pack, units, question) + \
         _modifiers_unquoted(pack, units, question) + _forms_unquoted(pack, units, question) + \
         _abilities_unheard(pack, question) + _outputs_unheard(pack, question, analyzer) + \
         _unheard_of_the_subject(pack, question, analyzer)
@@ -1837,7 +1843,9 @@ def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str])
     a mention on some other topic, and together they are no answer. (Quotes all stating the same one word are judged
     by how much of the question they state; words the vault may say only in another language,
     ``EvidencePack.gaps``, are not judged here; nor is a pack where some passage has two together, which the quotes
-    may have passed over.)"""
+    may have passed over, nor quotes all from one note whose passages found say every one of them, each in its own
+    section: the note is on the topic, which a student asking in their own words ("Warum saßen so viele winzige
+    *Parteien* im *Reichstag*?") names by words its sections use apart.)"""
     topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
     asked = set(terms)
     stated = set().union(*(unit.concepts & asked for unit in units))
@@ -1846,8 +1854,14 @@ def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str])
     # the other words in its own)
     scattered = topic <= stated or len(stated) >= 2 and all(len(unit.concepts & asked) < 2 for unit in units) and \
         all(pack.items[unit.position].lang in (None, pack.lang) for unit in units) and not topic & pack.gaps
+    # one note the quotes all come from, its sections saying every word of the topic, each in its own ("viele
+    # Splitterparteien" under "Schwächen der Verfassung", "Reichstag" under "Entstehung"), is on the topic (not one
+    # saying two of its words where the vault never uses a third: "the *ITCZ* … move … year" of a note on the EU)
+    quoted_notes = {pack.items[unit.position].path for unit in units}
+    in_note = set().union(*(pack.concepts_in(item.terms, item.words) & topic for item in pack.items
+                            if item.path in quoted_notes)) if len(quoted_notes) == 1 else set()
     return len(topic) >= 2 and scattered and all(len(unit.concepts & topic) < 2 for unit in units) and \
-        all(len(pack.concepts_in(item.terms, item.words) & topic) < 2 for item in pack.items)
+        all(len(pack.concepts_in(item.terms, item.words) & topic) < 2 for item in pack.items) and in_note != topic
 
 
 def _names_unquoted(pack: EvidencePack, units: Sequence[Unit], analyzer: Any) -> list[str]:
@@ -2094,6 +2108,16 @@ def _ordinals_unquoted(question: str, units: Sequence[Unit]) -> list[str]:
         if not any(numbered.search(f"{unit.heading}\n{unit.section}\n{unit.text}") for unit in units):
             missing.append(asked[0])
     return missing
+
+
+def _references_unquoted(pack: EvidencePack, units: Sequence[Unit], question: str) -> list[str]:
+    """The numbered provisions the question asks about ("Wann greift *§ 35 StGB*?", "What does *Article 50* say?")
+    that no chosen unit, with its headings and its note's title, numbers so ("Art. 48" answers "Artikel 48"): quotes
+    on the neighbouring provisions do not answer on this one."""
+    said = "\n".join(f"{pack.items[unit.position].title}\n{unit.heading}\n{unit.section}\n{unit.text}"
+                     for unit in units)
+    stated = {found["number"].casefold() for found in _REFERENCE.finditer(said)}
+    return [asked[0] for asked in _REFERENCE.finditer(question) if asked["number"].casefold() not in stated]
 
 
 def _topic_terms(pack: EvidencePack, question: str) -> list[str]:

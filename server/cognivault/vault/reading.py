@@ -148,6 +148,9 @@ class LanguageWords:
     no_limits: tuple[str, ...] = ()
     # words no sentence ends on: a text ending in one was cut mid-clause ("… of $A$ if.", "… wenn.")
     open_ends: frozenset[str] = frozenset()
+    # what numbers a provision of a law or treaty ("§ 35", "Art. 48", "Article 13 TEU"): the number names one
+    # provision, and a passage on its neighbours (§ 32 to § 34) says nothing of it
+    references: tuple[str, ...] = ()
     # what opens a relative clause ("a solution that keeps its pH constant when …"): a condition after one is part
     # of the description, not the sentence's
     relatives: tuple[str, ...] = ()
@@ -376,6 +379,7 @@ WORDS: dict[str, LanguageWords] = {
         no_limits=("unlimited", "no limit", "no limits", "no maximum", "without limit", "without any limit"),
         open_ends=frozenset({"if", "iff", "when", "whenever", "because", "unless", "whereas", "and", "or", "but",
                              "of", "the", "an", "than"}),
+        references=("§", "art.", "article", "articles"),
         instances=("a", "an", "any", "every", "each"), relatives=("that", "which", "who", "whom", "whose"),
         question_words=frozenset({"when", "why", "how", "what", "which", "where", "who"}),
         actions=("ation", "ition", "ution", "ction", "ssion", "lysis", "ysis"),
@@ -588,6 +592,7 @@ WORDS: dict[str, LanguageWords] = {
                    "keine grenze", "ohne begrenzung", "ohne limit"),
         open_ends=frozenset({"wenn", "falls", "sofern", "weil", "dass", "ob", "obwohl", "und", "oder", "aber",
                              "sondern", "des", "dem", "eine", "einer", "eines", "einem", "einen", "für", "sodass"}),
+        references=("§", "art.", "artikel"),
         instances=("ein", "eine", "einen", "jeder", "jede", "jedes"),
         relatives=("welche", "welcher", "welches", "welchen", "welchem", "deren", "dessen"),
         question_words=frozenset({"wann", "warum", "wieso", "weshalb", "wozu", "wie", "was", "welche", "wo", "wer"}),
