@@ -82,6 +82,7 @@ def test_a_definitions_label_names_its_term_or_leaves_the_sentence_to_name_it(
     ("Snelliussches Brechungsgesetz", "de", "Was besagt das Snelliussche Brechungsgesetz?"),
     ("Satz (Optimalitätsprinzip)", "de", "Was besagt das Optimalitätsprinzip?"),
     ("Newton's second law", "en", "What does Newton's second law state?"),
+    ("1st law – inertia", "en", "What does the 1st law state?"),
     ("Law of total probability", "en", "What does the law of total probability state?"),
     ("Gauss-Markov theorem", "en", "What does the Gauss-Markov theorem state?"),
     ("Zinssatz", "de", ""),  # a compound of "Satz" naming no law

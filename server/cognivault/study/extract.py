@@ -309,7 +309,7 @@ class Fact:
     verb: str  # the defining verb as written: is / was / refers to / ist / war / versteht man … ("" when none)
     source: Source
     lang: str
-    form: str = "term"  # shortcut | code | setting | heading | term: what kind of thing the term is
+    form: str = "term"  # shortcut | code | setting | heading | question | law | term: what kind of thing the term is
     context: str = ""  # the heading the fact sits under
     column: str = ""  # for a table row: the header of the answer's column
     answer_form: str = "text"  # the same kinds, for the definition side (a row's cell, an item's description)
@@ -1008,8 +1008,9 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             # "## Satz des Fermat" over "Licht nimmt … den Weg, für den es die kürzeste Zeit braucht.", "## 1.
             # Hauptsatz" over "- Energieerhaltung: $\Delta U = Q + W$": what the law states, asked by its name
             # ("Einfallswinkel = Reflexionswinkel" under "## Reflexionsgesetz" is no term and its meaning)
-            add("faq", law_asked, law_said.restore(law_first[0]), law_said.restore(law_first[0]), "", block.heading,
-                form="question")
+            stated_law = plain(law_said.restore(law_first[0]))  # "unless a **net external force** acts": as shown
+            # (form "law": a quiz offers the note's other laws beside it, never its other questions)
+            add("faq", law_asked, stated_law, stated_law, "", block.heading, form="law")
             continue
         if block.kind == "table":
             header, rows = _table_rows(block.content)

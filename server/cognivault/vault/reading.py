@@ -2435,8 +2435,11 @@ def law_question(heading: str, lang: str) -> str:
     if words is None or not words.states:
         return ""
     heading = heading.strip()
+    # "Satz (Optimalitätsprinzip)": the remark may name it; "1st law – inertia": the gloss after a dash does not
     remark = re.fullmatch(r"(?P<outer>[^()]+?)\s*\((?P<inner>[^()]+)\)", heading)
-    names = [remark.group("inner").strip(), remark.group("outer").strip()] if remark else [heading]
+    glossed = re.split(r"\s[–—-]\s", heading, maxsplit=1)
+    names = [remark.group("inner").strip(), remark.group("outer").strip()] if remark \
+        else [glossed[0].strip()] if len(glossed) == 2 else [heading]
     found = next(((name, article) for name in names if (article := _law_article(name, words)) is not None), None)
     if found is None:
         return ""
