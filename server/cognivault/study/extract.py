@@ -137,10 +137,13 @@ from cognivault.vault.reading import (
     is_copula,
     is_formula,
     is_free_relative,
+    is_label,
     is_question_label,
     is_spoken,
     is_todo,
     is_transcript_title,
+    labelled_definition,
+    law_question,
     leans_on_note,
     math_spans,
     month_alone,
@@ -306,7 +309,7 @@ class Fact:
     verb: str  # the defining verb as written: is / was / refers to / ist / war / versteht man … ("" when none)
     source: Source
     lang: str
-    form: str = "term"  # shortcut | code | setting | heading | term: what kind of thing the term is
+    form: str = "term"  # shortcut | code | setting | heading | question | law | term: what kind of thing the term is
     context: str = ""  # the heading the fact sits under
     column: str = ""  # for a table row: the header of the answer's column
     answer_form: str = "text"  # the same kinds, for the definition side (a row's cell, an item's description)
@@ -418,13 +421,16 @@ def unbold(text: str) -> str:
     return text.replace("**", "").replace("__", "")
 
 
+_EQUATION_OPENING_RE = re.compile(r"[^\W\d_]\w{0,3}\s*[=<>≈≤≥]")  # "k = 1 / (1 − MPC)": a symbol keeps its case
+
+
 def _finish(text: str) -> str:
     text = text.strip().rstrip(",;:")
     if not text:
         return text
     first = text.split()[0]
     own_case = "." not in first and any(ch.isupper() for ch in first[1:])  # "pH = 7", "mRNA …"; "z.B." is no name
-    if text[0].islower() and not text.startswith("\ue000") and not own_case:
+    if text[0].islower() and not text.startswith("\ue000") and not own_case and not _EQUATION_OPENING_RE.match(text):
         text = text[0].upper() + text[1:]
     ended = text.rstrip("\"“”„'’»«")  # a quotation ends at its own full stop: '"… into the past."'
     return text if ended[-1:] in tuple(".!?)`…$") or text.endswith("\ue001") else text + "."
@@ -648,7 +654,11 @@ def blocks_of(source: Source) -> list[Block]:
                 blocks.append(Block("paragraph", content, heading, "", first))
                 last_paragraph = content
             first = False
-    return blocks
+    # "**Def.** Die Distanz … ist …", "Def.: Notwehr ist …": the sentence after a label naming no term, read as any
+    # other (a label naming its term, "Def. Heimtücke: …", is read with it)
+    return [replace(block, content=labelled[1]) if block.kind in ("item", "paragraph")
+            and (labelled := labelled_definition(block.content)) is not None and not labelled[0] else block
+            for block in blocks]
 
 
 def sentences(text: str) -> list[str]:
@@ -730,9 +740,16 @@ def _opens_with(words: list[str], pronouns: set[str]) -> bool:
 
 def _points_elsewhere(meaning: str) -> bool:
     """A definition naming something of the sentences around it ("a graph that shows this relationship", "the
-    steps below", "one consequence of it"): read alone on a card, it does not say what the term is."""
+    steps below", "one consequence of it", "the classic example, although …"): read alone on a card, it does not say
+    what the term is."""
     words = [word.casefold().strip(",.;:()") for word in plain(meaning).split()]
-    return any(word in _DEMONSTRATIVES | _DEICTIC for word in words) or bool(words) and words[-1] in _ENDING_BACK
+    example = _EXAMPLE_OF_NOTHING_RE.match(plain(meaning))
+    return any(word in _DEMONSTRATIVES | _DEICTIC for word in words) or bool(words) and words[-1] in _ENDING_BACK \
+        or (example is not None and is_label(example.group("noun")))
+
+
+# "the classic example, although …", "ein typisches Beispiel.": an example of what the lecture was just on
+_EXAMPLE_OF_NOTHING_RE = re.compile(r"^(?:\w+\s+)?(?:\w+\s+)?(?P<noun>\w+)\s*(?:[,;.]|$)")
 
 
 def _only_pronouns(term: str, lang: str) -> bool:
@@ -815,7 +832,7 @@ _EXAMPLE_MARKER_RE = re.compile(r"(?:\bsuch as|\blike|\be\.\s?g\.|\bfor (?:examp
                                 r"\bwie|\betwa|\bbeispielsweise|\bzum Beispiel)[\s,:]*$", re.IGNORECASE)
 # the examples already listed before a term ("such as `a`, `b` or …"): the term is one more
 _LISTED_BEFORE_RE = re.compile(r"(?:(?:\ue000\d+\ue001|\*\*[^*]+\*\*)\s*(?:,|\band\b|\bor\b|\bund\b|\boder\b)\s*)+$")
-_WORDLIKE_RE = re.compile(r"[^\W\d_]{2}")
+_WORDLIKE_RE = re.compile(r"[^\W\d_]{2}|[^\W\d_]_\{?[^\W\d_]")  # a word, or a quantity's symbol ("K_M", "E_{a}")
 _NEXT_CLAUSE_RE = re.compile(r",\s+(?!(?:which|that|who|whose|where|when|and|but|or|so|der|die|das|welche[rsmn]?|wo|"
                              r"wenn|dass|und|aber|oder|also)\b)[^\s,;:]+(?:\s+[^\s,;:]+){0,3}\s+"
                              r"(?:is|are|was|were|ist|sind|war|waren)\s")
@@ -971,6 +988,30 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
             continue
         if block.kind in ("item", "paragraph") and is_todo(block.content):
             continue  # "fehlt noch: Superkondensator", "Thevenin – not covered yet": still to learn, no fact of it
+        labelled = labelled_definition(block.content) if block.kind in ("item", "paragraph") else None
+        if labelled is not None and labelled[0]:  # "Def. Heimtücke: Heimtückisch handelt, wer …": term and meaning
+            labelled_term, labelled_meaning = read_inline(labelled[0]), read_inline(labelled[1])
+            if not labelled_meaning.html and not labelled_meaning.embed:
+                term_said, meaning_said = (part.restore(part.text) for part in (labelled_term, labelled_meaning))
+                add("item", term_said, meaning_said, f"{term_said}: {meaning_said}", "", block.heading)
+            continue
+        law_asked = law_question(block.heading, lang) if block.first and block.kind in ("item", "paragraph") \
+            and not transcript else ""
+        # its first sentence, on its first line when that ends one ("→ Grundlage für Dijkstra" on the next is the
+        # student's remark; a line wrapped mid-sentence goes on in the next)
+        first_line = block.content.split("\n")[0]
+        law_said = read_inline(first_line if first_line.rstrip().endswith((".", "!", "?")) else block.content) \
+            if law_asked else None
+        law_first = sentences(law_said.text)[:1] if law_said is not None else []
+        if law_said is not None and law_first and not law_first[0].rstrip().endswith(":") \
+                and GAP not in law_first[0] and len(plain(law_first[0])) <= MAX_ANSWER_CHARS:
+            # "## Satz des Fermat" over "Licht nimmt … den Weg, für den es die kürzeste Zeit braucht.", "## 1.
+            # Hauptsatz" over "- Energieerhaltung: $\Delta U = Q + W$": what the law states, asked by its name
+            # ("Einfallswinkel = Reflexionswinkel" under "## Reflexionsgesetz" is no term and its meaning)
+            stated_law = plain(law_said.restore(law_first[0]))  # "unless a **net external force** acts": as shown
+            # (form "law": a quiz offers the note's other laws beside it, never its other questions)
+            add("faq", law_asked, stated_law, stated_law, "", block.heading, form="law")
+            continue
         if block.kind == "table":
             header, rows = _table_rows(block.content)
             if len(header) < 2 or _number_grid(header, rows):
@@ -1396,13 +1437,17 @@ def _structured(facts: list[Fact], lang: str) -> list[Fact]:
     (``states_apart``) in a list of which most items do or beside an aspect's label ("Folgen:"; that one is asked
     as its aspect already). A list whose heading names what kind its items are ("4 Arten von …", "Figuren") lists
     terms. Any other item whose description is a subject and its verb (``subject_then_verb``: "Maldives: most
-    islands sit …") is marked ``stated``."""
+    islands sit …") is marked ``stated``. Items labelled by one word told apart by remarks ("Gruppe (Motiv)",
+    "Gruppe (Zweck)") are parts of the list, marked ``structural``."""
     lists: dict[tuple[str, str], list[Fact]] = {}
     for fact in facts:
         if fact.kind == "item":
             lists.setdefault((fact.context, fact.frame), []).append(fact)
     marked: set[int] = set()
     sentences_about: set[int] = set()  # (a list whose heading names its kind asks "which phase is this" already)
+    # "Gruppe (Motiv)", "Gruppe (Zweck)" in one section: one word told apart by remarks labels its parts, no term
+    parts = Counter((fact.context, _TERM_REMARK_RE.sub("", plain(fact.term)).casefold()) for fact in facts
+                    if fact.kind == "item" and _TERM_REMARK_RE.search(plain(fact.term)))
     for (context, frame), items in lists.items():
         heading = frame or context.rsplit(" › ", 1)[-1]
         if list_kind(heading, lang == "de") is not None:
@@ -1412,6 +1457,9 @@ def _structured(facts: list[Fact], lang: str) -> list[Fact]:
                   for item in items]
         aspects = [is_aspect(plain(item.term)) for item in items]
         for item, states, aspect in zip(items, stated, aspects, strict=True):
+            if parts[(context, _TERM_REMARK_RE.sub("", plain(item.term)).casefold())] >= 2:
+                marked.add(id(item))
+                continue
             # "Belize: the reef is protected …": a subject and its verb of their own say something about the label
             if not aspect and (overview or opens_with_clause(plain(item.definition), lang)
                                or (states and len(items) > 1

@@ -186,6 +186,9 @@ class LanguageWords:
     naming_demonstratives: tuple[str, ...] = ()
     naming_verbs: tuple[str, ...] = ()
     resumptives: frozenset[str] = frozenset()  # "Die Einkommenselastizität, das ist …": the word taking the term up
+    # the word taking the term up fused with its copula, as said ("The Lineweaver-Burk plot, that's the …"): written
+    # out, the term is taken up as "that is" would take it
+    resumed_copulas: tuple[tuple[str, str], ...] = ()
     # how a lecturer says what a term means without "X is a …" ("A lahar, that means a mudflow …", "Tacking is
     # basically when you turn …", "What we call viscosity is …", "Also Fianchetto heißt, der Läufer wird …", "Ein
     # Ableger, das heißt ein kleines Volk …"): ``{term}`` and ``{meaning}`` in the sentence said plainly, each frame
@@ -246,6 +249,15 @@ class LanguageWords:
     # what opens an estimate ("about 4.6 billion years old", "ungefähr 500.000 Jahre alt"): after "X is" it gives a
     # measure of X, not what X is
     estimates: frozenset[str] = frozenset()
+    # what labels a definition the student wrote out ("**Def.** Die Distanz ist …", "Def. Heimtücke: …",
+    # "Definition. The OLS estimator …"): the sentence after it defines, its term named before a colon or not at all
+    definition_labels: tuple[str, ...] = ()
+    # the nouns naming a law or theorem, with the article a question puts before a heading ending in them ("der
+    # Satz des Fermat", "das Reflexionsgesetz", "the Gauss-Markov theorem"): the sentence under such a heading is
+    # what it states; ``law_compounds`` end a compound naming one ("Brechungsgesetz", "Optimalitätsprinzip")
+    laws: tuple[tuple[str, str], ...] = ()
+    law_compounds: tuple[tuple[str, str], ...] = ()
+    states: str = ""  # the question asking what a law states, {law} standing for it with its article
     # what opens a reason ("because", "weil"): "X is the end, because …" remarks on X, a short phrase is no definition
     causal: frozenset[str] = frozenset()
     adverbs: frozenset[str] = frozenset()  # adverbs ending like a verb ("nicht", "meist"): after a noun, no verb
@@ -364,6 +376,10 @@ WORDS: dict[str, LanguageWords] = {
         announcements=("next week", "next time", "next lecture", "next session", "next class", "in the next lecture",
                        "that's it for today", "that is it for today", "that's all for today"),
         conditions=("if and only if", "if", "iff", "whenever", "when", "provided that", "provided"),
+        definition_labels=("definition", "def"),
+        laws=(("law", "the"), ("theorem", "the"), ("principle", "the"), ("lemma", "the"), ("axiom", "the"),
+              ("postulate", "the")),
+        states="What does {law} state?",
         condition_openers=("when", "at what point", "at which point", "from what", "from which", "at what", "at which"),
         condition_namings=("considered to be", "considered", "called", "labelled", "labeled", "classed as",
                            "classified as", "regarded as", "referred to as", "described as", "said to be", "deemed",
@@ -400,6 +416,7 @@ WORDS: dict[str, LanguageWords] = {
         naming_demonstratives=("this", "that", "these", "those"),
         naming_verbs=("we call", "we'd call", "is called", "are called", "is known as", "are known as"),
         resumptives=frozenset({"this", "that", "it"}),
+        resumed_copulas=(("that's", "that is"), ("that’s", "that is")),
         spoken_meanings=(("{term}, that means {meaning}", "means"), ("{term} is basically when {meaning}", "is"),
                          ("{term} is essentially when {meaning}", "is"), ("{term} is when {meaning}", "is"),
                          ("what we call {term} is {meaning}", "is"), ("{term} is what we call {meaning}", "is")),
@@ -571,6 +588,13 @@ WORDS: dict[str, LanguageWords] = {
         announcements=("nächste woche", "nächstes mal", "nächste vorlesung", "in der nächsten vorlesung",
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
         conditions=("genau dann, wenn", "genau dann wenn", "wenn", "falls", "sofern"),
+        definition_labels=("definition", "def"),
+        laws=(("satz", "der"), ("hauptsatz", "der"), ("lehrsatz", "der"), ("gesetz", "das"), ("prinzip", "das"),
+              ("theorem", "das"), ("lemma", "das"), ("axiom", "das"), ("postulat", "das")),
+        # not "-satz" alone: "Zinssatz", "Umsatz", "Ansatz" name no law
+        law_compounds=(("hauptsatz", "der"), ("erhaltungssatz", "der"), ("gesetz", "das"), ("prinzip", "das"),
+                       ("theorem", "das"), ("axiom", "das"), ("postulat", "das")),
+        states="Was besagt {law}?",
         deed_suffixes=("ung",),
         condition_openers=("wann", "ab wann", "ab welcher", "ab welchem", "ab welchen", "bei welcher", "bei welchem",
                            "bei welchen", "unter welchen bedingungen", "unter welcher bedingung"),
@@ -958,6 +982,8 @@ def said_plainly(sentence: str, lang: str) -> str:
         text = text[:tag.start()].rstrip(" ,") + "."
     while (found := _FILLER_RE.match(text)) and found.end() < len(text) and not _verb_second(text[found.end():], lang):
         text = text[found.end():]
+    for fused, written in WORDS[lang].resumed_copulas if lang in WORDS else ():
+        text = re.sub(rf"^([^,;:]{{2,60}}),\s+{re.escape(fused)}\s", rf"\1, {written} ", text, count=1)
     if not patterns["naming"].search(text):  # "Der Bereich …, das ist der sogenannte Warmsektor" names, keeps "das"
         text = patterns["dislocated"].sub(r"\g<term> ", text)
     first = text.split()[0].strip(",.;:").replace("-", "") if text.split() else ""  # "p53", "mRNA" stay as said
@@ -1085,7 +1111,8 @@ def key_point(sentence: str, lang: str) -> str | None:
 
 
 def names_the_session(term: str, lang: str) -> bool:
-    """"Today is monetary policy", "The main tool is the policy rate", "Typische Reaktion ist …": a spoken sentence's
+    """"Today is monetary policy", "Today enzyme kinetics, this is …", "The main tool is the policy rate", "Typische
+    Reaktion ist …": a spoken sentence's
     subject that is the lecture itself or a role of nothing named ("main tool" of what?), no term to learn."""
     bare = normal(term)
     words = WORDS.get(lang)
@@ -1093,7 +1120,9 @@ def names_the_session(term: str, lang: str) -> bool:
         return False
     unarticled = bare.split(None, 1)[1] if len(bare.split()) > 1 and bare.split()[0] in words.articles else bare
     first = unarticled.split()[0] if unarticled.split() else ""
-    return bare in words.sessions or unarticled in words.sessions or first in words.roles \
+    # "Today enzyme kinetics, this is the part …": the session's topic announced, no term
+    opened = any(unarticled.startswith(f"{session} ") for session in words.sessions if " " not in session)
+    return bare in words.sessions or unarticled in words.sessions or opened or first in words.roles \
         or (is_aspect(unarticled) and first in _ALL_RANKS)
 
 
@@ -2339,6 +2368,97 @@ def definition_subject(sentence: str) -> str:
     sentence. Only the subject is read: an answer checks that it names the term asked about."""
     opening = _DEFINITION_OPENING.match(sentence)
     return (opening.group("subject") or opening.group("equated") or "") if opening else ""
+
+
+def _definition_label_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A definition's label opening a line, in any language, in bold or not: naming its term ("Def. Heimtücke:",
+    "**Def. (Relaxation):**", "Def. Habgier =") and naming none ("**Def.**", "Def.:", "Definition.")."""
+    labels = "|".join(sorted({re.escape(label) for words in WORDS.values() for label in words.definition_labels},
+                             key=len, reverse=True))
+    opening = rf"^(?:\*\*|__)?(?:{labels})(?![\w-])\.?"
+    named = re.compile(rf"{opening}\s*(?:\((?P<paren>[^()\n]{{2,60}})\)\s*[:.]?|"
+                       rf"(?P<name>[^\s:=*()_.][^:=*()\n]{{0,58}}?)\s*[:=])\s*(?:\*\*|__)?\s*(?P<rest>\S.*)$",
+                       re.IGNORECASE | re.DOTALL)
+    bare = re.compile(rf"{opening}\s*[:.]?\s*(?:\*\*|__)?\s*[:.]?\s+(?P<rest>\S.*)$", re.IGNORECASE | re.DOTALL)
+    return named, bare
+
+
+_NAMED_DEFINITION_RE, _BARE_DEFINITION_RE = _definition_label_patterns()
+MAX_LABELLED_TERM_WORDS = 4
+_ALL_COPULAS = frozenset(verb for words in WORDS.values() for verb in words.copulas)
+_LABEL_LINKS = frozenset(word for words in WORDS.values() for word in words.prepositions) | {"of", "des", "der"}
+
+
+def labelled_definition(text: str) -> tuple[str, str] | None:
+    """A line the student labelled as a definition, in any language: (the term its label names, what follows),
+    with "" for the term when the label names none ("**Def.** Die Distanz ist …": the sentence after it names its
+    term itself); None for any other line. "Def. Heimtücke: Heimtückisch handelt, wer …" → ("Heimtücke",
+    "Heimtückisch handelt, wer …"), "**Def. (Relaxation):** Eine Kante …" → ("Relaxation", "Eine Kante …")."""
+    named = _NAMED_DEFINITION_RE.match(text.strip())
+    if named is not None:
+        term = (named.group("paren") or named.group("name")).strip()
+        words = term.split()
+        # not "Definition of done: …", "Def. nach Kant: …": a phrase going on the label, no term
+        if len(words) <= MAX_LABELLED_TERM_WORDS and not any(word.casefold() in _ALL_COPULAS for word in words) \
+                and words[0].casefold() not in _LABEL_LINKS:
+            return term, named.group("rest").strip()
+    bare = _BARE_DEFINITION_RE.match(text.strip())
+    if bare is None or bare.group("rest").split()[0].casefold() in _LABEL_LINKS:
+        return None
+    return "", bare.group("rest").strip()
+
+
+_POSSESSIVE_RE = re.compile(r"\w['’]s?(?:\s|$)")  # "Newton's second law", "Bayes' theorem": named by whose it is
+_LAW_LINKS = frozenset({"of", "des", "der", "von", "vom"})  # "Law of total probability", "Satz des Fermat"
+
+
+def _law_article(name: str, words: LanguageWords) -> str | None:
+    """The article of the law or theorem ``name`` names ("Satz des Fermat" → "der", "Reflexionsgesetz" → "das",
+    "Gauss-Markov theorem" → "the"), None when it names none: its law noun closes it or comes before what it is of,
+    and a bare noun ("Satz", "Principle") names no law."""
+    tokens = [token.casefold().strip(".,:;!?") for token in name.split()]
+    laws, compounds = dict(words.laws), words.law_compounds
+    for index, token in enumerate(tokens):
+        if index + 1 < len(tokens) and tokens[index + 1] not in _LAW_LINKS:
+            continue
+        if token in laws and len(tokens) >= 2:
+            return laws[token]
+        compound = next((article for noun, article in compounds if token.endswith(noun) and len(token) > len(noun)),
+                        None)
+        if compound is not None:
+            return compound
+    return None
+
+
+def law_question(heading: str, lang: str) -> str:
+    """The question asking what the law or theorem a heading names states, in ``lang``: "Satz des Fermat" → "Was
+    besagt der Satz des Fermat?", "1. Hauptsatz" → "Was besagt der 1. Hauptsatz?", "Snelliussches Brechungsgesetz" →
+    "Was besagt das Snelliussche Brechungsgesetz?", "Satz (Optimalitätsprinzip)" → "Was besagt das
+    Optimalitätsprinzip?", "Newton's second law" → "What does Newton's second law state?"; "" when it names none
+    ("Zinssatz", "Design principles", "Newton's Laws")."""
+    words = WORDS.get(lang)
+    if words is None or not words.states:
+        return ""
+    heading = heading.strip()
+    # "Satz (Optimalitätsprinzip)": the remark may name it; "1st law – inertia": the gloss after a dash does not
+    remark = re.fullmatch(r"(?P<outer>[^()]+?)\s*\((?P<inner>[^()]+)\)", heading)
+    glossed = re.split(r"\s[–—-]\s", heading, maxsplit=1)
+    names = [remark.group("inner").strip(), remark.group("outer").strip()] if remark \
+        else [glossed[0].strip()] if len(glossed) == 2 else [heading]
+    found = next(((name, article) for name in names if (article := _law_article(name, words)) is not None), None)
+    if found is None:
+        return ""
+    name, article = found
+    tokens = name.split()
+    if tokens[0].casefold() in words.articles or _POSSESSIVE_RE.search(name):
+        article = ""  # "The Peter Principle", "Newton's second law": no article before it
+    elif lang == "de":  # "Snelliussches Brechungsgesetz" after "das": "Snelliussche"; "Zweiter Hauptsatz": "Zweite"
+        ending = "s" if article == "das" else "r"
+        tokens = [token[:-1] if index < len(tokens) - 1 and token.endswith("e" + ending) and token[:1].isupper()
+                  and token.casefold() not in dict(words.laws) else token for index, token in enumerate(tokens)]
+    elif tokens[0].casefold() in dict(words.laws) and tokens[0][1:].islower():
+        tokens[0] = tokens[0].casefold()  # "Law of total probability" → "the law of total probability"
+    return words.states.format(law=" ".join([article, *tokens]).strip())
 
 
 def _words_pattern(phrases: frozenset[str] | tuple[str, ...]) -> str:
