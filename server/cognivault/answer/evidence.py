@@ -733,16 +733,14 @@ def _skeleton_parts(lexical: Any, word: str) -> tuple[CompoundPart, CompoundPart
 def _with_slip_read(engine: Any, concepts: list[Concept]) -> list[Concept]:
     """``concepts`` with the words the vault never uses read as the vault's: each one it writes another way
     ("Delphin": Delfin; "mitosis": a German note's Mitose, ``LexicalIndex.read_other_spellings``), and a typing
-    slip ("photosyntesis": photosynthesis) where it is the question's one word the vault never uses
-    (``LexicalIndex.read_slip``)."""
+    slip ("photosyntesis": photosynthesis; among other words the vault never uses, one slip in a long word,
+    ``LexicalIndex.read_slips``), as keyword search reads them."""
     lexical = getattr(getattr(engine, "store", None), "lexical", None)
     if lexical is None:
         return concepts
     topics = [at for at, concept in enumerate(concepts) if not concept.frame]
     words_terms = [(concepts[at].key, *sorted(concepts[at].terms - {concepts[at].key})) for at in topics]
-    readings = dict(lexical.read_other_spellings(words_terms))
-    if (slip := lexical.read_slip(words_terms)) is not None:
-        readings.setdefault(*slip)
+    readings = dict(lexical.read_slips(words_terms, [concepts[at].word for at in topics]))
     read = {topics[at]: term for at, term in readings.items()}
     alike = {at: term for at in topics if at not in read and not any(lexical.document_frequency(t) for t in
                                                                      concepts[at].terms)

@@ -295,12 +295,11 @@ class Analyzer:
         if is_stopword(word, lang):
             result: tuple[str, ...] = ()
         else:
-            stemmer = _stemmer(lang) if lang else None
-            stem = stemmer.stemWord if stemmer else (lambda w: w)
-            terms = [stem(word)]
+            terms = [word_stem(word, lang)]
             if lang == "de":
-                terms[0] = _german_verb_stem(terms[0])
-                terms.extend(stem(part) for part in self.split_compound(word) if part != word)
+                stemmer = _stemmer(lang)
+                terms.extend(stemmer.stemWord(part) if stemmer else part for part in self.split_compound(word)
+                             if part != word)
             result = tuple(dict.fromkeys(terms))
         if len(self._cache) < 2_000_000:
             self._cache[key] = result
@@ -311,6 +310,14 @@ class Analyzer:
         for word in text_words:
             out.extend(self.terms_of_word(word, lang))
         return out
+
+
+def word_stem(word: str, lang: str | None) -> str:
+    """The index term of ``word`` (casefolded) as a whole in ``lang``, stopword or not, without the parts of a
+    compound and without remembering it (:meth:`Analyzer.terms_of_word` remembers what it reads)."""
+    stemmer = _stemmer(lang) if lang else None
+    stem = stemmer.stemWord(word) if stemmer else word
+    return _german_verb_stem(stem) if lang == "de" else stem
 
 
 def _german_verb_stem(stem: str) -> str:

@@ -53,6 +53,7 @@ from cognivault.index.analysis import (
     cognate_key,
     is_stopword,
     spelling_key,
+    word_stem,
     words,
 )
 from cognivault.index.catalog import Catalog
@@ -87,6 +88,9 @@ COMPOUND_PART_CHARS = 3
 PART_WITHIN_CHARS = 5
 REST_WITHIN_CHARS = 4
 COMPOUNDS_PER_PART = 20  # the most-held of them, when the vault has more
+# The letters of a word that a stemmer may read as its ending: a slip in them can make it cut the word elsewhere
+ENDING_CHARS = 4
+_VOWELS = "aeiouyäöü"
 OTHER_LANGUAGE_CHARS = 6  # a shorter word read as another language is too often another word ("gift", "haben")
 
 
@@ -109,6 +113,19 @@ def words_digest(lang: str | None, stored: str) -> int:
     """A stable 63-bit digest of what a chunk's terms are made from (language and words)."""
     raw = hashlib.blake2b(f"{lang or ''}\x1f{stored}".encode(), digest_size=8).digest()
     return int.from_bytes(raw, "little") >> 1
+
+
+def _one_slip(word: str, fixed: int, letters: Sequence[str]) -> Iterable[str]:
+    """``word`` with one typing slip undone after its first ``fixed`` letters: a letter typed twice or swapped with
+    the next, or one of ``letters`` left out. Not a letter typed for another: that reads a compound's short last
+    part as an ending ("Finanzamt" as "finanzant", which English stems "finanz")."""
+    for at in range(max(fixed, 1), len(word) + 1):
+        head, tail = word[:at], word[at:]
+        if tail:
+            yield head + tail[1:]
+        if len(tail) > 1:
+            yield head + tail[1] + tail[0] + tail[2:]
+        yield from (head + letter + tail for letter in letters)
 
 
 def _german_lexicon(rows: Iterable[tuple[str, str, str | None, str]]) -> frozenset[str]:
@@ -378,10 +395,11 @@ class LexicalIndex:
         key = cognate_key(term) if term.isalpha() and not self.document_frequency(term) else None
         return self._most_held(term, self._spelling_tables().by_cognate.get(key, [])) if key else None
 
-    def nearest_term(self, term: str, slips: int | None = None) -> str | None:
+    def nearest_term(self, term: str, slips: int | None = None, written: str = "") -> str | None:
         """The index term that ``term``, a term no passage has, most likely misspells: ``slips`` typing slips
         away at most (by default one, two for a long word), the same first letter, the fewest slips and then the
-        most passages first. None for a term the index has, a short one, or one with no such neighbour ("quasar")."""
+        most passages first; else, given the word as ``written``, one slip in its ending (:meth:`_slip_in_ending`).
+        None for a term the index has, a short one, or one with no such neighbour ("quasar")."""
         if len(term) < TYPO_MIN_CHARS or not term.isalpha() or self.document_frequency(term):
             return None
         choices = self._spelling_tables().by_initial.get(term[0], [])
@@ -391,7 +409,29 @@ class LexicalIndex:
                 for choice, distance, _ in process.extract(term, choices, scorer=OSA.distance, score_cutoff=slips,
                                                            limit=20)
                 if (frequency := self.document_frequency(choice))]
-        return min(near)[2] if near else None
+        if near:
+            return min(near)[2]
+        return self._slip_in_ending(term, written, choices) if written.isalpha() else None
+
+    def _slip_in_ending(self, term: str, written: str, choices: Sequence[str]) -> str | None:
+        """The index term whose word ``written`` (index term ``term``) misspells by one slip in the letters a stemmer
+        reads as its ending, which then cuts it elsewhere: "topologicl" is no "topolog" stem, "Präsidialkabinete"
+        stems to "prasidialkabin" and "Präsidialkabinette" to "prasidialkabinett". Of the index terms that begin
+        ``term`` or begin with it, up to ``ENDING_CHARS`` letters apart, one that a word one slip from ``written``
+        in those last letters stems to, in a main language of the vault; the one in the most passages."""
+        languages: list[str | None] = [*self.main_languages] or [None]
+        held = sorted(((frequency, choice) for choice in choices
+                       if choice != term and min(len(choice), len(term)) >= TYPO_MIN_CHARS - 1
+                       and abs(len(choice) - len(term)) <= ENDING_CHARS
+                       and (choice.startswith(term) or term.startswith(choice))
+                       and (frequency := self.document_frequency(choice))), reverse=True)
+        for _, choice in held:
+            fixed = min(len(choice), len(term)) - 1  # the letters both share, but for the one a slip may change
+            letters = sorted(set(choice) | set(_VOWELS))
+            if any(word_stem(variant, language) == choice for variant in _one_slip(written, fixed, letters)
+                   for language in languages):
+                return choice
+        return None
 
     def _unused(self, words_terms: Sequence[Sequence[str]]) -> list[int]:
         """The places in ``words_terms`` of the words no passage has in any of their terms (stopwords have none)."""
@@ -412,24 +452,28 @@ class LexicalIndex:
                 read.append((at, found))
         return read
 
-    def read_slips(self, words_terms: Sequence[Sequence[str]]) -> list[tuple[int, str]]:
+    def read_slips(self, words_terms: Sequence[Sequence[str]], written: Sequence[str] = ()
+                   ) -> list[tuple[int, str]]:
         """The index terms a query's words no passage has stand for, as (the word's place in ``words_terms``, the
-        term), given the index terms of each word: :meth:`read_other_spellings`, else a typing slip where the
-        word is the query's one unknown word, or one slip off a word of ``TYPO_AMONG_UNKNOWN_CHARS`` letters or
-        more among others: a short one among others ("a recipe for sourdough *bread*") is rather a word of a
-        subject the vault lacks, and a near word ("break") would hide that."""
+        term), given the index terms of each word (and each word as ``written``, for a slip in its ending):
+        :meth:`read_other_spellings`, else a typing slip where the word is the query's one unknown word, or one
+        slip off a word of ``TYPO_AMONG_UNKNOWN_CHARS`` letters or more among others: a short one among others
+        ("a recipe for sourdough *bread*") is rather a word of a subject the vault lacks, and a near word
+        ("break") would hide that."""
         unused = self._unused(words_terms)
         read = self.read_other_spellings(words_terms)
         spelt = {at for at, _ in read}
         for at in unused:
             terms = words_terms[at]
+            as_written = written[at] if at < len(written) else ""
             if at in spelt:
                 continue
             if len(unused) == 1:
-                near = next((found for term in terms if (found := self.nearest_term(term))), None)
+                near = next((found for term in terms if (found := self.nearest_term(term, written=as_written))),
+                            None)
             else:
                 near = next((found for term in terms if len(term) >= TYPO_AMONG_UNKNOWN_CHARS
-                             and (found := self.nearest_term(term, slips=1))), None)
+                             and (found := self.nearest_term(term, 1, as_written))), None)
             if near is not None:
                 read.append((at, near))
         return sorted(read)
@@ -566,14 +610,6 @@ class LexicalIndex:
             if terms and self.document_frequency(terms[0]):
                 return terms[0]
         return None
-
-    def read_slip(self, words_terms: Sequence[Sequence[str]]) -> tuple[int, str] | None:
-        """The one slip :meth:`read_slips` reads in a question with one word no passage has (what an answer's
-        confidence weighs: a question with more such words is on something else), else None."""
-        if len(self._unused(words_terms)) != 1:
-            return None  # no slip to read: the fuzzy look-ups of read_slips would be thrown away
-        slips = self.read_slips(words_terms)
-        return slips[0] if slips else None
 
     def language_counts(self) -> dict[str, int]:
         """Passages per language (files whose language is unknown left out)."""
@@ -968,7 +1004,8 @@ class LexicalIndex:
             (self.read_genitive_compounds(query_words) if lang == "de" else [])
         slips = [(at_place[place], term) for place, term in compounds if place in at_place]
         joined = {at for at, _ in slips}
-        slips += [(at, term) for at, term in self.read_slips(words_terms) if at not in joined]
+        written = [query_words[place] for place, _, _ in placed]
+        slips += [(at, term) for at, term in self.read_slips(words_terms, written) if at not in joined]
         if lang is not None:
             slips += self._read_as_other_language([(query_words[place], word_terms) for place, word_terms, _ in placed],
                                                   {at for at, _ in slips})
