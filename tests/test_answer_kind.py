@@ -433,3 +433,28 @@ def test_a_fraction_asks_for_a_share_and_a_decimal_gives_one() -> None:
     assert gives_answer(expected, "Positive test: $0{,}15$ have the disease", FALLBACK_ANALYZER, "en")
     assert not gives_answer(expected, "Positive test: 3 have the disease.", FALLBACK_ANALYZER, "en")
     assert not gives_answer(expected, "Positive test, version 10.154 of the disease list.", FALLBACK_ANALYZER, "en")
+
+
+@pytest.mark.parametrize(("question", "concepts", "lang", "given", "not_given"), [
+    ("How long until a new starter is stable?", [("starter", "starter"), ("stabl", "stable")], "en",
+     "a new starter needs approx. 7-10 d before it is stable", "a new starter is stable once it smells sour"),
+    ("How long does bulk fermentation take?", [("bulk", "bulk"), ("ferment", "fermentation")], "en",
+     "bulk fermentation takes 4-6 hrs at 24 °C", "bulk fermentation needs a warm place"),
+    ("Wie lange ist man bei Grippe ansteckend?", [("grippe", "grippe"), ("ansteck", "ansteckend")], "de",
+     "Grippe: ansteckend ca. 3-5 Tg. nach Symptombeginn", "Grippe ist sehr ansteckend"),
+    ("Wann war der Hitlerputsch?", [("hitlerputsch", "hitlerputsch")], "de",
+     "- Hitlerputsch am 8./9. Nov. in München", "- Hitlerputsch in München, scheitert"),
+    ("Wann wurde die Fuge entwickelt?", [("fug", "fuge"), ("entwickelt", "entwickelt")], "de",
+     "Die Fuge wurde im 16. Jh. aus der Imitation entwickelt", "Die Fuge wurde aus der Imitation entwickelt"),
+])
+def test_a_span_or_date_a_student_shortens_answers_the_question(question: str, concepts: list[tuple[str, str]],
+                                                                lang: str, given: str, not_given: str) -> None:
+    """Students write units and months short ("7-10 d", "12 hrs", "3-5 Tg.", "8./9. Nov.", "16. Jh."): such a
+    passage gives the span or date asked, and the refusal must not claim the notes give none."""
+    from cognivault.answer.evidence import Concept
+
+    read = [Concept(key, word, frozenset({key})) for key, word in concepts]
+    expected = expected_answer(question, read, lang)
+    assert expected is not None and expected.kind in ("duration", "date")
+    assert gives_answer(expected, given, FALLBACK_ANALYZER, lang)
+    assert not gives_answer(expected, not_given, FALLBACK_ANALYZER, lang)

@@ -49,7 +49,7 @@ from functools import cache
 from cognivault.answer.evidence import INFLECTION_PREFIX, NOUN_CAPITALISING, Concept, answer_cues, text_terms
 from cognivault.index.analysis import Analyzer, is_stopword, words
 from cognivault.vault.reading import WORDS
-from cognivault.vault.sentences import shield
+from cognivault.vault.sentences import shield, unshield
 
 NUMBER_WORDS = frozenset(words("""
 none zero one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty
@@ -93,6 +93,10 @@ januar februar märz mai juni juli oktober dezember montag dienstag mittwoch don
 heute gestern
 """.split())
 _YEAR_OR_ORDINAL = re.compile(r"\d{3,4}|\d{1,2}(?:st|nd|rd|th)")  # "476", "2020", "5th" (a century, a day)
+# a day with its month shortened, or a century, German style ("8./9. Nov.", "12. Okt", "im 16. Jh.", "Nov 12")
+_SHORT_DATE = re.compile(r"(?<![\d.])\d{1,2}\.\s?(?:jan|feb|mär|mar|apr|mai|jun|jul|aug|sept?|okt|oct|nov|dez|dec|"
+                         r"jh|jhd|jhdt|jahrhundert)\b|\b(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?\s\d{1,2}\b",
+                         re.IGNORECASE)
 # A share written as a decimal fraction: "≈ 0.154", "$0{,}38$" (a note's math writes the decimal comma in braces)
 _DECIMAL_SHARE = re.compile(r"(?<![\d.,}])0(?:[.,]|\{,\})\d")
 _PERCENT = re.compile(r"(\d)\s?%(?!%)")  # "20 %" says "percent" (while "%%" is a comment's syntax)
@@ -154,7 +158,9 @@ MEASURES = {
                        r"pounds?\b|pfund)", re.IGNORECASE),
 }
 # a span of time written with its unit's symbol ("100 ns", "10 ms", "24 h", "90 min")
-_TIME_SYMBOL = re.compile(_NUMBER + r"(?:ns|µs|μs|ms|s|min|h|std)\b")
+# a span of time in a unit students shorten ("4-6 h", "7–10 d", "every 12 hrs", "3-5 Tg.", "ab 60 J.", "2 Wo.")
+_TIME_SYMBOL = re.compile(_NUMBER + r"(?:ns|µs|μs|ms|s|secs?|mins?|h|hrs?|std|d|tg|wks?|wo|mos?|yrs?|j|jhd?t?)\b",
+                          re.IGNORECASE)
 
 
 # the kinds of answer that are an amount, which a word like "at most" / "höchstens" bounds (a date or a person is none)
@@ -331,8 +337,9 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
                 continue
         elif not (measure.search(sentence) if measure is not None else
                   any(_fits(expected.kind, word) for word in words(sentence)) or
-                  expected.kind == "duration" and _TIME_SYMBOL.search(sentence) or
-                  expected.kind == "date" and (_NUMERIC_DATE.search(sentence) or
+                  expected.kind in ("duration", "age") and _TIME_SYMBOL.search(sentence) or
+                  expected.kind == "date" and (_NUMERIC_DATE.search(unshield(sentence)) or
+                                               _SHORT_DATE.search(unshield(sentence)) or
                                                expected.cue in WHEN_WORDS and _CLOCK.search(sentence))):
             continue
         found = above | before | _concepts_in(sentence, expected.focus, analyzer, lang)

@@ -21,6 +21,7 @@ _SHIELDED = "\ue006"  # a period that ends no sentence, while a text is split
 
 _MONTHS = (r"january|february|march|april|may|june|july|august|september|october|november|december|"
            r"januar|jänner|februar|märz|mai|juni|juli|oktober|dezember")
+_SHORT_MONTHS = r"jan|feb|mär|mrz|apr|jun|jul|aug|sept|sep|okt|oct|nov|dez|dec"  # as notes shorten them: "9. Nov."
 # words before an ordinal in German dates and counts: "am 9.", "im 19.", "der 1.", "vom 3. bis 5."
 _ORDINAL_LEAD = r"am|im|vom|zum|bis|seit|ab|ans|der|die|das|den|dem|des|jeden|jedem"
 
@@ -48,7 +49,8 @@ _NOT_AN_END = re.compile(
     rf"|(?<![\w.])(?-i:[a-zäöü])\.(?:\s?[^\W\d_]{{1,3}}\.(?![^\W\d_]))*{_NO_OPENER}(?=[\s),;:])"
     r"|(?-i:(?<![\w.])[A-ZÄÖÜ][a-zäöü]{1,3})\.(?=\s+\d{1,3}(?![\d.]))"  # a short word before its number: "Art. 48"
     rf"|(?<!\w)s\.(?=\s*\d)"  # a page: "S. 45"
-    rf"|(?<!\w)\d{{1,2}}\.(?=\s+(?:{_MONTHS})\b)"  # a day before its month
+    rf"|(?<!\w)\d{{1,2}}\.(?=\s+(?:{_MONTHS}|{_SHORT_MONTHS})\b)"  # a day before its month
+    rf"|(?<!\w)(?:{_SHORT_MONTHS})\.(?=\s+(?:\d|(?-i:[a-zäöü])))"  # a month shortened: "9. Nov. 1923", "Nov. in …"
     rf"|(?<!\w)(?:{_ORDINAL_LEAD})\s+\d{{1,3}}\.(?=\s+\w)"  # an ordinal after its article or preposition
     rf"|(?-i:(?<![\w.])[A-ZÄÖÜ]\.(?=\s+(?!(?:{_OPENERS})\b)[A-ZÄÖÜ]))",  # an initial: "J. S. Bach"
     re.IGNORECASE)
