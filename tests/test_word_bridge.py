@@ -179,3 +179,15 @@ def test_the_words_of_a_question_sharing_some_with_a_note_of_the_other_language_
     assert answer.confidence == "medium"  # read through a translation: as sure as one
     monkeypatch.setattr(retrieval, "bridged_gaps", lambda engine, pack: None)
     assert _answer(vault, tmp_path / "index", question).confidence == "low"
+
+
+@pytest.mark.parametrize(("question", "elsewhere"), [("What burns in the skull?", "skull"),
+                                                    ("What do unborn bones do?", "bones")])
+def test_words_read_from_another_language_alone_answer_no_question_whose_other_words_the_vault_has_elsewhere(
+        vault: Path, tmp_path: Path, question: str, elsewhere: str) -> None:
+    # "burns" is read as the German star note's "verbrennt", "unborn" as the pregnancy note's "ungeborene"; "skull" and
+    # "bones" stand in the English skeleton note and in no quote of the German ones: the notes do not say it, whatever
+    # a translated word finds (both were answered at medium before)
+    answer = _answer(vault, tmp_path / "index", question)
+    assert not answer.answered
+    assert elsewhere in answer.text

@@ -1646,6 +1646,11 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
     if not kind_stated and _beside_the_unheard(pack, units, terms):
         refusal = replace(measures, refusal="the quotes state one word beside what the vault never uses")
         return PassageAnswer([], refusal, unheard(pack, question))
+    elsewhere = _bridged_alone(pack, units, terms)
+    if elsewhere:
+        refusal = replace(measures, refusal="the quotes state only words read from another language, none of "
+                          + ", ".join(elsewhere))
+        return PassageAnswer([], refusal, [], elsewhere)
     sides = compared_sides(question)
     # (two things compared, each quoted from the section named for it, are apart by the notes' design)
     if _only_apart(pack, units, terms) and not (sides is not None and all(
@@ -1833,6 +1838,23 @@ def _beside_the_unheard(pack: EvidencePack, units: Sequence[Unit], terms: Sequen
     word = pack.word_of(heaviest).casefold()  # also a compound's first or last part ("Werks" of "Werkseinstellungen")
     return len(stated) <= 1 and any(other == word or len(word) >= MIN_COMPOUND_PART and
                                     (other.startswith(word) or other.endswith(word)) for other in unknown)
+
+
+def _bridged_alone(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> list[str]:
+    """The question's topic words that the vault uses but no quote states, where every topic word the quotes do
+    state is read from a German verb or adjective (``Concept.bridged``, lower case where German writes every noun
+    capitalised): "What do *regulatory* T *cells* do?" quoting a sociology note's "nichts reguliert sie mehr" for
+    "regulatory", while "cells", which other notes use, is in no quote. A translated word saying what something
+    does or is like locates nothing; a translated noun names a subject ("resting potential" as "Ruhepotential")."""
+    topic = {key for key in terms if key in pack.concepts and not pack.concepts[key].frame}
+    stated = set().union(*(unit.concepts for unit in units)) & topic if units else set()
+    if not stated or pack.lang != "en" or any(not pack.concepts[key].bridged[:1].islower()
+                                                          for key in stated):
+        return []
+    unknown = {word.casefold() for word in pack.unknown}
+    return [pack.word_of(key) for key in sorted(topic - stated, key=lambda key: -pack.term_weights.get(key, 0.0))
+            if not pack.concepts[key].bridged and pack.word_of(key).casefold() not in unknown
+            and rarity(pack.word_of(key).casefold(), pack.lang) > EVERYDAY_RARITY]
 
 
 def _only_apart(pack: EvidencePack, units: Sequence[Unit], terms: Sequence[str]) -> bool:
