@@ -172,6 +172,11 @@ def answer_by_meaning(pack: EvidencePack) -> PassageAnswer:
     return PassageAnswer(quotes_of([units[int(np.argmax(vectors @ across.vector))]]), QuoteMeasures())
 
 
+def quoted_across(units: Sequence[Unit], pack: EvidencePack) -> bool:
+    """Whether a quote is in another language than the question's (which may state its words in its own)."""
+    return any(pack.items[unit.position].lang not in (None, pack.lang) for unit in units)
+
+
 def located_quotes(units: Sequence[Unit], pack: EvidencePack) -> list[Unit]:
     """The quotes of an answer asked across languages (one quote at least in another language than the question's)
     from the notes that state the most of what it asks about, by weight: the note its words, read in the other
@@ -181,7 +186,7 @@ def located_quotes(units: Sequence[Unit], pack: EvidencePack) -> list[Unit]:
     question whose words are read through a translation matches stray words of other notes, and a collage of them
     is no answer. Several notes stating as much stay (two notes on the subject); a question in the language of
     every quote keeps every quote (``choose_units`` judged them)."""
-    if not any(pack.items[unit.position].lang not in (None, pack.lang) for unit in units):
+    if not quoted_across(units, pack):
         return list(units)
     topic = {key for key, concept in pack.concepts.items() if not concept.frame}
     stated: dict[str, set[str]] = defaultdict(set)

@@ -83,7 +83,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from cognivault.answer.acronyms import abbreviated
-from cognivault.answer.across import located_quotes
+from cognivault.answer.across import located_quotes, quoted_across
 from cognivault.answer.answer_kind import ExpectedAnswer, expected_answer, gives_answer
 from cognivault.answer.comparison import compared_sides, names_side, side_terms
 from cognivault.answer.conditions import asked_condition, names_term, states_condition
@@ -1633,7 +1633,7 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
                              lacking=(UNFINISHED_DE if pack.lang == "de" else UNFINISHED).format(
                                  _quoted(question, unfinished, pack.lang)))
     # (quotes in another language than the question's may state the word in theirs: "Fläche" as "area")
-    across = any(pack.items[unit.position].lang not in (None, pack.lang) for unit in units)
+    across = quoted_across(units, pack)
     passing = [] if across else _named_only_in_passing(pack, terms, analyzer, question)
     if passing:
         # "Wie wirken Adjuvanzien?" of a note saying only "Viele Totimpfstoffe enthalten Adjuvanzien.": it names them,

@@ -207,10 +207,10 @@ def normalize_language(lang: str | None) -> str | None:
 def passage_language(declared: str | None, text: str, note_lang: str | None) -> str | None:
     """A passage's language: its note's, or where the note names several (``lang: de/en``) the one of those its
     text reads as."""
-    single = normalize_language(declared)
-    if single:
-        return single
-    known = frozenset(code for code in declared_languages(declared) if code in SNOWBALL_BY_ISO)
+    named = declared_languages(declared)
+    if len(named) == 1:
+        return next(iter(named))
+    known = frozenset(code for code in named if code in SNOWBALL_BY_ISO)
     return (detect_language(text, known) if len(known) > 1 else None) or note_lang
 
 
