@@ -48,8 +48,8 @@ from functools import cache
 
 from cognivault.answer.evidence import INFLECTION_PREFIX, NOUN_CAPITALISING, Concept, answer_cues, text_terms
 from cognivault.index.analysis import Analyzer, is_stopword, words
-from cognivault.vault.reading import WORDS
-from cognivault.vault.sentences import shield, unshield
+from cognivault.vault.reading import ALL_MONTH_ABBREVIATIONS, ALL_MONTHS, WORDS
+from cognivault.vault.sentences import alternation, shield, unshield
 
 NUMBER_WORDS = frozenset(words("""
 none zero one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty
@@ -86,17 +86,16 @@ _NUMERIC_DATE = re.compile(r"(?<![\d.])\d{1,2}\.\s?\d{1,2}\.(?:\d{2,4})?(?![\d])
 # a time of day or a span of hours, of a weekly event ("Mo 10–12", "14:15", "9 Uhr")
 _CLOCK = re.compile(r"(?<![\d.])\d{1,2}(?::\d{2})?\s?[–-]\s?\d{1,2}(?::\d{2})?(?![\d.])|\b\d{1,2}:\d{2}\b|"
                     r"\b\d{1,2}\s?(?:uhr|h|am|pm)\b", re.IGNORECASE)
-DATE_WORDS = frozenset("""
-january february march april june july august september october november december
+# "may" is a month and, far more often, a verb ("may not answer")
+DATE_WORDS = ALL_MONTHS - {"may"} | frozenset("""
 monday tuesday wednesday thursday friday saturday sunday today yesterday
-januar februar märz mai juni juli oktober dezember montag dienstag mittwoch donnerstag freitag samstag sonntag
-heute gestern
+montag dienstag mittwoch donnerstag freitag samstag sonntag heute gestern
 """.split())
 _YEAR_OR_ORDINAL = re.compile(r"\d{3,4}|\d{1,2}(?:st|nd|rd|th)")  # "476", "2020", "5th" (a century, a day)
+_MONTH_SHORTENED = alternation(ALL_MONTH_ABBREVIATIONS | {"mai"})
 # a day with its month shortened, or a century, German style ("8./9. Nov.", "12. Okt", "im 16. Jh.", "Nov 12")
-_SHORT_DATE = re.compile(r"(?<![\d.])\d{1,2}\.\s?(?:jan|feb|mär|mar|apr|mai|jun|jul|aug|sept?|okt|oct|nov|dez|dec|"
-                         r"jh|jhd|jhdt|jahrhundert)\b|\b(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?\s\d{1,2}\b",
-                         re.IGNORECASE)
+_SHORT_DATE = re.compile(rf"(?<![\d.])\d{{1,2}}\.\s?(?:{_MONTH_SHORTENED}|jh|jhd|jhdt|jahrhundert)\b"
+                         rf"|\b(?:{_MONTH_SHORTENED})\.?\s\d{{1,2}}\b", re.IGNORECASE)
 # A share written as a decimal fraction: "≈ 0.154", "$0{,}38$" (a note's math writes the decimal comma in braces)
 _DECIMAL_SHARE = re.compile(r"(?<![\d.,}])0(?:[.,]|\{,\})\d")
 _PERCENT = re.compile(r"(\d)\s?%(?!%)")  # "20 %" says "percent" (while "%%" is a comment's syntax)

@@ -107,8 +107,10 @@ class LanguageWords:
     passing: frozenset[str] = frozenset()
     # the definite articles: "the enzyme", "die Zellen" with no more words point back at what a paragraph is about
     definite_articles: frozenset[str] = frozenset()
-    # the months, written out and abbreviated ("Nov", "Okt."): a timeline's entry dated by one alone has no year
+    # the months written out, and as notes shorten them ("Nov", "Okt."): a timeline's entry dated by one alone has
+    # no year; a day before one ("9. Nov. 1923") ends no sentence
     months: frozenset[str] = frozenset()
+    month_abbreviations: frozenset[str] = frozenset()
     # a heading's words over one calculation worked through ("Worked example", "Rechenbeispiel"): its numbers are
     # that exercise's values, not the subject's
     worked: frozenset[str] = frozenset()
@@ -370,8 +372,9 @@ WORDS: dict[str, LanguageWords] = {
                            "included", "including", "many", "some", "several", "various", "etc"}),
         definite_articles=frozenset({"the"}),
         months=frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
-                          "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
-                          "sept", "oct", "nov", "dec"}),
+                          "october", "november", "december"}),
+        month_abbreviations=frozenset({"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+                                       "dec"}),
         worked=frozenset({"worked", "example"}),
         announcements=("next week", "next time", "next lecture", "next session", "next class", "in the next lecture",
                        "that's it for today", "that is it for today", "that's all for today"),
@@ -581,9 +584,10 @@ WORDS: dict[str, LanguageWords] = {
                            "siehe", "enthalten", "enthält", "beinhalten", "beinhaltet", "viele", "einige", "manche",
                            "mehrere", "usw"}),
         definite_articles=frozenset({"der", "die", "das", "den", "dem", "des"}),
-        months=frozenset({"januar", "februar", "märz", "april", "mai", "juni", "juli", "august", "september",
-                          "oktober", "november", "dezember", "jan", "feb", "mär", "mrz", "apr", "jun", "jul", "aug",
-                          "sep", "sept", "okt", "nov", "dez"}),
+        months=frozenset({"januar", "jänner", "februar", "märz", "april", "mai", "juni", "juli", "august",
+                          "september", "oktober", "november", "dezember"}),
+        month_abbreviations=frozenset({"jan", "feb", "mär", "mrz", "apr", "jun", "jul", "aug", "sep", "sept", "okt",
+                                       "nov", "dez"}),
         worked=frozenset({"rechenbeispiel", "beispielrechnung", "beispiel", "übungsaufgabe"}),
         announcements=("nächste woche", "nächstes mal", "nächste vorlesung", "in der nächsten vorlesung",
                        "nächste stunde", "das wars für heute", "das war's für heute", "das war es für heute"),
@@ -1663,7 +1667,8 @@ def is_todo(text: str) -> bool:
 
 
 _ALL_DEFINITE = frozenset(w for words in WORDS.values() for w in words.definite_articles)
-_ALL_MONTHS = frozenset(w for words in WORDS.values() for w in words.months)
+ALL_MONTHS = frozenset(w for words in WORDS.values() for w in words.months)
+ALL_MONTH_ABBREVIATIONS = frozenset(w for words in WORDS.values() for w in words.month_abbreviations)
 _ALL_WORKED = frozenset(w for words in WORDS.values() for w in words.worked)
 _COMMON_NOUN_RE = re.compile(r"[^\W\d_][^\W\d_A-ZÄÖÜ]+")  # "enzyme", "Zellen": no "C3", "GuV-Konto", "IgM"
 
@@ -1718,7 +1723,7 @@ def month_alone(term: str) -> bool:
     """A timeline's entry dated by its month (and day) without a year ("Nov", "Okt.", "3. Oct"): asked alone, the
     month says nothing of when."""
     found = _MONTH_DATE_RE.match(term.strip(" *_=:"))
-    return found is not None and found["month"].casefold() in _ALL_MONTHS
+    return found is not None and found["month"].casefold() in ALL_MONTHS | ALL_MONTH_ABBREVIATIONS
 
 
 def names_worked_example(heading: str) -> bool:

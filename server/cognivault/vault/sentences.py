@@ -14,14 +14,20 @@ positions stay valid) and ``unshield`` brings them back in each piece.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from cognivault.vault.reading import WORDS
+from cognivault.vault.reading import ALL_MONTH_ABBREVIATIONS, ALL_MONTHS, WORDS
 
 _SHIELDED = "\ue006"  # a period that ends no sentence, while a text is split
 
-_MONTHS = (r"january|february|march|april|may|june|july|august|september|october|november|december|"
-           r"januar|jänner|februar|märz|mai|juni|juli|oktober|dezember")
-_SHORT_MONTHS = r"jan|feb|mär|mrz|apr|jun|jul|aug|sept|sep|okt|oct|nov|dez|dec"  # as notes shorten them: "9. Nov."
+
+def alternation(choices: Iterable[str]) -> str:
+    """Words as a regex alternation, the longest first ("sept" before "sep"), in a fixed order."""
+    return "|".join(sorted(choices, key=lambda word: (-len(word), word)))
+
+
+_MONTHS = alternation(ALL_MONTHS)
+_SHORT_MONTHS = alternation(ALL_MONTH_ABBREVIATIONS)  # as notes shorten them: "9. Nov."
 # words before an ordinal in German dates and counts: "am 9.", "im 19.", "der 1.", "vom 3. bis 5."
 _ORDINAL_LEAD = r"am|im|vom|zum|bis|seit|ab|ans|der|die|das|den|dem|des|jeden|jedem"
 
