@@ -5,6 +5,7 @@ USE-multilingual v3 encoder (the ``multilingual`` extra, which scripts/setup.sh 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,36 @@ def test_notes_stating_as_much_and_answers_in_the_questions_language_keep_every_
     pack = _asked_across(_passage("S1", "Bio/Neurons.md", "en"), _passage("S2", "Geo/Volcanoes.md", "en"))
     units = [_unit(0, {"cell", "cns"}), _unit(1, {"myelin"})]
     assert located_quotes(units, pack) == units  # asked in the notes' language: choose_units judged them
+
+
+MIXED_NOTE = """---
+lang: de/en
+---
+# Photosynthese / photosynthesis
+
+## Lichtreaktion
+- findet in den Thylakoidmembranen statt
+- Wasser wird gespalten, Sauerstoff wird frei (Photolyse)
+
+## Calvin cycle
+- takes place in the stroma of the chloroplast
+- fixes CO2 with the enzyme Rubisco, needs ATP and NADPH from the light reactions
+
+## Merke
+- ohne Licht keine Lichtreaktion, der Calvin-Zyklus läuft aber kurz weiter
+"""
+
+
+def test_a_note_mixing_its_languages_is_quoted_in_both(indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    """A note whose passages are in two languages (``lang: de/en``) is no translation of another note: a question
+    retrieving passages of both once crashed the answer (its note was dropped as a translation while its passages in
+    the question's language were still being weighed)."""
+    engine = indexed_notes({"Photosynthese.md": MIXED_NOTE,
+                            "Zellatmung.md": "# Zellatmung\n\n- Glykolyse im Cytoplasma\n- Atmungskette an der "
+                                             "inneren Mitochondrienmembran\n"})
+    for question in ("Wo findet der Calvin-Zyklus statt?", "Where does the light reaction take place?",
+                     "Was braucht der Calvin-Zyklus von der Lichtreaktion?"):
+        answer = answer_extractively(engine, question)
+        assert answer.answered and answer.cited, question
+        assert {citation.path for citation in answer.citations if citation.label in answer.cited} == \
+            {"Photosynthese.md"}, question

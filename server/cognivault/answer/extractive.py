@@ -826,8 +826,10 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     # English note asked about in German next to a German hub that only links it).
     # (Not where the question has words the vault says only in another language, ``EvidencePack.gaps``: there the
     # other language's passages are what it asks for.)
-    native = [_weighed(note_terms[item.path], weight, total) for item in items if item.lang in (lang, None)]
-    foreign = {i for i, item in enumerate(items) if item.lang not in (lang, None)
+    # A note that mixes its languages (``lang: de/en``) is no translation: its passages in the other language stay.
+    native_notes = {item.path for item in items if item.lang in (lang, None)}
+    native = [_weighed(note_terms[path], weight, total) for path in native_notes]
+    foreign = {i for i, item in enumerate(items) if item.path not in native_notes
                and _weighed(note_terms[item.path], weight, total) <= max(native)} \
         if lang is not None and native and not (pack is not None and pack.gaps) else set()
     for path in {items[i].path for i in foreign}:
