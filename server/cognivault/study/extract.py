@@ -149,6 +149,7 @@ from cognivault.vault.reading import (
     month_alone,
     names_a_clause_after_a_sentence,
     names_a_person,
+    names_a_quality,
     names_an_overview,
     names_by_pro_form,
     names_exercises,
@@ -241,6 +242,8 @@ _ENGLISH_ARTICLES = {"an"}  # a German preposition ("An der Börse …"), in Eng
 _PARTICIPLES = {"made", "split", "found", "taken", "given", "known", "built", "held", "done", "seen", "shown",
                 "driven", "broken", "kept", "lost", "set", "put", "cut", "brought", "thought", "caught", "sent",
                 "spent", "left", "meant", "read", "run", "won", "bound", "drawn", "grown", "thrown", "written",
+                "born", "chosen", "eaten", "fallen", "forgotten", "frozen", "hidden", "led", "paid", "said", "sold",
+                "spoken", "stolen", "told", "worn", "torn", "begun", "sung", "struck", "stuck", "hung", "laid",
                 "available", "enabled", "disabled", "able", "possible", "useful", "helpful", "important"}
 _COLON_STOP = {"related", "details", "detail", "see", "note", "notes", "evidence", "example", "examples", "answer",
                "source", "sources", "compare", "aliases", "tip", "warning", "summary", "ausführlich", "siehe",
@@ -418,7 +421,12 @@ def plain(text: str) -> str:
 
 
 def unbold(text: str) -> str:
-    return text.replace("**", "").replace("__", "")
+    """Bold marks gone, code spans and formulas kept byte for byte (`*args, **kwargs` stays as written)."""
+    pieces, pos = [], 0
+    for start, end in [*atom_spans(text), (len(text), len(text))]:
+        pieces += [text[pos:start].replace("**", "").replace("__", ""), text[start:end]]
+        pos = end
+    return "".join(pieces)
 
 
 _EQUATION_OPENING_RE = re.compile(r"[^\W\d_]\w{0,3}\s*[=<>≈≤≥]")  # "k = 1 / (1 − MPC)": a symbol keeps its case
@@ -820,6 +828,30 @@ def mark_term(sentence: str, term: str) -> str:
     return f"{sentence[:index]}=={term}=={sentence[index + len(term):]}"
 
 
+COORDINATION_RE = r"\s*(?:,|;|&|\band\b|\bor\b|\bund\b|\boder\b|\bsowie\b)\s*"
+_SIBLING_AFTER_RE = re.compile(rf"^{COORDINATION_RE}(?:`|\*\*)")  # "`@staticmethod`, `@classmethod` (…)"
+_SIBLING_BEFORE_RE = re.compile(rf"(?:`|\*\*){COORDINATION_RE}$")
+_NAME_WORD_RE = re.compile(r"\w{3,}")
+
+
+def fair_gap(sentence: str, term: str) -> bool:
+    """Whether a cloze hiding ``term`` in ``sentence`` can be filled from what the sentence shows, and only so: not
+    where the rest shows the term's words again ("==`@my_decorator`== … is sugar for `f = my_decorator(f)`"), where
+    the term is one of code spans or bold terms named side by side with nothing said of it alone ("==`@staticmethod`==,
+    `@classmethod` (gets cls …)"), or where the sentence goes on from a line above ("= `f = a(b(f))` → …")."""
+    index = sentence.find(term)
+    if index < 0:
+        return True
+    before, after = sentence[:index], sentence[index + len(term):]
+    if _SIBLING_AFTER_RE.match(after) or _SIBLING_BEFORE_RE.search(before):
+        return False
+    if plain(before).lstrip().startswith(("=", *_ARROWS)):
+        return False
+    words = _NAME_WORD_RE.findall(term.strip("`*"))
+    return not (words and all(re.search(rf"(?<!\w){re.escape(word)}(?!\w)", before + after, re.IGNORECASE)
+                              for word in words))
+
+
 def blank_term(sentence: str, term: str, filler: str = "____") -> str:
     """The sentence with the first occurrence of ``term`` replaced by ``filler`` ("" when absent)."""
     index = sentence.find(term)
@@ -941,6 +973,10 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         if kind not in ("formula", "code", "example", "vocab") and (
                 works_out(sentence) or (names_worked_example(heading) and _holds_a_number(definition))):
             return  # "df = n − 1 = 24", "n: 30" under "Worked example": the values of one exercise, not the subject's
+        if kind == "item" and (names_a_quality(plain(term))
+                               or subject_then_verb(_OUTSIDE_REMARKS_RE.sub("", plain(term)), lang)):
+            return  # "fast: minutes–hours, no memory": "fast?" asks nothing, "fast" is no term to choose; "Merton
+            #         (1938) greift Anomie auf: Diskrepanz …" is a statement, "… greift Anomie auf?" no question
         if kind == "item" and month_alone(plain(term)):
             return  # "Nov: Hitlerputsch" under a year a line above: "Nov?" asks no year
         if kind not in _VERBATIM_KINDS and kind != "step" \
@@ -965,7 +1001,8 @@ def _facts_of(source: Source, lang: str) -> tuple[Fact, ...]:
         cited = cited_under(source, heading, written_headings.get(heading, heading))
         if kind == "heading":  # "Beispiele (aus Übung 3, 05.11.)" asks as "Beispiele"
             shown = without_course_remarks(shown)
-        found.append(Fact(kind, shown, definition, sentence, mark_term(said, shown), verb, cited, lang,
+        cloze = mark_term(said, shown) if kind not in CLOZE_KINDS or fair_gap(said, shown) else ""
+        found.append(Fact(kind, shown, definition, sentence, cloze, verb, cited, lang,
                           form or form_of(f"**{shown}**" if kind == "bold" else term), without_course_remarks(heading),
                           column, answer_form, situated, in_order, list_items, frame, nested, compared, listed))
 

@@ -329,7 +329,8 @@ def item_question(term: str, description: str, heading: str, title: str, german:
         return ItemQuestion(f"{place} › {term}: {formula_word('de' if german else 'en')}?", False)
     if not _names_a_term(term, german) or asks(heading) or _QUOTED_RE.match(description) \
             or ((nested or "(" in term) and _is_name(term, german)) or _names_an_aspect(heading) \
-            or lists_properties(description, german):
+            or lists_properties(description, german) or _names_by_initials(term, description) \
+            or (german and _names_no_noun(description)):
         # "Rückfluss zum Herzen", "4 Räume", "verallgemeinert": a label, no term; under "Why Britain first?" or "When
         # to use" each item ("Resources", "pipelines") is one of the answers, not a term to define; "Bramante – plans
         # for …" under an item of "Phases" is a person of that phase, "Dürer (Nuremberg)" a person with a remark, no
@@ -342,6 +343,21 @@ def item_question(term: str, description: str, heading: str, title: str, german:
 
 _REMARK_RE = re.compile(r"\s*\([^()]*\)")
 _RELATION_RE = re.compile(r"=|<|>|\\le|\\ge|\\approx|≤|≥|≈")
+
+
+def _names_by_initials(term: str, description: str) -> bool:
+    """The description naming its label by the label's initials ("confidence interval: 95 % CI not containing
+    μ0 ↔ reject H0"): it says something about the thing, not what the label means."""
+    words = [word for word in re.split(r"[\s-]+", term) if word[:1].isalpha()]
+    initials = "".join(word[0] for word in words).upper()
+    return len(words) >= 2 and re.search(rf"(?<![^\W\d_]){initials}s?(?![^\W\d_])", description) is not None
+
+
+def _names_no_noun(description: str) -> bool:
+    """A German description with no noun after its first word (German capitalises every noun): "eher hell
+    geröstet", "ca. 3-4 h, dehnen & falten" say how the thing is or is done, not what its label means."""
+    words = [word.strip("(„“\"") for word in description.split()[1:]]
+    return bool(words) and not any(word[:1].isupper() for word in words)
 
 
 def _names_again(term: str, description: str) -> bool:

@@ -35,6 +35,7 @@ from cognivault.study.citations import CITATION_RE, cite, link, parse_citations
 from cognivault.study.common import Composed, Draft, GeneratorSpec, ListPrompt, Text, short_id, study_folder
 from cognivault.study.extract import (
     CLOZE_KINDS,
+    COORDINATION_RE,
     GAP,
     MIN_DEFINITION_WORDS,
     Fact,
@@ -274,6 +275,9 @@ def _candidates(fact: Fact, pool: list[Fact], side: str, form: str, answer: str)
                                and other.sentence != fact.sentence
                                and other.cloze.startswith("==", len(_placed_at(other)))):
             continue  # "Gauß-Algorithmus: ==Zeilen vertauschen==, …": the list's other such gaps, never "Kern"
+        if other.kind == "item" and side == "term" and re.search(
+                rf"(?<![^\W\d_]){re.escape(plain(other.term))}s?(?![^\W\d_])", plain(other.definition), re.IGNORECASE):
+            continue  # "cells" for "neutrophils, macrophages, NK cells": the label names what its items are, no term
         if other.kind not in kinds or other.names_its_note or _names_an_aspect(other) \
                 or _phrase_among_terms(fact, other) or (not listed_gap and same_section and fact.kind not in (
                     "row", "item", "heading", "step", "faq", "vocab", "formula")
@@ -401,14 +405,13 @@ def _counts(word: str, lang: str) -> bool:
     return (folded.isdigit() and int(folded) >= 2) or (lang in WORDS and folded in WORDS[lang].numbers)
 
 
-_COORDINATION_RE = r"\s*(?:,|;|&|\band\b|\bor\b|\bund\b|\boder\b|\bsowie\b)\s*"
 
 
 def _among_siblings(fact: Fact) -> bool:
     """A bold term coordinated with other bold terms ("**height**, **backness** and **rounding**"): its fitting
     wrong options are the others, which the stem shows; the note's other terms are of another sort."""
     term = re.escape(fact.term)
-    return re.search(rf"\*\*{term}\*\*{_COORDINATION_RE}\*\*|\*\*{_COORDINATION_RE}\*\*{term}\*\*",
+    return re.search(rf"\*\*{term}\*\*{COORDINATION_RE}\*\*|\*\*{COORDINATION_RE}\*\*{term}\*\*",
                      fact.sentence) is not None
 
 

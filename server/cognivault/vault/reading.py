@@ -285,6 +285,9 @@ class LanguageWords:
     # short words spelled like a word of the other language, a final e more or less or c for z or k, that mean
     # something else ("Kurs" is no curse, "note" no "Not"): never read as that word (``answer.evidence.short_cognate``)
     false_friends: frozenset[str] = frozenset()
+    # adjectives labelling a list item by a quality of its section's subject ("fast: minutes–hours, no memory",
+    # "schnell: Hefe nehmen"): the label is no term to ask for or to offer as one
+    qualities: frozenset[str] = frozenset()
 
 
 WORDS: dict[str, LanguageWords] = {
@@ -334,7 +337,11 @@ WORDS: dict[str, LanguageWords] = {
                            "limitations", "drawback", "drawbacks", "pitfall", "pitfalls", "caveat", "caveats",
                            "errors", "error handling", "counterexample", "speed", "rate", "evidence", "proof",
                            "representatives", "delimitation", "distinction", "prerequisites", "requirements",
-                           "requirement", "intake"}),
+                           "requirement", "intake", "pros", "cons", "lesson", "lessons", "takeaway", "takeaways",
+                           "trigger", "outcome", "input", "inputs", "output", "outputs", "evaluation",
+                           "calculation", "analysis"}),
+        qualities=frozenset({"fast", "slow", "quick", "cheap", "expensive", "easy", "hard", "difficult", "good",
+                             "bad", "early", "late", "strong", "weak", "simple", "high", "low"}),
         false_friends=frozenset({"note", "notes", "curse", "curses", "cost", "costs", "cart", "carts", "cast", "casts",
                                  "mad", "war", "wars", "probe", "probes", "lag", "sag", "band", "bands", "cant",
                                  "well", "celt", "celts", "rate", "rates", "bot", "bots", "fad", "wad", "haste",
@@ -422,8 +429,9 @@ WORDS: dict[str, LanguageWords] = {
         resumed_copulas=(("that's", "that is"), ("that’s", "that is")),
         spoken_meanings=(("{term}, that means {meaning}", "means"), ("{term} is basically when {meaning}", "is"),
                          ("{term} is essentially when {meaning}", "is"), ("{term} is when {meaning}", "is"),
-                         ("what we call {term} is {meaning}", "is"), ("{term} is what we call {meaning}", "is")),
-        spoken_sequels=(", so ",),
+                         ("what we call {term} is {meaning}", "is"), ("{term} is what we call {meaning}", "is"),
+                         ("{term} is basically {meaning}", "is"), ("{term} is essentially {meaning}", "is")),
+        spoken_sequels=(", so ", " — "),
         pro_forms=frozenset({"one", "ones"}),
         student_questions=("student question", "question from a student", "question from the audience", "student asks",
                            "a student asks", "student", "question"),
@@ -534,7 +542,10 @@ WORDS: dict[str, LanguageWords] = {
                            "motiv", "motive", "themen", "inhalt", "inhalte", "kritik", "einschränkung",
                            "einschränkungen", "fehlerbehandlung", "gegenbeispiel", "geschwindigkeit", "tempo",
                            "beleg", "belege", "beweis", "beweise", "vertreter", "abgrenzung", "voraussetzung",
-                           "voraussetzungen", "frist", "rechtsfolge", "rechtsfolgen", "bedarf"}),
+                           "voraussetzungen", "frist", "rechtsfolge", "rechtsfolgen", "bedarf", "auslöser", "anlass",
+                           "lehre", "input", "output", "ort", "auswertung", "berechnung"}),
+        qualities=frozenset({"schnell", "langsam", "billig", "teuer", "einfach", "leicht", "schwer", "schwierig",
+                             "gut", "schlecht", "früh", "spät", "stark", "schwach", "hoch", "niedrig"}),
         false_friends=frozenset({"not", "rat", "räte", "kost", "karte", "karten", "kasten", "kurs", "kurse", "kursen",
                                  "made", "maden", "ware", "waren", "probe", "proben", "lage", "lagen", "sage",
                                  "sagen", "bande", "banden", "mode", "kante", "kanten", "welle", "wellen", "falle",
@@ -1127,7 +1138,7 @@ def names_the_session(term: str, lang: str) -> bool:
     # "Today enzyme kinetics, this is the part …": the session's topic announced, no term
     opened = any(unarticled.startswith(f"{session} ") for session in words.sessions if " " not in session)
     return bare in words.sessions or unarticled in words.sessions or opened or first in words.roles \
-        or (is_aspect(unarticled) and first in _ALL_RANKS)
+        or (first in _ALL_RANKS and unarticled.split()[-1] in _ALL_ASPECTS)  # "main tool", not "main sequence"
 
 
 def without_praise(sentence: str, lang: str) -> str:
@@ -1326,6 +1337,14 @@ def states_its_purpose(line: str) -> bool:
     said = normal(_EMPHASIS_RE.sub("", line)).strip(" -*>")
     return said.endswith("!") and ":" not in said and len(said.split()) <= MAX_PURPOSE_WORDS \
         and said.startswith(_ALL_PURPOSES)
+
+
+_ALL_QUALITIES = frozenset(w for words in WORDS.values() for w in words.qualities)
+
+
+def names_a_quality(label: str) -> bool:
+    """A list item's label that is an adjective for a quality of its section's subject ("fast", "schnell"), no term."""
+    return normal(label).strip("*_:` ") in _ALL_QUALITIES
 
 
 def is_label(term: str) -> bool:
