@@ -15,6 +15,7 @@ import pytest
 from cognivault.config import Settings
 from cognivault.engine import Engine
 from cognivault.index.multilingual import MultilingualEncoder
+from cognivault.models.embedded import MODEL_CACHE_ENV
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_EVAL = REPO_ROOT.parent / "shared" / "eval"
@@ -67,9 +68,18 @@ def no_external_connections(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
 
 
+@pytest.fixture(scope="session")
+def session_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The models' cache of the whole session, as a user has one (``$COGNIVAULT_MODEL_CACHE``): what is built once
+    per user (the embedded model, the word bridge's everyday words) is built once, also by the servers tests start."""
+    return tmp_path_factory.mktemp("model-cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated_user_paths(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point every cache, config and data dir at a private temp folder (no test touches ~)."""
+def isolated_user_paths(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                        session_model_cache: Path) -> Path:
+    """Point every cache, config and data dir at a private temp folder (no test touches ~), but the models' cache
+    at the session's."""
     home = tmp_path_factory.mktemp("home")
     for name, sub in (("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "config"),
                       ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state")):
@@ -79,6 +89,7 @@ def isolated_user_paths(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     for variable in list(os.environ):
         if variable.startswith("COGNIVAULT_"):
             monkeypatch.delenv(variable)
+    monkeypatch.setenv(MODEL_CACHE_ENV, str(session_model_cache))
     # The German meaning side loads its model and embeds every passage again after each index with a
     # meaning model: off, except where a test asks for it (tests/test_multilingual_side.py).
     monkeypatch.setenv("COGNIVAULT_EMBEDDING_MULTILINGUAL", "false")

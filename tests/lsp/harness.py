@@ -22,6 +22,8 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from cognivault.models.embedded import MODEL_CACHE_ENV
+
 TEST_VAULT = Path(__file__).parent / "vault"
 REPO = Path(__file__).resolve().parents[2]
 
@@ -32,6 +34,8 @@ def server_env(home: Path) -> dict[str, str]:
                       ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state")):
         (home / sub).mkdir(parents=True, exist_ok=True)
         env[name] = str(home / sub)
+    if MODEL_CACHE_ENV in os.environ:  # the session's, as a user's servers share one (conftest.py)
+        env[MODEL_CACHE_ENV] = os.environ[MODEL_CACHE_ENV]
     env.update(HOME=str(home), COGNIVAULT_MODELS_OLLAMA_HOST="http://127.0.0.1:9", HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", PYTHONPATH=str(REPO / "server"))
     return env

@@ -24,11 +24,14 @@ Vectors are computed as the index's last step (``Engine.index``) and for the fir
 where the vault changed since (never for a search: it bridges by the vocabulary as last read, or not at all): the
 vault's words of a language, in batches (about 1.3 ms a word on one core, a fifth of the time of single words),
 cached by the word itself in a file beside the index (a re-index embeds only new words), as float16 so a word's
-vector is the same computed or loaded.
+vector is the same computed or loaded. The everyday words' vectors are the same for every vault: they are kept once
+per user, in the model cache (``$COGNIVAULT_MODEL_CACHE`` or ``<user cache>/cognivault/models/word-bridge/``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import logging
 import re
 import threading
@@ -40,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from cognivault.atomic import atomic_write_bytes
 from cognivault.index.analysis import Analyzer, is_stopword, words
 from cognivault.index.lexical import QueryReading
 from cognivault.index.multilingual import MultilingualEncoder
@@ -51,6 +55,7 @@ REFERENCE_WORDS = 4000  # everyday words of the question's language the bridged 
 MIN_CHARS = 3  # shorter words are not bridged, nor bridged to ("Ei", "AT")
 BATCH = 256
 BRIDGE_FILE = "word-bridge.npz"
+REFERENCE_FOLDER = "word-bridge"  # in the user's model cache: the everyday words' vectors
 BRIDGE_LANGUAGES = frozenset({"en", "de"})  # measured in both directions
 _LETTER_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 
@@ -176,9 +181,36 @@ class WordBridge:
                       if len(word) >= MIN_CHARS and word.isalpha() and not is_stopword(word, lang)]
             if lang == "de":  # German writes its nouns capitalised, and USE reads them better so
                 common += [word.capitalize() for word in common]
-            found = _REFERENCE[(lang, REFERENCE_WORDS)] = self._table(lang, common)
-            self._save()
+            common = list(dict.fromkeys(common))
+            found = _REFERENCE[(lang, REFERENCE_WORDS)] = (
+                common, self._reference_vectors(lang, common), [self._stem(word, lang) for word in common])
         return found
+
+    def _reference_vectors(self, lang: str, common: Sequence[str]) -> np.ndarray:
+        """The vectors of everyday words, kept once per user beside the models (about 12,000 words, 15-40 s of one
+        core to compute: every vault's first index, and each language server's, would pay it again), under a name
+        that changes with the encoder and the word list."""
+        from cognivault.models.embedded import model_cache_root
+
+        digest = hashlib.sha256("\n".join([self.encoder.model_id, lang, *common]).encode("utf-8")).hexdigest()[:16]
+        path = model_cache_root() / REFERENCE_FOLDER / f"{lang}-{digest}.npy"
+        try:
+            kept = np.asarray(np.load(path, allow_pickle=False), dtype=np.float32)
+            if kept.shape == (len(common), self.encoder.dimension):
+                return kept
+        except (OSError, ValueError):
+            pass
+        vectors = np.vstack([self.encoder.encode_batch(common[start:start + BATCH]).astype(np.float16)
+                             for start in range(0, len(common), BATCH)]) if common else \
+            np.zeros((0, self.encoder.dimension), np.float16)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            buffer = io.BytesIO()
+            np.save(buffer, vectors, allow_pickle=False)
+            atomic_write_bytes(path, buffer.getvalue())
+        except OSError as exc:  # a read-only cache: computed again by the next process
+            log.info("everyday words' vectors not kept at %s: %s", path, exc)
+        return vectors.astype(np.float32)
 
     def _table(self, lang: str, words: Sequence[str]) -> Table:
         words = list(dict.fromkeys(words))
