@@ -119,8 +119,10 @@ def _env(home: Path, runtime: Path) -> dict[str, str]:
         env[name] = str(home / sub)
     if MODEL_CACHE_ENV in os.environ:  # the session's, as a user's servers share one (conftest.py)
         env[MODEL_CACHE_ENV] = os.environ[MODEL_CACHE_ENV]
+    # keywords only, as ``embeddings = false`` says: no German meaning side, no word bridge (tests/conftest.py)
     env.update(HOME=str(home), VIMRUNTIME=str(runtime), CV_PLUGIN=str(PLUGIN), CV_BIN=str(COGNIVAULT),
-               COGNIVAULT_MODELS_OLLAMA_HOST="http://127.0.0.1:9", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+               COGNIVAULT_EMBEDDING_MULTILINGUAL="false", COGNIVAULT_MODELS_OLLAMA_HOST="http://127.0.0.1:9",
+               HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     return env
 
 

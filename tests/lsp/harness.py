@@ -36,7 +36,9 @@ def server_env(home: Path) -> dict[str, str]:
         env[name] = str(home / sub)
     if MODEL_CACHE_ENV in os.environ:  # the session's, as a user's servers share one (conftest.py)
         env[MODEL_CACHE_ENV] = os.environ[MODEL_CACHE_ENV]
-    env.update(HOME=str(home), COGNIVAULT_MODELS_OLLAMA_HOST="http://127.0.0.1:9", HF_HUB_OFFLINE="1",
+    # keywords only, as ``embeddings: false`` says: no German meaning side, no word bridge (tests/conftest.py)
+    env.update(HOME=str(home), COGNIVAULT_EMBEDDING_MULTILINGUAL="false",
+               COGNIVAULT_MODELS_OLLAMA_HOST="http://127.0.0.1:9", HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", PYTHONPATH=str(REPO / "server"))
     return env
 
