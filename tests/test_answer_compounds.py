@@ -143,3 +143,17 @@ def test_a_compound_holding_the_word_in_a_note_on_something_else_is_no_reading_o
 def test_words_of_two_languages_spelled_alike_share_their_consonants() -> None:
     assert consonant_skeleton("preisdiskriminierung") == consonant_skeleton("price") + consonant_skeleton("discrimin")
     assert consonant_skeleton("objektpermanenz") == consonant_skeleton("object") + consonant_skeleton("permanence")
+
+
+def test_a_number_of_the_question_does_not_choose_the_compound_holding_its_word(
+        indexed_notes: Callable[[dict[str, str]], Engine]) -> None:
+    """A compound holding the question's word is read as it where a note holds it with the question's other things;
+    a number is no such thing ("Darf ein 15-Jähriger von seinem Taschengeld …?" of a glossary's
+    "Taschengeldparagraph", while another note says "15"): the compound stays its reading."""
+    engine = indexed_notes({
+        "Jura/Verwaltungsakt.md": "# Verwaltungsakt\n\n**Bekanntgabefiktion**: ein VA gilt am 4. Tag nach Aufgabe zur "
+                                  "Post als bekanntgegeben.\n",
+        "Küche/Brot.md": "# Brot\n\nDen Laib nach dem Backen 15 min auskühlen lassen.\n"})
+    question = "Was bedeutet die Fiktion für 15-Jährige?"
+    concepts = {concept.word: concept for concept in question_concepts(engine, question, "de")}
+    assert any(term.startswith("bekanntgabefikt") for term in concepts["fiktion"].terms)

@@ -458,3 +458,54 @@ def test_a_span_or_date_a_student_shortens_answers_the_question(question: str, c
     assert expected is not None and expected.kind in ("duration", "date")
     assert gives_answer(expected, given, FALLBACK_ANALYZER, lang)
     assert not gives_answer(expected, not_given, FALLBACK_ANALYZER, lang)
+
+
+def _read(concepts: list[tuple[str, str, bool]]) -> list[Any]:
+    from cognivault.answer.evidence import Concept
+
+    return [Concept(key, word, frozenset({key}), frame=frame) for key, word, frame in concepts]
+
+
+def test_a_clause_asking_only_what_is_done_is_about_the_questions_other_clauses() -> None:
+    """"…, wie lange soll ich warten?" names nothing but what is done: the span asked is of what the question's
+    other clause names, and a passage giving one of that answers it (the refusal claimed the notes give no span of
+    time for "warten" while the note said "nach 1–2 Tagen")."""
+    question = "mein Sauerteigbrot riecht nach dem Backen komisch, wie lange soll ich warten?"
+    expected = expected_answer(question, _read([("riecht", "riecht", True), ("sauerteigbrot", "sauerteigbrot", False),
+                                                ("back", "backen", False), ("komisch", "komisch", True),
+                                                ("wart", "warten", True)]), "de")
+    assert expected is not None and expected.kind == "duration"
+    assert gives_answer(expected, "- Sauerteigbrot am besten nach 1–2 Tagen anschneiden", FALLBACK_ANALYZER, "de")
+    assert not gives_answer(expected, "- Geduld: 3 Tage warten", FALLBACK_ANALYZER, "de")
+
+
+def test_the_verb_a_question_asks_with_locates_no_span_and_a_formula_is_no_hour() -> None:
+    """"Wie lange *dauert* die Lichtreaktion?": a span of something else that "dauert" is not of it, and the "4 H"
+    of a formula is no four hours; a lone "h" written in lower case still is."""
+    expected = expected_answer("Wie lange dauert die Lichtreaktion?",
+                               _read([("dauert", "dauert", True), ("lichtreaktion", "lichtreaktion", False)]), "de")
+    assert expected is not None and expected.kind == "duration"
+    assert not gives_answer(expected, "- globales Förderband: eine Runde dauert ca. 1000 Jahre", FALLBACK_ANALYZER,
+                            "de")
+    assert not gives_answer(expected, "Lichtreaktion: $2 H_2O \\to 4 H^+ + 4 e^- + O_2$", FALLBACK_ANALYZER, "de")
+    assert gives_answer(expected, "Lichtreaktion: nach ca. 2 h gesättigt", FALLBACK_ANALYZER, "de")
+
+
+def test_a_focus_word_the_vault_never_uses_is_in_no_sentence() -> None:
+    """"Wie lange braucht das Wasser für eine Runde um die *Welt*?" of a vault that never says "Welt": the span is
+    judged by the words the vault has ("eine Runde dauert ca. 1000 Jahre"); what a number counts stays asked."""
+    from cognivault.answer.evidence import EvidencePack
+    from cognivault.answer.extractive import _in_the_vaults_words
+
+    question = "Wie lange braucht das Wasser für eine Runde um die Welt?"
+    expected = expected_answer(question, _read([("braucht", "braucht", True), ("wass", "wasser", False),
+                                                ("rund", "runde", False), ("welt", "welt", False)]), "de")
+    assert expected is not None and not gives_answer(expected, "- eine Runde dauert ca. 1000 Jahre",
+                                                     FALLBACK_ANALYZER, "de")
+    judged = _in_the_vaults_words(expected, EvidencePack(unknown=["welt"]))
+    assert judged is not None and gives_answer(judged, "- eine Runde dauert ca. 1000 Jahre", FALLBACK_ANALYZER, "de")
+    counted = expected_answer("Wie viele Soldaten hatte Gustav Adolf?", _read(
+        [("soldat", "soldaten", False), ("gustav", "gustav", False), ("adolf", "adolf", False)]), "de")
+    assert counted is not None and counted.head is not None
+    judged = _in_the_vaults_words(counted, EvidencePack(unknown=["soldaten"]))
+    assert judged is not None and counted.head in judged.focus

@@ -158,8 +158,9 @@ MEASURES = {
 }
 # a span of time written with its unit's symbol ("100 ns", "10 ms", "24 h", "90 min")
 # a span of time in a unit students shorten ("4-6 h", "7–10 d", "every 12 hrs", "3-5 Tg.", "ab 60 J.", "2 Wo.")
-_TIME_SYMBOL = re.compile(_NUMBER + r"(?:ns|µs|μs|ms|s|secs?|mins?|h|hrs?|std|d|tg|wks?|wo|mos?|yrs?|j|jhd?t?)\b",
-                          re.IGNORECASE)
+# (a lone "h", "d" or "s" in lower case only: "4 H^+" and "2 S" are atoms of a formula, not hours or seconds)
+_TIME_SYMBOL = re.compile(_NUMBER + r"(?:ns|µs|μs|ms|secs?|mins?|hrs?|std|tg|wks?|wo|mos?|yrs?|j|jhd?t?|"
+                          r"(?-i:[hds]))\b", re.IGNORECASE)
 
 
 # the kinds of answer that are an amount, which a word like "at most" / "höchstens" bounds (a date or a person is none)
@@ -231,6 +232,10 @@ def expected_answer(question: str, concepts: Sequence[Concept], lang: str | None
             "price" if cue.words in DEGREE_CUES and PRICE_WORDS.intersection(words(question)) else cue.kind
         if counted:
             return ExpectedAnswer(kind, cue.words, tuple(counted), counted[-1])
+        if all(concept.frame for concept in in_clause):
+            # "mein Espresso schmeckt nach dem Rösten komisch, wie lange soll ich *warten*?": the clause asking says
+            # only what is done; what it is done to is named in the question's other clauses
+            in_clause += [concept for concept in concepts if not concept.frame and concept not in in_clause]
         return ExpectedAnswer(kind, cue.words, tuple(in_clause) or tuple(concepts))
     return _appointment_date(question, concepts, lang)
 
@@ -308,16 +313,21 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
     A question in the text is part of the sentence answering it: "Q: How many Nash equilibria …? / A: Two in pure
     strategies plus one in mixed" counts equilibria.
     """
-    # half of what the question is about; the words it asks with ("durfte", "bleiben") may be said otherwise
-    needed = len([concept for concept in expected.focus if not concept.frame] or expected.focus) / 2
+    # half of what the question is about; the words it asks with ("durfte", "bleiben") may be said otherwise, and
+    # count for nothing where it names what it is about: "eine Runde *dauert* ca. 1000 Jahre" is no span of time of
+    # what "Wie lange *dauert* die Lichtreaktion?" asks about
+    about = [concept for concept in expected.focus if not concept.frame] or list(expected.focus)
+    needed = len(about) / 2
+    if expected.head is not None and expected.head not in about:
+        about.append(expected.head)  # what a number counts is asked for whatever its kind of word
     named = ({concept.key for concept in expected.focus if concept.name} - named_in_note) | expected.which
-    above = _concepts_in(heading, expected.focus, analyzer, lang)
+    above = _concepts_in(heading, about, analyzer, lang)
     asked: set[str] = set()
     last: list[str] = []  # of a bound, the sentence before may give its number ("… 2048 tokens. This is the maximum …")
     text = _DECIMAL_SHARE.sub(r"percent \g<0>", _joined_items(_LIST_NUMBER.sub("", text)))
     text = shield(_PERCENT.sub(r"\1 percent", text))  # "ca. $10^6$ pro Sekunde": "ca." ends no sentence
     for sentence in _SENTENCE_BREAK.split(text):
-        before, asked = asked, (_concepts_in(sentence, expected.focus, analyzer, lang)
+        before, asked = asked, (_concepts_in(sentence, about, analyzer, lang)
                                 if sentence.rstrip(" *_").endswith("?") else set())
         measure = MEASURES.get(expected.kind)
         if expected.kind == "person":
@@ -341,7 +351,7 @@ def gives_answer(expected: ExpectedAnswer, text: str, analyzer: Analyzer, lang: 
                                                _SHORT_DATE.search(unshield(sentence)) or
                                                expected.cue in WHEN_WORDS and _CLOCK.search(sentence))):
             continue
-        found = above | before | _concepts_in(sentence, expected.focus, analyzer, lang)
+        found = above | before | _concepts_in(sentence, about, analyzer, lang)
         if len(found) >= needed and named <= found and (expected.head is None or expected.head.key in found):
             return True
     return False

@@ -617,8 +617,10 @@ def _with_compounds(lexical: Any, concepts: dict[str, Concept], within: dict[str
     "Vorgeschichte"."""
     kept = dict(concepts)
     for key, compounds in within.items():
-        others = [term for other in concepts.values() if other.key != key and not other.frame
-                  for term in other.terms if lexical.document_frequency(term)]
+        # (a number names no thing a note is on: "Darf ein *15*-Jähriger von seinem Taschengeld ...?" of the glossary's
+        # "Taschengeldparagraph", whatever other note says "15")
+        others = [term for other in concepts.values() if other.key != key and not other.frame and
+                  not other.word.isdigit() for term in other.terms if lexical.document_frequency(term)]
         held = {compound for compound in compounds if not others or
                 any(lexical.holding_both(compound, term, True) for term in others)}
         if key in kept and held:

@@ -1575,7 +1575,7 @@ def passage_answer(pack: EvidencePack, analyzer: Any, question: str = "", embedd
         expected = replace(expected, focus=about or expected.focus, head=None)
     terms = _topic_terms(pack, question)
     units = choose_units(pack.items, terms, pack.term_weights, analyzer, question,
-                         pack.question_vector, embedder, pack, expected=expected)
+                         pack.question_vector, embedder, pack, expected=_in_the_vaults_words(expected, pack))
     kind_stated = None if expected is None else bool(units)
     if expected is not None and not units and not expected.required:  # "how much control ...": maybe a degree
         units = choose_units(pack.items, terms, pack.term_weights, analyzer, question,
@@ -1793,6 +1793,19 @@ def _written_with(pack: EvidencePack, key: str, asked: frozenset[tuple[str, str]
 # an unheard word of a question's focus this common in its language (Zipf 5 and more: "makes", "gets") is no name
 # or substance its number could be of ("How much of the energy actually *makes* it to the next level?")
 EVERYDAY_RARITY = 0.5
+
+
+def _in_the_vaults_words(expected: ExpectedAnswer | None, pack: EvidencePack) -> ExpectedAnswer | None:
+    """``expected`` judged by the words of its focus the vault uses: one that no note uses in any form is in no
+    passage's sentence ("Wie lange braucht das Wasser für eine Runde um die *Welt*?" of "eine Runde dauert ca. 1000
+    Jahre"). Whether such a word names what the answer must be of is ``_focus_unheard``'s question; what a number
+    counts (the focus's head) stays asked."""
+    if expected is None:
+        return None
+    unheard = set(pack.unknown)
+    known = tuple(concept for concept in expected.focus if (concept.whole or concept.word) not in unheard
+                  or concept == expected.head)
+    return replace(expected, focus=known) if known and len(known) < len(expected.focus) else expected
 
 
 def _focus_unheard(pack: EvidencePack, expected: ExpectedAnswer | None, question: str) -> list[str]:
