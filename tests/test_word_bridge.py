@@ -210,3 +210,52 @@ def test_words_read_from_another_language_alone_answer_no_question_whose_other_w
     answer = _answer(vault, tmp_path / "index", question)
     assert not answer.answered
     assert elsewhere in answer.text
+
+
+REPUBLIK = {"Römische Republik.md": "# Römische Republik\n\nSPQR = Senatus Populusque Romanus\n\n"
+                                    "## Ämter\n\n- Konsuln: immer zwei, Amtszeit 1 Jahr\n"
+                                    "- Diktator: nur in Notlage, max. 6 Monate\n\n## Gesellschaft\n\n"
+                                    "- organische Solidarität: in modernen Gesellschaften, Zusammenhalt durch "
+                                    "Arbeitsteilung\n",
+            "Skeleton.md": NOTES["Skeleton.md"]}
+
+
+@pytest.mark.parametrize(("question", "stated"), [
+    # a name whose words the German note orders and inflects its own way ("Römische Republik"), "Roman" read as
+    # the note's Latin "Romanus"
+    ("How many consuls did the Roman Republic have?", "immer zwei"),
+    # every word but an everyday verb, inflected ("holds" of "hold"), is read as the note's
+    ("What holds society together in organic solidarity?", "Arbeitsteilung"),
+])
+def test_a_question_across_languages_in_a_name_or_an_inflected_everyday_verb_is_answered(
+        tmp_path: Path, question: str, stated: str) -> None:
+    answer = _answer(write_vault(tmp_path / "vault", REPUBLIK), tmp_path / "index", question)
+    assert answer.answered and stated in answer.text
+    assert answer.confidence != "high"
+
+
+@pytest.mark.parametrize("question", [
+    "How many senators did the Roman Republic have?",  # the note names no senate
+    "Which vaccines hold the immune system together?",  # its subject in no note, in no language
+])
+def test_a_near_miss_across_languages_stays_refused(tmp_path: Path, question: str) -> None:
+    assert not _answer(write_vault(tmp_path / "vault", REPUBLIK), tmp_path / "index", question).answered
+
+
+KRIEG = ("# Dreißigjähriger Krieg (1618–1648)\n\n- Auslöser: Prager Fenstersturz 23. Mai 1618\n"
+         "- Konflikt zw. Katholiken und Protestanten im HRR, dann europ. Machtkampf\n"
+         "- Phasen: Böhmisch-Pfälzischer Krieg → Dänisch-Niedersächsischer Krieg → Schwedischer Krieg\n"
+         "- Gustav II. Adolf (Schweden) fällt 1632 bei Lützen\n- Wallenstein = kaiserlicher Feldherr, 1634 ermordet\n\n"
+         "## Westfälischer Friede 1648\n- geschlossen in Münster und Osnabrück\n"
+         "- Calvinisten werden als dritte Konfession anerkannt\n- Schweiz + Niederlande werden unabhängig\n"
+         "- Folge: Bevölkerung in manchen Regionen um bis zu 1/3 geschrumpft (Hunger, Pest, Plünderung)\n")
+
+
+def test_the_vocabulary_bridged_to_has_the_words_of_headings(tmp_path: Path) -> None:
+    # a heading names its section's subject, and is the vault's word for it: "Peace of Westphalia" is asked of a
+    # section "Westfälischer Friede" whose lines never say "Friede" (a chunk of its own, its heading not in its text)
+    vault = write_vault(tmp_path / "vault", {"Krieg.md": KRIEG})
+    with _engine(vault, tmp_path / "index", True) as engine:
+        engine.index()
+        assert any("Westfälischer Friede" in text and "Münster" in text
+                   for _, text in engine.store.reader().chunk_texts())

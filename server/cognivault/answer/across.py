@@ -107,8 +107,11 @@ def bridged(engine: Any, pack: EvidencePack) -> bool:
     unheard = {word: written.get(word, word) for word in pack.unknown}
     bridges = bridge.bridge(unheard.values(), pack.lang)
     # a word naming its subject left unread says the vault lacks it in every language ("Which *vaccines* should a
-    # mother get during pregnancy?" of a German note on a mother's antibodies): the question stays off-topic
-    if not bridges or any(word not in bridges and rarity(word, pack.lang) > EVERYDAY_RARITY for word in unheard):
+    # mother get during pregnancy?" of a German note on a mother's antibodies): the question stays off-topic; an
+    # everyday word inflected is everyday ("what *holds* society together", of "hold")
+    analyzer = analyzer_of(engine)
+    if not bridges or any(word not in bridges and min(rarity(form, pack.lang) for form in (
+            word, *analyzer.terms_of_word(word, pack.lang)[:1])) > EVERYDAY_RARITY for word in unheard):
         return False
     _read_as_bridged(engine, pack, bridges, set(pack.concepts))
     return True

@@ -332,10 +332,15 @@ NAME_DEPTH = 10  # passages searched for a name's words when the pack does not h
 
 
 def _said_together(engine: Any, pack: EvidencePack, name: tuple[str, str], scope: Scope | None) -> bool:
-    """Whether a passage of the pack, or of a keyword search for the name's words, has them side by side."""
+    """Whether a passage of the pack, or of a keyword search for the name's words, has them side by side; a passage in
+    another language than the question's says the name where it states each of its words: the other language orders
+    and inflects a name's words its own way, and the word bridge may read one of them as another form of the vault
+    word ("How many consuls did the *Roman Republic* have?" of a German note on the "Römische Republik", whose
+    "roman" is read as the note's "Romanus")."""
     from cognivault.engine import EngineError
 
-    if any(pack.side_by_side(name, item.pairs) for item in pack.items):
+    if any(pack.side_by_side(name, item.pairs) or item.lang not in (None, pack.lang)
+           and set(name) <= pack.concepts_in(item.terms, item.words) for item in pack.items):
         return True
     try:
         results = engine.search(" ".join(pack.word_of(key) for key in name), k=NAME_DEPTH, mode="lexical",

@@ -335,8 +335,9 @@ class Catalog:
         yield from self.db.execute("SELECT id, path, lang, words FROM chunks ORDER BY path, ord")
 
     def chunk_texts(self) -> Iterator[tuple[str | None, str]]:
-        """(lang, text) of every chunk."""
-        yield from self.db.execute("SELECT lang, text FROM chunks")
+        """(lang, text) of every chunk, its headings' words before its own (a heading is a chunk's words too)."""
+        for lang, headings, text in self.db.execute("SELECT lang, heading_path, text FROM chunks"):
+            yield lang, "\n".join([*json.loads(headings), text])
 
     def chunk_words_of(self, paths: Sequence[str]) -> list[tuple[str, str, str | None, str]]:
         """(id, path, lang, words) of the chunks of ``paths``, in order."""
