@@ -705,6 +705,29 @@ def _concepts_in(text: str, item: Evidence, weight: dict[str, float], analyzer: 
     return {t for t in weight if t in found}
 
 
+_LETTER_MARKED = re.compile(r"(?<![\w-])(?P<letter>[^\W\d_])-(?P<word>[^\W\d_]{2,})")  # "p-Wert", "T-Zellen"
+
+
+def _letter_marks(question: str, weight: dict[str, float], pack: EvidencePack | None) -> dict[str, str]:
+    """The question's concepts a letter before them names ("p-Wert", "T-Zellen", "t-test"), by key: the letter."""
+    if pack is None:
+        return {}
+    marked = {match["word"].casefold(): match["letter"].casefold() for match in _LETTER_MARKED.finditer(question)}
+    return {key: marked[concept.word.casefold()] for key, concept in pack.concepts.items()
+            if key in weight and concept.word.casefold() in marked}
+
+
+def _unmarked(text: str, marks: dict[str, str], item: Evidence, weight: dict[str, float], analyzer: Any,
+              pack: EvidencePack | None) -> set[str]:
+    """Of the letter-marked concepts (``_letter_marks``), those ``text`` says without the letter before them: "value"
+    (``value = func(...)``) is not the "p-Wert" that "p-value" is, "cells" not the "T-Zellen" that "T cells" are."""
+    said = words(text)
+    marked = {key for key, letter in marks.items() if key in _concepts_in(
+        " ".join(after for before, after in zip(said, said[1:], strict=False) if before == letter),
+        item, weight, analyzer, pack)}
+    return set(marks) - marked
+
+
 def _names_deed(heading: str, item: Evidence, weight: dict[str, float], analyzer: Any) -> bool:
     """Whether ``heading`` names the deed of a verb of the question by a noun the stemmer does not bring back to the
     verb ("Reifung" of "reifen", "Entwicklung" of "entwickeln": ``LanguageWords.deed_suffixes``)."""
@@ -871,6 +894,7 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
     asks_how = expected is None and language is not None and bool(first) and first[0] in language.procedures
     topic = {key for key in weight if pack is None or key not in pack.concepts or not pack.concepts[key].frame}
     asked_numbers = asked_ordinals(question)
+    marks = _letter_marks(question, weight, pack)
     ordinal_keys = {key for key in weight if pack is not None and key in pack.concepts and
                     ordinal_of(pack.concepts[key].word) in asked_numbers}
 
@@ -950,6 +974,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             by_shape = named_by_list(unit)
             unit.concepts = _concepts_in(said, item, weight, analyzer, pack) | numbered_keys(unit.path) | formula | \
                 listing(unit) | by_shape
+            if marks:
+                unit.concepts -= _unmarked(said, marks, item, weight, analyzer, pack)
             # "4. [[Photosynthetic pigments]]: why leaves are green": an entry for a note whose passages are in
             # the pack and say all it says of the question:
             # the note is quoted instead. A list of such entries is an index of notes, not an answer.
@@ -971,8 +997,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             headed = _concepts_in(" ".join([item.title, *item.aliases]), item, weight, analyzer, pack) \
                 if unit.opening and not asks_how else sectioned
             shown = f"{unit.intro}\n{unit.header}\n{unit.text}"
-            stated = unit.stated = _concepts_in(shown, item, weight, analyzer, pack) | formula | listing(unit) | \
-                by_shape
+            stated = unit.stated = (_concepts_in(shown, item, weight, analyzer, pack) | formula | listing(unit) |
+                                    by_shape) & unit.concepts
             titled = unit.concepts - stated - sectioned
             # a section's heading says what its only block is about ("3. NF" over its list), not what each of
             # its blocks is ("Energie" over three formulas)
@@ -999,6 +1025,16 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
                 unit.score += PHRASE_WEIGHT * len(side_by_side) / len(phrases)
             candidates.append(unit)
         units_by_position[position] = [unit for unit in units if all(unit is not other for other in signposts)]
+    # the question's everyday frame words (its verb, "Was *gilt* am Halbäquivalenzpunkt?"; a conjunction, "… *although*
+    # they have more fuel?"), which any subject's notes say; not a frame word telling what happened to the thing asked
+    # about ("Symbolleiste versehentlich *ausgeblendet*")
+    everyday = {key for key in framing if key in weight and rarity(pack.concepts[key].word, lang) <= EVERYDAY_RARITY} \
+        if pack is not None else set()
+    if everyday and any(unit.concepts & asked_things for unit in candidates):
+        # a unit sharing only those with the question says nothing of what it asks about: where another unit states
+        # that, the glossary's "verspätete Annahme – *gilt* als neuer Antrag" or another note's "type I error:
+        # rejecting H0 *although* it is true" is no part of the answer
+        candidates = [unit for unit in candidates if not unit.concepts <= everyday]
     if not candidates:
         return []
     scored = sorted(candidates, key=lambda u: -u.score)
@@ -1079,9 +1115,16 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             not _concepts_in(unit.path[-1], items[unit.position], weight, analyzer, pack) and \
             not _names_deed(unit.path[-1], items[unit.position], weight, analyzer)
 
+    # A code block whose words of the question a line of prose of its note states too shows what that line says in
+    # words ("`final` method can't be overridden" beside the class that declares one; "chmod 755 → owner rwx, …" beside
+    # ``chmod 755 script.sh``): unless the question asks how to do a thing, the prose answers, the code follows it.
+    explained = {id(unit) for unit in candidates if unit.kind == "code" and not asks_how and unit.stated and any(
+        other.kind in _PROSE_KINDS | {"list"} and items[other.position].path == items[unit.position].path and
+        other.stated >= unit.stated for other in candidates)}
     # A unit saying when the term asked about applies leads the ones mentioning it.
     candidates.sort(key=lambda u: (leads and not u.answers_kind, not u.conditional, of_a_sibling(u), not u.counted,
-                                   -u.score, not u.opening, u.kind in ("item", "sentence"), u.position, u.order))
+                                   id(u) in explained, -u.score, not u.opening, u.kind in ("item", "sentence"),
+                                   u.position, u.order))
     if leads and not candidates[0].answers_kind:
         return []  # what gives it is too long to quote
 
@@ -1141,6 +1184,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             continue
         if of_a_sibling(unit) and not of_a_sibling(lead):
             continue  # the section on another thing, beside the one on what is asked
+        if id(unit) in explained and not completes:
+            continue  # the code showing what the quoted prose says
         if sectioned_sides and not any(_headed_by(side, unit, items, analyzer) for side in sectioned_sides) and \
                 not all(_names(side, unit, items, analyzer, acronyms) for side in sectioned_sides):
             continue  # each thing compared has its section: a block elsewhere naming one of them mentions it
@@ -1237,6 +1282,8 @@ def choose_units(items: Sequence[Evidence], terms: Sequence[str], weights: dict[
             continue
         if lead.defines and not neighbour.defines and _ENTRY_OF_ITS_OWN.match(neighbour.text):
             continue  # the glossary's next entry, on a term of its own, though it names the one defined
+        if id(neighbour) in explained:
+            continue  # the code showing what the quoted prose says
         if lead.conditional and not neighbour.conditional and (
                 neighbour.kind in ("item", "row") or
                 names_term(neighbour.text, condition_term, analyzer, items[neighbour.position].lang)):

@@ -26,7 +26,8 @@ FRAME_WEIGHT = 0.3
 class LanguageFrame:
     """One language's question frame (all casefolded, as :func:`cognivault.index.analysis.words` reads them)."""
 
-    # asking for a difference, a term, a meaning, an example, an explanation, a count, how a thing works or comes about
+    # asking for a difference, a term, a meaning, an example, an explanation, a count, how a thing works or comes about;
+    # joining the question's clauses ("although")
     words: frozenset[str]
     into: frozenset[str]  # what leads to the language a word is translated into ("auf", "in")
     languages: frozenset[str]  # language names, which are the frame after one of ``into`` ("auf Spanisch")
@@ -44,7 +45,9 @@ FRAMES: dict[str, LanguageFrame] = {
             "difference", "differences", "differ", "differs", "distinguish", "compare", "compared",
             "comparison", "versus", "vs", "term", "terms", "mean", "means", "meaning", "meant", "called", "word",
             "words", "explain", "explains", "explanation", "example", "examples", "define", "defines", "definition",
-            "translate", "translated", "translation", "say", "says", "many", "much"}),
+            "translate", "translated", "translation", "say", "says", "many", "much",
+            # a conjunction joining the question's clauses ("Why do … die young *although* they have more fuel?")
+            "although", "though", "whereas", "whilst"}),
         into=frozenset({"in", "into"}),
         languages=frozenset({
             "english", "german", "spanish", "french", "italian", "latin", "portuguese", "dutch", "russian", "polish",
@@ -65,7 +68,7 @@ FRAMES: dict[str, LanguageFrame] = {
             "erkläre", "erklären", "erklärt", "erklärung", "beispiel", "beispiele", "beispielen", "definition",
             "definiere", "definieren", "definiert", "übersetzt", "übersetzen", "übersetzung", "besagt", "besagen",
             "viele", "vielen", "funktioniert", "funktionieren", "passiert", "passieren", "geschieht", "entsteht",
-            "entstehen"}),
+            "entstehen", "obwohl", "obgleich", "obschon", "wohingegen"}),
         into=frozenset({"auf", "ins", "im"}),
         languages=frozenset({
             "deutsch", "deutsche", "deutschen", "englisch", "englische", "englischen", "spanisch", "spanische",
