@@ -38,6 +38,7 @@ import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,7 @@ BRIDGE_FLOOR = 0.6  # the least cosine of a vault word to the question's word
 BRIDGE_MARGIN = 0.03  # ... and by how much it is nearer than the next vault word of another stem
 BACK_SLACK = 0.03  # how much nearer to the vault word an everyday word of the question's language may be
 REFERENCE_WORDS = 4000  # everyday words of the question's language the bridged vault word must be farther from
+SPELLED_ALIKE = 0.75  # the least difflib ratio of a name and the vault word it is bridged to
 MIN_CHARS = 3  # shorter words are not bridged, nor bridged to ("Ei", "AT")
 BATCH = 256
 BRIDGE_FILE = "word-bridge.npz"
@@ -138,7 +140,11 @@ class WordBridge:
                     if bridge is not None and (word.casefold() not in found or
                                                bridge.similarity > found[word.casefold()].similarity):
                         found[word.casefold()] = bridge
-            return found
+            # a word the other language uses at least as often is a name or a loan: a note of that language writes
+            # it alike ("Roman" as "Romanus", "Caesar" as "Cäsar"), and its nearest vault word by meaning alone is
+            # another name ("Valmy" is 0.71 near "Valens")
+            return {word: bridge for word, bridge in found.items()
+                    if not _known_elsewhere(word, lang, unknown_counts=False) or _spelled_alike(word, bridge.target)}
 
     def _nearest(self, word: str, lang: str, vector: np.ndarray, code: str,
                  vocabulary: Table) -> Bridge | None:
@@ -224,8 +230,6 @@ class WordBridge:
         generation = catalog.generation()
         if self._vocabulary is not None and self._vocabulary[0] == generation:
             return self._vocabulary[1]
-        from wordfreq import zipf_frequency
-
         spellings: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
         for lang, text in catalog.chunk_texts():
             if lang not in BRIDGE_LANGUAGES:
@@ -237,8 +241,7 @@ class WordBridge:
         # a word of its note's language, not one of another language it quotes ("Nebenfächler" in an English note),
         # nor one of both (a name): it is what a question in the other language may be bridged to
         for lang, by_word in spellings.items():
-            for folded in [folded for folded in by_word if zipf_frequency(folded, lang) <= max(
-                    zipf_frequency(folded, other) for other in BRIDGE_LANGUAGES - {lang})]:
+            for folded in [folded for folded in by_word if _known_elsewhere(folded, lang, unknown_counts=True)]:
                 del by_word[folded]
         tables = {lang: self._table(lang, [forms.most_common(1)[0][0] for forms in by_word.values()])
                   for lang, by_word in spellings.items()}
@@ -280,6 +283,25 @@ class WordBridge:
         np.savez(temporary, keys=np.array(keys), vectors=np.vstack([self._cache[key] for key in keys]))
         temporary.replace(self.path)
         self._unsaved = False
+
+
+def _known_elsewhere(folded: str, lang: str, unknown_counts: bool) -> bool:
+    """Whether ``wordfreq`` finds the word at least as common in another language the bridge reads as in ``lang``
+    (a name, a loan, a word quoted from that language); ``unknown_counts``: also where no language knows it."""
+    from wordfreq import zipf_frequency
+
+    elsewhere = max(zipf_frequency(folded, other) for other in BRIDGE_LANGUAGES - {lang})
+    return zipf_frequency(folded, lang) <= elsewhere and (unknown_counts or elsewhere > 0)
+
+
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
+
+
+def _spelled_alike(word: str, target: str) -> bool:
+    """Whether two words are one spelled by two languages: "roman" and "Romanus", "caesar" and "Cäsar", "rome" and
+    "Rom", not "valmy" and "Valens"."""
+    return SequenceMatcher(None, word.casefold().translate(_UMLAUTS),
+                           target.casefold().translate(_UMLAUTS)).ratio() >= SPELLED_ALIKE
 
 
 def unheard_words(lexical: Any, query: str, lang: str | None) -> list[str]:
