@@ -176,16 +176,20 @@ def test_everyday_words_are_embedded_once_per_user_for_every_vault_and_process(
 def test_a_name_both_languages_write_alike_is_not_read_as_another_name(tmp_path: Path) -> None:
     """USE reads "Valmy" 0.71 near "Valens": names are written alike in both languages (``wordfreq`` knows "valmy"
     as German as well as English), so a note would write the asked name itself; the battle it does not name stays
-    unanswered, while "battle" is still read as "Schlacht"."""
+    unanswered, while "battle" is still read as "Schlacht", and a German word quoted in an English question as a part
+    of the note's compound ("Haben" of "Haben-Summe")."""
     vault = write_vault(tmp_path / "vault", {
         "Spätantike.md": "# Spätantike\n\n## Eckdaten\n\n- 378 – Schlacht bei Adrianopel: die Goten besiegen das "
                          "röm. Heer, Kaiser Valens fällt\n- 476 – Absetzung des Romulus Augustulus\n",
+        "Buchungssätze.md": "# Buchungssätze\n\nJeder Geschäftsfall berührt mind. 2 Konten, Soll-Summe = "
+                            "Haben-Summe (doppelte Buchführung).\n",
         "Skeleton.md": NOTES["Skeleton.md"]})
     with _engine(vault, tmp_path / "index", True) as engine:
         engine.index()
         assert engine.word_bridge is not None
-        bridges = engine.word_bridge.bridge(["Battle", "Valmy"], "en")
+        bridges = engine.word_bridge.bridge(["Battle", "Valmy", "Haben"], "en")
         assert bridges["battle"].target == "Schlacht" and "valmy" not in bridges
+        assert bridges["haben"].target == "Haben-Summe"
         assert not answer_extractively(engine, "What happened at the Battle of Valmy?").answered
 
 

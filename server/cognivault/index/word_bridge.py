@@ -299,9 +299,10 @@ _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 
 def _spelled_alike(word: str, target: str) -> bool:
     """Whether two words are one spelled by two languages: "roman" and "Romanus", "caesar" and "Cäsar", "rome" and
-    "Rom", not "valmy" and "Valens"."""
-    return SequenceMatcher(None, word.casefold().translate(_UMLAUTS),
-                           target.casefold().translate(_UMLAUTS)).ratio() >= SPELLED_ALIKE
+    "Rom", "haben" and a part of "Haben-Summe"; not "valmy" and "Valens"."""
+    folded = word.casefold().translate(_UMLAUTS)
+    whole = target.casefold().translate(_UMLAUTS)
+    return any(SequenceMatcher(None, folded, form).ratio() >= SPELLED_ALIKE for form in (whole, *whole.split("-")))
 
 
 def unheard_words(lexical: Any, query: str, lang: str | None) -> list[str]:
