@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from cognivault.atomic import atomic_write_bytes
-from cognivault.index.analysis import Analyzer, is_stopword, words
+from cognivault.index.analysis import Analyzer, is_stopword, spelling_key, words
 from cognivault.index.lexical import QueryReading
 from cognivault.index.multilingual import MultilingualEncoder
 
@@ -187,9 +187,7 @@ class WordBridge:
                       if len(word) >= MIN_CHARS and word.isalpha() and not is_stopword(word, lang)]
             if lang == "de":  # German writes its nouns capitalised, and USE reads them better so
                 common += [word.capitalize() for word in common]
-            common = list(dict.fromkeys(common))
-            found = _REFERENCE[(lang, REFERENCE_WORDS)] = (
-                common, self._reference_vectors(lang, common), [self._stem(word, lang) for word in common])
+            found = _REFERENCE[(lang, REFERENCE_WORDS)] = self._table(lang, common, per_user=True)
         return found
 
     def _reference_vectors(self, lang: str, common: Sequence[str]) -> np.ndarray:
@@ -218,9 +216,11 @@ class WordBridge:
             log.info("everyday words' vectors not kept at %s: %s", path, exc)
         return vectors.astype(np.float32)
 
-    def _table(self, lang: str, words: Sequence[str]) -> Table:
+    def _table(self, lang: str, words: Sequence[str], per_user: bool = False) -> Table:
+        """``words`` with their vectors and stems; ``per_user``: vectors kept in the user's model cache, not the
+        vault's."""
         words = list(dict.fromkeys(words))
-        vectors = self._vectors([(lang, word) for word in words])
+        vectors = self._reference_vectors(lang, words) if per_user else self._vectors([(lang, word) for word in words])
         return words, vectors, [self._stem(word, lang) for word in words]
 
     def _vault_vocabulary(self) -> dict[str, Table]:
@@ -294,15 +294,13 @@ def _known_elsewhere(folded: str, lang: str, unknown_counts: bool) -> bool:
     return zipf_frequency(folded, lang) <= elsewhere and (unknown_counts or elsewhere > 0)
 
 
-_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
-
-
 def _spelled_alike(word: str, target: str) -> bool:
-    """Whether two words are one spelled by two languages: "roman" and "Romanus", "caesar" and "Cäsar", "rome" and
-    "Rom", "haben" and a part of "Haben-Summe"; not "valmy" and "Valens"."""
-    folded = word.casefold().translate(_UMLAUTS)
-    whole = target.casefold().translate(_UMLAUTS)
-    return any(SequenceMatcher(None, folded, form).ratio() >= SPELLED_ALIKE for form in (whole, *whole.split("-")))
+    """Whether two words are one spelled by two languages (after the accepted variants of ``spelling_key``): "roman"
+    and "Romanus", "caesar" and "Cäsar", "rome" and "Rom", "haben" and a part of "Haben-Summe"; not "valmy" and
+    "Valens"."""
+    folded = spelling_key(word.casefold())
+    return any(SequenceMatcher(None, folded, spelling_key(form)).ratio() >= SPELLED_ALIKE
+               for form in (target.casefold(), *target.casefold().split("-")))
 
 
 def unheard_words(lexical: Any, query: str, lang: str | None) -> list[str]:
